@@ -1,0 +1,244 @@
+// Every name the operator shares with Kubernetes, MySQL pods and users lives here, once.
+// Names marked "anchor" are fixed by the bitpoke/presslabs mysql-operator (COMPAT.md): users
+// switch operators and keep their clusters, so they must never change.
+// To add a reason: add it to the matching `*_REASONS` object below; the union type follows.
+
+// ---------------------------------------------------------------------------------------------
+// API group, version, kinds
+// ---------------------------------------------------------------------------------------------
+
+export const API_GROUP = 'mysql.presslabs.org';
+export const API_VERSION = 'v1alpha1';
+export const API_GROUP_VERSION = `${API_GROUP}/${API_VERSION}` as const;
+
+export const KIND_MYSQL_CLUSTER = 'MysqlCluster';
+export const KIND_MYSQL_BACKUP = 'MysqlBackup';
+export const KIND_MYSQL_DATABASE = 'MysqlDatabase';
+export const KIND_MYSQL_USER = 'MysqlUser';
+
+export const PLURAL_MYSQL_CLUSTERS = 'mysqlclusters';
+export const PLURAL_MYSQL_BACKUPS = 'mysqlbackups';
+export const PLURAL_MYSQL_DATABASES = 'mysqldatabases';
+export const PLURAL_MYSQL_USERS = 'mysqlusers';
+
+/** kind → plural, for code that builds API paths from a kind. */
+export const PLURALS = {
+  [KIND_MYSQL_CLUSTER]: PLURAL_MYSQL_CLUSTERS,
+  [KIND_MYSQL_BACKUP]: PLURAL_MYSQL_BACKUPS,
+  [KIND_MYSQL_DATABASE]: PLURAL_MYSQL_DATABASES,
+  [KIND_MYSQL_USER]: PLURAL_MYSQL_USERS,
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Labels (anchor)
+// ---------------------------------------------------------------------------------------------
+
+export const LABEL_CLUSTER = 'mysql.presslabs.org/cluster';
+export const LABEL_APP_NAME = 'app.kubernetes.io/name';
+export const LABEL_APP_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const LABEL_APP_INSTANCE = 'app.kubernetes.io/instance';
+export const LABEL_APP_VERSION = 'app.kubernetes.io/version';
+export const LABEL_APP_COMPONENT = 'app.kubernetes.io/component';
+export const LABEL_SERVICE_TYPE = 'mysql.presslabs.org/service-type';
+/** Set at run time by the orchestrator controller; the master Service selects on it. */
+export const LABEL_ROLE = 'role';
+/** Set at run time; the ready-nodes and replicas Services select on it. */
+export const LABEL_HEALTHY = 'healthy';
+/** On scheduled MysqlBackups. */
+export const LABEL_BACKUP_RECURRENT = 'recurrent';
+/** On scheduled MysqlBackups: the cluster name. */
+export const LABEL_BACKUP_CLUSTER = 'cluster';
+
+export const APP_NAME_VALUE = 'mysql';
+export const MANAGED_BY_VALUE = 'mysql.presslabs.org';
+export const COMPONENT_DATABASE = 'database';
+export const BACKUP_RECURRENT_TRUE = 'true';
+
+export const ROLE = { master: 'master', replica: 'replica' } as const;
+export type Role = (typeof ROLE)[keyof typeof ROLE];
+
+export const HEALTHY = { yes: 'yes', no: 'no' } as const;
+export type Healthy = (typeof HEALTHY)[keyof typeof HEALTHY];
+
+/** Values of LABEL_SERVICE_TYPE. */
+export const SERVICE_TYPE = {
+  namespaceNodes: 'namespace-nodes',
+  master: 'master',
+  readyNodes: 'ready-nodes',
+  readyReplicas: 'ready-replicas',
+} as const;
+export type ServiceType = (typeof SERVICE_TYPE)[keyof typeof SERVICE_TYPE];
+
+// ---------------------------------------------------------------------------------------------
+// Annotations
+// ---------------------------------------------------------------------------------------------
+
+/** On MysqlDatabase and MysqlUser: `retain` keeps the SQL object when the CR is deleted. */
+export const ANNOTATION_RESOURCE_DELETION_POLICY = 'mysql-operator.presslabs.org/resourceDeletionPolicy';
+export const RESOURCE_DELETION_POLICY = { retain: 'retain', delete: 'delete' } as const;
+export type ResourceDeletionPolicy = (typeof RESOURCE_DELETION_POLICY)[keyof typeof RESOURCE_DELETION_POLICY];
+
+/** Written by the anchor's legacy upgrader on MysqlClusters it manages. */
+export const ANNOTATION_CLUSTER_VERSION = 'mysql.presslabs.org/version';
+/** Pod template annotations that roll pods when the ConfigMap / operated Secret change (anchor). */
+export const ANNOTATION_CONFIG_REV = 'config_rev';
+export const ANNOTATION_SECRET_REV = 'secret_rev';
+export const ANNOTATION_PROMETHEUS_SCRAPE = 'prometheus.io/scrape';
+export const ANNOTATION_PROMETHEUS_PORT = 'prometheus.io/port';
+
+// ---------------------------------------------------------------------------------------------
+// Finalizers (anchor)
+// ---------------------------------------------------------------------------------------------
+
+export const FINALIZER_ORCHESTRATOR = 'mysql.presslabs.org/registered-in-orchestrator';
+export const FINALIZER_BACKUP_REMOTE_CLEANUP = 'backups.mysql.presslabs.org/remote-storage-cleanup';
+export const FINALIZER_DATABASE = 'mysql-operator.presslabs.org/database';
+export const FINALIZER_USER = 'mysql-operator.presslabs.org/user';
+
+// ---------------------------------------------------------------------------------------------
+// Conditions
+// ---------------------------------------------------------------------------------------------
+
+export const CONDITION_STATUS = { true: 'True', false: 'False', unknown: 'Unknown' } as const;
+export type ConditionStatus = (typeof CONDITION_STATUS)[keyof typeof CONDITION_STATUS];
+
+/** MysqlCluster status.conditions[].type (anchor). */
+export const CLUSTER_CONDITION = {
+  ready: 'Ready',
+  pendingFailoverAck: 'PendingFailoverAck',
+  readOnly: 'ReadOnly',
+  failoverInProgress: 'FailoverInProgress',
+} as const;
+export type ClusterConditionType = (typeof CLUSTER_CONDITION)[keyof typeof CLUSTER_CONDITION];
+
+/** MysqlCluster condition reasons. The first block is the anchor's; add ours below it. */
+export const CLUSTER_REASONS = {
+  // Ready
+  clusterReady: 'ClusterReady',
+  statefulSetNotReady: 'StatefulSetNotReady',
+  notReplicating: 'NotReplicating',
+  noMaster: 'NoMaster',
+  // PendingFailoverAck
+  pendingFailoverAckExists: 'PendingFailoverAckExists',
+  noPendingFailoverAckExists: 'NoPendingFailoverAckExists',
+  // ReadOnly
+  clusterReadOnlyTrue: 'ClusterReadOnlyTrue',
+  clusterReadOnlyFalse: 'ClusterReadOnlyFalse',
+  // FailoverInProgress
+  orcFailoverInProgress: 'OrcFailoverInProgress',
+  clusterMasterHealthy: 'ClusterMasterHealthy',
+  clusterNotRunning: 'ClusterNotRunning',
+} as const;
+export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
+
+/** MysqlCluster status.nodes[].conditions[].type (anchor). */
+export const NODE_CONDITION = {
+  lagged: 'Lagged',
+  replicating: 'Replicating',
+  master: 'Master',
+  readOnly: 'ReadOnly',
+} as const;
+export type NodeConditionType = (typeof NODE_CONDITION)[keyof typeof NODE_CONDITION];
+
+/** MysqlBackup status.conditions[].type (anchor). */
+export const BACKUP_CONDITION = { complete: 'Complete', failed: 'Failed' } as const;
+export type BackupConditionType = (typeof BACKUP_CONDITION)[keyof typeof BACKUP_CONDITION];
+
+export const BACKUP_REASONS = {} as const;
+
+/** MysqlDatabase and MysqlUser status.conditions[].type (anchor). */
+export const PROVISION_CONDITION = { ready: 'Ready' } as const;
+export const PROVISION_REASONS = {
+  provisionSucceeded: 'ProvisionSucceeded',
+  provisionFailed: 'ProvisionFailed',
+} as const;
+export type ProvisionReason = (typeof PROVISION_REASONS)[keyof typeof PROVISION_REASONS];
+
+/** Pod readiness gate / condition the node controller sets once a pod is configured (anchor). */
+export const POD_CONDITION_NODE_INITIALIZED = 'mysql.presslabs.org/NodeInitialized';
+export const POD_INIT_REASONS = {
+  succeeded: 'mysqlInitializationSucceeded',
+  failed: 'mysqlInitializationFailed',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// Spec enums
+// ---------------------------------------------------------------------------------------------
+
+export const REMOTE_DELETE_POLICY = { retain: 'retain', delete: 'delete' } as const;
+export type RemoteDeletePolicy = (typeof REMOTE_DELETE_POLICY)[keyof typeof REMOTE_DELETE_POLICY];
+
+export const QUERY_LIMITS_KILL = ['oldest', 'all', 'all-but-oldest'] as const;
+export const QUERY_LIMITS_KILL_MODE = ['connection', 'query'] as const;
+
+export const USER_RESOURCE_LIMITS = [
+  'MAX_USER_CONNECTIONS',
+  'MAX_QUERIES_PER_HOUR',
+  'MAX_UPDATES_PER_HOUR',
+  'MAX_CONNECTIONS_PER_HOUR',
+] as const;
+export type UserResourceLimit = (typeof USER_RESOURCE_LIMITS)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Containers, volumes, ports (anchor names; the pod shape users and dashboards know)
+// ---------------------------------------------------------------------------------------------
+
+export const CONTAINER = {
+  init: 'init',
+  mysqlInitOnly: 'mysql-init-only',
+  mysql: 'mysql',
+  sidecar: 'sidecar',
+  metricsExporter: 'metrics-exporter',
+  heartbeat: 'pt-heartbeat',
+} as const;
+
+export const VOLUME = { conf: 'conf', configMap: 'config-map', data: 'data', tmp: 'tmp' } as const;
+
+export const PORT = {
+  mysql: 3306,
+  sidecarHttp: 8080,
+  metricsExporter: 9125,
+} as const;
+export const PORT_NAME = { mysql: 'mysql', sidecarHttp: 'sidecar-http', metricsExporter: 'prometheus' } as const;
+
+// ---------------------------------------------------------------------------------------------
+// MySQL system users and schema (anchor)
+// ---------------------------------------------------------------------------------------------
+
+export const MYSQL_USER = {
+  operator: 'sys_operator',
+  replication: 'sys_replication',
+  metricsExporter: 'sys_exporter',
+  heartbeat: 'sys_heartbeat',
+  backup: 'sys_backups',
+} as const;
+export const OPERATOR_SCHEMA = 'sys_operator';
+
+// ---------------------------------------------------------------------------------------------
+// Secrets
+// ---------------------------------------------------------------------------------------------
+
+/** Keys of the user Secret named by spec.secretName. */
+export const USER_SECRET_KEY = {
+  rootPassword: 'ROOT_PASSWORD',
+  user: 'USER',
+  password: 'PASSWORD',
+  database: 'DATABASE',
+} as const;
+
+/** Keys of the generated `<c>-mysql-operated` Secret. */
+export const OPERATED_SECRET_KEY = {
+  operatorUser: 'OPERATOR_USER',
+  operatorPassword: 'OPERATOR_PASSWORD',
+  replicationUser: 'REPLICATION_USER',
+  replicationPassword: 'REPLICATION_PASSWORD',
+  metricsExporterUser: 'METRICS_EXPORTER_USER',
+  metricsExporterPassword: 'METRICS_EXPORTER_PASSWORD',
+  orcTopologyUser: 'ORC_TOPOLOGY_USER',
+  orcTopologyPassword: 'ORC_TOPOLOGY_PASSWORD',
+  backupUser: 'BACKUP_USER',
+  backupPassword: 'BACKUP_PASSWORD',
+} as const;
+
+/** The headless Service shared by all clusters of a namespace (anchor). */
+export const HEADLESS_SERVICE_NAME = 'mysql';

@@ -1,0 +1,6 @@
+// The API of the operator: the four kinds, their names and the structural schema engine.
+export * from './constants.ts';
+export type * from './types.generated.ts';
+export { KINDS, mysqlBackup, mysqlCluster, mysqlDatabase, mysqlUser } from './schemas/index.ts';
+export type { KindDefinition, PrinterColumn } from './schemas/index.ts';
+export { buildCrd, crdName, rootSchema } from './generate.ts';

@@ -1,0 +1,184 @@
+// MysqlCluster: the single source of its CRD schema, defaults and TypeScript types.
+// Field names, defaults and meanings are the anchor's (COMPAT.md); additions are marked "ours".
+import {
+  API_GROUP,
+  KIND_MYSQL_CLUSTER,
+  PLURAL_MYSQL_CLUSTERS,
+  QUERY_LIMITS_KILL,
+  QUERY_LIMITS_KILL_MODE,
+  REMOTE_DELETE_POLICY,
+} from '../constants.ts';
+import {
+  bool,
+  conditionList,
+  enumOf,
+  int32,
+  int64,
+  intOrString,
+  k8sList,
+  k8sObject,
+  list,
+  mapOf,
+  obj,
+  str,
+  stringMap,
+  strList,
+} from './build.ts';
+import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
+
+const podSpec = obj('PodSpec', 'Extra settings for the pods of the cluster and of its backup Jobs.', {
+  imagePullPolicy: enumOf('Pull policy of the MySQL and sidecar images.', ['Always', 'IfNotPresent', 'Never']),
+  imagePullSecrets: list(
+    'Secrets used to pull the images.',
+    obj(undefined, '', { name: str('Name of the Secret.') }),
+  ),
+  labels: stringMap('Extra labels on the pods.'),
+  annotations: stringMap('Extra annotations on the pods.'),
+  resources: k8sObject('V1ResourceRequirements', 'Resources of the mysql container.', {
+    default: { requests: { cpu: '200m', memory: '1Gi' } },
+  }),
+  affinity: k8sObject(
+    'V1Affinity',
+    'Pod affinity; when unset, a preferred anti-affinity spreads the pods over hosts.',
+  ),
+  mysqlLifecycle: k8sObject('V1Lifecycle', 'Lifecycle hooks of the mysql container.'),
+  nodeSelector: stringMap('Node selector of the pods.'),
+  priorityClassName: str('Priority class of the pods.'),
+  tolerations: k8sList('V1Toleration', 'Tolerations of the pods.'),
+  serviceAccountName: str('Service account of the pods.'),
+  backupAffinity: k8sObject('V1Affinity', 'Affinity of the backup Jobs.'),
+  backupNodeSelector: stringMap('Node selector of the backup Jobs.'),
+  backupPriorityClassName: str('Priority class of the backup Jobs.'),
+  backupTolerations: k8sList('V1Toleration', 'Tolerations of the backup Jobs.'),
+  volumes: k8sList('V1Volume', 'Extra volumes of the pods.'),
+  volumeMounts: k8sList('V1VolumeMount', 'Extra volume mounts of the mysql container.'),
+  initContainers: k8sList('V1Container', 'Extra init containers, run after the operator ones.'),
+  containers: k8sList('V1Container', 'Extra containers.'),
+  metricsExporterResources: k8sObject('V1ResourceRequirements', 'Resources of the metrics-exporter container.'),
+  mysqlOperatorSidecarResources: k8sObject('V1ResourceRequirements', 'Resources of the sidecar container.'),
+  ptHeartbeatResources: k8sObject('V1ResourceRequirements', 'Resources of the heartbeat container.'),
+});
+
+const volumeSpec = obj(
+  'VolumeSpec',
+  'Storage of the data directory: one of persistentVolumeClaim (takes precedence), hostPath, emptyDir.',
+  {
+    persistentVolumeClaim: k8sObject('V1PersistentVolumeClaimSpec', 'Spec of the PVC template `data`.'),
+    hostPath: k8sObject('V1HostPathVolumeSource', 'A host directory (test clusters only).'),
+    emptyDir: k8sObject('V1EmptyDirVolumeSource', 'An emptyDir (data is lost with the pod).'),
+    keepAfterDelete: bool('Keep the PVCs when the MysqlCluster is deleted.'),
+    deletePVCsOnScaleDown: bool(
+      'Ours: delete the PVCs of removed ordinals after a scale-down. The PVC of ordinal 0 is never deleted.',
+    ),
+  },
+  { default: { persistentVolumeClaim: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } },
+);
+
+const queryLimits = obj(
+  'QueryLimits',
+  'Kill long-running queries or idle connections (pt-kill style).',
+  {
+    maxIdleTime: int32('Kill connections idle for longer than this many seconds.', { minimum: 0 }),
+    maxQueryTime: int32('Kill queries running for longer than this many seconds.', { minimum: 0 }),
+    kill: enumOf('Which matching queries to kill.', QUERY_LIMITS_KILL),
+    killMode: enumOf('Kill the whole connection or only the query.', QUERY_LIMITS_KILL_MODE),
+    ignoreDb: strList('Databases whose queries are never killed.'),
+    ignoreCommands: strList('Commands that are never killed.'),
+    ignoreUser: strList('Users whose queries are never killed.'),
+  },
+  { required: ['maxQueryTime'] },
+);
+
+const spec = obj(
+  'MysqlClusterSpec',
+  'Desired state of the cluster.',
+  {
+    replicas: int32('Number of MySQL pods; 0 stops the cluster and keeps the data of pod 0.', {
+      default: 1,
+      minimum: 0,
+    }),
+    secretName: str('Secret with ROOT_PASSWORD and optional USER, PASSWORD, DATABASE.', {
+      minLength: 1,
+      maxLength: 63,
+    }),
+    mysqlVersion: str('MySQL version or alias (5.7, 8.0, 8.4) or MariaDB (mariadb-10.11, ...).', {
+      default: '5.7',
+    }),
+    image: str('Overrides the MySQL image chosen from mysqlVersion.'),
+    sidecarImage: str('Overrides the sidecar image.'),
+    initBucketURL: str('Backup restored into pod 0 of a new cluster.'),
+    initBucketURI: str('Deprecated alias of initBucketURL.'),
+    initBucketSecretName: str('Secret with the storage credentials of initBucketURL.'),
+    minAvailable: intOrString('minAvailable of the PodDisruptionBudget; "50%" when replicas > 1.'),
+    backupSchedule: str('Cron schedule of backups (6 fields with seconds first, 5 fields, @daily, @every 1h).'),
+    backupURL: str('Base URL of the backups, e.g. s3://bucket/folder/.'),
+    backupSecretName: str('Secret with the storage credentials of backupURL.'),
+    backupRemoteDeletePolicy: enumOf(
+      'Whether deleting a scheduled MysqlBackup deletes the stored backup.',
+      Object.values(REMOTE_DELETE_POLICY),
+      { default: REMOTE_DELETE_POLICY.retain },
+    ),
+    backupScheduleJobsHistoryLimit: int32('Number of scheduled MysqlBackups kept; unset keeps all.', {
+      minimum: 0,
+    }),
+    mysqlConf: mapOf('Extra [mysqld] options; they override the computed ones.', intOrString('')),
+    podSpec,
+    volumeSpec,
+    tmpfsSize: intOrString('Deprecated: size of a tmpfs data directory.'),
+    maxSlaveLatency: int64('Replication lag in seconds above which a replica is taken out of service.', {
+      default: 30,
+      minimum: 0,
+    }),
+    queryLimits,
+    readOnly: bool('Make every node read-only.'),
+    serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: 100, minimum: 0 }),
+    backupCompressCommand: strList('Command that compresses backups; used only with backupDecompressCommand.'),
+    backupDecompressCommand: strList('Command that decompresses backups; used only with backupCompressCommand.'),
+    metricsExporterExtraArgs: strList('Extra arguments of mysqld_exporter.'),
+    rcloneExtraArgs: strList('Extra arguments of the storage transfer.'),
+    xbstreamExtraArgs: strList('Extra arguments of xbstream / mbstream.'),
+    xtrabackupExtraArgs: strList('Extra arguments of xtrabackup / mariabackup --backup.'),
+    xtrabackupPrepareExtraArgs: strList('Extra arguments of xtrabackup / mariabackup --prepare.'),
+    xtrabackupTargetDir: str('Scratch directory of xtrabackup.', { default: '/tmp/xtrabackup_backupfiles/' }),
+    initFileExtraSQL: strList('Extra SQL statements appended to the init-file run at every mysqld start.'),
+  },
+  {
+    required: ['secretName'],
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.backupSchedule) || self.backupSchedule == '' || (has(self.backupURL) && self.backupURL != '')",
+        message: 'backupURL is required when backupSchedule is set',
+      },
+    ],
+  },
+);
+
+// The nodes list is Orchestrator's view: one entry per instance, named by its FQDN.
+const nodeStatus = obj('NodeStatus', 'Status of one MySQL node as Orchestrator sees it.', {
+  name: str('The pod FQDN, e.g. my-db-mysql-0.mysql.default.'),
+  conditions: conditionList('NodeCondition', 'Lagged, Replicating, Master, ReadOnly.', false),
+}, { required: ['name'] });
+
+const status = obj('MysqlClusterStatus', 'Observed state of the cluster.', {
+  observedGeneration: int64('Ours: the metadata.generation the operator last acted on.'),
+  readyNodes: int32('Number of ready MySQL pods.'),
+  conditions: conditionList('ClusterCondition', 'Ready, PendingFailoverAck, ReadOnly, FailoverInProgress.', true),
+  nodes: list('One entry per node known to Orchestrator.', nodeStatus),
+});
+
+export const mysqlCluster: KindDefinition = {
+  kind: KIND_MYSQL_CLUSTER,
+  plural: PLURAL_MYSQL_CLUSTERS,
+  singular: 'mysqlcluster',
+  shortNames: ['mysql'],
+  description: `MysqlCluster is a MySQL or MariaDB cluster managed by the ${API_GROUP} operator.`,
+  spec,
+  status,
+  specRequired: true,
+  printerColumns: [
+    { ...READY_COLUMN, description: 'The cluster status' },
+    { name: 'Replicas', type: 'integer', description: 'The number of desired nodes', jsonPath: '.spec.replicas' },
+    AGE_COLUMN,
+  ],
+  scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.readyNodes' },
+};
