@@ -1,0 +1,88 @@
+// Which node a pod being configured must replicate from. Pure: the evidence is gathered first.
+// Order of trust: Orchestrator's view, then what the servers say about themselves (the one
+// writable, configured non-replica, then the source every replica points at), then pod 0 of a new cluster.
+// Orchestrator's view is cross-checked against the servers: status.nodes can be stale (the anchor
+// re-pointed replicas from stale status), and a "master" that is itself a replica is not one.
+import type { Endpoint, NodeView } from './node-state.ts';
+
+export type MasterChoice =
+  | { kind: 'master'; node: NodeView; by: 'orchestrator' | 'writable' | 'replicaSource' | 'newCluster' }
+  | { kind: 'unknown'; reason: 'NoMaster' | 'MasterConflict' | 'MasterViewStale'; message: string };
+
+/** status.nodes names are FQDNs, sometimes with a port or a trailing dot. */
+export function normalizeHostName(name: string): string {
+  return name.trim().toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+}
+
+export function sameEndpoint(a: Endpoint, b: Endpoint): boolean {
+  return normalizeHostName(a.host) === normalizeHostName(b.host) && a.port === b.port;
+}
+
+function isReplica(n: NodeView): boolean {
+  return n.server?.reachable === true && n.server.replication !== null;
+}
+
+function names(nodes: NodeView[]): string {
+  return nodes.map((n) => n.pod).join(', ');
+}
+
+/** `nodes` holds every pod of the cluster, the one being configured included. */
+export function chooseMaster(nodes: NodeView[], orchestratorMasters: string[]): MasterChoice {
+  const byFqdn = new Map(nodes.map((n) => [normalizeHostName(n.fqdn), n]));
+
+  const orcNames = [...new Set(orchestratorMasters.map(normalizeHostName))];
+  if (orcNames.length > 1) {
+    return { kind: 'unknown', reason: 'MasterConflict', message: `Orchestrator reports several masters: ${orcNames.join(', ')}` };
+  }
+  const orcName = orcNames[0];
+  if (orcName !== undefined) {
+    const node = byFqdn.get(orcName);
+    if (node === undefined) {
+      return { kind: 'unknown', reason: 'MasterViewStale', message: `Orchestrator's master ${orcName} is not a pod of the cluster` };
+    }
+    if (isReplica(node)) {
+      return {
+        kind: 'unknown',
+        reason: 'MasterViewStale',
+        message: `Orchestrator's master ${node.pod} is itself a replica; waiting for Orchestrator to catch up`,
+      };
+    }
+    return { kind: 'master', node, by: 'orchestrator' };
+  }
+
+  // Only configured servers count: an unconfigured one being writable says nothing about the
+  // topology (the node step makes it read-only), and counting it would read as a conflict.
+  const writable = nodes.filter(
+    (n) => n.server?.reachable === true && n.server.configured && !n.server.readOnly && n.server.replication === null,
+  );
+  if (writable.length > 1) {
+    return { kind: 'unknown', reason: 'MasterConflict', message: `several servers are writable and not replicas: ${names(writable)}` };
+  }
+  if (writable[0] !== undefined) return { kind: 'master', node: writable[0], by: 'writable' };
+
+  const replicas = nodes.filter(isReplica);
+  if (replicas.length > 0) {
+    const sources = new Set<NodeView | undefined>();
+    for (const r of replicas) {
+      const rep = r.server?.reachable === true ? r.server.replication : null;
+      if (rep === null) continue;
+      const src: Endpoint = { host: rep.sourceHost, port: rep.sourcePort };
+      sources.add(nodes.find((n) => sameEndpoint(n.endpoint, src) || sameEndpoint({ host: n.fqdn, port: n.endpoint.port }, src)));
+    }
+    const [source] = sources;
+    if (sources.size === 1 && source !== undefined && !isReplica(source)) {
+      return { kind: 'master', node: source, by: 'replicaSource' };
+    }
+    return {
+      kind: 'unknown',
+      reason: 'NoMaster',
+      message: `no master known: Orchestrator reports none, no server is writable, and the replicas (${names(replicas)}) do not share one source in the cluster`,
+    };
+  }
+
+  const pod0 = nodes.find((n) => n.ordinal === 0);
+  if (pod0 === undefined) {
+    return { kind: 'unknown', reason: 'NoMaster', message: 'no master known and pod 0 of the cluster does not exist' };
+  }
+  return { kind: 'master', node: pod0, by: 'newCluster' };
+}

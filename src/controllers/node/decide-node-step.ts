@@ -1,0 +1,135 @@
+// The next single step for one pod, from the gathered state. Pure; the reconcile performs the
+// step, gathers again and asks again, so a pass killed between two steps resumes where it was.
+import { OPERATED_SECRET_KEY } from '../../api/constants.ts';
+import { chooseMaster, sameEndpoint } from './choose-master.ts';
+import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
+
+/** Stable names for every decision not to act (Event reasons, condition message prefixes). */
+export const NODE_WAIT_REASONS = {
+  podNotRunning: 'PodNotRunning',
+  failoverInProgress: 'FailoverInProgress',
+  serverUnreachable: 'ServerUnreachable',
+  operatorAccessDenied: 'OperatorAccessDenied',
+  noMaster: 'NoMaster',
+  masterConflict: 'MasterConflict',
+  masterViewStale: 'MasterViewStale',
+  masterUnreachable: 'MasterUnreachable',
+  masterReplicates: 'MasterReplicates',
+  replicationConnecting: 'ReplicationConnecting',
+  replicationNotRunning: 'ReplicationNotRunning',
+  replicationAccessDenied: 'ReplicationAccessDenied',
+  replicationError: 'ReplicationError',
+} as const;
+export type NodeWaitReason = (typeof NODE_WAIT_REASONS)[keyof typeof NODE_WAIT_REASONS];
+
+export type NodeStep =
+  | { kind: 'setReadOnly' }
+  | { kind: 'seedGtid'; gtid: string }
+  | { kind: 'pointAt'; master: NodeView }
+  | { kind: 'startReplication' }
+  | { kind: 'markConfigured'; role: 'master' | 'replica'; master: string };
+
+export type NodeDecision =
+  | { kind: 'done' }
+  | { kind: 'step'; step: NodeStep }
+  /** `soon`: a transient state expected to clear within a second or two (poll, not back off). */
+  | { kind: 'wait'; reason: NodeWaitReason; message: string; soon: boolean };
+
+const MYSQL_ACCESS_DENIED = 1045;
+
+function wait(reason: NodeWaitReason, message: string, soon = false): NodeDecision {
+  return { kind: 'wait', reason, message, soon };
+}
+
+function step(s: NodeStep): NodeDecision {
+  return { kind: 'step', step: s };
+}
+
+export function operatedSecretName(cluster: string): string {
+  return `${cluster}-mysql-operated`;
+}
+
+function replicationProblem(g: NodeGathered, rep: ReplicationView, master: NodeView): NodeDecision | null {
+  if (rep.lastSqlErrno !== 0) {
+    return wait(
+      NODE_WAIT_REASONS.replicationError,
+      `replication from ${master.pod} stopped applying: error ${rep.lastSqlErrno}: ${rep.lastSqlError}`,
+    );
+  }
+  if (rep.lastIoErrno === 0) return null;
+  // A connection error may be stale or fixed since (a new password in the Secret, the master
+  // back): re-point once per pass, which re-reads the credentials and clears the error.
+  if (!g.attempted.includes('pointAt')) return step({ kind: 'pointAt', master });
+  if (rep.lastIoErrno === MYSQL_ACCESS_DENIED) {
+    return wait(
+      NODE_WAIT_REASONS.replicationAccessDenied,
+      `the replication user cannot log in to the master ${master.pod} (access denied); check key ` +
+        `${OPERATED_SECRET_KEY.replicationPassword} of Secret ${operatedSecretName(g.cluster.name)}`,
+    );
+  }
+  return wait(
+    NODE_WAIT_REASONS.replicationError,
+    `replication cannot connect to the master ${master.pod}: error ${rep.lastIoErrno}: ${rep.lastIoError}`,
+  );
+}
+
+export function decideNodeStep(g: NodeGathered): NodeDecision {
+  const { pod, self, cluster } = g;
+  if (pod.deleting || !pod.mysqlRunning) {
+    return wait(NODE_WAIT_REASONS.podNotRunning, `pod ${pod.name}: the mysql container is not running`);
+  }
+  if (!self.reachable) {
+    if (self.problem === 'accessDenied') {
+      return wait(
+        NODE_WAIT_REASONS.operatorAccessDenied,
+        `the operator user cannot log in to ${pod.name} (access denied); check key ` +
+          `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${operatedSecretName(cluster.name)}`,
+      );
+    }
+    return wait(NODE_WAIT_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
+  }
+  if (self.configured) return { kind: 'done' };
+  if (cluster.failoverInProgress) {
+    const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
+    return wait(NODE_WAIT_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
+  }
+
+  const selfNode: NodeView = { pod: pod.name, ordinal: pod.ordinal, fqdn: pod.fqdn, endpoint: pod.endpoint, server: self };
+  const choice = chooseMaster([selfNode, ...g.others], cluster.orchestratorMasters);
+  if (choice.kind === 'unknown') return wait(choice.reason, choice.message);
+  const master = choice.node;
+
+  if (master.pod === pod.name) {
+    // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
+    if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+    if (self.replication !== null) {
+      return wait(
+        NODE_WAIT_REASONS.masterReplicates,
+        `${pod.name} is the master (${choice.by}) but replicates from ${self.replication.sourceHost}; not touching it`,
+      );
+    }
+    return step({ kind: 'markConfigured', role: 'master', master: master.pod });
+  }
+
+  if (!self.readOnly) return step({ kind: 'setReadOnly' });
+  if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+  if (master.server === null || !master.server.reachable) {
+    const why = master.server?.reachable === false ? `: ${master.server.message}` : '';
+    return wait(NODE_WAIT_REASONS.masterUnreachable, `the master ${master.pod} (${choice.by}) is not reachable${why}`);
+  }
+
+  const rep = self.replication;
+  if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {
+    return step({ kind: 'pointAt', master });
+  }
+  const problem = replicationProblem(g, rep, master);
+  if (problem !== null) return problem;
+  if (rep.ioRunning === 'No' || !rep.sqlRunning) {
+    if (!g.attempted.includes('startReplication')) return step({ kind: 'startReplication' });
+    return wait(NODE_WAIT_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
+  }
+  if (rep.ioRunning === 'Connecting') {
+    return wait(NODE_WAIT_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
+  }
+  return step({ kind: 'markConfigured', role: 'replica', master: master.pod });
+}
