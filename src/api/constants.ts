@@ -83,6 +83,10 @@ export const ANNOTATION_CLUSTER_VERSION = 'mysql.presslabs.org/version';
 /** Pod template annotations that roll pods when the ConfigMap / operated Secret change (anchor). */
 export const ANNOTATION_CONFIG_REV = 'config_rev';
 export const ANNOTATION_SECRET_REV = 'secret_rev';
+/** Ours: pod template annotation, a hash of what must roll the pods (config, operated Secret, images). */
+export const ANNOTATION_CONFIG_HASH = 'mysql.presslabs.org/config-hash';
+/** Ours: on the StatefulSet, a hash of the spec the cluster controller last applied. */
+export const ANNOTATION_SPEC_HASH = 'mysql.presslabs.org/spec-hash';
 export const ANNOTATION_PROMETHEUS_SCRAPE = 'prometheus.io/scrape';
 export const ANNOTATION_PROMETHEUS_PORT = 'prometheus.io/port';
 
@@ -108,6 +112,8 @@ export const CLUSTER_CONDITION = {
   pendingFailoverAck: 'PendingFailoverAck',
   readOnly: 'ReadOnly',
   failoverInProgress: 'FailoverInProgress',
+  /** Ours (cluster controller): the Kubernetes objects of the cluster match its spec. */
+  synced: 'Synced',
 } as const;
 export type ClusterConditionType = (typeof CLUSTER_CONDITION)[keyof typeof CLUSTER_CONDITION];
 
@@ -128,6 +134,18 @@ export const CLUSTER_REASONS = {
   orcFailoverInProgress: 'OrcFailoverInProgress',
   clusterMasterHealthy: 'ClusterMasterHealthy',
   clusterNotRunning: 'ClusterNotRunning',
+  // Synced (ours, cluster controller)
+  resourcesSynced: 'ResourcesSynced',
+  userSecretNotFound: 'UserSecretNotFound',
+  userSecretKeyMissing: 'UserSecretKeyMissing',
+  unknownMysqlVersion: 'UnknownMysqlVersion',
+  imageNotDerivable: 'ImageNotDerivable',
+  operatorOwnedMysqlConf: 'OperatorOwnedMysqlConf',
+  invalidReplicas: 'InvalidReplicas',
+  syncFailed: 'SyncFailed',
+  // Events only (cluster controller)
+  pvcKept: 'PVCKept',
+  pvcDeleted: 'PVCDeleted',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 
