@@ -1,0 +1,94 @@
+// The operator process: validated config → logger → kube client → manager with every controller
+// of src/controllers/index.ts → run until SIGTERM/SIGINT, then shut down gracefully (exit 0).
+import { delimiter } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { controllers } from './controllers/index.ts';
+import { ConfigError, loadConfig, type Config } from './runtime/config.ts';
+import { KubeClient } from './runtime/kube/client.ts';
+import { createLogger, errorMessage, type Logger } from './runtime/logger.ts';
+import { Manager } from './runtime/manager.ts';
+import { RuntimeMetrics } from './runtime/metrics.ts';
+
+function kubeConfigFor(config: Config): KubeConfig {
+  const kc = new KubeConfig();
+  // A single file named by flag or variable; otherwise client-node's rules (KUBECONFIG list,
+  // in-cluster service account, ~/.kube/config).
+  if (config.kubeconfig && !config.kubeconfig.includes(delimiter)) kc.loadFromFile(config.kubeconfig);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+export function buildManager(config: Config, log: Logger): Manager {
+  const client = new KubeClient(kubeConfigFor(config));
+  const manager = new Manager({ config, client, log, metrics: new RuntimeMetrics({ defaultMetrics: true }) });
+  for (const factory of controllers) manager.add(factory(config));
+  return manager;
+}
+
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig(argv, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`mysql-operator: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const log = createLogger({ level: config.logLevel });
+  let manager: Manager;
+  try {
+    manager = buildManager(config, log);
+  } catch (err) {
+    log.error('cannot start', { error: errorMessage(err) });
+    return 1;
+  }
+  let exitCode = 0;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (why: string, code: number) => {
+      exitCode = Math.max(exitCode, code);
+      log.info('shutting down', { reason: why });
+      manager.stop().then(resolve, (err: unknown) => {
+        log.error('shutdown failed', { error: errorMessage(err) });
+        exitCode = 1;
+        resolve();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM', 0));
+    process.once('SIGINT', () => stop('SIGINT', 0));
+    // One process-level handler for programmer errors: log, then shut down like a signal would.
+    process.on('uncaughtException', (err) => {
+      log.error('uncaught exception', { error: err });
+      stop('uncaught exception', 1);
+    });
+    process.on('unhandledRejection', (err) => {
+      log.error('unhandled rejection', { error: err });
+      stop('unhandled rejection', 1);
+    });
+  });
+  try {
+    await manager.start();
+  } catch (err) {
+    log.error('cannot start', { error: errorMessage(err) });
+    await manager.stop();
+    return 1;
+  }
+  log.info('operator started', {
+    controllers: manager.controllerNames,
+    namespace: config.namespace || '*',
+    metrics: manager.httpAddress,
+    identity: config.identity,
+  });
+  await stopped;
+  manager.client.close();
+  log.info('stopped', { exitCode });
+  return exitCode;
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2), process.env);
+  // Give stdout time to flush, but never hang on a forgotten handle.
+  setTimeout(() => process.exit(), 2000).unref();
+}

@@ -1,0 +1,106 @@
+// What a controller is, for the Manager: a name, a reconcile function of one key, and the kinds
+// whose changes enqueue keys. See docs/runtime.md.
+import type { Config } from './config.ts';
+import type { EventRecorder } from './events.ts';
+import type { Informer } from './informer.ts';
+import type { KubeClient } from './kube/client.ts';
+import type { KindRef, KubeObject, LabelSelector } from './kube/types.ts';
+import type { Logger } from './logger.ts';
+
+/** A kind to watch, optionally narrowed. The namespace defaults to the manager's watch namespace. */
+export interface WatchTarget extends KindRef {
+  /** `''` = all namespaces; omitted = the manager's `--namespace`. Ignored for cluster-scoped kinds. */
+  namespace?: string;
+  labelSelector?: LabelSelector;
+}
+
+/** What reconcile is asked to make true: the object `namespace/name` of the primary kind. */
+export interface Request {
+  namespace: string;
+  name: string;
+  /** `namespace/name` (just `name` for cluster-scoped kinds): the work-queue key. */
+  key: string;
+}
+
+export interface ReconcileResult {
+  /** Reconcile this key again after this delay, even if nothing changes. */
+  requeueAfterMs?: number;
+}
+
+/** What the manager hands to controllers: shared clients, caches, events, logs, config. */
+export interface ControllerContext {
+  client: KubeClient;
+  /**
+   * The shared informer of a kind, started and synced on first use (so it may wait for a list).
+   * Read objects from its cache instead of GETting them: `(await ctx.informer(t)).get(ns, name)`.
+   */
+  informer<T extends KubeObject = KubeObject>(target: WatchTarget): Promise<Informer<T>>;
+  events: EventRecorder;
+  /** A logger with `{ controller: <name> }` on every line. */
+  log: Logger;
+  config: Config;
+  /** Aborted when the controller stops (leadership lost, shutdown). */
+  signal: AbortSignal;
+}
+
+/** A watched kind that is not the primary one, and how its objects map to primary keys. */
+export interface SecondaryWatch {
+  target: WatchTarget;
+  /** Keys (`namespace/name`) of primary objects to reconcile when `obj` changes. */
+  map: (obj: KubeObject) => string[];
+}
+
+export interface ControllerSpec {
+  /** Unique, short, used in logs and metric labels: `cluster`, `node`, `backup`... */
+  name: string;
+  /** The primary kind: every change of an object enqueues its own key. */
+  for: WatchTarget;
+  /**
+   * Kinds this controller creates and owns: a change enqueues the key of the owner named by
+   * `metadata.ownerReferences` whose kind and API group are the primary's.
+   */
+  owns?: WatchTarget[];
+  /** Other kinds, mapped to primary keys by a function (e.g. by a label naming the cluster). */
+  watches?: SecondaryWatch[];
+  /** Concurrent reconciles of distinct keys. Default: the manager's `--workers`. */
+  workers?: number;
+  /** Every key of the primary cache is reconciled at least this often. Default: `--resync-period`. */
+  resyncPeriodMs?: number;
+  /** Retry backoff after a thrown error: first delay and cap. Defaults 500 ms and 5 min. */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /**
+   * Makes what `for`'s key names true. Level-triggered and idempotent: it reads the current state,
+   * never an event. Throwing retries the key with backoff; returning `requeueAfterMs` polls.
+   */
+  reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void>;
+  /**
+   * Optional: runs once each time the controller starts (it became leader), for work that is not
+   * keyed (timers, webhooks). Must stop when `ctx.signal` aborts.
+   */
+  start?(ctx: ControllerContext, enqueue: (key: string) => void): void | Promise<void>;
+}
+
+/** How `src/controllers/index.ts` lists controllers: factories, given the validated config. */
+export type ControllerFactory = (config: Config) => ControllerSpec;
+
+/** Keys of the owners of `obj` whose kind and API group are those of `owner`. */
+export function ownerKeys(obj: KubeObject, owner: KindRef): string[] {
+  const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0] : '';
+  const ns = obj.metadata?.namespace;
+  const keys: string[] = [];
+  for (const ref of obj.metadata?.ownerReferences ?? []) {
+    const refGroup = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
+    if (ref.kind === owner.kind && refGroup === group) keys.push(ns ? `${ns}/${ref.name}` : ref.name);
+  }
+  return keys;
+}
+
+/** A `map` for `watches`: the key named by a label (`LABEL_CLUSTER` → `<ns>/<cluster>`). */
+export function keyFromLabel(label: string): (obj: KubeObject) => string[] {
+  return (obj) => {
+    const v = obj.metadata?.labels?.[label];
+    if (!v) return [];
+    const ns = obj.metadata?.namespace;
+    return [ns ? `${ns}/${v}` : v];
+  };
+}

@@ -1,0 +1,364 @@
+// A thin client for any kind: CRUD, patch, status and watch over plain HTTP(S), speaking JSON and
+// returning plain objects (client-node's typed models would turn timestamps into Dates and lose
+// unknown fields). Authentication and TLS come from client-node's KubeConfig.
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import { apiError, GoneError, NotFoundError, statusError, type StatusBody } from './errors.ts';
+import {
+  selectorString,
+  type KindRef,
+  type KubeList,
+  type KubeObject,
+  type LabelSelector,
+  type ObjectRef,
+} from './types.ts';
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: LabelSelector;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+}
+
+export interface WatchOptions {
+  namespace?: string;
+  labelSelector?: LabelSelector;
+  resourceVersion?: string;
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  signal?: AbortSignal;
+  /** Called for every chunk of bytes, events or not (the informer's watchdog feeds on it). */
+  onData?: () => void;
+}
+
+export interface WatchEvent<T = KubeObject> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface ResourceInfo {
+  plural: string;
+  namespaced: boolean;
+}
+
+interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+function queryString(q: RequestOptions['query']): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q ?? {})) if (v !== undefined && v !== '') p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  readonly server: URL;
+  readonly userAgent: string;
+  readonly fieldManager: string;
+  readonly #agent: http.Agent;
+  readonly #discovery = new Map<string, Map<string, ResourceInfo>>();
+
+  constructor(kubeConfig: KubeConfig, opts: { userAgent?: string; fieldManager?: string } = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.kubeConfig = kubeConfig;
+    this.server = new URL(cluster.server);
+    this.userAgent = opts.userAgent ?? 'mysql-operator/0.1';
+    this.fieldManager = opts.fieldManager ?? 'mysql-operator';
+    this.#agent =
+      this.server.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true })
+        : new http.Agent({ keepAlive: true });
+  }
+
+  /** Closes idle keep-alive connections (tests call this before stopping a server). */
+  close(): void {
+    this.#agent.destroy();
+  }
+
+  async #open(method: string, path: string, opts: RequestOptions): Promise<http.IncomingMessage> {
+    const tls: https.RequestOptions = { headers: {} };
+    await this.kubeConfig.applyToHTTPSOptions(tls);
+    const headers: http.OutgoingHttpHeaders = {
+      ...(tls.headers as http.OutgoingHttpHeaders),
+      Accept: 'application/json',
+      'User-Agent': this.userAgent,
+    };
+    let payload: string | undefined;
+    if (opts.body !== undefined) {
+      payload = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['Content-Type'] = opts.contentType ?? 'application/json';
+      headers['Content-Length'] = Buffer.byteLength(payload);
+    }
+    const base = this.server.pathname.replace(/\/$/, '');
+    const reqOpts: https.RequestOptions = {
+      protocol: this.server.protocol,
+      hostname: this.server.hostname,
+      port: this.server.port,
+      path: base + path + queryString(opts.query),
+      method,
+      headers,
+      agent: this.#agent,
+      signal: opts.signal,
+    };
+    if (this.server.protocol === 'https:') {
+      Object.assign(reqOpts, {
+        ca: tls.ca,
+        cert: tls.cert,
+        key: tls.key,
+        servername: tls.servername,
+        rejectUnauthorized: tls.rejectUnauthorized,
+      });
+      // The shared keep-alive agent must not mix TLS identities; the kubeconfig is fixed per client.
+    }
+    const lib = this.server.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(reqOpts, resolve);
+      req.on('error', reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  /** One request; resolves with the parsed JSON body, rejects with a typed KubeApiError. */
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.#open(method, path, opts);
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code > 299) throw apiError(method, path, code, text);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  // ---- resource mapping (discovery, cached per group/version) ----
+
+  static groupVersionPath(apiVersion: string): string {
+    return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  }
+
+  async resourceFor(ref: KindRef): Promise<ResourceInfo> {
+    let known = this.#discovery.get(ref.apiVersion);
+    let info = known?.get(ref.kind);
+    if (info) return info;
+    // A miss may be a CRD applied since the last look: ask again once.
+    const list = await this.request<{ resources: Array<{ name: string; kind: string; namespaced: boolean }> }>(
+      'GET',
+      KubeClient.groupVersionPath(ref.apiVersion),
+    );
+    known = new Map();
+    for (const r of list.resources) {
+      if (!r.name.includes('/')) known.set(r.kind, { plural: r.name, namespaced: r.namespaced });
+    }
+    this.#discovery.set(ref.apiVersion, known);
+    info = known.get(ref.kind);
+    if (!info) {
+      throw new NotFoundError('GET', KubeClient.groupVersionPath(ref.apiVersion), 404, {
+        kind: 'Status',
+        reason: 'NotFound',
+        message: `the server does not serve kind ${ref.kind} in ${ref.apiVersion}`,
+        code: 404,
+      });
+    }
+    return info;
+  }
+
+  /** Collection path (`name` omitted) or object path; namespace ignored for cluster-scoped kinds. */
+  async pathFor(ref: KindRef & { namespace?: string; name?: string }, subresource?: string): Promise<string> {
+    const r = await this.resourceFor(ref);
+    let p = KubeClient.groupVersionPath(ref.apiVersion);
+    if (r.namespaced && ref.namespace) p += `/namespaces/${encodeURIComponent(ref.namespace)}`;
+    p += `/${r.plural}`;
+    if (ref.name !== undefined) p += `/${encodeURIComponent(ref.name)}`;
+    if (subresource) p += `/${subresource}`;
+    return p;
+  }
+
+  #refOf(obj: KubeObject): ObjectRef {
+    if (!obj.apiVersion || !obj.kind) throw new Error('object needs apiVersion and kind');
+    return {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      namespace: obj.metadata?.namespace,
+      name: obj.metadata?.name ?? '',
+    };
+  }
+
+  // ---- verbs ----
+
+  async get<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T> {
+    return this.request<T>('GET', await this.pathFor(ref));
+  }
+
+  /** Like `get`, but `undefined` when the object does not exist. */
+  async getIfExists<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T | undefined> {
+    try {
+      return await this.get<T>(ref);
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  async list<T extends KubeObject = KubeObject>(ref: KindRef, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const list = await this.request<KubeList<T>>('GET', await this.pathFor({ ...ref, namespace: opts.namespace }), {
+      query: {
+        labelSelector: selectorString(opts.labelSelector),
+        fieldSelector: opts.fieldSelector,
+        limit: opts.limit,
+        continue: opts.continue,
+        resourceVersion: opts.resourceVersion,
+      },
+    });
+    // Built-in lists omit kind/apiVersion on items; put them back so objects are self-describing.
+    for (const item of list.items) {
+      item.apiVersion ??= ref.apiVersion;
+      item.kind ??= ref.kind;
+    }
+    return list;
+  }
+
+  /** Every page of a list (follows `continue`). */
+  async listAll<T extends KubeObject = KubeObject>(ref: KindRef, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const first = await this.list<T>(ref, { limit: 500, ...opts });
+    let cont = first.metadata?.continue;
+    while (cont) {
+      const page = await this.list<T>(ref, { limit: 500, ...opts, continue: cont });
+      first.items.push(...page.items);
+      cont = page.metadata?.continue;
+    }
+    return first;
+  }
+
+  async create<T extends KubeObject>(obj: T): Promise<T> {
+    const ref = this.#refOf(obj);
+    const path = await this.pathFor({ ...ref, name: undefined });
+    return this.request<T>('POST', path, { body: obj, query: { fieldManager: this.fieldManager } });
+  }
+
+  /** PUT: optimistic concurrency through `metadata.resourceVersion` (stale → ConflictError). */
+  async update<T extends KubeObject>(obj: T): Promise<T> {
+    return this.request<T>('PUT', await this.pathFor(this.#refOf(obj)), {
+      body: obj,
+      query: { fieldManager: this.fieldManager },
+    });
+  }
+
+  async updateStatus<T extends KubeObject>(obj: T): Promise<T> {
+    return this.request<T>('PUT', await this.pathFor(this.#refOf(obj), 'status'), {
+      body: obj,
+      query: { fieldManager: this.fieldManager },
+    });
+  }
+
+  async patch<T extends KubeObject = KubeObject>(
+    ref: ObjectRef,
+    patch: unknown,
+    opts: { type?: PatchType; subresource?: string; force?: boolean } = {},
+  ): Promise<T> {
+    const type = opts.type ?? 'merge';
+    return this.request<T>('PATCH', await this.pathFor(ref, opts.subresource), {
+      body: patch,
+      contentType: PATCH_CONTENT_TYPE[type],
+      query: { fieldManager: this.fieldManager, force: type === 'apply' && opts.force ? true : undefined },
+    });
+  }
+
+  async patchStatus<T extends KubeObject = KubeObject>(ref: ObjectRef, patch: unknown, type: PatchType = 'merge'): Promise<T> {
+    return this.patch<T>(ref, patch, { type, subresource: 'status' });
+  }
+
+  /** Deletes; resolves `false` when the object was already gone. */
+  async delete(
+    ref: ObjectRef,
+    opts: { propagationPolicy?: 'Background' | 'Foreground' | 'Orphan'; preconditions?: { uid?: string; resourceVersion?: string } } = {},
+  ): Promise<boolean> {
+    try {
+      await this.request('DELETE', await this.pathFor(ref), {
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', ...opts },
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * One watch request. Resolves when the server ends the stream (timeout, closed connection);
+   * rejects with a KubeApiError when the server refuses it (HTTP 410 → GoneError) or with the
+   * network error. An ERROR event is handed to `onEvent` like any other: the caller decides.
+   */
+  async watch<T extends KubeObject = KubeObject>(
+    ref: KindRef,
+    opts: WatchOptions,
+    onEvent: (ev: WatchEvent<T>) => void,
+  ): Promise<void> {
+    const path = await this.pathFor({ ...ref, namespace: opts.namespace });
+    const res = await this.#open('GET', path, {
+      signal: opts.signal,
+      query: {
+        watch: 1,
+        resourceVersion: opts.resourceVersion,
+        allowWatchBookmarks: opts.allowWatchBookmarks ? true : undefined,
+        timeoutSeconds: opts.timeoutSeconds,
+        labelSelector: selectorString(opts.labelSelector),
+      },
+    });
+    const code = res.statusCode ?? 0;
+    if (code !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      throw apiError('GET', path, code, Buffer.concat(chunks).toString('utf8'));
+    }
+    let buf = '';
+    for await (const chunk of res) {
+      opts.onData?.();
+      buf += (chunk as Buffer).toString('utf8');
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (!line) continue;
+        const ev = JSON.parse(line) as WatchEvent<T>;
+        if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') {
+          ev.object.apiVersion ??= ref.apiVersion;
+          ev.object.kind ??= ref.kind;
+        }
+        onEvent(ev);
+      }
+    }
+  }
+}
+
+/** The typed error an ERROR watch event stands for (code 410 → GoneError). */
+export function watchEventError(path: string, obj: unknown): ReturnType<typeof statusError> {
+  const status = obj as StatusBody;
+  return statusError('WATCH', path, status.code ?? 500, status);
+}
+
+export function isGone(err: unknown): err is GoneError {
+  return err instanceof GoneError;
+}
+
+export function clientFromKubeconfigFile(file: string, opts?: { userAgent?: string }): KubeClient {
+  const kc = new KubeConfig();
+  kc.loadFromFile(file);
+  return new KubeClient(kc, opts);
+}

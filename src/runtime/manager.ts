@@ -1,0 +1,302 @@
+// The Manager runs controllers the way controller-runtime does: one shared informer per
+// (kind, namespace, selector) for all controllers, caches warm on every replica, controllers
+// (queues and workers) only while this process holds the leader Lease, /healthz /readyz /metrics,
+// and a graceful shutdown that finishes in-flight reconciles and releases the Lease.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config.ts';
+import { ownerKeys, type ControllerContext, type ControllerSpec, type WatchTarget } from './controller.ts';
+import { KubeEventRecorder, type EventRecorder } from './events.ts';
+import { Informer, informerId, type InformerTarget } from './informer.ts';
+import type { KubeClient } from './kube/client.ts';
+import { objectKey, parseKey, type KubeObject } from './kube/types.ts';
+import { LeaderElector } from './leader-election.ts';
+import { errorMessage, type Logger } from './logger.ts';
+import { RuntimeMetrics } from './metrics.ts';
+import { WorkQueue } from './work-queue.ts';
+
+export interface ManagerOptions {
+  config: Config;
+  client: KubeClient;
+  log: Logger;
+  metrics?: RuntimeMetrics;
+  events?: EventRecorder;
+  /** Informer tuning (tests shorten these). */
+  informer?: { watchTimeoutSeconds?: number; stallTimeoutMs?: number; relistPeriodMs?: number };
+}
+
+interface Running {
+  queue: WorkQueue;
+  abort: AbortController;
+  unsubscribe: Array<() => void>;
+}
+
+export class Manager {
+  readonly config: Config;
+  readonly client: KubeClient;
+  readonly log: Logger;
+  readonly metrics: RuntimeMetrics;
+  readonly events: EventRecorder;
+  readonly #opts: ManagerOptions;
+  readonly #controllers: ControllerSpec[] = [];
+  readonly #informers = new Map<string, Informer>();
+  readonly #running = new Map<string, Running>();
+  readonly #abort = new AbortController();
+  #elector: LeaderElector | undefined;
+  #electorLoop: Promise<void> | undefined;
+  #server: http.Server | undefined;
+  #started = false;
+  #stopping: Promise<void> | undefined;
+  #leader = false;
+
+  constructor(opts: ManagerOptions) {
+    this.#opts = opts;
+    this.config = opts.config;
+    this.client = opts.client;
+    this.log = opts.log;
+    this.metrics = opts.metrics ?? new RuntimeMetrics();
+    this.events = opts.events ?? new KubeEventRecorder(opts.client, { log: opts.log });
+  }
+
+  /** Registers a controller; must be called before `start()`. */
+  add(spec: ControllerSpec): void {
+    if (this.#started) throw new Error(`controller ${spec.name} added after start`);
+    if (this.#controllers.some((c) => c.name === spec.name)) throw new Error(`duplicate controller name ${spec.name}`);
+    this.#controllers.push(spec);
+  }
+
+  get controllerNames(): string[] {
+    return this.#controllers.map((c) => c.name);
+  }
+
+  /** True while this process leads (always true with leader election off, once started). */
+  get isLeader(): boolean {
+    return this.#leader;
+  }
+
+  /** Names of the controllers whose workers are running now. */
+  get runningControllers(): string[] {
+    return [...this.#running.keys()];
+  }
+
+  /** Ready: every informer synced and leadership state known. */
+  get ready(): boolean {
+    if (!this.#started || this.#stopping) return false;
+    if (this.#elector && !this.#elector.stateKnown) return false;
+    return [...this.#informers.values()].every((i) => i.hasSynced);
+  }
+
+  /** The URL of the health/metrics server once started. */
+  get httpAddress(): AddressInfo | undefined {
+    const a = this.#server?.address();
+    return a && typeof a === 'object' ? a : undefined;
+  }
+
+  #resolve(t: WatchTarget): InformerTarget {
+    return { ...t, namespace: t.namespace ?? this.config.namespace };
+  }
+
+  /** The shared informer for `target` (created and started on first request). */
+  informerFor<T extends KubeObject = KubeObject>(target: WatchTarget): Informer<T> {
+    const resolved = this.#resolve(target);
+    const id = informerId(resolved);
+    let inf = this.#informers.get(id);
+    if (!inf) {
+      inf = new Informer({
+        client: this.client,
+        target: resolved,
+        log: this.log,
+        observer: this.metrics.informerObserver(resolved.kind),
+        ...this.#opts.informer,
+      });
+      this.#informers.set(id, inf);
+      if (this.#started && !this.#abort.signal.aborted) inf.start();
+    }
+    return inf as unknown as Informer<T>;
+  }
+
+  async #syncedInformer<T extends KubeObject>(target: WatchTarget, signal: AbortSignal): Promise<Informer<T>> {
+    const inf = this.informerFor<T>(target);
+    await inf.waitForSync(signal);
+    return inf;
+  }
+
+  /**
+   * Starts informers, the HTTP server and leader election; controllers start when leading.
+   * Resolves once the HTTP server listens.
+   */
+  async start(): Promise<void> {
+    if (this.#started) throw new Error('manager already started');
+    for (const c of this.#controllers) {
+      this.informerFor(c.for);
+      for (const o of c.owns ?? []) this.informerFor(o);
+      for (const w of c.watches ?? []) this.informerFor(w.target);
+    }
+    this.#started = true;
+    for (const inf of this.#informers.values()) inf.start();
+    await this.#listen();
+    const lease = this.config.leaderElectionId;
+    if (!this.config.leaderElect) {
+      this.#becomeLeader();
+      return;
+    }
+    this.#elector = new LeaderElector({
+      client: this.client,
+      namespace: this.config.leaderElectionNamespace,
+      name: lease,
+      identity: this.config.identity,
+      leaseDurationMs: this.config.leaseDurationMs,
+      renewDeadlineMs: this.config.renewDeadlineMs,
+      retryPeriodMs: this.config.retryPeriodMs,
+      log: this.log,
+      onStartedLeading: () => this.#becomeLeader(),
+      onStoppedLeading: () => this.#stopLeading(),
+      onNewLeader: (holder) => this.log.info('leader observed', { lease, holder }),
+    });
+    this.#electorLoop = this.#elector.run(this.#abort.signal);
+  }
+
+  #becomeLeader(): void {
+    this.#leader = true;
+    this.metrics.leader.set({ lease: this.config.leaderElectionId }, 1);
+    this.metrics.leaderTransitions.inc({ lease: this.config.leaderElectionId });
+    for (const c of this.#controllers) this.#startController(c);
+  }
+
+  async #stopLeading(): Promise<void> {
+    this.#leader = false;
+    this.metrics.leader.set({ lease: this.config.leaderElectionId }, 0);
+    this.metrics.leaderTransitions.inc({ lease: this.config.leaderElectionId });
+    await this.#stopControllers();
+  }
+
+  #startController(spec: ControllerSpec): void {
+    const log = this.log.child({ controller: spec.name });
+    const abort = new AbortController();
+    const primary = this.informerFor(spec.for);
+    const ctx: ControllerContext = {
+      client: this.client,
+      informer: (t) => this.#syncedInformer(t, abort.signal),
+      events: this.events,
+      log,
+      config: this.config,
+      signal: abort.signal,
+    };
+    const queue = new WorkQueue({
+      workers: spec.workers ?? this.config.workers,
+      baseDelayMs: spec.backoff?.baseMs ?? 500,
+      maxDelayMs: spec.backoff?.maxMs ?? 5 * 60_000,
+      resyncPeriodMs: spec.resyncPeriodMs ?? this.config.resyncPeriodMs,
+      resyncKeys: () => primary.keys(),
+      observer: {
+        ...this.metrics.queueObserver(spec.name),
+        onRetry: (key, delayMs, err) => {
+          this.metrics.queueRetries.inc({ controller: spec.name });
+          log.warn('reconcile failed; retrying', { object: key, retryInMs: delayMs, error: errorMessage(err) });
+        },
+      },
+      handler: async (key) => {
+        const { namespace, name } = parseKey(key);
+        return spec.reconcile({ namespace, name, key }, ctx);
+      },
+    });
+    const enqueue = (keys: string[]): void => {
+      for (const k of keys) queue.add(k);
+    };
+    const unsubscribe: Array<() => void> = [];
+    const own = (obj: KubeObject): void => enqueue([objectKey(obj)]);
+    unsubscribe.push(primary.addHandlers({ onAdd: own, onUpdate: (_o, n) => own(n), onDelete: own }));
+    for (const t of spec.owns ?? []) {
+      const map = (obj: KubeObject): void => enqueue(ownerKeys(obj, spec.for));
+      unsubscribe.push(this.informerFor(t).addHandlers({ onAdd: map, onUpdate: (o, n) => (map(o), map(n)), onDelete: map }));
+    }
+    for (const w of spec.watches ?? []) {
+      const map = (obj: KubeObject): void => enqueue(w.map(obj));
+      unsubscribe.push(this.informerFor(w.target).addHandlers({ onAdd: map, onUpdate: (o, n) => (map(o), map(n)), onDelete: map }));
+    }
+    this.#running.set(spec.name, { queue, abort, unsubscribe });
+    queue.start();
+    if (spec.start) {
+      Promise.resolve()
+        .then(() => spec.start?.(ctx, (key) => queue.add(key)))
+        .catch((err: unknown) => log.error('controller start hook failed', { error: errorMessage(err) }));
+    }
+    log.info('controller started', { workers: spec.workers ?? this.config.workers });
+  }
+
+  async #stopControllers(): Promise<void> {
+    const running = [...this.#running.entries()];
+    this.#running.clear();
+    await Promise.all(
+      running.map(async ([name, r]) => {
+        for (const u of r.unsubscribe) u();
+        r.abort.abort();
+        const drained = await r.queue.shutdown(this.config.shutdownTimeoutMs);
+        this.log.info('controller stopped', { controller: name, drained });
+      }),
+    );
+  }
+
+  async #listen(): Promise<void> {
+    const server = http.createServer((req, res) => {
+      void this.#serve(req, res);
+    });
+    this.#server = server;
+    const { host, port } = this.config.metricsAddr;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  async #serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (code: number, body: string, type = 'text/plain; charset=utf-8'): void => {
+      res.writeHead(code, { 'Content-Type': type });
+      res.end(body);
+    };
+    try {
+      if (path === '/healthz') return send(200, 'ok\n');
+      if (path === '/readyz') return this.ready ? send(200, 'ok\n') : send(503, 'not ready\n');
+      if (path === '/metrics') return send(200, await this.metrics.registry.metrics(), this.metrics.registry.contentType);
+      send(404, 'not found\n');
+    } catch (err) {
+      send(500, `${errorMessage(err)}\n`);
+    }
+  }
+
+  /**
+   * Stops taking work, lets in-flight reconciles finish (bounded by --shutdown-timeout), releases
+   * the Lease (unless `release: false`, which simulates a crash for tests), stops informers and
+   * the HTTP server.
+   */
+  stop(opts: { release?: boolean } = {}): Promise<void> {
+    this.#stopping ??= this.#stop(opts.release ?? true);
+    return this.#stopping;
+  }
+
+  async #stop(release: boolean): Promise<void> {
+    this.#abort.abort();
+    await this.#electorLoop; // stops renewing; its onStoppedLeading stops the controllers
+    await this.#stopControllers();
+    if (release && this.#elector) {
+      try {
+        await this.#elector.release();
+        this.log.info('released leadership', { lease: this.config.leaderElectionId });
+      } catch (err) {
+        this.log.warn('could not release the lease', { error: errorMessage(err) });
+      }
+    }
+    this.#leader = false;
+    await Promise.all([...this.#informers.values()].map((i) => i.stop()));
+    if (this.events instanceof KubeEventRecorder) await this.events.flush();
+    await new Promise<void>((resolve) => {
+      if (!this.#server) return resolve();
+      this.#server.close(() => resolve());
+      this.#server.closeAllConnections();
+    });
+  }
+}
