@@ -1,0 +1,69 @@
+// The init-file mysqld runs at every start (`init-file = /etc/mysql/conf.d/operator-init.sql`),
+// written by `clone-and-init`. Pure: the facts the sidecar found about the data directory in,
+// the SQL text out. For MySQL 5.7 the text is the anchor's byte for byte (golden-tested against
+// fixtures/anchor-v0.6.3/pod-files), so a pod moved between operators runs the same file.
+//
+// Order and why:
+// 1. binlog off for this session: users, grants and per-node status must not replicate or
+//    create GTIDs of their own on a replica (errant transactions).
+// 2. read_only on before anything else: a master killed and restarted after a failover must not
+//    take writes (split brain); becoming writable is the operator's decision (FIELD-NOTES).
+// 3. the sys_operator schema, then each system user dropped, re-created and granted.
+// 4. status table: dropped first only when its data file is missing (a clone excludes it, leaving
+//    a definition without data), then created; `configured` reset to 0 so the node controller
+//    looks at the node again; the backup's GTID recorded for seeding.
+// 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
+// 6. the user's initFileExtraSQL, last, so it can rely on everything above.
+import type { Flavour } from './flavour.ts';
+import {
+  createSchemaStatement, createStatusTableStatement, dropStatusTableStatement, setStatusStatement, STATUS,
+} from './operator-schema.ts';
+import { resetReplicationStatement, sessionBinlogStatement } from './replication-statements.ts';
+import { render, stmt, verbatim, type Statement } from './sql-text.ts';
+import { systemUserStatements, type SystemCredentials } from './system-users.ts';
+
+export interface InitFileInput {
+  flavour: Flavour;
+  users: SystemCredentials;
+  /** `<datadir>/sys_operator/status.ibd` does not exist (new datadir, or just cloned). */
+  statusTableMissing: boolean;
+  /** GTID set from the backup's binlog info file in the datadir, when that file exists. */
+  backupGtid: string | null;
+  /** Pod 0 of a new cluster restored from `initBucketURL`. */
+  restoredFromBucket: boolean;
+  /** `initFileExtraSQL`, one statement per item. */
+  extraSql: readonly string[];
+  /**
+   * Leave `configured` as it is instead of resetting it to 0 (the anchor always resets). For a
+   * node whose replication settings survive in its datadir, so it can be Ready again without
+   * the operator; the node controller decides when that holds.
+   */
+  keepConfigured?: boolean;
+}
+
+export function initFileStatements(input: InitFileInput): Statement[] {
+  const out: Statement[] = [
+    sessionBinlogStatement(false),
+    stmt('SET GLOBAL READ_ONLY = 1'),
+    createSchemaStatement(),
+    ...systemUserStatements(input.flavour, input.users),
+  ];
+  if (input.statusTableMissing) out.push(dropStatusTableStatement());
+  out.push(createStatusTableStatement());
+  if (!input.keepConfigured) out.push(setStatusStatement(STATUS.configured, '0'));
+  if (input.backupGtid !== null && input.backupGtid !== '') {
+    out.push(setStatusStatement(STATUS.backupGtidPurged, input.backupGtid));
+  }
+  if (input.restoredFromBucket) out.push(resetReplicationStatement(input.flavour));
+  for (const sql of input.extraSql) {
+    // A trailing ';' would become an empty statement once joined.
+    const trimmed = sql.trim().replace(/;+$/, '').trim();
+    if (trimmed !== '') out.push(verbatim(trimmed));
+  }
+  return out;
+}
+
+/** Statements joined with ";\n" and ending in ";\n", as the anchor writes them. */
+export function renderInitFile(input: InitFileInput): string {
+  return initFileStatements(input).map(render).join(';\n') + ';\n';
+}

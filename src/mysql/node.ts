@@ -1,0 +1,395 @@
+// One MySQL/MariaDB server, spoken to in the project's terms. The only module that talks to a
+// server: it holds one mysql2 connection (grants given after connecting reach only new
+// connections, FIELD-NOTES, so there is no long-lived pool), detects the flavour on connect,
+// serialises its operations (several statements share session state such as sql_log_bin) and
+// reconnects on the next call after the connection broke.
+import mysql from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
+import { fromDriverError, MysqlError } from './errors.ts';
+import { flavourFromServer, hasSuperReadOnly, type Flavour } from './flavour.ts';
+import {
+  createHeartbeatTableStatement, getStatusStatement, heartbeatLagQuery, setStatusStatement, STATUS,
+  writeHeartbeatStatement, type HeartbeatPosition,
+} from './operator-schema.ts';
+import {
+  changeMasterStatement, gtidExecutedQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
+  sessionBinlogStatement, setReadOnlyStatements, showBinlogStatusStatement, showReplicationStatusStatement,
+  startReplicationStatement, stopReplicationStatement,
+  type PointAtOptions, type ReplicationCredentials, type ReplicationSource,
+} from './replication-statements.ts';
+import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
+import { render, stmt, type Statement } from './sql-text.ts';
+
+export interface ConnectParams {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** Default 5000. */
+  connectTimeoutMs?: number;
+  /** Per statement; default 30000. */
+  queryTimeoutMs?: number;
+}
+
+export interface ServerInfo {
+  flavour: Flavour;
+  version: string;
+  versionComment: string;
+  serverId: number;
+  hostname: string;
+  reportHost: string | null;
+  logBin: boolean;
+  /** MySQL gtid_executed, MariaDB gtid_current_pos. */
+  gtidExecuted: string;
+}
+
+export interface ReadOnlyState {
+  readOnly: boolean;
+  /** Null on MariaDB, which has no super_read_only. */
+  superReadOnly: boolean | null;
+}
+
+export interface SeedResult {
+  seeded: boolean;
+  /** The backup's GTID set, when the datadir came from a backup. */
+  gtid: string | null;
+}
+
+export interface MysqlNode {
+  readonly host: string;
+  readonly port: number;
+  /** As detected on connect. */
+  readonly flavour: Flavour;
+  serverInfo(): Promise<ServerInfo>;
+  isReadOnly(): Promise<boolean>;
+  readOnlyState(): Promise<ReadOnlyState>;
+  /** MySQL: read_only and super_read_only together; MariaDB: read_only. */
+  setReadOnly(readOnly: boolean): Promise<void>;
+  /** Null when no replication is configured. */
+  replicationStatus(): Promise<ReplicationStatus | null>;
+  /** Stops replication and points it at `source` (GTID auto-position / slave_pos by default); does not start it. */
+  pointAt(source: ReplicationSource, creds: ReplicationCredentials, opts?: PointAtOptions): Promise<void>;
+  startReplication(): Promise<void>;
+  stopReplication(): Promise<void>;
+  /** Stops replication and forgets the master. */
+  resetReplication(): Promise<void>;
+  /** Seeds GTID state (gtid_purged / gtid_slave_pos) and records it as `set_gtid_purged`. */
+  seedGtid(gtid: string): Promise<void>;
+  /** After a clone or restore: seeds `backup_gtid_purged` once; a second call does nothing. */
+  seedGtidAfterClone(): Promise<SeedResult>;
+  gtidExecuted(): Promise<string>;
+  getStatusValue(name: string): Promise<string | null>;
+  /** Written with the binlog off: sys_operator.status is per node. Works on a read-only server. */
+  setStatusValue(name: string, value: string): Promise<void>;
+  isConfigured(): Promise<boolean>;
+  markConfigured(): Promise<void>;
+  /** Seconds since the newest sys_operator.heartbeat row, ≥ 0; null without a row or table. */
+  heartbeatLag(): Promise<number | null>;
+  /** Creates the heartbeat table if needed (replicated, like pt-heartbeat --create-table). */
+  ensureHeartbeatTable(): Promise<void>;
+  /** Upserts this server's heartbeat row with its binlog and replication positions. */
+  writeHeartbeat(serverId: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+type Row = Record<string, unknown>;
+
+const ER_NO_SUCH_TABLE = 1146;
+const ER_BAD_DB_ERROR = 1049;
+
+class Node implements MysqlNode {
+  readonly host: string;
+  readonly port: number;
+  flavour: Flavour;
+  private readonly params: ConnectParams;
+  private conn: Connection | null;
+  private tail: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(params: ConnectParams, conn: Connection, flavour: Flavour) {
+    this.params = params;
+    this.host = params.host;
+    this.port = params.port;
+    this.conn = conn;
+    this.flavour = flavour;
+  }
+
+  private get where(): string {
+    return `mysql ${this.host}:${this.port}`;
+  }
+
+  /** Runs `fn` alone on this node; a broken connection is replaced first. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      if (this.closed) throw new Error(`${this.where}: used after close()`);
+      if (!this.conn) {
+        const { conn, flavour } = await openConnection(this.params);
+        this.conn = conn;
+        this.flavour = flavour;
+      }
+      return fn();
+    };
+    const p = this.tail.then(run, run);
+    this.tail = p.catch(() => undefined);
+    return p;
+  }
+
+  private async q(s: Statement): Promise<Row[]> {
+    const conn = this.conn;
+    if (!conn) throw new MysqlError('unreachable', `${this.where}: not connected`);
+    try {
+      const [rows] = await conn.query({ sql: render(s), timeout: this.params.queryTimeoutMs ?? 30000 });
+      return Array.isArray(rows) ? (rows as Row[]) : [];
+    } catch (e) {
+      const err = fromDriverError(e, this.where, s);
+      if (err.kind === 'unreachable' || err.kind === 'timeout' || (e as { fatal?: boolean }).fatal) this.drop();
+      throw err;
+    }
+  }
+
+  private drop(): void {
+    const c = this.conn;
+    this.conn = null;
+    c?.destroy();
+  }
+
+  private async readOnlyNow(): Promise<ReadOnlyState> {
+    const row = (await this.q(readOnlyQuery(this.flavour)))[0] ?? {};
+    return {
+      readOnly: Number(row['read_only']) === 1,
+      superReadOnly: hasSuperReadOnly(this.flavour) ? Number(row['super_read_only']) === 1 : null,
+    };
+  }
+
+  private async statusValue(name: string): Promise<string | null> {
+    try {
+      const row = (await this.q(getStatusStatement(name)))[0];
+      return row ? String(row['value']) : null;
+    } catch (e) {
+      if (e instanceof MysqlError && (e.errno === ER_NO_SUCH_TABLE || e.errno === ER_BAD_DB_ERROR)) return null;
+      throw e;
+    }
+  }
+
+  /**
+   * Per-node bookkeeping: binlog off so it neither replicates nor creates a GTID of its own.
+   * On MySQL, super_read_only blocks even the operator; it is lifted for the one write and put
+   * back (read_only stays on throughout, so ordinary users never see a writable server).
+   */
+  private async writeStatus(name: string, value: string): Promise<void> {
+    const lift = hasSuperReadOnly(this.flavour) && (await this.readOnlyNow()).superReadOnly === true;
+    try {
+      await this.q(sessionBinlogStatement(false));
+      if (lift) await this.q(stmt('SET GLOBAL super_read_only = 0'));
+      await this.q(setStatusStatement(name, value));
+    } finally {
+      try {
+        if (lift) await this.q(stmt('SET GLOBAL super_read_only = 1'));
+        await this.q(sessionBinlogStatement(true));
+      } catch {
+        // A session left with the binlog off must not be reused for replicated writes.
+        this.drop();
+      }
+    }
+  }
+
+  serverInfo(): Promise<ServerInfo> {
+    return this.exclusive(async () => {
+      const row = (await this.q(stmt(
+        'SELECT VERSION() AS version, @@version_comment AS comment, @@server_id AS server_id, ' +
+          '@@hostname AS hostname, @@report_host AS report_host, @@log_bin AS log_bin',
+      )))[0] ?? {};
+      const gtid = (await this.q(gtidExecutedQuery(this.flavour)))[0]?.['gtid'];
+      return {
+        flavour: this.flavour,
+        version: String(row['version'] ?? ''),
+        versionComment: String(row['comment'] ?? ''),
+        serverId: Number(row['server_id']),
+        hostname: String(row['hostname'] ?? ''),
+        reportHost: row['report_host'] === null || row['report_host'] === undefined ? null : String(row['report_host']),
+        logBin: Number(row['log_bin']) === 1,
+        gtidExecuted: String(gtid ?? '').replace(/\s+/g, ''),
+      };
+    });
+  }
+
+  isReadOnly(): Promise<boolean> {
+    return this.exclusive(async () => (await this.readOnlyNow()).readOnly);
+  }
+
+  readOnlyState(): Promise<ReadOnlyState> {
+    return this.exclusive(() => this.readOnlyNow());
+  }
+
+  setReadOnly(readOnly: boolean): Promise<void> {
+    return this.exclusive(async () => {
+      for (const s of setReadOnlyStatements(this.flavour, readOnly)) await this.q(s);
+    });
+  }
+
+  replicationStatus(): Promise<ReplicationStatus | null> {
+    return this.exclusive(async () => normalizeReplicationStatus(await this.q(showReplicationStatusStatement(this.flavour))));
+  }
+
+  pointAt(source: ReplicationSource, creds: ReplicationCredentials, opts?: PointAtOptions): Promise<void> {
+    const change = changeMasterStatement(this.flavour, source, creds, opts);
+    return this.exclusive(async () => {
+      await this.q(stopReplicationStatement(this.flavour));
+      try {
+        await this.q(change);
+      } catch (e) {
+        throw asReplicationError(e);
+      }
+    });
+  }
+
+  startReplication(): Promise<void> {
+    return this.exclusive(async () => {
+      try {
+        await this.q(startReplicationStatement(this.flavour));
+      } catch (e) {
+        throw asReplicationError(e);
+      }
+    });
+  }
+
+  stopReplication(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.q(stopReplicationStatement(this.flavour));
+    });
+  }
+
+  resetReplication(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.q(stopReplicationStatement(this.flavour));
+      await this.q(resetReplicationStatement(this.flavour));
+    });
+  }
+
+  private async seed(gtid: string): Promise<void> {
+    await this.q(stopReplicationStatement(this.flavour));
+    try {
+      for (const s of seedGtidStatements(this.flavour, gtid)) await this.q(s);
+    } catch (e) {
+      throw asReplicationError(e);
+    }
+    await this.writeStatus(STATUS.setGtidPurged, gtid);
+  }
+
+  seedGtid(gtid: string): Promise<void> {
+    return this.exclusive(() => this.seed(gtid));
+  }
+
+  seedGtidAfterClone(): Promise<SeedResult> {
+    return this.exclusive(async () => {
+      const gtid = await this.statusValue(STATUS.backupGtidPurged);
+      if (gtid === null || gtid === '') return { seeded: false, gtid: null };
+      if ((await this.statusValue(STATUS.setGtidPurged)) !== null) return { seeded: false, gtid };
+      await this.seed(gtid);
+      return { seeded: true, gtid };
+    });
+  }
+
+  gtidExecuted(): Promise<string> {
+    return this.exclusive(async () => String((await this.q(gtidExecutedQuery(this.flavour)))[0]?.['gtid'] ?? '').replace(/\s+/g, ''));
+  }
+
+  getStatusValue(name: string): Promise<string | null> {
+    return this.exclusive(() => this.statusValue(name));
+  }
+
+  setStatusValue(name: string, value: string): Promise<void> {
+    return this.exclusive(() => this.writeStatus(name, value));
+  }
+
+  isConfigured(): Promise<boolean> {
+    return this.exclusive(async () => (await this.statusValue(STATUS.configured)) === '1');
+  }
+
+  markConfigured(): Promise<void> {
+    return this.exclusive(() => this.writeStatus(STATUS.configured, '1'));
+  }
+
+  heartbeatLag(): Promise<number | null> {
+    return this.exclusive(async () => {
+      try {
+        const row = (await this.q(heartbeatLagQuery()))[0];
+        return row ? Number(row['lag']) : null;
+      } catch (e) {
+        if (e instanceof MysqlError && (e.errno === ER_NO_SUCH_TABLE || e.errno === ER_BAD_DB_ERROR)) return null;
+        throw e;
+      }
+    });
+  }
+
+  ensureHeartbeatTable(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.q(createHeartbeatTableStatement());
+    });
+  }
+
+  writeHeartbeat(serverId: number): Promise<void> {
+    return this.exclusive(async () => {
+      const master = (await this.q(showBinlogStatusStatement(this.flavour)))[0];
+      const replica = normalizeReplicationStatus(await this.q(showReplicationStatusStatement(this.flavour)));
+      const pos: HeartbeatPosition = {
+        file: master ? String(master['File']) : null,
+        position: master ? Number(master['Position']) : null,
+        relayMasterLogFile: replica ? replica.relayMasterLogFile : null,
+        execMasterLogPos: replica ? replica.execMasterLogPos : null,
+      };
+      await this.q(writeHeartbeatStatement(serverId, pos));
+    });
+  }
+
+  close(): Promise<void> {
+    const c = this.conn;
+    this.conn = null;
+    this.closed = true;
+    if (!c) return Promise.resolve();
+    return c.end().catch(() => c.destroy());
+  }
+}
+
+function asReplicationError(e: unknown): unknown {
+  if (!(e instanceof MysqlError) || e.kind !== 'query') return e;
+  return new MysqlError('replication', e.message, e.code, e.errno);
+}
+
+async function openConnection(p: ConnectParams): Promise<{ conn: Connection; flavour: Flavour }> {
+  const where = `mysql ${p.host}:${p.port}`;
+  let conn: Connection;
+  try {
+    conn = await mysql.createConnection({
+      host: p.host,
+      port: p.port,
+      user: p.user,
+      password: p.password,
+      connectTimeout: p.connectTimeoutMs ?? 5000,
+      multipleStatements: false,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      dateStrings: true,
+    });
+  } catch (e) {
+    throw fromDriverError(e, `${where} (user ${p.user})`);
+  }
+  // A connection that dies between calls must not crash the process with an unhandled 'error'.
+  conn.on('error', () => undefined);
+  try {
+    const [rows] = await conn.query({ sql: 'SELECT VERSION() AS v, @@version_comment AS c', timeout: p.queryTimeoutMs ?? 30000 });
+    const row = (rows as Row[])[0] ?? {};
+    const flavour = flavourFromServer(String(row['v'] ?? ''), String(row['c'] ?? ''));
+    if (!flavour) throw new MysqlError('query', `${where}: unrecognised server version ${String(row['v'])}`);
+    return { conn, flavour };
+  } catch (e) {
+    conn.destroy();
+    throw fromDriverError(e, where);
+  }
+}
+
+/** Connects and detects the flavour; throws MysqlError (unreachable, timeout, access-denied). */
+export async function connectNode(params: ConnectParams): Promise<MysqlNode> {
+  const { conn, flavour } = await openConnection(params);
+  return new Node(params, conn, flavour);
+}

@@ -1,0 +1,82 @@
+// The `sys_operator` schema (COMPAT.md "Inside MySQL"): `status` holds per-node bookkeeping and is
+// never replicated (written with the binlog off); `heartbeat` has pt-heartbeat's layout, is
+// written on the master only and replicates, so a replica's lag is its clock minus the newest row.
+import { stmt, type Statement } from './sql-text.ts';
+
+export const OPERATOR_SCHEMA = 'sys_operator';
+export const STATUS_TABLE = `${OPERATOR_SCHEMA}.status`;
+export const HEARTBEAT_TABLE = `${OPERATOR_SCHEMA}.heartbeat`;
+
+/** Names of the rows of sys_operator.status. */
+export const STATUS = {
+  /** '1' once the node controller has configured the node; the readiness probe reads it. */
+  configured: 'configured',
+  /** GTID set of the backup this datadir was restored from (written by the init-file). */
+  backupGtidPurged: 'backup_gtid_purged',
+  /** The GTID set seeded into the server after a restore; present means "seeded, do not redo". */
+  setGtidPurged: 'set_gtid_purged',
+} as const;
+
+export function createSchemaStatement(): Statement {
+  return stmt(`CREATE DATABASE IF NOT EXISTS ${OPERATOR_SCHEMA}`);
+}
+
+/** The anchor's DDL byte for byte, embedded newline included (the init-file is compared). */
+export function createStatusTableStatement(): Statement {
+  return stmt(`CREATE TABLE IF NOT EXISTS ${STATUS_TABLE} (  name varchar(64) PRIMARY KEY,  value varchar(8192) NOT NULL\n)`);
+}
+
+export function dropStatusTableStatement(): Statement {
+  return stmt(`DROP TABLE IF EXISTS ${STATUS_TABLE}`);
+}
+
+export function setStatusStatement(name: string, value: string): Statement {
+  return stmt(`REPLACE INTO ${STATUS_TABLE} VALUES (?, ?)`, name, value);
+}
+
+export function getStatusStatement(name: string): Statement {
+  return stmt(`SELECT value FROM ${STATUS_TABLE} WHERE name = ?`, name);
+}
+
+/** pt-heartbeat's `--create-table` layout, so Orchestrator, mysqld_exporter and pt tools read it. */
+export function createHeartbeatTableStatement(): Statement {
+  return stmt(
+    `CREATE TABLE IF NOT EXISTS ${HEARTBEAT_TABLE} (` +
+      'ts varchar(26) NOT NULL, ' +
+      'server_id int unsigned NOT NULL PRIMARY KEY, ' +
+      'file varchar(255) DEFAULT NULL, ' +
+      'position bigint unsigned DEFAULT NULL, ' +
+      'relay_master_log_file varchar(255) DEFAULT NULL, ' +
+      'exec_master_log_pos bigint unsigned DEFAULT NULL)',
+  );
+}
+
+/** pt-heartbeat's timestamp: UTC, `YYYY-MM-DDThh:mm:ss.uuuuuu` (26 characters). */
+export const HEARTBEAT_TS_SQL = "DATE_FORMAT(UTC_TIMESTAMP(6), '%Y-%m-%dT%H:%i:%s.%f')";
+
+export interface HeartbeatPosition {
+  file: string | null;
+  position: number | null;
+  relayMasterLogFile: string | null;
+  execMasterLogPos: number | null;
+}
+
+/**
+ * The server's own clock stamps the row: the heartbeat runs beside its server, and replicas
+ * compare against their own clock, as with pt-heartbeat --utc on synchronised hosts.
+ */
+export function writeHeartbeatStatement(serverId: number, pos: HeartbeatPosition): Statement {
+  return stmt(
+    `REPLACE INTO ${HEARTBEAT_TABLE} (ts, server_id, file, position, relay_master_log_file, exec_master_log_pos) ` +
+      `VALUES (${HEARTBEAT_TS_SQL}, ?, ?, ?, ?, ?)`,
+    serverId, pos.file, pos.position, pos.relayMasterLogFile, pos.execMasterLogPos,
+  );
+}
+
+/** Seconds since the newest heartbeat row (any writer), never negative; no row → no result. */
+export function heartbeatLagQuery(): Statement {
+  return stmt(
+    'SELECT GREATEST(0, TIMESTAMPDIFF(MICROSECOND, CAST(ts AS DATETIME(6)), UTC_TIMESTAMP(6))) / 1000000 AS lag ' +
+      `FROM ${HEARTBEAT_TABLE} ORDER BY ts DESC LIMIT 1`,
+  );
+}

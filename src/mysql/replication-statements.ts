@@ -1,0 +1,135 @@
+// Replication and read-only statements per flavour. Pure: a flavour and inputs in, Statements out.
+//
+// | flavour            | point at a master                  | GTID mode                    | threads          |
+// |--------------------|------------------------------------|------------------------------|------------------|
+// | MySQL 5.7, <8.0.23 | CHANGE MASTER TO MASTER_*          | MASTER_AUTO_POSITION=1       | START/STOP SLAVE |
+// | MySQL 8.0.23+, 8.4 | CHANGE REPLICATION SOURCE TO SOURCE_* | SOURCE_AUTO_POSITION=1    | START/STOP REPLICA |
+// | MariaDB 10.6+      | CHANGE MASTER TO MASTER_*          | MASTER_USE_GTID=slave_pos|current_pos | START/STOP SLAVE |
+import type { Flavour } from './flavour.ts';
+import { hasSuperReadOnly, usesResetBinaryLogs, usesSourceReplicaSyntax } from './flavour.ts';
+import { secret, stmt, type Statement } from './sql-text.ts';
+
+export interface ReplicationSource {
+  host: string;
+  port: number;
+}
+
+export interface ReplicationCredentials {
+  user: string;
+  password: string;
+}
+
+/**
+ * How the replica finds its starting point. `gtid`: MySQL auto-position, MariaDB
+ * `MASTER_USE_GTID` (`slave_pos` for a replica, `current_pos` for a demoted master whose own
+ * binlog holds transactions the replica position does not). `binlog`: file and position.
+ */
+export type StartPosition =
+  | { kind: 'gtid'; mariadbPos?: 'slave_pos' | 'current_pos' }
+  | { kind: 'binlog'; file: string; position: number };
+
+export interface PointAtOptions {
+  start?: StartPosition;
+  /** Seconds between the IO thread's reconnect attempts (default 10, the anchor's). */
+  connectRetrySeconds?: number;
+}
+
+export function changeMasterStatement(
+  f: Flavour,
+  source: ReplicationSource,
+  creds: ReplicationCredentials,
+  opts: PointAtOptions = {},
+): Statement {
+  const start = opts.start ?? { kind: 'gtid' };
+  const retry = opts.connectRetrySeconds ?? 10;
+  if (!Number.isInteger(source.port) || source.port <= 0 || source.port > 65535) {
+    throw new Error(`invalid replication source port ${source.port}`);
+  }
+  const modern = usesSourceReplicaSyntax(f);
+  const key = (name: string): string => (modern ? `SOURCE_${name}` : `MASTER_${name}`);
+  const head = modern ? 'CHANGE REPLICATION SOURCE TO' : 'CHANGE MASTER TO';
+  const parts = [`${key('HOST')} = ?`, `${key('PORT')} = ?`, `${key('USER')} = ?`, `${key('PASSWORD')} = ?`, `${key('CONNECT_RETRY')} = ?`];
+  const params: Statement['params'][number][] = [source.host, source.port, creds.user, secret(creds.password), retry];
+  if (start.kind === 'gtid') {
+    if (f.family === 'mariadb') parts.push(`MASTER_USE_GTID = ${start.mariadbPos ?? 'slave_pos'}`);
+    else parts.push(`${key('AUTO_POSITION')} = 1`);
+  } else {
+    if (f.family === 'mariadb') parts.push('MASTER_USE_GTID = no');
+    else parts.push(`${key('AUTO_POSITION')} = 0`);
+    parts.push(`${key('LOG_FILE')} = ?`, `${key('LOG_POS')} = ?`);
+    params.push(start.file, start.position);
+  }
+  // MySQL 8 creates users with caching_sha2_password; without TLS the replica must fetch the
+  // source's RSA key or the IO thread fails to authenticate.
+  if (f.family === 'mysql' && f.major >= 8) parts.push(`${modern ? 'GET_SOURCE_PUBLIC_KEY' : 'GET_MASTER_PUBLIC_KEY'} = 1`);
+  return { sql: `${head} ${parts.join(', ')}`, params };
+}
+
+export function startReplicationStatement(f: Flavour): Statement {
+  return stmt(usesSourceReplicaSyntax(f) ? 'START REPLICA' : 'START SLAVE');
+}
+
+export function stopReplicationStatement(f: Flavour): Statement {
+  return stmt(usesSourceReplicaSyntax(f) ? 'STOP REPLICA' : 'STOP SLAVE');
+}
+
+/** Forgets the master entirely (connection settings and relay logs). */
+export function resetReplicationStatement(f: Flavour): Statement {
+  return stmt(usesSourceReplicaSyntax(f) ? 'RESET REPLICA ALL' : 'RESET SLAVE ALL');
+}
+
+export function showReplicationStatusStatement(f: Flavour): Statement {
+  return stmt(usesSourceReplicaSyntax(f) ? 'SHOW REPLICA STATUS' : 'SHOW SLAVE STATUS');
+}
+
+/** SHOW MASTER STATUS became SHOW BINARY LOG STATUS in MySQL 8.4 (the old one is gone). */
+export function showBinlogStatusStatement(f: Flavour): Statement {
+  return stmt(usesResetBinaryLogs(f) ? 'SHOW BINARY LOG STATUS' : 'SHOW MASTER STATUS');
+}
+
+/**
+ * Read-only on: MySQL also sets super_read_only so that no SUPER user (operator, Orchestrator)
+ * writes by accident; replication threads are exempt from both.
+ * Read-only off: super_read_only first, because read_only=0 while super_read_only=1 is refused.
+ */
+export function setReadOnlyStatements(f: Flavour, readOnly: boolean): Statement[] {
+  if (!hasSuperReadOnly(f)) return [stmt(`SET GLOBAL read_only = ${readOnly ? 1 : 0}`)];
+  return readOnly
+    ? [stmt('SET GLOBAL read_only = 1'), stmt('SET GLOBAL super_read_only = 1')]
+    : [stmt('SET GLOBAL super_read_only = 0'), stmt('SET GLOBAL read_only = 0')];
+}
+
+/** One query of its own: MariaDB returned 0 for a boolean global read next to COUNT(*) (FIELD-NOTES). */
+export function readOnlyQuery(f: Flavour): Statement {
+  return stmt(hasSuperReadOnly(f)
+    ? 'SELECT @@global.read_only AS read_only, @@global.super_read_only AS super_read_only'
+    : 'SELECT @@global.read_only AS read_only');
+}
+
+/**
+ * Seeds the GTID state of a server restored from a physical backup, before it replicates, so it
+ * asks its master only for transactions after the backup.
+ * MySQL: gtid_purged may be set only while gtid_executed is empty, hence RESET MASTER (8.4: RESET
+ * BINARY LOGS AND GTIDS) first; this also drops any binlog the restored server wrote on its own.
+ * MariaDB: the replica position is gtid_slave_pos (settable only with the slave threads stopped,
+ * which the caller ensures); the server's own binlog state is left alone.
+ */
+export function seedGtidStatements(f: Flavour, gtid: string): Statement[] {
+  if (f.family === 'mariadb') return [stmt('SET GLOBAL gtid_slave_pos = ?', gtid)];
+  return [
+    stmt(usesResetBinaryLogs(f) ? 'RESET BINARY LOGS AND GTIDS' : 'RESET MASTER'),
+    stmt('SET GLOBAL gtid_purged = ?', gtid),
+  ];
+}
+
+/** The server's own GTID position: MySQL gtid_executed, MariaDB gtid_current_pos. */
+export function gtidExecutedQuery(f: Flavour): Statement {
+  return stmt(f.family === 'mariadb'
+    ? 'SELECT @@global.gtid_current_pos AS gtid'
+    : 'SELECT @@global.gtid_executed AS gtid');
+}
+
+/** Keeps the statements of this session out of the binlog (per-node bookkeeping must not replicate). */
+export function sessionBinlogStatement(enabled: boolean): Statement {
+  return stmt(`SET @@SESSION.SQL_LOG_BIN = ${enabled ? 1 : 0}`);
+}

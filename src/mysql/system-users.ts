@@ -1,0 +1,179 @@
+// The operator's system users and their grants per flavour. Each user is dropped and re-created
+// at every mysqld start (init-file), so a rotated password or a changed grant set applies on the
+// next restart and no stale privilege survives.
+//
+// MySQL 5.7: the anchor's grants, byte for byte (existing clusters keep working unchanged).
+// MySQL 8.0: the same plus the dynamic privileges SUPER is deprecated in favour of.
+// MySQL 8.4: dynamic privileges instead of SUPER.
+// MariaDB 10.6+: SUPER no longer implies BINLOG MONITOR, SLAVE MONITOR, REPLICATION SLAVE ADMIN,
+//   ... (10.5.2 split them out) nor, from 10.11, READ_ONLY ADMIN; the sets are those that worked
+//   for Orchestrator and the exporter on 10.11 (FIELD-NOTES). mysql.slave_master_info does not
+//   exist there: Orchestrator reads mysql.* instead.
+import type { Flavour } from './flavour.ts';
+import { atLeast, hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
+import { HEARTBEAT_TABLE, OPERATOR_SCHEMA } from './operator-schema.ts';
+import { account, secret, stmt, type Statement } from './sql-text.ts';
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+/** Users come from the operated Secret, except the heartbeat user whose name is fixed. */
+export interface SystemCredentials {
+  operator: Credentials;
+  orchestrator: Credentials;
+  replication: Credentials;
+  exporter: Credentials;
+  heartbeat: Credentials;
+}
+
+export type SystemUserRole = keyof SystemCredentials;
+
+interface Grant {
+  privileges: readonly string[];
+  on: string;
+}
+
+interface UserSpec {
+  role: SystemUserRole;
+  host: string;
+  grants: readonly Grant[];
+  maxUserConnections?: number;
+}
+
+const ALL = '*.*';
+
+/** Per-role host: local-only users are reachable from inside the pod only. */
+export const SYSTEM_USER_HOST: Readonly<Record<SystemUserRole, string>> = {
+  operator: '%',
+  orchestrator: '%',
+  replication: '%',
+  exporter: '127.0.0.1',
+  heartbeat: '127.0.0.1',
+};
+
+function mysqlUsers(f: Flavour): UserSpec[] {
+  const dynamic = hasDynamicPrivileges(f);
+  const sup = atLeast(f, 8, 4) ? [] : ['SUPER'];
+  const operatorGrants: Grant[] = [
+    { privileges: [...sup, 'SHOW DATABASES', 'PROCESS', 'RELOAD', 'CREATE', 'SELECT'], on: ALL },
+    { privileges: dynamic ? ['REPLICATION SLAVE', 'REPLICATION CLIENT'] : ['REPLICATION SLAVE'], on: ALL },
+  ];
+  if (dynamic) {
+    operatorGrants.push({
+      privileges: ['SYSTEM_VARIABLES_ADMIN', 'REPLICATION_SLAVE_ADMIN', 'BACKUP_ADMIN', 'CONNECTION_ADMIN'],
+      on: ALL,
+    });
+  }
+  operatorGrants.push({ privileges: ['ALL'], on: `${OPERATOR_SCHEMA}.*` });
+
+  const orchestratorGrants: Grant[] = [
+    { privileges: [...sup, 'PROCESS', 'REPLICATION SLAVE', 'REPLICATION CLIENT', 'RELOAD'], on: ALL },
+  ];
+  if (dynamic) {
+    orchestratorGrants.push({ privileges: ['SYSTEM_VARIABLES_ADMIN', 'REPLICATION_SLAVE_ADMIN', 'CONNECTION_ADMIN'], on: ALL });
+  }
+  orchestratorGrants.push(
+    { privileges: ['SELECT'], on: 'mysql.slave_master_info' },
+    { privileges: ['SELECT', 'CREATE'], on: HEARTBEAT_TABLE },
+  );
+
+  const replicationGrants: Grant[] = [
+    { privileges: ['SELECT', 'PROCESS', 'RELOAD', 'LOCK TABLES', 'REPLICATION CLIENT', 'REPLICATION SLAVE'], on: ALL },
+  ];
+  // xtrabackup 8 takes LOCK INSTANCE FOR BACKUP.
+  if (dynamic) replicationGrants.push({ privileges: ['BACKUP_ADMIN'], on: ALL });
+
+  return [
+    { role: 'operator', host: SYSTEM_USER_HOST.operator, grants: operatorGrants },
+    { role: 'orchestrator', host: SYSTEM_USER_HOST.orchestrator, grants: orchestratorGrants },
+    { role: 'replication', host: SYSTEM_USER_HOST.replication, grants: replicationGrants },
+    {
+      role: 'exporter',
+      host: SYSTEM_USER_HOST.exporter,
+      grants: [
+        { privileges: ['SELECT', 'PROCESS', 'REPLICATION CLIENT'], on: ALL },
+        { privileges: ['SELECT', 'CREATE'], on: HEARTBEAT_TABLE },
+      ],
+      maxUserConnections: 3,
+    },
+    {
+      role: 'heartbeat',
+      host: SYSTEM_USER_HOST.heartbeat,
+      grants: [
+        { privileges: ['CREATE', 'SELECT', 'DELETE', 'UPDATE', 'INSERT'], on: HEARTBEAT_TABLE },
+        { privileges: ['REPLICATION CLIENT'], on: ALL },
+      ],
+    },
+  ];
+}
+
+function mariadbUsers(f: Flavour): UserSpec[] {
+  // The operator writes sys_operator.status on read-only replicas; from 10.11 that needs READ_ONLY
+  // ADMIN. Users that must never write on a read-only server (heartbeat, exporter) do not get it.
+  const readOnlyAdmin = hasReadOnlyAdmin(f) ? ['READ_ONLY ADMIN'] : [];
+  const replicationAdmin = [
+    'REPLICATION SLAVE', 'BINLOG MONITOR', 'REPLICATION SLAVE ADMIN', 'SLAVE MONITOR',
+    'BINLOG ADMIN', 'CONNECTION ADMIN', 'REPLICATION MASTER ADMIN',
+  ];
+  return [
+    {
+      role: 'operator',
+      host: SYSTEM_USER_HOST.operator,
+      grants: [
+        { privileges: ['SUPER', 'SHOW DATABASES', 'PROCESS', 'RELOAD', 'CREATE', 'SELECT', ...replicationAdmin, ...readOnlyAdmin], on: ALL },
+        { privileges: ['ALL'], on: `${OPERATOR_SCHEMA}.*` },
+      ],
+    },
+    {
+      role: 'orchestrator',
+      host: SYSTEM_USER_HOST.orchestrator,
+      grants: [
+        { privileges: ['SUPER', 'PROCESS', 'RELOAD', ...replicationAdmin, ...readOnlyAdmin], on: ALL },
+        { privileges: ['SELECT'], on: 'mysql.*' },
+        { privileges: ['SELECT'], on: `${OPERATOR_SCHEMA}.*` },
+      ],
+    },
+    {
+      role: 'replication',
+      host: SYSTEM_USER_HOST.replication,
+      grants: [
+        { privileges: ['SELECT', 'PROCESS', 'RELOAD', 'LOCK TABLES', 'BINLOG MONITOR', 'SLAVE MONITOR', 'REPLICATION SLAVE'], on: ALL },
+      ],
+    },
+    {
+      role: 'exporter',
+      host: SYSTEM_USER_HOST.exporter,
+      grants: [{ privileges: ['SELECT', 'PROCESS', 'BINLOG MONITOR', 'SLAVE MONITOR'], on: ALL }],
+      maxUserConnections: 3,
+    },
+    {
+      role: 'heartbeat',
+      host: SYSTEM_USER_HOST.heartbeat,
+      grants: [
+        { privileges: ['CREATE', 'SELECT', 'DELETE', 'UPDATE', 'INSERT'], on: HEARTBEAT_TABLE },
+        { privileges: ['BINLOG MONITOR', 'SLAVE MONITOR'], on: ALL },
+      ],
+    },
+  ];
+}
+
+function userStatements(spec: UserSpec, creds: Credentials): Statement[] {
+  const who = account(creds.user, spec.host);
+  const out: Statement[] = [
+    stmt(`DROP USER IF EXISTS ${who}`),
+    stmt(`CREATE USER ${who} IDENTIFIED BY ?`, secret(creds.password)),
+    ...spec.grants.map((g) => stmt(`GRANT ${g.privileges.join(', ')} ON ${g.on} TO ${who}`)),
+  ];
+  if (spec.maxUserConnections !== undefined) {
+    out.push(stmt(`ALTER USER ${who} WITH MAX_USER_CONNECTIONS ${spec.maxUserConnections}`));
+  }
+  return out;
+}
+
+/** In the anchor's order: operator, orchestrator, replication, exporter, heartbeat. */
+export function systemUserStatements(f: Flavour, creds: SystemCredentials): Statement[] {
+  const specs = f.family === 'mariadb' ? mariadbUsers(f) : mysqlUsers(f);
+  return specs.flatMap((spec) => userStatements(spec, creds[spec.role]));
+}
