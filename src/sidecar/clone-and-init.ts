@@ -1,0 +1,72 @@
+// `clone-and-init` (the pod's init container): make sure the data directory holds this pod's
+// data, or is empty and may start empty, then write the pod's config files. Gather (does data
+// exist, which peers answer /health) → decide (decide-clone-source.ts) → act (clone or restore
+// into a staging directory, prepare, commit), then the config step.
+import type { Logger } from '../runtime/logger.ts';
+import type { SidecarConfig } from './config.ts';
+import { cloneFromPeer, CloneError, prepareBackup, probeHealth, restoreFromBucket } from './clone.ts';
+import { commitStaging, createStaging, dataExists, discardStaging, recoverDataDir } from './datadir.ts';
+import { decideCloneSource, type CloneDecision } from './decide-clone-source.ts';
+import { writePodFiles } from './write-pod-files.ts';
+
+async function gatherAndDecide(cfg: SidecarConfig, log: Logger): Promise<CloneDecision> {
+  const { dataDir } = cfg.paths;
+  if (await dataExists(dataDir)) return { action: 'keep' };
+  if (await recoverDataDir(dataDir)) {
+    log.info('finished moving a clone an earlier run had prepared', { dataDir });
+    return { action: 'keep' };
+  }
+  const [replicasHealthy, masterHealthy] = await Promise.all([
+    probeHealth(cfg.cloneSources.replicas),
+    probeHealth(cfg.cloneSources.master),
+  ]);
+  return decideCloneSource({
+    dataExists: false,
+    ordinal: cfg.ordinal,
+    replicasHealthy,
+    masterHealthy,
+    initBucketUri: cfg.initBucketUri,
+    sources: cfg.cloneSources,
+  });
+}
+
+/** Unpacks and prepares into staging, then commits; on any failure the data directory is left empty. */
+async function cloneInto(cfg: SidecarConfig, fill: (dir: string) => Promise<void>): Promise<void> {
+  const { dataDir } = cfg.paths;
+  const staging = await createStaging(dataDir);
+  try {
+    await fill(staging);
+    await prepareBackup(cfg, staging);
+    await commitStaging(dataDir);
+  } catch (err) {
+    await discardStaging(dataDir);
+    throw err;
+  }
+}
+
+export async function cloneAndInit(cfg: SidecarConfig, log: Logger): Promise<void> {
+  const decision = await gatherAndDecide(cfg, log);
+  const started = Date.now();
+  switch (decision.action) {
+    case 'keep':
+      log.info('data already exists; keeping it', { dataDir: cfg.paths.dataDir });
+      break;
+    case 'clone':
+      log.info(`cloning from the ${decision.from}`, { source: decision.url });
+      await cloneInto(cfg, (dir) => cloneFromPeer(cfg, decision.url, dir));
+      log.info('clone prepared and in place', { source: decision.url, seconds: (Date.now() - started) / 1000 });
+      break;
+    case 'restore':
+      log.info('restoring from INIT_BUCKET_URI', { url: decision.url });
+      await cloneInto(cfg, (dir) => restoreFromBucket(cfg, decision.url, dir));
+      log.info('restore prepared and in place', { url: decision.url, seconds: (Date.now() - started) / 1000 });
+      break;
+    case 'empty':
+      log.info('nothing to clone from: pod 0 of a new cluster starts empty');
+      break;
+    case 'fail':
+      throw new CloneError(decision.reason);
+  }
+  await writePodFiles(cfg, decision.action === 'restore');
+  log.info('config files written', { configDir: cfg.paths.configDir, serverId: cfg.serverId });
+}

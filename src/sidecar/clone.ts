@@ -1,0 +1,115 @@
+// Getting a physical backup into a directory: from a peer sidecar's /xbackup (HTTP, basic auth,
+// outcome in the X-Backup-Status trailer) or from a backup object (gzip'ed xbstream) through
+// src/storage, then `--prepare`. Everything streams: the response body is piped into the
+// extractor's stdin with backpressure, nothing is held in memory.
+import http, { type IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { storageFor } from '../storage/index.ts';
+import type { Credentials, SidecarConfig } from './config.ts';
+import { outcomeOf, runTool, terminate, ToolError, type ChildOutcome } from './child.ts';
+import { extractArgs, prepareArgs, toolNames } from './tools.ts';
+import { BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, XBACKUP_PATH, HEALTH_PATH } from './protocol.ts';
+
+export class CloneError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CloneError';
+  }
+}
+
+/** The anchor gave a peer 5 s to answer /health. */
+const PROBE_TIMEOUT_MS = 5000;
+/** A source that sends nothing for this long is dead; mariabackup itself waits on locks at most so long. */
+const STALL_TIMEOUT_MS = 10 * 60 * 1000;
+
+/** True when `baseUrl`/health answers 200 within the probe timeout. */
+export function probeHealth(baseUrl: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(new URL(HEALTH_PATH, baseUrl), { agent: false, timeout: PROBE_TIMEOUT_MS }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(false));
+  });
+}
+
+function requestBackup(baseUrl: string, cred: Credentials): Promise<IncomingMessage> {
+  const url = new URL(XBACKUP_PATH, baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, auth: `${cred.user}:${cred.password}` }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new CloneError(`${url.origin}${XBACKUP_PATH} answered HTTP ${res.statusCode}`));
+        return;
+      }
+      resolve(res);
+    });
+    req.setTimeout(STALL_TIMEOUT_MS, () => req.destroy(new CloneError(`${url.origin} sent nothing for ${STALL_TIMEOUT_MS / 1000} s`)));
+    req.on('error', (err) => reject(new CloneError(`requesting ${url.origin}${XBACKUP_PATH}: ${err.message}`)));
+  });
+}
+
+/**
+ * Pipes `source` into `child`'s stdin and waits for the child. A broken source kills the child
+ * and is the error reported; a child that dies on its own is reported with its stderr.
+ */
+async function feed(source: Readable, child: ChildProcess, what: string, sourceName: string): Promise<ChildOutcome> {
+  const outcome = outcomeOf(child);
+  try {
+    await pipeline(source, child.stdin!);
+  } catch (err) {
+    const exitedOnItsOwn = child.exitCode !== null || child.signalCode !== null;
+    if (!exitedOnItsOwn) terminate(child, 1000);
+    const o = await outcome;
+    if (exitedOnItsOwn && !o.ok) throw new ToolError(what, o);
+    throw new CloneError(`${sourceName} broke off: ${(err as Error).message}`, { cause: err });
+  }
+  const o = await outcome;
+  if (!o.ok) throw new ToolError(what, o);
+  return o;
+}
+
+function spawnExtractor(cfg: SidecarConfig, dir: string): { child: ChildProcess; what: string } {
+  const tool = toolNames(cfg.flavour).stream;
+  return { child: spawn(tool, extractArgs(cfg, dir), { stdio: ['pipe', 'ignore', 'pipe'] }), what: `${tool} -x` };
+}
+
+/** Streams a peer's /xbackup into `dir` and checks the trailer. */
+export async function cloneFromPeer(cfg: SidecarConfig, baseUrl: string, dir: string): Promise<void> {
+  const res = await requestBackup(baseUrl, cfg.backup);
+  const { child, what } = spawnExtractor(cfg, dir);
+  await feed(res, child, what, `stream from ${new URL(baseUrl).origin}`);
+  const status = res.trailers[BACKUP_STATUS_TRAILER.toLowerCase()];
+  if (status !== BACKUP_SUCCESS) {
+    throw new CloneError(
+      `${new URL(baseUrl).origin} ended the backup with ${BACKUP_STATUS_TRAILER}: ${status ?? '(missing)'}; the stream is not a complete backup`,
+    );
+  }
+}
+
+/** Streams the backup object at `url` (gzip'ed xbstream, or the configured decompressor) into `dir`. */
+export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: string): Promise<void> {
+  const source = await storageFor(url).openRead(url);
+  const [cmd, ...args] = cfg.decompressCommand ?? ['gzip', '-d'];
+  const decompress = spawn(cmd!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const { child, what } = spawnExtractor(cfg, dir);
+  const results = await Promise.allSettled([
+    feed(source, decompress, `${cmd} (decompress)`, url),
+    feed(decompress.stdout!, child, what, `${cmd} output`),
+  ]);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) {
+    terminate(decompress, 1000);
+    terminate(child, 1000);
+    throw failed.reason;
+  }
+}
+
+/** `xtrabackup --prepare` / `mariabackup --prepare` on the unpacked backup in `dir`. */
+export async function prepareBackup(cfg: SidecarConfig, dir: string): Promise<void> {
+  const tool = toolNames(cfg.flavour).backup;
+  await runTool(`${tool} --prepare`, tool, prepareArgs(cfg, dir));
+}

@@ -1,0 +1,259 @@
+// The sidecar's configuration: read once from the environment of COMPAT.md (and `--flag=value`
+// overrides), validated, with an error naming every missing or bad variable. Pure: callers pass
+// the environment and argv in.
+import { join } from 'node:path';
+import { flavourFromVersionSpec, type Flavour } from '../mysql/flavour.ts';
+import { OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+export interface SidecarPaths {
+  /** The `conf` emptyDir: my.cnf, conf.d/, client.conf, heartbeat.conf. */
+  configDir: string;
+  /** The `data` PVC. */
+  dataDir: string;
+  /** The ConfigMap mount the init container copies my.cnf and scripts from. */
+  confSourceDir: string;
+  /** Scratch directory of `xtrabackup --backup` (XTRABACKUP_TARGET_DIR). */
+  xtrabackupTargetDir: string;
+}
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+/** Everything every subcommand may need; `clone-and-init` uses all of it. */
+export interface SidecarConfig {
+  namespace: string;
+  podName: string;
+  ordinal: number;
+  serviceName: string;
+  clusterName: string;
+  fqdn: string;
+  mysqlVersion: string;
+  flavour: Flavour;
+  serverIdOffset: number;
+  serverId: number;
+  initBucketUri: string | undefined;
+  operator: Credentials;
+  replication: Credentials;
+  exporter: Credentials;
+  orchestrator: Credentials;
+  backup: Credentials;
+  /** Both set or both undefined (COMPAT.md: "used only when both set"). */
+  compressCommand: string[] | undefined;
+  decompressCommand: string[] | undefined;
+  xbstreamExtraArgs: string[];
+  xtrabackupExtraArgs: string[];
+  xtrabackupPrepareExtraArgs: string[];
+  initFileExtraSql: string[];
+  paths: SidecarPaths;
+  /** The local mysqld as the sidecar and the generated client configs reach it. */
+  mysql: Endpoint;
+  /** Where `config-and-serve` listens. */
+  http: Endpoint;
+  /** Base URLs (`http://host:port`) of the peers a clone may come from, in COMPAT.md order. */
+  cloneSources: { replicas: string; master: string };
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid sidecar configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export const DEFAULT_SERVER_ID_OFFSET = 100;
+export const DEFAULT_XTRABACKUP_TARGET_DIR = '/tmp/xtrabackup_backupfiles/';
+
+/**
+ * Overrides for tests and the sandbox: each is an environment variable, or the flag in the
+ * second column (`--data-dir=/x`), flags winning. Production leaves them unset.
+ */
+const OVERRIDES = {
+  configDir: ['SIDECAR_CONFIG_DIR', '--config-dir'],
+  dataDir: ['SIDECAR_DATA_DIR', '--data-dir'],
+  confSourceDir: ['SIDECAR_CONF_SOURCE_DIR', '--conf-source-dir'],
+  httpHost: ['SIDECAR_HTTP_HOST', '--http-host'],
+  httpPort: ['SIDECAR_HTTP_PORT', '--http-port'],
+  mysqlHost: ['SIDECAR_MYSQL_HOST', '--mysql-host'],
+  mysqlPort: ['SIDECAR_MYSQL_PORT', '--mysql-port'],
+  replicasUrl: ['SIDECAR_CLONE_REPLICAS_URL', '--clone-replicas-url'],
+  masterUrl: ['SIDECAR_CLONE_MASTER_URL', '--clone-master-url'],
+} as const;
+
+/** Splits `--name=value` flags off argv; the rest are positional arguments. */
+export function parseFlags(argv: readonly string[]): { flags: Map<string, string>; args: string[] } {
+  const flags = new Map<string, string>();
+  const args: string[] = [];
+  for (const a of argv) {
+    const m = /^(--[a-z0-9-]+)=(.*)$/s.exec(a);
+    if (m) flags.set(m[1]!, m[2]!);
+    else args.push(a);
+  }
+  return { flags, args };
+}
+
+/** The StatefulSet ordinal: the last `-<digits>` of the pod name. */
+export function ordinalOf(podName: string): number | undefined {
+  const m = /-(\d+)$/.exec(podName);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Whitespace-separated argument lists, as the anchor passes *_EXTRA_ARGS. */
+export function splitArgs(value: string | undefined): string[] {
+  return (value ?? '').split(/\s+/).filter((s) => s !== '');
+}
+
+/** INITFILE_EXTRA_SQL: the anchor joins spec.initFileExtraSQL with ';'. */
+export function splitSql(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export type Need = 'identity' | 'version' | 'credentials' | 'backup-http';
+
+class Reader {
+  readonly problems: string[] = [];
+  readonly #env: Env;
+  readonly #flags: Map<string, string>;
+  constructor(env: Env, flags: Map<string, string>) {
+    this.#env = env;
+    this.#flags = flags;
+  }
+  optional(name: string): string | undefined {
+    const v = this.#env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
+  required(name: string, why: string): string {
+    const v = this.optional(name);
+    if (v === undefined) {
+      this.problems.push(`${name} is not set (needed ${why})`);
+      return '';
+    }
+    return v;
+  }
+  override(key: keyof typeof OVERRIDES): string | undefined {
+    const [envName, flag] = OVERRIDES[key];
+    return this.#flags.get(flag) ?? this.optional(envName);
+  }
+  int(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name}='${value}' is not an integer in ${min}..${max}`);
+      return fallback;
+    }
+    return Number(value);
+  }
+}
+
+/**
+ * Reads the configuration. `needs` says which groups must be present for the subcommand:
+ * identity (pod and cluster names), version (MY_MYSQL_VERSION), credentials (the operated Secret's system users),
+ * backup-http (BACKUP_USER/BACKUP_PASSWORD). Missing groups read as empty strings.
+ */
+export function loadConfig(env: Env, argv: readonly string[], needs: readonly Need[]): SidecarConfig {
+  const { flags } = parseFlags(argv);
+  const r = new Reader(env, flags);
+  const need = (n: Need, name: string, why: string): string =>
+    needs.includes(n) ? r.required(name, why) : (r.optional(name) ?? '');
+
+  const namespace = need('identity', 'MY_NAMESPACE', 'for the pod identity');
+  const clusterName = need('identity', 'MY_CLUSTER_NAME', 'to find the clone sources');
+  const serviceName = r.optional('MY_SERVICE_NAME') ?? 'mysql';
+  const podName = r.optional('MY_POD_NAME') ?? r.optional('HOSTNAME') ?? '';
+  let ordinal = 0;
+  if (needs.includes('identity')) {
+    const o = ordinalOf(podName);
+    if (podName === '') r.problems.push('MY_POD_NAME is not set (needed for the server-id)');
+    else if (o === undefined) r.problems.push(`MY_POD_NAME='${podName}' does not end in -<ordinal>`);
+    else ordinal = o;
+  }
+  const mysqlVersion = need('version', 'MY_MYSQL_VERSION', 'to choose xtrabackup or mariabackup');
+  // Empty only for subcommands that do not need it (heartbeat): the anchor's default then.
+  const flavour = flavourFromVersionSpec(mysqlVersion || '5.7');
+  if (flavour === null) r.problems.push(`MY_MYSQL_VERSION='${mysqlVersion}' names no MySQL or MariaDB version`);
+  const serverIdOffset = r.int('MY_SERVER_ID_OFFSET', r.optional('MY_SERVER_ID_OFFSET'), DEFAULT_SERVER_ID_OFFSET, 1, 4294967295 - 1000);
+  const fqdn = r.optional('MY_FQDN') ?? `${podName}.${serviceName}.${namespace}`;
+
+  const cred = (n: Need, userKey: string, passwordKey: string, why: string): Credentials => ({
+    user: need(n, userKey, why),
+    password: need(n, passwordKey, why),
+  });
+  const operator = cred('credentials', KEY.operatorUser, KEY.operatorPassword, 'for the init-file and client.conf');
+  const replication = cred('credentials', KEY.replicationUser, KEY.replicationPassword, 'for the init-file and backups');
+  const exporter = cred('credentials', KEY.metricsExporterUser, KEY.metricsExporterPassword, 'for the init-file');
+  const orchestrator = cred('credentials', KEY.orcTopologyUser, KEY.orcTopologyPassword, 'for the init-file');
+  const backup = cred('backup-http', KEY.backupUser, KEY.backupPassword, 'for /xbackup basic auth');
+
+  const compress = splitArgs(r.optional('BACKUP_COMPRESS_COMMAND'));
+  const decompress = splitArgs(r.optional('BACKUP_DECOMPRESS_COMMAND'));
+  const both = compress.length > 0 && decompress.length > 0;
+
+  const httpPort = r.int('SIDECAR_HTTP_PORT', r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
+  const mysqlPort = r.int('SIDECAR_MYSQL_PORT', r.override('mysqlPort'), PORT.mysql, 1, 65535);
+
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+
+  const dataDir = r.override('dataDir') ?? '/var/lib/mysql';
+  return {
+    namespace,
+    podName,
+    ordinal,
+    serviceName,
+    clusterName,
+    fqdn,
+    mysqlVersion,
+    flavour: flavour!,
+    serverIdOffset,
+    serverId: ordinal + serverIdOffset,
+    initBucketUri: r.optional('INIT_BUCKET_URI'),
+    operator,
+    replication,
+    exporter,
+    orchestrator,
+    backup,
+    compressCommand: both ? compress : undefined,
+    decompressCommand: both ? decompress : undefined,
+    xbstreamExtraArgs: splitArgs(r.optional('XBSTREAM_EXTRA_ARGS')),
+    xtrabackupExtraArgs: splitArgs(r.optional('XTRABACKUP_EXTRA_ARGS')),
+    xtrabackupPrepareExtraArgs: splitArgs(r.optional('XTRABACKUP_PREPARE_EXTRA_ARGS')),
+    initFileExtraSql: splitSql(r.optional('INITFILE_EXTRA_SQL')),
+    paths: {
+      configDir: r.override('configDir') ?? '/etc/mysql',
+      dataDir,
+      confSourceDir: r.override('confSourceDir') ?? '/mnt/conf',
+      xtrabackupTargetDir: r.optional('XTRABACKUP_TARGET_DIR') ?? DEFAULT_XTRABACKUP_TARGET_DIR,
+    },
+    mysql: { host: r.override('mysqlHost') ?? '127.0.0.1', port: mysqlPort },
+    http: { host: r.override('httpHost') ?? '0.0.0.0', port: httpPort },
+    cloneSources: {
+      replicas: r.override('replicasUrl') ?? `http://${clusterName}-mysql-replicas:${PORT.sidecarHttp}`,
+      master: r.override('masterUrl') ?? `http://${clusterName}-mysql-master:${PORT.sidecarHttp}`,
+    },
+  };
+}
+
+/** Paths of the files `clone-and-init` writes (COMPAT.md, anchor pod-files). */
+export function podFilePaths(configDir: string) {
+  const confD = join(configDir, 'conf.d');
+  return {
+    myCnf: join(configDir, 'my.cnf'),
+    confD,
+    identity: join(confD, '10-identity.cnf'),
+    initFile: join(confD, 'operator-init.sql'),
+    initFileCnf: join(confD, '10-init-file.cnf'),
+    client: join(configDir, 'client.conf'),
+    heartbeat: join(configDir, 'heartbeat.conf'),
+  };
+}

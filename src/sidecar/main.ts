@@ -1,0 +1,67 @@
+// The sidecar binary: one entry, the subcommands of COMPAT.md.
+//   clone-and-init            init container: get this pod's data, write its config files
+//   config-and-serve | run    sidecar container: HTTP /health and /xbackup on 8080
+//   heartbeat                 pt-heartbeat's job: sys_operator.heartbeat while writable
+//   take-backup-to <host> <url>   backup Job (backups issue)
+// Configuration comes from the environment (config.ts); `--data-dir=...` style flags override
+// the container paths and ports for tests and the sandbox.
+import { createLogger, errorMessage, type Logger } from '../runtime/logger.ts';
+import { cloneAndInit } from './clone-and-init.ts';
+import { ConfigError, loadConfig, type Env } from './config.ts';
+import { startServer } from './serve.ts';
+
+const USAGE = `usage: sidecar <command> [--flag=value ...]
+commands:
+  clone-and-init               clone or restore the data directory if empty, write config files
+  config-and-serve (or run)    serve /health and /xbackup on port 8080
+  heartbeat                    write sys_operator.heartbeat every second while writable
+  take-backup-to <host> <url>  stream a peer's backup to storage (not implemented yet)`;
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
+  });
+}
+
+async function run(command: string | undefined, argv: string[], env: Env, log: Logger): Promise<number> {
+  switch (command) {
+    case 'clone-and-init': {
+      const cfg = loadConfig(env, argv, ['identity', 'version', 'credentials', 'backup-http']);
+      await cloneAndInit(cfg, log);
+      return 0;
+    }
+    case 'config-and-serve':
+    case 'run': {
+      const cfg = loadConfig(env, argv, ['version', 'credentials', 'backup-http']);
+      const server = await startServer({ cfg, log });
+      const signal = await untilSignal();
+      log.info('shutting down', { signal });
+      await server.close();
+      return 0;
+    }
+    case 'heartbeat': {
+      log.error('heartbeat is not wired yet');
+      return 2;
+    }
+    case 'take-backup-to':
+      log.error('take-backup-to is not implemented yet (backups issue)');
+      return 2;
+    default:
+      process.stderr.write(`${command === undefined ? '' : `unknown command '${command}'\n`}${USAGE}\n`);
+      return 2;
+  }
+}
+
+const [command, ...argv] = process.argv.slice(2);
+const log = createLogger({ defaultFields: { component: 'sidecar', command }, stream: process.stderr });
+try {
+  process.exitCode = await run(command, argv, process.env, log);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    log.error(err.message);
+    process.exitCode = 1;
+  } else {
+    log.error(`${command} failed: ${errorMessage(err)}`);
+    process.exitCode = 1;
+  }
+}

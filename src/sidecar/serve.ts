@@ -1,0 +1,149 @@
+// `config-and-serve`: the sidecar's HTTP server. `/health` answers 200; `/xbackup` (basic auth)
+// streams a fresh physical backup of the local server, one at a time, and tells the outcome in
+// the `X-Backup-Status` trailer, because by the time the backup tool fails the 200 and most of
+// the body are long gone.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../runtime/logger.ts';
+import type { Credentials, SidecarConfig } from './config.ts';
+import { outcomeOf, terminate } from './child.ts';
+import { backupArgs, toolNames } from './tools.ts';
+import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from './protocol.ts';
+
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s).digest();
+}
+
+/** Constant-time check of a basic-auth header against the expected credentials. */
+export function authorized(header: string | undefined, expected: Credentials): boolean {
+  if (expected.user === '' || expected.password === '') return false;
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header ?? '');
+  if (!m) return false;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return false;
+  const userOk = timingSafeEqual(digest(decoded.slice(0, colon)), digest(expected.user));
+  const passwordOk = timingSafeEqual(digest(decoded.slice(colon + 1)), digest(expected.password));
+  return userOk && passwordOk;
+}
+
+/** A FIFO of turns: each caller gets a release function when every earlier caller released. */
+class OneAtATime {
+  #tail: Promise<void> = Promise.resolve();
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const done = new Promise<void>((resolve) => (release = resolve));
+    const turn = this.#tail.then(() => release);
+    this.#tail = this.#tail.then(() => done);
+    return turn;
+  }
+}
+
+export interface SidecarServer {
+  /** The bound port (the configured one, or the one the OS chose for port 0). */
+  port: number;
+  /** Stops listening, kills a running backup, closes connections. */
+  close(): Promise<void>;
+}
+
+export interface ServeDeps {
+  cfg: SidecarConfig;
+  log: Logger;
+  /** Starts the backup tool; tests and the benchmark substitute a stand-in. */
+  spawnBackup?: (cfg: SidecarConfig) => ChildProcess;
+}
+
+function spawnBackupTool(cfg: SidecarConfig): ChildProcess {
+  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg), { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
+  const { cfg, log } = deps;
+  const spawnBackup = deps.spawnBackup ?? spawnBackupTool;
+  const turns = new OneAtATime();
+  const running = new Set<ChildProcess>();
+
+  async function streamBackup(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const remote = req.socket.remoteAddress;
+    if (!authorized(req.headers.authorization, cfg.backup)) {
+      log.warn('refused backup request: wrong or missing credentials', { remote });
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Not authenticated!\n');
+      return;
+    }
+    let clientGone = false;
+    res.once('close', () => (clientGone = !res.writableFinished));
+    const release = await turns.acquire();
+    try {
+      if (clientGone) return;
+      const started = Date.now();
+      log.info('backup stream started', { remote });
+      const child = spawnBackup(cfg);
+      running.add(child);
+      const outcome = outcomeOf(child);
+      let bytes = 0;
+      child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        // Unread output would keep the child's stdout open; dropping it also hurries the child.
+        child.stdout!.destroy();
+        terminate(child);
+      });
+      res.writeHead(200, {
+        'Content-Type': 'application/octet-stream',
+        Trailer: BACKUP_STATUS_TRAILER,
+      });
+      child.stdout!.pipe(res, { end: false });
+      const o = await outcome;
+      running.delete(child);
+      const fields = { remote, bytes, seconds: (Date.now() - started) / 1000, status: o.status };
+      if (res.destroyed || clientGone) {
+        log.warn('backup stream stopped: the client went away', fields);
+        return;
+      }
+      res.addTrailers({ [BACKUP_STATUS_TRAILER]: o.ok ? BACKUP_SUCCESS : BACKUP_FAILED });
+      res.end();
+      if (o.ok) log.info('backup stream finished', fields);
+      else log.error('backup tool failed', { ...fields, stderr: o.stderrTail });
+    } finally {
+      release();
+    }
+  }
+
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === HEALTH_PATH) {
+      res.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK');
+      return;
+    }
+    if (path === XBACKUP_PATH && (req.method === 'GET' || req.method === undefined)) {
+      streamBackup(req, res).catch((err: unknown) => {
+        log.error('backup stream crashed', { error: err instanceof Error ? err.message : String(err) });
+        res.destroy();
+      });
+      return;
+    }
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
+  });
+  // A backup can take hours; no server-side timeouts on the response.
+  server.requestTimeout = 0;
+  server.timeout = 0;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(cfg.http.port, cfg.http.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  log.info('sidecar listening', { host: cfg.http.host, port });
+
+  return {
+    port,
+    async close(): Promise<void> {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const child of running) terminate(child, 2000);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

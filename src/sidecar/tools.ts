@@ -1,0 +1,35 @@
+// The backup tools per flavour (xtrabackup/xbstream for MySQL, mariabackup/mbstream for MariaDB)
+// and their argument lists, as the anchor ran them. Pure.
+import { OPERATOR_SCHEMA } from '../api/constants.ts';
+import type { SidecarConfig } from './config.ts';
+
+/** The table the clone must not carry over: each pod's own `configured` flag lives there. */
+const EXCLUDED_TABLE = `${OPERATOR_SCHEMA}.status`;
+
+export function toolNames(flavour: SidecarConfig['flavour']): { backup: string; stream: string } {
+  return flavour.family === 'mariadb' ? { backup: 'mariabackup', stream: 'mbstream' } : { backup: 'xtrabackup', stream: 'xbstream' };
+}
+
+/** `--backup --stream=xbstream` of the local server, as the replication user (anchor). */
+export function backupArgs(cfg: SidecarConfig): string[] {
+  return [
+    '--backup',
+    '--slave-info',
+    '--stream=xbstream',
+    `--tables-exclude=${EXCLUDED_TABLE}`,
+    `--host=${cfg.mysql.host}`,
+    `--port=${cfg.mysql.port}`,
+    `--user=${cfg.replication.user}`,
+    `--password=${cfg.replication.password}`,
+    `--target-dir=${cfg.paths.xtrabackupTargetDir}`,
+    ...cfg.xtrabackupExtraArgs,
+  ];
+}
+
+export function extractArgs(cfg: SidecarConfig, dir: string): string[] {
+  return ['--extract', `--directory=${dir}`, ...cfg.xbstreamExtraArgs];
+}
+
+export function prepareArgs(cfg: SidecarConfig, dir: string): string[] {
+  return ['--prepare', `--target-dir=${dir}`, ...cfg.xtrabackupPrepareExtraArgs];
+}

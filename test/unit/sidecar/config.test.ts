@@ -1,0 +1,101 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConfigError, loadConfig, ordinalOf, splitArgs, splitSql } from '../../../src/sidecar/config.ts';
+import { ALL_NEEDS, anchorPodEnv } from './env.ts';
+
+test('the anchor pod environment gives server-id ordinal + 100, the anchor paths and peer URLs', () => {
+  const cfg = loadConfig(anchorPodEnv(), [], ALL_NEEDS);
+  assert.equal(cfg.ordinal, 1);
+  assert.equal(cfg.serverId, 101);
+  assert.equal(cfg.fqdn, 'my-db-mysql-1.mysql.default');
+  assert.equal(cfg.flavour.family, 'mysql');
+  assert.deepEqual(cfg.paths, {
+    configDir: '/etc/mysql',
+    dataDir: '/var/lib/mysql',
+    confSourceDir: '/mnt/conf',
+    xtrabackupTargetDir: '/tmp/xtrabackup_backupfiles/',
+  });
+  assert.deepEqual(cfg.mysql, { host: '127.0.0.1', port: 3306 });
+  assert.deepEqual(cfg.http, { host: '0.0.0.0', port: 8080 });
+  assert.deepEqual(cfg.cloneSources, {
+    replicas: 'http://my-db-mysql-replicas:8080',
+    master: 'http://my-db-mysql-master:8080',
+  });
+  assert.equal(cfg.initBucketUri, undefined);
+  assert.equal(cfg.compressCommand, undefined);
+});
+
+test('every missing variable is named in one error', () => {
+  const env = anchorPodEnv({ MY_NAMESPACE: undefined, BACKUP_PASSWORD: '', OPERATOR_USER: undefined });
+  assert.throws(
+    () => loadConfig(env, [], ALL_NEEDS),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.problems.length === 3 &&
+      /MY_NAMESPACE/.test(err.message) &&
+      /BACKUP_PASSWORD/.test(err.message) &&
+      /OPERATOR_USER/.test(err.message),
+  );
+});
+
+test('bad values are rejected naming the variable and the value', () => {
+  assert.throws(() => loadConfig(anchorPodEnv({ MY_SERVER_ID_OFFSET: 'ten' }), [], ALL_NEEDS), /MY_SERVER_ID_OFFSET='ten'/);
+  assert.throws(() => loadConfig(anchorPodEnv({ MY_POD_NAME: 'mysql' }), [], ALL_NEEDS), /MY_POD_NAME='mysql' does not end/);
+  assert.throws(() => loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: 'latest' }), [], ALL_NEEDS), /MY_MYSQL_VERSION='latest'/);
+  assert.throws(() => loadConfig(anchorPodEnv(), ['--http-port=99999'], ALL_NEEDS), /SIDECAR_HTTP_PORT='99999'/);
+});
+
+test('a subcommand only requires the groups it needs', () => {
+  const cfg = loadConfig({ BACKUP_USER: 'u', BACKUP_PASSWORD: 'p', MY_MYSQL_VERSION: 'mariadb-10.11' }, [], ['version', 'backup-http']);
+  assert.equal(cfg.flavour.family, 'mariadb');
+  assert.deepEqual(cfg.backup, { user: 'u', password: 'p' });
+});
+
+test('MariaDB versions as the operator passes them pick the MariaDB tools', () => {
+  for (const v of ['mariadb-10.11', '10.11.10', 'mariadb-11.4.4']) {
+    assert.equal(loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: v }), [], ALL_NEEDS).flavour.family, 'mariadb', v);
+  }
+});
+
+test('flags override environment overrides, which override the container defaults', () => {
+  const env = anchorPodEnv({ SIDECAR_DATA_DIR: '/env/data', SIDECAR_CONFIG_DIR: '/env/conf', SIDECAR_CLONE_MASTER_URL: 'http://127.0.0.1:1' });
+  const cfg = loadConfig(env, ['--data-dir=/flag/data', '--http-port=0', '--mysql-port=3307'], ALL_NEEDS);
+  assert.equal(cfg.paths.dataDir, '/flag/data');
+  assert.equal(cfg.paths.configDir, '/env/conf');
+  assert.equal(cfg.http.port, 0);
+  assert.equal(cfg.mysql.port, 3307);
+  assert.equal(cfg.cloneSources.master, 'http://127.0.0.1:1');
+  assert.equal(cfg.cloneSources.replicas, 'http://my-db-mysql-replicas:8080');
+});
+
+test('extra arguments and extra SQL are split the way the anchor joined them', () => {
+  const cfg = loadConfig(
+    anchorPodEnv({
+      XTRABACKUP_EXTRA_ARGS: '--parallel=2  --throttle=10',
+      INITFILE_EXTRA_SQL: 'SET GLOBAL x = 1; CREATE DATABASE IF NOT EXISTS app;',
+      BACKUP_COMPRESS_COMMAND: 'zstd -3',
+      BACKUP_DECOMPRESS_COMMAND: 'zstd -d',
+      MY_SERVER_ID_OFFSET: '1000',
+    }),
+    [],
+    ALL_NEEDS,
+  );
+  assert.deepEqual(cfg.xtrabackupExtraArgs, ['--parallel=2', '--throttle=10']);
+  assert.deepEqual(cfg.initFileExtraSql, ['SET GLOBAL x = 1', 'CREATE DATABASE IF NOT EXISTS app']);
+  assert.deepEqual(cfg.decompressCommand, ['zstd', '-d']);
+  assert.equal(cfg.serverId, 1001);
+});
+
+test('a compress command without its decompress command is ignored (both or neither)', () => {
+  const cfg = loadConfig(anchorPodEnv({ BACKUP_COMPRESS_COMMAND: 'zstd' }), [], ALL_NEEDS);
+  assert.equal(cfg.compressCommand, undefined);
+  assert.equal(cfg.decompressCommand, undefined);
+});
+
+test('helpers: ordinal from the pod name, argument and SQL splitting', () => {
+  assert.equal(ordinalOf('my-db-mysql-12'), 12);
+  assert.equal(ordinalOf('my-db-mysql'), undefined);
+  assert.deepEqual(splitArgs(' a  b '), ['a', 'b']);
+  assert.deepEqual(splitArgs(undefined), []);
+  assert.deepEqual(splitSql(';;a;'), ['a']);
+});

@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gtidFromBinlogInfo } from '../../../src/sidecar/binlog-info.ts';
+import { parseIni, renderIni } from '../../../src/sidecar/ini.ts';
+import { authorized } from '../../../src/sidecar/serve.ts';
+import { backupArgs, toolNames } from '../../../src/sidecar/tools.ts';
+import { loadConfig } from '../../../src/sidecar/config.ts';
+import { ALL_NEEDS, anchorPodEnv } from './env.ts';
+
+test('GTID sets are read from MySQL and MariaDB binlog info files', () => {
+  assert.equal(gtidFromBinlogInfo('mysql-bin.000001\t843\t0-1-3\n'), '0-1-3');
+  assert.equal(gtidFromBinlogInfo('mysql-bin.000003\t194\tuuid-a:1-5,\nuuid-b:1-3\n'), 'uuid-a:1-5,uuid-b:1-3');
+  assert.equal(gtidFromBinlogInfo('mysql-bin.000003\t194\n'), undefined);
+  assert.equal(gtidFromBinlogInfo(''), undefined);
+});
+
+test('option files pad keys to the section width and quote what MySQL would misread', () => {
+  const text = renderIni([{ name: 'client', entries: [['user', 'u'], ['password', 'a#b "c"'], ['skip-ssl', true]] }]);
+  assert.equal(text, '[client]\nuser     = u\npassword = "a#b \\"c\\""\nskip-ssl\n\n');
+  assert.equal(parseIni(text).get('client')?.get('password'), 'a#b "c"');
+  assert.equal(parseIni(text).get('client')?.get('skip-ssl'), '');
+});
+
+test('basic auth accepts exactly the backup credentials', () => {
+  const cred = { user: 'sys_backups', password: 'pw:with:colons' };
+  const basic = (s: string) => `Basic ${Buffer.from(s).toString('base64')}`;
+  assert.equal(authorized(basic('sys_backups:pw:with:colons'), cred), true);
+  assert.equal(authorized(basic('sys_backups:pw'), cred), false);
+  assert.equal(authorized(basic('other:pw:with:colons'), cred), false);
+  assert.equal(authorized(undefined, cred), false);
+  assert.equal(authorized('Bearer x', cred), false);
+  assert.equal(authorized(basic(':'), { user: '', password: '' }), false, 'no credentials configured: nobody gets in');
+});
+
+test('the backup runs the anchor arguments with the flavour tool, the status table excluded', () => {
+  const maria = loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: 'mariadb-10.11', XTRABACKUP_EXTRA_ARGS: '--parallel=2' }), [], ALL_NEEDS);
+  assert.deepEqual(toolNames(maria.flavour), { backup: 'mariabackup', stream: 'mbstream' });
+  assert.deepEqual(backupArgs(maria), [
+    '--backup', '--slave-info', '--stream=xbstream', '--tables-exclude=sys_operator.status',
+    '--host=127.0.0.1', '--port=3306', '--user=sys_replication', '--password=PlaceholderRepl018',
+    '--target-dir=/tmp/xtrabackup_backupfiles/', '--parallel=2',
+  ]);
+  assert.deepEqual(toolNames(loadConfig(anchorPodEnv(), [], ALL_NEEDS).flavour), { backup: 'xtrabackup', stream: 'xbstream' });
+});
