@@ -124,11 +124,11 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   }
   const problem = replicationProblem(g, rep, master);
   if (problem !== null) return problem;
-  if (rep.ioRunning === 'No' || !rep.sqlRunning) {
+  if (rep.ioState === 'stopped' || !rep.sqlRunning) {
     if (!g.attempted.includes('startReplication')) return step({ kind: 'startReplication' });
     return wait(NODE_WAIT_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
   }
-  if (rep.ioRunning === 'Connecting') {
+  if (rep.ioState === 'connecting') {
     return wait(NODE_WAIT_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
   }
   return step({ kind: 'markConfigured', role: 'replica', master: master.pod });

@@ -10,7 +10,7 @@ export interface Endpoint {
 export interface ReplicationView {
   sourceHost: string;
   sourcePort: number;
-  ioRunning: 'Yes' | 'No' | 'Connecting';
+  ioState: 'running' | 'connecting' | 'stopped';
   sqlRunning: boolean;
   lastIoErrno: number;
   lastIoError: string;

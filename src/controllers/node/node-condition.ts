@@ -1,0 +1,20 @@
+// The pod condition `mysql.presslabs.org/NodeInitialized` (anchor: not a readiness gate, just the
+// story of the node's configuration). Pure: returns the condition to write, or null when the pod
+// already says exactly that (zero writes in steady state).
+import { CONDITION_STATUS, POD_CONDITION_NODE_INITIALIZED, POD_INIT_REASONS } from '../../api/constants.ts';
+import type { PodCondition } from './pod-view.ts';
+
+export type NodeOutcome = { configured: true } | { configured: false; reason: string; message: string };
+
+/** The anchor's message for success. */
+export const SUCCESS_MESSAGE = 'success';
+
+export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly PodCondition[] | undefined, now: Date): PodCondition | null {
+  const status = outcome.configured ? CONDITION_STATUS.true : CONDITION_STATUS.false;
+  const reason = outcome.configured ? POD_INIT_REASONS.succeeded : POD_INIT_REASONS.failed;
+  const message = outcome.configured ? SUCCESS_MESSAGE : `${outcome.reason}: ${outcome.message}`;
+  const old = current?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
+  if (old && old.status === status && old.reason === reason && old.message === message) return null;
+  const lastTransitionTime = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, lastProbeTime: null };
+}

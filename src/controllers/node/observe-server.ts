@@ -1,0 +1,43 @@
+// Reads one server's state for the decision (thin I/O over src/mysql).
+import { isMysqlError, STATUS, type MysqlNode, type ReplicationStatus } from '../../mysql/index.ts';
+import type { ReplicationView, ServerView } from './node-state.ts';
+
+function replicationView(s: ReplicationStatus | null): ReplicationView | null {
+  if (s === null || s.masterHost === '') return null;
+  return {
+    sourceHost: s.masterHost,
+    sourcePort: s.masterPort,
+    ioState: s.ioState,
+    sqlRunning: s.sqlRunning,
+    lastIoErrno: s.lastIoErrno,
+    lastIoError: s.lastIoError,
+    lastSqlErrno: s.lastSqlErrno,
+    lastSqlError: s.lastSqlError,
+  };
+}
+
+export async function observeServer(node: MysqlNode): Promise<ServerView> {
+  // One call after the other: the node serialises them on its single connection anyway.
+  const readOnly = await node.isReadOnly();
+  const configured = await node.isConfigured();
+  const replication = replicationView(await node.replicationStatus());
+  const backup = await node.getStatusValue(STATUS.backupGtidPurged);
+  const seeded = await node.getStatusValue(STATUS.setGtidPurged);
+  return {
+    reachable: true,
+    readOnly,
+    configured,
+    replication,
+    backupGtidPurged: backup === null || backup === '' ? null : backup,
+    gtidSeeded: seeded !== null,
+  };
+}
+
+/** A failed connect or read as the decision sees it; the message never holds a password. */
+export function unreachableView(e: unknown): ServerView {
+  if (isMysqlError(e)) {
+    const problem = e.kind === 'access-denied' ? 'accessDenied' : e.kind === 'unreachable' || e.kind === 'timeout' ? 'unreachable' : 'other';
+    return { reachable: false, problem, message: e.message };
+  }
+  return { reachable: false, problem: 'other', message: e instanceof Error ? e.message : String(e) };
+}

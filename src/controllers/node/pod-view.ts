@@ -1,0 +1,55 @@
+// What the node controller reads from a Pod object. Pure.
+import { CONTAINER, HEADLESS_SERVICE_NAME, PORT } from '../../api/constants.ts';
+import type { KubeObject } from '../../runtime/kube/types.ts';
+import type { Endpoint, PodView } from './node-state.ts';
+
+export interface PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  lastProbeTime?: string | null;
+}
+
+/** The part of a core/v1 Pod this controller reads. */
+export interface PodObject extends KubeObject {
+  metadata?: KubeObject['metadata'] & { deletionTimestamp?: string };
+  status?: {
+    phase?: string;
+    podIP?: string;
+    conditions?: PodCondition[];
+    containerStatuses?: Array<{ name: string; state?: { running?: unknown } }>;
+  };
+}
+
+/** Maps a pod to the address its server answers on (tests map pod names to loopback servers). */
+export type ResolvePod = (pod: { name: string; namespace: string; fqdn: string }) => Endpoint;
+
+export const resolveByFqdn: ResolvePod = (pod) => ({ host: pod.fqdn, port: PORT.mysql });
+
+/** `<pod>.mysql.<ns>`: the name Orchestrator and status.nodes know the server by (report-host). */
+export function podFqdn(name: string, namespace: string): string {
+  return `${name}.${HEADLESS_SERVICE_NAME}.${namespace}`;
+}
+
+/** StatefulSet pods end in `-<ordinal>`; anything else is not one of ours (-1). */
+export function podOrdinal(name: string): number {
+  const m = /-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : -1;
+}
+
+export function podView(pod: PodObject, resolve: ResolvePod): PodView {
+  const name = pod.metadata?.name ?? '';
+  const namespace = pod.metadata?.namespace ?? '';
+  const fqdn = podFqdn(name, namespace);
+  const mysql = pod.status?.containerStatuses?.find((c) => c.name === CONTAINER.mysql);
+  return {
+    name,
+    ordinal: podOrdinal(name),
+    fqdn,
+    endpoint: resolve({ name, namespace, fqdn }),
+    mysqlRunning: pod.status?.phase === 'Running' && mysql?.state?.running !== undefined,
+    deleting: pod.metadata?.deletionTimestamp !== undefined,
+  };
+}
