@@ -1,0 +1,50 @@
+// Registration of the cluster controller in the manager: what it watches and how changes map to
+// clusters. The user Secret has no owner reference to the cluster (the user made it), so a change
+// of it is mapped by name to every cluster of its namespace naming it in spec.secretName.
+import type { MysqlCluster } from '../../api/index.ts';
+import type { Config } from '../../runtime/config.ts';
+import type { ControllerFactory } from '../../runtime/controller.ts';
+import type { Informer } from '../../runtime/informer.ts';
+import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
+import { clusterOptions, type ClusterControllerOptions } from './options.ts';
+import { KINDS, reconcileCluster } from './reconcile.ts';
+
+export function clusterOptionsFromConfig(config: Config, env: NodeJS.ProcessEnv = process.env): ClusterControllerOptions {
+  const sidecar = config.sidecarImage;
+  return clusterOptions({
+    ...(sidecar ? { sidecarImage57: sidecar, sidecarImage80: sidecar, sidecarImage84: sidecar, sidecarImageMariaDB: sidecar } : {}),
+    ...(config.orchestratorUrl ? { orchestratorUri: config.orchestratorUrl } : {}),
+    versionImages: config.mysqlImageMap,
+    // The anchor's chart hands Orchestrator's topology credentials to the operator this way.
+    orcTopologyUser: env['ORC_TOPOLOGY_USER'] ?? '',
+    orcTopologyPassword: env['ORC_TOPOLOGY_PASSWORD'] ?? '',
+  });
+}
+
+export function makeClusterController(opts: ClusterControllerOptions): ReturnType<ControllerFactory> {
+  let clusters: Informer<MysqlCluster & KubeObject> | undefined;
+  return {
+    name: 'cluster',
+    for: KINDS.cluster,
+    owns: [KINDS.statefulSet, KINDS.service, KINDS.configMap, KINDS.secret, KINDS.pdb],
+    watches: [
+      {
+        target: KINDS.secret,
+        map: (secret) => {
+          const ns = secret.metadata?.namespace ?? '';
+          const name = secret.metadata?.name;
+          return (clusters?.list({ namespace: ns }) ?? []).filter((c) => c.spec.secretName === name).map((c) => objectKey(c));
+        },
+      },
+    ],
+    async start(ctx) {
+      clusters = await ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster);
+    },
+    async reconcile(req, ctx) {
+      clusters ??= await ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster);
+      await reconcileCluster(req, ctx, opts);
+    },
+  };
+}
+
+export const clusterController: ControllerFactory = (config) => makeClusterController(clusterOptionsFromConfig(config));

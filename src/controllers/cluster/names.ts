@@ -1,0 +1,78 @@
+// Names and label sets of the objects of one cluster (COMPAT.md, the anchor's GetNameForResource,
+// GetLabels and GetSelectorLabels).
+import {
+  API_GROUP_VERSION,
+  APP_NAME_VALUE,
+  COMPONENT_DATABASE,
+  HEADLESS_SERVICE_NAME,
+  KIND_MYSQL_CLUSTER,
+  LABEL_APP_COMPONENT,
+  LABEL_APP_INSTANCE,
+  LABEL_APP_MANAGED_BY,
+  LABEL_APP_NAME,
+  LABEL_APP_VERSION,
+  LABEL_CLUSTER,
+  MANAGED_BY_VALUE,
+} from '../../api/constants.ts';
+import type { OwnerReference } from '../../runtime/kube/types.ts';
+
+export interface ClusterRef {
+  name: string;
+  namespace: string;
+  uid: string;
+  annotations?: Readonly<Record<string, string>>;
+}
+
+export const names = {
+  statefulSet: (c: string) => `${c}-mysql`,
+  configMap: (c: string) => `${c}-mysql`,
+  podDisruptionBudget: (c: string) => `${c}-mysql`,
+  healthyService: (c: string) => `${c}-mysql`,
+  masterService: (c: string) => `${c}-mysql-master`,
+  replicasService: (c: string) => `${c}-mysql-replicas`,
+  operatedSecret: (c: string) => `${c}-mysql-operated`,
+  headlessService: () => HEADLESS_SERVICE_NAME,
+  dataClaimTemplate: () => 'data',
+  pvc: (c: string, ordinal: number) => `data-${c}-mysql-${ordinal}`,
+  orchestratorAlias: (c: string, ns: string) => `${c}.${ns}`,
+} as const;
+
+/** Labels every object of the cluster is selected by (StatefulSet selector, Services, PDB). */
+export function selectorLabels(cluster: string): Record<string, string> {
+  return {
+    [LABEL_CLUSTER]: cluster,
+    [LABEL_APP_NAME]: APP_NAME_VALUE,
+    [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE,
+  };
+}
+
+/** Labels of the headless Service's selector: every cluster of the namespace. */
+export function namespaceSelectorLabels(): Record<string, string> {
+  return { [LABEL_APP_NAME]: APP_NAME_VALUE, [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE };
+}
+
+const PART_OF = 'app.kubernetes.io/part-of';
+
+/** The full label set (pods, ConfigMap, Services); cluster annotations may override two of them. */
+export function clusterLabels(cluster: ClusterRef, version: string): Record<string, string> {
+  const a = cluster.annotations ?? {};
+  const labels: Record<string, string> = {
+    ...selectorLabels(cluster.name),
+    [LABEL_APP_INSTANCE]: a[LABEL_APP_INSTANCE] ?? cluster.name,
+    [LABEL_APP_VERSION]: version,
+    [LABEL_APP_COMPONENT]: a[LABEL_APP_COMPONENT] ?? COMPONENT_DATABASE,
+  };
+  if (a[PART_OF]) labels[PART_OF] = a[PART_OF];
+  return labels;
+}
+
+export function controllerRef(cluster: ClusterRef): OwnerReference {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: KIND_MYSQL_CLUSTER,
+    name: cluster.name,
+    uid: cluster.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}

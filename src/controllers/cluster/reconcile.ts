@@ -1,0 +1,191 @@
+// One reconcile of a MysqlCluster, as a list of named steps: gather (caches), decide (pure
+// functions of this folder), act (writes through the client). See docs/cluster-controller.md.
+import type {
+  V1ConfigMap,
+  V1PersistentVolumeClaim,
+  V1PodDisruptionBudget,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+} from '@kubernetes/client-node';
+import type { MysqlCluster } from '../../api/index.ts';
+import { API_GROUP_VERSION, CLUSTER_REASONS, KIND_MYSQL_CLUSTER } from '../../api/constants.ts';
+import type { ControllerContext, Request } from '../../runtime/controller.ts';
+import { AlreadyExistsError, ConflictError } from '../../runtime/kube/errors.ts';
+import type { KubeObject, OwnerReference } from '../../runtime/kube/types.ts';
+import { errorMessage } from '../../runtime/logger.ts';
+import { decidePvcCleanup } from './decide-pvcs.ts';
+import { decideRolloutAnnotations } from './decide-rollout.ts';
+import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
+import {
+  planConfigMap,
+  planPodDisruptionBudget,
+  planPvcRelease,
+  planSecret,
+  planService,
+  planStatefulSet,
+  type Plan,
+} from './decide-writes.ts';
+import { controllerRef, names, selectorLabels } from './names.ts';
+import type { ClusterControllerOptions } from './options.ts';
+import { clusterRef, renderCluster } from './render-cluster.ts';
+import { decodeSecretData, renderOperatedSecret } from './render-operated-secret.ts';
+import { validateCluster } from './validate-cluster.ts';
+
+export const KINDS = {
+  cluster: { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER },
+  statefulSet: { apiVersion: 'apps/v1', kind: 'StatefulSet' },
+  service: { apiVersion: 'v1', kind: 'Service' },
+  configMap: { apiVersion: 'v1', kind: 'ConfigMap' },
+  secret: { apiVersion: 'v1', kind: 'Secret' },
+  pdb: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+  pvc: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+} as const;
+
+export async function reconcileCluster(req: Request, ctx: ControllerContext, opts: ClusterControllerOptions): Promise<void> {
+  const clusters = await ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster);
+  const cluster = clusters.get(req.namespace, req.name);
+  // Deleted or being deleted: owner references let the garbage collector remove what we made.
+  if (!cluster || cluster.metadata?.deletionTimestamp) return;
+  const log = ctx.log.child({ cluster: req.name, namespace: req.namespace });
+  const ns = req.namespace;
+
+  // gather
+  const [secrets, configMaps, services, statefulSets, pdbs] = await Promise.all([
+    ctx.informer<V1Secret & KubeObject>(KINDS.secret),
+    ctx.informer<V1ConfigMap & KubeObject>(KINDS.configMap),
+    ctx.informer<V1Service & KubeObject>(KINDS.service),
+    ctx.informer<V1StatefulSet & KubeObject>(KINDS.statefulSet),
+    ctx.informer<V1PodDisruptionBudget & KubeObject>(KINDS.pdb),
+  ]);
+  const userSecret = cluster.spec.secretName ? secrets.get(ns, cluster.spec.secretName) : undefined;
+  const existingSts = statefulSets.get(ns, names.statefulSet(req.name));
+  const readyNodes = existingSts?.status?.readyReplicas ?? 0;
+
+  // decide: validation first; an invalid cluster keeps what it has.
+  const valid = validateCluster(cluster, userSecret, opts);
+  if (!valid.ok) {
+    const first = valid.problems[0]!;
+    const outcome: SyncOutcome = { ok: false, reason: first.reason, message: valid.problems.map((p) => p.message).join('; ') };
+    if (syncConditionChanges(cluster, outcome)) {
+      for (const p of valid.problems) ctx.events.warning(cluster, p.reason, p.message);
+      log.warn('cluster spec refused', { step: 'validate', reason: first.reason, message: outcome.message });
+    }
+    await writeStatus(ctx, cluster, readyNodes, outcome);
+    return;
+  }
+
+  const existingCm = configMaps.get(ns, names.configMap(req.name));
+  const existingSecret = secrets.get(ns, names.operatedSecret(req.name));
+  const existingSecretData = decodeSecretData(existingSecret?.data);
+  const desired = renderCluster({
+    cluster,
+    version: valid.version,
+    images: valid.images,
+    opts,
+    existingSecretData,
+    rolloutAnnotations: (rendered) =>
+      decideRolloutAnnotations(
+        {
+          templateAnnotations: existingSts?.spec?.template?.metadata?.annotations,
+          configMapData: existingCm?.data,
+          secretData: existingSecret ? existingSecretData : undefined,
+        },
+        rendered,
+      ),
+  });
+  const ref = desired.ref;
+  const owner = controllerRef(ref);
+  const sharedOwner: OwnerReference = { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid };
+
+  const plans: Array<[Plan<KubeObject>, { apiVersion: string; kind: string }]> = [
+    [planConfigMap(desired.configMap, existingCm), KINDS.configMap],
+    [planSecret(renderOperatedSecret(ref, desired.secretData), existingSecret), KINDS.secret],
+    // The shared headless Service gets a plain owner reference from every cluster using it: the
+    // garbage collector deletes it only when the last of them is gone.
+    [planService(desired.headlessService, services.get(ns, names.headlessService()), sharedOwner), KINDS.service],
+    ...desired.services.map(
+      (s) => [planService(s, services.get(ns, s.metadata!.name!), owner), KINDS.service] as [Plan<KubeObject>, typeof KINDS.service],
+    ),
+    [planStatefulSet(desired.statefulSet, existingSts), KINDS.statefulSet],
+    [planPodDisruptionBudget(desired.podDisruptionBudget, pdbs.get(ns, names.podDisruptionBudget(req.name)), owner), KINDS.pdb],
+  ];
+
+  // act
+  const refusals: string[] = [];
+  try {
+    for (const [plan, kind] of plans) {
+      const refused = await act(ctx, plan, kind, log);
+      if (refused) refusals.push(refused);
+    }
+    await releaseOrCleanPvcs(ctx, cluster, existingSts?.status?.replicas ?? 0, log);
+  } catch (err) {
+    if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) {
+      const outcome: SyncOutcome = { ok: false, reason: CLUSTER_REASONS.syncFailed, message: errorMessage(err) };
+      if (syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
+      await writeStatus(ctx, cluster, readyNodes, outcome).catch(() => undefined);
+    }
+    throw err;
+  }
+
+  const outcome: SyncOutcome = refusals.length
+    ? { ok: false, reason: CLUSTER_REASONS.syncFailed, message: `not written: ${refusals.join('; ')}` }
+    : { ok: true, reason: CLUSTER_REASONS.resourcesSynced, message: 'StatefulSet, Services, ConfigMap, Secret and PodDisruptionBudget match the spec' };
+  if (!outcome.ok && syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
+  await writeStatus(ctx, cluster, readyNodes, outcome);
+}
+
+async function act(
+  ctx: ControllerContext,
+  plan: Plan<KubeObject>,
+  kind: { apiVersion: string; kind: string },
+  log: ReturnType<ControllerContext['log']['child']>,
+): Promise<string | undefined> {
+  const typed = <T extends KubeObject>(o: T): T => ({ ...o, apiVersion: kind.apiVersion, kind: kind.kind });
+  switch (plan.op) {
+    case 'none':
+      return undefined;
+    case 'refuse':
+      return plan.message;
+    case 'create':
+      await ctx.client.create(typed(plan.object));
+      break;
+    case 'update':
+      await ctx.client.update(typed(plan.object));
+      break;
+    case 'delete':
+      await ctx.client.delete({ ...kind, namespace: plan.object.metadata?.namespace, name: plan.object.metadata?.name ?? '' });
+      break;
+  }
+  log.info(`${plan.op} ${kind.kind}`, { step: 'apply', object: plan.object.metadata?.name });
+  return undefined;
+}
+
+async function releaseOrCleanPvcs(
+  ctx: ControllerContext,
+  cluster: MysqlCluster & KubeObject,
+  currentReplicas: number,
+  log: ReturnType<ControllerContext['log']['child']>,
+): Promise<void> {
+  const volume = cluster.spec.volumeSpec;
+  if (!volume?.keepAfterDelete && !volume?.deletePVCsOnScaleDown) return;
+  const ns = cluster.metadata?.namespace ?? '';
+  const ref = clusterRef(cluster);
+  const pvcs = (await ctx.informer<V1PersistentVolumeClaim & KubeObject>(KINDS.pvc)).list({ namespace: ns, labels: selectorLabels(ref.name) });
+  if (volume.keepAfterDelete) {
+    for (const pvc of pvcs) {
+      const plan = planPvcRelease(pvc, ref.uid);
+      if (plan.op === 'update') await act(ctx, plan as Plan<KubeObject>, KINDS.pvc, log);
+    }
+  }
+  for (const pvc of decidePvcCleanup(cluster, pvcs, currentReplicas).remove) {
+    await act(ctx, { op: 'delete', object: pvc }, KINDS.pvc, log);
+    ctx.events.normal(cluster, CLUSTER_REASONS.pvcDeleted, `deleted PVC ${pvc.metadata?.name} after scale-down (volumeSpec.deletePVCsOnScaleDown)`);
+  }
+}
+
+async function writeStatus(ctx: ControllerContext, cluster: MysqlCluster & KubeObject, readyNodes: number, outcome: SyncOutcome): Promise<void> {
+  const status = decideStatus(cluster, readyNodes, outcome, new Date());
+  if (!status) return;
+  await ctx.client.updateStatus({ ...cluster, status });
+}

@@ -1,0 +1,103 @@
+// Everything the cluster should have, from the cluster, its validated version and images, and the
+// operated Secret as it exists (its generated values are kept). Pure: no I/O, no clock; the
+// password generator is passed in.
+import type { V1ConfigMap, V1PodDisruptionBudget, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { MysqlCluster, PodSpec } from '../../api/index.ts';
+import { stableHash } from './hash.ts';
+import { clusterLabels, type ClusterRef } from './names.ts';
+import type { ClusterControllerOptions } from './options.ts';
+import { renderConfigMap } from './render-configmap.ts';
+import { renderMyCnf } from './render-my-cnf.ts';
+import { operatedSecretData, randomPassword } from './render-operated-secret.ts';
+import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
+import { renderClusterServices, renderHeadlessService } from './render-services.ts';
+import { dataVolumeSpec, DEFAULT_MYSQL_RESOURCES, renderStatefulSet } from './render-statefulset.ts';
+import { isPerconaImage, type Images } from './select-images.ts';
+import type { ServerVersion } from './resolve-version.ts';
+
+export interface RenderInput {
+  cluster: MysqlCluster;
+  version: ServerVersion;
+  images: Images;
+  opts: ClusterControllerOptions;
+  /** Decoded data of the existing operated Secret ({} when there is none). */
+  existingSecretData: Readonly<Record<string, string>>;
+  /** The pod template annotations that roll pods, given what was rendered (decide-rollout.ts). */
+  rolloutAnnotations: (rendered: RolloutInputs) => Record<string, string>;
+  generatePassword?: () => string;
+}
+
+export interface RolloutInputs {
+  configHash: string;
+  configData: Readonly<Record<string, string>>;
+  secretData: Readonly<Record<string, string>>;
+}
+
+export interface DesiredState {
+  ref: ClusterRef;
+  labels: Record<string, string>;
+  configMap: V1ConfigMap;
+  secretData: Record<string, string>;
+  headlessService: V1Service;
+  services: V1Service[];
+  statefulSet: V1StatefulSet;
+  podDisruptionBudget: V1PodDisruptionBudget | undefined;
+  configHash: string;
+}
+
+export function clusterRef(cluster: MysqlCluster): ClusterRef {
+  const m = cluster.metadata ?? {};
+  return { name: m.name ?? '', namespace: m.namespace ?? '', uid: m.uid ?? '', annotations: m.annotations };
+}
+
+// Backup-only settings do not touch the MySQL pods, so they must not roll them.
+function podInputs(p: PodSpec | undefined): Partial<PodSpec> {
+  const { backupAffinity: _a, backupNodeSelector: _n, backupPriorityClassName: _p, backupTolerations: _t, ...rest } = p ?? {};
+  return rest;
+}
+
+export function renderCluster(input: RenderInput): DesiredState {
+  const { cluster, version, images, opts } = input;
+  const spec = cluster.spec;
+  const ref = clusterRef(cluster);
+  const labels = clusterLabels(ref, version.text);
+  const resources = spec.podSpec?.resources ?? DEFAULT_MYSQL_RESOURCES;
+  const requests = resources.requests && Object.keys(resources.requests).length ? resources.requests : DEFAULT_MYSQL_RESOURCES.requests;
+
+  const myCnf = renderMyCnf({
+    version,
+    perconaImage: isPerconaImage(images.mysql),
+    memoryRequest: requests?.['memory'],
+    cpuLimit: resources.limits?.['cpu'],
+    storageRequest: dataVolumeSpec(spec).persistentVolumeClaim?.resources?.requests?.['storage'],
+    mysqlConf: spec.mysqlConf,
+  });
+  const configMap = renderConfigMap(ref, labels, myCnf, !spec.podSpec?.mysqlLifecycle);
+  const secretData = operatedSecretData(
+    input.existingSecretData,
+    { user: opts.orcTopologyUser, password: opts.orcTopologyPassword },
+    input.generatePassword ?? randomPassword,
+  );
+  const configHash = stableHash({ config: configMap.data, secret: secretData, images, pod: podInputs(spec.podSpec) });
+  const statefulSet = renderStatefulSet({
+    cluster,
+    ref,
+    version,
+    images,
+    opts,
+    labels,
+    rolloutAnnotations: input.rolloutAnnotations({ configHash, configData: configMap.data ?? {}, secretData }),
+  });
+  const minAvailable = effectiveMinAvailable(spec);
+  return {
+    ref,
+    labels,
+    configMap,
+    secretData,
+    headlessService: renderHeadlessService(ref.namespace),
+    services: renderClusterServices(ref, labels),
+    statefulSet,
+    podDisruptionBudget: minAvailable === undefined ? undefined : renderPodDisruptionBudget(ref, minAvailable),
+    configHash,
+  };
+}

@@ -1,0 +1,439 @@
+// The StatefulSet `<c>-mysql`: the pod of DESIGN.md §3 with the names, env order, probes, mounts
+// and defaults of the anchor's v0.6.3 template (statefulset.yaml of the anchor fixtures), so an
+// adopted cluster's pod template is unchanged and its pods do not roll.
+import type {
+  V1Container,
+  V1EnvFromSource,
+  V1EnvVar,
+  V1PersistentVolumeClaim,
+  V1PodSpec,
+  V1Probe,
+  V1ResourceRequirements,
+  V1StatefulSet,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
+import type { MysqlCluster, MysqlClusterSpec, QueryLimits } from '../../api/index.ts';
+import {
+  API_GROUP_VERSION,
+  CONTAINER,
+  HEADLESS_SERVICE_NAME,
+  KIND_MYSQL_CLUSTER,
+  OPERATOR_SCHEMA,
+  PORT,
+  PORT_NAME,
+  USER_SECRET_KEY,
+  VOLUME,
+} from '../../api/constants.ts';
+import { controllerRef, names, selectorLabels, type ClusterRef } from './names.ts';
+import type { ClusterControllerOptions } from './options.ts';
+import { CLIENT_CONF_PATH, PRE_SHUTDOWN_SCRIPT_KEY } from './render-pre-shutdown-script.ts';
+import { isPerconaImage, type Images } from './select-images.ts';
+import { atLeast, type ServerVersion } from './resolve-version.ts';
+
+export const CONF_MOUNT_PATH = '/etc/mysql';
+export const CONFIG_MAP_MOUNT_PATH = '/mnt/conf';
+export const DATA_MOUNT_PATH = '/var/lib/mysql';
+export const HEARTBEAT_CONF_PATH = '/etc/mysql/heartbeat.conf';
+export const DEFAULT_XTRABACKUP_TARGET_DIR = '/tmp/xtrabackup_backupfiles/';
+export const DEFAULT_SERVER_ID_OFFSET = 100;
+const CONTAINER_PT_KILL = 'pt-kill';
+const MYSQL_UID = 999;
+
+export const DEFAULT_MYSQL_RESOURCES: V1ResourceRequirements = { requests: { cpu: '200m', memory: '1Gi' } };
+
+export interface StatefulSetInput {
+  cluster: MysqlCluster;
+  ref: ClusterRef;
+  version: ServerVersion;
+  images: Images;
+  opts: ClusterControllerOptions;
+  /** The full pod label set (before podSpec.labels). */
+  labels: Record<string, string>;
+  /** Annotations of the pod template that trigger rollouts (config hash, or adopted revs). */
+  rolloutAnnotations: Record<string, string>;
+}
+
+export function renderStatefulSet(input: StatefulSetInput): V1StatefulSet {
+  const { cluster, ref } = input;
+  const spec = cluster.spec;
+  const podSpec = spec.podSpec ?? {};
+  const sts: V1StatefulSet = {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name: names.statefulSet(ref.name), namespace: ref.namespace, ownerReferences: [controllerRef(ref)] },
+    spec: {
+      replicas: spec.replicas ?? 1,
+      selector: { matchLabels: selectorLabels(ref.name) },
+      serviceName: HEADLESS_SERVICE_NAME,
+      template: {
+        metadata: {
+          labels: { ...input.labels, ...(podSpec.labels ?? {}) },
+          annotations: {
+            ...(podSpec.annotations ?? {}),
+            ...input.rolloutAnnotations,
+            'prometheus.io/scrape': 'true',
+            'prometheus.io/port': String(PORT.metricsExporter),
+          },
+        },
+        spec: renderPodSpec(input),
+      },
+    },
+  };
+  const pvc = dataVolumeSpec(spec).persistentVolumeClaim;
+  if (pvc) sts.spec!.volumeClaimTemplates = [renderClaimTemplate(spec, ref, pvc)];
+  return sts;
+}
+
+function renderClaimTemplate(
+  spec: MysqlClusterSpec,
+  ref: ClusterRef,
+  pvc: NonNullable<NonNullable<MysqlClusterSpec['volumeSpec']>['persistentVolumeClaim']>,
+): V1PersistentVolumeClaim {
+  const meta: V1PersistentVolumeClaim['metadata'] = { name: names.dataClaimTemplate() };
+  // PVCs inherit this reference, so they go with the cluster unless the user keeps them.
+  if (!spec.volumeSpec?.keepAfterDelete) {
+    meta.ownerReferences = [
+      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, name: ref.name, uid: ref.uid, controller: true },
+    ];
+  }
+  return { metadata: meta, spec: pvc };
+}
+
+/** volumeSpec with the CRD's default when none of its sources is set. */
+export function dataVolumeSpec(spec: MysqlClusterSpec): NonNullable<MysqlClusterSpec['volumeSpec']> {
+  const v = spec.volumeSpec ?? {};
+  if (v.persistentVolumeClaim || v.hostPath || v.emptyDir) return v;
+  return { ...v, persistentVolumeClaim: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+}
+
+function renderPodSpec(input: StatefulSetInput): V1PodSpec {
+  const { cluster, opts } = input;
+  const spec = cluster.spec;
+  const podSpec = spec.podSpec ?? {};
+  const ctx = containerContext(input);
+
+  const initContainers: V1Container[] = [
+    ...(podSpec.initContainers ?? []),
+    container(ctx, CONTAINER.init, input.images.sidecar, ['clone-and-init'], { resources: {} }),
+  ];
+  if (usesInitOnlyContainer(input)) {
+    initContainers.push(
+      container(ctx, CONTAINER.mysqlInitOnly, input.images.mysql, [], { resources: mysqlResources(spec) }),
+    );
+  }
+
+  const containers: V1Container[] = [mysqlContainer(ctx, input), sidecarContainer(ctx, input), exporterContainer(ctx, input), heartbeatContainer(ctx, input)];
+  if (spec.queryLimits) containers.push(ptKillContainer(ctx, input, spec.queryLimits));
+  containers.push(...(podSpec.containers ?? []));
+
+  const out: V1PodSpec = {
+    initContainers,
+    containers,
+    volumes: renderVolumes(spec, input.ref),
+    securityContext: { fsGroup: MYSQL_UID, runAsUser: MYSQL_UID },
+    affinity: podSpec.affinity ?? {
+      podAntiAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { ...input.labels } }, topologyKey: 'kubernetes.io/hostname' } },
+        ],
+      },
+    },
+  };
+  const pullSecrets = podSpec.imagePullSecrets?.length
+    ? podSpec.imagePullSecrets.map((s) => ({ name: s.name ?? '' }))
+    : opts.imagePullSecretName
+      ? [{ name: opts.imagePullSecretName }]
+      : undefined;
+  if (pullSecrets) out.imagePullSecrets = pullSecrets;
+  if (podSpec.nodeSelector && Object.keys(podSpec.nodeSelector).length) out.nodeSelector = { ...podSpec.nodeSelector };
+  if (podSpec.priorityClassName) out.priorityClassName = podSpec.priorityClassName;
+  if (podSpec.tolerations?.length) out.tolerations = podSpec.tolerations;
+  if (podSpec.serviceAccountName) out.serviceAccountName = podSpec.serviceAccountName;
+  return out;
+}
+
+// The anchor moves the root/app credentials to a run-once init container for the Percona images
+// whose entrypoint supports MYSQL_INIT_ONLY.
+function usesInitOnlyContainer(input: StatefulSetInput): boolean {
+  const v = input.version;
+  if (v.family !== 'mysql' || !isPerconaImage(input.images.mysql)) return false;
+  return v.major === 5 ? atLeast(v, 5, 7, 26) : atLeast(v, 8, 0, 15);
+}
+
+interface ContainerContext {
+  spec: MysqlClusterSpec;
+  cluster: string;
+  namespace: string;
+  version: string;
+  pullPolicy: string;
+  userSecret: string;
+  operatedSecret: string;
+  dataMountVolume: string;
+  opts: ClusterControllerOptions;
+}
+
+function containerContext(input: StatefulSetInput): ContainerContext {
+  const spec = input.cluster.spec;
+  return {
+    spec,
+    cluster: input.ref.name,
+    namespace: input.ref.namespace,
+    version: input.version.text,
+    pullPolicy: spec.podSpec?.imagePullPolicy ?? input.opts.imagePullPolicy,
+    userSecret: spec.secretName,
+    operatedSecret: names.operatedSecret(input.ref.name),
+    // With the deprecated tmpfsSize the data directory is the tmpfs (the anchor also mounted the
+    // PVC at the same path, which the API server rejects).
+    dataMountVolume: spec.tmpfsSize !== undefined && spec.tmpfsSize !== '' ? VOLUME.tmp : VOLUME.data,
+    opts: input.opts,
+  };
+}
+
+function container(
+  ctx: ContainerContext,
+  name: string,
+  image: string,
+  args: string[],
+  extra: Partial<V1Container> = {},
+): V1Container {
+  const c: V1Container = { name, image, imagePullPolicy: ctx.pullPolicy };
+  if (args.length) c.args = args;
+  const envFrom = envSourcesFor(ctx, name);
+  if (envFrom.length) c.envFrom = envFrom;
+  c.env = envFor(ctx, name);
+  Object.assign(c, extra);
+  const mounts = volumeMountsFor(ctx, name);
+  if (mounts.length) c.volumeMounts = mounts;
+  return c;
+}
+
+function fieldEnv(name: string, fieldPath: string): V1EnvVar {
+  return { name, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } } };
+}
+
+function secretEnv(name: string, secret: string, key: string, optional: boolean): V1EnvVar {
+  return { name, valueFrom: { secretKeyRef: { name: secret, key, optional } } };
+}
+
+function userCredentialEnv(ctx: ContainerContext): V1EnvVar[] {
+  return [
+    secretEnv('MYSQL_ROOT_PASSWORD', ctx.userSecret, USER_SECRET_KEY.rootPassword, false),
+    secretEnv('MYSQL_USER', ctx.userSecret, USER_SECRET_KEY.user, true),
+    secretEnv('MYSQL_PASSWORD', ctx.userSecret, USER_SECRET_KEY.password, true),
+    secretEnv('MYSQL_DATABASE', ctx.userSecret, USER_SECRET_KEY.database, true),
+  ];
+}
+
+// Order matters: it is part of the pod template an adopted cluster already runs.
+function envFor(ctx: ContainerContext, name: string): V1EnvVar[] {
+  const s = ctx.spec;
+  const env: V1EnvVar[] = [
+    fieldEnv('MY_NAMESPACE', 'metadata.namespace'),
+    fieldEnv('MY_POD_NAME', 'metadata.name'),
+    fieldEnv('MY_POD_IP', 'status.podIP'),
+    { name: 'MY_SERVICE_NAME', value: HEADLESS_SERVICE_NAME },
+    { name: 'MY_CLUSTER_NAME', value: ctx.cluster },
+    { name: 'MY_FQDN', value: '$(MY_POD_NAME).$(MY_SERVICE_NAME).$(MY_NAMESPACE)' },
+    { name: 'MY_MYSQL_VERSION', value: ctx.version },
+  ];
+  const isInit = name === CONTAINER.init;
+  const isSidecar = name === CONTAINER.sidecar;
+  const initBucket = s.initBucketURL || s.initBucketURI;
+  if (initBucket && isInit) env.push({ name: 'INIT_BUCKET_URI', value: initBucket });
+  // The CRD defaults serverIDOffset to 100, which the anchor never persisted: emitting it only
+  // when it differs keeps adopted templates unchanged (the sidecar's default is the same 100).
+  if (s.serverIDOffset !== undefined && s.serverIDOffset !== DEFAULT_SERVER_ID_OFFSET) {
+    env.push({ name: 'MY_SERVER_ID_OFFSET', value: String(s.serverIDOffset) });
+  }
+  if (isInit && s.backupCompressCommand?.length && s.backupDecompressCommand?.length) {
+    env.push({ name: 'BACKUP_DECOMPRESS_COMMAND', value: s.backupDecompressCommand.join(' ') });
+  }
+  if ((isInit || isSidecar) && s.rcloneExtraArgs?.length) env.push({ name: 'RCLONE_EXTRA_ARGS', value: s.rcloneExtraArgs.join(' ') });
+  if ((isInit || isSidecar) && s.xbstreamExtraArgs?.length) env.push({ name: 'XBSTREAM_EXTRA_ARGS', value: s.xbstreamExtraArgs.join(' ') });
+  if (isSidecar && s.xtrabackupExtraArgs?.length) env.push({ name: 'XTRABACKUP_EXTRA_ARGS', value: s.xtrabackupExtraArgs.join(' ') });
+  if (isInit && s.xtrabackupPrepareExtraArgs?.length) {
+    env.push({ name: 'XTRABACKUP_PREPARE_EXTRA_ARGS', value: s.xtrabackupPrepareExtraArgs.join(' ') });
+  }
+  if (isSidecar) env.push({ name: 'XTRABACKUP_TARGET_DIR', value: s.xtrabackupTargetDir || DEFAULT_XTRABACKUP_TARGET_DIR });
+  if (isInit && s.initFileExtraSQL?.length) env.push({ name: 'INITFILE_EXTRA_SQL', value: s.initFileExtraSQL.join(';') });
+
+  switch (name) {
+    case CONTAINER.init:
+      env.push(secretEnv('BACKUP_USER', ctx.operatedSecret, 'BACKUP_USER', true));
+      env.push(secretEnv('BACKUP_PASSWORD', ctx.operatedSecret, 'BACKUP_PASSWORD', true));
+      break;
+    case CONTAINER.mysqlInitOnly:
+      env.push({ name: 'MYSQL_INIT_ONLY', value: '1' }, ...userCredentialEnv(ctx));
+      break;
+    case CONTAINER.metricsExporter:
+      env.push(secretEnv('USER', ctx.operatedSecret, 'METRICS_EXPORTER_USER', false));
+      env.push(secretEnv('PASSWORD', ctx.operatedSecret, 'METRICS_EXPORTER_PASSWORD', false));
+      env.push({ name: 'DATA_SOURCE_NAME', value: `$(USER):$(PASSWORD)@(127.0.0.1:${exporterPort(s)})/` });
+      break;
+  }
+  return env;
+}
+
+function exporterPort(s: MysqlClusterSpec): number {
+  const conf = s.mysqlConf ?? {};
+  const extraPort = conf['extra_port'];
+  const extraMax = Number(conf['extra_max_connections'] ?? 0);
+  return extraPort !== undefined && extraMax > 1 ? Number(extraPort) : PORT.mysql;
+}
+
+function envSourcesFor(ctx: ContainerContext, name: string): V1EnvFromSource[] {
+  const out: V1EnvFromSource[] = [];
+  if (name === CONTAINER.init && ctx.spec.initBucketSecretName) out.push({ secretRef: { name: ctx.spec.initBucketSecretName } });
+  if (name === CONTAINER.init || name === CONTAINER.sidecar) out.push({ secretRef: { name: ctx.operatedSecret } });
+  return out;
+}
+
+function volumeMountsFor(ctx: ContainerContext, name: string): V1VolumeMount[] {
+  const conf = { name: VOLUME.conf, mountPath: CONF_MOUNT_PATH };
+  const data = { name: ctx.dataMountVolume, mountPath: DATA_MOUNT_PATH };
+  const user = ctx.spec.podSpec?.volumeMounts ?? [];
+  switch (name) {
+    case CONTAINER.init:
+      return [conf, { name: VOLUME.configMap, mountPath: CONFIG_MAP_MOUNT_PATH }, data];
+    case CONTAINER.mysqlInitOnly:
+    case CONTAINER.mysql:
+    case CONTAINER.sidecar:
+      return [conf, data, ...user];
+    case CONTAINER.heartbeat:
+    case CONTAINER_PT_KILL:
+      return [conf];
+    default:
+      return [];
+  }
+}
+
+function probe(delay: number, timeout: number, period: number, action: Partial<V1Probe>): V1Probe {
+  return {
+    ...action,
+    initialDelaySeconds: delay,
+    timeoutSeconds: timeout,
+    periodSeconds: period,
+    successThreshold: 1,
+    failureThreshold: 3,
+  };
+}
+
+function mysqlResources(s: MysqlClusterSpec): V1ResourceRequirements {
+  const r = s.podSpec?.resources;
+  if (!r) return structuredClone(DEFAULT_MYSQL_RESOURCES);
+  const out: V1ResourceRequirements = { ...r };
+  if (!r.requests || Object.keys(r.requests).length === 0) out.requests = { ...DEFAULT_MYSQL_RESOURCES.requests };
+  return out;
+}
+
+function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
+  const s = ctx.spec;
+  const c = container(ctx, CONTAINER.mysql, input.images.mysql, [], {
+    ports: [{ name: PORT_NAME.mysql, containerPort: PORT.mysql }],
+    resources: mysqlResources(s),
+  });
+  c.env!.push(
+    { name: 'ORCH_CLUSTER_ALIAS', value: names.orchestratorAlias(ctx.cluster, ctx.namespace) },
+    { name: 'ORCH_HTTP_API', value: ctx.opts.orchestratorUri },
+  );
+  if (!usesInitOnlyContainer(input)) c.env!.push(...userCredentialEnv(ctx));
+  c.livenessProbe = probe(60, 5, 5, { exec: { command: ['mysqladmin', `--defaults-file=${CLIENT_CONF_PATH}`, 'ping'] } });
+  const configured = `mysql --defaults-file=${CLIENT_CONF_PATH} -NB -e 'SELECT COUNT(*) FROM ${OPERATOR_SCHEMA}.status WHERE name="configured" AND value="1"'`;
+  c.readinessProbe = probe(5, 5, 2, { exec: { command: ['/bin/sh', '-c', `test $(${configured}) -eq 1`] } });
+  const lifecycle = s.podSpec?.mysqlLifecycle;
+  if (lifecycle) c.lifecycle = lifecycle;
+  else if (ctx.opts.failoverBeforeShutdown) {
+    c.lifecycle = { preStop: { exec: { command: ['bash', `${CONF_MOUNT_PATH}/${PRE_SHUTDOWN_SCRIPT_KEY}`] } } };
+  }
+  return c;
+}
+
+function sidecarContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
+  const own = ctx.spec.podSpec?.mysqlOperatorSidecarResources;
+  const limits = mysqlResources(ctx.spec).limits;
+  const resources: V1ResourceRequirements = own ?? { requests: { cpu: '10m', memory: '64Mi' }, ...(limits ? { limits: { ...limits } } : {}) };
+  const c = container(ctx, CONTAINER.sidecar, input.images.sidecar, ['config-and-serve'], {
+    ports: [{ name: PORT_NAME.sidecarHttp, containerPort: PORT.sidecarHttp }],
+    resources,
+  });
+  c.readinessProbe = probe(30, 5, 5, { httpGet: { path: '/health', port: PORT.sidecarHttp, scheme: 'HTTP' } });
+  return c;
+}
+
+function exporterContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
+  const args = [
+    `--web.listen-address=0.0.0.0:${PORT.metricsExporter}`,
+    '--web.telemetry-path=/metrics',
+    '--collect.heartbeat',
+    `--collect.heartbeat.database=${OPERATOR_SCHEMA}`,
+    ...(ctx.spec.metricsExporterExtraArgs ?? []),
+  ];
+  const c = container(ctx, CONTAINER.metricsExporter, input.images.metricsExporter, args, {
+    ports: [{ name: PORT_NAME.metricsExporter, containerPort: PORT.metricsExporter }],
+    resources: ctx.spec.podSpec?.metricsExporterResources ?? {
+      limits: { cpu: '100m', memory: '128Mi' },
+      requests: { cpu: '10m', memory: '32Mi' },
+    },
+  });
+  c.livenessProbe = probe(30, 30, 30, { httpGet: { path: '/metrics', port: PORT.metricsExporter, scheme: 'HTTP' } });
+  return c;
+}
+
+const HEARTBEAT_RESOURCES: V1ResourceRequirements = {
+  limits: { cpu: '100m', memory: '64Mi' },
+  requests: { cpu: '10m', memory: '32Mi' },
+};
+
+// The container keeps the anchor's name and pt-heartbeat arguments: the sidecar image runs them
+// (its entrypoint executes any first argument other than its own subcommands).
+function heartbeatContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
+  const args = [
+    'pt-heartbeat',
+    '--update',
+    '--replace',
+    '--check-read-only',
+    '--create-table',
+    '--database',
+    OPERATOR_SCHEMA,
+    '--table',
+    'heartbeat',
+    '--utc',
+    '--defaults-file',
+    HEARTBEAT_CONF_PATH,
+    '--fail-successive-errors=20',
+  ];
+  return container(ctx, CONTAINER.heartbeat, input.images.sidecar, args, {
+    resources: ctx.spec.podSpec?.ptHeartbeatResources ?? structuredClone(HEARTBEAT_RESOURCES),
+  });
+}
+
+function ptKillContainer(ctx: ContainerContext, input: StatefulSetInput, q: QueryLimits): V1Container {
+  const args = ['pt-kill', '--host=127.0.0.1', `--defaults-file=${CLIENT_CONF_PATH}`, '--print', '--wait-after-kill=1'];
+  args.push('--busy-time', String(q.maxQueryTime));
+  if (q.maxIdleTime !== undefined) args.push('--idle-time', String(q.maxIdleTime));
+  args.push(q.killMode === 'query' ? '--kill-query' : '--kill');
+  args.push('--victims', q.kill ?? 'oldest');
+  if (q.ignoreDb?.length) args.push('--ignore-db', q.ignoreDb.join('|'));
+  if (q.ignoreCommands?.length) args.push('--ignore-command', q.ignoreCommands.join('|'));
+  if (q.ignoreUser?.length) args.push('--ignore-user', q.ignoreUser.join('|'));
+  return container(ctx, CONTAINER_PT_KILL, input.images.sidecar, args, { resources: structuredClone(HEARTBEAT_RESOURCES) });
+}
+
+function renderVolumes(spec: MysqlClusterSpec, ref: ClusterRef): V1Volume[] {
+  const v = dataVolumeSpec(spec);
+  const data: V1Volume = { name: VOLUME.data };
+  if (v.persistentVolumeClaim) data.persistentVolumeClaim = { claimName: names.dataClaimTemplate() };
+  else if (v.hostPath) data.hostPath = v.hostPath;
+  else data.emptyDir = v.emptyDir ?? {};
+  const volumes: V1Volume[] = [
+    { name: VOLUME.conf, emptyDir: {} },
+    { name: VOLUME.configMap, configMap: { name: names.configMap(ref.name), defaultMode: 0o644 } },
+    data,
+  ];
+  if (spec.tmpfsSize !== undefined && spec.tmpfsSize !== '') {
+    volumes.push({ name: VOLUME.tmp, emptyDir: { medium: 'Memory', sizeLimit: String(spec.tmpfsSize) } });
+  }
+  volumes.push(...(spec.podSpec?.volumes ?? []));
+  return volumes;
+}

@@ -1,0 +1,61 @@
+// Turns `spec.mysqlVersion` into a server family and an exact version. The exact version is what
+// the pods see (`app.kubernetes.io/version`, `MY_MYSQL_VERSION`), as in the anchor, so an alias
+// such as "5.7" resolves to the same "5.7.35" the anchor used and adopted pods keep their labels.
+
+export type ServerFamily = 'mysql' | 'mariadb';
+
+export interface ServerVersion {
+  family: ServerFamily;
+  major: number;
+  minor: number;
+  patch: number;
+  /** "5.7.35", "10.11.10": no family prefix (MariaDB majors are >= 10, MySQL majors < 10). */
+  text: string;
+}
+
+export type VersionResolution =
+  | { ok: true; version: ServerVersion }
+  | { ok: false; message: string };
+
+/** The anchor's default when `mysqlVersion` is empty. */
+export const DEFAULT_MYSQL_VERSION = '5.7';
+
+const ALIASES: Readonly<Record<string, string>> = {
+  '5.7': '5.7.35',
+  '8.0': '8.0.32',
+  '8.4': '8.4.8',
+  'mariadb-10.6': 'mariadb-10.6.20',
+  'mariadb-10.11': 'mariadb-10.11.10',
+  'mariadb-11.4': 'mariadb-11.4.4',
+};
+
+const SUPPORTED = 'supported: 5.7, 8.0, 8.4, mariadb-10.6, mariadb-10.11, mariadb-11.4 or an exact version of those lines';
+
+export function resolveVersion(spec: string | undefined): VersionResolution {
+  const raw = (spec ?? '').trim() || DEFAULT_MYSQL_VERSION;
+  const full = ALIASES[raw] ?? raw;
+  const m = /^(mariadb-)?(\d+)\.(\d+)\.(\d+)$/.exec(full);
+  if (!m) return { ok: false, message: `mysqlVersion "${raw}" is not a known version (${SUPPORTED})` };
+  const family: ServerFamily = m[1] ? 'mariadb' : 'mysql';
+  const major = Number(m[2]);
+  const minor = Number(m[3]);
+  const patch = Number(m[4]);
+  const line = `${major}.${minor}`;
+  const known =
+    family === 'mysql'
+      ? line === '5.7' || line === '8.0' || line === '8.4'
+      : (major === 10 && minor >= 6) || major === 11;
+  if (!known) return { ok: false, message: `mysqlVersion "${raw}" is not a supported server line (${SUPPORTED})` };
+  return { ok: true, version: { family, major, minor, patch, text: `${major}.${minor}.${patch}` } };
+}
+
+/** The key a version is known by in image tables: "5.7.35", "mariadb-10.11.10". */
+export function versionKey(v: ServerVersion): string {
+  return v.family === 'mariadb' ? `mariadb-${v.text}` : v.text;
+}
+
+export function atLeast(v: ServerVersion, major: number, minor: number, patch = 0): boolean {
+  if (v.major !== major) return v.major > major;
+  if (v.minor !== minor) return v.minor > minor;
+  return v.patch >= patch;
+}
