@@ -88,7 +88,8 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     }
     return wait(NODE_WAIT_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
-  if (self.configured) return { kind: 'done' };
+  const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
+  if (self.configured && verified) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
     return wait(NODE_WAIT_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);

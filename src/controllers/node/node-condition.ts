@@ -4,7 +4,8 @@
 import { CONDITION_STATUS, POD_CONDITION_NODE_INITIALIZED, POD_INIT_REASONS } from '../../api/constants.ts';
 import type { PodCondition } from './pod-view.ts';
 
-export type NodeOutcome = { configured: true } | { configured: false; reason: string; message: string };
+/** `verified`: the operator just checked the node; stamped into lastProbeTime (see PodView). */
+export type NodeOutcome = { configured: true; verified: boolean } | { configured: false; reason: string; message: string };
 
 /** The anchor's message for success. */
 export const SUCCESS_MESSAGE = 'success';
@@ -13,8 +14,11 @@ export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly
   const status = outcome.configured ? CONDITION_STATUS.true : CONDITION_STATUS.false;
   const reason = outcome.configured ? POD_INIT_REASONS.succeeded : POD_INIT_REASONS.failed;
   const message = outcome.configured ? SUCCESS_MESSAGE : `${outcome.reason}: ${outcome.message}`;
+  const stamp = outcome.configured && outcome.verified;
   const old = current?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
-  if (old && old.status === status && old.reason === reason && old.message === message) return null;
-  const lastTransitionTime = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, lastProbeTime: null };
+  if (!stamp && old && old.status === status && old.reason === reason && old.message === message) return null;
+  const time = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const lastTransitionTime = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : time;
+  const lastProbeTime = stamp ? time : old?.lastProbeTime ?? null;
+  return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, lastProbeTime };
 }

@@ -53,6 +53,12 @@ export interface PodView {
   /** Pod phase Running and the mysql container running. */
   mysqlRunning: boolean;
   deleting: boolean;
+  /**
+   * The operator checked this server since its mysqld last started (NodeInitialized True with a
+   * lastProbeTime not older than the mysql container's start). A `configured` flag kept across
+   * a restart by the init-file is trusted for readiness, but re-checked by the operator.
+   */
+  verifiedSinceStart: boolean;
 }
 
 export interface ClusterView {

@@ -1,5 +1,5 @@
 // What the node controller reads from a Pod object. Pure.
-import { CONTAINER, HEADLESS_SERVICE_NAME, PORT } from '../../api/constants.ts';
+import { CONDITION_STATUS, CONTAINER, HEADLESS_SERVICE_NAME, POD_CONDITION_NODE_INITIALIZED, PORT } from '../../api/constants.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { Endpoint, PodView } from './node-state.ts';
 
@@ -19,7 +19,7 @@ export interface PodObject extends KubeObject {
     phase?: string;
     podIP?: string;
     conditions?: PodCondition[];
-    containerStatuses?: Array<{ name: string; state?: { running?: unknown } }>;
+    containerStatuses?: Array<{ name: string; state?: { running?: { startedAt?: string } } }>;
   };
 }
 
@@ -51,5 +51,13 @@ export function podView(pod: PodObject, resolve: ResolvePod): PodView {
     endpoint: resolve({ name, namespace, fqdn }),
     mysqlRunning: pod.status?.phase === 'Running' && mysql?.state?.running !== undefined,
     deleting: pod.metadata?.deletionTimestamp !== undefined,
+    verifiedSinceStart: verifiedSince(pod.status?.conditions, mysql?.state?.running?.startedAt),
   };
+}
+
+function verifiedSince(conditions: readonly PodCondition[] | undefined, startedAt: string | undefined): boolean {
+  const c = conditions?.find((x) => x.type === POD_CONDITION_NODE_INITIALIZED);
+  if (c?.status !== CONDITION_STATUS.true || !c.lastProbeTime) return false;
+  if (!startedAt) return true;
+  return Date.parse(c.lastProbeTime) >= Date.parse(startedAt);
 }

@@ -174,7 +174,7 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
       if (needOthers && others === undefined) others = await gatherOthers(pods, req.namespace, view, cv.name, resolve, servers);
       const decision = decideNodeStep({ cluster: cv, pod: view, self, others: others ?? [], attempted });
       if (decision.kind === 'done') {
-        await report({ configured: true });
+        await report({ configured: true, verified: !view.verifiedSinceStart });
         return;
       }
       if (decision.kind === 'wait') {

@@ -21,7 +21,7 @@ export function replicating(fromOrdinal: number, over: Partial<ReplicationView> 
   return {
     sourceHost: e.host,
     sourcePort: e.port,
-    ioRunning: 'Yes',
+    ioState: 'running',
     sqlRunning: true,
     lastIoErrno: 0,
     lastIoError: '',
@@ -57,7 +57,7 @@ export function cluster(over: Partial<ClusterView> = {}): ClusterView {
 export function gathered(ordinal: number, self: ServerView, others: NodeView[] = [], over: Partial<NodeGathered> = {}): NodeGathered {
   return {
     cluster: cluster(),
-    pod: { name: podName(ordinal), ordinal, fqdn: fqdn(ordinal), endpoint: endpoint(ordinal), mysqlRunning: true, deleting: false },
+    pod: { name: podName(ordinal), ordinal, fqdn: fqdn(ordinal), endpoint: endpoint(ordinal), mysqlRunning: true, deleting: false, verifiedSinceStart: false },
     self,
     others,
     attempted: [],

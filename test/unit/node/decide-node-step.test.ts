@@ -11,8 +11,24 @@ function stepKind(d: NodeDecision): string {
 
 const pod0Master = node(0, master());
 
-test('a configured pod needs nothing', () => {
-  assert.equal(stepKind(decideNodeStep(gathered(1, server({ configured: true })))), 'done');
+function verified<T extends { pod: { verifiedSinceStart: boolean } }>(g: T): T {
+  g.pod.verifiedSinceStart = true;
+  return g;
+}
+
+test('a configured pod the operator verified since its last start needs nothing', () => {
+  assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true }))))), 'done');
+});
+
+test('a pod whose configured flag survived a restart is re-checked, then marked again', () => {
+  const g = gathered(1, server({ configured: true, replication: replicating(0) }), [pod0Master]);
+  assert.equal(stepKind(decideNodeStep(g)), 'markConfigured');
+  assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['markConfigured'] })), 'done');
+});
+
+test('a pod whose configured flag survived a restart but follows an old master is re-pointed', () => {
+  const g = gathered(2, server({ configured: true, replication: replicating(0) }), [node(0, server({ replication: replicating(1) })), node(1, master())]);
+  assert.equal(stepKind(decideNodeStep(g)), 'pointAt');
 });
 
 test('a pod whose mysql container is not running waits', () => {
@@ -41,7 +57,7 @@ test('nothing is done while a failover is in progress', () => {
 });
 
 test('a configured pod is left alone even during a failover', () => {
-  const g = gathered(1, server({ configured: true }), [], { cluster: cluster({ failoverInProgress: true }) });
+  const g = verified(gathered(1, server({ configured: true }), [], { cluster: cluster({ failoverInProgress: true }) }));
   assert.equal(stepKind(decideNodeStep(g)), 'done');
 });
 
@@ -65,19 +81,19 @@ test('a new replica is pointed at the master', () => {
 });
 
 test('a replica pointed at the master but stopped is started', () => {
-  const g = gathered(1, server({ replication: replicating(0, { ioRunning: 'No', sqlRunning: false }) }), [pod0Master]);
+  const g = gathered(1, server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false }) }), [pod0Master]);
   assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
 });
 
 test('a replica that does not run after a start in this pass waits instead of looping', () => {
-  const g = gathered(1, server({ replication: replicating(0, { ioRunning: 'No', sqlRunning: false }) }), [pod0Master], {
+  const g = gathered(1, server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false }) }), [pod0Master], {
     attempted: ['pointAt', 'startReplication'],
   });
   assert.equal(stepKind(decideNodeStep(g)), 'wait:ReplicationNotRunning');
 });
 
 test('a replica still connecting is polled soon', () => {
-  const d = decideNodeStep(gathered(1, server({ replication: replicating(0, { ioRunning: 'Connecting' }) }), [pod0Master]));
+  const d = decideNodeStep(gathered(1, server({ replication: replicating(0, { ioState: 'connecting' }) }), [pod0Master]));
   assert.equal(stepKind(d), 'wait:ReplicationConnecting');
   assert.equal(d.kind === 'wait' && d.soon, true);
 });
@@ -89,7 +105,7 @@ test('a replica running from the master is marked configured', () => {
 
 test('a restarted replica already replicating from the right master is not re-pointed', () => {
   // skip-slave-start: after a restart the source is kept but the threads are stopped.
-  const g = gathered(2, server({ replication: replicating(0, { ioRunning: 'No', sqlRunning: false }), gtidSeeded: true, backupGtidPurged: '0-100-5' }), [
+  const g = gathered(2, server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false }), gtidSeeded: true, backupGtidPurged: '0-100-5' }), [
     pod0Master,
     node(1, server({ configured: true, replication: replicating(0) })),
   ]);
@@ -103,7 +119,7 @@ test('a replica pointed at an old master is re-pointed at the current one', () =
 });
 
 test('a connection error is retried once per pass by re-pointing, then reported', () => {
-  const failing = server({ replication: replicating(0, { ioRunning: 'Connecting', lastIoErrno: 2003, lastIoError: "Can't connect" }) });
+  const failing = server({ replication: replicating(0, { ioState: 'connecting', lastIoErrno: 2003, lastIoError: "Can't connect" }) });
   assert.equal(stepKind(decideNodeStep(gathered(1, failing, [pod0Master]))), 'pointAt');
   const d = decideNodeStep(gathered(1, failing, [pod0Master], { attempted: ['pointAt', 'startReplication'] }));
   assert.equal(stepKind(d), 'wait:ReplicationError');
@@ -111,7 +127,7 @@ test('a connection error is retried once per pass by re-pointing, then reported'
 });
 
 test('a replication access-denied error names the REPLICATION_PASSWORD key', () => {
-  const denied = server({ replication: replicating(0, { ioRunning: 'Connecting', lastIoErrno: 1045, lastIoError: 'Access denied' }) });
+  const denied = server({ replication: replicating(0, { ioState: 'connecting', lastIoErrno: 1045, lastIoError: 'Access denied' }) });
   const d = decideNodeStep(gathered(1, denied, [pod0Master], { attempted: ['pointAt'] }));
   assert.equal(stepKind(d), 'wait:ReplicationAccessDenied');
   assert.match(d.kind === 'wait' ? d.message : '', /REPLICATION_PASSWORD of Secret my-db-mysql-operated/);

@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { POD_CONDITION_NODE_INITIALIZED } from '../../../src/api/constants.ts';
+import { nodeInitializedCondition } from '../../../src/controllers/node/node-condition.ts';
+
+const now = new Date('2026-01-01T10:00:00.123Z');
+
+test('a newly configured pod gets the anchor condition, stamped as verified', () => {
+  assert.deepEqual(nodeInitializedCondition({ configured: true, verified: true }, [], now), {
+    type: POD_CONDITION_NODE_INITIALIZED,
+    status: 'True',
+    reason: 'mysqlInitializationSucceeded',
+    message: 'success',
+    lastTransitionTime: '2026-01-01T10:00:00Z',
+    lastProbeTime: '2026-01-01T10:00:00Z',
+  });
+});
+
+test('an unchanged condition is not written again', () => {
+  const cur = nodeInitializedCondition({ configured: false, reason: 'MasterUnreachable', message: 'x' }, [], now);
+  assert.ok(cur);
+  assert.equal(nodeInitializedCondition({ configured: false, reason: 'MasterUnreachable', message: 'x' }, [cur], new Date()), null);
+  const ok = nodeInitializedCondition({ configured: true, verified: true }, [], now);
+  assert.ok(ok);
+  assert.equal(nodeInitializedCondition({ configured: true, verified: false }, [ok], new Date()), null);
+});
+
+test('a failure keeps the reason visible in the message and moves the transition time', () => {
+  const ok = nodeInitializedCondition({ configured: true, verified: true }, [], new Date('2025-01-01T00:00:00Z'));
+  assert.ok(ok);
+  const c = nodeInitializedCondition({ configured: false, reason: 'ReplicationAccessDenied', message: 'check key REPLICATION_PASSWORD' }, [ok], now);
+  assert.equal(c?.status, 'False');
+  assert.equal(c?.reason, 'mysqlInitializationFailed');
+  assert.equal(c?.message, 'ReplicationAccessDenied: check key REPLICATION_PASSWORD');
+  assert.equal(c?.lastTransitionTime, '2026-01-01T10:00:00Z');
+  assert.equal(c?.lastProbeTime, ok.lastProbeTime);
+});
