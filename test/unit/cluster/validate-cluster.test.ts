@@ -1,0 +1,69 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CLUSTER_REASONS } from '../../../src/api/constants.ts';
+import { clusterOptions } from '../../../src/controllers/cluster/options.ts';
+import { validateCluster } from '../../../src/controllers/cluster/validate-cluster.ts';
+import { cluster, ROOT_SECRET } from './builders.ts';
+
+const opts = clusterOptions();
+
+function problems(c: ReturnType<typeof cluster>, secret: unknown) {
+  const v = validateCluster(c, secret as never, opts);
+  return v.ok ? [] : v.problems;
+}
+
+test('a cluster with its Secret and a known version is valid', () => {
+  assert.equal(validateCluster(cluster({ mysqlVersion: '8.0' }), ROOT_SECRET, opts).ok, true);
+});
+
+test('a missing user Secret is named in the problem', () => {
+  const [p] = problems(cluster(), undefined);
+  assert.equal(p?.reason, CLUSTER_REASONS.userSecretNotFound);
+  assert.match(p!.message, /Secret default\/my-db-secret \(spec\.secretName\) does not exist/);
+});
+
+test('a user Secret without ROOT_PASSWORD names the Secret and the key', () => {
+  const [p] = problems(cluster(), { metadata: { name: 'my-db-secret' }, data: { USER: 'dQ==' } });
+  assert.equal(p?.reason, CLUSTER_REASONS.userSecretKeyMissing);
+  assert.match(p!.message, /default\/my-db-secret .* ROOT_PASSWORD/);
+});
+
+test('an empty ROOT_PASSWORD counts as missing', () => {
+  assert.equal(problems(cluster(), { metadata: {}, data: { ROOT_PASSWORD: '' } })[0]?.reason, CLUSTER_REASONS.userSecretKeyMissing);
+});
+
+test('an unknown mysqlVersion is refused with the supported list', () => {
+  for (const v of ['9.1', 'latest', '5.6', 'mariadb-10.3']) {
+    const [p] = problems(cluster({ mysqlVersion: v }), ROOT_SECRET);
+    assert.equal(p?.reason, CLUSTER_REASONS.unknownMysqlVersion, v);
+    assert.match(p!.message, /supported: 5\.7, 8\.0, 8\.4/);
+  }
+});
+
+test('an exact version without a known image needs spec.image or the operator flag', () => {
+  const [p] = problems(cluster({ mysqlVersion: '8.0.36' }), ROOT_SECRET);
+  assert.equal(p?.reason, CLUSTER_REASONS.imageNotDerivable);
+  assert.match(p!.message, /set spec\.image/);
+  assert.equal(validateCluster(cluster({ mysqlVersion: '8.0.36', image: 'percona:8.0.36' }), ROOT_SECRET, opts).ok, true);
+  const flagged = clusterOptions({ versionImages: { '8.0.36': 'percona:8.0.36' } });
+  assert.equal(validateCluster(cluster({ mysqlVersion: '8.0.36' }), ROOT_SECRET, flagged).ok, true);
+});
+
+test('mysqlConf keys the operator owns are refused, in any spelling', () => {
+  const [p] = problems(cluster({ mysqlConf: { server_id: 5, 'Report-Host': 'x', 'max-connections': 10 } }), ROOT_SECRET);
+  assert.equal(p?.reason, CLUSTER_REASONS.operatorOwnedMysqlConf);
+  assert.match(p!.message, /"server_id", "Report-Host"/);
+  assert.doesNotMatch(p!.message, /max-connections/);
+});
+
+test('negative replicas are refused', () => {
+  assert.equal(problems(cluster({ replicas: -1 }), ROOT_SECRET)[0]?.reason, CLUSTER_REASONS.invalidReplicas);
+});
+
+test('every problem is reported, not only the first', () => {
+  const ps = problems(cluster({ replicas: -2, mysqlConf: { datadir: '/x' } }), undefined);
+  assert.deepEqual(
+    ps.map((p) => p.reason),
+    [CLUSTER_REASONS.invalidReplicas, CLUSTER_REASONS.userSecretNotFound, CLUSTER_REASONS.operatorOwnedMysqlConf],
+  );
+});
