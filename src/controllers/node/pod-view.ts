@@ -59,5 +59,6 @@ function verifiedSince(conditions: readonly PodCondition[] | undefined, startedA
   const c = conditions?.find((x) => x.type === POD_CONDITION_NODE_INITIALIZED);
   if (c?.status !== CONDITION_STATUS.true || !c.lastProbeTime) return false;
   if (!startedAt) return true;
-  return Date.parse(c.lastProbeTime) >= Date.parse(startedAt);
+  // Kubernetes times have whole seconds; compare at that precision.
+  return Math.floor(Date.parse(c.lastProbeTime) / 1000) >= Math.floor(Date.parse(startedAt) / 1000);
 }

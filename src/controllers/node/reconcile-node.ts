@@ -170,7 +170,7 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
     const cv = clusterView(cluster);
     for (let i = 0; i < MAX_STEPS_PER_PASS; i++) {
       const self = await servers.observe(view.endpoint);
-      const needOthers = self.reachable && !self.configured;
+      const needOthers = self.reachable && !(self.configured && view.verifiedSinceStart);
       if (needOthers && others === undefined) others = await gatherOthers(pods, req.namespace, view, cv.name, resolve, servers);
       const decision = decideNodeStep({ cluster: cv, pod: view, self, others: others ?? [], attempted });
       if (decision.kind === 'done') {
