@@ -70,7 +70,8 @@ export function fromDriverError(e: unknown, where: string, s?: Statement): Mysql
   const code = typeof d.code === 'string' ? d.code : undefined;
   const errno = typeof d.errno === 'number' ? d.errno : undefined;
   const raw = typeof d.message === 'string' && d.message !== '' ? d.message : code ?? 'unknown error';
-  const kind = classify(code, errno);
+  // mysql2 reports a call on a connection that already ended without a code.
+  const kind = code === undefined && /closed state/.test(raw) ? 'unreachable' : classify(code, errno);
   const what = s ? ` running "${s.sql.split('\n')[0]}"` : '';
   return new MysqlError(kind, `${where}${what}: ${scrubSecrets(raw, s)}`, code, errno);
 }

@@ -12,7 +12,7 @@ import {
   writeHeartbeatStatement, type HeartbeatPosition,
 } from './operator-schema.ts';
 import {
-  changeMasterStatement, gtidExecutedQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
+  changeMasterStatement, gtidExecutedQuery, gtidSlavePosQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
   sessionBinlogStatement, setReadOnlyStatements, showBinlogStatusStatement, showReplicationStatusStatement,
   startReplicationStatement, stopReplicationStatement,
   type PointAtOptions, type ReplicationCredentials, type ReplicationSource,
@@ -110,8 +110,19 @@ class Node implements MysqlNode {
     this.params = params;
     this.host = params.host;
     this.port = params.port;
-    this.conn = conn;
+    this.conn = null;
     this.flavour = flavour;
+    this.adopt(conn);
+  }
+
+  /** A connection the server closed is forgotten at once, so the next call reconnects. */
+  private adopt(conn: Connection): void {
+    this.conn = conn;
+    const forget = (): void => {
+      if (this.conn === conn) this.conn = null;
+    };
+    conn.once('end', forget);
+    conn.once('error', forget);
   }
 
   private get where(): string {
@@ -124,7 +135,7 @@ class Node implements MysqlNode {
       if (this.closed) throw new Error(`${this.where}: used after close()`);
       if (!this.conn) {
         const { conn, flavour } = await openConnection(this.params);
-        this.conn = conn;
+        this.adopt(conn);
         this.flavour = flavour;
       }
       return fn();
@@ -227,8 +238,15 @@ class Node implements MysqlNode {
     });
   }
 
+  private async replicationNow(): Promise<ReplicationStatus | null> {
+    const rows = await this.q(showReplicationStatusStatement(this.flavour));
+    if (rows.length === 0 || this.flavour.family !== 'mariadb') return normalizeReplicationStatus(rows);
+    const pos = (await this.q(gtidSlavePosQuery()))[0]?.['gtid'];
+    return normalizeReplicationStatus(rows, String(pos ?? ''));
+  }
+
   replicationStatus(): Promise<ReplicationStatus | null> {
-    return this.exclusive(async () => normalizeReplicationStatus(await this.q(showReplicationStatusStatement(this.flavour))));
+    return this.exclusive(() => this.replicationNow());
   }
 
   pointAt(source: ReplicationSource, creds: ReplicationCredentials, opts?: PointAtOptions): Promise<void> {
@@ -331,7 +349,7 @@ class Node implements MysqlNode {
   writeHeartbeat(serverId: number): Promise<void> {
     return this.exclusive(async () => {
       const master = (await this.q(showBinlogStatusStatement(this.flavour)))[0];
-      const replica = normalizeReplicationStatus(await this.q(showReplicationStatusStatement(this.flavour)));
+      const replica = await this.replicationNow();
       const pos: HeartbeatPosition = {
         file: master ? String(master['File']) : null,
         position: master ? Number(master['Position']) : null,

@@ -129,6 +129,11 @@ export function gtidExecutedQuery(f: Flavour): Statement {
     : 'SELECT @@global.gtid_executed AS gtid');
 }
 
+/** MariaDB's replica position; SHOW SLAVE STATUS does not show it. */
+export function gtidSlavePosQuery(): Statement {
+  return stmt('SELECT @@global.gtid_slave_pos AS gtid');
+}
+
 /** Keeps the statements of this session out of the binlog (per-node bookkeeping must not replicate). */
 export function sessionBinlogStatement(enabled: boolean): Statement {
   return stmt(`SET @@SESSION.SQL_LOG_BIN = ${enabled ? 1 : 0}`);

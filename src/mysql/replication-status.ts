@@ -18,11 +18,13 @@ export interface ReplicationStatus {
   masterHost: string;
   masterPort: number;
   masterUser: string;
+  /** 0 until the IO thread has connected once. */
+  masterServerId: number;
   /** MySQL: Auto_Position = 1; MariaDB: Using_Gtid is Slave_Pos or Current_Pos. */
   usingGtid: boolean;
   /** MySQL Retrieved_Gtid_Set, MariaDB Gtid_IO_Pos. */
   gtidReceived: string;
-  /** MySQL Executed_Gtid_Set, MariaDB Gtid_Slave_Pos. */
+  /** MySQL Executed_Gtid_Set, MariaDB @@gtid_slave_pos (not a column of SHOW SLAVE STATUS). */
   gtidExecuted: string;
   masterLogFile: string;
   readMasterLogPos: number;
@@ -54,8 +56,11 @@ function ioState(v: string): IoThreadState {
   return 'stopped';
 }
 
-/** Null when the server has no replication configured (no row). */
-export function normalizeReplicationStatus(rows: readonly Row[]): ReplicationStatus | null {
+/**
+ * Null when the server has no replication configured (no row). MariaDB's applied position is
+ * read separately (`SELECT @@global.gtid_slave_pos`) and passed as `gtidSlavePos`.
+ */
+export function normalizeReplicationStatus(rows: readonly Row[], gtidSlavePos?: string): ReplicationStatus | null {
   const row = rows[0];
   if (!row) return null;
   const io = ioState(text(row, 'Replica_IO_Running', 'Slave_IO_Running'));
@@ -74,9 +79,10 @@ export function normalizeReplicationStatus(rows: readonly Row[]): ReplicationSta
     masterHost: text(row, 'Source_Host', 'Master_Host'),
     masterPort: num(row, 'Source_Port', 'Master_Port'),
     masterUser: text(row, 'Source_User', 'Master_User'),
+    masterServerId: num(row, 'Source_Server_Id', 'Master_Server_Id'),
     usingGtid: isMaria ? usingGtidMaria !== '' && usingGtidMaria !== 'No' : text(row, 'Auto_Position') === '1',
     gtidReceived: text(row, 'Retrieved_Gtid_Set', 'Gtid_IO_Pos').replace(/\s+/g, ''),
-    gtidExecuted: text(row, 'Executed_Gtid_Set', 'Gtid_Slave_Pos').replace(/\s+/g, ''),
+    gtidExecuted: (gtidSlavePos ?? text(row, 'Executed_Gtid_Set')).replace(/\s+/g, ''),
     masterLogFile: text(row, 'Source_Log_File', 'Master_Log_File'),
     readMasterLogPos: num(row, 'Read_Source_Log_Pos', 'Read_Master_Log_Pos'),
     relayMasterLogFile: text(row, 'Relay_Source_Log_File', 'Relay_Master_Log_File'),

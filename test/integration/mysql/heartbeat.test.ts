@@ -1,0 +1,90 @@
+// The heartbeat loop (src/sidecar/heartbeat.ts) against real servers. Flavour live: MariaDB 10.11.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runHeartbeat, type HeartbeatTick } from '../../../src/sidecar/heartbeat.ts';
+import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
+
+const U = TEST_SYSTEM_USERS;
+
+function startLoop(server: MariaDBServer, t: { after(fn: () => unknown): void }, intervalMs = 200) {
+  const ac = new AbortController();
+  const ticks: HeartbeatTick[] = [];
+  const done = runHeartbeat({
+    connection: server.paramsFor(U.heartbeat.user, U.heartbeat.password),
+    intervalMs,
+    maxBackoffMs: 500,
+    signal: ac.signal,
+    onTick: (tick) => ticks.push(tick),
+  });
+  const stop = async (): Promise<void> => {
+    ac.abort();
+    await done;
+  };
+  t.after(stop);
+  return { ticks, stop, done };
+}
+
+async function heartbeatRows(s: MariaDBServer): Promise<Record<string, unknown>[]> {
+  return s.sql('SELECT ts, server_id, file, position FROM sys_operator.heartbeat').catch(() => []);
+}
+
+test('MariaDB 10.11 live: heartbeat rows appear on the writable master, replicate, and lag is >= 0 and grows when replication stops', async (t) => {
+  const { master, replica } = await startReplicationPair({ t });
+  const loop = startLoop(master, t);
+  await waitFor(async () => (await heartbeatRows(master)).length === 1, 'a heartbeat row on the master');
+  const row = (await heartbeatRows(master))[0] ?? {};
+  assert.equal(Number(row['server_id']), master.serverId, 'the server id is read from the server');
+  assert.match(String(row['ts']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/, 'pt-heartbeat timestamp format');
+  assert.match(String(row['file']), /^mysql-bin\.\d+$/);
+  assert.ok(Number(row['position']) > 0);
+
+  await waitFor(async () => (await heartbeatRows(replica)).length === 1, 'the heartbeat row on the replica');
+  const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
+  const lag = await r.heartbeatLag();
+  assert.ok(lag !== null && lag >= 0, `lag ${lag}`);
+
+  await r.stopReplication();
+  const atStop = (await r.heartbeatLag()) ?? 0;
+  await waitFor(async () => ((await r.heartbeatLag()) ?? 0) > atStop + 1, 'the lag to grow past the value at stop + 1 s');
+  await r.startReplication();
+  await waitFor(async () => ((await r.heartbeatLag()) ?? 99) < 1, 'the lag to shrink once replication runs again');
+  await loop.stop();
+  assert.ok(loop.ticks.some((x) => x.outcome === 'written'));
+});
+
+test('MariaDB 10.11 live: heartbeat skips while the server is read-only and writes once it is writable', async (t) => {
+  const s = await startMariaDB({ name: 'hb-ro', systemUsers: true, t });
+  const loop = startLoop(s, t, 100);
+  await waitFor(async () => loop.ticks.filter((x) => x.outcome === 'skipped-read-only').length >= 3, 'three skipped ticks');
+  assert.equal(loop.ticks.some((x) => x.outcome === 'written'), false);
+  assert.deepEqual(await heartbeatRows(s), [], 'nothing written while read-only');
+  const op = await s.node(s.paramsFor(U.operator.user, U.operator.password));
+  await op.setReadOnly(false);
+  await waitFor(async () => (await heartbeatRows(s)).length === 1, 'a heartbeat row after the server became writable');
+});
+
+test('MariaDB 10.11 live: heartbeat survives a server restart and stops on its signal', async (t) => {
+  const s = await startMariaDB({ name: 'hb-restart', systemUsers: true, t });
+  // The init-file sets read_only at every start; a master is made writable again by the operator.
+  const makeWritable = async (): Promise<void> => {
+    const op = await s.node(s.paramsFor(U.operator.user, U.operator.password));
+    await op.setReadOnly(false);
+    await op.close();
+  };
+  await makeWritable();
+  const loop = startLoop(s, t, 100);
+  await waitFor(async () => loop.ticks.some((x) => x.outcome === 'written'), 'a first write');
+  await s.kill();
+  await waitFor(async () => loop.ticks.some((x) => x.outcome === 'error' && x.kind === 'unreachable'), 'an unreachable tick');
+  await s.start();
+  await makeWritable();
+  const before = loop.ticks.length;
+  await waitFor(async () => loop.ticks.slice(before).some((x) => x.outcome === 'written'), 'writes after the restart');
+  for (const tick of loop.ticks) {
+    if (tick.outcome === 'error') assert.doesNotMatch(tick.message, new RegExp(U.heartbeat.password));
+  }
+  await loop.stop();
+  const n = loop.ticks.length;
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(loop.ticks.length, n, 'no tick after the signal');
+});
