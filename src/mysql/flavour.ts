@@ -58,7 +58,8 @@ export function flavourFromVersionSpec(spec: string): Flavour | null {
  * some builds only in @@version_comment. Percona and Oracle MySQL are both family "mysql".
  */
 export function flavourFromServer(version: string, versionComment: string): Flavour | null {
-  const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
+  // MariaDB's handshake prefixes "5.5.5-" for old clients; a proxy may pass it on.
+  const m = /^(?:5\.5\.5-)?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
   if (!m) return null;
   const isMaria = /mariadb/i.test(version) || /mariadb/i.test(versionComment);
   return { family: isMaria ? 'mariadb' : 'mysql', major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3]) };

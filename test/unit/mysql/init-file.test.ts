@@ -42,3 +42,61 @@ test('MySQL 5.7 init-file on a later restart equals the anchor restart variant b
   const want = readFileSync(`${POD_FILES}/operator-init.sql.variant-restart`, 'utf8');
   assert.equal(renderInitFile(input({ statusTableMissing: false, backupGtid: ANCHOR_GTID })), want);
 });
+
+const MARIA = flavour('mariadb-10.11');
+
+test('MariaDB init-file: anchor order, MariaDB grants, nothing MySQL-only', () => {
+  const text = renderInitFile(input({ flavour: MARIA, statusTableMissing: true, backupGtid: '0-101-42' }));
+  const lines = text.split(';\n');
+  assert.equal(lines[0], 'SET @@SESSION.SQL_LOG_BIN = 0');
+  assert.equal(lines[1], 'SET GLOBAL READ_ONLY = 1');
+  assert.equal(lines[2], 'CREATE DATABASE IF NOT EXISTS sys_operator');
+  assert.equal(lines[3], "DROP USER IF EXISTS sys_operator@'%'");
+  assert.doesNotMatch(text, /slave_master_info/, 'MariaDB has no mysql.slave_master_info');
+  assert.doesNotMatch(text, /REPLICATION CLIENT/, 'MariaDB 10.5+ names it BINLOG MONITOR');
+  assert.match(text, /GRANT SELECT, PROCESS, BINLOG MONITOR, SLAVE MONITOR ON \*\.\* TO sys_exporter@'127.0.0.1';\nALTER USER sys_exporter@'127.0.0.1' WITH MAX_USER_CONNECTIONS 3;\n/);
+  assert.match(text, /REPLACE INTO sys_operator.status VALUES \('configured', '0'\);\nREPLACE INTO sys_operator.status VALUES \('backup_gtid_purged', '0-101-42'\);\n$/);
+  assert.ok(text.indexOf('DROP TABLE IF EXISTS sys_operator.status') < text.indexOf('CREATE TABLE IF NOT EXISTS sys_operator.status'));
+});
+
+test('MariaDB 10.11 gives READ_ONLY ADMIN to the operator and Orchestrator only; 10.6 has no such privilege', () => {
+  const grantsOf = (text: string, user: string): string =>
+    text.split(';\n').filter((l) => l.startsWith('GRANT') && l.includes(`TO ${user}@`)).join('\n');
+  const t1011 = renderInitFile(input({ flavour: MARIA }));
+  assert.match(grantsOf(t1011, 'sys_operator'), /READ_ONLY ADMIN/);
+  assert.match(grantsOf(t1011, 'orchestrator'), /READ_ONLY ADMIN/);
+  for (const u of ['sys_replication', 'sys_exporter', 'sys_heartbeat']) assert.doesNotMatch(grantsOf(t1011, u), /READ_ONLY ADMIN|SUPER/, u);
+  assert.doesNotMatch(renderInitFile(input({ flavour: flavour('mariadb-10.6') })), /READ_ONLY ADMIN/);
+});
+
+test('MySQL 8.0 adds dynamic privileges next to SUPER; 8.4 drops SUPER', () => {
+  const t80 = renderInitFile(input({ flavour: flavour('8.0') }));
+  assert.match(t80, /GRANT SUPER, SHOW DATABASES, PROCESS, RELOAD, CREATE, SELECT ON \*\.\* TO sys_operator@'%'/);
+  assert.match(t80, /GRANT SYSTEM_VARIABLES_ADMIN, REPLICATION_SLAVE_ADMIN, BACKUP_ADMIN, CONNECTION_ADMIN ON \*\.\* TO sys_operator@'%'/);
+  assert.match(t80, /GRANT BACKUP_ADMIN ON \*\.\* TO sys_replication@'%'/);
+  const t84 = renderInitFile(input({ flavour: flavour('8.4') }));
+  assert.doesNotMatch(t84, /SUPER/);
+  assert.match(t84, /GRANT SHOW DATABASES, PROCESS, RELOAD, CREATE, SELECT ON \*\.\* TO sys_operator@'%'/);
+  assert.match(t84, /GRANT SYSTEM_VARIABLES_ADMIN, REPLICATION_SLAVE_ADMIN, CONNECTION_ADMIN ON \*\.\* TO orchestrator@'%'/);
+});
+
+test('pod 0 restored from a bucket forgets its source: RESET SLAVE ALL (MySQL 8.4: RESET REPLICA ALL), before the extra SQL', () => {
+  const extra = ["CREATE DATABASE IF NOT EXISTS app;", "  SELECT 'what?'  "];
+  const t57 = renderInitFile(input({ restoredFromBucket: true, extraSql: extra }));
+  assert.match(t57, /\('configured', '0'\);\nRESET SLAVE ALL;\nCREATE DATABASE IF NOT EXISTS app;\nSELECT 'what\?';\n$/);
+  assert.match(renderInitFile(input({ flavour: flavour('8.4'), restoredFromBucket: true })), /RESET REPLICA ALL;\n$/);
+  assert.match(renderInitFile(input({ flavour: MARIA, restoredFromBucket: true })), /RESET SLAVE ALL;\n$/);
+});
+
+test('without a backup and with keepConfigured the optional rows are left out', () => {
+  const text = renderInitFile(input({ keepConfigured: true }));
+  assert.doesNotMatch(text, /configured|backup_gtid_purged|DROP TABLE/);
+  assert.match(text, /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n$/);
+});
+
+test('passwords and user names with quotes or backslashes cannot break out of their literals', () => {
+  const users = { ...ANCHOR_USERS, operator: { user: "we'ird", password: "a'b\\c\nd" } };
+  const text = renderInitFile(input({ users }));
+  assert.match(text, /CREATE USER 'we''ird'@'%' IDENTIFIED BY 'a''b\\\\c\\nd';\n/);
+  assert.equal(text.split('\n').filter((l) => l.includes('IDENTIFIED BY')).length, 5, 'no literal newline inside a statement');
+});
