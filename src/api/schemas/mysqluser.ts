@@ -26,6 +26,8 @@ const spec = obj('MysqlUserSpec', 'Desired account.', {
     'Per-account limits: MAX_USER_CONNECTIONS, MAX_QUERIES_PER_HOUR, MAX_UPDATES_PER_HOUR, MAX_CONNECTIONS_PER_HOUR.',
     intOrString(''),
     {
+      // Bounds the map so the API server's CEL cost estimate for the rule stays small.
+      maxProperties: USER_RESOURCE_LIMITS.length,
       'x-kubernetes-validations': [
         {
           rule: `self.all(k, k in [${limitNames}])`,
