@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { generatedFiles } from '../../../src/api/generate.ts';
+import { parse } from 'yaml';
+import { buildCrd, generatedFiles, renderCrdYaml } from '../../../src/api/generate.ts';
+import { KINDS } from '../../../src/api/schemas/index.ts';
 import { checkCrd } from '../../../src/api/structural/index.ts';
 import { admit, loadCrds, REPO } from './support.ts';
 
@@ -23,6 +25,10 @@ describe('generated files', () => {
       }
       assert.ok(onDisk === content, `${path} is stale: run npm run gen`);
     }
+  });
+
+  it('the YAML reads back as exactly the CRD objects (no YAML type surprises like 5.7 → number)', () => {
+    for (const def of KINDS) assert.deepEqual(parse(renderCrdYaml(def)), buildCrd(def), def.kind);
   });
 
   it('generation is deterministic', () => {
