@@ -1,0 +1,249 @@
+// The built-in kinds this server serves, with the discovery facts recorded from kube-apiserver
+// v1.26.1 (names, short names, categories, storage version hashes) and the defaults the real
+// registry strategies fill in for the fields the operator and the sandbox read.
+import type { DefaultContext, KObj, ResourceDef, ScaleSpec } from './types.ts';
+
+const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const STS_SCALE: ScaleSpec = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
+
+interface Row {
+  gv: string;
+  resource: string;
+  kind: string;
+  namespaced?: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  hash?: string;
+  status?: boolean;
+  scale?: ScaleSpec;
+  generation?: boolean;
+  order?: string[];
+  verbs?: string[];
+  defaulter?: (obj: KObj, ctx: DefaultContext) => void;
+  initialStatus?: () => KObj | undefined;
+}
+
+const ROWS: Row[] = [
+  { gv: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'], hash: 'qFsyl6wFWjQ=', order: ['immutable', 'data', 'binaryData'] },
+  { gv: 'v1', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'], hash: 'fWeeMqaN/OA=', order: ['subsets'] },
+  {
+    gv: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=', defaulter: defaultCoreEvent,
+    order: ['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance'],
+  },
+  {
+    gv: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], hash: 'Q3oi5N2YM8M=', status: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], defaulter: defaultNamespace, initialStatus: () => ({ phase: 'Active' }),
+  },
+  { gv: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], hash: 'XwShjMxG9Fs=', status: true },
+  {
+    gv: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', shortNames: ['pvc'], hash: 'QWTyNDq0dC4=', status: true,
+    defaulter: defaultPvc, initialStatus: () => ({ phase: 'Pending' }),
+  },
+  { gv: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], hash: 'HN/zwEC+JgM=', status: true, initialStatus: () => ({ phase: 'Pending' }) },
+  {
+    gv: 'v1', resource: 'pods', kind: 'Pod', shortNames: ['po'], categories: ['all'], hash: 'xPOwRZ+Yhw8=', status: true,
+    defaulter: (o) => defaultPodSpec(o.spec, true), initialStatus: () => ({ phase: 'Pending', qosClass: 'BestEffort' }),
+  },
+  { gv: 'v1', resource: 'secrets', kind: 'Secret', hash: 'S6u1pOWzb84=', order: ['immutable', 'data', 'stringData', 'type'], defaulter: defaultSecret },
+  { gv: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'], hash: 'pbx9ZvyFpBE=', order: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'] },
+  {
+    gv: 'v1', resource: 'services', kind: 'Service', shortNames: ['svc'], categories: ['all'], hash: '0/CO1lhkEBI=', status: true,
+    defaulter: defaultService, initialStatus: () => ({ loadBalancer: {} }),
+  },
+  { gv: 'apps/v1', resource: 'controllerrevisions', kind: 'ControllerRevision', hash: '85nkx63pcBU=', order: ['data', 'revision'] },
+  {
+    gv: 'apps/v1', resource: 'deployments', kind: 'Deployment', shortNames: ['deploy'], categories: ['all'], hash: '8aSe+NMegvE=', status: true,
+    scale: STS_SCALE, generation: true, defaulter: defaultDeployment, initialStatus: () => ({}),
+  },
+  {
+    gv: 'apps/v1', resource: 'statefulsets', kind: 'StatefulSet', shortNames: ['sts'], categories: ['all'], hash: 'H+vl74LkKdo=', status: true,
+    scale: STS_SCALE, generation: true, defaulter: defaultStatefulSet, initialStatus: () => ({ replicas: 0, availableReplicas: 0 }),
+  },
+  {
+    gv: 'batch/v1', resource: 'cronjobs', kind: 'CronJob', shortNames: ['cj'], categories: ['all'], hash: 'sd5LIXh4Fjs=', status: true,
+    generation: true, defaulter: defaultCronJob, initialStatus: () => ({}),
+  },
+  {
+    gv: 'batch/v1', resource: 'jobs', kind: 'Job', categories: ['all'], hash: 'mudhfqk/qZY=', status: true, generation: true,
+    defaulter: (o) => defaultJobSpec(o.spec), initialStatus: () => ({}),
+  },
+  {
+    gv: 'policy/v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', shortNames: ['pdb'], hash: '6BGBu0kpHtk=', status: true,
+    generation: true, initialStatus: () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
+  },
+  { gv: 'coordination.k8s.io/v1', resource: 'leases', kind: 'Lease', hash: 'gqkMMb/YqFM=' },
+  {
+    gv: 'events.k8s.io/v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=',
+    order: ['eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount'],
+  },
+  { gv: 'discovery.k8s.io/v1', resource: 'endpointslices', kind: 'EndpointSlice', hash: 'Nx3SIv6I0mE=', order: ['addressType', 'endpoints', 'ports'] },
+  { gv: 'rbac.authorization.k8s.io/v1', resource: 'roles', kind: 'Role', order: ['rules'] },
+  { gv: 'rbac.authorization.k8s.io/v1', resource: 'rolebindings', kind: 'RoleBinding', order: ['subjects', 'roleRef'] },
+  { gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, order: ['rules', 'aggregationRule'] },
+  { gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, order: ['subjects', 'roleRef'] },
+  { gv: 'storage.k8s.io/v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false, shortNames: ['sc'], order: ['provisioner', 'parameters', 'reclaimPolicy', 'mountOptions', 'allowVolumeExpansion', 'volumeBindingMode', 'allowedTopologies'] },
+  {
+    gv: 'apiextensions.k8s.io/v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
+    shortNames: ['crd', 'crds'], categories: ['api-extensions'], hash: 'jfWCUB31mvA=', status: true, generation: true,
+    defaulter: defaultCrd, initialStatus: () => undefined,
+  },
+];
+
+export function builtinDefs(): ResourceDef[] {
+  return ROWS.map((r) => {
+    const [group, version] = r.gv.includes('/') ? (r.gv.split('/') as [string, string]) : ['', r.gv];
+    const def: ResourceDef = {
+      group, version, resource: r.resource, kind: r.kind, listKind: `${r.kind}List`, singular: '',
+      namespaced: r.namespaced ?? true, verbs: r.verbs ?? ALL_VERBS, builtin: true,
+      hasStatus: r.status ?? false, hasGeneration: r.generation ?? false,
+      topLevelOrder: r.order ?? ['spec', 'status'],
+    };
+    if (r.shortNames) def.shortNames = r.shortNames;
+    if (r.categories) def.categories = r.categories;
+    if (r.hash) def.storageVersionHash = r.hash;
+    if (r.scale) def.scale = r.scale;
+    if (r.defaulter) def.defaulter = r.defaulter;
+    if (r.initialStatus) def.initialStatus = r.initialStatus;
+    return def;
+  });
+}
+
+/** Groups in the order kube-apiserver v1.26 lists them in /apis (only those served here). */
+export const BUILTIN_GROUP_ORDER = [
+  'apps', 'events.k8s.io', 'batch', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io',
+  'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io',
+];
+
+function setDefault(o: KObj, key: string, value: unknown): void {
+  if (o[key] === undefined) o[key] = value;
+}
+
+function defaultCoreEvent(o: KObj): void {
+  setDefault(o, 'eventTime', null);
+  setDefault(o, 'reportingComponent', '');
+  setDefault(o, 'reportingInstance', '');
+}
+
+function defaultNamespace(o: KObj): void {
+  o.metadata.labels = { ...(o.metadata.labels ?? {}), 'kubernetes.io/metadata.name': o.metadata.name };
+  o.spec = { finalizers: ['kubernetes'], ...(o.spec ?? {}) };
+}
+
+function defaultSecret(o: KObj): void {
+  if (o.stringData && typeof o.stringData === 'object') {
+    const data: KObj = { ...(o.data ?? {}) };
+    for (const [k, v] of Object.entries(o.stringData as KObj)) data[k] = Buffer.from(String(v)).toString('base64');
+    o.data = Object.fromEntries(Object.entries(data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+  delete o.stringData;
+  setDefault(o, 'type', 'Opaque');
+}
+
+function defaultPvc(o: KObj): void {
+  o.spec ??= {};
+  setDefault(o.spec, 'volumeMode', 'Filesystem');
+}
+
+function defaultService(o: KObj, ctx: DefaultContext): void {
+  const s: KObj = (o.spec ??= {});
+  setDefault(s, 'type', 'ClusterIP');
+  for (const p of (s.ports ?? []) as KObj[]) {
+    setDefault(p, 'protocol', 'TCP');
+    setDefault(p, 'targetPort', p.port);
+  }
+  if (s.type !== 'ExternalName') {
+    if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = ctx.allocateClusterIP();
+    setDefault(s, 'clusterIPs', [s.clusterIP]);
+    setDefault(s, 'sessionAffinity', 'None');
+    setDefault(s, 'ipFamilies', ['IPv4']);
+    setDefault(s, 'ipFamilyPolicy', 'SingleStack');
+    setDefault(s, 'internalTrafficPolicy', 'Cluster');
+  }
+}
+
+function defaultContainer(c: KObj): void {
+  for (const p of (c.ports ?? []) as KObj[]) setDefault(p, 'protocol', 'TCP');
+  setDefault(c, 'resources', {});
+  setDefault(c, 'terminationMessagePath', '/dev/termination-log');
+  setDefault(c, 'terminationMessagePolicy', 'File');
+  const image = String(c.image ?? '');
+  const tagged = /:[^/]+$/.test(image) && !image.endsWith(':latest');
+  setDefault(c, 'imagePullPolicy', tagged || image.includes('@') ? 'IfNotPresent' : 'Always');
+}
+
+export function defaultPodSpec(spec: KObj | undefined, isPod: boolean): void {
+  if (!spec) return;
+  for (const c of (spec.initContainers ?? []) as KObj[]) defaultContainer(c);
+  for (const c of (spec.containers ?? []) as KObj[]) defaultContainer(c);
+  setDefault(spec, 'restartPolicy', 'Always');
+  setDefault(spec, 'terminationGracePeriodSeconds', 30);
+  setDefault(spec, 'dnsPolicy', 'ClusterFirst');
+  setDefault(spec, 'securityContext', {});
+  setDefault(spec, 'schedulerName', 'default-scheduler');
+  if (isPod) {
+    setDefault(spec, 'serviceAccountName', 'default');
+    setDefault(spec, 'serviceAccount', spec.serviceAccountName);
+    setDefault(spec, 'enableServiceLinks', true);
+  }
+}
+
+function defaultTemplate(t: KObj | undefined): void {
+  if (!t) return;
+  t.metadata = { creationTimestamp: null, ...(t.metadata ?? {}) };
+  defaultPodSpec(t.spec, false);
+}
+
+function defaultStatefulSet(o: KObj): void {
+  const s: KObj = (o.spec ??= {});
+  setDefault(s, 'replicas', 1);
+  defaultTemplate(s.template);
+  s.volumeClaimTemplates = ((s.volumeClaimTemplates ?? []) as KObj[]).map((t) => {
+    const spec = { ...(t.spec ?? {}) };
+    setDefault(spec, 'volumeMode', 'Filesystem');
+    return { kind: 'PersistentVolumeClaim', apiVersion: 'v1', metadata: { ...(t.metadata ?? {}), creationTimestamp: null }, spec, status: { phase: 'Pending', ...(t.status ?? {}) } };
+  });
+  if (s.volumeClaimTemplates.length === 0) delete s.volumeClaimTemplates;
+  setDefault(s, 'podManagementPolicy', 'OrderedReady');
+  setDefault(s, 'updateStrategy', { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+  if (s.updateStrategy.type === 'RollingUpdate') s.updateStrategy.rollingUpdate ??= { partition: 0 };
+  setDefault(s, 'revisionHistoryLimit', 10);
+}
+
+function defaultDeployment(o: KObj): void {
+  const s: KObj = (o.spec ??= {});
+  setDefault(s, 'replicas', 1);
+  defaultTemplate(s.template);
+  setDefault(s, 'strategy', { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+  setDefault(s, 'revisionHistoryLimit', 10);
+  setDefault(s, 'progressDeadlineSeconds', 600);
+}
+
+function defaultJobSpec(s: KObj | undefined): void {
+  if (!s) return;
+  setDefault(s, 'parallelism', 1);
+  setDefault(s, 'completions', 1);
+  setDefault(s, 'backoffLimit', 6);
+  setDefault(s, 'completionMode', 'NonIndexed');
+  setDefault(s, 'suspend', false);
+  defaultTemplate(s.template);
+}
+
+function defaultCronJob(o: KObj): void {
+  const s: KObj = (o.spec ??= {});
+  setDefault(s, 'concurrencyPolicy', 'Allow');
+  setDefault(s, 'suspend', false);
+  setDefault(s, 'successfulJobsHistoryLimit', 3);
+  setDefault(s, 'failedJobsHistoryLimit', 1);
+  if (s.jobTemplate) {
+    s.jobTemplate.metadata = { creationTimestamp: null, ...(s.jobTemplate.metadata ?? {}) };
+    defaultJobSpec(s.jobTemplate.spec);
+  }
+}
+
+function defaultCrd(o: KObj): void {
+  const s: KObj = (o.spec ??= {});
+  s.names ??= {};
+  setDefault(s.names, 'singular', String(s.names.kind ?? '').toLowerCase());
+  setDefault(s.names, 'listKind', `${s.names.kind}List`);
+  setDefault(s, 'conversion', { strategy: 'None' });
+}

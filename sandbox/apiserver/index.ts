@@ -1,0 +1,120 @@
+// The test API server: `startApiServer()` serves the Kubernetes wire protocol over plain HTTP on
+// loopback (port 0 by default), in-process. See docs/test-apiserver.md.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments, stringify } from 'yaml';
+import type { Faults } from './faults.ts';
+import { GarbageCollector } from './gc.ts';
+import { ObjectService } from './objects.ts';
+import type { RequestLog } from './request-log.ts';
+import { Resources } from './resources.ts';
+import { ApiHttpHandler } from './server.ts';
+import { Store } from './store.ts';
+import type { KObj } from './types.ts';
+
+export type { Faults, RequestMatch } from './faults.ts';
+export type { RequestLog, RequestLogEntry } from './request-log.ts';
+export type { KObj } from './types.ts';
+
+export interface ApiServerOptions {
+  /** Port on 127.0.0.1 (default 0: any free port). */
+  port?: number;
+  host?: string;
+  /** Bearer token the kubeconfig carries and the server requires (null: no authentication). */
+  token?: string | null;
+  /** Events the watch window retains before older start RVs get 410 (default 50,000). */
+  watchWindow?: number;
+  /** Interval of BOOKMARK events for watches that ask for them (default 60 s, as the real one). */
+  bookmarkIntervalMs?: number;
+  /** CRDs to install at start: objects or paths of YAML files. */
+  crds?: (KObj | string)[];
+}
+
+export interface ApiServer {
+  url: string;
+  token: string | null;
+  kubeConfig(): KubeConfig;
+  kubeconfigYaml(): string;
+  writeKubeconfig(path: string): void;
+  faults: Faults;
+  requestLog: RequestLog;
+  /** Direct access for tests that need to look behind the wire (current RV, raw objects). */
+  internals: { service: ObjectService };
+  stop(): Promise<void>;
+}
+
+const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const SYSTEM = { manager: 'kube-apiserver', dryRun: false, fieldValidation: 'Ignore', warnings: [] as string[] };
+
+export function crdObjectsFrom(source: KObj | string): KObj[] {
+  if (typeof source !== 'string') return [source];
+  return parseAllDocuments(readFileSync(source, 'utf8'))
+    .map((d) => d.toJS() as KObj | null)
+    .filter((d): d is KObj => d !== null && d.kind === 'CustomResourceDefinition');
+}
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const token = opts.token === undefined ? randomBytes(16).toString('hex') : opts.token;
+  const store = new Store(opts.watchWindow ?? 50_000);
+  const resources = new Resources();
+  const service = new ObjectService(store, resources);
+  const gc = new GarbageCollector(service);
+  const host = opts.host ?? '127.0.0.1';
+  let address = '';
+  const handler = new ApiHttpHandler(service, {
+    token,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
+    serverAddress: () => address,
+  });
+  const nsDef = resources.find('', 'v1', 'namespaces')!;
+  for (const name of DEFAULT_NAMESPACES) service.create(nsDef, undefined, { metadata: { name } }, SYSTEM);
+  const crdDef = resources.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+  for (const src of opts.crds ?? []) for (const crd of crdObjectsFrom(src)) service.create(crdDef, undefined, crd, SYSTEM);
+
+  const server: Server = createServer((req, res) => handler.handle(req, res));
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host}:${port}`;
+  const url = `http://${host}:${port}`;
+
+  const kubeconfigObject = (): KObj => ({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'test-apiserver', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'test-admin', user: token === null ? {} : { token } }],
+    contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user: 'test-admin', namespace: 'default' } }],
+    'current-context': 'test-apiserver',
+    preferences: {},
+  });
+
+  return {
+    url,
+    token,
+    kubeConfig() {
+      const kc = new KubeConfig();
+      kc.loadFromString(stringify(kubeconfigObject()));
+      return kc;
+    },
+    kubeconfigYaml: () => stringify(kubeconfigObject()),
+    writeKubeconfig(path: string) {
+      writeFileSync(path, stringify(kubeconfigObject()), { mode: 0o600 });
+    },
+    faults: handler.faults,
+    requestLog: handler.requestLog,
+    internals: { service },
+    async stop() {
+      gc.stop();
+      handler.faults.clear();
+      handler.watches.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

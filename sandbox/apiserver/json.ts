@@ -1,0 +1,98 @@
+// JSON value helpers: deep copy, deep equality, key order (Go struct order for built-ins,
+// sorted keys for custom resources, which the real server stores unstructured).
+import type { KObj, ResourceDef } from './types.ts';
+
+export function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+export function isObject(v: unknown): v is KObj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => deepEqual(x, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+export function sortKeysDeep(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeysDeep);
+  if (isObject(v)) {
+    const out: KObj = {};
+    for (const k of Object.keys(v).sort()) if (v[k] !== undefined) out[k] = sortKeysDeep(v[k]);
+    return out;
+  }
+  return v;
+}
+
+const META_ORDER = [
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+];
+const MANAGED_ORDER = ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1', 'subresource'];
+const OWNER_ORDER = ['apiVersion', 'kind', 'name', 'uid', 'controller', 'blockOwnerDeletion'];
+
+function ordered(o: KObj, order: string[]): KObj {
+  const out: KObj = {};
+  for (const k of order) if (o[k] !== undefined) out[k] = o[k];
+  for (const k of Object.keys(o)) if (!(k in out) && o[k] !== undefined) out[k] = o[k];
+  return out;
+}
+
+export function orderMetadata(meta: KObj): KObj {
+  const m = ordered(meta, META_ORDER);
+  if (Array.isArray(m.managedFields)) m.managedFields = m.managedFields.map((e: KObj) => ordered(e, MANAGED_ORDER));
+  if (Array.isArray(m.ownerReferences)) m.ownerReferences = m.ownerReferences.map((e: KObj) => ordered(e, OWNER_ORDER));
+  return m;
+}
+
+/** The object with the key order the real server writes for this resource. */
+export function orderObject(def: ResourceDef, obj: KObj): KObj {
+  if (!def.builtin) return sortKeysDeep(obj) as KObj;
+  const top = ordered(obj, ['kind', 'apiVersion', 'metadata', ...(def.topLevelOrder ?? [])]);
+  top.metadata = orderMetadata(top.metadata ?? {});
+  return top;
+}
+
+/** Reads a simple JSONPath like `.spec.replicas` or `.status.conditions[0].type`. */
+export function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.replace(/^\./, '').split('.')) {
+    if (part === '') continue;
+    const m = /^([^[]*)((?:\[\d+\])*)$/.exec(part);
+    if (!m) return undefined;
+    if (m[1]) {
+      if (!isObject(cur)) return undefined;
+      cur = cur[m[1]];
+    }
+    for (const idx of m[2]!.matchAll(/\[(\d+)\]/g)) {
+      if (!Array.isArray(cur)) return undefined;
+      cur = cur[Number(idx[1])];
+    }
+  }
+  return cur;
+}
+
+export function setPath(obj: KObj, path: string, value: unknown): void {
+  const parts = path.replace(/^\./, '').split('.');
+  let cur: KObj = obj;
+  for (const p of parts.slice(0, -1)) {
+    if (!isObject(cur[p])) cur[p] = {};
+    cur = cur[p];
+  }
+  cur[parts[parts.length - 1]!] = value;
+}
+
+export function rfc3339(d: Date = new Date()): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

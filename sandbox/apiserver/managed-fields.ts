@@ -1,0 +1,428 @@
+// Field ownership (metadata.managedFields, FieldsV1) and server-side apply, modelled on
+// structured-merge-diff: a field set is a FieldsV1 tree (`f:<field>`, `k:<keys json>`,
+// `v:<value json>`, `.` = the node itself); a node without children is a member.
+// Update operations take ownership of what they change (from everyone); Apply owns exactly what
+// its configuration names, conflicts with other owners of differing values (409 unless force), and
+// removes fields it owned before and no longer names, unless someone else owns them.
+import { ApiError, statusBody } from './status.ts';
+import { clone, deepEqual, isObject, rfc3339 } from './json.ts';
+import type { SchemaInfo } from './list-types.ts';
+import type { KObj } from './types.ts';
+
+export type FieldSet = KObj;
+
+const UNTRACKED_META = new Set([
+  'name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
+  'deletionGracePeriodSeconds', 'managedFields', 'selfLink',
+]);
+/** Go structs held by value in built-in types: present even when empty, so never "added". */
+const BUILTIN_VALUE_STRUCTS = new Set(['metadata', 'spec', 'status', 'template', 'updateStrategy', 'strategy', 'resources', 'jobTemplate']);
+
+export interface SetOptions {
+  schema: SchemaInfo;
+  builtin: boolean;
+  /** Update sets mark new maps and lists with `.`; Apply sets only mark list items. */
+  markContainers: boolean;
+}
+
+function tracked(path: string[], key: string): boolean {
+  if (path.length === 0) return key !== 'kind' && key !== 'apiVersion';
+  if (path.length === 1 && path[0] === 'metadata') return !UNTRACKED_META.has(key);
+  return true;
+}
+
+/** An object whose every key is untracked (metadata with only a name) leaves no trace. */
+function onlyUntracked(v: KObj, path: string[]): boolean {
+  const keys = Object.keys(v).filter((k) => v[k] !== undefined);
+  return keys.length > 0 && keys.every((k) => !tracked(path, k));
+}
+
+function itemKey(item: unknown, keys: string[]): string {
+  const o: KObj = {};
+  for (const k of keys) if (isObject(item) && item[k] !== undefined) o[k] = item[k];
+  return `k:${JSON.stringify(o)}`;
+}
+
+function markSelf(node: FieldSet, path: string[], opts: SetOptions): void {
+  if (!opts.markContainers || path.length === 0) return;
+  const last = path[path.length - 1]!;
+  if (path.length === 1 && last === 'metadata') return;
+  if (opts.builtin && BUILTIN_VALUE_STRUCTS.has(last)) return;
+  node['.'] = {};
+}
+
+/** The set of every field present in `value` (at `path`). */
+export function fieldSetOf(value: unknown, path: string[], opts: SetOptions): FieldSet {
+  if (isObject(value)) {
+    if (path.length > 0 && opts.schema.atomicMap(path)) return {};
+    const node: FieldSet = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined || !tracked(path, k)) continue;
+      const child = fieldSetOf(v, [...path, k], opts);
+      if (Object.keys(child).length > 0 || !isObject(v) || Object.keys(v).length === 0 || !onlyUntracked(v, [...path, k])) node[`f:${k}`] = child;
+    }
+    if (Object.keys(node).length === 0) return {};
+    markSelf(node, path, opts);
+    return node;
+  }
+  if (Array.isArray(value)) {
+    const lt = opts.schema.listType(path);
+    if (lt.type === 'atomic' || value.length === 0) return {};
+    const node: FieldSet = {};
+    for (const item of value) {
+      if (lt.type === 'set') node[`v:${JSON.stringify(item)}`] = {};
+      else {
+        const child = fieldSetOf(item, path, { ...opts, markContainers: false });
+        node[itemKey(item, lt.keys)] = { '.': {}, ...child };
+      }
+    }
+    if (opts.markContainers) node['.'] = {};
+    return node;
+  }
+  return {};
+}
+
+interface Diff {
+  changed: FieldSet;
+  removed: FieldSet;
+}
+
+function setMember(root: FieldSet, segs: string[], sub: FieldSet = {}): void {
+  let cur = root;
+  for (const s of segs.slice(0, -1)) {
+    if (!isObject(cur[s])) cur[s] = {};
+    else if (Object.keys(cur[s]).length === 0) cur[s] = { '.': {} };
+    cur = cur[s];
+  }
+  const last = segs[segs.length - 1]!;
+  cur[last] = isObject(cur[last]) && Object.keys(cur[last]).length > 0 ? union(cur[last], Object.keys(sub).length === 0 ? { '.': {} } : sub) : sub;
+}
+
+function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: SetOptions, out: Diff): void {
+  if (deepEqual(a, b)) return;
+  if (isObject(a) && isObject(b) && !(path.length > 0 && opts.schema.atomicMap(path))) {
+    for (const [k, v] of Object.entries(b)) {
+      if (v === undefined || !tracked(path, k)) continue;
+      const seg = `f:${k}`;
+      if (a[k] === undefined) setMember(out.changed, [...segs, seg], fieldSetOf(v, [...path, k], opts));
+      else diffInto(a[k], v, [...path, k], [...segs, seg], opts, out);
+    }
+    for (const k of Object.keys(a)) if (b[k] === undefined && tracked(path, k)) setMember(out.removed, [...segs, `f:${k}`]);
+    return;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    const lt = opts.schema.listType(path);
+    if (lt.type === 'set') {
+      for (const v of b) if (!a.some((x) => deepEqual(x, v))) setMember(out.changed, [...segs, `v:${JSON.stringify(v)}`]);
+      for (const v of a) if (!b.some((x) => deepEqual(x, v))) setMember(out.removed, [...segs, `v:${JSON.stringify(v)}`]);
+      return;
+    }
+    if (lt.type === 'map') {
+      const itemOpts = { ...opts, markContainers: opts.markContainers };
+      for (const item of b) {
+        const key = itemKey(item, lt.keys);
+        const old = a.find((x) => itemKey(x, lt.keys) === key);
+        if (old === undefined) setMember(out.changed, [...segs, key], { '.': {}, ...fieldSetOf(item, path, { ...opts, markContainers: false }) });
+        else diffInto(old, item, path, [...segs, key], itemOpts, out);
+      }
+      for (const item of a) {
+        const key = itemKey(item, lt.keys);
+        if (!b.some((x) => itemKey(x, lt.keys) === key)) setMember(out.removed, [...segs, key]);
+      }
+      return;
+    }
+  }
+  if (segs.length > 0) setMember(out.changed, segs, a === undefined ? fieldSetOf(b, path, opts) : {});
+}
+
+export function diffSets(a: KObj, b: KObj, opts: SetOptions): Diff {
+  const out: Diff = { changed: {}, removed: {} };
+  diffInto(a, b, [], [], opts, out);
+  return out;
+}
+
+function isMember(node: FieldSet): boolean {
+  return Object.keys(node).length === 0 || '.' in node;
+}
+
+export function union(a: FieldSet, b: FieldSet): FieldSet {
+  const aLeaf = Object.keys(a).length === 0;
+  const bLeaf = Object.keys(b).length === 0;
+  if (aLeaf && bLeaf) return {};
+  const out: FieldSet = { ...a };
+  if (aLeaf || bLeaf) out['.'] = {};
+  for (const [k, v] of Object.entries(b)) out[k] = k in out && k !== '.' ? union(out[k], v) : v;
+  return out;
+}
+
+/** Members of `a` that are not members of `b` (structure of `b` is irrelevant where b has no members). */
+export function difference(a: FieldSet, b: FieldSet): FieldSet | undefined {
+  const out: FieldSet = {};
+  const selfMember = isMember(a) && !isMember(b);
+  for (const [k, v] of Object.entries(a)) {
+    if (k === '.') continue;
+    const d = k in b ? difference(v, b[k]) : v;
+    if (d !== undefined) out[k] = d;
+  }
+  const hasChildren = Object.keys(out).length > 0;
+  if (!hasChildren) return selfMember ? {} : undefined;
+  if (selfMember) out['.'] = {};
+  return out;
+}
+
+/** Union of two whole sets (the root is never a member itself). */
+export function unionSets(a: FieldSet, b: FieldSet): FieldSet {
+  const out: FieldSet = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = k in out ? union(out[k], v) : v;
+  return out;
+}
+
+/** Members of whole set `a` not in whole set `b`. */
+export function differenceSets(a: FieldSet, b: FieldSet): FieldSet {
+  const out: FieldSet = {};
+  for (const [k, v] of Object.entries(a)) {
+    if (k === '.') continue;
+    const d = k in b ? difference(v, b[k]) : v;
+    if (d !== undefined) out[k] = d;
+  }
+  return out;
+}
+
+/** Member paths of a set as segment lists (each node that is a member, leaves and `.` nodes). */
+export function memberPaths(set: FieldSet, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  if (prefix.length > 0 && isMember(set)) out.push(prefix);
+  for (const [k, v] of Object.entries(set)) if (k !== '.') out.push(...memberPaths(v, [...prefix, k]));
+  return out;
+}
+
+function hasMember(set: FieldSet, segs: string[]): boolean {
+  let cur: FieldSet | undefined = set;
+  for (const s of segs) {
+    cur = cur?.[s];
+    if (cur === undefined) return false;
+  }
+  return isMember(cur);
+}
+
+function sortSet(set: FieldSet): FieldSet {
+  const out: FieldSet = {};
+  for (const k of Object.keys(set).sort()) out[k] = sortSet(set[k]);
+  return out;
+}
+
+export interface ManagedEntry {
+  manager: string;
+  operation: 'Update' | 'Apply';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: FieldSet;
+  subresource?: string;
+}
+
+function sameOwner(e: ManagedEntry, manager: string, operation: string, subresource: string | undefined): boolean {
+  return e.manager === manager && e.operation === operation && (e.subresource ?? '') === (subresource ?? '');
+}
+
+function finish(entries: ManagedEntry[]): ManagedEntry[] {
+  return entries
+    .filter((e) => Object.keys(e.fieldsV1).length > 0)
+    .map((e) => {
+      const out: ManagedEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, time: e.time, fieldsType: 'FieldsV1', fieldsV1: sortSet(e.fieldsV1) };
+      if (e.subresource) out.subresource = e.subresource;
+      return out;
+    })
+    .sort((x, y) => {
+      if (x.operation !== y.operation) return x.operation === 'Apply' ? -1 : 1;
+      if (x.time !== y.time) return x.time < y.time ? -1 : 1;
+      if (x.manager !== y.manager) return x.manager < y.manager ? -1 : 1;
+      return (x.subresource ?? '') < (y.subresource ?? '') ? -1 : 1;
+    });
+}
+
+export function readEntries(obj: KObj | undefined): ManagedEntry[] {
+  const mf = obj?.metadata?.managedFields;
+  return Array.isArray(mf) ? (clone(mf) as ManagedEntry[]) : [];
+}
+
+/** managedFields after a non-apply write by `manager` turned `oldObj` into `newObj`. */
+export function managedFieldsForUpdate(
+  oldObj: KObj | undefined,
+  newObj: KObj,
+  manager: string,
+  subresource: string | undefined,
+  apiVersion: string,
+  opts: Omit<SetOptions, 'markContainers'>,
+): ManagedEntry[] {
+  const setOpts: SetOptions = { ...opts, markContainers: true };
+  const entries = readEntries(oldObj);
+  const diff = oldObj ? diffSets(oldObj, newObj, setOpts) : { changed: fieldSetOf(newObj, [], setOpts), removed: {} };
+  const lost = unionSets(diff.changed, diff.removed);
+  const next: ManagedEntry[] = [];
+  let mine: ManagedEntry | undefined;
+  for (const e of entries) {
+    if (sameOwner(e, manager, 'Update', subresource)) mine = e;
+    else next.push({ ...e, fieldsV1: differenceSets(e.fieldsV1, lost) });
+  }
+  if (Object.keys(diff.changed).length > 0 || mine) {
+    const base = mine ? differenceSets(mine.fieldsV1, diff.removed) : {};
+    const fields = unionSets(base, diff.changed);
+    const entry: ManagedEntry = {
+      manager, operation: 'Update', apiVersion,
+      time: Object.keys(diff.changed).length > 0 || !mine ? rfc3339() : mine.time,
+      fieldsType: 'FieldsV1', fieldsV1: fields,
+    };
+    if (subresource) entry.subresource = subresource;
+    next.push(entry);
+  }
+  return finish(next);
+}
+
+/** Removes the given paths from every entry (the scale subresource drops spec.replicas ownership). */
+export function disownPaths(entries: ManagedEntry[], paths: string[][]): ManagedEntry[] {
+  const drop: FieldSet = {};
+  for (const p of paths) setMember(drop, p);
+  return finish(entries.map((e) => ({ ...e, fieldsV1: differenceSets(e.fieldsV1, drop) })));
+}
+
+function valueAt(obj: unknown, segs: string[]): unknown {
+  let cur = obj;
+  for (const s of segs) {
+    if (s.startsWith('f:')) {
+      if (!isObject(cur)) return undefined;
+      cur = cur[s.slice(2)];
+    } else if (s.startsWith('k:')) {
+      if (!Array.isArray(cur)) return undefined;
+      const keys = JSON.parse(s.slice(2)) as KObj;
+      cur = cur.find((it) => isObject(it) && Object.entries(keys).every(([k, v]) => deepEqual(it[k], v)));
+    } else if (s.startsWith('v:')) {
+      if (!Array.isArray(cur)) return undefined;
+      const v = JSON.parse(s.slice(2));
+      cur = cur.find((it) => deepEqual(it, v));
+    } else return undefined;
+  }
+  return cur;
+}
+
+function removeAt(obj: unknown, segs: string[]): void {
+  if (segs.length === 0) return;
+  const parent = valueAt(obj, segs.slice(0, -1));
+  const last = segs[segs.length - 1]!;
+  if (last.startsWith('f:') && isObject(parent)) delete parent[last.slice(2)];
+  else if (Array.isArray(parent)) {
+    const target = valueAt(obj, segs);
+    const idx = parent.indexOf(target);
+    if (idx >= 0) parent.splice(idx, 1);
+  }
+}
+
+/** `.spec.containers[name="mysql"].image`-style path, as conflicts name fields. */
+export function formatPath(segs: string[]): string {
+  let out = '';
+  for (const s of segs) {
+    if (s.startsWith('f:')) out += `.${s.slice(2)}`;
+    else if (s.startsWith('k:')) {
+      const keys = JSON.parse(s.slice(2)) as KObj;
+      out += `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+    } else if (s.startsWith('v:')) out += `[=${s.slice(2)}]`;
+  }
+  return out;
+}
+
+function applyMerge(live: unknown, applied: unknown, path: string[], schema: SchemaInfo): unknown {
+  if (isObject(applied) && isObject(live) && !(path.length > 0 && schema.atomicMap(path))) {
+    const out: KObj = { ...live };
+    for (const [k, v] of Object.entries(applied)) {
+      if (v === null) delete out[k];
+      else out[k] = applyMerge(out[k], v, [...path, k], schema);
+    }
+    return out;
+  }
+  if (Array.isArray(applied) && Array.isArray(live)) {
+    const lt = schema.listType(path);
+    if (lt.type === 'set') return [...live, ...applied.filter((v) => !live.some((x) => deepEqual(x, v)))];
+    if (lt.type === 'map') {
+      const out = live.map((x) => x);
+      for (const item of applied) {
+        const key = itemKey(item, lt.keys);
+        const idx = out.findIndex((x) => itemKey(x, lt.keys) === key);
+        if (idx >= 0) out[idx] = applyMerge(out[idx], item, path, schema);
+        else out.push(clone(item));
+      }
+      return out;
+    }
+  }
+  return clone(applied);
+}
+
+export interface ApplyResult {
+  object: KObj;
+  managedFields: ManagedEntry[];
+}
+
+/** Server-side apply of `applied` by `manager` onto `live` (undefined: create). */
+export function serverSideApply(
+  live: KObj | undefined,
+  applied: KObj,
+  manager: string,
+  force: boolean,
+  apiVersion: string,
+  subresource: string | undefined,
+  opts: Omit<SetOptions, 'markContainers'>,
+): ApplyResult {
+  const appliedSet = fieldSetOf(applied, [], { ...opts, markContainers: false });
+  const entries = readEntries(live);
+  const others = entries.filter((e) => !sameOwner(e, manager, 'Apply', subresource));
+  const previous = entries.find((e) => sameOwner(e, manager, 'Apply', subresource));
+
+  const conflicts: { owner: ManagedEntry; segs: string[] }[] = [];
+  if (live) {
+    for (const segs of memberPaths(appliedSet)) {
+      const liveVal = valueAt(live, segs);
+      const newVal = valueAt(applied, segs);
+      if (isObject(newVal) || (Array.isArray(newVal) && opts.schema.listType(segs.filter((s) => s.startsWith('f:')).map((s) => s.slice(2))).type !== 'atomic')) continue;
+      if (deepEqual(liveVal, newVal)) continue;
+      for (const o of others) if (o.manager !== manager && hasMember(o.fieldsV1, segs)) conflicts.push({ owner: o, segs });
+    }
+  }
+  if (conflicts.length > 0 && !force) throw applyConflict(conflicts);
+
+  let obj: KObj = live ? clone(live) : {};
+  let kept = others;
+  if (conflicts.length > 0) {
+    const taken: FieldSet = {};
+    for (const c of conflicts) setMember(taken, c.segs);
+    kept = others.map((e) => ({ ...e, fieldsV1: differenceSets(e.fieldsV1, taken) }));
+  }
+  if (previous && live) {
+    const dropped = differenceSets(previous.fieldsV1, appliedSet);
+    {
+      for (const segs of memberPaths(dropped)) {
+        if (kept.some((e) => hasMember(e.fieldsV1, segs))) continue;
+        removeAt(obj, segs);
+      }
+    }
+  }
+  obj = applyMerge(obj, applied, [], opts.schema) as KObj;
+  const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion, time: rfc3339(), fieldsType: 'FieldsV1', fieldsV1: appliedSet };
+  if (subresource) entry.subresource = subresource;
+  return { object: obj, managedFields: finish([...kept, entry]) };
+}
+
+function applyConflict(conflicts: { owner: ManagedEntry; segs: string[] }[]): ApiError {
+  const causes = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with "${c.owner.manager}"${c.owner.operation === 'Update' ? ` using ${c.owner.apiVersion}` : ''}`,
+    field: formatPath(c.segs),
+  }));
+  let message: string;
+  if (conflicts.length === 1) message = `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`;
+  else {
+    const byOwner = new Map<string, string[]>();
+    for (const c of causes) byOwner.set(c.message, [...(byOwner.get(c.message) ?? []), c.field]);
+    const parts = [...byOwner].map(([m, fields]) => `${m.replace(/^conflict/, 'conflicts')}:\n${fields.map((f) => `- ${f}`).join('\n')}`);
+    message = `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}`;
+  }
+  return new ApiError(409, statusBody(409, 'Conflict', message, { causes }));
+}

@@ -1,0 +1,612 @@
+// The storage semantics of kube-apiserver's generic registry, for every served resource:
+// create/update/patch/delete with resourceVersion preconditions, generation, status and scale
+// subresources, finalizers and deletionTimestamp, managedFields, list paging and selectors.
+// Garbage collection and namespace cleanup (the controller-manager's part) live in gc.ts.
+import { randomUUID } from 'node:crypto';
+import { parse as parseYaml } from 'yaml';
+import { admitCustomResource } from './cr-schema.ts';
+import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
+import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
+import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
+import { Resources, defsFromCrd } from './resources.ts';
+import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import {
+  ApiError, alreadyExists, badRequest, conflict, expired, forbidden, internalError, invalid, notFound,
+  statusBody, successStatus, unsupportedPatch, type StatusCause,
+} from './status.ts';
+import { Store, objectKey } from './store.ts';
+import { apiVersionOf, resourceKey, type KObj, type ResourceDef } from './types.ts';
+
+export interface WriteOptions {
+  manager: string;
+  dryRun: boolean;
+  fieldValidation: string;
+  /** Filled with Warning header texts (pruned unknown fields). */
+  warnings: string[];
+}
+
+export interface DeleteOptions {
+  propagationPolicy?: string;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+export interface ListQuery {
+  labelSelector?: string | null;
+  fieldSelector?: string | null;
+  limit?: number;
+  continue?: string | null;
+  resourceVersion?: string | null;
+  resourceVersionMatch?: string | null;
+}
+
+export interface ListResult {
+  items: KObj[];
+  resourceVersion: string;
+  continue: string;
+  remainingItemCount?: number;
+}
+
+/** What the GC needs to hear about; implemented by gc.ts. */
+export interface LifecycleHooks {
+  removed(def: ResourceDef, obj: KObj): void;
+  written(def: ResourceDef, obj: KObj): void;
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const APPLY_PATCH = 'application/apply-patch+yaml';
+const CR_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', APPLY_PATCH];
+const BUILTIN_PATCH_TYPES = [...CR_PATCH_TYPES, 'application/strategic-merge-patch+json'];
+const SYSTEM_FINALIZERS = { orphan: 'orphan', foreground: 'foregroundDeletion' };
+
+export function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as KObj;
+    if (t.v !== 'meta.k8s.io/v1' || typeof t.rv !== 'number' || typeof t.start !== 'string') throw new Error('bad token');
+    return { rv: t.rv, start: t.start };
+  } catch {
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}
+
+function cleanMetadata(meta: KObj): void {
+  for (const k of ['labels', 'annotations']) if (isObject(meta[k]) && Object.keys(meta[k]).length === 0) delete meta[k];
+  for (const k of ['finalizers', 'ownerReferences', 'managedFields']) if (Array.isArray(meta[k]) && meta[k].length === 0) delete meta[k];
+  for (const k of Object.keys(meta)) if (meta[k] === null) delete meta[k];
+}
+
+function withoutMetaStatus(o: KObj): KObj {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return rest;
+}
+
+function withoutVolatile(o: KObj): KObj {
+  const meta = { ...o.metadata };
+  delete meta.resourceVersion;
+  delete meta.managedFields;
+  return { ...o, metadata: meta };
+}
+
+export class ObjectService {
+  readonly store: Store;
+  readonly resources: Resources;
+  hooks: LifecycleHooks = { removed: () => {}, written: () => {} };
+  private readonly usedIps = new Set<string>();
+
+  constructor(store: Store, resources: Resources) {
+    this.store = store;
+    this.resources = resources;
+  }
+
+  private allocateClusterIP(): string {
+    for (let i = 0; i < 1000; i++) {
+      const ip = `10.0.0.${2 + Math.floor(Math.random() * 252)}`;
+      if (!this.usedIps.has(ip)) {
+        this.usedIps.add(ip);
+        return ip;
+      }
+    }
+    return `10.0.1.${Math.floor(Math.random() * 254) + 1}`;
+  }
+
+  rkey(def: ResourceDef): string {
+    return resourceKey(def);
+  }
+
+  get(def: ResourceDef, ns: string | undefined, name: string): KObj {
+    const obj = this.store.get(this.rkey(def), ns, name);
+    if (!obj) throw notFound(def, name);
+    return obj;
+  }
+
+  list(def: ResourceDef, ns: string | undefined, q: ListQuery): ListResult {
+    const oldest = this.store.oldestWatchableRv();
+    let listRv = this.store.currentRv();
+    let start = '';
+    if (q.continue) {
+      const token = decodeContinue(q.continue);
+      if (token.rv !== -1 && token.rv < oldest) {
+        throw expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          { continue: encodeContinue(-1, token.start) },
+        );
+      }
+      if (token.rv !== -1) listRv = token.rv;
+      start = token.start;
+    } else if (q.resourceVersionMatch === 'Exact' && q.resourceVersion && Number(q.resourceVersion) < oldest) {
+      throw expired('The resourceVersion for the provided list is too old.');
+    }
+    const labels = parseLabelSelector(q.labelSelector);
+    const fields = parseFieldSelector(q.fieldSelector);
+    const all = this.store.list(this.rkey(def), ns);
+    const matching: KObj[] = [];
+    for (const o of all) {
+      if (start && objectKey(ns ? undefined : o.metadata.namespace, o.metadata.name) < start) continue;
+      if (labels(o.metadata.labels) && fields(o)) matching.push(o);
+    }
+    const limit = q.limit && q.limit > 0 ? q.limit : 0;
+    if (limit && matching.length > limit) {
+      const page = matching.slice(0, limit);
+      const last = page[page.length - 1]!;
+      const result: ListResult = {
+        items: page,
+        resourceVersion: String(listRv),
+        continue: encodeContinue(listRv, `${objectKey(ns ? undefined : last.metadata.namespace, last.metadata.name)}\u0000`),
+      };
+      if (!q.labelSelector && !q.fieldSelector) result.remainingItemCount = matching.length - limit;
+      return result;
+    }
+    return { items: matching, resourceVersion: String(listRv), continue: '' };
+  }
+
+  private requireNamespace(def: ResourceDef, ns: string | undefined, name: string): void {
+    if (!def.namespaced || !ns) return;
+    const nsObj = this.store.get('namespaces', undefined, ns);
+    if (!nsObj) {
+      throw new ApiError(404, statusBody(404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' }));
+    }
+    if (nsObj.metadata.deletionTimestamp) {
+      throw forbidden(`${def.resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
+        name, ...(def.group ? { group: def.group } : {}), kind: def.resource,
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+
+  private admit(def: ResourceDef, obj: KObj, old: KObj | undefined, opts: WriteOptions, name: string): KObj {
+    if (def.builtin) {
+      if (old && def.resource === 'services' && isObject(old.spec) && isObject(obj.spec) && !obj.spec.clusterIP) {
+        obj.spec.clusterIP = old.spec.clusterIP;
+        if (old.spec.clusterIPs) obj.spec.clusterIPs = old.spec.clusterIPs;
+      }
+      def.defaulter?.(obj, { allocateClusterIP: () => this.allocateClusterIP() });
+      return obj;
+    }
+    const result = admitCustomResource(def, obj, old);
+    if (result.unknownFields.length > 0) {
+      if (opts.fieldValidation === 'Strict') {
+        const fields = result.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
+        throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${fields}`);
+      }
+      if (opts.fieldValidation !== 'Ignore') for (const f of result.unknownFields) opts.warnings.push(`unknown field "${f}"`);
+    }
+    const causes: StatusCause[] = [...result.causes, ...this.scaleCauses(def, result.object)];
+    if (causes.length > 0) throw invalid(def, name, causes);
+    return result.object;
+  }
+
+  /** The scale subresource's own checks of specReplicasPath (the fixtures show them as extra causes). */
+  private scaleCauses(def: ResourceDef, obj: KObj): StatusCause[] {
+    if (def.builtin || !def.scale) return [];
+    const path = def.scale.specReplicasPath;
+    const v = getPath(obj, path);
+    if (v === undefined) return [];
+    if (typeof v !== 'number' || !Number.isInteger(v)) {
+      return [{ reason: 'FieldValueInvalid', message: `Invalid value: 0: ${path} accessor error: ${String(v)} is of the type ${typeof v === 'string' ? 'string' : typeof v}, expected int64`, field: path }];
+    }
+    if (v < 0) return [{ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: should be a non-negative integer`, field: path }];
+    return [];
+  }
+
+  private validateName(def: ResourceDef, name: string): void {
+    const re = def.resource === 'namespaces' ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
+    if (name.length <= 253 && re.test(name)) return;
+    const label = def.resource === 'namespaces';
+    const what = label ? 'RFC 1123 label' : 'RFC 1123 subdomain';
+    const regex = label ? '[a-z0-9]([-a-z0-9]*[a-z0-9])?' : '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+    const example = label ? "'my-name',  or '123-abc'" : "'example.com'";
+    throw invalid(def, name, [{
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: "${name}": a lowercase ${what} must consist of lower case alphanumeric characters, '-'${label ? '' : " or '.'"}, and must start and end with an alphanumeric character (e.g. ${example}, regex used for validation is '${regex}')`,
+      field: 'metadata.name',
+    }]);
+  }
+
+  private checkTypeMeta(def: ResourceDef, body: KObj): void {
+    const gv = apiVersionOf(def);
+    if (body.apiVersion !== undefined && body.apiVersion !== gv) {
+      throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${gv})`);
+    }
+    if (body.kind !== undefined && body.kind !== def.kind) {
+      throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${def.kind})`);
+    }
+  }
+
+  create(def: ResourceDef, ns: string | undefined, body: KObj, opts: WriteOptions, managed?: ManagedEntry[]): KObj {
+    if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
+    this.checkTypeMeta(def, body);
+    let obj = clone(body);
+    obj.apiVersion = apiVersionOf(def);
+    obj.kind = def.kind;
+    const meta: KObj = (obj.metadata = isObject(obj.metadata) ? obj.metadata : {});
+    if (def.namespaced) {
+      if (meta.namespace && ns && meta.namespace !== ns) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = ns;
+    } else delete meta.namespace;
+    if (!meta.name && meta.generateName) {
+      let candidate: string;
+      do {
+        candidate = String(meta.generateName) + Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join('');
+      } while (this.store.get(this.rkey(def), ns, candidate));
+      meta.name = candidate;
+    }
+    if (!meta.name) {
+      throw invalid(def, '', [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+    }
+    const name = String(meta.name);
+    this.validateName(def, name);
+    if (meta.resourceVersion) throw internalError('resourceVersion should not be set on objects to be created');
+    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete meta[k];
+    this.requireNamespace(def, ns, name);
+    if (def.hasStatus) {
+      if (def.builtin && def.initialStatus) {
+        const s = def.initialStatus();
+        if (s === undefined) delete obj.status;
+        else obj.status = s;
+      } else if (!def.builtin) delete obj.status;
+    }
+    obj = this.admit(def, obj, undefined, opts, name);
+    if (this.store.get(this.rkey(def), ns, name)) throw alreadyExists(def, name);
+    const m: KObj = obj.metadata;
+    cleanMetadata(m);
+    if (def.hasGeneration) m.generation = 1;
+    m.uid = randomUUID();
+    m.creationTimestamp = rfc3339();
+    m.managedFields = managed ?? managedFieldsForUpdate(undefined, obj, opts.manager, undefined, apiVersionOf(def), this.setOpts(def));
+    cleanMetadata(m);
+    if (opts.dryRun) return orderObject(def, { ...obj, metadata: { ...m, resourceVersion: String(this.store.currentRv()) } });
+    m.resourceVersion = String(this.store.nextRv());
+    const stored = orderObject(def, obj);
+    this.store.put(this.rkey(def), stored, 'ADDED');
+    this.afterCreate(def, stored);
+    this.hooks.written(def, stored);
+    return stored;
+  }
+
+  private setOpts(def: ResourceDef) {
+    return { schema: this.resources.schemaInfo(def), builtin: def.builtin };
+  }
+
+  private afterCreate(def: ResourceDef, obj: KObj): void {
+    if (def.resource !== 'customresourcedefinitions' || def.group !== 'apiextensions.k8s.io') return;
+    this.resources.setCrd(obj.metadata.name, defsFromCrd(obj));
+    // The real server's establishing controller writes the status right after the create.
+    setImmediate(() => {
+      const cur = this.store.get(this.rkey(def), undefined, obj.metadata.name);
+      if (!cur || cur.metadata.uid !== obj.metadata.uid) return;
+      const now = rfc3339();
+      const names = cur.spec.names ?? {};
+      const next = clone(cur);
+      next.status = {
+        conditions: [
+          { type: 'NamesAccepted', status: 'True', lastTransitionTime: now, reason: 'NoConflicts', message: 'no conflicts found' },
+          { type: 'Established', status: 'True', lastTransitionTime: now, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+        ],
+        acceptedNames: names,
+        storedVersions: cur.status?.storedVersions ?? [],
+      };
+      this.commit(def, cur, next, { manager: 'kube-apiserver', dryRun: false, fieldValidation: 'Ignore', warnings: [] }, 'status');
+    });
+  }
+
+  /** Shared tail of update, patch and apply: subresource rules, admission, generation, storage. */
+  commit(def: ResourceDef, old: KObj, candidate: KObj, opts: WriteOptions, sub: string | undefined, managed?: ManagedEntry[]): KObj {
+    if (!isObject(candidate)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
+    this.checkTypeMeta(def, candidate);
+    let next = clone(candidate);
+    next.apiVersion = apiVersionOf(def);
+    next.kind = def.kind;
+    const meta: KObj = (next.metadata = isObject(next.metadata) ? next.metadata : {});
+    if (meta.name !== undefined && meta.name !== old.metadata.name) {
+      throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${old.metadata.name})`);
+    }
+    if (def.namespaced && meta.namespace && meta.namespace !== old.metadata.namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    for (const k of ['name', 'namespace', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation']) {
+      if (old.metadata[k] === undefined) delete meta[k];
+      else meta[k] = old.metadata[k];
+    }
+    if (sub === 'status') {
+      const base = clone(old);
+      if (next.status === undefined) delete base.status;
+      else base.status = next.status;
+      next = base;
+    } else if (def.hasStatus && sub !== 'scale') {
+      if (old.status === undefined) delete next.status;
+      else next.status = clone(old.status);
+    }
+    next = this.admit(def, next, old, opts, old.metadata.name);
+    const m: KObj = next.metadata;
+    cleanMetadata(m);
+    if (def.hasGeneration) {
+      const changed = def.builtin ? !deepEqual(old.spec, next.spec) : !deepEqual(withoutMetaStatus(old), withoutMetaStatus(next));
+      if (changed) m.generation = Number(old.metadata.generation ?? 0) + 1;
+    }
+    if (managed) m.managedFields = managed;
+    else if (sub === 'scale') m.managedFields = disownPaths(old.metadata.managedFields ?? [], [specReplicasSegs(def)]);
+    else m.managedFields = managedFieldsForUpdate(old, next, opts.manager, sub, apiVersionOf(def), this.setOpts(def));
+    cleanMetadata(m);
+    m.resourceVersion = old.metadata.resourceVersion;
+    if (deepEqual(withoutVolatile(old), withoutVolatile(next))) return old;
+    if (opts.dryRun) return orderObject(def, next);
+    const finalizing = old.metadata.deletionTimestamp && !(m.finalizers?.length) && def.resource !== 'namespaces';
+    if (finalizing) {
+      // Watchers see no MODIFIED for the finalizer removal, only DELETED with the last stored state.
+      const last = clone(old);
+      last.metadata.resourceVersion = String(this.store.nextRv());
+      this.store.remove(this.rkey(def), last);
+      m.resourceVersion = last.metadata.resourceVersion;
+      const answer = orderObject(def, next);
+      this.afterRemove(def, old);
+      return answer;
+    }
+    m.resourceVersion = String(this.store.nextRv());
+    const stored = orderObject(def, next);
+    this.store.put(this.rkey(def), stored, 'MODIFIED');
+    this.hooks.written(def, stored);
+    return stored;
+  }
+
+  private checkPrecondition(def: ResourceDef, old: KObj, rv: unknown): void {
+    if (rv !== undefined && rv !== null && rv !== '' && String(rv) !== old.metadata.resourceVersion) throw conflict(def, old.metadata.name);
+  }
+
+  update(def: ResourceDef, ns: string | undefined, name: string, body: KObj, sub: string | undefined, opts: WriteOptions): KObj {
+    if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
+    const old = this.get(def, ns, name);
+    const rv = body.metadata?.resourceVersion;
+    if (!def.builtin && (rv === undefined || rv === '')) {
+      throw invalid(def, name, [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
+    }
+    this.checkPrecondition(def, old, rv);
+    return this.commit(def, old, body, opts, sub);
+  }
+
+  patch(
+    def: ResourceDef, ns: string | undefined, name: string, contentType: string, raw: string, sub: string | undefined,
+    opts: WriteOptions, force: boolean,
+  ): { object: KObj; created: boolean } {
+    const type = contentType.split(';')[0]!.trim();
+    const accepted = def.builtin ? BUILTIN_PATCH_TYPES : CR_PATCH_TYPES;
+    if (!accepted.includes(type)) throw unsupportedPatch(accepted);
+    if (type === APPLY_PATCH) return this.apply(def, ns, name, raw, sub, opts, force);
+    let patchDoc: unknown;
+    try {
+      patchDoc = JSON.parse(raw);
+    } catch (e) {
+      throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    }
+    const old = this.get(def, ns, name);
+    let candidate: unknown;
+    if (type === 'application/json-patch+json') candidate = jsonPatch(old, patchDoc);
+    else if (type === 'application/merge-patch+json') candidate = mergePatch(old, patchDoc);
+    else candidate = strategicMerge(old, patchDoc);
+    if (!isObject(candidate)) throw badRequest('the patched object is not an object');
+    if (isObject(patchDoc) && isObject(patchDoc.metadata)) this.checkPrecondition(def, old, patchDoc.metadata.resourceVersion);
+    candidate.metadata = { ...(isObject(candidate.metadata) ? candidate.metadata : {}), resourceVersion: old.metadata.resourceVersion };
+    return { object: this.commit(def, old, candidate, opts, sub), created: false };
+  }
+
+  private apply(def: ResourceDef, ns: string | undefined, name: string, raw: string, sub: string | undefined, opts: WriteOptions, force: boolean): { object: KObj; created: boolean } {
+    let applied: unknown;
+    try {
+      applied = parseYaml(raw);
+    } catch (e) {
+      throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+    }
+    if (!isObject(applied)) throw badRequest('apply patch must be an object');
+    if (!opts.manager || opts.manager === 'unknown-apply') throw badRequest('PATCH, fieldManager is required for apply requests');
+    if (!applied.apiVersion || !applied.kind) {
+      throw badRequest(`error decoding YAML: ${!applied.kind ? "Object 'Kind' is missing" : "Object 'apiVersion' is missing"} in '${raw.slice(0, 60)}'`);
+    }
+    this.checkTypeMeta(def, applied);
+    const meta = isObject(applied.metadata) ? applied.metadata : {};
+    if (meta.name !== undefined && meta.name !== name) {
+      throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+    }
+    const setOpts = this.setOpts(def);
+    const live = this.store.get(this.rkey(def), ns, name);
+    if (!live) {
+      if (sub) throw notFound(def, name);
+      const result = serverSideApply(undefined, { ...applied, metadata: { ...meta, name } }, opts.manager, force, apiVersionOf(def), undefined, setOpts);
+      return { object: this.create(def, ns, result.object, opts, result.managedFields), created: true };
+    }
+    this.checkPrecondition(def, live, meta.resourceVersion);
+    const cleaned = clone(applied);
+    if (isObject(cleaned.metadata)) delete cleaned.metadata.resourceVersion;
+    const result = serverSideApply(live, cleaned, opts.manager, force, apiVersionOf(def), sub, setOpts);
+    return { object: this.commit(def, live, result.object, opts, sub, result.managedFields), created: false };
+  }
+
+  delete(def: ResourceDef, ns: string | undefined, name: string, o: DeleteOptions, opts: WriteOptions): KObj {
+    const obj = this.get(def, ns, name);
+    const pre = o.preconditions ?? {};
+    if (pre.uid && pre.uid !== obj.metadata.uid) {
+      throw conflict(def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    }
+    if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    }
+    const policy = o.propagationPolicy ?? 'Background';
+    if (!['Background', 'Foreground', 'Orphan'].includes(policy)) {
+      throw invalid(def, name, [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`, field: 'propagationPolicy' }]);
+    }
+    if (opts.dryRun) return obj;
+    const finalizers: string[] = [...(obj.metadata.finalizers ?? [])];
+    const add = policy === 'Orphan' ? SYSTEM_FINALIZERS.orphan : policy === 'Foreground' ? SYSTEM_FINALIZERS.foreground : undefined;
+    if (add && !finalizers.includes(add)) finalizers.push(add);
+    if (def.resource === 'namespaces' && def.group === '') return this.deleteNamespace(def, obj);
+    if (finalizers.length === 0) {
+      this.removeNow(def, obj);
+      return successStatus(def, obj);
+    }
+    const next = clone(obj);
+    next.metadata.finalizers = finalizers;
+    if (!obj.metadata.deletionTimestamp) {
+      next.metadata.deletionTimestamp = rfc3339();
+      next.metadata.deletionGracePeriodSeconds = 0;
+      if (def.hasGeneration) next.metadata.generation = Number(obj.metadata.generation ?? 0) + 1;
+    }
+    if (deepEqual(next, obj)) return obj;
+    next.metadata.resourceVersion = String(this.store.nextRv());
+    const stored = orderObject(def, next);
+    this.store.put(this.rkey(def), stored, 'MODIFIED');
+    this.hooks.written(def, stored);
+    return stored;
+  }
+
+  private deleteNamespace(def: ResourceDef, obj: KObj): KObj {
+    if (obj.metadata.deletionTimestamp) return obj;
+    const next = clone(obj);
+    next.metadata.deletionTimestamp = rfc3339();
+    next.metadata.deletionGracePeriodSeconds = 0;
+    next.status = { ...(next.status ?? {}), phase: 'Terminating' };
+    next.metadata.resourceVersion = String(this.store.nextRv());
+    const stored = orderObject(def, next);
+    this.store.put(this.rkey(def), stored, 'MODIFIED');
+    this.hooks.written(def, stored);
+    return stored;
+  }
+
+  /** Removes the object at once: DELETED carries its last state with a fresh resourceVersion. */
+  removeNow(def: ResourceDef, obj: KObj): void {
+    const last = clone(obj);
+    last.metadata.resourceVersion = String(this.store.nextRv());
+    this.store.remove(this.rkey(def), last);
+    this.afterRemove(def, obj);
+  }
+
+  private afterRemove(def: ResourceDef, obj: KObj): void {
+    if (def.resource === 'customresourcedefinitions' && def.group === 'apiextensions.k8s.io') {
+      for (const crDef of this.resources.removeCrd(obj.metadata.name)) {
+        const rkey = this.rkey(crDef);
+        const stillServed = this.resources.all().some((d) => this.rkey(d) === rkey);
+        if (stillServed) continue;
+        for (const cr of this.store.list(rkey)) {
+          const last = clone(cr);
+          last.metadata.resourceVersion = String(this.store.nextRv());
+          this.store.remove(rkey, last);
+        }
+        this.store.dropTable(rkey);
+      }
+    }
+    if (def.resource === 'services' && obj.spec?.clusterIP) this.usedIps.delete(obj.spec.clusterIP);
+    this.hooks.removed(def, obj);
+  }
+
+  deleteCollection(def: ResourceDef, ns: string | undefined, q: ListQuery, o: DeleteOptions, opts: WriteOptions): KObj {
+    const { items, resourceVersion } = this.list(def, ns, { labelSelector: q.labelSelector ?? null, fieldSelector: q.fieldSelector ?? null });
+    const deleted: KObj[] = [];
+    for (const item of items) {
+      try {
+        const r = this.delete(def, item.metadata.namespace, item.metadata.name, o, opts);
+        deleted.push(r.kind === 'Status' ? item : r);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      }
+    }
+    return listBody(def, deleted, { resourceVersion, continue: '' });
+  }
+
+  scaleOf(def: ResourceDef, obj: KObj): KObj {
+    const scale = def.scale!;
+    const status: KObj = { replicas: Number(getPath(obj, scale.statusReplicasPath) ?? 0) };
+    if (def.builtin && isObject(obj.spec?.selector?.matchLabels)) {
+      status.selector = Object.entries(obj.spec.selector.matchLabels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+    } else if (scale.labelSelectorPath) {
+      const sel = getPath(obj, scale.labelSelectorPath);
+      if (typeof sel === 'string') status.selector = sel;
+    }
+    const m = obj.metadata;
+    const meta: KObj = { name: m.name };
+    if (m.namespace) meta.namespace = m.namespace;
+    Object.assign(meta, { uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp });
+    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: meta, spec: { replicas: Number(getPath(obj, scale.specReplicasPath) ?? 0) }, status };
+  }
+
+  updateScale(def: ResourceDef, ns: string | undefined, name: string, scaleBody: KObj, opts: WriteOptions): KObj {
+    const old = this.get(def, ns, name);
+    this.checkPrecondition(def, old, scaleBody?.metadata?.resourceVersion);
+    const replicas = scaleBody?.spec?.replicas;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw new ApiError(422, statusBody(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas ?? 0)}: must be greater than or equal to 0`, {
+        name, group: 'autoscaling', kind: 'Scale',
+        causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? 0)}: must be greater than or equal to 0`, field: 'spec.replicas' }],
+      }));
+    }
+    const next = clone(old);
+    setPath(next, def.scale!.specReplicasPath, replicas);
+    return this.scaleOf(def, this.commit(def, old, next, opts, 'scale'));
+  }
+
+  patchScale(def: ResourceDef, ns: string | undefined, name: string, contentType: string, raw: string, opts: WriteOptions): KObj {
+    const type = contentType.split(';')[0]!.trim();
+    const scale = this.scaleOf(def, this.get(def, ns, name));
+    let patchDoc: unknown;
+    try {
+      patchDoc = type === APPLY_PATCH ? parseYaml(raw) : JSON.parse(raw);
+    } catch (e) {
+      throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    }
+    let next: unknown;
+    if (type === 'application/json-patch+json') next = jsonPatch(scale, patchDoc);
+    else if (type === 'application/merge-patch+json' || type === APPLY_PATCH) next = mergePatch(scale, patchDoc);
+    else if (type === 'application/strategic-merge-patch+json' && def.builtin) next = strategicMerge(scale, patchDoc);
+    else throw unsupportedPatch(def.builtin ? BUILTIN_PATCH_TYPES : CR_PATCH_TYPES);
+    return this.updateScale(def, ns, name, next as KObj, opts);
+  }
+}
+
+function specReplicasSegs(def: ResourceDef): string[] {
+  return (def.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.').map((s) => `f:${s}`);
+}
+
+/** A list body: built-in lists in Go order without item kind/apiVersion; CR lists sorted with them. */
+export function listBody(def: ResourceDef, items: KObj[], meta: { resourceVersion: string; continue: string; remainingItemCount?: number }): KObj {
+  const gv = apiVersionOf(def);
+  if (def.builtin) {
+    const m: KObj = { resourceVersion: meta.resourceVersion };
+    if (meta.continue) m.continue = meta.continue;
+    if (meta.remainingItemCount !== undefined) m.remainingItemCount = meta.remainingItemCount;
+    return {
+      kind: def.listKind, apiVersion: gv, metadata: m,
+      items: items.map((o) => {
+        const { kind: _k, apiVersion: _a, ...rest } = o;
+        return rest;
+      }),
+    };
+  }
+  const m: KObj = { continue: meta.continue };
+  if (meta.remainingItemCount !== undefined) m.remainingItemCount = meta.remainingItemCount;
+  m.resourceVersion = meta.resourceVersion;
+  return { apiVersion: gv, items, kind: def.listKind, metadata: m };
+}

@@ -1,0 +1,418 @@
+// The HTTP front of the test API server: request parsing (RequestInfo), authentication by bearer
+// token, fault injection, discovery, content negotiation (JSON, Table, PartialObjectMetadata),
+// dispatch to the object service and the watch hub, headers and the request log.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { apiGroup, apiGroupList, apiVersions, groupsOf, resourceList, VERSION_INFO } from './discovery.ts';
+import { encodeJson } from './encode.ts';
+import { Faults } from './faults.ts';
+import { isObject, orderMetadata } from './json.ts';
+import { listBody, ObjectService, type WriteOptions } from './objects.ts';
+import { RequestLog } from './request-log.ts';
+import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import {
+  ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
+} from './status.ts';
+import { toTable } from './table.ts';
+import { resourceKey, type KObj } from './types.ts';
+import { WatchHub } from './watch.ts';
+
+export interface RequestInfo {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  isResource: boolean;
+  group: string;
+  version: string;
+  namespace: string | undefined;
+  resource: string | undefined;
+  name: string | undefined;
+  subresource: string | undefined;
+  verb: string;
+  watchPath: boolean;
+}
+
+class TextNotFound extends Error {}
+
+const ANONYMOUS_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
+const MAX_BODY = 3 * 1024 * 1024;
+
+export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
+  const url = new URL(rawUrl, 'http://localhost');
+  const segs = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const info: RequestInfo = {
+    method, path: url.pathname, query: url.searchParams, isResource: false, group: '', version: '',
+    namespace: undefined, resource: undefined, name: undefined, subresource: undefined, verb: method.toLowerCase(), watchPath: false,
+  };
+  let rest: string[];
+  if (segs[0] === 'api' && segs.length >= 2) {
+    info.version = segs[1]!;
+    rest = segs.slice(2);
+  } else if (segs[0] === 'apis' && segs.length >= 3) {
+    info.group = segs[1]!;
+    info.version = segs[2]!;
+    rest = segs.slice(3);
+  } else return info;
+  if (rest.length === 0) return info;
+  if (rest[0] === 'watch') {
+    info.watchPath = true;
+    rest = rest.slice(1);
+  }
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
+    info.namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  info.isResource = true;
+  info.resource = rest[0];
+  info.name = rest[1];
+  info.subresource = rest[2];
+  const watch = info.watchPath || ['1', 'true'].includes(url.searchParams.get('watch') ?? '');
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      info.verb = info.name ? (watch ? 'watch' : 'get') : watch ? 'watch' : 'list';
+      break;
+    case 'POST':
+      info.verb = 'create';
+      break;
+    case 'PUT':
+      info.verb = 'update';
+      break;
+    case 'PATCH':
+      info.verb = 'patch';
+      break;
+    case 'DELETE':
+      info.verb = info.name ? 'delete' : 'deletecollection';
+      break;
+  }
+  return info;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) reject(new ApiError(413, statusBody(413, 'RequestEntityTooLarge', 'the request is too large')));
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseJsonBody(raw: string, kind: string): KObj {
+  try {
+    return JSON.parse(raw) as KObj;
+  } catch (e) {
+    const msg = /end of (JSON )?input|Unterminated/i.test((e as Error).message) ? 'unexpected end of JSON input' : `invalid character looking for beginning of value`;
+    const quoted = raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw;
+    throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${msg} (${quoted})`);
+  }
+}
+
+interface Negotiated {
+  table: boolean;
+  partial: boolean;
+}
+
+function negotiate(accept: string | undefined): Negotiated {
+  const first = (accept ?? '').split(',')[0] ?? '';
+  return { table: /as=Table/.test(first), partial: /as=PartialObjectMetadata/.test(first) };
+}
+
+export interface ServerCoreOptions {
+  token: string | null;
+  bookmarkIntervalMs: number;
+  serverAddress: () => string;
+}
+
+export class ApiHttpHandler {
+  readonly svc: ObjectService;
+  readonly faults: Faults;
+  readonly requestLog = new RequestLog();
+  readonly watches: WatchHub;
+  private readonly opts: ServerCoreOptions;
+  private readonly held: (() => void)[] = [];
+  private readonly flowSchemaUid = randomUUID();
+  private readonly priorityLevelUid = randomUUID();
+
+  constructor(svc: ObjectService, opts: ServerCoreOptions) {
+    this.svc = svc;
+    this.opts = opts;
+    this.watches = new WatchHub(svc.store, () => this.faults.paused, opts.bookmarkIntervalMs);
+    this.faults = new Faults({
+      dropWatches: (graceful) => this.watches.dropAll(graceful),
+      expireWindow: () => svc.store.expireWindow(),
+      setWatchesSilenced: (s) => {
+        this.watches.silenced = s;
+      },
+      onResume: () => {
+        for (const run of this.held.splice(0, this.held.length)) run();
+        this.watches.flushHeld();
+      },
+    });
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    if (this.faults.paused) {
+      this.held.push(() => this.handle(req, res));
+      return;
+    }
+    void this.serve(req, res);
+  }
+
+  private baseHeaders(): Record<string, string> {
+    return {
+      'Audit-Id': randomUUID(),
+      'Cache-Control': 'no-cache, private',
+      'Content-Type': 'application/json',
+      'X-Kubernetes-Pf-Flowschema-Uid': this.flowSchemaUid,
+      'X-Kubernetes-Pf-Prioritylevel-Uid': this.priorityLevelUid,
+    };
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const info = parseRequestInfo(method, req.url ?? '/');
+    const pretty = info.query.get('pretty') === 'true' || /^(curl|Wget|Mozilla\/5\.0)/.test(req.headers['user-agent'] ?? '');
+    let status = 200;
+    const logged = () => {
+      this.requestLog.add({
+        time: Date.now(), method, path: info.path, query: Object.fromEntries(info.query), verb: info.verb,
+        group: info.isResource ? info.group : undefined, resource: info.resource, subresource: info.subresource,
+        namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'],
+      });
+    };
+    const send = (code: number, body: unknown, extra: Record<string, string | string[]> = {}) => {
+      status = code;
+      const text = encodeJson(body, pretty);
+      const headers: Record<string, string | string[]> = { ...this.baseHeaders(), ...extra };
+      if (Buffer.byteLength(text) <= 2048) headers['Content-Length'] = String(Buffer.byteLength(text));
+      res.writeHead(code, headers);
+      res.end(method === 'HEAD' ? undefined : text);
+      logged();
+    };
+    try {
+      const facts = { verb: info.verb, resource: info.resource, namespace: info.namespace, name: info.name, subresource: info.subresource };
+      const delay = this.faults.takeDelay(facts);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      const failure = this.faults.takeFailure(facts);
+      if (failure) throw faultStatus(failure.status, failure.message);
+      this.authenticate(req, info);
+      if (!info.isResource) {
+        const body = this.nonResource(info, req.headers.accept);
+        if (typeof body === 'string') {
+          status = 200;
+          res.writeHead(200, { ...this.baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+          res.end(body);
+          logged();
+          return;
+        }
+        send(200, body, info.path === '/version' ? {} : {});
+        return;
+      }
+      await this.resource(req, res, info, send, (code) => {
+        status = code;
+        logged();
+      });
+    } catch (e) {
+      if (e instanceof TextNotFound) {
+        status = 404;
+        res.writeHead(404, { ...this.baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+        res.end('404 page not found\n');
+        logged();
+        return;
+      }
+      const err = e instanceof ApiError ? e : new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`));
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      send(err.code, err.body, err.code === 403 ? { 'X-Content-Type-Options': 'nosniff' } : {});
+    }
+  }
+
+  private authenticate(req: IncomingMessage, info: RequestInfo): void {
+    if (this.opts.token === null) return;
+    const auth = req.headers.authorization;
+    if (auth === undefined) {
+      if (ANONYMOUS_PATHS.has(info.path)) return;
+      if (!info.isResource) throw forbidden(`forbidden: User "system:anonymous" cannot get path "${info.path}"`, {});
+      const res = info.resource ?? '';
+      const where = info.namespace ? ` in the namespace "${info.namespace}"` : '';
+      throw forbidden(`${res} is forbidden: User "system:anonymous" cannot ${info.verb} resource "${res}" in API group "${info.group}"${where}`, { kind: res });
+    }
+    if (auth !== `Bearer ${this.opts.token}`) throw unauthorized();
+  }
+
+  private nonResource(info: RequestInfo, accept: string | undefined): unknown {
+    const p = info.path.replace(/\/+$/, '') || '/';
+    const defs = this.svc.resources.all();
+    const onlyAggregated = accept !== undefined && accept.split(',').every((a) => /as=APIGroupDiscoveryList/.test(a));
+    if (p === '/version') return VERSION_INFO;
+    if (p === '/healthz' || p === '/livez' || p === '/readyz') return 'ok';
+    if (p === '/api') {
+      if (onlyAggregated) throw notAcceptable();
+      return apiVersions(this.opts.serverAddress());
+    }
+    if (p === '/apis') {
+      if (onlyAggregated) throw notAcceptable();
+      return apiGroupList(groupsOf(defs));
+    }
+    const segs = p.split('/').filter(Boolean);
+    if (segs[0] === 'api' && segs.length === 2) {
+      if (segs[1] !== 'v1') throw new TextNotFound();
+      return resourceList('', 'v1', defs.filter((d) => d.group === ''));
+    }
+    if (segs[0] === 'apis' && segs.length === 2) {
+      const g = groupsOf(defs).find((x) => x.name === segs[1]);
+      if (!g) throw new TextNotFound();
+      return apiGroup(g);
+    }
+    if (segs[0] === 'apis' && segs.length === 3) {
+      const served = defs.filter((d) => d.group === segs[1] && d.version === segs[2]);
+      if (served.length === 0) throw new TextNotFound();
+      return resourceList(segs[1]!, segs[2]!, served);
+    }
+    throw new TextNotFound();
+  }
+
+  private writeOptions(req: IncomingMessage, info: RequestInfo): WriteOptions {
+    const ua = req.headers['user-agent'] ?? '';
+    const fromUa = ua.split('/')[0] ?? '';
+    const isApply = (req.headers['content-type'] ?? '').startsWith('application/apply-patch');
+    return {
+      manager: info.query.get('fieldManager') ?? (isApply ? 'unknown-apply' : fromUa || 'unknown'),
+      dryRun: info.query.getAll('dryRun').includes('All'),
+      fieldValidation: info.query.get('fieldValidation') ?? 'Warn',
+      warnings: [],
+    };
+  }
+
+  private async resource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    info: RequestInfo,
+    send: (code: number, body: unknown, extra?: Record<string, string | string[]>) => void,
+    logWatch: (code: number) => void,
+  ): Promise<void> {
+    const resources = this.svc.resources;
+    if (!resources.groupVersionServed(info.group, info.version)) throw new TextNotFound();
+    const def = resources.find(info.group, info.version, info.resource ?? '');
+    if (!def) {
+      if (resources.isBuiltinGroup(info.group)) throw resourceNotFound();
+      throw new TextNotFound();
+    }
+    const sub = info.subresource;
+    if (sub !== undefined && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
+      if (def.builtin) throw resourceNotFound();
+      throw new TextNotFound();
+    }
+    const ns = def.namespaced ? info.namespace : undefined;
+    if (def.namespaced && info.namespace === undefined && info.name !== undefined) throw resourceNotFound();
+    const nego = negotiate(req.headers.accept);
+    const q = info.query;
+    const render = (obj: KObj): KObj => {
+      if (nego.table) return toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata');
+      if (nego.partial) return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMetadata(obj.metadata) };
+      return obj;
+    };
+    const opts = this.writeOptions(req, info);
+    const warn = (): Record<string, string[]> => (opts.warnings.length ? { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`) } : {});
+
+    switch (info.verb) {
+      case 'get': {
+        const obj = this.svc.get(def, ns, info.name!);
+        send(200, sub === 'scale' ? this.svc.scaleOf(def, obj) : render(obj));
+        return;
+      }
+      case 'list': {
+        const limit = Number(q.get('limit') ?? '0');
+        const result = this.svc.list(def, ns, {
+          labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector'), limit: Number.isFinite(limit) ? limit : 0,
+          continue: q.get('continue'), resourceVersion: q.get('resourceVersion'), resourceVersionMatch: q.get('resourceVersionMatch'),
+        });
+        if (nego.table) {
+          const meta: KObj = { resourceVersion: result.resourceVersion };
+          if (result.continue) meta.continue = result.continue;
+          if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
+          send(200, toTable(def, result.items, meta, q.get('includeObject') ?? 'Metadata'));
+        } else if (nego.partial) {
+          send(200, {
+            kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1',
+            metadata: { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) },
+            items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMetadata(o.metadata) })),
+          });
+        } else send(200, listBody(def, result.items, result));
+        return;
+      }
+      case 'watch': {
+        const timeout = q.get('timeoutSeconds');
+        const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
+        const labels = parseLabelSelector(q.get('labelSelector'));
+        const fields = parseFieldSelector(fieldSel);
+        this.watches.serve({
+          def, rkey: resourceKey(def), namespace: ns, labels, fields,
+          resourceVersion: q.get('resourceVersion') ?? undefined,
+          timeoutSeconds: timeout !== null && timeout !== '' ? Number(timeout) : undefined,
+          bookmarks: q.get('allowWatchBookmarks') === 'true',
+          format: nego.table ? 'table' : 'json',
+          render: (obj, first) => (nego.table ? toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', first) : render(obj)),
+          headers: this.baseHeaders(),
+        }, res);
+        logWatch(200);
+        return;
+      }
+      case 'create': {
+        if (info.name !== undefined && def.builtin) throw methodNotAllowed();
+        const body = parseJsonBody(await readBody(req), def.kind);
+        const created = this.svc.create(def, ns, body, opts);
+        send(201, render(created), warn());
+        return;
+      }
+      case 'update': {
+        const body = parseJsonBody(await readBody(req), sub === 'scale' ? 'Scale' : def.kind);
+        if (sub === 'scale') {
+          send(200, this.svc.updateScale(def, ns, info.name!, body, opts));
+          return;
+        }
+        send(200, render(this.svc.update(def, ns, info.name!, body, sub, opts)), warn());
+        return;
+      }
+      case 'patch': {
+        const raw = await readBody(req);
+        const ct = req.headers['content-type'] ?? '';
+        if (sub === 'scale') {
+          send(200, this.svc.patchScale(def, ns, info.name!, ct, raw, opts));
+          return;
+        }
+        const { object, created } = this.svc.patch(def, ns, info.name!, ct, raw, sub, opts, q.get('force') === 'true');
+        send(created ? 201 : 200, render(object), warn());
+        return;
+      }
+      case 'delete': {
+        const raw = await readBody(req);
+        const body = raw.trim() ? parseJsonBody(raw, 'DeleteOptions') : {};
+        const result = this.svc.delete(def, ns, info.name!, {
+          propagationPolicy: q.get('propagationPolicy') ?? body.propagationPolicy ?? (body.orphanDependents === true ? 'Orphan' : undefined),
+          preconditions: isObject(body.preconditions) ? body.preconditions : {},
+        }, { ...opts, dryRun: opts.dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) });
+        send(200, result.kind === 'Status' ? result : render(result));
+        return;
+      }
+      case 'deletecollection': {
+        const raw = await readBody(req);
+        const body = raw.trim() ? parseJsonBody(raw, 'DeleteOptions') : {};
+        send(200, this.svc.deleteCollection(def, ns, { labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector') }, {
+          propagationPolicy: q.get('propagationPolicy') ?? body.propagationPolicy,
+        }, opts));
+        return;
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+}
+

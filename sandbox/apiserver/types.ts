@@ -1,0 +1,65 @@
+// Shared shapes of the test API server. Objects on the wire are untyped JSON; the server treats
+// them as plain records and never mutates a stored object in place (copy, change, store).
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type KObj = Record<string, any>;
+
+export interface ScaleSpec {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: string;
+  format?: string;
+  description?: string;
+  priority?: number;
+  jsonPath: string;
+}
+
+/** One served resource (group, version, plural): everything the server needs to handle it. */
+export interface ResourceDef {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  verbs: string[];
+  storageVersionHash?: string;
+  builtin: boolean;
+  hasStatus: boolean;
+  scale?: ScaleSpec;
+  /** Built-ins: does `metadata.generation` exist and bump on spec changes. CRs always have it. */
+  hasGeneration: boolean;
+  /** Built-ins: top-level key order of the Go struct after kind/apiVersion/metadata. */
+  topLevelOrder?: string[];
+  printerColumns?: PrinterColumn[];
+  /** CRs: the structural schema of this version (openAPIV3Schema). */
+  schema?: KObj;
+  /** Fills server-side defaults of a built-in kind on create (and on update where the real one does). */
+  defaulter?: (obj: KObj, ctx: DefaultContext) => void;
+  /** Strips the status written by a user on create (real strategies reset it). */
+  initialStatus?: () => KObj | undefined;
+}
+
+export interface DefaultContext {
+  allocateClusterIP: () => string;
+}
+
+export function gvKey(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+export function resourceKey(def: Pick<ResourceDef, 'group' | 'resource'>): string {
+  return def.group === '' ? def.resource : `${def.resource}.${def.group}`;
+}
+
+export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {
+  return gvKey(def.group, def.version);
+}

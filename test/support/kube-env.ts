@@ -1,0 +1,91 @@
+// Gives a test a Kubernetes API to talk to: the project's test API server (sandbox/apiserver),
+// or, when TEST_KUBECONFIG is set, that real cluster. Each test gets a fresh namespace, deleted
+// afterwards; tests that need fault injection check `supportsFaults` (false on a real cluster).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestContext } from 'node:test';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { crdObjectsFrom, startApiServer, type ApiServer, type KObj } from '../../sandbox/apiserver/index.ts';
+
+export interface KubeEnv {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  /** The test API server; undefined on a real cluster. */
+  server: ApiServer | undefined;
+  supportsFaults: boolean;
+}
+
+export const CRD_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
+
+export function projectCrds(): KObj[] {
+  return readdirSync(CRD_DIR)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .flatMap((f) => crdObjectsFrom(join(CRD_DIR, f)));
+}
+
+function statusCode(e: unknown): number | undefined {
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** Creates or replaces the project's CRDs and waits until each is Established. */
+export async function installCrds(kubeConfig: KubeConfig, crds: KObj[] = projectCrds()): Promise<void> {
+  const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
+  for (const crd of crds) {
+    try {
+      await api.createCustomResourceDefinition({ body: crd as V1CustomResourceDefinition });
+    } catch (e) {
+      if (statusCode(e) !== 409) throw e;
+      const cur = await api.readCustomResourceDefinition({ name: crd.metadata.name });
+      await api.replaceCustomResourceDefinition({
+        name: crd.metadata.name,
+        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata?.resourceVersion } } as V1CustomResourceDefinition,
+      });
+    }
+  }
+  const deadline = Date.now() + 30_000;
+  for (const crd of crds) {
+    for (;;) {
+      const cur = await api.readCustomResourceDefinition({ name: crd.metadata.name });
+      if (cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+      if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} not Established within 30s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+let realClusterCrdsInstalled: Promise<void> | undefined;
+
+/** The API for one test: a fresh namespace, cleaned up by `t.after`. */
+export async function kubeEnv(t: TestContext, opts: { crds?: boolean } = {}): Promise<KubeEnv> {
+  const external = process.env.TEST_KUBECONFIG;
+  let kubeConfig: KubeConfig;
+  let server: ApiServer | undefined;
+  if (external) {
+    kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(external);
+    if (opts.crds !== false) {
+      realClusterCrdsInstalled ??= installCrds(kubeConfig);
+      await realClusterCrdsInstalled;
+    }
+  } else {
+    server = await startApiServer({ crds: opts.crds === false ? [] : projectCrds() });
+    kubeConfig = server.kubeConfig();
+  }
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const namespace = `t-${Math.random().toString(36).slice(2, 10)}`;
+  // One hook, so the namespace is deleted before the server it lives on stops.
+  t.after(async () => {
+    try {
+      await core.deleteNamespace({ name: namespace });
+    } catch (e) {
+      if (statusCode(e) !== 404) throw e;
+    } finally {
+      await server?.stop();
+    }
+  });
+  await core.createNamespace({ body: { metadata: { name: namespace, labels: { 'mysql-operator-test': 'true' } } } });
+  return { kubeConfig, namespace, server, supportsFaults: server !== undefined };
+}
