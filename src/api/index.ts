@@ -4,3 +4,4 @@ export type * from './types.generated.ts';
 export { KINDS, mysqlBackup, mysqlCluster, mysqlDatabase, mysqlUser } from './schemas/index.ts';
 export type { KindDefinition, PrinterColumn } from './schemas/index.ts';
 export { buildCrd, crdName, rootSchema } from './generate.ts';
+export { backupWithDefaults, clusterWithDefaults, databaseWithDefaults, userWithDefaults, withDefaults } from './defaults.ts';

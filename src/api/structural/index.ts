@@ -13,6 +13,8 @@
  *   const errors = schema.validate(obj, { oldObject });   // FieldError[] ({reason, message, field})
  *   if (errors.length) respond(422, goJsonStringify(formatInvalidStatus({ group, kind }, name, errors)) + '\n');
  *   // or all three at once: const { warnings, errors } = schema.admit(obj, { oldObject });
+ *   // kube-apiserver also applies defaults when it reads objects from storage: call
+ *   // schema.applyDefaults on stored objects before serving them after a CRD change.
  *
  * `validate` reproduces the causes of kube-apiserver v1.26 (see the fixtures
  * cr-invalid-*.json): OpenAPI errors, then the scale subresource checks (fields with a

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { buildCrd, generatedFiles, renderCrdYaml } from '../../../src/api/generate.ts';
+import { clusterWithDefaults } from '../../../src/api/index.ts';
 import { KINDS } from '../../../src/api/schemas/index.ts';
 import { checkCrd } from '../../../src/api/structural/index.ts';
 import { admit, loadCrds, REPO } from './support.ts';
@@ -135,5 +136,15 @@ describe('API surface of COMPAT.md', () => {
     assert.deepEqual(columns('MysqlUser'), ['Ready', 'Cluster', 'UserName', 'Age']);
     const backupStatus = crds.get('MysqlBackup')?.crd['spec'].versions[0].schema.openAPIV3Schema.properties.status;
     assert.ok(backupStatus.properties.completed && backupStatus.properties.conditions);
+  });
+});
+
+describe('in-memory defaults', () => {
+  it('give a typed cluster the same defaults the API server stores, without touching the input', () => {
+    const input = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c' }, spec: { secretName: 's' } };
+    const out = clusterWithDefaults(input);
+    assert.deepEqual(out, admit(crds, input).obj);
+    assert.equal(out.spec.replicas, 1);
+    assert.deepEqual(input.spec, { secretName: 's' });
   });
 });
