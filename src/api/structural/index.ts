@@ -20,11 +20,13 @@
  * cr-invalid-*.json): OpenAPI errors, then the scale subresource checks (fields with a
  * leading dot), then the CEL rules, or, when a blocking error (Required, TypeInvalid,
  * TooLong, TooMany) came first, the "some validation rules were not checked" cause.
+ * Set and map lists (x-kubernetes-list-type) are checked for duplicates before the rules.
  * For a PUT of the status subresource pass `{ subresource: 'status' }` (only the status
  * replicas path is checked for scale).
  */
 import { evaluateRules, hasRules } from './cel.ts';
 import { CEL_SKIPPED, type FieldError } from './errors.ts';
+import { validateListTypes } from './list-types.ts';
 import { validateValue } from './openapi-validate.ts';
 import { pruneNonNullableNulls, pruneUnknown } from './prune.ts';
 import { applyDefaults } from './defaults.ts';
@@ -92,6 +94,7 @@ export function compileSchema(openAPIV3Schema: JSONSchemaProps, options: Compile
         if (opts.subresource !== 'status') errs.push(...validateScaleSpec(obj, options.scale));
         errs.push(...validateScaleStatus(obj, options.scale));
       }
+      validateListTypes(obj, schema, '', errs);
       if (withRules) {
         if (errs.some((e) => BLOCKING.has(e.reason))) errs.push(CEL_SKIPPED);
         else evaluateRules(obj, opts.oldObject, schema, '<nil>', errs);

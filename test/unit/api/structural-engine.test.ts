@@ -352,3 +352,29 @@ describe('checkStructural', () => {
     assert.deepEqual(checkStructural(schema).map((e) => e.reason), ['FieldValueForbidden']);
   });
 });
+
+describe('list types', () => {
+  const schema = compileSchema(
+    root({
+      type: 'object',
+      properties: {
+        tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+        },
+      },
+    }),
+  );
+
+  it('rejects duplicate set items and duplicate map keys, and map items without their key', () => {
+    const errs = schema.validate(cr({ tags: ['a', 'b', 'a'], ports: [{ name: 'x', port: 1 }, { name: 'x', port: 2 }, { port: 3 }] }));
+    assert.deepEqual(texts(errs), [
+      'spec.tags[2]: Duplicate value: "a"',
+      'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"x"}',
+      'spec.ports[2].name: Required value',
+    ]);
+  });
+});

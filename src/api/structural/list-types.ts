@@ -1,0 +1,63 @@
+// x-kubernetes-list-type set/map: items (or map keys) must be unique, map keys present.
+import { required, type FieldError } from './errors.ts';
+import type { JSONSchemaProps } from './schema-types.ts';
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function duplicate(field: string, value: unknown): FieldError {
+  // Same wording as the other causes: "Duplicate value: <value>".
+  const text = typeof value === 'string' ? JSON.stringify(value) : goMapText(value);
+  return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${text}` };
+}
+
+function goMapText(v: unknown): string {
+  if (isPlainObject(v)) {
+    const entries = Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${goMapText(v[k])}`);
+    return `map[string]interface {}{${entries.join(', ')}}`;
+  }
+  return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+function checkList(list: unknown[], s: JSONSchemaProps, field: string, errs: FieldError[]): void {
+  const type = s['x-kubernetes-list-type'];
+  if (type === 'set') {
+    const seen = new Set<string>();
+    list.forEach((v, i) => {
+      const key = JSON.stringify(v);
+      if (seen.has(key)) errs.push(duplicate(`${field}[${i}]`, v));
+      seen.add(key);
+    });
+  } else if (type === 'map') {
+    const keys = s['x-kubernetes-list-map-keys'] ?? [];
+    const seen = new Set<string>();
+    list.forEach((v, i) => {
+      if (!isPlainObject(v)) return;
+      const missing = keys.filter((k) => v[k] === undefined && s.items?.properties?.[k]?.default === undefined);
+      for (const k of missing) errs.push(required(`${field}[${i}].${k}`));
+      if (missing.length > 0) return;
+      const keyValues: Record<string, unknown> = {};
+      for (const k of keys) keyValues[k] = v[k] ?? s.items?.properties?.[k]?.default;
+      const id = JSON.stringify(keys.map((k) => keyValues[k]));
+      if (seen.has(id)) errs.push(duplicate(`${field}[${i}]`, keyValues));
+      seen.add(id);
+    });
+  }
+}
+
+/** Uniqueness errors of set and map lists anywhere in `value` (field of the root: ""). */
+export function validateListTypes(value: unknown, s: JSONSchemaProps | undefined, field: string, errs: FieldError[]): void {
+  if (!s) return;
+  if (Array.isArray(value)) {
+    checkList(value, s, field, errs);
+    value.forEach((v, i) => validateListTypes(v, s.items, `${field}[${i}]`, errs));
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (s.properties && Object.hasOwn(s.properties, k)) validateListTypes(v, s.properties[k], field ? `${field}.${k}` : k, errs);
+    else if (additional) validateListTypes(v, additional, `${field}[${k}]`, errs);
+  }
+}
