@@ -70,8 +70,8 @@ export interface MariaDBServer {
   paramsFor(user: string, password: string): ConnectParams;
   /** A src/mysql node as root. Closed by cleanup(). */
   node(params?: ConnectParams): Promise<MysqlNode>;
-  /** Runs SQL as root (one statement per call unless `multi`), returns rows. */
-  sql(text: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** Runs SQL (several statements allowed) as root, or as `as`; returns the rows of the last result. */
+  sql(text: string, values?: unknown[], as?: { user: string; password: string }): Promise<Record<string, unknown>[]>;
   /** True while the process runs. */
   running(): boolean;
   /** Starts mysqld again on the same datadir and waits until it answers. */
@@ -257,12 +257,19 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
       nodes.add(n);
       return n;
     },
-    sql: async (text, values) => {
+    sql: async (text, values, as) => {
       const a = must(addr);
-      const c = await mysql.createConnection({ host: a.host, port: a.port, user: 'root', multipleStatements: true, dateStrings: true });
+      const c = await mysql.createConnection({
+        host: a.host, port: a.port, user: as?.user ?? 'root', password: as?.password ?? '', multipleStatements: true, dateStrings: true,
+      });
       try {
         const [rows] = await c.query(text, values);
-        return Array.isArray(rows) ? (rows as Record<string, unknown>[]) : [];
+        if (!Array.isArray(rows)) return [];
+        // Several statements give one result per statement (row arrays or OK packets): keep the last.
+        const isResult = (r: unknown): boolean => Array.isArray(r) || (typeof r === 'object' && r !== null && 'affectedRows' in r && 'insertId' in r);
+        if (rows.length === 0 || !rows.every(isResult)) return rows as Record<string, unknown>[];
+        const last: unknown = rows[rows.length - 1];
+        return Array.isArray(last) ? (last as Record<string, unknown>[]) : [];
       } finally {
         await c.end();
       }

@@ -173,3 +173,24 @@ test('MariaDB 10.11 live: a node reconnects on its next call after its server re
   await s.start();
   assert.equal(await op.isReadOnly(), true);
 });
+
+test('MariaDB 10.11 live: after a switchover the old master follows the new one with current_pos', async (t) => {
+  const { master, replica } = await startReplicationPair({ t });
+  const oldM = await master.node(master.paramsFor(U.operator.user, U.operator.password));
+  const newM = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
+  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1), (2)');
+  await waitFor(async () => (await newM.replicationStatus())?.gtidExecuted === (await oldM.gtidExecuted()), 'replica caught up');
+
+  await oldM.setReadOnly(true);
+  await newM.resetReplication();
+  await newM.setReadOnly(false);
+  await oldM.pointAt({ host: replica.host, port: replica.port }, U.replication, { start: { kind: 'gtid', mariadbPos: 'current_pos' } });
+  await oldM.startReplication();
+  await replica.sql('INSERT INTO app.t VALUES (3)');
+  await waitFor(async () => (await master.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 3, 'row 3 on the old master');
+  const st = await oldM.replicationStatus();
+  assert.equal(st?.masterHost, replica.host);
+  assert.equal(st?.masterServerId, replica.serverId);
+  assert.equal(st?.usingGtid, true);
+  assert.equal(st && replicationError(st), null);
+});
