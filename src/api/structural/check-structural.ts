@@ -261,13 +261,32 @@ export function checkStructural(schema: unknown, basePath = 'spec.versions[0].sc
   return c.errs;
 }
 
-/** The errors kube-apiserver reports for the schema and subresources of a v1 CRD object. */
+function checkNames(crd: Raw, spec: Raw, errs: FieldError[]): void {
+  const group = spec['group'];
+  const names = isObj(spec['names']) ? spec['names'] : {};
+  const plural = names['plural'];
+  if (typeof group !== 'string' || group === '') errs.push(required('spec.group'));
+  else if (!group.includes('.')) errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
+  if (typeof plural !== 'string' || plural === '') errs.push(required('spec.names.plural'));
+  else if (plural !== plural.toLowerCase()) errs.push(invalid('spec.names.plural', plural, 'must be lowercase'));
+  if (typeof names['kind'] !== 'string' || names['kind'] === '') errs.push(required('spec.names.kind'));
+  const name = isObj(crd['metadata']) ? crd['metadata']['name'] : undefined;
+  if (typeof plural === 'string' && typeof group === 'string' && name !== `${plural}.${group}`) {
+    errs.push(invalid('metadata.name', name ?? '', 'must be spec.names.plural+"."+spec.group'));
+  }
+  const scope = spec['scope'];
+  if (scope !== 'Namespaced' && scope !== 'Cluster') errs.push(notSupported('spec.scope', scope ?? '', ['Cluster', 'Namespaced']));
+}
+
+/** The errors kube-apiserver reports for the names, schemas and subresources of a v1 CRD object. */
 export function checkCrd(crd: unknown): FieldError[] {
   const errs: FieldError[] = [];
   const spec = isObj(crd) && isObj(crd['spec']) ? crd['spec'] : undefined;
-  if (!spec) return [required('spec')];
+  if (!isObj(crd) || !spec) return [required('spec')];
+  checkNames(crd, spec, errs);
   const versions = Array.isArray(spec['versions']) ? spec['versions'] : [];
-  if (versions.length === 0) errs.push(required('spec.versions', 'must have exactly one version marked as storage version'));
+  const storage = versions.filter((v) => isObj(v) && v['storage'] === true).length;
+  if (storage !== 1) errs.push(invalid('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
   versions.forEach((v, i) => {
     const base = `spec.versions[${i}]`;
     const schema = isObj(v) && isObj(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  checkCrd,
   checkStructural,
   compileSchema,
   formatInvalidStatus,
@@ -375,6 +376,38 @@ describe('list types', () => {
       'spec.tags[2]: Duplicate value: "a"',
       'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"x"}',
       'spec.ports[2].name: Required value',
+    ]);
+  });
+});
+
+describe('checkCrd', () => {
+  const good = () => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'things.x.example' },
+    spec: {
+      group: 'x.example',
+      names: { kind: 'Thing', plural: 'things' },
+      scope: 'Namespaced',
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: root({ type: 'object' }) } }],
+    },
+  });
+
+  it('accepts a well-formed CRD', () => {
+    assert.deepEqual(checkCrd(good()), []);
+  });
+
+  it('rejects a name that is not plural.group, a bad scope, no storage version, a scale path outside spec', () => {
+    const crd = good() as Record<string, any>;
+    crd['metadata'].name = 'thing.x.example';
+    crd['spec'].scope = 'Global';
+    crd['spec'].versions[0].storage = false;
+    crd['spec'].versions[0].subresources = { scale: { specReplicasPath: '.replicas', statusReplicasPath: '.status.r' } };
+    assert.deepEqual(checkCrd(crd).map((e) => e.field), [
+      'metadata.name',
+      'spec.scope',
+      'spec.versions',
+      'spec.versions[0].subresources.scale.specReplicasPath',
     ]);
   });
 });
