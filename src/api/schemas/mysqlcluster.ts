@@ -131,7 +131,8 @@ const spec = obj(
     }),
     queryLimits,
     readOnly: bool('Make every node read-only.'),
-    serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: 100, minimum: 0 }),
+    // server-id 0 cannot replicate, so the offset of ordinal 0 must be at least 1.
+    serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: 100, minimum: 1 }),
     backupCompressCommand: strList('Command that compresses backups; used only with backupDecompressCommand.'),
     backupDecompressCommand: strList('Command that decompresses backups; used only with backupCompressCommand.'),
     metricsExporterExtraArgs: strList('Extra arguments of mysqld_exporter.'),
