@@ -162,6 +162,7 @@ export type NodeConditionType = (typeof NODE_CONDITION)[keyof typeof NODE_CONDIT
 export const BACKUP_CONDITION = { complete: 'Complete', failed: 'Failed' } as const;
 export type BackupConditionType = (typeof BACKUP_CONDITION)[keyof typeof BACKUP_CONDITION];
 
+/** MysqlBackup condition reasons: the anchor copies the Job's; the backup controller adds its own here. */
 export const BACKUP_REASONS = {} as const;
 
 /** MysqlDatabase and MysqlUser status.conditions[].type (anchor). */
