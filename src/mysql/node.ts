@@ -96,6 +96,8 @@ type Row = Record<string, unknown>;
 
 const ER_NO_SUCH_TABLE = 1146;
 const ER_BAD_DB_ERROR = 1049;
+// 1199 replica not running, 1200 not configured as a replica, 3074 channel does not exist (MySQL 8)
+const NOT_A_RUNNING_REPLICA = new Set([1199, 1200, 3074]);
 
 class Node implements MysqlNode {
   readonly host: string;
@@ -183,16 +185,17 @@ class Node implements MysqlNode {
   }
 
   /**
-   * Per-node bookkeeping: binlog off so it neither replicates nor creates a GTID of its own.
-   * On MySQL, super_read_only blocks even the operator; it is lifted for the one write and put
-   * back (read_only stays on throughout, so ordinary users never see a writable server).
+   * Runs `fn` with the binlog off for this session (per-node bookkeeping neither replicates nor
+   * creates a GTID of its own) and, on MySQL, with super_read_only lifted: it blocks even the
+   * operator's own writes (status rows, gtid_purged). read_only stays on throughout, so ordinary
+   * users never see a writable server; super_read_only is put back afterwards.
    */
-  private async writeStatus(name: string, value: string): Promise<void> {
+  private async unlogged<T>(fn: () => Promise<T>): Promise<T> {
     const lift = hasSuperReadOnly(this.flavour) && (await this.readOnlyNow()).superReadOnly === true;
     try {
       await this.q(sessionBinlogStatement(false));
       if (lift) await this.q(stmt('SET GLOBAL super_read_only = 0'));
-      await this.q(setStatusStatement(name, value));
+      return await fn();
     } finally {
       try {
         if (lift) await this.q(stmt('SET GLOBAL super_read_only = 1'));
@@ -201,6 +204,19 @@ class Node implements MysqlNode {
         // A session left with the binlog off must not be reused for replicated writes.
         this.drop();
       }
+    }
+  }
+
+  private async writeStatus(name: string, value: string): Promise<void> {
+    await this.unlogged(() => this.q(setStatusStatement(name, value)));
+  }
+
+  /** STOP is idempotent here: a server that is no replica, or whose threads stopped, is fine. */
+  private async stopThreads(): Promise<void> {
+    try {
+      await this.q(stopReplicationStatement(this.flavour));
+    } catch (e) {
+      if (!(e instanceof MysqlError && e.errno !== undefined && NOT_A_RUNNING_REPLICA.has(e.errno))) throw e;
     }
   }
 
@@ -252,7 +268,7 @@ class Node implements MysqlNode {
   pointAt(source: ReplicationSource, creds: ReplicationCredentials, opts?: PointAtOptions): Promise<void> {
     const change = changeMasterStatement(this.flavour, source, creds, opts);
     return this.exclusive(async () => {
-      await this.q(stopReplicationStatement(this.flavour));
+      await this.stopThreads();
       try {
         await this.q(change);
       } catch (e) {
@@ -273,25 +289,27 @@ class Node implements MysqlNode {
 
   stopReplication(): Promise<void> {
     return this.exclusive(async () => {
-      await this.q(stopReplicationStatement(this.flavour));
+      await this.stopThreads();
     });
   }
 
   resetReplication(): Promise<void> {
     return this.exclusive(async () => {
-      await this.q(stopReplicationStatement(this.flavour));
+      await this.stopThreads();
       await this.q(resetReplicationStatement(this.flavour));
     });
   }
 
   private async seed(gtid: string): Promise<void> {
-    await this.q(stopReplicationStatement(this.flavour));
-    try {
-      for (const s of seedGtidStatements(this.flavour, gtid)) await this.q(s);
-    } catch (e) {
-      throw asReplicationError(e);
-    }
-    await this.writeStatus(STATUS.setGtidPurged, gtid);
+    await this.stopThreads();
+    await this.unlogged(async () => {
+      try {
+        for (const s of seedGtidStatements(this.flavour, gtid)) await this.q(s);
+      } catch (e) {
+        throw asReplicationError(e);
+      }
+      await this.q(setStatusStatement(STATUS.setGtidPurged, gtid));
+    });
   }
 
   seedGtid(gtid: string): Promise<void> {

@@ -28,6 +28,9 @@ test('MariaDB 10.11 live: connectNode detects the flavour and reports the server
   assert.equal(info.reportHost, 'ident-0.mysql.ns');
   assert.equal(info.logBin, true);
   assert.equal(await n.replicationStatus(), null, 'a fresh server is no replica');
+  await n.stopReplication();
+  await n.resetReplication();
+  assert.equal(await n.replicationStatus(), null, 'stop and reset are harmless on a server that is no replica');
 });
 
 test('MariaDB 10.11 live: the generated init-file starts the server read-only, unconfigured, with every system user', async (t) => {
