@@ -92,12 +92,25 @@ export function renderValue(v: SqlValue): string {
 export function render(s: Statement): string {
   if (s.verbatim) return s.sql;
   let i = 0;
-  const text = s.sql.replace(/\?/g, () => {
-    if (i >= s.params.length) throw new Error(`statement has more placeholders than values: ${s.sql}`);
-    return renderValue(s.params[i++] as SqlValue);
-  });
+  let out = '';
+  // A `?` inside a quoted name or literal of the text (an account such as 'a?b'@'%') is no placeholder.
+  let quote: string | null = null;
+  for (const ch of s.sql) {
+    if (quote !== null) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"' || ch === '`') {
+      quote = ch;
+      out += ch;
+    } else if (ch === '?') {
+      if (i >= s.params.length) throw new Error(`statement has more placeholders than values: ${s.sql}`);
+      out += renderValue(s.params[i++] as SqlValue);
+    } else {
+      out += ch;
+    }
+  }
   if (i !== s.params.length) throw new Error(`statement has more values than placeholders: ${s.sql}`);
-  return text;
+  return out;
 }
 
 /** Replaces every secret of the statement (raw and as rendered) in a server message. */

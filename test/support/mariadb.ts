@@ -80,6 +80,9 @@ export interface MariaDBServer {
   stop(): Promise<void>;
   /** SIGKILL, waits for exit. */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a hung server (connections accepted by the kernel, never answered). */
+  pause(): void;
+  resume(): void;
   /** The tail of the error log, for assertion messages. */
   errorLog(lines?: number): string;
   /** Kills the server and removes its directory. Idempotent. */
@@ -278,6 +281,8 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
     start: launch,
     stop: () => signalAndWait('SIGTERM'),
     kill: () => signalAndWait('SIGKILL'),
+    pause: () => { proc?.kill('SIGSTOP'); },
+    resume: () => { proc?.kill('SIGCONT'); },
     errorLog: (lines = 40) => tailOf(errorLogPath, lines),
     cleanup: async () => {
       if (cleaned) return;

@@ -197,3 +197,18 @@ test('MariaDB 10.11 live: after a switchover the old master follows the new one 
   assert.equal(st?.usingGtid, true);
   assert.equal(st && replicationError(st), null);
 });
+
+test('MariaDB 10.11 live: a hung server gives timeout errors within the short timeouts, and the node recovers after', async (t) => {
+  const s = await startMariaDB({ name: 'hung', systemUsers: true, t });
+  const params = { ...s.paramsFor(U.operator.user, U.operator.password), connectTimeoutMs: 500, queryTimeoutMs: 500 };
+  const op = await connectNode(params);
+  t.after(() => op.close());
+  s.pause();
+  try {
+    await rejectsWith(op.isReadOnly(), 'timeout');
+    await rejectsWith(connectNode(params), 'timeout');
+  } finally {
+    s.resume();
+  }
+  assert.equal(await op.isReadOnly(), true);
+});

@@ -28,6 +28,8 @@ test('render inlines values; placeholder count must match; verbatim text keeps i
   assert.throws(() => render(stmt('SELECT 1', 2)), /more values/);
   assert.throws(() => render(stmt('SELECT ?', Number.NaN)), /cannot render/);
   assert.equal(render(verbatim("SELECT 'why?'")), "SELECT 'why?'");
+  assert.equal(render(stmt(`CREATE USER ${account("a?b'c", '%')} IDENTIFIED BY ?`, secret('x'))), "CREATE USER 'a?b''c'@'%' IDENTIFIED BY 'x'");
+  assert.equal(render(stmt('SELECT `q?`, "d?", ?', 1)), 'SELECT `q?`, "d?", 1');
 });
 
 test('secrets never serialise and are scrubbed from server messages, raw and escaped', () => {
