@@ -1,6 +1,7 @@
 // The init-file's users and grants, exercised live with what each user must (and must not) do.
 // Flavour live: MariaDB 10.11.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { flavourFromVersionSpec, renderInitFile, type SystemCredentials } from '../../../src/mysql/index.ts';
 import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
@@ -62,4 +63,18 @@ test('MariaDB 10.11 live: passwords with quotes, backslashes, semicolons and new
   assert.equal((await s.sql("SHOW TABLES FROM extra_from_user LIKE 't'")).length, 1, 'initFileExtraSQL ran');
   assert.equal(await op.replicationStatus(), null, 'RESET SLAVE ALL ran');
   await refused(s.node(s.paramsFor('sys_operator', 'q')), /Access denied/);
+});
+
+test('MariaDB 10.11 live: the replication user has what mariabackup --backup --slave-info needs', async (t) => {
+  const s = await startMariaDB({ name: 'mbackup', systemUsers: true, t });
+  await s.sql('SET GLOBAL read_only = 0; CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1)');
+  const child = spawn('mariabackup', [
+    '--backup', '--stream=xbstream', '--slave-info', `--host=${s.host}`, `--port=${s.port}`, `--user=${U.replication.user}`,
+    `--password=${U.replication.password}`, `--target-dir=${s.dir}/backup`, `--datadir=${s.datadir}`,
+  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  assert.equal(code, 0, stderr.split('\n').slice(-15).join('\n'));
+  assert.match(stderr, /completed OK!/);
 });
