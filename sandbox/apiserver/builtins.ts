@@ -20,6 +20,7 @@ interface Row {
   order?: string[];
   verbs?: string[];
   defaulter?: (obj: KObj, ctx: DefaultContext) => void;
+  allocate?: (obj: KObj, ctx: DefaultContext) => void;
   initialStatus?: () => KObj | undefined;
 }
 
@@ -27,7 +28,7 @@ const ROWS: Row[] = [
   { gv: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'], hash: 'qFsyl6wFWjQ=', order: ['immutable', 'data', 'binaryData'] },
   { gv: 'v1', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'], hash: 'fWeeMqaN/OA=', order: ['subsets'] },
   {
-    gv: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=', defaulter: defaultCoreEvent,
+    gv: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=', allocate: defaultCoreEvent,
     order: ['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance'],
   },
   {
@@ -48,7 +49,7 @@ const ROWS: Row[] = [
   { gv: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'], hash: 'pbx9ZvyFpBE=', order: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'] },
   {
     gv: 'v1', resource: 'services', kind: 'Service', shortNames: ['svc'], categories: ['all'], hash: '0/CO1lhkEBI=', status: true,
-    defaulter: defaultService, initialStatus: () => ({ loadBalancer: {} }),
+    defaulter: defaultService, allocate: allocateService, initialStatus: () => ({ loadBalancer: {} }),
   },
   { gv: 'apps/v1', resource: 'controllerrevisions', kind: 'ControllerRevision', hash: '85nkx63pcBU=', order: ['data', 'revision'] },
   {
@@ -81,7 +82,6 @@ const ROWS: Row[] = [
   { gv: 'rbac.authorization.k8s.io/v1', resource: 'rolebindings', kind: 'RoleBinding', order: ['subjects', 'roleRef'] },
   { gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, order: ['rules', 'aggregationRule'] },
   { gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, order: ['subjects', 'roleRef'] },
-  { gv: 'storage.k8s.io/v1', resource: 'storageclasses', kind: 'StorageClass', namespaced: false, shortNames: ['sc'], order: ['provisioner', 'parameters', 'reclaimPolicy', 'mountOptions', 'allowVolumeExpansion', 'volumeBindingMode', 'allowedTopologies'] },
   {
     gv: 'apiextensions.k8s.io/v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
     shortNames: ['crd', 'crds'], categories: ['api-extensions'], hash: 'jfWCUB31mvA=', status: true, generation: true,
@@ -103,6 +103,7 @@ export function builtinDefs(): ResourceDef[] {
     if (r.hash) def.storageVersionHash = r.hash;
     if (r.scale) def.scale = r.scale;
     if (r.defaulter) def.defaulter = r.defaulter;
+    if (r.allocate) def.allocate = r.allocate;
     if (r.initialStatus) def.initialStatus = r.initialStatus;
     return def;
   });
@@ -144,7 +145,7 @@ function defaultPvc(o: KObj): void {
   setDefault(o.spec, 'volumeMode', 'Filesystem');
 }
 
-function defaultService(o: KObj, ctx: DefaultContext): void {
+function defaultService(o: KObj): void {
   const s: KObj = (o.spec ??= {});
   setDefault(s, 'type', 'ClusterIP');
   for (const p of (s.ports ?? []) as KObj[]) {
@@ -152,13 +153,18 @@ function defaultService(o: KObj, ctx: DefaultContext): void {
     setDefault(p, 'targetPort', p.port);
   }
   if (s.type !== 'ExternalName') {
-    if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = ctx.allocateClusterIP();
-    setDefault(s, 'clusterIPs', [s.clusterIP]);
     setDefault(s, 'sessionAffinity', 'None');
-    setDefault(s, 'ipFamilies', ['IPv4']);
-    setDefault(s, 'ipFamilyPolicy', 'SingleStack');
     setDefault(s, 'internalTrafficPolicy', 'Cluster');
   }
+}
+
+function allocateService(o: KObj, ctx: DefaultContext): void {
+  const s: KObj = (o.spec ??= {});
+  if (s.type === 'ExternalName') return;
+  if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = ctx.allocateClusterIP();
+  setDefault(s, 'clusterIPs', [s.clusterIP]);
+  setDefault(s, 'ipFamilies', ['IPv4']);
+  setDefault(s, 'ipFamilyPolicy', 'SingleStack');
 }
 
 function defaultContainer(c: KObj): void {
@@ -242,6 +248,10 @@ function defaultCronJob(o: KObj): void {
 
 function defaultCrd(o: KObj): void {
   const s: KObj = (o.spec ??= {});
+  if (o.status === undefined) {
+    const storage = ((s.versions ?? []) as KObj[]).filter((v) => v.storage).map((v) => v.name);
+    o.status = { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: storage };
+  }
   s.names ??= {};
   setDefault(s.names, 'singular', String(s.names.kind ?? '').toLowerCase());
   setDefault(s.names, 'listKind', `${s.names.kind}List`);

@@ -1,5 +1,7 @@
 // Custom resource admission through the project's structural schema engine (src/api/structural):
-// prune unknown fields, apply defaults, validate (OpenAPI + CEL subset), with kube-style causes.
+// prune unknown fields, apply defaults, validate (OpenAPI, scale subresource, CEL subset), with
+// the causes kube-apiserver gives.
+import { compileSchema, type CompiledSchema, type JSONSchemaProps } from '../../src/api/structural/index.ts';
 import type { StatusCause } from './status.ts';
 import type { KObj, ResourceDef } from './types.ts';
 
@@ -10,7 +12,25 @@ export interface CrAdmission {
   causes: StatusCause[];
 }
 
-export function admitCustomResource(def: ResourceDef, obj: KObj, _old: KObj | undefined): CrAdmission {
-  if (!def.schema) return { object: obj, unknownFields: [], causes: [] };
-  return { object: obj, unknownFields: [], causes: [] };
+const compiled = new WeakMap<ResourceDef, CompiledSchema>();
+
+function schemaOf(def: ResourceDef): CompiledSchema | undefined {
+  if (!def.schema) return undefined;
+  let c = compiled.get(def);
+  if (!c) {
+    c = compileSchema(def.schema as JSONSchemaProps, def.scale ? { scale: def.scale } : {});
+    compiled.set(def, c);
+  }
+  return c;
+}
+
+/** Mutates `obj` (pruned, defaulted) and returns it with what admission found. */
+export function admitCustomResource(def: ResourceDef, obj: KObj, old: KObj | undefined, subresource: string | undefined): CrAdmission {
+  const schema = schemaOf(def);
+  if (!schema) return { object: obj, unknownFields: [], causes: [] };
+  const { warnings, errors } = schema.admit(obj, {
+    ...(old ? { oldObject: old } : {}),
+    ...(subresource === 'status' ? { subresource: 'status' as const } : {}),
+  });
+  return { object: obj, unknownFields: warnings, causes: errors };
 }

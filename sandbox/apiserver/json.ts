@@ -1,5 +1,6 @@
 // JSON value helpers: deep copy, deep equality, key order (Go struct order for built-ins,
 // sorted keys for custom resources, which the real server stores unstructured).
+import { goOrder } from './go-order.ts';
 import type { KObj, ResourceDef } from './types.ts';
 
 export function clone<T>(v: T): T {
@@ -59,7 +60,7 @@ export function orderMetadata(meta: KObj): KObj {
 /** The object with the key order the real server writes for this resource. */
 export function orderObject(def: ResourceDef, obj: KObj): KObj {
   if (!def.builtin) return sortKeysDeep(obj) as KObj;
-  const top = ordered(obj, ['kind', 'apiVersion', 'metadata', ...(def.topLevelOrder ?? [])]);
+  const top = goOrder(def.kind, ordered(obj, ['kind', 'apiVersion', 'metadata', ...(def.topLevelOrder ?? [])]));
   top.metadata = orderMetadata(top.metadata ?? {});
   return top;
 }

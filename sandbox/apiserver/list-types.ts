@@ -57,9 +57,17 @@ function builtinListType(path: string[]): ListType {
   }
 }
 
+/** Built-in structs marked `+structType=atomic` / `+mapType=atomic`: owned and replaced whole. */
+const ATOMIC_STRUCTS = new Set(['involvedObject', 'regarding', 'related', 'secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef', 'roleRef']);
+
 export const BUILTIN_SCHEMA: SchemaInfo = {
   listType: builtinListType,
-  atomicMap: (path) => path[path.length - 1] === 'selector' && path[0] === 'spec',
+  atomicMap: (path) => {
+    const last = path[path.length - 1] ?? '';
+    if (last === 'selector' && path[0] === 'spec') return true;
+    if (path.length === 2 && path[0] === 'metadata' && last === 'ownerReferences') return true;
+    return ATOMIC_STRUCTS.has(last);
+  },
 };
 
 /** Merge key of a list for strategic merge patch (Service ports merge by `port` alone). */
@@ -95,6 +103,7 @@ export function crSchemaInfo(schema: KObj | undefined): SchemaInfo {
       return { type: 'atomic' };
     },
     atomicMap: (path) => {
+      if (path.length === 2 && path[0] === 'metadata' && path[1] === 'ownerReferences') return true;
       const s = schemaAt(schema, path);
       return s?.['x-kubernetes-map-type'] === 'atomic';
     },

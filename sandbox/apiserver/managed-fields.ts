@@ -15,18 +15,26 @@ const UNTRACKED_META = new Set([
   'name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
   'deletionGracePeriodSeconds', 'managedFields', 'selfLink',
 ]);
-/** Go structs held by value in built-in types: present even when empty, so never "added". */
-const BUILTIN_VALUE_STRUCTS = new Set(['metadata', 'spec', 'status', 'template', 'updateStrategy', 'strategy', 'resources', 'jobTemplate']);
+/** Fields of built-in types that Go always serialises (value structs, lists without omitempty):
+ * they exist even when empty, so they are never "added" and get no `.` entry. */
+const BUILTIN_ALWAYS_PRESENT = new Set([
+  'metadata', 'spec', 'status', 'template', 'updateStrategy', 'strategy', 'resources', 'jobTemplate', 'containers',
+  'source', 'names', 'acceptedNames', 'conditions',
+]);
 
 export interface SetOptions {
   schema: SchemaInfo;
   builtin: boolean;
   /** Update sets mark new maps and lists with `.`; Apply sets only mark list items. */
   markContainers: boolean;
+  /** Top-level fields this write's manager cannot own (status on the main resource, all but status on /status). */
+  topLevel?: (key: string) => boolean;
 }
 
+let currentTopLevel: ((key: string) => boolean) | undefined;
+
 function tracked(path: string[], key: string): boolean {
-  if (path.length === 0) return key !== 'kind' && key !== 'apiVersion';
+  if (path.length === 0) return key !== 'kind' && key !== 'apiVersion' && (currentTopLevel?.(key) ?? true);
   if (path.length === 1 && path[0] === 'metadata') return !UNTRACKED_META.has(key);
   return true;
 }
@@ -47,7 +55,7 @@ function markSelf(node: FieldSet, path: string[], opts: SetOptions): void {
   if (!opts.markContainers || path.length === 0) return;
   const last = path[path.length - 1]!;
   if (path.length === 1 && last === 'metadata') return;
-  if (opts.builtin && BUILTIN_VALUE_STRUCTS.has(last)) return;
+  if (opts.builtin && BUILTIN_ALWAYS_PRESENT.has(last)) return;
   node['.'] = {};
 }
 
@@ -57,7 +65,7 @@ export function fieldSetOf(value: unknown, path: string[], opts: SetOptions): Fi
     if (path.length > 0 && opts.schema.atomicMap(path)) return {};
     const node: FieldSet = {};
     for (const [k, v] of Object.entries(value)) {
-      if (v === undefined || !tracked(path, k)) continue;
+      if (v === undefined || v === null || !tracked(path, k)) continue;
       const child = fieldSetOf(v, [...path, k], opts);
       if (Object.keys(child).length > 0 || !isObject(v) || Object.keys(v).length === 0 || !onlyUntracked(v, [...path, k])) node[`f:${k}`] = child;
     }
@@ -71,12 +79,13 @@ export function fieldSetOf(value: unknown, path: string[], opts: SetOptions): Fi
     const node: FieldSet = {};
     for (const item of value) {
       if (lt.type === 'set') node[`v:${JSON.stringify(item)}`] = {};
+      else if (opts.schema.atomicMap(path)) node[itemKey(item, lt.keys)] = {};
       else {
-        const child = fieldSetOf(item, path, { ...opts, markContainers: false });
+        const child = fieldSetOf(item, path, opts);
         node[itemKey(item, lt.keys)] = { '.': {}, ...child };
       }
     }
-    if (opts.markContainers) node['.'] = {};
+    markSelf(node, path, opts);
     return node;
   }
   return {};
@@ -102,12 +111,12 @@ function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: 
   if (deepEqual(a, b)) return;
   if (isObject(a) && isObject(b) && !(path.length > 0 && opts.schema.atomicMap(path))) {
     for (const [k, v] of Object.entries(b)) {
-      if (v === undefined || !tracked(path, k)) continue;
+      if (v === undefined || v === null || !tracked(path, k)) continue;
       const seg = `f:${k}`;
-      if (a[k] === undefined) setMember(out.changed, [...segs, seg], fieldSetOf(v, [...path, k], opts));
+      if (a[k] === undefined || a[k] === null) setMember(out.changed, [...segs, seg], fieldSetOf(v, [...path, k], opts));
       else diffInto(a[k], v, [...path, k], [...segs, seg], opts, out);
     }
-    for (const k of Object.keys(a)) if (b[k] === undefined && tracked(path, k)) setMember(out.removed, [...segs, `f:${k}`]);
+    for (const k of Object.keys(a)) if ((b[k] === undefined || b[k] === null) && a[k] !== null && tracked(path, k)) setMember(out.removed, [...segs, `f:${k}`]);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -122,7 +131,11 @@ function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: 
       for (const item of b) {
         const key = itemKey(item, lt.keys);
         const old = a.find((x) => itemKey(x, lt.keys) === key);
-        if (old === undefined) setMember(out.changed, [...segs, key], { '.': {}, ...fieldSetOf(item, path, { ...opts, markContainers: false }) });
+        if (old === undefined) {
+          setMember(out.changed, [...segs, key], opts.schema.atomicMap(path) ? {} : { '.': {}, ...fieldSetOf(item, path, opts) });
+        } else if (opts.schema.atomicMap(path)) {
+          if (!deepEqual(old, item)) setMember(out.changed, [...segs, key]);
+        }
         else diffInto(old, item, path, [...segs, key], itemOpts, out);
       }
       for (const item of a) {
@@ -137,8 +150,22 @@ function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: 
 
 export function diffSets(a: KObj, b: KObj, opts: SetOptions): Diff {
   const out: Diff = { changed: {}, removed: {} };
-  diffInto(a, b, [], [], opts, out);
+  currentTopLevel = opts.topLevel;
+  try {
+    diffInto(a, b, [], [], opts, out);
+  } finally {
+    currentTopLevel = undefined;
+  }
   return out;
+}
+
+function rootSetOf(obj: KObj, opts: SetOptions): FieldSet {
+  currentTopLevel = opts.topLevel;
+  try {
+    return fieldSetOf(obj, [], opts);
+  } finally {
+    currentTopLevel = undefined;
+  }
 }
 
 function isMember(node: FieldSet): boolean {
@@ -157,6 +184,8 @@ export function union(a: FieldSet, b: FieldSet): FieldSet {
 
 /** Members of `a` that are not members of `b` (structure of `b` is irrelevant where b has no members). */
 export function difference(a: FieldSet, b: FieldSet): FieldSet | undefined {
+  // A leaf of `b` stands for the whole field: everything under it goes.
+  if (Object.keys(b).length === 0) return undefined;
   const out: FieldSet = {};
   const selfMember = isMember(a) && !isMember(b);
   for (const [k, v] of Object.entries(a)) {
@@ -257,7 +286,7 @@ export function managedFieldsForUpdate(
 ): ManagedEntry[] {
   const setOpts: SetOptions = { ...opts, markContainers: true };
   const entries = readEntries(oldObj);
-  const diff = oldObj ? diffSets(oldObj, newObj, setOpts) : { changed: fieldSetOf(newObj, [], setOpts), removed: {} };
+  const diff = oldObj ? diffSets(oldObj, newObj, setOpts) : { changed: rootSetOf(newObj, setOpts), removed: {} };
   const lost = unionSets(diff.changed, diff.removed);
   const next: ManagedEntry[] = [];
   let mine: ManagedEntry | undefined;
@@ -371,7 +400,7 @@ export function serverSideApply(
   subresource: string | undefined,
   opts: Omit<SetOptions, 'markContainers'>,
 ): ApplyResult {
-  const appliedSet = fieldSetOf(applied, [], { ...opts, markContainers: false });
+  const appliedSet = rootSetOf(applied, { ...opts, markContainers: false });
   const entries = readEntries(live);
   const others = entries.filter((e) => !sameOwner(e, manager, 'Apply', subresource));
   const previous = entries.find((e) => sameOwner(e, manager, 'Apply', subresource));

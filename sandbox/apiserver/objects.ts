@@ -12,7 +12,7 @@ import { Resources, defsFromCrd } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import {
   ApiError, alreadyExists, badRequest, conflict, expired, forbidden, internalError, invalid, notFound,
-  statusBody, successStatus, unsupportedPatch, type StatusCause,
+  statusBody, successStatus, unsupportedPatch,
 } from './status.ts';
 import { Store, objectKey } from './store.ts';
 import { apiVersionOf, resourceKey, type KObj, type ResourceDef } from './types.ts';
@@ -115,6 +115,10 @@ export class ObjectService {
     return `10.0.1.${Math.floor(Math.random() * 254) + 1}`;
   }
 
+  private defaultContext() {
+    return { allocateClusterIP: () => this.allocateClusterIP() };
+  }
+
   rkey(def: ResourceDef): string {
     return resourceKey(def);
   }
@@ -179,16 +183,16 @@ export class ObjectService {
     }
   }
 
-  private admit(def: ResourceDef, obj: KObj, old: KObj | undefined, opts: WriteOptions, name: string): KObj {
+  private admit(def: ResourceDef, obj: KObj, old: KObj | undefined, opts: WriteOptions, name: string, sub?: string): KObj {
     if (def.builtin) {
       if (old && def.resource === 'services' && isObject(old.spec) && isObject(obj.spec) && !obj.spec.clusterIP) {
         obj.spec.clusterIP = old.spec.clusterIP;
         if (old.spec.clusterIPs) obj.spec.clusterIPs = old.spec.clusterIPs;
       }
-      def.defaulter?.(obj, { allocateClusterIP: () => this.allocateClusterIP() });
+      def.defaulter?.(obj, this.defaultContext());
       return obj;
     }
-    const result = admitCustomResource(def, obj, old);
+    const result = admitCustomResource(def, obj, old, sub);
     if (result.unknownFields.length > 0) {
       if (opts.fieldValidation === 'Strict') {
         const fields = result.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
@@ -196,22 +200,8 @@ export class ObjectService {
       }
       if (opts.fieldValidation !== 'Ignore') for (const f of result.unknownFields) opts.warnings.push(`unknown field "${f}"`);
     }
-    const causes: StatusCause[] = [...result.causes, ...this.scaleCauses(def, result.object)];
-    if (causes.length > 0) throw invalid(def, name, causes);
+    if (result.causes.length > 0) throw invalid(def, name, result.causes);
     return result.object;
-  }
-
-  /** The scale subresource's own checks of specReplicasPath (the fixtures show them as extra causes). */
-  private scaleCauses(def: ResourceDef, obj: KObj): StatusCause[] {
-    if (def.builtin || !def.scale) return [];
-    const path = def.scale.specReplicasPath;
-    const v = getPath(obj, path);
-    if (v === undefined) return [];
-    if (typeof v !== 'number' || !Number.isInteger(v)) {
-      return [{ reason: 'FieldValueInvalid', message: `Invalid value: 0: ${path} accessor error: ${String(v)} is of the type ${typeof v === 'string' ? 'string' : typeof v}, expected int64`, field: path }];
-    }
-    if (v < 0) return [{ reason: 'FieldValueInvalid', message: `Invalid value: ${v}: should be a non-negative integer`, field: path }];
-    return [];
   }
 
   private validateName(def: ResourceDef, name: string): void {
@@ -282,6 +272,7 @@ export class ObjectService {
     m.creationTimestamp = rfc3339();
     m.managedFields = managed ?? managedFieldsForUpdate(undefined, obj, opts.manager, undefined, apiVersionOf(def), this.setOpts(def));
     cleanMetadata(m);
+    def.allocate?.(obj, this.defaultContext());
     if (opts.dryRun) return orderObject(def, { ...obj, metadata: { ...m, resourceVersion: String(this.store.currentRv()) } });
     m.resourceVersion = String(this.store.nextRv());
     const stored = orderObject(def, obj);
@@ -291,8 +282,9 @@ export class ObjectService {
     return stored;
   }
 
-  private setOpts(def: ResourceDef) {
-    return { schema: this.resources.schemaInfo(def), builtin: def.builtin };
+  private setOpts(def: ResourceDef, sub?: string) {
+    const topLevel = sub === 'status' ? (k: string) => k === 'status' : def.hasStatus ? (k: string) => k !== 'status' : undefined;
+    return { schema: this.resources.schemaInfo(def), builtin: def.builtin, ...(topLevel ? { topLevel } : {}) };
   }
 
   private afterCreate(def: ResourceDef, obj: KObj): void {
@@ -344,7 +336,7 @@ export class ObjectService {
       if (old.status === undefined) delete next.status;
       else next.status = clone(old.status);
     }
-    next = this.admit(def, next, old, opts, old.metadata.name);
+    next = this.admit(def, next, old, opts, old.metadata.name, sub);
     const m: KObj = next.metadata;
     cleanMetadata(m);
     if (def.hasGeneration) {
@@ -353,8 +345,9 @@ export class ObjectService {
     }
     if (managed) m.managedFields = managed;
     else if (sub === 'scale') m.managedFields = disownPaths(old.metadata.managedFields ?? [], [specReplicasSegs(def)]);
-    else m.managedFields = managedFieldsForUpdate(old, next, opts.manager, sub, apiVersionOf(def), this.setOpts(def));
+    else m.managedFields = managedFieldsForUpdate(old, next, opts.manager, sub, apiVersionOf(def), this.setOpts(def, sub));
     cleanMetadata(m);
+    def.allocate?.(next, this.defaultContext());
     m.resourceVersion = old.metadata.resourceVersion;
     if (deepEqual(withoutVolatile(old), withoutVolatile(next))) return old;
     if (opts.dryRun) return orderObject(def, next);
@@ -433,7 +426,7 @@ export class ObjectService {
     if (meta.name !== undefined && meta.name !== name) {
       throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
     }
-    const setOpts = this.setOpts(def);
+    const setOpts = this.setOpts(def, sub);
     const live = this.store.get(this.rkey(def), ns, name);
     if (!live) {
       if (sub) throw notFound(def, name);

@@ -106,7 +106,11 @@ function parseJsonBody(raw: string, kind: string): KObj {
   try {
     return JSON.parse(raw) as KObj;
   } catch (e) {
-    const msg = /end of (JSON )?input|Unterminated/i.test((e as Error).message) ? 'unexpected end of JSON input' : `invalid character looking for beginning of value`;
+    const text = (e as Error).message;
+    const at = /position (\d+)/.exec(text);
+    const truncated = /end of (JSON )?input/i.test(text) || (at !== null && Number(at[1]) >= raw.trimEnd().length);
+    const bad = at ? raw[Number(at[1])] ?? '' : '';
+    const msg = truncated ? 'unexpected end of JSON input' : `invalid character '${bad}' looking for beginning of value`;
     const quoted = raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw;
     throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${msg} (${quoted})`);
   }

@@ -44,6 +44,8 @@ export interface ResourceDef {
   schema?: KObj;
   /** Fills server-side defaults of a built-in kind on create (and on update where the real one does). */
   defaulter?: (obj: KObj, ctx: DefaultContext) => void;
+  /** Values the registry sets after field ownership is computed (allocated IPs, zero values). */
+  allocate?: (obj: KObj, ctx: DefaultContext) => void;
   /** Strips the status written by a user on create (real strategies reset it). */
   initialStatus?: () => KObj | undefined;
 }
