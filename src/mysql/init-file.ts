@@ -13,12 +13,13 @@
 //    a definition without data), then created; `configured` reset to 0 so the node controller
 //    looks at the node again; the backup's GTID recorded for seeding.
 // 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
-// 6. the user's initFileExtraSQL, last, so it can rely on everything above.
+// 6. the user's initFileExtraSQL, so it can rely on everything above.
+// 7. optionally START SLAVE, for a replica the sidecar found intact (keepConfigured case).
 import type { Flavour } from './flavour.ts';
 import {
   createSchemaStatement, createStatusTableStatement, dropStatusTableStatement, setStatusStatement, STATUS,
 } from './operator-schema.ts';
-import { resetReplicationStatement, sessionBinlogStatement } from './replication-statements.ts';
+import { resetReplicationStatement, sessionBinlogStatement, startReplicationStatement } from './replication-statements.ts';
 import { render, stmt, verbatim, type Statement } from './sql-text.ts';
 import { systemUserStatements, type SystemCredentials } from './system-users.ts';
 
@@ -39,6 +40,12 @@ export interface InitFileInput {
    * the operator; the node controller decides when that holds.
    */
   keepConfigured?: boolean;
+  /**
+   * End with START SLAVE / START REPLICA: my.cnf has skip-slave-start, so a replica whose
+   * replication settings survive in its datadir resumes without the operator. Last, because
+   * mysqld stops reading the init-file at the first failing statement.
+   */
+  resumeReplication?: boolean;
 }
 
 export function initFileStatements(input: InitFileInput): Statement[] {
@@ -60,6 +67,7 @@ export function initFileStatements(input: InitFileInput): Statement[] {
     const trimmed = sql.trim().replace(/;+$/, '').trim();
     if (trimmed !== '') out.push(verbatim(trimmed));
   }
+  if (input.resumeReplication) out.push(startReplicationStatement(input.flavour));
   return out;
 }
 

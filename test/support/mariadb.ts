@@ -60,6 +60,7 @@ export interface MariaDBServer {
   readonly reportHost: string;
   readonly dir: string;
   readonly datadir: string;
+  /** my.cnf, written at the first start; edits apply at the next start(). */
   readonly configPath: string;
   readonly socketPath: string;
   /** Path of the init-file, when the server has one; rewrite it between restarts. */
@@ -207,8 +208,11 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
   const launch = async (): Promise<void> => {
     if (proc) throw new Error(`${name}: already running`);
     // The address is chosen once; a restart reuses it (another process could have taken it, rarely).
-    addr ??= await pickAddress(opts.host, opts.port);
-    writeConfig(addr);
+    if (!addr) {
+      addr = await pickAddress(opts.host, opts.port);
+      // Written once: a test may edit configPath between restarts.
+      writeConfig(addr);
+    }
     const args = [`--defaults-file=${configPath}`];
     const p = hasSetpriv
       ? spawn('setpriv', ['--pdeathsig', 'KILL', MARIADBD, ...args], { stdio: 'ignore' })

@@ -1,8 +1,11 @@
 // src/mysql against real servers. Flavour that runs live here: MariaDB 10.11 (the MySQL
 // statements are unit-tested in test/unit/mysql).
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { connectNode, isMysqlError, MysqlError, replicationError, STATUS } from '../../../src/mysql/index.ts';
+import {
+  connectNode, flavourFromVersionSpec, isMysqlError, MysqlError, renderInitFile, replicationError, STATUS,
+} from '../../../src/mysql/index.ts';
 import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
 
 const U = TEST_SYSTEM_USERS;
@@ -211,4 +214,25 @@ test('MariaDB 10.11 live: a hung server gives timeout errors within the short ti
     s.resume();
   }
   assert.equal(await op.isReadOnly(), true);
+});
+
+test('MariaDB 10.11 live: a replica restarted with keepConfigured + resumeReplication stays configured and catches up on its own', async (t) => {
+  const { master, replica } = await startReplicationPair({ t });
+  const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
+  await r.markConfigured();
+  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1)');
+  const flavour = flavourFromVersionSpec('mariadb-10.11');
+  assert.ok(flavour && replica.initFilePath);
+  writeFileSync(replica.initFilePath, renderInitFile({
+    flavour, users: U, statusTableMissing: false, backupGtid: null, restoredFromBucket: false, extraSql: [],
+    keepConfigured: true, resumeReplication: true,
+  }));
+  writeFileSync(replica.configPath, `${readFileSync(replica.configPath, 'utf8')}skip-slave-start\n`);
+  await replica.kill();
+  await master.sql('INSERT INTO app.t VALUES (2)');
+  await replica.start();
+  await waitFor(async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2, 'the row written while it was down');
+  assert.equal(await r.isConfigured(), true);
+  assert.equal(await r.isReadOnly(), true);
+  assert.equal((await r.replicationStatus())?.sqlRunning, true);
 });

@@ -100,3 +100,9 @@ test('passwords and user names with quotes or backslashes cannot break out of th
   assert.match(text, /CREATE USER 'we''ird'@'%' IDENTIFIED BY 'a''b\\\\c\\nd';\n/);
   assert.equal(text.split('\n').filter((l) => l.includes('IDENTIFIED BY')).length, 5, 'no literal newline inside a statement');
 });
+
+test('resumeReplication ends the file with the flavour\'s START statement, after the extra SQL', () => {
+  assert.match(renderInitFile(input({ flavour: MARIA, keepConfigured: true, resumeReplication: true, extraSql: ['SELECT 1'] })), /SELECT 1;\nSTART SLAVE;\n$/);
+  assert.match(renderInitFile(input({ flavour: flavour('8.0.32'), resumeReplication: true })), /START REPLICA;\n$/);
+  assert.match(renderInitFile(input({ resumeReplication: true })), /\('configured', '0'\);\nSTART SLAVE;\n$/);
+});
