@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/kube-apiserver/', import.meta.url));
 
@@ -143,3 +143,38 @@ function normalizeToken(t: string): string {
 export function normalizedText(v: unknown): string {
   return JSON.stringify(normalize(v), null, 1);
 }
+
+/** The HTTP code and parsed Status body of a client-node ApiException. */
+export async function expectApiError(p: Promise<unknown>): Promise<{ code: number; status: Record<string, unknown> }> {
+  try {
+    await p;
+  } catch (e) {
+    const err = e as { code?: number; body?: unknown };
+    if (typeof err.code !== 'number') throw e;
+    const body = typeof err.body === 'string' ? (JSON.parse(err.body) as Record<string, unknown>) : (err.body as Record<string, unknown>);
+    return { code: err.code, status: body };
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** Polls `check` until it returns a value other than undefined (or fails after `ms`). */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export const MYSQL_GROUP = { group: 'mysql.presslabs.org', version: 'v1alpha1', plural: 'mysqlclusters' };
+
+export function cluster(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {
+  return { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name, ...metadata }, spec: { secretName: `${name}-secret`, ...spec } };
+}
+
+/** client-node sends JSON patch unless told otherwise: options selecting another patch type. */
+export const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+export const STRATEGIC_PATCH = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+export const APPLY_PATCH = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);

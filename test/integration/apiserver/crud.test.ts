@@ -1,0 +1,141 @@
+// Object semantics through the unmodified client-node: identity fields, resourceVersion,
+// generation, status and scale subresources, conflicts and the Status bodies of errors.
+// Runs against the test API server, or the cluster of TEST_KUBECONFIG.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP } from './helpers.ts';
+
+test('create fills uid, creationTimestamp, resourceVersion and generation; resourceVersions increase across resources', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const cm = await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a' }, data: { k: 'v' } } });
+  const cr = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as { metadata: Record<string, unknown> };
+  const secret = await core.createNamespacedSecret({ namespace: env.namespace, body: { metadata: { name: 's' }, stringData: { PASSWORD: 'x' } } });
+  assert.match(String(cm.metadata?.uid), /^[0-9a-f-]{36}$/);
+  assert.ok(cm.metadata?.creationTimestamp instanceof Date);
+  assert.equal(cm.metadata?.generation, undefined, 'ConfigMaps have no generation');
+  assert.equal(cr.metadata.generation, 1);
+  const rvs = [cm.metadata?.resourceVersion, cr.metadata.resourceVersion, secret.metadata?.resourceVersion].map(Number);
+  assert.ok(rvs[0]! < rvs[1]! && rvs[1]! < rvs[2]!, `increasing: ${rvs.join(',')}`);
+  assert.deepEqual(secret.data, { PASSWORD: Buffer.from('x').toString('base64') }, 'stringData folded into data');
+  assert.equal(secret.stringData, undefined);
+});
+
+test('generateName makes a unique name with the prefix', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const a = await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { generateName: 'gen-' } } });
+  const b = await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { generateName: 'gen-' } } });
+  assert.match(String(a.metadata?.name), /^gen-[a-z0-9]{5}$/);
+  assert.notEqual(a.metadata?.name, b.metadata?.name);
+});
+
+test('an update with a stale resourceVersion gets 409 Conflict with the real Status body', async (t) => {
+  const env = await kubeEnv(t);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as Record<string, any>;
+  await co.replaceNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1', body: { ...created, spec: { ...created.spec, replicas: 2 } } });
+  const err = await expectApiError(co.replaceNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1', body: { ...created, spec: { ...created.spec, replicas: 3 } } }));
+  assert.equal(err.code, 409);
+  assert.deepEqual(err.status, {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
+    message: 'Operation cannot be fulfilled on mysqlclusters.mysql.presslabs.org "c1": the object has been modified; please apply your changes to the latest version and try again',
+    reason: 'Conflict', details: { name: 'c1', group: 'mysql.presslabs.org', kind: 'mysqlclusters' }, code: 409,
+  });
+});
+
+test('generation bumps on spec changes only; the status subresource ignores spec and leaves generation', async (t) => {
+  const env = await kubeEnv(t);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ns = env.namespace;
+  let c = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1', {}, { labels: { a: 'b' } }) })) as Record<string, any>;
+  c = (await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { metadata: { labels: { a: 'c' } } } }, MERGE_PATCH)) as Record<string, any>;
+  assert.equal(c.metadata.generation, 1, 'metadata change keeps generation');
+  c = (await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { spec: { replicas: 3 } } }, MERGE_PATCH)) as Record<string, any>;
+  assert.equal(c.metadata.generation, 2, 'spec change bumps generation');
+  const s = (await co.replaceNamespacedCustomObjectStatus({
+    ...MYSQL_GROUP, namespace: ns, name: 'c1',
+    body: { ...c, spec: { ...c.spec, replicas: 9 }, status: { readyNodes: 1 } },
+  })) as Record<string, any>;
+  assert.equal(s.metadata.generation, 2, 'status write keeps generation');
+  assert.equal(s.spec.replicas, 3, 'status write ignores spec');
+  assert.deepEqual(s.status, { readyNodes: 1 });
+  const u = (await co.replaceNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { ...s, status: { readyNodes: 7 } } })) as Record<string, any>;
+  assert.deepEqual(u.status, { readyNodes: 1 }, 'main resource write ignores status');
+  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: { ...cluster('c2'), status: { readyNodes: 5 } } })) as Record<string, any>;
+  assert.equal(created.status, undefined, 'create drops status when the status subresource is on');
+});
+
+test('the scale subresource reads and writes spec.replicas of a StatefulSet and of a MysqlCluster', async (t) => {
+  const env = await kubeEnv(t);
+  const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ns = env.namespace;
+  await apps.createNamespacedStatefulSet({
+    namespace: ns,
+    body: {
+      metadata: { name: 'db' },
+      spec: {
+        replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'mysql', image: 'mysql:8' }] } },
+      },
+    },
+  });
+  const scale = await apps.readNamespacedStatefulSetScale({ name: 'db', namespace: ns });
+  assert.equal(scale.spec?.replicas, 1);
+  assert.equal(scale.status?.selector, 'app=db');
+  await apps.replaceNamespacedStatefulSetScale({ name: 'db', namespace: ns, body: { metadata: { name: 'db', namespace: ns }, spec: { replicas: 3 } } });
+  const sts = await apps.readNamespacedStatefulSet({ name: 'db', namespace: ns });
+  assert.equal(sts.spec?.replicas, 3);
+  assert.equal(sts.metadata?.generation, 2);
+  await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1', { replicas: 2 }) });
+  const crScale = (await co.getNamespacedCustomObjectScale({ ...MYSQL_GROUP, namespace: ns, name: 'c1' })) as Record<string, any>;
+  assert.equal(crScale.kind, 'Scale');
+  assert.equal(crScale.apiVersion, 'autoscaling/v1');
+  assert.equal(crScale.spec.replicas, 2);
+  await co.patchNamespacedCustomObjectScale({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { spec: { replicas: 4 } } }, MERGE_PATCH);
+  const cr = (await co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1' })) as Record<string, any>;
+  assert.equal(cr.spec.replicas, 4);
+});
+
+test('errors carry the Status bodies of the real server: 404, 409 AlreadyExists, 422 with causes', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ns = env.namespace;
+  const nf = await expectApiError(co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'nope' }));
+  assert.equal(nf.code, 404);
+  assert.deepEqual(nf.status.details, { name: 'nope', group: 'mysql.presslabs.org', kind: 'mysqlclusters' });
+  assert.equal(nf.status.reason, 'NotFound');
+  const cmNf = await expectApiError(core.readNamespacedConfigMap({ namespace: ns, name: 'nope' }));
+  assert.equal(cmNf.status.message, 'configmaps "nope" not found');
+  assert.deepEqual(cmNf.status.details, { name: 'nope', kind: 'configmaps' });
+  await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1') });
+  const dup = await expectApiError(co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1') }));
+  assert.equal(dup.code, 409);
+  assert.equal(dup.status.reason, 'AlreadyExists');
+  assert.equal(dup.status.message, 'mysqlclusters.mysql.presslabs.org "c1" already exists');
+  const bad = await expectApiError(co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: { ...cluster('bad'), spec: { replicas: 1 } } }));
+  assert.equal(bad.code, 422);
+  assert.equal(bad.status.reason, 'Invalid');
+  const details = bad.status.details as { kind: string; causes: { reason: string; field: string }[] };
+  assert.equal(details.kind, 'MysqlCluster');
+  assert.ok(details.causes.some((c) => c.reason === 'FieldValueRequired' && c.field === 'spec.secretName'), JSON.stringify(details.causes));
+});
+
+test('KubernetesObjectApi maps kinds to resources through discovery', async (t) => {
+  const env = await kubeEnv(t);
+  const api = KubernetesObjectApi.makeApiClient(env.kubeConfig);
+  const ns = env.namespace;
+  await api.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: ns }, data: { a: '1' } });
+  await api.create({ ...cluster('c1'), metadata: { name: 'c1', namespace: ns } } as never);
+  const cr = await api.read({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c1', namespace: ns } });
+  assert.equal(cr.metadata?.name, 'c1');
+  const lease = await api.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: ns }, spec: { holderIdentity: 'me' } } as never);
+  assert.equal(lease.metadata?.name, 'l');
+  const list = await api.list('v1', 'ConfigMap', ns);
+  assert.ok(list.items.some((i) => i.metadata?.name === 'cm'));
+});
