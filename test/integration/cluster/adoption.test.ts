@@ -1,0 +1,106 @@
+// Adoption of a cluster the anchor (bitpoke mysql-operator v0.6.3) created: its objects, as the
+// anchor fixtures give them, are loaded into the API before the operator starts. The operator
+// must take them over without changing a Secret value, the ConfigMap or the pod template (which
+// would roll every database), and then make no writes at all.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { V1ConfigMap, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { MysqlCluster } from '../../../src/api/index.ts';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { eventually, OPERATOR_AGENT, startOperator } from './operator.ts';
+
+const ANCHOR = new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url);
+const ANCHOR_UID = '11111111-2222-3333-4444-555555555555';
+const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+
+/** A fixture object placed in the test namespace, owned by the real cluster uid. */
+function fixture<T extends KubeObject>(file: string, ns: string, uid: string, vars: Record<string, string> = {}): T {
+  let text = readFileSync(new URL(file, ANCHOR), 'utf8')
+    .replaceAll(ANCHOR_UID, uid)
+    .replaceAll('my-db.default', `my-db.${ns}`)
+    .replaceAll('namespace: default', `namespace: ${ns}`);
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(k, v);
+  return parse(text) as T;
+}
+
+test('a cluster created by the anchor is adopted without a rollout and without changing a Secret', async (t) => {
+  const env = await kubeEnv(t);
+  const ns = env.namespace;
+  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
+  t.after(() => client.close());
+
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'r' } } as KubeObject);
+  const { metadata: _m, ...clusterBody } = parse(readFileSync(new URL('mysqlcluster.yaml', ANCHOR), 'utf8')) as MysqlCluster & KubeObject;
+  const cluster = await client.create<MysqlCluster & KubeObject>({ ...clusterBody, metadata: { name: 'my-db', namespace: ns } });
+  const uid = cluster.metadata!.uid!;
+
+  const cm = await client.create(fixture<V1ConfigMap & KubeObject>('configmap.yaml', ns, uid));
+  const secret = await client.create(fixture<V1Secret & KubeObject>('secret-operated.yaml', ns, uid));
+  for (const f of ['service-mysql.yaml', 'service-master.yaml', 'service-healthy-nodes.yaml', 'service-healthy-replicas.yaml', 'pdb.yaml']) {
+    await client.create(fixture(f, ns, uid));
+  }
+  const sts = await client.create(
+    fixture<V1StatefulSet & KubeObject>('statefulset.yaml', ns, uid, {
+      '<CONFIGMAP_RESOURCE_VERSION>': cm.metadata!.resourceVersion!,
+      '<OPERATED_SECRET_RESOURCE_VERSION>': secret.metadata!.resourceVersion!,
+    }),
+  );
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+
+  // The anchor's chart install: its sidecar and exporter images, Orchestrator URL and credentials.
+  const op = await startOperator(env.kubeConfig, ns, { orcTopologyUser: 'orchestrator', orcTopologyPassword: 'PlaceOrc10' });
+  t.after(() => op.stop());
+  await eventually('synced', async () => {
+    const c = await client.get<MysqlCluster & KubeObject>({ ...CLUSTER, namespace: ns, name: 'my-db' });
+    return c.status?.conditions?.some((x) => x.type === 'Synced' && x.status === 'True');
+  });
+
+  await t.test('no Secret value changes, the ConfigMap is not rewritten', async () => {
+    const after = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
+    assert.deepEqual(after.data, secret.data);
+    assert.equal(after.metadata?.resourceVersion, secret.metadata?.resourceVersion, 'not written at all');
+    const cmAfter = await get<V1ConfigMap & KubeObject>('ConfigMap', 'v1', 'my-db-mysql');
+    assert.equal(cmAfter.metadata?.resourceVersion, cm.metadata?.resourceVersion);
+  });
+
+  await t.test('the pod template is unchanged (no rollout); only our bookkeeping annotation is added', async () => {
+    const after = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
+    assert.deepEqual(after.spec?.template, sts.spec?.template);
+    assert.equal(after.metadata?.generation, sts.metadata?.generation, 'spec unchanged: no new revision');
+    assert.ok(after.metadata?.annotations?.['mysql.presslabs.org/spec-hash']);
+  });
+
+  await t.test('the cluster Services and the PDB are untouched; the shared Service gains the cluster as an owner', async () => {
+    for (const name of ['my-db-mysql', 'my-db-mysql-master', 'my-db-mysql-replicas']) {
+      const s = await get<V1Service & KubeObject>('Service', 'v1', name);
+      assert.equal(s.metadata?.managedFields?.length ?? 1, 1, `${name} written once, by its creator`);
+    }
+    const headless = await get<V1Service & KubeObject>('Service', 'v1', 'mysql');
+    assert.deepEqual(headless.metadata?.ownerReferences?.map((r) => r.uid), [uid]);
+  });
+
+  await t.test('after adoption, steady state makes no writes', async () => {
+    const before = op.reconciles();
+    const mark = env.server?.requestLog.mark() ?? 0;
+    await eventually('resyncs', async () => op.reconciles() >= before + 3, 15_000);
+    if (env.server) assert.deepEqual(env.server.requestLog.writes(mark).filter((e) => e.userAgent === OPERATOR_AGENT).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
+  });
+
+  await t.test('the first real config change switches the template from config_rev/secret_rev to the config hash', async () => {
+    await client.patch({ ...CLUSTER, namespace: ns, name: 'my-db' }, { spec: { mysqlConf: { 'max-connections': 600 } } }, { type: 'merge' });
+    const after = await eventually('template switched', async () => {
+      const s = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
+      return s.spec?.template.metadata?.annotations?.['mysql.presslabs.org/config-hash'] ? s : undefined;
+    });
+    const a = after.spec!.template.metadata!.annotations!;
+    assert.equal(a['config_rev'], undefined);
+    assert.equal(a['secret_rev'], undefined);
+    assert.equal(a['prometheus.io/port'], '9125');
+    const secretAfter = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
+    assert.deepEqual(secretAfter.data, secret.data);
+  });
+});

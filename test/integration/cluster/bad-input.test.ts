@@ -1,0 +1,74 @@
+// Bad input: each case gets a precise Synced=False condition and a Warning Event, nothing that
+// would start MySQL is created, nothing is deleted, and fixing the input converges.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { MysqlCluster } from '../../../src/api/index.ts';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { eventually, startOperator } from './operator.ts';
+
+const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+
+async function condition(client: KubeClient, namespace: string, name: string) {
+  const c = await client.get<MysqlCluster & KubeObject>({ ...CLUSTER, namespace, name });
+  return c.status?.conditions?.find((x) => x.type === 'Synced');
+}
+
+async function warnings(client: KubeClient, namespace: string, name: string): Promise<Array<{ reason?: string; message?: string }>> {
+  const list = await client.list<KubeObject & { reason?: string; message?: string; type?: string; involvedObject?: { name?: string } }>(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace },
+  );
+  return list.items.filter((e) => e.type === 'Warning' && e.involvedObject?.name === name);
+}
+
+test('bad input gives a precise condition and Event and creates nothing; fixing it converges', async (t) => {
+  const env = await kubeEnv(t);
+  const ns = env.namespace;
+  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
+  t.after(() => client.close());
+  const op = await startOperator(env.kubeConfig, ns);
+  t.after(() => op.stop());
+
+  const cases: Array<{ name: string; spec: Record<string, unknown>; reason: string; message: RegExp }> = [
+    { name: 'no-secret', spec: { secretName: 'absent' }, reason: 'UserSecretNotFound', message: new RegExp(`Secret ${ns}/absent \\(spec\\.secretName\\) does not exist`) },
+    { name: 'no-root', spec: { secretName: 'no-root-pw' }, reason: 'UserSecretKeyMissing', message: /no-root-pw .* ROOT_PASSWORD/ },
+    { name: 'bad-version', spec: { secretName: 'ok', mysqlVersion: '9.9' }, reason: 'UnknownMysqlVersion', message: /mysqlVersion "9\.9"/ },
+    { name: 'no-image', spec: { secretName: 'ok', mysqlVersion: '8.0.99' }, reason: 'ImageNotDerivable', message: /8\.0\.99.*spec\.image/ },
+    { name: 'owned-conf', spec: { secretName: 'ok', mysqlConf: { 'server-id': 7 } }, reason: 'OperatorOwnedMysqlConf', message: /"server-id"/ },
+  ];
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ok', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'no-root-pw', namespace: ns }, stringData: { USER: 'u' } } as KubeObject);
+  for (const c of cases) await client.create({ ...CLUSTER, metadata: { name: c.name, namespace: ns }, spec: c.spec } as KubeObject);
+
+  for (const c of cases) {
+    const cond = await eventually(`${c.name} condition`, async () => {
+      const x = await condition(client, ns, c.name);
+      return x?.status === 'False' ? x : undefined;
+    });
+    assert.equal(cond.reason, c.reason, c.name);
+    assert.match(cond.message ?? '', c.message, c.name);
+    const events = await eventually(`${c.name} event`, async () => {
+      const w = await warnings(client, ns, c.name);
+      return w.length ? w : undefined;
+    });
+    assert.equal(events[0]?.reason, c.reason);
+    assert.equal(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${c.name}-mysql` }), undefined);
+  }
+  // Negative replicas never reach us: the CRD schema refuses them.
+  await assert.rejects(client.create({ ...CLUSTER, metadata: { name: 'neg', namespace: ns }, spec: { secretName: 'ok', replicas: -1 } } as KubeObject), /replicas/);
+
+  await t.test('adding the missing Secret key converges without touching the cluster object', async () => {
+    await client.patch({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'no-root-pw' }, { stringData: { ROOT_PASSWORD: 'now' } }, { type: 'merge' });
+    await eventually('no-root synced', async () => (await condition(client, ns, 'no-root'))?.status === 'True');
+    assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-root-mysql' }));
+  });
+
+  await t.test('breaking a running cluster keeps its objects', async () => {
+    await client.patch({ ...CLUSTER, namespace: ns, name: 'no-root' }, { spec: { mysqlConf: { datadir: '/elsewhere' } } }, { type: 'merge' });
+    await eventually('refused', async () => (await condition(client, ns, 'no-root'))?.reason === 'OperatorOwnedMysqlConf');
+    assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-root-mysql' }));
+    assert.ok(await client.getIfExists({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'no-root-mysql-operated' }));
+  });
+});
