@@ -161,7 +161,7 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
 
   const install = spawnSync('mariadb-install-db', [
     '--no-defaults', `--datadir=${datadir}`, '--user=root', '--auth-root-authentication-method=normal',
-    '--skip-test-db', '--skip-name-resolve', '--innodb-log-file-size=8M',
+    '--skip-test-db', '--skip-name-resolve', '--innodb-log-file-size=8M', `--tmpdir=${dir}`,
   ], { encoding: 'utf8' });
   if (install.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
