@@ -114,7 +114,10 @@ export function readOnlyQuery(f: Flavour): Statement {
  * MariaDB: the replica position is gtid_slave_pos (settable only with the slave threads stopped,
  * which the caller ensures); the server's own binlog state is left alone.
  */
-export function seedGtidStatements(f: Flavour, gtid: string): Statement[] {
+export function seedGtidStatements(f: Flavour, gtidSet: string): Statement[] {
+  // xtrabackup writes multi-UUID sets over several lines.
+  const gtid = gtidSet.replace(/\s+/g, '');
+  if (gtid === '') throw new Error('seedGtidStatements: empty GTID set');
   if (f.family === 'mariadb') return [stmt('SET GLOBAL gtid_slave_pos = ?', gtid)];
   return [
     stmt(usesResetBinaryLogs(f) ? 'RESET BINARY LOGS AND GTIDS' : 'RESET MASTER'),

@@ -126,6 +126,8 @@ test('GTID seeding: MySQL resets its binlog state then sets gtid_purged; 8.4 use
   assert.deepEqual(seedGtidStatements(MYSQL80, g).map(render), ['RESET MASTER', `SET GLOBAL gtid_purged = '${g}'`]);
   assert.deepEqual(seedGtidStatements(MYSQL84, g).map(render), ['RESET BINARY LOGS AND GTIDS', `SET GLOBAL gtid_purged = '${g}'`]);
   assert.deepEqual(seedGtidStatements(MARIA1011, '0-101-42').map(render), ["SET GLOBAL gtid_slave_pos = '0-101-42'"]);
+  assert.deepEqual(seedGtidStatements(MYSQL80, 'aaaa:1-5,\nbbbb:1-2\n').map(render).slice(1), ["SET GLOBAL gtid_purged = 'aaaa:1-5,bbbb:1-2'"]);
+  assert.throws(() => seedGtidStatements(MARIA106, ' '), /empty GTID/);
   assert.equal(render(gtidExecutedQuery(MYSQL80)), 'SELECT @@global.gtid_executed AS gtid');
   assert.equal(render(gtidExecutedQuery(MARIA106)), 'SELECT @@global.gtid_current_pos AS gtid');
 });
