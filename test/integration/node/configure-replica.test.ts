@@ -1,0 +1,35 @@
+// Issue 6 acceptance: the node controller against the test API server and real MariaDB servers
+// standing in for the pods (flavour: MariaDB 10.11, GTID slave_pos).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { nodeCluster, podName, waitSameData } from './node-cluster.ts';
+
+test('a new replica pod becomes configured, replicates from pod 0, and its condition says so', async (t) => {
+  const c = await nodeCluster(t, 2);
+  await c.createCluster(2);
+  await c.createOperatedSecret();
+  await c.createPod(0);
+  await c.createPod(1);
+  const op = c.startOperator();
+  t.after(() => op.stop());
+
+  const master = await c.waitCondition(0, 'True');
+  assert.equal(master.reason, 'mysqlInitializationSucceeded');
+  const replica = await c.waitCondition(1, 'True');
+  assert.equal(replica.reason, 'mysqlInitializationSucceeded');
+
+  const [m, r] = [c.servers[0]!, c.servers[1]!];
+  const rs = await (await c.root(1)).replicationStatus();
+  assert.equal(rs?.masterHost, m.host);
+  assert.equal(rs?.ioRunning && rs.sqlRunning, true);
+  assert.equal(await (await c.root(1)).isReadOnly(), true);
+  assert.equal(await (await c.root(1)).isConfigured(), true);
+  // The master pod is configured without CHANGE MASTER and its read_only is not this controller's.
+  assert.equal(await (await c.root(0)).replicationStatus(), null);
+
+  await m.sql('SET GLOBAL read_only = 0');
+  await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO app.t VALUES (1, "a"), (2, "b")');
+  await waitSameData(m, r, 'app.t');
+  assert.ok(!op.output().includes('repl-secret-1') && !op.output().includes('op-secret-1'), 'no password in the logs');
+  assert.match(op.output(), new RegExp(`"pod":"${podName(1)}".*"step":"markConfigured"`));
+});

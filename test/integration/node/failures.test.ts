@@ -1,0 +1,104 @@
+// Issue 6 acceptance: an unreachable master, a wrong replication password, and an operator
+// killed between any two steps (MariaDB 10.11 servers standing in for the pods).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { nodeCluster, podName, tableDigest, waitSameData } from './node-cluster.ts';
+import { TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+
+test('with the master unreachable the pod is not configured and says why; when it is back, it converges', async (t) => {
+  const c = await nodeCluster(t, 2);
+  const [m, r] = [c.servers[0]!, c.servers[1]!];
+  await m.stop();
+  await c.createCluster(2);
+  await c.createOperatedSecret();
+  await c.createPod(1);
+  const op = c.startOperator();
+  t.after(() => op.stop());
+
+  const cond = await c.waitCondition(1, 'False', /MasterUnreachable/);
+  assert.match(cond.message ?? '', new RegExp(podName(0)));
+  assert.equal(await (await c.root(1)).isConfigured(), false);
+  // Retried with backoff: the refusal is logged again, once per attempt.
+  await waitFor(async () => (op.output().match(/"reason":"MasterUnreachable"/g) ?? []).length >= 3, 'three attempts', 60_000);
+
+  await m.start();
+  await c.createPod(0);
+  await c.waitCondition(1, 'True');
+  await m.sql('SET GLOBAL read_only = 0');
+  await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+  await waitSameData(m, r, 'app.t');
+});
+
+test('a wrong replication password gives a condition naming the Secret key, and no password in the logs', async (t) => {
+  const c = await nodeCluster(t, 2);
+  const [m, r] = [c.servers[0]!, c.servers[1]!];
+  const wrong = 'not-the-Repl-Password-42';
+  await c.createCluster(2);
+  await c.createOperatedSecret({ REPLICATION_PASSWORD: wrong });
+  await c.createPod(0);
+  await c.createPod(1);
+  const op = c.startOperator();
+  t.after(() => op.stop());
+
+  const cond = await c.waitCondition(1, 'False', /REPLICATION_PASSWORD/);
+  assert.match(cond.message ?? '', /ReplicationAccessDenied: .*key REPLICATION_PASSWORD of Secret my-db-mysql-operated/);
+  assert.ok(!cond.message?.includes(wrong));
+  assert.equal(await (await c.root(1)).isConfigured(), false);
+
+  // The fixed Secret is picked up by a later attempt.
+  await c.setOperatedSecret({ REPLICATION_PASSWORD: TEST_SYSTEM_USERS.replication.password });
+  await c.waitCondition(1, 'True');
+  await m.sql('SET GLOBAL read_only = 0');
+  await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+  await waitSameData(m, r, 'app.t');
+
+  const logs = op.output();
+  for (const pw of [wrong, TEST_SYSTEM_USERS.replication.password, TEST_SYSTEM_USERS.operator.password]) {
+    assert.ok(!logs.includes(pw), 'a password appeared in the operator logs');
+  }
+  const events = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
+  assert.ok(events.items.some((e) => e.reason === 'ReplicationAccessDenied'));
+  assert.ok(events.items.every((e) => !(e.message ?? '').includes(wrong)));
+});
+
+// Steps for a cloned, writable replica: setReadOnly, seedGtid, pointAt, startReplication,
+// markConfigured. The operator is killed right after step k, writes continue on the master, and
+// a new operator finishes the job.
+for (const k of [1, 2, 3, 4]) {
+  test(`an operator killed after step ${k} of 5 and restarted leaves the replica configured with the master's exact data`, async (t) => {
+    const c = await nodeCluster(t, 2);
+    const [m, r] = [c.servers[0]!, c.servers[1]!];
+    await m.sql('SET GLOBAL read_only = 0');
+    await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(30))');
+    for (let i = 1; i <= 20; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `before-clone-${i}`]);
+    // A clone as clone-and-init leaves it: the data up to a GTID, that GTID recorded as
+    // backup_gtid_purged, no replication settings, and (here) writable.
+    const [{ gtid }] = (await m.sql('SELECT @@gtid_current_pos AS gtid')) as [{ gtid: string }];
+    await r.sql('SET SESSION sql_log_bin = 0; SET GLOBAL read_only = 0; CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(30))');
+    await r.sql('SET SESSION sql_log_bin = 0; INSERT INTO app.t SELECT seq, CONCAT("before-clone-", seq) FROM seq_1_to_20');
+    await r.sql("SET SESSION sql_log_bin = 0; REPLACE INTO sys_operator.status VALUES ('backup_gtid_purged', ?)", [gtid]);
+    for (let i = 21; i <= 30; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `after-clone-${i}`]);
+
+    await c.createCluster(2);
+    await c.createOperatedSecret();
+    await c.createPod(0);
+    await c.createPod(1);
+    // Pod 0 (the master) is configured first by its own one step; count from the replica's.
+    const first = c.startOperator({ killAfterSteps: 1 + k });
+    assert.equal(await first.exited, null, 'the first operator was killed');
+    assert.match(first.output(), /test: killing the operator/);
+    for (let i = 31; i <= 40; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `while-down-${i}`]);
+
+    const second = c.startOperator();
+    t.after(() => second.stop());
+    await c.waitCondition(1, 'True');
+    for (let i = 41; i <= 50; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `after-${i}`]);
+    await waitSameData(m, r, 'app.t');
+    assert.equal(await tableDigest(r, 'app.t'), await tableDigest(m, 'app.t'));
+    assert.equal((await r.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'], 50);
+    const rs = await (await c.root(1)).replicationStatus();
+    assert.equal(rs?.sqlRunning && rs.ioRunning, true);
+    assert.equal(rs?.lastSqlErrno, 0);
+  });
+}
