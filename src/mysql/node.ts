@@ -383,7 +383,17 @@ class Node implements MysqlNode {
     this.conn = null;
     this.closed = true;
     if (!c) return Promise.resolve();
-    return c.end().catch(() => c.destroy());
+    // A hung server never acknowledges the quit: do not wait for it.
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        c.destroy();
+        resolve();
+      }, 1000);
+      c.end().catch(() => c.destroy()).finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 }
 
