@@ -38,6 +38,15 @@ test('MariaDB 10.11 live: heartbeat rows appear on the writable master, replicat
   assert.match(String(row['file']), /^mysql-bin\.\d+$/);
   assert.ok(Number(row['position']) > 0);
 
+  // What pt-heartbeat's other readers run on the table: mysqld_exporter --collect.heartbeat and
+  // an Orchestrator ReplicationLagQuery in the anchor's style. Both must parse our ts.
+  const readers = await master.sql(
+    'SELECT UNIX_TIMESTAMP(ts) AS exporter_ts, UNIX_TIMESTAMP(UTC_TIMESTAMP(6)) AS now_ts, ' +
+      'TIMESTAMPDIFF(SECOND, ts, UTC_TIMESTAMP()) AS drift FROM sys_operator.heartbeat');
+  assert.ok(Number(readers[0]?.['exporter_ts']) > 0, 'UNIX_TIMESTAMP(ts) parses');
+  assert.ok(Math.abs(Number(readers[0]?.['now_ts']) - Number(readers[0]?.['exporter_ts'])) < 60);
+  assert.ok(readers[0]?.['drift'] !== null && Number(readers[0]?.['drift']) >= 0, 'TIMESTAMPDIFF parses ts');
+
   await waitFor(async () => (await heartbeatRows(replica)).length === 1, 'the heartbeat row on the replica');
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
   const lag = await r.heartbeatLag();
