@@ -65,6 +65,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   #syncWaiters: Array<() => void> = [];
   #loop: Promise<void> | undefined;
   #failures = 0;
+  #watching = false;
 
   constructor(opts: InformerOptions) {
     this.#opts = opts;
@@ -74,6 +75,11 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   get hasSynced(): boolean {
     return this.#synced;
+  }
+
+  /** True while a watch stream is open (tests wait for it before injecting faults). */
+  get watching(): boolean {
+    return this.#watching;
   }
 
   /** The resourceVersion the cache reflects (of the last list, event or bookmark). */
@@ -243,6 +249,9 @@ export class Informer<T extends KubeObject = KubeObject> {
           allowWatchBookmarks: true,
           timeoutSeconds,
           signal: ac.signal,
+          onOpen: () => {
+            this.#watching = true;
+          },
           onData: () => {
             clearTimeout(watchdog);
             watchdog = setTimeout(() => finish('stalled'), stallMs);
@@ -264,6 +273,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       if (end) return end;
       throw err;
     } finally {
+      this.#watching = false;
       clearTimeout(watchdog);
       if (relistTimer) clearTimeout(relistTimer);
       this.#abort.signal.removeEventListener('abort', onOuterAbort);

@@ -1,0 +1,43 @@
+// Shared helpers of the runtime's integration tests.
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../../src/runtime/config.ts';
+import { createLogger, type Logger } from '../../../src/runtime/logger.ts';
+
+/** Polls `cond` until true; fails with `what` after `timeoutMs` (a bound on waiting, not a timing assertion). */
+export async function eventually(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await cond()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A logger whose JSON lines are kept in memory (printed when DEBUG_TEST_LOGS is set). */
+export function memoryLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      const text = String(chunk);
+      lines.push(...text.split('\n').filter(Boolean));
+      if (process.env['DEBUG_TEST_LOGS']) process.stderr.write(text);
+      cb();
+    },
+  });
+  return { log: createLogger({ stream, level: 'debug' }), lines };
+}
+
+/** A config for tests: loopback metrics on a free port, short leader-election timings. */
+export function testConfig(extra: string[] = [], env: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig(
+    [
+      '--metrics-addr', '127.0.0.1:0',
+      '--lease-duration', '3s',
+      '--renew-deadline', '2s',
+      '--retry-period', '250ms',
+      '--shutdown-timeout', '10s',
+      ...extra,
+    ],
+    env,
+  );
+}
