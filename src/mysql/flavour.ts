@@ -21,11 +21,6 @@ export function flavourLine(f: Flavour): FlavourLine {
   return 'mysql-8.4';
 }
 
-export function flavourText(f: Flavour): string {
-  const v = `${f.major}.${f.minor}.${f.patch}`;
-  return f.family === 'mariadb' ? `MariaDB ${v}` : `MySQL ${v}`;
-}
-
 export function atLeast(f: Flavour, major: number, minor: number, patch = 0): boolean {
   if (f.major !== major) return f.major > major;
   if (f.minor !== minor) return f.minor > minor;

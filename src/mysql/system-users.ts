@@ -45,7 +45,7 @@ interface UserSpec {
 const ALL = '*.*';
 
 /** Per-role host: local-only users are reachable from inside the pod only. */
-export const SYSTEM_USER_HOST: Readonly<Record<SystemUserRole, string>> = {
+const SYSTEM_USER_HOST: Readonly<Record<SystemUserRole, string>> = {
   operator: '%',
   orchestrator: '%',
   replication: '%',
