@@ -1,0 +1,176 @@
+// Two managers against one Lease: only the holder runs controllers; when the holder dies without
+// releasing, the other takes over within the lease duration; a graceful stop hands over at once.
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import type { ControllerSpec } from '../../../src/runtime/controller.ts';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { Lease } from '../../../src/runtime/leader-election.ts';
+import { LeaderElector } from '../../../src/runtime/leader-election.ts';
+import { Manager } from '../../../src/runtime/manager.ts';
+import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
+import { eventually, memoryLogger, testConfig } from './helpers.ts';
+
+const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
+const LEASE_NAME = 'mysql-operator-leader-election';
+// testConfig: lease 3 s, renew deadline 2 s, retry period 250 ms.
+const LEASE_MS = 3000;
+const RETRY_MS = 250;
+
+interface Candidate {
+  identity: string;
+  manager: Manager;
+  reconciled: string[];
+}
+
+async function candidates(t: TestContext, env: KubeEnv, n: number): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (let i = 0; i < n; i++) {
+    const identity = `op-${i}`;
+    const reconciled: string[] = [];
+    const spec: ControllerSpec = {
+      name: 'probe',
+      for: CM,
+      async reconcile(req) {
+        reconciled.push(req.key);
+      },
+    };
+    const client = new KubeClient(env.kubeConfig);
+    const { log } = memoryLogger();
+    const manager = new Manager({
+      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', identity]),
+      client,
+      log,
+    });
+    manager.add(spec);
+    await manager.start();
+    t.after(async () => {
+      await manager.stop();
+      client.close();
+    });
+    out.push({ identity, manager, reconciled });
+  }
+  return out;
+}
+
+async function readLease(env: KubeEnv): Promise<Lease> {
+  const client = new KubeClient(env.kubeConfig);
+  try {
+    return await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: LEASE_NAME });
+  } finally {
+    client.close();
+  }
+}
+
+function leaders(cs: Candidate[]): Candidate[] {
+  return cs.filter((c) => c.manager.isLeader);
+}
+
+function running(cs: Candidate[]): Candidate[] {
+  return cs.filter((c) => c.manager.runningControllers.length > 0);
+}
+
+describe('leader election', () => {
+  it('with two managers on one Lease, only the holder runs controllers', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    const cs = await candidates(t, env, 2);
+    await eventually('a leader is elected', () => leaders(cs).length === 1);
+    await eventually('both know the leadership state', () => cs.every((c) => c.manager.ready));
+    const [leader] = leaders(cs);
+    assert.ok(leader);
+    // Sample across several retry periods: never two leaders, never controllers on the standby.
+    for (let i = 0; i < 20; i++) {
+      assert.equal(leaders(cs).length, 1);
+      assert.deepEqual(running(cs).map((c) => c.identity), [leader.identity]);
+      await new Promise((r) => setTimeout(r, RETRY_MS / 2));
+    }
+    const client = new KubeClient(env.kubeConfig);
+    t.after(() => client.close());
+    await client.create({ ...CM, metadata: { name: 'work', namespace: env.namespace } });
+    await eventually('the leader reconciles', () => leader.reconciled.includes(`${env.namespace}/work`));
+    for (const c of cs) if (c !== leader) assert.deepEqual(c.reconciled, [], 'the standby reconciles nothing');
+    assert.equal((await readLease(env)).spec?.holderIdentity, leader.identity);
+  });
+
+  it('when the leader dies without releasing, the standby takes over within the lease duration', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    const cs = await candidates(t, env, 2);
+    await eventually('a leader is elected', () => leaders(cs).length === 1);
+    const [dead] = leaders(cs);
+    const standby = cs.find((c) => c !== dead);
+    assert.ok(dead && standby);
+    await dead.manager.stop({ release: false }); // a crash: the Lease still names it
+    const afterDeath = await readLease(env);
+    assert.equal(afterDeath.spec?.holderIdentity, dead.identity, 'the Lease was not released');
+    const lastRenew = Date.parse(afterDeath.spec?.renewTime ?? '');
+
+    await eventually('the standby leads', () => standby.manager.isLeader, LEASE_MS * 4);
+    assert.deepEqual(running(cs).map((c) => c.identity), [standby.identity]);
+    const lease = await readLease(env);
+    assert.equal(lease.spec?.holderIdentity, standby.identity);
+    assert.equal(lease.spec?.leaseTransitions, 1);
+    // Taken once the dead holder's record had been unchanged for a lease duration (seen by the
+    // standby at its next retry, with the retry jitter): not earlier, not much later.
+    const handover = Date.parse(lease.spec?.acquireTime ?? '') - lastRenew;
+    assert.ok(handover >= LEASE_MS - RETRY_MS * 2, `not before the lease expired (${handover} ms)`);
+    assert.ok(handover <= LEASE_MS + RETRY_MS * 4, `within the lease duration plus retry periods (${handover} ms)`);
+
+    const client = new KubeClient(env.kubeConfig);
+    t.after(() => client.close());
+    await client.create({ ...CM, metadata: { name: 'after', namespace: env.namespace } });
+    await eventually('the new leader reconciles', () => standby.reconciled.includes(`${env.namespace}/after`));
+    assert.ok(!dead.reconciled.includes(`${env.namespace}/after`));
+  });
+
+  it('a graceful stop releases the Lease and the standby takes over without waiting for expiry', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    const cs = await candidates(t, env, 2);
+    await eventually('a leader is elected', () => leaders(cs).length === 1);
+    const [old] = leaders(cs);
+    const standby = cs.find((c) => c !== old);
+    assert.ok(old && standby);
+    const stoppedAt = Date.now();
+    await old.manager.stop();
+    await eventually('the standby leads', () => standby.manager.isLeader, LEASE_MS * 4);
+    const lease = await readLease(env);
+    assert.equal(lease.spec?.holderIdentity, standby.identity);
+    const handover = Date.parse(lease.spec?.acquireTime ?? '') - stoppedAt;
+    assert.ok(handover < LEASE_MS, `handed over before the lease would have expired (${handover} ms)`);
+  });
+
+  it('a leader that cannot renew steps down and stops its controllers', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    if (!env.server) return t.skip('needs fault injection (not on a real cluster)');
+    const cs = await candidates(t, env, 1);
+    const [only] = cs;
+    assert.ok(only);
+    await eventually('it leads', () => only.manager.isLeader);
+    env.server.faults.failNext({ resource: 'leases' }, { status: 500, count: 1_000_000 });
+    await eventually('it steps down', () => !only.manager.isLeader && only.manager.runningControllers.length === 0, LEASE_MS * 4);
+    env.server.faults.clear();
+    await eventually('it leads again once the API answers', () => only.manager.isLeader, LEASE_MS * 4);
+  });
+
+  it('two electors racing for a fresh Lease never both win', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    const clients = [new KubeClient(env.kubeConfig), new KubeClient(env.kubeConfig)];
+    t.after(() => clients.forEach((c) => c.close()));
+    for (let round = 0; round < 5; round++) {
+      const electors = clients.map(
+        (client, i) =>
+          new LeaderElector({
+            client,
+            namespace: env.namespace,
+            name: `race-${round}`,
+            identity: `e-${i}`,
+            leaseDurationMs: LEASE_MS,
+            renewDeadlineMs: 2000,
+            retryPeriodMs: RETRY_MS,
+            onStartedLeading: () => {},
+            onStoppedLeading: () => {},
+          }),
+      );
+      const wins = await Promise.all(electors.map((e) => e.tryAcquireOrRenew()));
+      assert.equal(wins.filter(Boolean).length, 1, `round ${round}: exactly one winner`);
+    }
+  });
+});
