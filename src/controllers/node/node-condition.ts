@@ -15,9 +15,10 @@ export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly
   const reason = outcome.configured ? POD_INIT_REASONS.succeeded : POD_INIT_REASONS.failed;
   const message = outcome.configured ? SUCCESS_MESSAGE : `${outcome.reason}: ${outcome.message}`;
   const stamp = outcome.configured && outcome.verified;
-  const old = current?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
-  if (!stamp && old && old.status === status && old.reason === reason && old.message === message) return null;
   const time = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const old = current?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
+  const same = old && old.status === status && old.reason === reason && old.message === message;
+  if (same && (!stamp || old.lastProbeTime === time)) return null;
   const lastTransitionTime = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : time;
   const lastProbeTime = stamp ? time : old?.lastProbeTime ?? null;
   return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, lastProbeTime };

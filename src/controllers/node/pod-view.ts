@@ -59,6 +59,7 @@ function verifiedSince(conditions: readonly PodCondition[] | undefined, startedA
   const c = conditions?.find((x) => x.type === POD_CONDITION_NODE_INITIALIZED);
   if (c?.status !== CONDITION_STATUS.true || !c.lastProbeTime) return false;
   if (!startedAt) return true;
-  // Kubernetes times have whole seconds; compare at that precision.
-  return Math.floor(Date.parse(c.lastProbeTime) / 1000) >= Math.floor(Date.parse(startedAt) / 1000);
+  // Kubernetes times have whole seconds: a check in the very second of a start may have preceded
+  // it, so only a later second counts.
+  return Math.floor(Date.parse(c.lastProbeTime) / 1000) > Math.floor(Date.parse(startedAt) / 1000);
 }

@@ -35,3 +35,10 @@ test('a failure keeps the reason visible in the message and moves the transition
   assert.equal(c?.lastTransitionTime, '2026-01-01T10:00:00Z');
   assert.equal(c?.lastProbeTime, ok.lastProbeTime);
 });
+
+test('a re-check stamps a new probe time, but not twice in one second', () => {
+  const ok = nodeInitializedCondition({ configured: true, verified: true }, [], new Date('2026-01-01T09:00:00Z'));
+  assert.ok(ok);
+  assert.equal(nodeInitializedCondition({ configured: true, verified: true }, [ok], now)?.lastProbeTime, '2026-01-01T10:00:00Z');
+  assert.equal(nodeInitializedCondition({ configured: true, verified: true }, [ok], new Date('2026-01-01T09:00:00.900Z')), null);
+});

@@ -31,6 +31,10 @@ test('a check stamped after the mysql container started counts as verified', () 
   assert.equal(podView(pod({ probe: '2026-01-01T10:00:05Z' }), resolveByFqdn).verifiedSinceStart, true);
 });
 
+test('a check in the same second as the start does not count (it may have come first)', () => {
+  assert.equal(podView(pod({ probe: '2026-01-01T10:00:00Z' }), resolveByFqdn).verifiedSinceStart, false);
+});
+
 test('a restart of mysqld after the last check asks for a new check', () => {
   assert.equal(podView(pod({ probe: '2026-01-01T09:00:00Z' }), resolveByFqdn).verifiedSinceStart, false);
   assert.equal(podView(pod(), resolveByFqdn).verifiedSinceStart, false);
