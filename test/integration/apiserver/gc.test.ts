@@ -1,0 +1,86 @@
+// Deletion: finalizers and deletionTimestamp, owner references with background, foreground and
+// orphan propagation (the garbage collector the real controller-manager runs), and namespace
+// deletion. Runs against the test server or TEST_KUBECONFIG.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CoreV1Api, CustomObjectsApi, type V1OwnerReference } from '@kubernetes/client-node';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { cluster, eventually, expectApiError, MERGE_PATCH, MYSQL_GROUP } from './helpers.ts';
+
+async function ownerWithConfigMap(env: Awaited<ReturnType<typeof kubeEnv>>, name: string, block = true) {
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const owner = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster(name) })) as Record<string, any>;
+  const ref: V1OwnerReference = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', name, uid: owner.metadata.uid, controller: true, blockOwnerDeletion: block };
+  await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: `${name}-config`, ownerReferences: [ref] }, data: { k: 'v' } } });
+  return { co, core, owner };
+}
+
+async function gone(p: () => Promise<unknown>): Promise<true | undefined> {
+  try {
+    await p();
+    return undefined;
+  } catch (e) {
+    if ((e as { code?: number }).code === 404) return true;
+    throw e;
+  }
+}
+
+test('background deletion answers with a Success Status and the garbage collector deletes the dependents', async (t) => {
+  const env = await kubeEnv(t);
+  const { co, core, owner } = await ownerWithConfigMap(env, 'gc-bg');
+  const status = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-bg', propagationPolicy: 'Background' })) as Record<string, any>;
+  assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'gc-bg', group: 'mysql.presslabs.org', kind: 'mysqlclusters', uid: owner.metadata.uid } });
+  await eventually(() => gone(() => core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-bg-config' })), 10_000);
+});
+
+test('orphan deletion keeps the dependents and strips their owner references', async (t) => {
+  const env = await kubeEnv(t);
+  const { co, core } = await ownerWithConfigMap(env, 'gc-orphan');
+  const answer = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-orphan', propagationPolicy: 'Orphan' })) as Record<string, any>;
+  assert.deepEqual(answer.metadata.finalizers, ['orphan']);
+  assert.ok(answer.metadata.deletionTimestamp);
+  await eventually(() => gone(() => co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-orphan' })), 10_000);
+  const cm = await core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-orphan-config' });
+  assert.equal(cm.metadata?.ownerReferences, undefined);
+});
+
+test('foreground deletion removes blocking dependents before the owner', async (t) => {
+  const env = await kubeEnv(t);
+  const { co, core } = await ownerWithConfigMap(env, 'gc-fg');
+  const answer = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-fg', propagationPolicy: 'Foreground' })) as Record<string, any>;
+  assert.deepEqual(answer.metadata.finalizers, ['foregroundDeletion']);
+  await eventually(() => gone(() => co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-fg' })), 10_000);
+  await assert.rejects(core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-fg-config' }), (e: { code?: number }) => e.code === 404);
+});
+
+test('an object with a finalizer stays, with deletionTimestamp, until the finalizer is removed', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = env.namespace;
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'f', finalizers: ['example.com/hold'] } } });
+  const deleting = (await core.deleteNamespacedConfigMap({ namespace: ns, name: 'f' })) as unknown as Record<string, any>;
+  assert.equal(deleting.kind, 'ConfigMap');
+  const held = await core.readNamespacedConfigMap({ namespace: ns, name: 'f' });
+  assert.ok(held.metadata?.deletionTimestamp);
+  const again = (await core.deleteNamespacedConfigMap({ namespace: ns, name: 'f' })) as unknown as Record<string, any>;
+  assert.equal(again.metadata.resourceVersion, held.metadata?.resourceVersion, 'a second delete changes nothing');
+  await core.patchNamespacedConfigMap({ namespace: ns, name: 'f', body: { metadata: { finalizers: null } } }, MERGE_PATCH);
+  const err = await expectApiError(core.readNamespacedConfigMap({ namespace: ns, name: 'f' }));
+  assert.equal(err.code, 404);
+});
+
+test('deleting a namespace removes what it holds, then the namespace; creating in it meanwhile is forbidden', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const name = `${env.namespace}-x`;
+  await core.createNamespace({ body: { metadata: { name } } });
+  await core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'a', finalizers: ['example.com/hold'] } } });
+  await core.deleteNamespace({ name });
+  const ns = await core.readNamespace({ name });
+  assert.equal(ns.status?.phase, 'Terminating');
+  const err = await expectApiError(core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'b' } } }));
+  assert.equal(err.code, 403);
+  await core.patchNamespacedConfigMap({ namespace: name, name: 'a', body: { metadata: { finalizers: null } } }, MERGE_PATCH);
+  await eventually(() => gone(() => core.readNamespace({ name })), 60_000);
+});
