@@ -1,0 +1,67 @@
+// `node src/main.ts` as a real process: bad flags exit 2 naming the flag; against an API server it
+// becomes ready, serves metrics, and on SIGTERM releases the Lease and exits 0.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { Lease } from '../../../src/runtime/leader-election.ts';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { eventually } from './helpers.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const MAIN = join(ROOT, 'src/main.ts');
+
+describe('operator process', () => {
+  it('refuses an invalid flag with exit code 2 and a message naming it', () => {
+    const r = spawnSync(process.execPath, [MAIN, '--workers', 'lots'], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--workers \(or WORKERS\): 'lots'/);
+  });
+
+  it('runs against a kubeconfig, becomes ready, and on SIGTERM releases the Lease and exits 0', async (t) => {
+    const env = await kubeEnv(t); // with the project's CRDs: the registered controllers watch them
+    const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const kubeconfig = join(dir, 'kubeconfig');
+    if (env.server) env.server.writeKubeconfig(kubeconfig);
+    else writeFileSync(kubeconfig, process.env['TEST_KUBECONFIG'] ?? '');
+    const kcPath = env.server ? kubeconfig : (process.env['TEST_KUBECONFIG'] ?? '');
+
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
+        '--metrics-addr', '127.0.0.1:0', '--identity', 'main-test', '--retry-period', '200ms'],
+      { env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    t.after(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+
+    await eventually('the operator logs its metrics address', () => /"message":"operator started"/.test(out), 20_000).catch((e: Error) => {
+      throw new Error(`${e.message}\nstdout:\n${out}\nstderr:\n${err}`);
+    });
+    const started = out.split('\n').find((l) => l.includes('"operator started"')) ?? '';
+    const port = (JSON.parse(started) as { metrics: { port: number } }).metrics.port;
+    await eventually('ready', async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /leader_election_is_leader\{lease="mysql-operator-leader-election"\} 1/);
+    assert.match(metrics, /process_cpu_seconds_total/);
+
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, `exit code (stderr: ${err})`);
+    const client = new KubeClient(env.kubeConfig);
+    t.after(() => client.close());
+    const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: 'mysql-operator-leader-election' });
+    assert.ok(!lease.spec?.holderIdentity, 'the Lease was released');
+    for (const line of out.split('\n').filter(Boolean)) JSON.parse(line);
+  });
+});
