@@ -134,7 +134,7 @@ test('KubernetesObjectApi maps kinds to resources through discovery', async (t) 
   await api.create({ ...cluster('c1'), metadata: { name: 'c1', namespace: ns } } as never);
   const cr = await api.read({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c1', namespace: ns } });
   assert.equal(cr.metadata?.name, 'c1');
-  const lease = await api.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: ns }, spec: { holderIdentity: 'me' } } as never);
+  const lease = await api.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: ns }, spec: { holderIdentity: 'me' } } as { apiVersion: string; kind: string; metadata: { name: string; namespace: string } });
   assert.equal(lease.metadata?.name, 'l');
   const list = await api.list('v1', 'ConfigMap', ns);
   assert.ok(list.items.some((i) => i.metadata?.name === 'cm'));

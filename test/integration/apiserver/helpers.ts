@@ -92,9 +92,12 @@ export async function raw(kc: KubeConfig, method: string, path: string, o: RawOp
 }
 
 /** Watch events (one JSON per line) until the server ends the stream. */
-export async function rawWatchLines(kc: KubeConfig, path: string): Promise<{ status: number; events: { type: string; object: Record<string, unknown> }[] }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type WatchEvent = { type: string; object: Record<string, any> };
+
+export async function rawWatchLines(kc: KubeConfig, path: string): Promise<{ status: number; events: WatchEvent[] }> {
   const r = await raw(kc, 'GET', path);
-  const events = r.text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { type: string; object: Record<string, unknown> });
+  const events = r.text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as WatchEvent);
   return { status: r.status, events };
 }
 
