@@ -50,7 +50,7 @@ describe('manager', () => {
       },
     });
     await eventually('ready', () => manager.ready);
-    const parent = await client.create({ ...CM, metadata: { name: 'parent', namespace: env.namespace, labels: { app: 'mgr' } } });
+    const parent = await client.create<KubeObject>({ ...CM, metadata: { name: 'parent', namespace: env.namespace, labels: { app: 'mgr' } } });
     const key = `${env.namespace}/parent`;
     await eventually('the primary is reconciled', () => seen.includes(key));
 
