@@ -1,5 +1,6 @@
 // What a controller is, for the Manager: a name, a reconcile function of one key, and the kinds
 // whose changes enqueue keys. See docs/runtime.md.
+import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { EventRecorder } from './events.ts';
 import type { Informer } from './informer.ts';
@@ -41,6 +42,11 @@ export interface ControllerContext {
   config: Config;
   /** Aborted when the controller stops (leadership lost, shutdown). */
   signal: AbortSignal;
+  /**
+   * The manager's Prometheus registry, for a controller's own metrics (served on /metrics).
+   * Create each metric once: `registry.getSingleMetric(name) ?? new Gauge({ ..., registers: [registry] })`.
+   */
+  registry: Registry;
 }
 
 /** A watched kind that is not the primary one, and how its objects map to primary keys. */

@@ -48,6 +48,15 @@ export interface InformerOptions {
 
 type WatchEnd = 'closed' | 'stalled' | 'relist' | 'gone' | 'aborted';
 
+/**
+ * Drops `metadata.managedFields` from cached objects: often the largest part of an object, never
+ * needed by a reconcile, and an update that omits it keeps the server's copy.
+ */
+function slim<T extends KubeObject>(o: T): T {
+  if (o.metadata) delete (o.metadata as { managedFields?: unknown }).managedFields;
+  return o;
+}
+
 /** The identity of an informer: one per (kind, namespace, selector) in a manager. */
 export function informerId(t: InformerTarget): string {
   return `${t.apiVersion}|${t.kind}|${t.namespace ?? ''}|${selectorString(t.labelSelector)}`;
@@ -144,9 +153,19 @@ export class Informer<T extends KubeObject = KubeObject> {
           relist = undefined;
           nextRelistAt = this.#opts.relistPeriodMs === 0 ? Infinity : Date.now() + (this.#opts.relistPeriodMs ?? 600_000);
         }
+        const watchStarted = performance.now();
         const end = await this.#watchOnce(nextRelistAt);
-        this.#failures = 0;
         if (end === 'aborted') break;
+        // A stream the server ends at once, again and again, must not become a busy loop.
+        if (end === 'closed' && performance.now() - watchStarted < 1000) {
+          try {
+            await sleep(this.#backoffDelay(), undefined, { signal });
+          } catch {
+            break;
+          }
+        } else {
+          this.#failures = 0;
+        }
         if (end === 'relist') relist = 'periodic';
         else if (end === 'gone') {
           this.#opts.observer?.onGone?.();
@@ -194,7 +213,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       labelSelector: target.labelSelector,
     });
     const fresh = new Map<string, T>();
-    for (const o of list.items) fresh.set(objectKey(o), o);
+    for (const o of list.items) fresh.set(objectKey(o), slim(o));
     const removed: T[] = [];
     for (const key of this.#cache.keys()) {
       if (!fresh.has(key)) {
@@ -282,6 +301,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #apply(ev: WatchEvent<T>): void {
+    slim(ev.object);
     const rv = ev.object.metadata?.resourceVersion;
     if (rv) this.#resourceVersion = rv;
     if (ev.type === 'BOOKMARK') return;

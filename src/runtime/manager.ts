@@ -181,6 +181,7 @@ export class Manager {
       log,
       config: this.config,
       signal: abort.signal,
+      registry: this.metrics.registry,
     };
     const queue = new WorkQueue({
       workers: spec.workers ?? this.config.workers,
