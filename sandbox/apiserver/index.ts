@@ -23,8 +23,11 @@ export interface ApiServerOptions {
   /** Port on 127.0.0.1 (default 0: any free port). */
   port?: number;
   host?: string;
-  /** Bearer token the kubeconfig carries and the server requires (null: no authentication). */
+  /** Bearer token the kubeconfig carries; a wrong token gets 401 (null: no authentication at all). */
   token?: string | null;
+  /** Requests without credentials are served (default), as kubectl sends no token over plain HTTP;
+   * false answers them 403 like kube-apiserver's RBAC does for system:anonymous. */
+  allowAnonymous?: boolean;
   /** Events the watch window retains before older start RVs get 410 (default 50,000). */
   watchWindow?: number;
   /** Interval of BOOKMARK events for watches that ask for them (default 60 s, as the real one). */
@@ -66,6 +69,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   let address = '';
   const handler = new ApiHttpHandler(service, {
     token,
+    allowAnonymous: opts.allowAnonymous ?? true,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     serverAddress: () => address,
   });

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { apiGroup, apiGroupList, apiVersions, groupsOf, resourceList, VERSION_INFO } from './discovery.ts';
 import { encodeJson } from './encode.ts';
+import { openapiDocument, openapiRoot, openapiTarget } from './openapi.ts';
 import { Faults } from './faults.ts';
 import { isObject, orderMetadata } from './json.ts';
 import { listBody, ObjectService, type WriteOptions } from './objects.ts';
@@ -128,6 +129,8 @@ function negotiate(accept: string | undefined): Negotiated {
 
 export interface ServerCoreOptions {
   token: string | null;
+  /** Serve requests without credentials (kubectl sends no token over plain HTTP) instead of 403. */
+  allowAnonymous: boolean;
   bookmarkIntervalMs: number;
   serverAddress: () => string;
 }
@@ -242,7 +245,7 @@ export class ApiHttpHandler {
     if (this.opts.token === null) return;
     const auth = req.headers.authorization;
     if (auth === undefined) {
-      if (ANONYMOUS_PATHS.has(info.path)) return;
+      if (ANONYMOUS_PATHS.has(info.path) || this.opts.allowAnonymous) return;
       if (!info.isResource) throw forbidden(`forbidden: User "system:anonymous" cannot get path "${info.path}"`, {});
       const res = info.resource ?? '';
       const where = info.namespace ? ` in the namespace "${info.namespace}"` : '';
@@ -264,6 +267,12 @@ export class ApiHttpHandler {
     if (p === '/apis') {
       if (onlyAggregated) throw notAcceptable();
       return apiGroupList(groupsOf(defs));
+    }
+    if (p === '/openapi/v3') return openapiRoot(defs);
+    const target = openapiTarget(p);
+    if (target) {
+      if (!defs.some((d) => d.group === target[0] && d.version === target[1])) throw new TextNotFound();
+      return openapiDocument(target[0], target[1], defs);
     }
     const segs = p.split('/').filter(Boolean);
     if (segs[0] === 'api' && segs.length === 2) {

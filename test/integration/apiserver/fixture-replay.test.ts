@@ -89,7 +89,7 @@ function assertSubset(file: string, actual: J, recorded: J): void {
 }
 
 test('the test API server answers the recorded kube-apiserver v1.26.1 requests like the real one', { skip: process.env.TEST_KUBECONFIG ? 'replay needs a fresh server' : false }, async (t) => {
-  const server = await startApiServer({ token: 'fixture-token' });
+  const server = await startApiServer({ token: 'fixture-token', allowAnonymous: false });
   t.after(() => server.stop());
   const kc = server.kubeConfig();
   const ids = new IdMap();

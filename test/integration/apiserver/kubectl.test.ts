@@ -1,0 +1,119 @@
+// Real kubectl (v1.33, .tools/bin/kubectl) against the test API server (or TEST_KUBECONFIG):
+// apply (client-side and --server-side), get with server-side printing, describe, scale,
+// get -w, delete.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { eventually, MYSQL_GROUP } from './helpers.ts';
+
+const KUBECTL = fileURLToPath(new URL('../../../.tools/bin/kubectl', import.meta.url));
+const run = promisify(execFile);
+
+async function kubectlFor(t: Parameters<typeof kubeEnv>[0]) {
+  const env = await kubeEnv(t);
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-test-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const kubeconfig = process.env.TEST_KUBECONFIG ?? join(dir, 'kubeconfig');
+  if (env.server) env.server.writeKubeconfig(kubeconfig);
+  const args = (extra: string[]) => ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--namespace', env.namespace, ...extra];
+  const kubectl = async (...extra: string[]) => (await run(KUBECTL, args(extra), { timeout: 30_000 })).stdout;
+  const file = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+  return { env, kubectl, file, args };
+}
+
+const CLUSTER = (replicas: number) => `apiVersion: mysql.presslabs.org/v1alpha1
+kind: MysqlCluster
+metadata:
+  name: c1
+spec:
+  secretName: c1-secret
+  replicas: ${replicas}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+data:
+  my.cnf: "[mysqld]"
+`;
+
+const STS = `apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+spec:
+  replicas: 1
+  serviceName: db
+  selector:
+    matchLabels: {app: db}
+  template:
+    metadata:
+      labels: {app: db}
+    spec:
+      containers:
+      - name: mysql
+        image: mysql:8
+`;
+
+const SKIP = existsSync(KUBECTL) ? false : 'kubectl not installed (scripts/install-deps.sh)';
+
+test('kubectl apply (client-side, then --server-side), get with printer columns, describe', { skip: SKIP }, async (t) => {
+  const { kubectl, file } = await kubectlFor(t);
+  const manifest = file('c1.yaml', CLUSTER(2));
+  assert.match(await kubectl('apply', '-f', manifest), /mysqlcluster\.mysql\.presslabs\.org\/c1 created\nconfigmap\/cfg created/);
+  const table = await kubectl('get', 'mysql');
+  assert.match(table, /^NAME\s+READY\s+REPLICAS\s+AGE\nc1\s+2\s+\d+s\n$/);
+  assert.match(await kubectl('get', 'mysqlclusters', 'c1', '-o', 'jsonpath={.metadata.annotations}'), /last-applied-configuration/);
+  writeFileSync(manifest, CLUSTER(3));
+  assert.match(await kubectl('apply', '-f', manifest), /c1 configured/);
+  assert.equal(await kubectl('get', 'mysql', 'c1', '-o', 'jsonpath={.spec.replicas}'), '3');
+  assert.match(await kubectl('apply', '--server-side', '-f', manifest), /c1 serverside-applied/);
+  const managers = await kubectl('get', 'mysql', 'c1', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[*].manager}');
+  assert.match(managers, /kubectl/);
+  const described = await kubectl('describe', 'mysql', 'c1');
+  assert.match(described, /Name:\s+c1/);
+  assert.match(described, /Secret Name:\s+c1-secret/);
+  assert.match(await kubectl('get', 'cm', 'cfg'), /^NAME\s+DATA\s+AGE\ncfg\s+1\s+/);
+});
+
+test('kubectl scale changes spec.replicas through the scale subresource', { skip: SKIP }, async (t) => {
+  const { env, kubectl, file } = await kubectlFor(t);
+  await kubectl('apply', '-f', file('c1.yaml', CLUSTER(1)), '-f', file('sts.yaml', STS));
+  assert.match(await kubectl('scale', 'mysql', 'c1', '--replicas=4'), /scaled/);
+  assert.match(await kubectl('scale', 'statefulset', 'db', '--replicas=3'), /scaled/);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const c1 = (await co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1' })) as { spec: { replicas: number } };
+  assert.equal(c1.spec.replicas, 4);
+  assert.match(await kubectl('get', 'sts', 'db'), /db\s+0\/3\s+/);
+  assert.match(await kubectl('describe', 'sts', 'db'), /Replicas:\s+3 desired/);
+});
+
+test('kubectl get -w prints the changes, kubectl delete removes the objects', { skip: SKIP }, async (t) => {
+  const { kubectl, file, args } = await kubectlFor(t);
+  const manifest = file('c1.yaml', CLUSTER(1));
+  await kubectl('apply', '-f', manifest);
+  const watcher = spawn(KUBECTL, args(['get', 'mysql', '-w', '--output-watch-events']), { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => watcher.kill());
+  let out = '';
+  watcher.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  await eventually(() => (out.includes('c1') ? true : undefined), 10_000);
+  await kubectl('label', 'mysql', 'c1', 'tier=db');
+  assert.match(await kubectl('delete', '-f', manifest), /mysqlcluster\.mysql\.presslabs\.org "c1" deleted/);
+  await eventually(() => (/DELETED\s+c1/.test(out) ? true : undefined), 10_000);
+  assert.match(out, /ADDED\s+c1/);
+  assert.match(out, /MODIFIED\s+c1/);
+  assert.match(await run(KUBECTL, args(['get', 'mysql', '--ignore-not-found'])).then((r) => r.stdout), /^$/);
+});
