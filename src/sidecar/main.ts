@@ -9,6 +9,7 @@ import { createLogger, errorMessage, type Logger } from '../runtime/logger.ts';
 import { cloneAndInit } from './clone-and-init.ts';
 import { ConfigError, loadConfig, type Env } from './config.ts';
 import { startServer } from './serve.ts';
+import { runHeartbeatCommand } from './heartbeat-command.ts';
 
 const USAGE = `usage: sidecar <command> [--flag=value ...]
 commands:
@@ -40,8 +41,11 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
       return 0;
     }
     case 'heartbeat': {
-      log.error('heartbeat is not wired yet');
-      return 2;
+      const cfg = loadConfig(env, argv, []);
+      const stop = new AbortController();
+      void untilSignal().then(() => stop.abort());
+      await runHeartbeatCommand(cfg, log, stop.signal);
+      return 0;
     }
     case 'take-backup-to':
       log.error('take-backup-to is not implemented yet (backups issue)');

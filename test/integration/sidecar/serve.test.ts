@@ -1,0 +1,103 @@
+// config-and-serve on real MariaDB 10.11 (the sidecar of a replica, as the backup Job and new
+// pods use it): /health, one backup stream at a time, the trailer, the client going away, and the
+// replica's replication state untouched.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { startReplicationPair, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
+import { BACKUP, getBackup, startServeSidecar, type After, type RunningSidecar } from './support.ts';
+
+const cleanups: Array<() => unknown> = [];
+const suite: After = { after: (fn) => cleanups.push(fn) };
+after(async () => {
+  for (const fn of cleanups.reverse()) await fn();
+});
+
+let master: MariaDBServer;
+let replica: MariaDBServer;
+let sidecar: RunningSidecar;
+
+before(async () => {
+  ({ master, replica } = await startReplicationPair({ t: suite }));
+  await master.sql('CREATE DATABASE app');
+  await master.sql('CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(200))');
+  await master.sql("INSERT INTO app.t VALUES (1, REPEAT('x', 200)), (2, REPEAT('y', 200))");
+  sidecar = await startServeSidecar(suite, replica);
+});
+
+test('/health answers 200 without credentials', async () => {
+  const res = await fetch(`${sidecar.url}/health`);
+  assert.equal(res.status, 200);
+  assert.equal(await res.text(), 'OK');
+});
+
+test('two concurrent /xbackup requests both succeed, one after the other', async () => {
+  const [a, b] = await Promise.all([getBackup(sidecar.url, BACKUP), getBackup(sidecar.url, BACKUP)]);
+  for (const r of [a, b]) {
+    assert.equal(r.status, 200);
+    assert.equal(r.trailer, 'Success');
+    assert.ok(r.bytes > 1 << 20, `a full backup, got ${r.bytes} bytes`);
+  }
+  const [first, second] = a.headersAt < b.headersAt ? [a, b] : [b, a];
+  assert.ok(second.headersAt >= first.endedAt, 'the second stream starts only after the first ended');
+});
+
+test('taking a backup of a replica leaves its replication running as it was', async () => {
+  const node = await replica.node();
+  const before = await node.replicationStatus();
+  assert.equal(before?.ioRunning, true);
+  assert.equal(before?.sqlRunning, true);
+  const r = await getBackup(sidecar.url, BACKUP);
+  assert.equal(r.trailer, 'Success');
+  const after = await node.replicationStatus();
+  assert.equal(after?.ioRunning, true);
+  assert.equal(after?.sqlRunning, true);
+  assert.equal(after?.masterHost, before?.masterHost);
+  assert.equal(await node.isReadOnly(), true);
+  await master.sql("INSERT INTO app.t VALUES (3, 'after the backup')");
+  await waitFor(async () => (await replica.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'] === 3, 'replication to continue');
+});
+
+function backupChildren(): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(sidecar.proc.pid), '-f', 'mariabackup'], { encoding: 'utf8' })
+      .trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+test('a client that goes away mid-stream gets its mariabackup killed, and the next request is served', async () => {
+  await new Promise<void>((resolve, reject) => {
+    const req = http.get(`${sidecar.url}/xbackup`, { agent: false, auth: `${BACKUP.user}:${BACKUP.password}` }, (res) => {
+      res.once('data', () => {
+        assert.equal(backupChildren().length, 1, 'mariabackup runs while streaming');
+        req.destroy();
+        resolve();
+      });
+    });
+    req.on('error', () => undefined);
+    req.setTimeout(30000, () => reject(new Error('no data')));
+  });
+  await waitFor(async () => backupChildren().length === 0, 'mariabackup to be killed');
+  await waitFor(async () => /backup stream stopped: the client went away/.test(sidecar.output()), 'the stop to be logged');
+  const next = await getBackup(sidecar.url, BACKUP);
+  assert.equal(next.trailer, 'Success');
+});
+
+test('a backup tool failure is reported in the trailer as Failed', async (t) => {
+  // The server's replication user cannot log in with this password: mariabackup exits non-zero.
+  const broken = await startServeSidecar(t, replica, { REPLICATION_PASSWORD: 'not-the-password' });
+  const r = await getBackup(broken.url, BACKUP);
+  assert.equal(r.status, 200);
+  assert.equal(r.trailer, 'Failed');
+  await waitFor(async () => /backup tool failed/.test(broken.output()), 'the failure to be logged');
+  assert.ok(!broken.output().includes('not-the-password'), 'no password in the log');
+});
+
+test('unknown paths answer 404', async () => {
+  const res = await fetch(`${sidecar.url}/nope`);
+  assert.equal(res.status, 404);
+  await res.arrayBuffer();
+});
