@@ -119,7 +119,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     return () => this.#handlers.delete(h);
   }
 
-  start(): void {
+  /** Starts list-and-watch; `signal` (optional) stops it like `stop()`. */
+  start(signal?: AbortSignal): void {
+    if (signal) {
+      if (signal.aborted) this.#abort.abort();
+      else signal.addEventListener('abort', () => this.#abort.abort(), { once: true });
+    }
     this.#loop ??= this.#run();
   }
 
