@@ -45,7 +45,7 @@ describe('kube client over TLS', () => {
     const front = https.createServer(
       { cert: certs.serverCert, key: certs.serverKey, ca: certs.ca, requestCert: true, rejectUnauthorized: true },
       (req, res) => {
-        clientNames.push((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '');
+        clientNames.push(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''));
         const up = http.request(
           { host: backend.hostname, port: backend.port, method: req.method, path: req.url, headers: req.headers },
           (upRes) => {
