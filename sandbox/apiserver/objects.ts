@@ -148,13 +148,14 @@ export class ObjectService {
     }
     const labels = parseLabelSelector(q.labelSelector);
     const fields = parseFieldSelector(q.fieldSelector);
-    const all = this.store.list(this.rkey(def), ns);
+    const all = start ? this.store.listFrom(this.rkey(def), ns, start) : this.store.list(this.rkey(def), ns);
+    const limit = q.limit && q.limit > 0 ? q.limit : 0;
+    const unfiltered = !q.labelSelector && !q.fieldSelector;
     const matching: KObj[] = [];
     for (const o of all) {
-      if (start && objectKey(ns ? undefined : o.metadata.namespace, o.metadata.name) < start) continue;
-      if (labels(o.metadata.labels) && fields(o)) matching.push(o);
+      if (unfiltered || (labels(o.metadata.labels) && fields(o))) matching.push(o);
+      if (limit && unfiltered && matching.length > limit) break;
     }
-    const limit = q.limit && q.limit > 0 ? q.limit : 0;
     if (limit && matching.length > limit) {
       const page = matching.slice(0, limit);
       const last = page[page.length - 1]!;
@@ -163,7 +164,7 @@ export class ObjectService {
         resourceVersion: String(listRv),
         continue: encodeContinue(listRv, `${objectKey(ns ? undefined : last.metadata.namespace, last.metadata.name)}\u0000`),
       };
-      if (!q.labelSelector && !q.fieldSelector) result.remainingItemCount = matching.length - limit;
+      if (unfiltered) result.remainingItemCount = all.length - limit;
       return result;
     }
     return { items: matching, resourceVersion: String(listRv), continue: '' };

@@ -26,6 +26,8 @@ export function objectKey(namespace: string | undefined, name: string): string {
 export class Store {
   private rv: number;
   private readonly tables = new Map<string, Map<string, KObj>>();
+  /** Sorted keys per table, dropped when a key is added or removed. */
+  private readonly sortedKeys = new Map<string, string[]>();
   private readonly byUid = new Map<string, { rkey: string; key: string }>();
   private events: StoredEvent[] = [];
   /** Events with rv > windowStart are retained; a watch may start at any RV >= windowStart. */
@@ -71,11 +73,42 @@ export class Store {
     return obj ? { rkey: ref.rkey, obj } : undefined;
   }
 
+  /** Objects of a resource sorted by key (etcd order) from key `after` on (exclusive), optionally in one namespace. */
+  listFrom(rkey: string, namespace: string | undefined, after: string): KObj[] {
+    const t = this.tables.get(rkey);
+    if (!t) return [];
+    let keys = this.sortedKeys.get(rkey);
+    if (!keys) {
+      keys = [...t.keys()].sort();
+      this.sortedKeys.set(rkey, keys);
+    }
+    const prefix = namespace ? `${namespace}/` : '';
+    const from = `${prefix}${after}`;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keys[mid]! < from) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: KObj[] = [];
+    for (let i = lo; i < keys.length; i++) {
+      const k = keys[i]!;
+      if (prefix && !k.startsWith(prefix)) break;
+      out.push(t.get(k)!);
+    }
+    return out;
+  }
+
   /** Objects of a resource sorted by key (etcd order), optionally in one namespace. */
   list(rkey: string, namespace?: string): KObj[] {
     const t = this.tables.get(rkey);
     if (!t) return [];
-    const keys = [...t.keys()].sort();
+    let keys = this.sortedKeys.get(rkey);
+    if (!keys) {
+      keys = [...t.keys()].sort();
+      this.sortedKeys.set(rkey, keys);
+    }
     const out: KObj[] = [];
     const prefix = namespace ? `${namespace}/` : undefined;
     for (const k of keys) if (!prefix || k.startsWith(prefix)) out.push(t.get(k)!);
@@ -93,6 +126,7 @@ export class Store {
     const key = objectKey(ns, obj.metadata.name);
     const t = this.table(rkey);
     const prev = t.get(key);
+    if (!prev) this.sortedKeys.delete(rkey);
     t.set(key, obj);
     this.byUid.set(obj.metadata.uid, { rkey, key });
     this.emit({ rv: Number(obj.metadata.resourceVersion), type, rkey, namespace: ns, object: obj, prev, lines: new Map() });
@@ -105,6 +139,7 @@ export class Store {
     const t = this.table(rkey);
     const prev = t.get(key);
     t.delete(key);
+    this.sortedKeys.delete(rkey);
     this.byUid.delete(last.metadata.uid);
     this.emit({ rv: Number(last.metadata.resourceVersion), type: 'DELETED', rkey, namespace: ns, object: last, prev, lines: new Map() });
   }
@@ -114,6 +149,7 @@ export class Store {
     if (!t) return;
     for (const obj of t.values()) this.byUid.delete(obj.metadata.uid);
     this.tables.delete(rkey);
+    this.sortedKeys.delete(rkey);
   }
 
   private emit(ev: StoredEvent): void {
