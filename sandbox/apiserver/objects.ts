@@ -4,6 +4,7 @@
 // Garbage collection and namespace cleanup (the controller-manager's part) live in gc.ts.
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
+import { checkCrd } from '../../src/api/structural/index.ts';
 import { admitCustomResource } from './cr-schema.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
 import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
@@ -185,6 +186,10 @@ export class ObjectService {
   }
 
   private admit(def: ResourceDef, obj: KObj, old: KObj | undefined, opts: WriteOptions, name: string, sub?: string): KObj {
+    if (isCrdDef(def) && sub !== 'status') {
+      const errs = checkCrd(obj);
+      if (errs.length > 0) throw invalid(def, name, errs);
+    }
     if (def.builtin) {
       if (old && def.resource === 'services' && isObject(old.spec) && isObject(obj.spec) && !obj.spec.clusterIP) {
         obj.spec.clusterIP = old.spec.clusterIP;
@@ -289,7 +294,7 @@ export class ObjectService {
   }
 
   private afterCreate(def: ResourceDef, obj: KObj): void {
-    if (def.resource !== 'customresourcedefinitions' || def.group !== 'apiextensions.k8s.io') return;
+    if (!isCrdDef(def)) return;
     this.resources.setCrd(obj.metadata.name, defsFromCrd(obj));
     // The real server's establishing controller writes the status right after the create.
     setImmediate(() => {
@@ -366,6 +371,8 @@ export class ObjectService {
     m.resourceVersion = String(this.store.nextRv());
     const stored = orderObject(def, next);
     this.store.put(this.rkey(def), stored, 'MODIFIED');
+    // A changed CRD serves its new versions, schema and columns at once.
+    if (isCrdDef(def) && sub !== 'status') this.resources.setCrd(stored.metadata.name, defsFromCrd(stored));
     this.hooks.written(def, stored);
     return stored;
   }
@@ -500,7 +507,7 @@ export class ObjectService {
   }
 
   private afterRemove(def: ResourceDef, obj: KObj): void {
-    if (def.resource === 'customresourcedefinitions' && def.group === 'apiextensions.k8s.io') {
+    if (isCrdDef(def)) {
       for (const crDef of this.resources.removeCrd(obj.metadata.name)) {
         const rkey = this.rkey(crDef);
         const stillServed = this.resources.all().some((d) => this.rkey(d) === rkey);
@@ -578,6 +585,10 @@ export class ObjectService {
     else throw unsupportedPatch(def.builtin ? BUILTIN_PATCH_TYPES : CR_PATCH_TYPES);
     return this.updateScale(def, ns, name, next as KObj, opts);
   }
+}
+
+function isCrdDef(def: ResourceDef): boolean {
+  return def.resource === 'customresourcedefinitions' && def.group === 'apiextensions.k8s.io';
 }
 
 function specReplicasSegs(def: ResourceDef): string[] {

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { labelSelectorFromObject, parseFieldSelector, parseLabelSelector } from '../../../sandbox/apiserver/selectors.ts';
+
+test('label selectors: equality, inequality, set-based, existence', () => {
+  const labels = { app: 'mysql', tier: 'db' };
+  const yes = (s: string) => parseLabelSelector(s)(labels);
+  assert.equal(yes('app=mysql'), true);
+  assert.equal(yes('app==mysql,tier=db'), true);
+  assert.equal(yes('app!=mysql'), false);
+  assert.equal(yes('tier in (db, cache)'), true);
+  assert.equal(yes('tier notin (db)'), false);
+  assert.equal(yes('app'), true);
+  assert.equal(yes('!missing'), true);
+  assert.equal(yes('!app'), false);
+  assert.equal(parseLabelSelector('missing!=x')(labels), true, 'a missing label is "not equal"');
+  assert.equal(parseLabelSelector('')(undefined), true);
+});
+
+test('a malformed label selector is a 400', () => {
+  assert.throws(() => parseLabelSelector('a in b'), (e: { code?: number }) => e.code === 400);
+});
+
+test('LabelSelector objects: matchLabels and matchExpressions', () => {
+  const sel = labelSelectorFromObject({ matchLabels: { app: 'mysql' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }, { key: 'x', operator: 'DoesNotExist' }] });
+  assert.equal(sel({ app: 'mysql', tier: 'db' }), true);
+  assert.equal(sel({ app: 'mysql', tier: 'db', x: '1' }), false);
+  assert.equal(labelSelectorFromObject(undefined)({}), false);
+});
+
+test('field selectors compare dotted paths, missing fields read as empty', () => {
+  const ev = { metadata: { name: 'e1', namespace: 'ns' }, involvedObject: { name: 'c1', kind: 'Pod' } };
+  assert.equal(parseFieldSelector('involvedObject.name=c1,metadata.namespace==ns')(ev), true);
+  assert.equal(parseFieldSelector('involvedObject.kind!=Pod')(ev), false);
+  assert.equal(parseFieldSelector('spec.nodeName=')(ev), true);
+});

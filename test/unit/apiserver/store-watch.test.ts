@@ -1,0 +1,49 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeContinue } from '../../../sandbox/apiserver/objects.ts';
+import { Store } from '../../../sandbox/apiserver/store.ts';
+import { evalJsonPath } from '../../../sandbox/apiserver/jsonpath.ts';
+import { humanDuration } from '../../../sandbox/apiserver/table.ts';
+import { encodeJson } from '../../../sandbox/apiserver/encode.ts';
+
+function obj(name: string, rv: number) {
+  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: String(rv) } };
+}
+
+test('the event window keeps the newest events; older start RVs are refused', () => {
+  const store = new Store(2, 0);
+  for (let i = 0; i < 5; i++) {
+    const rv = store.nextRv();
+    store.put('configmaps', obj(`c${i}`, rv), 'ADDED');
+  }
+  assert.deepEqual(store.eventsSince(4)!.map((e) => e.rv), [5]);
+  assert.equal(store.eventsSince(0), undefined);
+  store.expireWindow();
+  assert.equal(store.eventsSince(4), undefined);
+  assert.deepEqual(store.eventsSince(5), []);
+});
+
+test('lists are in key order and can start after a key', () => {
+  const store = new Store(10, 0);
+  for (const n of ['b', 'a', 'c']) store.put('configmaps', obj(n, store.nextRv()), 'ADDED');
+  assert.deepEqual(store.list('configmaps', 'ns').map((o) => o.metadata.name), ['a', 'b', 'c']);
+  assert.deepEqual(store.listFrom('configmaps', 'ns', 'a\u0000').map((o) => o.metadata.name), ['b', 'c']);
+});
+
+test('continue tokens have the real format', () => {
+  assert.equal(encodeContinue(211, 'c1\u0000'), 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MjExLCJzdGFydCI6ImMxXHUwMDAwIn0');
+});
+
+test('JSONPath of printer columns: fields, indices, filters', () => {
+  const o = { status: { conditions: [{ type: 'A', status: 'False' }, { type: 'Ready', status: 'True' }] }, spec: { l: [1, 2] } };
+  assert.deepEqual(evalJsonPath(o, '.status.conditions[?(@.type == "Ready")].status'), ['True']);
+  assert.deepEqual(evalJsonPath(o, '.spec.l[1]'), [2]);
+  assert.deepEqual(evalJsonPath(o, '.spec.missing'), []);
+});
+
+test('ages print like kubectl; JSON escapes like Go', () => {
+  assert.equal(humanDuration(5_000), '5s');
+  assert.equal(humanDuration(150_000), '2m30s');
+  assert.equal(humanDuration(3 * 86_400_000), '3d');
+  assert.equal(encodeJson({ f: '<nil>&' }), '{"f":"\\u003cnil\\u003e\\u0026"}\n');
+});
