@@ -56,8 +56,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
         resolve();
       });
     };
-    process.once('SIGTERM', () => stop('SIGTERM', 0));
-    process.once('SIGINT', () => stop('SIGINT', 0));
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals): void => {
+      // A second signal means the operator does not want to wait for the graceful path.
+      if (++signals > 1) {
+        log.warn('second signal; exiting without waiting', { signal: sig });
+        process.exit(1);
+      }
+      stop(sig, 0);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     // One process-level handler for programmer errors: log, then shut down like a signal would.
     process.on('uncaughtException', (err) => {
       log.error('uncaught exception', { error: err });
