@@ -1,0 +1,56 @@
+// The project's CRDs (crds/*.yaml) on the server: defaults, pruning with Warning headers,
+// fieldValidation=Strict, int-or-string, enum, CEL rules and the 422 causes, as kube-apiserver
+// applies them. Runs against the test server or TEST_KUBECONFIG.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { cluster, expectApiError, MYSQL_GROUP, raw } from './helpers.ts';
+
+test('a minimal MysqlCluster gets the schema defaults', async (t) => {
+  const env = await kubeEnv(t);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const c = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as Record<string, any>;
+  assert.equal(c.spec.replicas, 1);
+  assert.equal(c.spec.backupRemoteDeletePolicy, 'retain');
+  assert.equal(c.spec.mysqlVersion, '5.7');
+  assert.equal(c.spec.maxSlaveLatency, 30);
+});
+
+test('unknown fields are pruned with one Warning header each; fieldValidation=Strict refuses them with 400', async (t) => {
+  const env = await kubeEnv(t);
+  const path = `/apis/mysql.presslabs.org/v1alpha1/namespaces/${env.namespace}/mysqlclusters`;
+  const body = JSON.stringify(cluster('c1', { unknownField: 'dropped', podSpec: { unknownPodField: true } }));
+  const r = await raw(env.kubeConfig, 'POST', path, { body });
+  assert.equal(r.status, 201);
+  assert.equal(r.json.spec.unknownField, undefined);
+  assert.equal(r.json.spec.podSpec?.unknownPodField, undefined);
+  const warnings = [r.headers.warning ?? []].flat().join(', ');
+  assert.match(warnings, /299 - "unknown field \\"spec\.unknownField\\""/);
+  assert.match(warnings, /299 - "unknown field \\"spec\.podSpec\.unknownPodField\\""/);
+  const strict = await raw(env.kubeConfig, 'POST', `${path}?fieldValidation=Strict`, { body: JSON.stringify(cluster('c2', { unknownField: 'x' })) });
+  assert.equal(strict.status, 400);
+  assert.equal(strict.json.reason, 'BadRequest');
+  assert.match(strict.json.message, /strict decoding error: unknown field "spec\.unknownField"/);
+});
+
+test('int-or-string fields take both; enums, minimums and CEL rules give 422 with named fields', async (t) => {
+  const env = await kubeEnv(t);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ns = env.namespace;
+  const ok = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1', { minAvailable: '50%', mysqlConf: { max_connections: 100, sql_mode: 'STRICT' } }) })) as Record<string, any>;
+  assert.equal(ok.spec.minAvailable, '50%');
+  await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c2', { minAvailable: 1 }) });
+  const cases: [Record<string, unknown>, string, string][] = [
+    [{ backupRemoteDeletePolicy: 'keep' }, 'FieldValueNotSupported', 'spec.backupRemoteDeletePolicy'],
+    [{ replicas: -1 }, 'FieldValueInvalid', 'spec.replicas'],
+    [{ replicas: 'three' }, 'FieldValueTypeInvalid', 'spec.replicas'],
+    [{ backupSchedule: '0 0 * * *' }, 'FieldValueInvalid', 'spec'],
+  ];
+  for (const [spec, reason, field] of cases) {
+    const err = await expectApiError(co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('bad', spec) }));
+    assert.equal(err.code, 422, JSON.stringify(spec));
+    const causes = (err.status.details as { causes: { reason: string; field: string }[] }).causes;
+    assert.ok(causes.some((c) => c.reason === reason && c.field === field), `${JSON.stringify(spec)}: ${JSON.stringify(causes)}`);
+  }
+});
