@@ -71,7 +71,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #log: Logger | undefined;
   #resourceVersion = '';
   #synced = false;
-  #syncWaiters: Array<() => void> = [];
+  #syncWaiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   #loop: Promise<void> | undefined;
   #failures = 0;
   #watching = false;
@@ -131,6 +131,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   async stop(): Promise<void> {
     this.#abort.abort();
     await this.#loop;
+    for (const w of this.#syncWaiters) w.reject(new Error(`${this.target.kind} informer stopped before it synced`));
+    this.#syncWaiters = [];
   }
 
   /** Resolves once the first list is in the cache; rejects if `signal` aborts first. */
@@ -139,9 +141,16 @@ export class Informer<T extends KubeObject = KubeObject> {
     return new Promise((resolve, reject) => {
       const onAbort = (): void => reject(signal?.reason ?? new Error('aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#syncWaiters.push(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
+      const done = (): void => signal?.removeEventListener('abort', onAbort);
+      this.#syncWaiters.push({
+        resolve: () => {
+          done();
+          resolve();
+        },
+        reject: (err) => {
+          done();
+          reject(err);
+        },
       });
     });
   }
@@ -183,8 +192,12 @@ export class Informer<T extends KubeObject = KubeObject> {
         if (signal.aborted) break;
         if (err instanceof GoneError) {
           this.#opts.observer?.onGone?.();
-          relist = 'gone';
-          continue;
+          // A watch too old for the server: list again at once. A list answered 410 (an expired
+          // continue token) falls through to the backoff below.
+          if (!relist) {
+            relist = 'gone';
+            continue;
+          }
         }
         // An ERROR event other than 410 leaves the stream's position in doubt: list again.
         if (err instanceof KubeApiError && err.method === 'WATCH') relist = 'error';
@@ -243,7 +256,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       else this.#emit('onAdd', o);
     }
     if (!wasSynced) {
-      for (const w of this.#syncWaiters) w();
+      for (const w of this.#syncWaiters) w.resolve();
       this.#syncWaiters = [];
     }
   }

@@ -188,6 +188,17 @@ describe('informer', () => {
     assert.equal(f.counts.relist['initial'], 4, 'three failed lists, then one that worked');
   });
 
+  it('when a relist itself answers 410, backs off and lists again', async (t) => {
+    const f = await setup(t);
+    if (!f.env.server) return t.skip('needs fault injection (not on a real cluster)');
+    await f.put('a', { v: '1' });
+    f.env.server.faults.failNext({ verb: 'list', resource: 'configmaps' }, { status: 410, count: 2 });
+    f.informer.start();
+    await f.informer.waitForSync();
+    await assertConverged(f, 'after 410 lists');
+    assert.equal(f.counts.gone, 2);
+  });
+
   it('survives all the faults in a row and still ends equal to the server', async (t) => {
     // Events dropped by a silenced stream that later resumes are found by the periodic relist only.
     const f = await setup(t, { stallTimeoutMs: 400, watchTimeoutSeconds: 1, relistPeriodMs: 1000 });
