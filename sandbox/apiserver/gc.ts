@@ -52,8 +52,6 @@ export class GarbageCollector {
   }
 
   private written(def: ResourceDef, obj: KObj): void {
-    const prevRefs = this.svc.store.getByUid(obj.metadata.uid);
-    void prevRefs;
     this.index(obj, true);
     if (obj.metadata.ownerReferences?.length) this.enqueue({ kind: 'dependent', uid: obj.metadata.uid });
     const fins: string[] = obj.metadata.finalizers ?? [];
@@ -63,7 +61,7 @@ export class GarbageCollector {
     if (def.resource === 'namespaces' && def.group === '' && obj.metadata.deletionTimestamp) this.enqueue({ kind: 'namespace', name: obj.metadata.name });
   }
 
-  private removed(def: ResourceDef, obj: KObj): void {
+  private removed(_def: ResourceDef, obj: KObj): void {
     this.index(obj, false);
     this.enqueue({ kind: 'ownerGone', uid: obj.metadata.uid });
     for (const ref of (obj.metadata.ownerReferences ?? []) as KObj[]) this.enqueue({ kind: 'owner', uid: ref.uid });
@@ -71,7 +69,6 @@ export class GarbageCollector {
       const ns = this.svc.store.get('namespaces', undefined, obj.metadata.namespace);
       if (ns?.metadata.deletionTimestamp) this.enqueue({ kind: 'namespace', name: ns.metadata.name });
     }
-    void def;
   }
 
   private enqueue(t: Task): void {
@@ -177,12 +174,9 @@ export class GarbageCollector {
       return;
     }
     if (fins.includes('foregroundDeletion')) {
-      let blocking = 0;
       for (const d of deps) {
         const depDef = this.defOf(d.rkey);
         if (!depDef) continue;
-        const ref = (d.obj.metadata.ownerReferences as KObj[]).find((r) => r.uid === uid);
-        if (ref?.blockOwnerDeletion) blocking++;
         if (!d.obj.metadata.deletionTimestamp) {
           this.svc.delete(depDef, d.obj.metadata.namespace, d.obj.metadata.name, { propagationPolicy: 'Foreground' }, GC_MANAGER);
         }
@@ -192,7 +186,6 @@ export class GarbageCollector {
         return o && (o.metadata.ownerReferences as KObj[]).some((r) => r.uid === uid && r.blockOwnerDeletion);
       });
       if (remaining.length === 0) this.dropFinalizer(def, uid, 'foregroundDeletion');
-      void blocking;
     }
   }
 

@@ -192,9 +192,9 @@ export class ApiHttpHandler {
         namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'],
       });
     };
-    const send = (code: number, body: unknown, extra: Record<string, string | string[]> = {}) => {
+    const send = (code: number, body: unknown, extra: Record<string, string | string[]> = {}, indent = false) => {
       status = code;
-      const text = encodeJson(body, pretty);
+      const text = encodeJson(body, pretty || indent);
       const headers: Record<string, string | string[]> = { ...this.baseHeaders(), ...extra };
       if (Buffer.byteLength(text) <= 2048) headers['Content-Length'] = String(Buffer.byteLength(text));
       res.writeHead(code, headers);
@@ -217,7 +217,8 @@ export class ApiHttpHandler {
           logged();
           return;
         }
-        send(200, body, info.path === '/version' ? {} : {});
+        // kube-apiserver indents these two documents itself.
+        send(200, body, {}, info.path === '/version');
         return;
       }
       await this.resource(req, res, info, send, (code) => {
@@ -237,7 +238,7 @@ export class ApiHttpHandler {
         res.destroy();
         return;
       }
-      send(err.code, err.body, err.code === 403 ? { 'X-Content-Type-Options': 'nosniff' } : {});
+      send(err.code, err.body, err.code === 403 ? { 'X-Content-Type-Options': 'nosniff' } : {}, err.code === 406);
     }
   }
 
