@@ -89,7 +89,9 @@ async function runOnce(n: number): Promise<Run> {
     const mark = server.requestLog.mark();
     await sleep(STEADY_MS);
     const steady = server.requestLog.since(mark).filter((e) => e.userAgent?.startsWith('mysql-operator'));
-    const steadyWrites = steady.filter((e) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb)).length;
+    const writes = steady.filter((e) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb));
+    const steadyWrites = writes.length;
+    if (steadyWrites) console.log(`steady-state writes: ${writes.map((w) => `${w.verb} ${w.resource}${w.subresource ? `/${w.subresource}` : ''} ${w.name} (${w.status})`).join(', ')}`);
     return {
       clusters: n,
       convergeMs,

@@ -19,6 +19,8 @@ export type Plan<T> =
   | { op: 'create'; object: T }
   | { op: 'update'; object: T }
   | { op: 'delete'; object: T }
+  /** A strategic merge patch without resourceVersion: cannot conflict with concurrent writers. */
+  | { op: 'patch'; object: T; patch: unknown }
   | { op: 'refuse'; message: string };
 
 const QUANTITY_PARENTS = new Set(['requests', 'limits']);
@@ -133,7 +135,13 @@ export function planService(desired: V1Service, existing: V1Service | undefined,
     ownedSubset(specOwned, existing.spec) &&
     ownedSubset(desired.spec?.selector, existing.spec?.selector) &&
     Object.keys(existing.spec?.selector ?? {}).length === Object.keys(desired.spec?.selector ?? {}).length;
-  if (same && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
+  const labelsSame = !labelsChanged(desired.metadata?.labels, existing.metadata?.labels);
+  if (same && labelsSame) {
+    if (!owners.changed) return { op: 'none' };
+    // Every cluster of a namespace adds itself to the shared Service: a patch merged by uid
+    // lets them do so at once, where updates would conflict with each other.
+    return { op: 'patch', object: existing, patch: { metadata: { ownerReferences: [owner] } } };
+  }
   return {
     op: 'update',
     object: {

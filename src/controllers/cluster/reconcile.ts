@@ -156,6 +156,11 @@ async function act(
     case 'delete':
       await ctx.client.delete({ ...kind, namespace: plan.object.metadata?.namespace, name: plan.object.metadata?.name ?? '' });
       break;
+    case 'patch':
+      await ctx.client.patch({ ...kind, namespace: plan.object.metadata?.namespace, name: plan.object.metadata?.name ?? '' }, plan.patch, {
+        type: 'strategic',
+      });
+      break;
   }
   log.info(`${plan.op} ${kind.kind}`, { step: 'apply', object: plan.object.metadata?.name });
   return undefined;

@@ -118,8 +118,13 @@ test('the shared headless Service collects one plain owner reference per cluster
   });
   const mine = { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid };
   const plan = planService(desired.headlessService, existing, mine);
-  assert.equal(plan.op, 'update');
-  assert.deepEqual((plan as { object: V1Service }).object.metadata?.ownerReferences, [other, mine]);
+  assert.equal(plan.op, 'patch', 'merged by uid: clusters adding themselves at once do not conflict');
+  assert.deepEqual((plan as { patch: unknown }).patch, { metadata: { ownerReferences: [mine] } });
+  const drifted = stored(existing, (s) => (s.spec!.publishNotReadyAddresses = false));
+  const fix = planService(desired.headlessService, drifted, mine);
+  assert.equal(fix.op, 'update');
+  assert.deepEqual((fix as { object: V1Service }).object.metadata?.ownerReferences, [other, mine]);
+  assert.equal((fix as { object: V1Service }).object.spec?.publishNotReadyAddresses, true);
 });
 
 test('the PDB follows minAvailable, and goes when it no longer applies', () => {
