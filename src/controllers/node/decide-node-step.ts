@@ -49,17 +49,14 @@ export function operatedSecretName(cluster: string): string {
   return `${cluster}-mysql-operated`;
 }
 
-function replicationProblem(g: NodeGathered, rep: ReplicationView, master: NodeView): NodeDecision | null {
+/** A replica's failing threads, as a reason naming what to fix. */
+function replicationFailure(g: NodeGathered, rep: ReplicationView, master: NodeView): NodeDecision {
   if (rep.lastSqlErrno !== 0) {
     return wait(
       NODE_WAIT_REASONS.replicationError,
       `replication from ${master.pod} stopped applying: error ${rep.lastSqlErrno}: ${rep.lastSqlError}`,
     );
   }
-  if (rep.lastIoErrno === 0) return null;
-  // A connection error may be stale or fixed since (a new password in the Secret, the master
-  // back): re-point once per pass, which re-reads the credentials and clears the error.
-  if (!g.attempted.includes('pointAt')) return step({ kind: 'pointAt', master });
   if (rep.lastIoErrno === MYSQL_ACCESS_DENIED) {
     return wait(
       NODE_WAIT_REASONS.replicationAccessDenied,
@@ -67,10 +64,13 @@ function replicationProblem(g: NodeGathered, rep: ReplicationView, master: NodeV
         `${OPERATED_SECRET_KEY.replicationPassword} of Secret ${operatedSecretName(g.cluster.name)}`,
     );
   }
-  return wait(
-    NODE_WAIT_REASONS.replicationError,
-    `replication cannot connect to the master ${master.pod}: error ${rep.lastIoErrno}: ${rep.lastIoError}`,
-  );
+  if (rep.lastIoErrno !== 0) {
+    return wait(
+      NODE_WAIT_REASONS.replicationError,
+      `replication cannot connect to the master ${master.pod}: error ${rep.lastIoErrno}: ${rep.lastIoError}`,
+    );
+  }
+  return wait(NODE_WAIT_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
 }
 
 export function decideNodeStep(g: NodeGathered): NodeDecision {
@@ -123,11 +123,17 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {
     return step({ kind: 'pointAt', master });
   }
-  const problem = replicationProblem(g, rep, master);
-  if (problem !== null) return problem;
+  // Stopped threads (skip-slave-start after a restart, a re-point, an error) get one START per
+  // pass; START also clears errors left from before, so they are judged only after it.
   if (rep.ioState === 'stopped' || !rep.sqlRunning) {
     if (!g.attempted.includes('startReplication')) return step({ kind: 'startReplication' });
-    return wait(NODE_WAIT_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
+    return replicationFailure(g, rep, master);
+  }
+  // The IO thread retries on its own; an error may be fixed since (a new password in the Secret):
+  // re-point once per pass, which re-reads the credentials.
+  if (rep.lastIoErrno !== 0) {
+    if (!g.attempted.includes('pointAt')) return step({ kind: 'pointAt', master });
+    return replicationFailure(g, rep, master);
   }
   if (rep.ioState === 'connecting') {
     return wait(NODE_WAIT_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);

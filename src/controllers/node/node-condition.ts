@@ -20,6 +20,7 @@ export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly
   const same = old && old.status === status && old.reason === reason && old.message === message;
   if (same && (!stamp || old.lastProbeTime === time)) return null;
   const lastTransitionTime = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : time;
-  const lastProbeTime = stamp ? time : old?.lastProbeTime ?? null;
-  return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, lastProbeTime };
+  const lastProbeTime = stamp ? time : old?.lastProbeTime;
+  // No null in the patch: in a strategic merge patch it would mean "delete this field".
+  return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, ...(lastProbeTime ? { lastProbeTime } : {}) };
 }

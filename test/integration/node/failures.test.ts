@@ -12,6 +12,7 @@ test('with the master unreachable the pod is not configured and says why; when i
   await m.stop();
   await c.createCluster(2);
   await c.createOperatedSecret();
+  await c.createPod(0);
   await c.createPod(1);
   const op = c.startOperator();
   t.after(() => op.stop());
@@ -23,7 +24,7 @@ test('with the master unreachable the pod is not configured and says why; when i
   await waitFor(async () => (op.output().match(/"reason":"MasterUnreachable"/g) ?? []).length >= 3, 'three attempts', 60_000);
 
   await m.start();
-  await c.createPod(0);
+  await c.markStarted(0);
   await c.waitCondition(1, 'True');
   await m.sql('SET GLOBAL read_only = 0');
   await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
@@ -76,7 +77,8 @@ for (const k of [1, 2, 3, 4]) {
     // backup_gtid_purged, no replication settings, and (here) writable.
     const [{ gtid }] = (await m.sql('SELECT @@gtid_current_pos AS gtid')) as [{ gtid: string }];
     await r.sql('SET SESSION sql_log_bin = 0; SET GLOBAL read_only = 0; CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(30))');
-    await r.sql('SET SESSION sql_log_bin = 0; INSERT INTO app.t SELECT seq, CONCAT("before-clone-", seq) FROM seq_1_to_20');
+    const rows = Array.from({ length: 20 }, (_, j) => `(${j + 1}, 'before-clone-${j + 1}')`).join(', ');
+    await r.sql(`SET SESSION sql_log_bin = 0; INSERT INTO app.t VALUES ${rows}`);
     await r.sql("SET SESSION sql_log_bin = 0; REPLACE INTO sys_operator.status VALUES ('backup_gtid_purged', ?)", [gtid]);
     for (let i = 21; i <= 30; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `after-clone-${i}`]);
 

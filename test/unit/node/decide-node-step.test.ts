@@ -126,16 +126,24 @@ test('a connection error is retried once per pass by re-pointing, then reported'
   assert.match(d.kind === 'wait' ? d.message : '', /2003/);
 });
 
+test('an error left from before a re-point does not stop the start that clears it', () => {
+  const stale = server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false, lastIoErrno: 1045, lastIoError: 'Access denied' }) });
+  assert.equal(stepKind(decideNodeStep(gathered(1, stale, [pod0Master], { attempted: ['pointAt'] }))), 'startReplication');
+});
+
 test('a replication access-denied error names the REPLICATION_PASSWORD key', () => {
   const denied = server({ replication: replicating(0, { ioState: 'connecting', lastIoErrno: 1045, lastIoError: 'Access denied' }) });
-  const d = decideNodeStep(gathered(1, denied, [pod0Master], { attempted: ['pointAt'] }));
+  const d = decideNodeStep(gathered(1, denied, [pod0Master], { attempted: ['pointAt', 'startReplication'] }));
   assert.equal(stepKind(d), 'wait:ReplicationAccessDenied');
   assert.match(d.kind === 'wait' ? d.message : '', /REPLICATION_PASSWORD of Secret my-db-mysql-operated/);
 });
 
-test('an SQL thread error is reported, not retried blindly', () => {
+test('an SQL thread error gets one restart per pass, then is reported', () => {
   const broken = server({ replication: replicating(0, { sqlRunning: false, lastSqlErrno: 1062, lastSqlError: 'Duplicate entry' }) });
-  assert.equal(stepKind(decideNodeStep(gathered(1, broken, [pod0Master]))), 'wait:ReplicationError');
+  assert.equal(stepKind(decideNodeStep(gathered(1, broken, [pod0Master]))), 'startReplication');
+  const d = decideNodeStep(gathered(1, broken, [pod0Master], { attempted: ['startReplication'] }));
+  assert.equal(stepKind(d), 'wait:ReplicationError');
+  assert.match(d.kind === 'wait' ? d.message : '', /1062/);
 });
 
 test('when the master is unreachable the replica waits and is not configured', () => {
