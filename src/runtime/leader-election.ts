@@ -71,14 +71,17 @@ export class LeaderElector {
     return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: this.#o.namespace, name: this.#o.name };
   }
 
-  /** One attempt: create, take over an expired Lease, or renew ours. True when we hold it after. */
-  async tryAcquireOrRenew(): Promise<boolean> {
+  /**
+   * One attempt: create, take over an expired Lease, or renew ours. True when we hold it after.
+   * `signal` bounds the attempt (a leader must not keep running on an answer that comes too late).
+   */
+  async tryAcquireOrRenew(signal?: AbortSignal): Promise<boolean> {
     const now = new Date();
     const durationSeconds = Math.max(1, Math.ceil(this.#o.leaseDurationMs / 1000));
-    const lease = await this.#o.client.getIfExists<Lease>(this.#ref);
+    const lease = await this.#o.client.getIfExists<Lease>(this.#ref, { signal });
     if (!lease) {
       try {
-        await this.#o.client.create<Lease>({
+        const fresh: Lease = {
           ...this.#ref,
           metadata: { name: this.#o.name, namespace: this.#o.namespace },
           spec: {
@@ -88,7 +91,8 @@ export class LeaderElector {
             renewTime: microTime(now),
             leaseTransitions: 0,
           },
-        });
+        };
+        await this.#o.client.create<Lease>(fresh, { signal });
       } catch (err) {
         if (isAlreadyExists(err) || isConflict(err)) return false; // AlreadyExists: another candidate created it first
         throw err;
@@ -114,7 +118,7 @@ export class LeaderElector {
       },
     };
     try {
-      const updated = await this.#o.client.update<Lease>(next);
+      const updated = await this.#o.client.update<Lease>(next, { signal });
       this.#observe(updated.spec ?? {});
       return true;
     } catch (err) {
@@ -136,9 +140,9 @@ export class LeaderElector {
     }
   }
 
-  async #attempt(): Promise<boolean> {
+  async #attempt(timeoutMs: number): Promise<boolean> {
     try {
-      return await this.tryAcquireOrRenew();
+      return await this.tryAcquireOrRenew(AbortSignal.timeout(Math.max(1, timeoutMs)));
     } catch (err) {
       this.#o.log?.warn('lease request failed', { lease: this.#o.name, error: errorMessage(err) });
       return false;
@@ -149,7 +153,7 @@ export class LeaderElector {
   async run(signal: AbortSignal): Promise<void> {
     const jitter = (): number => Math.round(this.#o.retryPeriodMs * (1 + Math.random() * 0.2));
     while (!signal.aborted) {
-      const acquired = await this.#attempt();
+      const acquired = await this.#attempt(this.#o.renewDeadlineMs);
       this.#stateKnown = true;
       if (signal.aborted) break;
       if (!acquired) {
@@ -170,7 +174,9 @@ export class LeaderElector {
         } catch {
           break;
         }
-        if (await this.#attempt()) lastRenew = performance.now();
+        // The attempt may not outlive the renew deadline: past it, another may take the Lease.
+        const left = this.#o.renewDeadlineMs - (performance.now() - lastRenew);
+        if (left > 0 && (await this.#attempt(left))) lastRenew = performance.now();
         else if (this.#observedHolder !== this.#o.identity || performance.now() - lastRenew > this.#o.renewDeadlineMs) {
           this.#o.log?.warn('lost leadership', { lease: this.#o.name, holder: this.#observedHolder });
           break;
@@ -183,13 +189,14 @@ export class LeaderElector {
 
   /** Gives the Lease up (holderIdentity cleared) if we hold it, so a standby takes over at once. */
   async release(): Promise<void> {
-    const lease = await this.#o.client.getIfExists<Lease>(this.#ref);
+    const signal = AbortSignal.timeout(this.#o.renewDeadlineMs);
+    const lease = await this.#o.client.getIfExists<Lease>(this.#ref, { signal });
     if (!lease || lease.spec?.holderIdentity !== this.#o.identity) return;
     const now = microTime(new Date());
     await this.#o.client.update<Lease>({
       ...lease,
       spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
-    });
+    }, { signal });
     this.#leader = false;
   }
 }

@@ -54,6 +54,11 @@ export interface ResourceInfo {
   namespaced: boolean;
 }
 
+/** Per-call options: `signal` aborts the request (e.g. a deadline). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -77,16 +82,19 @@ export class KubeClient {
   readonly server: URL;
   readonly userAgent: string;
   readonly fieldManager: string;
+  readonly requestTimeoutMs: number;
   readonly #agent: http.Agent;
   readonly #discovery = new Map<string, Map<string, ResourceInfo>>();
 
-  constructor(kubeConfig: KubeConfig, opts: { userAgent?: string; fieldManager?: string } = {}) {
+  constructor(kubeConfig: KubeConfig, opts: { userAgent?: string; fieldManager?: string; requestTimeoutMs?: number } = {}) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.kubeConfig = kubeConfig;
     this.server = new URL(cluster.server);
     this.userAgent = opts.userAgent ?? 'mysql-operator/0.1';
     this.fieldManager = opts.fieldManager ?? 'mysql-operator';
+    // A server that accepts a request and never answers must not hang a reconcile or shutdown.
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 60_000;
     this.#agent =
       this.server.protocol === 'https:'
         ? new https.Agent({ keepAlive: true })
@@ -170,10 +178,22 @@ export class KubeClient {
 
   /** One request; resolves with the parsed JSON body, rejects with a typed KubeApiError. */
   async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const res = await this.#open(method, path, opts);
-    const chunks: Buffer[] = [];
-    for await (const c of res) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const timeout = AbortSignal.timeout(this.requestTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res: http.IncomingMessage;
+    let text: string;
+    try {
+      res = await this.#open(method, path, { ...opts, signal });
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      text = Buffer.concat(chunks).toString('utf8');
+    } catch (err) {
+      if (signal.aborted) {
+        const why = timeout.aborted ? `no answer within ${this.requestTimeoutMs} ms` : 'aborted';
+        throw new Error(`${method} ${path}: ${why}`, { cause: err });
+      }
+      throw err;
+    }
     const code = res.statusCode ?? 0;
     if (code < 200 || code > 299) throw apiError(method, path, code, text);
     return (text ? JSON.parse(text) : undefined) as T;
@@ -234,14 +254,14 @@ export class KubeClient {
 
   // ---- verbs ----
 
-  async get<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T> {
-    return this.request<T>('GET', await this.pathFor(ref));
+  async get<T extends KubeObject = KubeObject>(ref: ObjectRef, opts: CallOptions = {}): Promise<T> {
+    return this.request<T>('GET', await this.pathFor(ref), opts);
   }
 
   /** Like `get`, but `undefined` when the object does not exist. */
-  async getIfExists<T extends KubeObject = KubeObject>(ref: ObjectRef): Promise<T | undefined> {
+  async getIfExists<T extends KubeObject = KubeObject>(ref: ObjectRef, opts: CallOptions = {}): Promise<T | undefined> {
     try {
-      return await this.get<T>(ref);
+      return await this.get<T>(ref, opts);
     } catch (err) {
       if (err instanceof NotFoundError) return undefined;
       throw err;
@@ -278,15 +298,16 @@ export class KubeClient {
     return first;
   }
 
-  async create<T extends KubeObject>(obj: T): Promise<T> {
+  async create<T extends KubeObject>(obj: T, opts: CallOptions = {}): Promise<T> {
     const ref = this.#refOf(obj);
     const path = await this.pathFor({ ...ref, name: undefined });
-    return this.request<T>('POST', path, { body: obj, query: { fieldManager: this.fieldManager } });
+    return this.request<T>('POST', path, { body: obj, query: { fieldManager: this.fieldManager }, signal: opts.signal });
   }
 
   /** PUT: optimistic concurrency through `metadata.resourceVersion` (stale → ConflictError). */
-  async update<T extends KubeObject>(obj: T): Promise<T> {
+  async update<T extends KubeObject>(obj: T, opts: CallOptions = {}): Promise<T> {
     return this.request<T>('PUT', await this.pathFor(this.#refOf(obj)), {
+      signal: opts.signal,
       body: obj,
       query: { fieldManager: this.fieldManager },
     });

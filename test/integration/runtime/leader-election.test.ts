@@ -150,6 +150,22 @@ describe('leader election', () => {
     await eventually('it leads again once the API answers', () => only.manager.isLeader, LEASE_MS * 4);
   });
 
+  it('a leader whose renewals hang steps down before its Lease could expire', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    if (!env.server) return t.skip('needs fault injection (not on a real cluster)');
+    const [only] = await candidates(t, env, 1);
+    assert.ok(only);
+    await eventually('it leads', () => only.manager.isLeader);
+    await eventually('it renewed at least once', async () => (await readLease(env)).spec?.leaseTransitions === 0 && only.manager.isLeader);
+    env.server.faults.delayNext({ resource: 'leases' }, { ms: 60_000, count: 1_000_000 });
+    await eventually('it steps down', () => !only.manager.isLeader, LEASE_MS * 4);
+    const steppedDown = Date.now();
+    env.server.faults.clear();
+    const lastRenew = Date.parse((await readLease(env)).spec?.renewTime ?? '');
+    assert.ok(steppedDown - lastRenew < LEASE_MS, `stepped down ${steppedDown - lastRenew} ms after its last renewal`);
+    assert.deepEqual(only.manager.runningControllers, []);
+  });
+
   it('two electors racing for a fresh Lease never both win', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     const clients = [new KubeClient(env.kubeConfig), new KubeClient(env.kubeConfig)];
