@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { checkCrd } from '../../src/api/structural/index.ts';
 import { admitCustomResource } from './cr-schema.ts';
+import { UPDATE_RULES } from './update-rules.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
 import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
 import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
@@ -343,6 +344,9 @@ export class ObjectService {
       else next.status = clone(old.status);
     }
     next = this.admit(def, next, old, opts, old.metadata.name, sub);
+    const rule = def.builtin && sub === undefined ? UPDATE_RULES[def.resource] : undefined;
+    const refused = rule?.(old, next) ?? [];
+    if (refused.length > 0) throw invalid(def, old.metadata.name, refused);
     const m: KObj = next.metadata;
     cleanMetadata(m);
     if (def.hasGeneration) {
@@ -536,6 +540,20 @@ export class ObjectService {
       }
     }
     return listBody(def, deleted, { resourceVersion, continue: '' });
+  }
+
+  /** pods/binding: what the scheduler does; the sandbox's scheduler binds through it. */
+  bind(def: ResourceDef, ns: string | undefined, name: string, body: KObj, opts: WriteOptions): KObj {
+    const old = this.get(def, ns, name);
+    const node = body?.target?.name;
+    if (typeof node !== 'string' || node === '') {
+      throw invalid({ ...def, kind: 'Binding' }, name, [{ reason: 'FieldValueRequired', message: 'Required value', field: 'target.name' }]);
+    }
+    if (old.spec?.nodeName) throw conflict(def, name, `pod ${name} is already assigned to node "${old.spec.nodeName}"`);
+    const next = clone(old);
+    next.spec = { ...next.spec, nodeName: node };
+    this.commit(def, old, next, opts, 'binding');
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   }
 
   scaleOf(def: ResourceDef, obj: KObj): KObj {

@@ -320,7 +320,8 @@ export class ApiHttpHandler {
       throw new TextNotFound();
     }
     const sub = info.subresource;
-    if (sub !== undefined && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
+    const binding = sub === 'binding' && def.resource === 'pods' && def.group === '';
+    if (sub !== undefined && !binding && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
       if (def.builtin) throw resourceNotFound();
       throw new TextNotFound();
     }
@@ -380,6 +381,10 @@ export class ApiHttpHandler {
         return;
       }
       case 'create': {
+        if (binding) {
+          send(201, this.svc.bind(def, ns, info.name!, parseJsonBody(await readBody(req), 'Binding'), opts));
+          return;
+        }
         if (info.name !== undefined && def.builtin) throw methodNotAllowed();
         const body = parseJsonBody(await readBody(req), def.kind);
         const created = this.svc.create(def, ns, body, opts);

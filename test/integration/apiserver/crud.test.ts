@@ -139,3 +139,35 @@ test('KubernetesObjectApi maps kinds to resources through discovery', async (t) 
   const list = await api.list('v1', 'ConfigMap', ns);
   assert.ok(list.items.some((i) => i.metadata?.name === 'cm'));
 });
+
+test('built-in immutability: StatefulSet spec beyond replicas/template/updateStrategy, pod spec, PVC spec are refused with 422', async (t) => {
+  const env = await kubeEnv(t);
+  const apps = env.kubeConfig.makeApiClient(AppsV1Api);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = env.namespace;
+  const sts = await apps.createNamespacedStatefulSet({
+    namespace: ns,
+    body: {
+      metadata: { name: 'db' },
+      spec: {
+        replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'mysql', image: 'mysql:8' }] } },
+      },
+    },
+  });
+  const err = await expectApiError(apps.replaceNamespacedStatefulSet({ namespace: ns, name: 'db', body: { ...sts, spec: { ...sts.spec!, serviceName: 'other' } } }));
+  assert.equal(err.code, 422);
+  const cause = (err.status.details as { causes: { reason: string; field: string; message: string }[] }).causes[0]!;
+  assert.equal(cause.reason, 'FieldValueForbidden');
+  assert.equal(cause.field, 'spec');
+  assert.match(cause.message, /^Forbidden: updates to statefulset spec for fields other than 'replicas'/);
+  await apps.patchNamespacedStatefulSet({ namespace: ns, name: 'db', body: { spec: { replicas: 2, template: { spec: { containers: [{ name: 'mysql', image: 'mysql:8.1' }] } } } } }, MERGE_PATCH);
+  const pod = await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } } });
+  assert.equal(pod.status?.phase, 'Pending');
+  await core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } } }, MERGE_PATCH);
+  const podErr = await expectApiError(core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { hostname: 'x' } } }, MERGE_PATCH));
+  assert.equal(podErr.code, 422);
+  await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } });
+  const pvcErr = await expectApiError(core.patchNamespacedPersistentVolumeClaim({ namespace: ns, name: 'data', body: { spec: { accessModes: ['ReadWriteMany'] } } }, MERGE_PATCH));
+  assert.equal(pvcErr.code, 422);
+});
