@@ -434,7 +434,9 @@ export function serverSideApply(
     }
   }
   obj = applyMerge(obj, applied, [], opts.schema) as KObj;
-  const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion, time: rfc3339(), fieldsType: 'FieldsV1', fieldsV1: appliedSet };
+  // The time moves only when the applier's set changes (an identical apply writes nothing).
+  const time = previous && deepEqual(previous.fieldsV1, sortSet(appliedSet)) ? previous.time : rfc3339();
+  const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: appliedSet };
   if (subresource) entry.subresource = subresource;
   return { object: obj, managedFields: finish([...kept, entry]) };
 }

@@ -88,10 +88,9 @@ function withoutMetaStatus(o: KObj): KObj {
   return rest;
 }
 
-function withoutVolatile(o: KObj): KObj {
+function withoutResourceVersion(o: KObj): KObj {
   const meta = { ...o.metadata };
   delete meta.resourceVersion;
-  delete meta.managedFields;
   return { ...o, metadata: meta };
 }
 
@@ -359,7 +358,7 @@ export class ObjectService {
     cleanMetadata(m);
     def.allocate?.(next, this.defaultContext());
     m.resourceVersion = old.metadata.resourceVersion;
-    if (deepEqual(withoutVolatile(old), withoutVolatile(next))) return old;
+    if (deepEqual(withoutResourceVersion(old), withoutResourceVersion(next))) return old;
     if (opts.dryRun) return orderObject(def, next);
     const finalizing = old.metadata.deletionTimestamp && !(m.finalizers?.length) && def.resource !== 'namespaces';
     if (finalizing) {

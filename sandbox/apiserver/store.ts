@@ -14,7 +14,7 @@ export interface StoredEvent {
   /** The stored state this event replaced (for selector transitions of watches). */
   prev: KObj | undefined;
   /** Serialised lines per output format, filled lazily and shared by all watchers. */
-  lines: Map<string, string>;
+  lines: Map<string, Buffer>;
 }
 
 export type EventListener = (ev: StoredEvent) => void;

@@ -11,6 +11,8 @@ import { apiVersionOf, type KObj, type ResourceDef } from './types.ts';
 
 export type WatchFormat = 'json' | 'table';
 
+const CHUNK = 2048;
+
 export interface WatchRequest {
   def: ResourceDef;
   rkey: string;
@@ -33,7 +35,7 @@ class Watcher {
   private readonly startRv: number;
   private sawNewer = false;
   private first = true;
-  private held: string[] = [];
+  private held: (string | Buffer)[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   closed = false;
 
@@ -85,7 +87,7 @@ class Watcher {
     if (this.req.format === 'json' && type === ev.type) {
       let line = ev.lines.get('json');
       if (line === undefined) {
-        line = encodeJson({ type, object: ev.object });
+        line = Buffer.from(encodeJson({ type, object: ev.object }));
         ev.lines.set('json', line);
       }
       this.write(line);
@@ -100,13 +102,20 @@ class Watcher {
     this.write(encodeJson({ type, object }));
   }
 
-  write(line: string): void {
+  write(line: string | Buffer): void {
     if (this.closed || this.hub.silenced) return;
     if (this.hub.paused()) {
       this.held.push(line);
       return;
     }
-    this.res.write(line);
+    // Go's http server flushes through a 2 KiB buffer: long events arrive split over chunks,
+    // so clients must reassemble lines, as with the real server.
+    const bytes = typeof line === 'string' ? Buffer.from(line) : line;
+    if (bytes.length <= CHUNK) {
+      this.res.write(bytes);
+      return;
+    }
+    for (let i = 0; i < bytes.length; i += CHUNK) this.res.write(bytes.subarray(i, i + CHUNK));
   }
 
   flushHeld(): void {

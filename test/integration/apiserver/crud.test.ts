@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP } from './helpers.ts';
+import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP, raw } from './helpers.ts';
 
 test('create fills uid, creationTimestamp, resourceVersion and generation; resourceVersions increase across resources', async (t) => {
   const env = await kubeEnv(t);
@@ -170,4 +170,21 @@ test('built-in immutability: StatefulSet spec beyond replicas/template/updateStr
   await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } });
   const pvcErr = await expectApiError(core.patchNamespacedPersistentVolumeClaim({ namespace: ns, name: 'data', body: { spec: { accessModes: ['ReadWriteMany'] } } }, MERGE_PATCH));
   assert.equal(pvcErr.code, 422);
+});
+
+test('a write that changes nothing stores nothing: same resourceVersion, also for a repeated apply', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = env.namespace;
+  const a = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'a' }, data: { k: '1' } } });
+  const patched = await core.patchNamespacedConfigMap({ namespace: ns, name: 'a', body: { data: { k: '1' } } }, MERGE_PATCH);
+  assert.equal(patched.metadata!.resourceVersion, a.metadata!.resourceVersion);
+  const replaced = await core.replaceNamespacedConfigMap({ namespace: ns, name: 'a', body: patched });
+  assert.equal(replaced.metadata!.resourceVersion, a.metadata!.resourceVersion);
+  const body = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: '1' } });
+  const path = `/api/v1/namespaces/${ns}/configmaps/a?fieldManager=ssa`;
+  const first = await raw(env.kubeConfig, 'PATCH', path, { body, contentType: 'application/apply-patch+yaml' });
+  assert.notEqual(first.json.metadata.resourceVersion, a.metadata!.resourceVersion, 'the new owner is recorded');
+  const second = await raw(env.kubeConfig, 'PATCH', path, { body, contentType: 'application/apply-patch+yaml' });
+  assert.equal(second.json.metadata.resourceVersion, first.json.metadata.resourceVersion);
 });
