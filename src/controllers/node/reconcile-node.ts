@@ -8,7 +8,7 @@ import type { ControllerContext, ReconcileResult, Request } from '../../runtime/
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { clusterView } from './cluster-view.ts';
-import { decideNodeStep, operatedSecretName, type NodeStep } from './decide-node-step.ts';
+import { decideNodeStep, NODE_WAIT_REASONS, operatedSecretName, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
 import type { Endpoint, NodeView, PodView, ServerView, StepKind } from './node-state.ts';
 import { observeServer, unreachableView } from './observe-server.ts';
@@ -51,6 +51,8 @@ interface Credentials {
 }
 
 const MAX_STEPS_PER_PASS = 12;
+/** Waits that are the system working as intended, not something to fix: Normal Events. */
+const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_WAIT_REASONS.failoverInProgress]);
 const POLL_MS = 250;
 
 function decode(data: Record<string, string> | undefined, key: string): string {
@@ -145,6 +147,7 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
     if (cond === null) return;
     await ctx.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: req.namespace, name: req.name }, { status: { conditions: [cond] } }, 'strategic');
     if (outcome.configured) ctx.events.normal(pod, 'NodeConfigured', `${req.name} is configured`);
+    else if (EXPECTED_WAITS.has(outcome.reason)) ctx.events.normal(pod, outcome.reason, outcome.message);
     else ctx.events.warning(pod, outcome.reason, outcome.message);
   };
   const refuse = async (reason: string, message: string): Promise<never> => {

@@ -2,7 +2,7 @@
 // standing in for the pods (flavour: MariaDB 10.11, GTID slave_pos).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodeCluster, podName, waitSameData } from './node-cluster.ts';
+import { CLUSTER, nodeCluster, podName, waitSameData } from './node-cluster.ts';
 
 test('a new replica pod becomes configured, replicates from pod 0, and its condition says so', async (t) => {
   const c = await nodeCluster(t, 2);
@@ -32,4 +32,27 @@ test('a new replica pod becomes configured, replicates from pod 0, and its condi
   await waitSameData(m, r, 'app.t');
   assert.ok(!op.output().includes('repl-secret-1') && !op.output().includes('op-secret-1'), 'no password in the logs');
   assert.match(op.output(), new RegExp(`"pod":"${podName(1)}".*"step":"markConfigured"`));
+});
+
+test('nothing is configured while the cluster has FailoverInProgress=True; once it clears, the pod is configured', async (t) => {
+  const c = await nodeCluster(t, 2);
+  await c.createCluster(2);
+  const clusterRef = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: c.ns, name: CLUSTER };
+  const failover = (status: 'True' | 'False', reason: string) => ({
+    status: { conditions: [{ type: 'FailoverInProgress', status, reason, message: 'recovery of my-db.test', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }] },
+  });
+  await c.client.patchStatus(clusterRef, failover('True', 'OrcFailoverInProgress'));
+  await c.createOperatedSecret();
+  await c.createPod(0);
+  await c.createPod(1);
+  const op = c.startOperator();
+  t.after(() => op.stop());
+
+  const cond = await c.waitCondition(1, 'False', /^FailoverInProgress: .*recovery of my-db.test/);
+  assert.equal(cond.reason, 'mysqlInitializationFailed');
+  assert.equal(await (await c.root(1)).replicationStatus(), null, 'not touched during the failover');
+
+  await c.client.patchStatus(clusterRef, failover('False', 'ClusterMasterHealthy'));
+  await c.waitCondition(1, 'True');
+  assert.equal((await (await c.root(1)).replicationStatus())?.masterHost, c.servers[0]!.host);
 });

@@ -68,7 +68,8 @@ export interface NodeCluster {
   waitCondition(i: number, status: 'True' | 'False', messageMatch?: RegExp): Promise<PodCondition>;
   /** src/mysql node as root on server i (closed at cleanup). */
   root(i: number): Promise<MysqlNode>;
-  startOperator(opts?: { killAfterSteps?: number }): Operator;
+  /** `killAfterSteps`: the operator SIGKILLs itself after that many steps (on `killPod` only, if given). */
+  startOperator(opts?: { killAfterSteps?: number; killPod?: string }): Operator;
 }
 
 export async function nodeCluster(t: TestContext, servers: number): Promise<NodeCluster> {
@@ -215,6 +216,7 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
           WATCH_NAMESPACE: ns,
           NODE_TEST_ENDPOINTS: JSON.stringify(endpoints),
           ...(opts.killAfterSteps ? { NODE_TEST_KILL_AFTER: String(opts.killAfterSteps) } : {}),
+          ...(opts.killPod ? { NODE_TEST_KILL_POD: opts.killPod } : {}),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

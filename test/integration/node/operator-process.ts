@@ -5,6 +5,7 @@
 //   WATCH_NAMESPACE       the test's namespace
 //   NODE_TEST_ENDPOINTS   JSON { "<pod>": "host:port" }
 //   NODE_TEST_KILL_AFTER  optional: SIGKILL this process right after its N-th performed step
+//   NODE_TEST_KILL_POD    optional: count only the steps performed on this pod
 import { KubeConfig } from '@kubernetes/client-node';
 import { nodeController } from '../../../src/controllers/node/node-controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
@@ -14,6 +15,7 @@ import { Manager } from '../../../src/runtime/manager.ts';
 
 const endpoints = JSON.parse(process.env.NODE_TEST_ENDPOINTS ?? '{}') as Record<string, string>;
 const killAfter = Number(process.env.NODE_TEST_KILL_AFTER ?? '0');
+const killPod = process.env.NODE_TEST_KILL_POD;
 let steps = 0;
 
 const config = loadConfig(['--metrics-addr', '127.0.0.1:0', '--resync-period', '5s', '--workers', '3'], { ...process.env, LEADER_ELECT: 'false' });
@@ -31,6 +33,7 @@ manager.add(
     },
     connectRetrySeconds: 1,
     afterStep: (pod, step) => {
+      if (killPod !== undefined && pod !== killPod) return;
       steps++;
       if (killAfter > 0 && steps >= killAfter) {
         process.stdout.write(`${JSON.stringify({ message: 'test: killing the operator', pod, step: step.kind, steps })}\n`);
