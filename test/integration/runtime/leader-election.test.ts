@@ -12,14 +12,18 @@ import { eventually, memoryLogger, testConfig } from './helpers.ts';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const LEASE_NAME = 'mysql-operator-leader-election';
-// testConfig: lease 3 s, renew deadline 2 s, retry period 250 ms.
-const LEASE_MS = 3000;
+// Short enough for tests, long enough that a loaded CI machine does not lose leadership by accident.
+const LEASE_MS = 5000;
+const RENEW_MS = 4000;
 const RETRY_MS = 250;
+const TIMINGS = ['--lease-duration', `${LEASE_MS}ms`, '--renew-deadline', `${RENEW_MS}ms`, '--retry-period', `${RETRY_MS}ms`];
 
 interface Candidate {
   identity: string;
   manager: Manager;
   reconciled: string[];
+  /** Reconciles that ran while this candidate did not lead (must stay empty). */
+  reconciledWhileNotLeader: string[];
 }
 
 async function candidates(t: TestContext, env: KubeEnv, n: number): Promise<Candidate[]> {
@@ -27,27 +31,31 @@ async function candidates(t: TestContext, env: KubeEnv, n: number): Promise<Cand
   for (let i = 0; i < n; i++) {
     const identity = `op-${i}`;
     const reconciled: string[] = [];
+    const reconciledWhileNotLeader: string[] = [];
+    let manager: Manager | undefined;
     const spec: ControllerSpec = {
       name: 'probe',
       for: CM,
       async reconcile(req) {
         reconciled.push(req.key);
+        if (!manager?.isLeader) reconciledWhileNotLeader.push(req.key);
       },
     };
     const client = new KubeClient(env.kubeConfig);
     const { log } = memoryLogger();
-    const manager = new Manager({
-      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', identity]),
+    manager = new Manager({
+      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', identity, ...TIMINGS]),
       client,
       log,
     });
     manager.add(spec);
     await manager.start();
+    const m = manager;
     t.after(async () => {
-      await manager.stop();
+      await m.stop();
       client.close();
     });
-    out.push({ identity, manager, reconciled });
+    out.push({ identity, manager: m, reconciled, reconciledWhileNotLeader });
   }
   return out;
 }
@@ -75,20 +83,20 @@ describe('leader election', () => {
     const cs = await candidates(t, env, 2);
     await eventually('a leader is elected', () => leaders(cs).length === 1);
     await eventually('both know the leadership state', () => cs.every((c) => c.manager.ready));
-    const [leader] = leaders(cs);
-    assert.ok(leader);
-    // Sample across several retry periods: never two leaders, never controllers on the standby.
+    // Sample across several retry periods: never two leaders, never controllers on a non-leader.
+    // (Exactly one is liveness; a starved machine may hand over in between, which is allowed.)
     for (let i = 0; i < 20; i++) {
-      assert.equal(leaders(cs).length, 1);
-      assert.deepEqual(running(cs).map((c) => c.identity), [leader.identity]);
+      assert.ok(leaders(cs).length <= 1, 'at most one leader');
+      for (const c of running(cs)) assert.ok(c.manager.isLeader, `${c.identity} runs controllers only while leading`);
       await new Promise((r) => setTimeout(r, RETRY_MS / 2));
     }
     const client = new KubeClient(env.kubeConfig);
     t.after(() => client.close());
     await client.create({ ...CM, metadata: { name: 'work', namespace: env.namespace } });
-    await eventually('the leader reconciles', () => leader.reconciled.includes(`${env.namespace}/work`));
-    for (const c of cs) if (c !== leader) assert.deepEqual(c.reconciled, [], 'the standby reconciles nothing');
-    assert.equal((await readLease(env)).spec?.holderIdentity, leader.identity);
+    await eventually('a leader reconciles', () => cs.some((c) => c.reconciled.includes(`${env.namespace}/work`)));
+    for (const c of cs) assert.deepEqual(c.reconciledWhileNotLeader, [], `${c.identity} reconciled only while leading`);
+    const holder = (await readLease(env)).spec?.holderIdentity;
+    assert.deepEqual(leaders(cs).map((c) => c.identity), [holder]);
   });
 
   it('when the leader dies without releasing, the standby takes over within the lease duration', async (t) => {
@@ -112,7 +120,7 @@ describe('leader election', () => {
     // standby at its next retry, with the retry jitter): not earlier, not much later.
     const handover = Date.parse(lease.spec?.acquireTime ?? '') - lastRenew;
     assert.ok(handover >= LEASE_MS - RETRY_MS * 2, `not before the lease expired (${handover} ms)`);
-    assert.ok(handover <= LEASE_MS + RETRY_MS * 4, `within the lease duration plus retry periods (${handover} ms)`);
+    assert.ok(handover <= LEASE_MS + 1500, `within the lease duration plus retry periods and latency (${handover} ms)`);
 
     const client = new KubeClient(env.kubeConfig);
     t.after(() => client.close());
@@ -179,7 +187,7 @@ describe('leader election', () => {
             name: `race-${round}`,
             identity: `e-${i}`,
             leaseDurationMs: LEASE_MS,
-            renewDeadlineMs: 2000,
+            renewDeadlineMs: RENEW_MS,
             retryPeriodMs: RETRY_MS,
             onStartedLeading: () => {},
             onStoppedLeading: () => {},
