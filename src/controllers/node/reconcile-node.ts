@@ -52,7 +52,7 @@ interface Credentials {
 
 const MAX_STEPS_PER_PASS = 12;
 /** Waits that are the system working as intended, not something to fix: Normal Events. */
-const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_WAIT_REASONS.failoverInProgress]);
+const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_WAIT_REASONS.failoverInProgress, NODE_WAIT_REASONS.replicationConnecting]);
 const POLL_MS = 250;
 
 function decode(data: Record<string, string> | undefined, key: string): string {
@@ -185,7 +185,11 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
           await sleep(POLL_MS, ctx.signal);
           continue;
         }
-        if (decision.soon) return { requeueAfterMs: 1000 };
+        if (decision.soon) {
+          // Still transient after the settle time: say so, and poll rather than back off.
+          await report({ configured: false, reason: decision.reason, message: decision.message });
+          return { requeueAfterMs: 1000 };
+        }
         return await refuse(decision.reason, decision.message);
       }
       await act(decision.step, await servers.node(view.endpoint), creds, opts, log);

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLUSTER, nodeCluster, podName, waitSameData } from './node-cluster.ts';
+import { waitFor } from '../../support/mariadb.ts';
 
 test('a new replica pod becomes configured, replicates from pod 0, and its condition says so', async (t) => {
   const c = await nodeCluster(t, 2);
@@ -32,6 +33,15 @@ test('a new replica pod becomes configured, replicates from pod 0, and its condi
   await waitSameData(m, r, 'app.t');
   assert.ok(!op.output().includes('repl-secret-1') && !op.output().includes('op-secret-1'), 'no password in the logs');
   assert.match(op.output(), new RegExp(`"pod":"${podName(1)}".*"step":"markConfigured"`));
+
+  // Steady state: resyncs (every 5 s here) read the Secret and the servers, and write nothing.
+  const log = c.kube.server?.requestLog;
+  if (log) {
+    await waitFor(async () => log.filter({ verb: 'get', resource: 'secrets', namespace: c.ns }).length > 0, 'a first reconcile');
+    const mark = log.mark();
+    await waitFor(async () => log.filter({ verb: 'get', resource: 'secrets', namespace: c.ns }, mark).length >= 4, 'two resyncs of both pods', 60_000);
+    assert.deepEqual(log.writes(mark).filter((e) => e.namespace === c.ns).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
+  }
 });
 
 test('nothing is configured while the cluster has FailoverInProgress=True; once it clears, the pod is configured', async (t) => {
