@@ -1,18 +1,22 @@
 // The controller-manager parts a test cluster cannot do without, run in-process and promptly:
 // the garbage collector (ownerReferences with background, foreground and orphan propagation,
-// dangling references) and the namespace controller (empty a terminating namespace, then
-// remove it).
+// dangling references), the namespace controller (empty a terminating namespace, then remove
+// it), and what every new namespace gets on a real cluster (the `kube-root-ca.crt` ConfigMap and
+// the `default` ServiceAccount), so namespace contents look the same here and there.
 import { clone } from './json.ts';
 import type { ObjectService } from './objects.ts';
 import type { KObj, ResourceDef } from './types.ts';
 import { resourceKey } from './types.ts';
 
 type Task =
+  | { kind: 'namespaceCreated'; name: string }
   | { kind: 'ownerGone'; uid: string }
   | { kind: 'owner'; uid: string }
   | { kind: 'dependent'; uid: string }
   | { kind: 'namespace'; name: string };
 
+/** The test server has no CA: the ConfigMap exists for parity, its content is a marker. */
+const TEST_CA_PLACEHOLDER = '# test API server: plain HTTP, no cluster CA\n';
 const GC_MANAGER = { manager: 'kube-controller-manager', dryRun: false, fieldValidation: 'Ignore', warnings: [] as string[] };
 
 export class GarbageCollector {
@@ -22,6 +26,8 @@ export class GarbageCollector {
   private stopped = false;
   /** Owner uid -> dependents' uids. */
   private readonly dependents = new Map<string, Set<string>>();
+  /** Namespaces (by uid) that got their default objects. */
+  private readonly seeded = new Set<string>();
 
   constructor(svc: ObjectService) {
     this.svc = svc;
@@ -58,7 +64,13 @@ export class GarbageCollector {
     if (obj.metadata.deletionTimestamp && (fins.includes('orphan') || fins.includes('foregroundDeletion'))) {
       this.enqueue({ kind: 'owner', uid: obj.metadata.uid });
     }
-    if (def.resource === 'namespaces' && def.group === '' && obj.metadata.deletionTimestamp) this.enqueue({ kind: 'namespace', name: obj.metadata.name });
+    if (def.resource === 'namespaces' && def.group === '') {
+      if (obj.metadata.deletionTimestamp) this.enqueue({ kind: 'namespace', name: obj.metadata.name });
+      else if (!this.seeded.has(obj.metadata.uid)) {
+        this.seeded.add(obj.metadata.uid);
+        this.enqueue({ kind: 'namespaceCreated', name: obj.metadata.name });
+      }
+    }
   }
 
   private removed(_def: ResourceDef, obj: KObj): void {
@@ -109,6 +121,9 @@ export class GarbageCollector {
         return;
       case 'namespace':
         this.processNamespace(t.name);
+        return;
+      case 'namespaceCreated':
+        this.seedNamespace(t.name);
         return;
     }
   }
@@ -195,6 +210,17 @@ export class GarbageCollector {
     const next = clone(cur);
     next.metadata.finalizers = (next.metadata.finalizers as string[]).filter((f) => f !== finalizer);
     this.svc.commit(def, cur, next, GC_MANAGER, undefined);
+  }
+
+  private seedNamespace(ns: string): void {
+    const cm = this.svc.resources.find('', 'v1', 'configmaps')!;
+    const sa = this.svc.resources.find('', 'v1', 'serviceaccounts')!;
+    const create = (def: ResourceDef, body: KObj) => {
+      if (this.svc.store.get(resourceKey(def), ns, body.metadata.name)) return;
+      this.svc.create(def, ns, body, GC_MANAGER);
+    };
+    create(cm, { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': TEST_CA_PLACEHOLDER } });
+    create(sa, { metadata: { name: 'default' } });
   }
 
   private processNamespace(name: string): void {
