@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { checkCrd } from '../../src/api/structural/index.ts';
 import { admitCustomResource } from './cr-schema.ts';
 import { UPDATE_RULES } from './update-rules.ts';
+import { metadataCauses } from './meta-validation.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
 import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
 import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
@@ -269,6 +270,8 @@ export class ObjectService {
         else obj.status = s;
       } else if (!def.builtin) delete obj.status;
     }
+    const metaCauses = metadataCauses(meta);
+    if (metaCauses.length > 0) throw invalid(def, name, metaCauses);
     obj = this.admit(def, obj, undefined, opts, name);
     if (this.store.get(this.rkey(def), ns, name)) throw alreadyExists(def, name);
     const m: KObj = obj.metadata;
@@ -344,7 +347,7 @@ export class ObjectService {
     }
     next = this.admit(def, next, old, opts, old.metadata.name, sub);
     const rule = def.builtin && sub === undefined ? UPDATE_RULES[def.resource] : undefined;
-    const refused = rule?.(old, next) ?? [];
+    const refused = [...metadataCauses(next.metadata), ...(rule?.(old, next) ?? [])];
     if (refused.length > 0) throw invalid(def, old.metadata.name, refused);
     const m: KObj = next.metadata;
     cleanMetadata(m);

@@ -188,3 +188,16 @@ test('a write that changes nothing stores nothing: same resourceVersion, also fo
   const second = await raw(env.kubeConfig, 'PATCH', path, { body, contentType: 'application/apply-patch+yaml' });
   assert.equal(second.json.metadata.resourceVersion, first.json.metadata.resourceVersion);
 });
+
+test('labels are validated like ObjectMeta: values over 63 characters or with bad characters give 422', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const long = 'x'.repeat(64);
+  const err = await expectApiError(core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { app: long } } } }));
+  assert.equal(err.code, 422);
+  const causes = (err.status.details as { causes: { field: string; message: string }[] }).causes;
+  assert.deepEqual(causes.map((c) => [c.field, c.message]), [['metadata.labels', `Invalid value: "${long}": must be no more than 63 characters`]]);
+  const bad = await expectApiError(core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { 'a b': 'c' } } } }));
+  assert.equal(bad.code, 422);
+  await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { 'mysql.presslabs.org/cluster': 'c1', empty: '' } } } });
+});
