@@ -1,13 +1,12 @@
 // Registration of the cluster controller in the manager: what it watches and how changes map to
 // clusters. The user Secret has no owner reference to the cluster (the user made it), so a change
 // of it is mapped by name to every cluster of its namespace naming it in spec.secretName.
-// Services are mapped by hand: the shared headless Service is owned by every cluster of its
-// namespace, and mapping each of its changes to all of them would make every cluster's first
-// reconcile enqueue every other cluster (quadratic). Its first owner looks after it (recreating it
-// if it is deleted); the others check it on their own reconciles and resyncs.
+// Services are mapped by hand: the shared headless Service has no owner, so a change of it (say,
+// someone deleted it) is mapped to one cluster of its namespace, which puts it back; mapping it
+// to all of them would reconcile every cluster for one object.
 import type { MysqlCluster } from '../../api/index.ts';
 import type { Config } from '../../runtime/config.ts';
-import type { ControllerFactory } from '../../runtime/controller.ts';
+import { ownerKeys, type ControllerFactory } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
 import { HEADLESS_SERVICE_NAME } from '../../api/constants.ts';
@@ -33,7 +32,17 @@ export function makeClusterController(opts: ClusterControllerOptions): ReturnTyp
     for: KINDS.cluster,
     owns: [KINDS.statefulSet, KINDS.configMap, KINDS.secret, KINDS.pdb],
     watches: [
-      { target: KINDS.service, map: serviceOwnerKeys },
+      {
+        target: KINDS.service,
+        map: (svc) => {
+          const ns = svc.metadata?.namespace ?? '';
+          if (svc.metadata?.name === HEADLESS_SERVICE_NAME) {
+            const first = clusters?.list({ namespace: ns })[0];
+            return first ? [objectKey(first)] : [];
+          }
+          return ownerKeys(svc, KINDS.cluster);
+        },
+      },
       {
         target: KINDS.secret,
         map: (secret) => {
@@ -51,13 +60,6 @@ export function makeClusterController(opts: ClusterControllerOptions): ReturnTyp
       await reconcileCluster(req, ctx, opts);
     },
   };
-}
-
-function serviceOwnerKeys(svc: KubeObject): string[] {
-  const ns = svc.metadata?.namespace ?? '';
-  const refs = (svc.metadata?.ownerReferences ?? []).filter((r) => r.kind === KINDS.cluster.kind && r.apiVersion.startsWith('mysql.presslabs.org/'));
-  const chosen = svc.metadata?.name === HEADLESS_SERVICE_NAME ? refs.slice(0, 1) : refs.filter((r) => r.controller);
-  return chosen.map((r) => `${ns}/${r.name}`);
 }
 
 export const clusterController: ControllerFactory = (config) => makeClusterController(clusterOptionsFromConfig(config));

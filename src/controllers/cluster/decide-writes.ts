@@ -19,8 +19,6 @@ export type Plan<T> =
   | { op: 'create'; object: T }
   | { op: 'update'; object: T }
   | { op: 'delete'; object: T }
-  /** A strategic merge patch without resourceVersion: cannot conflict with concurrent writers. */
-  | { op: 'patch'; object: T; patch: unknown }
   | { op: 'refuse'; message: string };
 
 const QUANTITY_PARENTS = new Set(['requests', 'limits']);
@@ -120,28 +118,21 @@ export function planSecret(desired: V1Secret, existing: V1Secret | undefined): P
 
 /**
  * A Service: selector, ports, type and the headless settings are ours; clusterIP and other
- * server-assigned fields are kept. `owner` is the reference to add: the controller reference for
- * a cluster's Service, a plain one for the shared headless Service.
+ * server-assigned fields are kept. The shared headless Service has no owner (decide-shared-service.ts).
  */
-export function planService(desired: V1Service, existing: V1Service | undefined, owner: OwnerReference): Plan<V1Service> {
-  if (!existing) {
-    const refs = [...(desired.metadata?.ownerReferences ?? []), ...(desired.metadata?.ownerReferences?.length ? [] : [owner])];
-    return { op: 'create', object: { ...desired, metadata: { ...desired.metadata, ownerReferences: refs } } };
-  }
-  const owners = mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, owner);
+export function planService(desired: V1Service, existing: V1Service | undefined): Plan<V1Service> {
+  if (!existing) return { op: 'create', object: desired };
+  const ours = desired.metadata?.ownerReferences?.[0];
+  const owners = ours
+    ? mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, ours)
+    : { refs: [...((existing.metadata?.ownerReferences as OwnerReference[] | undefined) ?? [])], changed: false };
   if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
   const { clusterIP: _ip, ...specOwned } = desired.spec ?? {};
   const same =
     ownedSubset(specOwned, existing.spec) &&
     ownedSubset(desired.spec?.selector, existing.spec?.selector) &&
     Object.keys(existing.spec?.selector ?? {}).length === Object.keys(desired.spec?.selector ?? {}).length;
-  const labelsSame = !labelsChanged(desired.metadata?.labels, existing.metadata?.labels);
-  if (same && labelsSame) {
-    if (!owners.changed) return { op: 'none' };
-    // Every cluster of a namespace adds itself to the shared Service: a patch merged by uid
-    // lets them do so at once, where updates would conflict with each other.
-    return { op: 'patch', object: existing, patch: { metadata: { ownerReferences: [owner] } } };
-  }
+  if (same && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
   return {
     op: 'update',
     object: {

@@ -12,10 +12,11 @@ import type { MysqlCluster } from '../../api/index.ts';
 import { API_GROUP_VERSION, CLUSTER_REASONS, KIND_MYSQL_CLUSTER } from '../../api/constants.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
 import { AlreadyExistsError, ConflictError } from '../../runtime/kube/errors.ts';
-import type { KubeObject, OwnerReference } from '../../runtime/kube/types.ts';
+import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
 import { decideRolloutAnnotations } from './decide-rollout.ts';
+import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
 import {
   planConfigMap,
@@ -45,9 +46,14 @@ export const KINDS = {
 export async function reconcileCluster(req: Request, ctx: ControllerContext, opts: ClusterControllerOptions): Promise<void> {
   const clusters = await ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster);
   const cluster = clusters.get(req.namespace, req.name);
-  // Deleted or being deleted: owner references let the garbage collector remove what we made.
-  if (!cluster || cluster.metadata?.deletionTimestamp) return;
   const log = ctx.log.child({ cluster: req.name, namespace: req.namespace });
+  // Deleted or being deleted: owner references let the garbage collector remove what we made,
+  // except the shared Service, which goes with the namespace's last cluster.
+  if (!cluster) {
+    await removeSharedServiceIfUnused(ctx, req.namespace, clusters.list({ namespace: req.namespace }), log);
+    return;
+  }
+  if (cluster.metadata?.deletionTimestamp) return;
   const ns = req.namespace;
 
   // gather
@@ -96,17 +102,12 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   });
   const ref = desired.ref;
   const owner = controllerRef(ref);
-  const sharedOwner: OwnerReference = { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid };
 
   const plans: Array<[Plan<KubeObject>, { apiVersion: string; kind: string }]> = [
     [planConfigMap(desired.configMap, existingCm), KINDS.configMap],
     [planSecret(renderOperatedSecret(ref, desired.secretData), existingSecret), KINDS.secret],
-    // The shared headless Service gets a plain owner reference from every cluster using it: the
-    // garbage collector deletes it only when the last of them is gone.
-    [planService(desired.headlessService, services.get(ns, names.headlessService()), sharedOwner), KINDS.service],
-    ...desired.services.map(
-      (s) => [planService(s, services.get(ns, s.metadata!.name!), owner), KINDS.service] as [Plan<KubeObject>, typeof KINDS.service],
-    ),
+    [planService(desired.headlessService, services.get(ns, names.headlessService())), KINDS.service],
+    ...desired.services.map((s) => [planService(s, services.get(ns, s.metadata!.name!)), KINDS.service] as [Plan<KubeObject>, typeof KINDS.service]),
     [planStatefulSet(desired.statefulSet, existingSts), KINDS.statefulSet],
     [planPodDisruptionBudget(desired.podDisruptionBudget, pdbs.get(ns, names.podDisruptionBudget(req.name)), owner), KINDS.pdb],
   ];
@@ -156,11 +157,6 @@ async function act(
     case 'delete':
       await ctx.client.delete({ ...kind, namespace: plan.object.metadata?.namespace, name: plan.object.metadata?.name ?? '' });
       break;
-    case 'patch':
-      await ctx.client.patch({ ...kind, namespace: plan.object.metadata?.namespace, name: plan.object.metadata?.name ?? '' }, plan.patch, {
-        type: 'strategic',
-      });
-      break;
   }
   log.info(`${plan.op} ${kind.kind}`, { step: 'apply', object: plan.object.metadata?.name });
   return undefined;
@@ -187,6 +183,23 @@ async function releaseOrCleanPvcs(
     await act(ctx, { op: 'delete', object: pvc }, KINDS.pvc, log);
     ctx.events.normal(cluster, CLUSTER_REASONS.pvcDeleted, `deleted PVC ${pvc.metadata?.name} after scale-down (volumeSpec.deletePVCsOnScaleDown)`);
   }
+}
+
+async function removeSharedServiceIfUnused(
+  ctx: ControllerContext,
+  namespace: string,
+  remaining: readonly MysqlCluster[],
+  log: ReturnType<ControllerContext['log']['child']>,
+): Promise<void> {
+  const services = await ctx.informer<V1Service & KubeObject>(KINDS.service);
+  const headless = services.get(namespace, names.headlessService());
+  if (!sharedServiceUnused(remaining, headless)) return;
+  // Guarded by uid and resourceVersion: a cluster created meanwhile recreates it anyway.
+  await ctx.client.delete(
+    { ...KINDS.service, namespace, name: names.headlessService() },
+    { preconditions: { uid: headless!.metadata!.uid!, resourceVersion: headless!.metadata!.resourceVersion! } },
+  );
+  log.info('deleted the shared headless Service: no cluster left in the namespace', { step: 'shared-service' });
 }
 
 async function writeStatus(ctx: ControllerContext, cluster: MysqlCluster & KubeObject, readyNodes: number, outcome: SyncOutcome): Promise<void> {

@@ -12,6 +12,7 @@ import {
   planStatefulSet,
 } from '../../../src/controllers/cluster/decide-writes.ts';
 import { controllerRef } from '../../../src/controllers/cluster/names.ts';
+import { sharedServiceUnused } from '../../../src/controllers/cluster/decide-shared-service.ts';
 import { renderOperatedSecret } from '../../../src/controllers/cluster/render-operated-secret.ts';
 import { cluster, render, wire } from './builders.ts';
 
@@ -57,7 +58,7 @@ test('objects as the API server stores them, with defaults added, need no write'
       s.spec!.sessionAffinity = 'None';
       for (const p of s.spec!.ports!) p.targetPort ??= p.port;
     });
-    assert.deepEqual(planService(svc, existing, owner), { op: 'none' });
+    assert.deepEqual(planService(svc, existing), { op: 'none' });
   }
   assert.deepEqual(planPodDisruptionBudget(desired.podDisruptionBudget, stored(desired.podDisruptionBudget!), owner), { op: 'none' });
 });
@@ -110,21 +111,27 @@ test('an object controlled by someone else is refused, not taken over', () => {
   assert.match((plan as { message: string }).message, /ConfigMap my-db-mysql: it is controlled by Other x/);
 });
 
-test('the shared headless Service collects one plain owner reference per cluster', () => {
-  const other = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', name: 'b', uid: 'uid-b' };
-  const existing = stored(desired.headlessService, (s) => {
-    s.metadata!.ownerReferences = [other];
-    s.spec!.clusterIP = 'None';
-  });
-  const mine = { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid };
-  const plan = planService(desired.headlessService, existing, mine);
-  assert.equal(plan.op, 'patch', 'merged by uid: clusters adding themselves at once do not conflict');
-  assert.deepEqual((plan as { patch: unknown }).patch, { metadata: { ownerReferences: [mine] } });
+test('the shared headless Service has no owner; only its own fields are put back', () => {
+  assert.equal(desired.headlessService.metadata?.ownerReferences, undefined);
+  const existing = stored(desired.headlessService, (s) => (s.spec!.sessionAffinity = 'None'));
+  assert.deepEqual(planService(desired.headlessService, existing), { op: 'none' });
   const drifted = stored(existing, (s) => (s.spec!.publishNotReadyAddresses = false));
-  const fix = planService(desired.headlessService, drifted, mine);
+  const fix = planService(desired.headlessService, drifted);
   assert.equal(fix.op, 'update');
-  assert.deepEqual((fix as { object: V1Service }).object.metadata?.ownerReferences, [other, mine]);
   assert.equal((fix as { object: V1Service }).object.spec?.publishNotReadyAddresses, true);
+  assert.equal((fix as { object: V1Service }).object.spec?.clusterIP, 'None');
+  assert.equal((fix as { object: V1Service }).object.metadata?.ownerReferences?.length ?? 0, 0);
+});
+
+test('the shared Service goes only when no cluster of the namespace is left, and only if we made it', () => {
+  const svc = stored(desired.headlessService);
+  assert.equal(sharedServiceUnused([], svc), true);
+  assert.equal(sharedServiceUnused([cluster({}, { name: 'other' })], svc), false);
+  const deleting = cluster({}, { name: 'going' });
+  deleting.metadata!.deletionTimestamp = new Date();
+  assert.equal(sharedServiceUnused([deleting], svc), false, 'a cluster being deleted may still run pods');
+  assert.equal(sharedServiceUnused([], stored(svc, (s) => (s.metadata!.labels = { app: 'x' }))), false, 'not ours');
+  assert.equal(sharedServiceUnused([], undefined), false);
 });
 
 test('the PDB follows minAvailable, and goes when it no longer applies', () => {
