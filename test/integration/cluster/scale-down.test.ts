@@ -1,0 +1,45 @@
+// Scale-down and PVCs: kept by default; with volumeSpec.deletePVCsOnScaleDown the PVCs of the
+// removed ordinals are deleted, never the one of ordinal 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { kubeEnv } from '../../support/kube-env.ts';
+import { eventually, sleep, startOperator } from './operator.ts';
+
+const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+const PVC = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
+
+test('scale-down keeps PVCs unless the cluster opts in, and never deletes the PVC of ordinal 0', async (t) => {
+  const env = await kubeEnv(t);
+  const ns = env.namespace;
+  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
+  t.after(() => client.close());
+  const op = await startOperator(env.kubeConfig, ns);
+  t.after(() => op.stop());
+
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
+  for (const name of ['keep', 'drop']) {
+    await client.create({ ...CLUSTER, metadata: { name, namespace: ns }, spec: { replicas: 3, secretName: 's' } } as KubeObject);
+    for (let i = 0; i < 3; i++) {
+      await client.create({
+        ...PVC,
+        metadata: {
+          name: `data-${name}-mysql-${i}`,
+          namespace: ns,
+          labels: { 'mysql.presslabs.org/cluster': name, 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/managed-by': 'mysql.presslabs.org' },
+        },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      } as KubeObject);
+    }
+  }
+  const pvcs = async (name: string) =>
+    (await client.list(PVC, { namespace: ns, labelSelector: { 'mysql.presslabs.org/cluster': name } })).items.map((p) => p.metadata?.name).sort();
+
+  await client.patch({ ...CLUSTER, namespace: ns, name: 'keep' }, { spec: { replicas: 0 } }, { type: 'merge' });
+  await client.patch({ ...CLUSTER, namespace: ns, name: 'drop' }, { spec: { replicas: 0, volumeSpec: { deletePVCsOnScaleDown: true } } }, { type: 'merge' });
+  await eventually('drop cleaned', async () => (await pvcs('drop')).length === 1);
+  assert.deepEqual(await pvcs('drop'), ['data-drop-mysql-0']);
+  await sleep(500);
+  assert.deepEqual(await pvcs('keep'), ['data-keep-mysql-0', 'data-keep-mysql-1', 'data-keep-mysql-2']);
+});
