@@ -1,0 +1,29 @@
+// The two identities the node controller needs from the Secret `<c>-mysql-operated` (anchor keys):
+// the operator user to connect, the replication user for CHANGE MASTER. Pure.
+import { OPERATED_SECRET_KEY } from '../../api/constants.ts';
+
+export interface Credentials {
+  operator: { user: string; password: string };
+  replication: { user: string; password: string };
+}
+
+const REQUIRED = [
+  OPERATED_SECRET_KEY.operatorUser,
+  OPERATED_SECRET_KEY.operatorPassword,
+  OPERATED_SECRET_KEY.replicationUser,
+  OPERATED_SECRET_KEY.replicationPassword,
+] as const;
+
+/** From the Secret's base64 `data`; names the first missing or empty key instead. */
+export function credentialsFrom(data: Readonly<Record<string, string>> | undefined): Credentials | { missing: string } {
+  const get = (k: string): string => {
+    const v = data?.[k];
+    return v === undefined ? '' : Buffer.from(v, 'base64').toString('utf8');
+  };
+  const missing = REQUIRED.find((k) => get(k) === '');
+  if (missing !== undefined) return { missing };
+  return {
+    operator: { user: get(OPERATED_SECRET_KEY.operatorUser), password: get(OPERATED_SECRET_KEY.operatorPassword) },
+    replication: { user: get(OPERATED_SECRET_KEY.replicationUser), password: get(OPERATED_SECRET_KEY.replicationPassword) },
+  };
+}

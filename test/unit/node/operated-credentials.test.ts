@@ -1,0 +1,23 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { credentialsFrom } from '../../../src/controllers/node/operated-credentials.ts';
+
+const b64 = (s: string): string => Buffer.from(s).toString('base64');
+const full = {
+  OPERATOR_USER: b64('sys_operator'),
+  OPERATOR_PASSWORD: b64('op'),
+  REPLICATION_USER: b64('sys_replication'),
+  REPLICATION_PASSWORD: b64('repl'),
+};
+
+test('the operator and replication identities are read from the operated Secret', () => {
+  assert.deepEqual(credentialsFrom(full), {
+    operator: { user: 'sys_operator', password: 'op' },
+    replication: { user: 'sys_replication', password: 'repl' },
+  });
+});
+
+test('a missing or empty key is named', () => {
+  assert.deepEqual(credentialsFrom({ ...full, REPLICATION_PASSWORD: '' }), { missing: 'REPLICATION_PASSWORD' });
+  assert.deepEqual(credentialsFrom(undefined), { missing: 'OPERATOR_USER' });
+});
