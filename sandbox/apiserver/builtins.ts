@@ -25,6 +25,7 @@ interface Row {
 }
 
 const ROWS: Row[] = [
+  { gv: 'v1', resource: 'bindings', kind: 'Binding', verbs: ['create'] },
   { gv: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'], hash: 'qFsyl6wFWjQ=', order: ['immutable', 'data', 'binaryData'] },
   { gv: 'v1', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'], hash: 'fWeeMqaN/OA=', order: ['subsets'] },
   {

@@ -30,6 +30,7 @@ export interface WriteOptions {
 
 export interface DeleteOptions {
   propagationPolicy?: string;
+  gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
 }
@@ -472,6 +473,8 @@ export class ObjectService {
     const add = policy === 'Orphan' ? SYSTEM_FINALIZERS.orphan : policy === 'Foreground' ? SYSTEM_FINALIZERS.foreground : undefined;
     if (add && !finalizers.includes(add)) finalizers.push(add);
     if (def.resource === 'namespaces' && def.group === '') return this.deleteNamespace(def, obj);
+    const grace = podGracePeriod(def, obj, o.gracePeriodSeconds);
+    if (grace > 0) return this.deleteGracefully(def, obj, finalizers, grace);
     if (finalizers.length === 0) {
       this.removeNow(def, obj);
       return successStatus(def, obj);
@@ -480,10 +483,25 @@ export class ObjectService {
     next.metadata.finalizers = finalizers;
     if (!obj.metadata.deletionTimestamp) {
       next.metadata.deletionTimestamp = rfc3339();
-      next.metadata.deletionGracePeriodSeconds = 0;
       if (def.hasGeneration) next.metadata.generation = Number(obj.metadata.generation ?? 0) + 1;
     }
+    next.metadata.deletionGracePeriodSeconds = 0;
     if (deepEqual(next, obj)) return obj;
+    next.metadata.resourceVersion = String(this.store.nextRv());
+    const stored = orderObject(def, next);
+    this.store.put(this.rkey(def), stored, 'MODIFIED');
+    this.hooks.written(def, stored);
+    return stored;
+  }
+
+  /** A pod on a node terminates first: its kubelet (the sandbox's) deletes it with grace 0. */
+  private deleteGracefully(def: ResourceDef, obj: KObj, finalizers: string[], grace: number): KObj {
+    const current = obj.metadata.deletionGracePeriodSeconds;
+    if (obj.metadata.deletionTimestamp && current !== undefined && current <= grace) return obj;
+    const next = clone(obj);
+    if (finalizers.length > 0) next.metadata.finalizers = finalizers;
+    next.metadata.deletionTimestamp = rfc3339(new Date(Date.now() + grace * 1000));
+    next.metadata.deletionGracePeriodSeconds = grace;
     next.metadata.resourceVersion = String(this.store.nextRv());
     const stored = orderObject(def, next);
     this.store.put(this.rkey(def), stored, 'MODIFIED');
@@ -605,6 +623,14 @@ export class ObjectService {
     else throw unsupportedPatch(def.builtin ? BUILTIN_PATCH_TYPES : CR_PATCH_TYPES);
     return this.updateScale(def, ns, name, next as KObj, opts);
   }
+}
+
+/** Seconds a deleted pod gets to terminate: none unless it runs on a node and has not finished. */
+function podGracePeriod(def: ResourceDef, obj: KObj, requested: number | undefined): number {
+  if (def.resource !== 'pods' || def.group !== '') return 0;
+  if (!obj.spec?.nodeName || obj.status?.phase === 'Succeeded' || obj.status?.phase === 'Failed') return 0;
+  const grace = requested ?? obj.spec?.terminationGracePeriodSeconds ?? 30;
+  return Number.isFinite(grace) && grace > 0 ? grace : 0;
 }
 
 function isCrdDef(def: ResourceDef): boolean {

@@ -48,7 +48,7 @@ export class Resources {
 
   constructor() {
     this.builtins = builtinDefs().map((d) => {
-      if (!d.storageVersionHash) d.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
+      if (!d.storageVersionHash && d.verbs.includes('list')) d.storageVersionHash = storageVersionHash(d.group, d.version, d.kind);
       return d;
     });
   }

@@ -117,6 +117,12 @@ function parseJsonBody(raw: string, kind: string): KObj {
   }
 }
 
+function gracePeriod(v: unknown): { gracePeriodSeconds?: number } {
+  if (v === undefined || v === null || v === '') return {};
+  const n = Number(v);
+  return Number.isFinite(n) ? { gracePeriodSeconds: n } : {};
+}
+
 interface Negotiated {
   table: boolean;
   partial: boolean;
@@ -327,6 +333,7 @@ export class ApiHttpHandler {
     }
     const ns = def.namespaced ? info.namespace : undefined;
     if (def.namespaced && info.namespace === undefined && info.name !== undefined) throw resourceNotFound();
+    if (sub === undefined && !def.verbs.includes(info.verb)) throw methodNotAllowed();
     const nego = negotiate(req.headers.accept);
     const q = info.query;
     const render = (obj: KObj): KObj => {
@@ -381,8 +388,10 @@ export class ApiHttpHandler {
         return;
       }
       case 'create': {
-        if (binding) {
-          send(201, this.svc.bind(def, ns, info.name!, parseJsonBody(await readBody(req), 'Binding'), opts));
+        if (binding || (def.resource === 'bindings' && def.group === '')) {
+          const body = parseJsonBody(await readBody(req), 'Binding');
+          const pods = resources.find('', 'v1', 'pods')!;
+          send(201, this.svc.bind(pods, ns, info.name ?? String(body.metadata?.name ?? ''), body, opts));
           return;
         }
         if (info.name !== undefined && def.builtin) throw methodNotAllowed();
@@ -417,6 +426,7 @@ export class ApiHttpHandler {
         const result = this.svc.delete(def, ns, info.name!, {
           propagationPolicy: q.get('propagationPolicy') ?? body.propagationPolicy ?? (body.orphanDependents === true ? 'Orphan' : undefined),
           preconditions: isObject(body.preconditions) ? body.preconditions : {},
+          ...gracePeriod(q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds),
         }, { ...opts, dryRun: opts.dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) });
         send(200, result.kind === 'Status' ? result : render(result));
         return;

@@ -84,3 +84,23 @@ test('deleting a namespace removes what it holds, then the namespace; creating i
   await core.patchNamespacedConfigMap({ namespace: name, name: 'a', body: { metadata: { finalizers: null } } }, MERGE_PATCH);
   await eventually(() => gone(() => core.readNamespace({ name })), 60_000);
 });
+
+test('a pod bound to a node terminates gracefully: deletionTimestamp in the future, gone after a delete with grace 0', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = env.namespace;
+  await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'unscheduled' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } } });
+  await core.deleteNamespacedPod({ namespace: ns, name: 'unscheduled' });
+  await assert.rejects(core.readNamespacedPod({ namespace: ns, name: 'unscheduled' }), (e: { code?: number }) => e.code === 404, 'a pod on no node goes at once');
+  if (!env.server) return; // binding to a node that runs nothing would leave the pod to a real kubelet
+  await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }], terminationGracePeriodSeconds: 20 } } });
+  await core.createNamespacedBinding({ namespace: ns, body: { metadata: { name: 'p' }, target: { kind: 'Node', name: 'node-1' } } });
+  const bound = await core.readNamespacedPod({ namespace: ns, name: 'p' });
+  assert.equal(bound.spec?.nodeName, 'node-1');
+  await core.deleteNamespacedPod({ namespace: ns, name: 'p' });
+  const terminating = await core.readNamespacedPod({ namespace: ns, name: 'p' });
+  assert.equal(terminating.metadata?.deletionGracePeriodSeconds, 20);
+  assert.ok(terminating.metadata!.deletionTimestamp!.getTime() > Date.now() + 10_000);
+  await core.deleteNamespacedPod({ namespace: ns, name: 'p', gracePeriodSeconds: 0 });
+  await assert.rejects(core.readNamespacedPod({ namespace: ns, name: 'p' }), (e: { code?: number }) => e.code === 404);
+});
