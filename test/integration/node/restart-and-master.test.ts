@@ -42,8 +42,12 @@ test('a replica restarted while the operator is down resumes on its own and is r
   await c.createPod(1);
   const op = c.startOperator();
   await c.waitCondition(1, 'True');
+  await c.waitCondition(0, 'True');
   const before = await c.condition(1);
   await op.stop();
+  // The operator being down changes nothing on the servers: both stay configured (Ready).
+  assert.equal(await (await c.root(0)).isConfigured(), true);
+  assert.equal(await (await c.root(1)).isConfigured(), true);
 
   await m.sql('SET GLOBAL read_only = 0');
   await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
@@ -63,6 +67,7 @@ test('a replica restarted while the operator is down resumes on its own and is r
   await waitFor(async () => (await c.condition(1))?.lastProbeTime !== before?.lastProbeTime, 'the operator to re-check pod 1', 60_000);
   assert.equal((await c.condition(1))?.status, 'True');
   assert.doesNotMatch(op2.output(), /"step":"pointAt"/);
+  assert.equal(await (await c.root(0)).isConfigured(), true);
   await m.sql('INSERT INTO app.t VALUES (2)');
   await waitSameData(m, r, 'app.t');
 });
