@@ -14,7 +14,6 @@ export const NODE_WAIT_REASONS = {
   masterConflict: 'MasterConflict',
   masterViewStale: 'MasterViewStale',
   masterUnreachable: 'MasterUnreachable',
-  masterReplicates: 'MasterReplicates',
   replicationConnecting: 'ReplicationConnecting',
   replicationNotRunning: 'ReplicationNotRunning',
   replicationAccessDenied: 'ReplicationAccessDenied',
@@ -102,13 +101,8 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
 
   if (master.pod === pod.name) {
     // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
+    // chooseMaster never picks a server that replicates, so there is no source to undo here.
     if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
-    if (self.replication !== null) {
-      return wait(
-        NODE_WAIT_REASONS.masterReplicates,
-        `${pod.name} is the master (${choice.by}) but replicates from ${self.replication.sourceHost}; not touching it`,
-      );
-    }
     return step({ kind: 'markConfigured', role: 'master', master: master.pod });
   }
 
