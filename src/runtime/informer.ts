@@ -112,6 +112,11 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#cache.keys();
   }
 
+  /** Number of cached objects. */
+  get size(): number {
+    return this.#cache.size;
+  }
+
   /** Registers handlers; a late subscriber first gets `onAdd` for every cached object. */
   addHandlers(h: InformerHandlers<T>): () => void {
     this.#handlers.add(h);

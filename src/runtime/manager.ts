@@ -9,7 +9,7 @@ import { ownerKeys, type ControllerContext, type ControllerSpec, type WatchTarge
 import { KubeEventRecorder, type EventRecorder } from './events.ts';
 import { Informer, informerId, type InformerTarget } from './informer.ts';
 import type { KubeClient } from './kube/client.ts';
-import { objectKey, parseKey, type KubeObject } from './kube/types.ts';
+import { objectKey, parseKey, selectorString, type KubeObject } from './kube/types.ts';
 import { LeaderElector } from './leader-election.ts';
 import { errorMessage, type Logger } from './logger.ts';
 import { RuntimeMetrics } from './metrics.ts';
@@ -56,6 +56,17 @@ export class Manager {
     this.log = opts.log;
     this.metrics = opts.metrics ?? new RuntimeMetrics();
     this.events = opts.events ?? new KubeEventRecorder(opts.client, { log: opts.log });
+  }
+
+  /** Gauges read at scrape time. */
+  #collectGauges(): void {
+    this.metrics.cachedObjects.reset();
+    for (const inf of this.#informers.values()) {
+      const t = inf.target;
+      this.metrics.cachedObjects.set({ kind: t.kind, namespace: t.namespace || '*', selector: selectorString(t.labelSelector) }, inf.size);
+    }
+    this.metrics.inFlight.reset();
+    for (const [name, r] of this.#running) this.metrics.inFlight.set({ controller: name }, r.queue.inFlight);
   }
 
   /** Registers a controller; must be called before `start()`. */
@@ -262,7 +273,10 @@ export class Manager {
     try {
       if (path === '/healthz') return send(200, 'ok\n');
       if (path === '/readyz') return this.ready ? send(200, 'ok\n') : send(503, 'not ready\n');
-      if (path === '/metrics') return send(200, await this.metrics.registry.metrics(), this.metrics.registry.contentType);
+      if (path === '/metrics') {
+        this.#collectGauges();
+        return send(200, await this.metrics.registry.metrics(), this.metrics.registry.contentType);
+      }
       send(404, 'not found\n');
     } catch (err) {
       send(500, `${errorMessage(err)}\n`);

@@ -17,6 +17,8 @@ export class RuntimeMetrics {
   readonly watchGone: Counter<'kind'>;
   readonly leader: Gauge<'lease'>;
   readonly leaderTransitions: Counter<'lease'>;
+  readonly cachedObjects: Gauge<'kind' | 'namespace' | 'selector'>;
+  readonly inFlight: Gauge<'controller'>;
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     const r = (this.registry = new Registry());
@@ -37,6 +39,8 @@ export class RuntimeMetrics {
     this.relists = new Counter({ name: 'informer_relists_total', help: 'Full lists into the cache', labelNames: ['kind', 'reason'], registers: [r] });
     this.watchGone = new Counter({ name: 'informer_watch_gone_total', help: '410 Gone answers to a watch', labelNames: ['kind'], registers: [r] });
     this.leader = new Gauge({ name: 'leader_election_is_leader', help: '1 while this process holds the Lease', labelNames: ['lease'], registers: [r] });
+    this.cachedObjects = new Gauge({ name: 'informer_cached_objects', help: 'Objects in an informer cache', labelNames: ['kind', 'namespace', 'selector'], registers: [r] });
+    this.inFlight = new Gauge({ name: 'workqueue_in_flight', help: 'Keys being reconciled now', labelNames: ['controller'], registers: [r] });
     this.leaderTransitions = new Counter({ name: 'leader_election_transitions_total', help: 'Times this process gained or lost the Lease', labelNames: ['lease'], registers: [r] });
   }
 

@@ -103,6 +103,8 @@ describe('manager', () => {
       'controller_reconcile_duration_seconds_bucket',
       'informer_relists_total{kind="ConfigMap",reason="initial"} 1',
       'leader_election_is_leader{lease="mysql-operator-leader-election"} 1',
+      `informer_cached_objects{kind="ConfigMap",namespace="${env.namespace}",selector=""}`,
+      'workqueue_in_flight{controller="metered"} 0',
     ]) {
       assert.ok(metrics.includes(name), `metrics include ${name}`);
     }
