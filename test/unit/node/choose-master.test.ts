@@ -62,3 +62,8 @@ test('a new cluster (nobody replicates, nobody writable) takes pod 0', () => {
 test('a new cluster without pod 0 has no master', () => {
   assert.equal(chosen(chooseMaster([node(1, server())], [])), 'unknown:NoMaster');
 });
+
+test('a replica naming its source by FQDN (as in a cluster) points at that pod', () => {
+  const byName = server({ replication: replicating(0, { sourceHost: fqdn(0), sourcePort: 3306 }) });
+  assert.equal(chosen(chooseMaster([node(0, server()), node(1, byName)], [])), `${podName(0)} by replicaSource`);
+});
