@@ -6,6 +6,16 @@ import { nodeCluster, podName, tableDigest, waitSameData } from './node-cluster.
 import { TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 
+function logLines(out: string): Record<string, unknown>[] {
+  return out.split('\n').flatMap((line) => {
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+}
+
 test('with the master unreachable the pod is not configured and says why; when it is back, it converges', async (t) => {
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
@@ -20,8 +30,15 @@ test('with the master unreachable the pod is not configured and says why; when i
   const cond = await c.waitCondition(1, 'False', /MasterUnreachable/);
   assert.match(cond.message ?? '', new RegExp(podName(0)));
   assert.equal(await (await c.root(1)).isConfigured(), false);
-  // Retried with backoff: the refusal is logged again, once per attempt.
-  await waitFor(async () => (op.output().match(/"reason":"MasterUnreachable"/g) ?? []).length >= 3, 'three attempts', 60_000);
+  assert.match((await c.waitCondition(0, 'False', /ServerUnreachable/)).message ?? '', new RegExp(podName(0)));
+  // Retried with backoff: each attempt is refused again, and the queue's delay grows.
+  const retries = (): number[] =>
+    logLines(op.output())
+      .filter((l) => l['object'] === `${c.ns}/${podName(1)}` && typeof l['retryInMs'] === 'number')
+      .map((l) => l['retryInMs'] as number);
+  await waitFor(async () => retries().length >= 3, 'three attempts', 60_000);
+  const [r1, r2, r3] = retries();
+  assert.ok(r1! < r2! && r2! < r3!, `retry delays grow: ${retries().join(', ')}`);
 
   await m.start();
   await c.markStarted(0);
