@@ -178,7 +178,7 @@ function defaultContainer(c: KObj): void {
   setDefault(c, 'imagePullPolicy', tagged || image.includes('@') ? 'IfNotPresent' : 'Always');
 }
 
-export function defaultPodSpec(spec: KObj | undefined, isPod: boolean): void {
+function defaultPodSpec(spec: KObj | undefined, isPod: boolean): void {
   if (!spec) return;
   for (const c of (spec.initContainers ?? []) as KObj[]) defaultContainer(c);
   for (const c of (spec.containers ?? []) as KObj[]) defaultContainer(c);

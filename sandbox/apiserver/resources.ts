@@ -61,10 +61,6 @@ export class Resources {
     return this.all().find((d) => d.group === group && d.version === version && d.resource === resource);
   }
 
-  byKind(apiVersion: string, kind: string): ResourceDef | undefined {
-    return this.all().find((d) => (d.group === '' ? d.version : `${d.group}/${d.version}`) === apiVersion && d.kind === kind);
-  }
-
   groupVersionServed(group: string, version: string): boolean {
     return this.all().some((d) => d.group === group && d.version === version);
   }
@@ -81,10 +77,6 @@ export class Resources {
     const defs = this.crds.get(name) ?? [];
     this.crds.delete(name);
     return defs;
-  }
-
-  crdDefs(name: string): ResourceDef[] {
-    return this.crds.get(name) ?? [];
   }
 
   schemaInfo(def: ResourceDef): SchemaInfo {

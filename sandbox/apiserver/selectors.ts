@@ -54,27 +54,6 @@ export function parseLabelSelector(text: string | null | undefined): Selector {
   });
 }
 
-/** A LabelSelector object (matchLabels/matchExpressions) as a predicate, for PDBs and the like. */
-export function labelSelectorFromObject(sel: KObj | undefined): Selector {
-  if (!sel) return () => false;
-  const reqs: Requirement[] = [];
-  for (const [k, v] of Object.entries((sel.matchLabels ?? {}) as Record<string, string>)) reqs.push({ op: 'in', key: k, values: [v] });
-  for (const e of (sel.matchExpressions ?? []) as KObj[]) {
-    const op = String(e.operator);
-    if (op === 'In') reqs.push({ op: 'in', key: e.key, values: e.values ?? [] });
-    else if (op === 'NotIn') reqs.push({ op: 'notin', key: e.key, values: e.values ?? [] });
-    else if (op === 'Exists') reqs.push({ op: 'exists', key: e.key });
-    else reqs.push({ op: '!', key: e.key });
-  }
-  return (labels) => reqs.every((r) => {
-    const v = labels?.[r.key];
-    if (r.op === 'in') return v !== undefined && r.values.includes(v);
-    if (r.op === 'notin') return v === undefined || !r.values.includes(v);
-    if (r.op === 'exists') return v !== undefined;
-    return v === undefined;
-  });
-}
-
 export type FieldSelector = (obj: KObj) => boolean;
 
 function fieldValue(obj: KObj, path: string): string {

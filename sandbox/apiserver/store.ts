@@ -115,11 +115,6 @@ export class Store {
     return out;
   }
 
-  /** Every stored object of every resource, for the garbage collector. */
-  *all(): Generator<{ rkey: string; obj: KObj }> {
-    for (const [rkey, t] of this.tables) for (const obj of t.values()) yield { rkey, obj };
-  }
-
   /** Stores `obj` (its metadata.resourceVersion already set to a fresh RV) and emits the event. */
   put(rkey: string, obj: KObj, type: 'ADDED' | 'MODIFIED'): void {
     const ns: string | undefined = obj.metadata.namespace;

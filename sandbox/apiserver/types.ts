@@ -54,14 +54,10 @@ export interface DefaultContext {
   allocateClusterIP: () => string;
 }
 
-export function gvKey(group: string, version: string): string {
-  return group === '' ? version : `${group}/${version}`;
-}
-
 export function resourceKey(def: Pick<ResourceDef, 'group' | 'resource'>): string {
   return def.group === '' ? def.resource : `${def.resource}.${def.group}`;
 }
 
 export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {
-  return gvKey(def.group, def.version);
+  return def.group === '' ? def.version : `${def.group}/${def.version}`;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { labelSelectorFromObject, parseFieldSelector, parseLabelSelector } from '../../../sandbox/apiserver/selectors.ts';
+import { parseFieldSelector, parseLabelSelector } from '../../../sandbox/apiserver/selectors.ts';
 
 test('label selectors: equality, inequality, set-based, existence', () => {
   const labels = { app: 'mysql', tier: 'db' };
@@ -19,13 +19,6 @@ test('label selectors: equality, inequality, set-based, existence', () => {
 
 test('a malformed label selector is a 400', () => {
   assert.throws(() => parseLabelSelector('a in b'), (e: { code?: number }) => e.code === 400);
-});
-
-test('LabelSelector objects: matchLabels and matchExpressions', () => {
-  const sel = labelSelectorFromObject({ matchLabels: { app: 'mysql' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }, { key: 'x', operator: 'DoesNotExist' }] });
-  assert.equal(sel({ app: 'mysql', tier: 'db' }), true);
-  assert.equal(sel({ app: 'mysql', tier: 'db', x: '1' }), false);
-  assert.equal(labelSelectorFromObject(undefined)({}), false);
 });
 
 test('field selectors compare dotted paths, missing fields read as empty', () => {
