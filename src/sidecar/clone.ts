@@ -10,6 +10,7 @@ import { storageFor } from '../storage/index.ts';
 import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, runTool, terminate, ToolError, type ChildOutcome } from './child.ts';
 import { extractArgs, prepareArgs, toolNames } from './tools.ts';
+import { reclaimEvery } from './reclaim.ts';
 import { BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, XBACKUP_PATH, HEALTH_PATH } from './protocol.ts';
 
 export class CloneError extends Error {
@@ -80,6 +81,8 @@ function spawnExtractor(cfg: SidecarConfig, dir: string): { child: ChildProcess;
 /** Streams a peer's /xbackup into `dir` and checks the trailer. */
 export async function cloneFromPeer(cfg: SidecarConfig, baseUrl: string, dir: string): Promise<void> {
   const res = await requestBackup(baseUrl, cfg.backup);
+  const reclaim = reclaimEvery(2 << 20);
+  res.on('data', (chunk: Buffer) => reclaim(chunk.length));
   const { child, what } = spawnExtractor(cfg, dir);
   await feed(res, child, what, `stream from ${new URL(baseUrl).origin}`);
   const status = res.trailers[BACKUP_STATUS_TRAILER.toLowerCase()];

@@ -4,12 +4,10 @@
 //   heartbeat                 pt-heartbeat's job: sys_operator.heartbeat while writable
 //   take-backup-to <host> <url>   backup Job (backups issue)
 // Configuration comes from the environment (config.ts); `--data-dir=...` style flags override
-// the container paths and ports for tests and the sandbox.
+// the container paths and ports for tests and the sandbox. Each command loads only its own
+// modules: the long-running ones (serve, heartbeat) keep their memory small that way.
 import { createLogger, errorMessage, type Logger } from '../runtime/logger.ts';
-import { cloneAndInit } from './clone-and-init.ts';
 import { ConfigError, loadConfig, type Env } from './config.ts';
-import { startServer } from './serve.ts';
-import { runHeartbeatCommand } from './heartbeat-command.ts';
 
 const USAGE = `usage: sidecar <command> [--flag=value ...]
 commands:
@@ -28,12 +26,14 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
   switch (command) {
     case 'clone-and-init': {
       const cfg = loadConfig(env, argv, ['identity', 'version', 'credentials', 'backup-http']);
+      const { cloneAndInit } = await import('./clone-and-init.ts');
       await cloneAndInit(cfg, log);
       return 0;
     }
     case 'config-and-serve':
     case 'run': {
       const cfg = loadConfig(env, argv, ['version', 'credentials', 'backup-http']);
+      const { startServer } = await import('./serve.ts');
       const server = await startServer({ cfg, log });
       const signal = await untilSignal();
       log.info('shutting down', { signal });
@@ -44,6 +44,7 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
       const cfg = loadConfig(env, argv, []);
       const stop = new AbortController();
       void untilSignal().then(() => stop.abort());
+      const { runHeartbeatCommand } = await import('./heartbeat-command.ts');
       await runHeartbeatCommand(cfg, log, stop.signal);
       return 0;
     }

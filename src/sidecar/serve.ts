@@ -9,8 +9,11 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from '../runtime/logger.ts';
 import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, terminate } from './child.ts';
+import { reclaimEvery } from './reclaim.ts';
 import { backupArgs, toolNames } from './tools.ts';
 import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from './protocol.ts';
+
+const RECLAIM_EVERY_BYTES = 2 << 20;
 
 function digest(s: string): Buffer {
   return createHash('sha256').update(s).digest();
@@ -83,7 +86,11 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       running.add(child);
       const outcome = outcomeOf(child);
       let bytes = 0;
-      child.stdout!.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      const reclaim = reclaimEvery(RECLAIM_EVERY_BYTES);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        reclaim(chunk.length);
+      });
       res.once('close', () => {
         if (res.writableFinished) return;
         // Unread output would keep the child's stdout open; dropping it also hurries the child.

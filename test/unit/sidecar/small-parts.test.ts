@@ -42,3 +42,11 @@ test('the backup runs the anchor arguments with the flavour tool, the status tab
   ]);
   assert.deepEqual(toolNames(loadConfig(anchorPodEnv(), [], ALL_NEEDS).flavour), { backup: 'xtrabackup', stream: 'xbstream' });
 });
+
+test('heartbeat.conf is read back into connection parameters, a missing key is named', async () => {
+  const { clientParams } = await import('../../../src/sidecar/heartbeat-command.ts');
+  const { renderClientConf } = await import('../../../src/sidecar/render-pod-files.ts');
+  const text = renderClientConf({ user: 'sys_heartbeat', password: 'p#1' }, { host: '127.0.0.1', port: 3306 });
+  assert.deepEqual(clientParams(text, 'hb.conf'), { host: '127.0.0.1', port: 3306, user: 'sys_heartbeat', password: 'p#1' });
+  assert.throws(() => clientParams('[client]\nhost = h\nport = 1\nuser = u\n', 'hb.conf'), /hb\.conf: \[client\] has no password/);
+});

@@ -1,0 +1,182 @@
+// Benchmark of the sidecar's backup stream (issue 5). One MariaDB server with D MB of InnoDB
+// data (1024; --quick: 64). In the same run, alternately:
+//   baseline: `mariabackup --backup --stream=xbstream > /dev/null`
+//   clone:    the real sidecar binary (`config-and-serve`) streams /xbackup over HTTP into the
+//             clone path (src/sidecar/clone.ts: HTTP client → `mbstream -x` into a directory)
+// Headline ratio: clone throughput / baseline throughput (target ≥ 0.9). A second reference,
+// `mariabackup | mbstream -x` on the same host, is what any clone path pays for the pipe and the
+// file writes; `ratio_vs_local_extract` isolates the cost of the sidecar and HTTP. Also: the sidecar's
+// peak RSS (VmHWM) and its RSS growth during the streams (target flat, < 100 MB), and the time
+// of `mariabackup --prepare` on the clone (not part of the ratio).
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../test/support/mariadb.ts';
+import { podEnv, startServeSidecar, BACKUP, type After } from '../test/integration/sidecar/support.ts';
+import { loadConfig } from '../src/sidecar/config.ts';
+import { cloneFromPeer, prepareBackup } from '../src/sidecar/clone.ts';
+import { outcomeOf } from '../src/sidecar/child.ts';
+
+const quick = process.argv.includes('--quick');
+const dataMb = quick ? 64 : 1024;
+const rounds = 3;
+const MiB = 1024 * 1024;
+
+const cleanups: Array<() => unknown> = [];
+const t: After = { after: (fn) => cleanups.push(fn) };
+
+function log(msg: string): void {
+  process.stderr.write(`[stream] ${msg}\n`);
+}
+
+/** `mb` MiB of InnoDB rows of 1 KiB of random bytes: 1,000 rows, then doubled up to the size. */
+async function load(server: MariaDBServer, mb: number): Promise<number> {
+  await server.sql('CREATE DATABASE bench');
+  await server.sql('CREATE TABLE bench.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, payload VARBINARY(1024) NOT NULL) ENGINE=InnoDB');
+  const values = Array.from({ length: 1000 }, () => '(RANDOM_BYTES(1024))').join(',');
+  await server.sql(`INSERT INTO bench.t (payload) VALUES ${values}`);
+  const want = Math.ceil((mb * MiB) / 1024);
+  let rows = 1000;
+  while (rows < want) {
+    const add = Math.min(rows, want - rows);
+    await server.sql(`INSERT INTO bench.t (payload) SELECT RANDOM_BYTES(1024) FROM bench.t LIMIT ${add}`);
+    rows += add;
+  }
+  return rows;
+}
+
+function mariabackupArgs(server: MariaDBServer, targetDir: string): string[] {
+  return [
+    '--backup', '--slave-info', '--stream=xbstream', '--tables-exclude=sys_operator.status',
+    `--host=${server.host}`, `--port=${server.port}`,
+    `--user=${TEST_SYSTEM_USERS.replication.user}`, `--password=${TEST_SYSTEM_USERS.replication.password}`,
+    `--target-dir=${targetDir}`,
+  ];
+}
+
+/** `mariabackup --backup --stream=xbstream > /dev/null`; seconds. */
+async function baseline(server: MariaDBServer, targetDir: string): Promise<number> {
+  const devNull = openSync('/dev/null', 'w');
+  const started = performance.now();
+  const o = await outcomeOf(spawn('mariabackup', mariabackupArgs(server, targetDir), { stdio: ['ignore', devNull, 'pipe'] }));
+  closeSync(devNull);
+  if (!o.ok) throw new Error(`baseline mariabackup failed: ${o.stderrTail}`);
+  return (performance.now() - started) / 1000;
+}
+
+/** `mariabackup --backup --stream=xbstream | mbstream -x -C dir` without the sidecar; seconds. */
+async function localExtract(server: MariaDBServer, targetDir: string, dir: string): Promise<number> {
+  const started = performance.now();
+  const script = 'set -o pipefail; mariabackup "$@" | mbstream -x -C "$DIR"';
+  const child = spawn('bash', ['-c', script, 'bash', ...mariabackupArgs(server, targetDir)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, DIR: dir },
+  });
+  const o = await outcomeOf(child);
+  if (!o.ok) throw new Error(`local extract failed: ${o.stderrTail}`);
+  return (performance.now() - started) / 1000;
+}
+
+function rssOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: kb('VmRSS') * 1024, hwm: kb('VmHWM') * 1024 };
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else total += statSync(p).size;
+    }
+  };
+  walk(dir);
+  return total;
+}
+
+try {
+  const server = await startMariaDB({
+    name: 'bench-stream',
+    systemUsers: true,
+    t,
+    extraConfig: ['innodb-buffer-pool-size=256M', 'innodb-flush-log-at-trx-commit=0', 'skip-log-bin'],
+  });
+  const node = await server.node();
+  await node.setReadOnly(false);
+  let started = performance.now();
+  const rows = await load(server, dataMb);
+  log(`loaded ${rows} rows (${((rows * 1024) / MiB).toFixed(0)} MiB of payload) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  const sidecar = await startServeSidecar(t, server);
+  const pid = sidecar.proc.pid!;
+  const rssAtStart = rssOf(pid).rss;
+  const work = await mkdtemp(join(tmpdir(), 'bench-stream-'));
+  t.after(() => rm(work, { recursive: true, force: true }));
+  const cfg = loadConfig(podEnv({ MY_POD_NAME: 'c-mysql-1' }), [], ['version', 'backup-http']);
+  if (cfg.backup.password !== BACKUP.password) throw new Error('bench: backup credentials differ');
+
+  // Page cache warm-up, so neither side pays for the first read from disk.
+  await baseline(server, join(work, 'xb-warm'));
+
+  const baselineSeconds: number[] = [];
+  const localSeconds: number[] = [];
+  const cloneSeconds: number[] = [];
+  let streamBytes = 0;
+  let rssMax = rssAtStart;
+  let prepareSeconds = 0;
+  for (let i = 0; i < rounds; i++) {
+    baselineSeconds.push(await baseline(server, join(work, `xb-${i}`)));
+
+    const dir = join(work, `clone-${i}`);
+    await mkdir(dir);
+    localSeconds.push(await localExtract(server, join(work, `xl-${i}`), dir));
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir);
+    const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssOf(pid).rss)), 100);
+    started = performance.now();
+    await cloneFromPeer(cfg, sidecar.url, dir);
+    cloneSeconds.push((performance.now() - started) / 1000);
+    clearInterval(sampler);
+    streamBytes = dirBytes(dir);
+    if (i === rounds - 1) {
+      started = performance.now();
+      await prepareBackup(cfg, dir);
+      prepareSeconds = (performance.now() - started) / 1000;
+    }
+    await rm(dir, { recursive: true, force: true });
+    log(`round ${i + 1}: baseline ${baselineSeconds[i]!.toFixed(2)} s, local extract ${localSeconds[i]!.toFixed(2)} s, clone ${cloneSeconds[i]!.toFixed(2)} s`);
+  }
+
+  // Best of the rounds: the machine is shared, and interference only ever makes a run slower.
+  const bestBaseline = Math.min(...baselineSeconds);
+  const bestLocal = Math.min(...localSeconds);
+  const bestClone = Math.min(...cloneSeconds);
+  const { hwm } = rssOf(pid);
+  const mibs = (s: number): number => Math.round((streamBytes / MiB / s) * 10) / 10;
+  const result = {
+    bench: 'stream',
+    quick,
+    data_mb: Math.round((rows * 1024) / MiB),
+    stream_mb: Math.round(streamBytes / MiB),
+    rounds,
+    baseline_s: Math.round(bestBaseline * 100) / 100,
+    local_extract_s: Math.round(bestLocal * 100) / 100,
+    clone_s: Math.round(bestClone * 100) / 100,
+    baseline_mib_s: mibs(bestBaseline),
+    local_extract_mib_s: mibs(bestLocal),
+    clone_mib_s: mibs(bestClone),
+    prepare_s: Math.round(prepareSeconds * 100) / 100,
+    sidecar_rss_start_mb: Math.round(rssAtStart / MiB),
+    sidecar_rss_max_mb: Math.round(rssMax / MiB),
+    sidecar_peak_rss_mb: Math.round(hwm / MiB),
+    ratio_vs_local_extract: Math.round((bestLocal / bestClone) * 1000) / 1000,
+    ratio: Math.round((bestBaseline / bestClone) * 1000) / 1000,
+  };
+  console.log(JSON.stringify(result));
+} finally {
+  for (const fn of cleanups.reverse()) await fn();
+}
