@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { EventRecorder } from './events.ts';
 import type { Informer } from './informer.ts';
 import type { KubeClient } from './kube/client.ts';
-import type { KindRef, KubeObject, LabelSelector } from './kube/types.ts';
+import { groupOf, type KindRef, type KubeObject, type LabelSelector } from './kube/types.ts';
 import type { Logger } from './logger.ts';
 
 /** A kind to watch, optionally narrowed. The namespace defaults to the manager's watch namespace. */
@@ -91,12 +91,11 @@ export type ControllerFactory = (config: Config) => ControllerSpec;
 
 /** Keys of the owners of `obj` whose kind and API group are those of `owner`. */
 export function ownerKeys(obj: KubeObject, owner: KindRef): string[] {
-  const group = owner.apiVersion.includes('/') ? owner.apiVersion.split('/')[0] : '';
+  const group = groupOf(owner.apiVersion);
   const ns = obj.metadata?.namespace;
   const keys: string[] = [];
   for (const ref of obj.metadata?.ownerReferences ?? []) {
-    const refGroup = ref.apiVersion.includes('/') ? ref.apiVersion.split('/')[0] : '';
-    if (ref.kind === owner.kind && refGroup === group) keys.push(ns ? `${ns}/${ref.name}` : ref.name);
+    if (ref.kind === owner.kind && groupOf(ref.apiVersion) === group) keys.push(ns ? `${ns}/${ref.name}` : ref.name);
   }
   return keys;
 }

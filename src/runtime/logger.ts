@@ -1,6 +1,5 @@
 // The operator's structured logger: winston, one JSON object per line, every field and message
 // passed through `redact` before it is written.
-import { Writable } from 'node:stream';
 import winston from 'winston';
 import { redact, redactString } from './redact.ts';
 
@@ -70,10 +69,4 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     transports: [new winston.transports.Stream({ stream: opts.stream ?? process.stdout })],
   });
   return new WinstonLogger(w);
-}
-
-/** A logger that writes nothing (for tests that do not look at logs). */
-export function silentLogger(): Logger {
-  const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  return createLogger({ stream: sink, level: 'error' });
 }

@@ -3,8 +3,8 @@
 // unknown fields). Authentication and TLS come from client-node's KubeConfig.
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
-import { apiError, GoneError, NotFoundError, statusError, type StatusBody } from './errors.ts';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { apiError, NotFoundError, statusError, type StatusBody } from './errors.ts';
 import {
   selectorString,
   type KindRef,
@@ -405,14 +405,4 @@ export class KubeClient {
 export function watchEventError(path: string, obj: unknown): ReturnType<typeof statusError> {
   const status = obj as StatusBody;
   return statusError('WATCH', path, status.code ?? 500, status);
-}
-
-export function isGone(err: unknown): err is GoneError {
-  return err instanceof GoneError;
-}
-
-export function clientFromKubeconfigFile(file: string, opts?: { userAgent?: string }): KubeClient {
-  const kc = new KubeConfig();
-  kc.loadFromFile(file);
-  return new KubeClient(kc, opts);
 }
