@@ -29,8 +29,9 @@ export interface ClusterControllerOptions {
 export const DEFAULT_CLUSTER_OPTIONS: ClusterControllerOptions = {
   sidecarImage57: 'docker.io/bitpoke/mysql-operator-sidecar-5.7:v0.6.3',
   sidecarImage80: 'docker.io/bitpoke/mysql-operator-sidecar-8.0:v0.6.3',
-  sidecarImage84: 'docker.io/bitpoke/mysql-operator-sidecar-8.4:v0.6.3',
-  sidecarImageMariaDB: 'docker.io/bitpoke/mysql-operator-sidecar-mariadb:v0.6.3',
+  // The anchor had no sidecar for these lines: this project's sidecar (the runtime's default).
+  sidecarImage84: 'mysql-operator-sidecar:latest',
+  sidecarImageMariaDB: 'mysql-operator-sidecar:latest',
   metricsExporterImage: 'docker.io/prom/mysqld-exporter:v0.13.0',
   orchestratorUri: 'http://mysql-operator.mysql-operator/api',
   failoverBeforeShutdown: true,
