@@ -47,6 +47,33 @@ export interface ControllerContext {
    * Create each metric once: `registry.getSingleMetric(name) ?? new Gauge({ ..., registers: [registry] })`.
    */
   registry: Registry;
+  /** Adds a key of this controller's primary kind to its queue (after `afterMs` if given). */
+  enqueue(key: string, afterMs?: number): void;
+}
+
+/**
+ * An HTTP endpoint of a controller on the manager's server (e.g. a hook Orchestrator calls on
+ * failover). Served only while the controller runs; otherwise the answer is 503, so a caller
+ * retries and reaches the leader.
+ */
+export interface HttpRoute {
+  method: 'GET' | 'POST' | 'PUT';
+  /** Exact path, e.g. `/hooks/orchestrator/recovery`. */
+  path: string;
+  handle(req: HttpRequest, ctx: ControllerContext): Promise<HttpAnswer>;
+}
+
+export interface HttpRequest {
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  /** The request body as text (at most 1 MiB). */
+  body: string;
+}
+
+export interface HttpAnswer {
+  status: number;
+  /** Sent as JSON (a string is sent as text). */
+  body?: unknown;
 }
 
 /** A watched kind that is not the primary one, and how its objects map to primary keys. */
@@ -84,6 +111,8 @@ export interface ControllerSpec {
    * keyed (timers, webhooks). Must stop when `ctx.signal` aborts.
    */
   start?(ctx: ControllerContext, enqueue: (key: string) => void): void | Promise<void>;
+  /** HTTP endpoints served on the manager's server while the controller runs. */
+  routes?: HttpRoute[];
 }
 
 /** How `src/controllers/index.ts` lists controllers: factories, given the validated config. */

@@ -29,7 +29,10 @@ interface Running {
   queue: WorkQueue;
   abort: AbortController;
   unsubscribe: Array<() => void>;
+  ctx: ControllerContext;
 }
+
+const MAX_BODY = 1 << 20;
 
 export class Manager {
   readonly config: Config;
@@ -73,7 +76,20 @@ export class Manager {
   add(spec: ControllerSpec): void {
     if (this.#started) throw new Error(`controller ${spec.name} added after start`);
     if (this.#controllers.some((c) => c.name === spec.name)) throw new Error(`duplicate controller name ${spec.name}`);
+    for (const r of spec.routes ?? []) {
+      if (['/healthz', '/readyz', '/metrics'].includes(r.path) || this.#route(r.method, r.path)) {
+        throw new Error(`controller ${spec.name}: route ${r.method} ${r.path} is taken`);
+      }
+    }
     this.#controllers.push(spec);
+  }
+
+  #route(method: string, path: string): { spec: ControllerSpec; route: NonNullable<ControllerSpec['routes']>[number] } | undefined {
+    for (const spec of this.#controllers) {
+      const route = spec.routes?.find((r) => r.method === method && r.path === path);
+      if (route) return { spec, route };
+    }
+    return undefined;
   }
 
   get controllerNames(): string[] {
@@ -193,8 +209,9 @@ export class Manager {
       config: this.config,
       signal: abort.signal,
       registry: this.metrics.registry,
+      enqueue: (key, afterMs) => (afterMs ? queue.addAfter(key, afterMs) : queue.add(key)),
     };
-    const queue = new WorkQueue({
+    const queue: WorkQueue = new WorkQueue({
       workers: spec.workers ?? this.config.workers,
       baseDelayMs: spec.backoff?.baseMs ?? 500,
       maxDelayMs: spec.backoff?.maxMs ?? 5 * 60_000,
@@ -226,7 +243,7 @@ export class Manager {
       const map = (obj: KubeObject): void => enqueue(w.map(obj));
       unsubscribe.push(this.informerFor(w.target).addHandlers({ onAdd: map, onUpdate: (o, n) => (map(o), map(n)), onDelete: map }));
     }
-    this.#running.set(spec.name, { queue, abort, unsubscribe });
+    this.#running.set(spec.name, { queue, abort, unsubscribe, ctx });
     queue.start();
     if (spec.start) {
       Promise.resolve()
@@ -277,7 +294,24 @@ export class Manager {
         this.#collectGauges();
         return send(200, await this.metrics.registry.metrics(), this.metrics.registry.contentType);
       }
-      send(404, 'not found\n');
+      const found = this.#route(req.method ?? 'GET', path ?? '/');
+      if (!found) return send(404, 'not found\n');
+      const running = this.#running.get(found.spec.name);
+      if (!running) return send(503, 'not leading\n');
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const c of req) {
+        size += (c as Buffer).length;
+        if (size > MAX_BODY) return send(413, 'body too large\n');
+        chunks.push(c as Buffer);
+      }
+      const url = new URL(req.url ?? '/', 'http://operator');
+      const answer = await found.route.handle(
+        { query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') },
+        running.ctx,
+      );
+      if (typeof answer.body === 'string' || answer.body === undefined) return send(answer.status, answer.body ?? '');
+      send(answer.status, JSON.stringify(answer.body), 'application/json');
     } catch (err) {
       send(500, `${errorMessage(err)}\n`);
     }

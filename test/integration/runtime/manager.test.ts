@@ -136,6 +136,46 @@ describe('manager', () => {
     assert.ok(manager.isLeader);
   });
 
+  it('serves a controller route while it leads and answers 503 while it does not', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    const seen: string[] = [];
+    const spec = (): ControllerSpec => ({
+      name: 'hooked',
+      for: CM,
+      async reconcile(req) {
+        seen.push(req.key);
+      },
+      routes: [
+        {
+          method: 'POST',
+          path: '/hooks/poke',
+          async handle(req, ctx) {
+            const name = req.query.get('name');
+            if (!name) return { status: 400, body: 'name required' };
+            ctx.enqueue(`${env.namespace}/${name}`);
+            return { status: 202, body: { enqueued: name, bytes: req.body.length } };
+          },
+        },
+      ],
+    });
+    const { manager } = await startManager(t, env, spec());
+    await eventually('leading', () => manager.isLeader && manager.runningControllers.length === 1);
+    const addr = manager.httpAddress;
+    assert.ok(addr);
+    const res = await fetch(`http://127.0.0.1:${addr.port}/hooks/poke?name=x`, { method: 'POST', body: 'hello' });
+    assert.equal(res.status, 202);
+    assert.deepEqual(await res.json(), { enqueued: 'x', bytes: 5 });
+    await eventually('the poked key is reconciled', () => seen.includes(`${env.namespace}/x`));
+    assert.equal((await fetch(`http://127.0.0.1:${addr.port}/hooks/poke`, { method: 'POST' })).status, 400);
+    assert.equal((await fetch(`http://127.0.0.1:${addr.port}/hooks/poke?name=x`)).status, 404, 'only the declared method');
+
+    // A second manager on the same Lease is a standby: its route answers 503.
+    const standby = await startManager(t, env, spec(), 'op-2');
+    await eventually('the standby knows it does not lead', () => standby.manager.ready);
+    const port = standby.manager.httpAddress?.port;
+    assert.equal((await fetch(`http://127.0.0.1:${port}/hooks/poke?name=y`, { method: 'POST' })).status, 503);
+  });
+
   it('on stop, finishes the in-flight reconcile and releases the Lease', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     let release!: () => void;
