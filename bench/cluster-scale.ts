@@ -130,6 +130,8 @@ console.log(
     runs,
     perClusterConvergeMsSmall: small.perClusterMs,
     perClusterConvergeMsLarge: large.perClusterMs,
+    // What one more cluster costs, without the fixed start-up share that inflates small runs.
+    marginalMsPerCluster: Math.round(((large.workMs - small.workMs) / (large.clusters - small.clusters)) * 100) / 100,
     rssMiBLarge: large.rssMiB,
     steadyWritesPerMinute: Math.max(...runs.map((r) => r.steadyWritesPerMinute)),
     ratio: Math.round((large.perClusterMs / small.perClusterMs) * 100) / 100,
