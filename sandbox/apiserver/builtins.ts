@@ -1,6 +1,7 @@
 // The built-in kinds this server serves, with the discovery facts recorded from kube-apiserver
 // v1.26.1 (names, short names, categories, storage version hashes) and the defaults the real
 // registry strategies fill in for the fields the operator and the sandbox read.
+import { eventFromView, eventSelectorToCore, eventToView } from './event-view.ts';
 import type { DefaultContext, KObj, ResourceDef, ScaleSpec } from './types.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -21,6 +22,7 @@ interface Row {
   verbs?: string[];
   defaulter?: (obj: KObj, ctx: DefaultContext) => void;
   allocate?: (obj: KObj, ctx: DefaultContext) => void;
+  view?: ResourceDef['view'];
   initialStatus?: () => KObj | undefined;
 }
 
@@ -76,6 +78,7 @@ const ROWS: Row[] = [
   { gv: 'coordination.k8s.io/v1', resource: 'leases', kind: 'Lease', hash: 'gqkMMb/YqFM=' },
   {
     gv: 'events.k8s.io/v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=',
+    view: { storage: 'events', toView: eventToView, fromView: eventFromView, selector: eventSelectorToCore },
     order: ['eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount'],
   },
   { gv: 'discovery.k8s.io/v1', resource: 'endpointslices', kind: 'EndpointSlice', hash: 'Nx3SIv6I0mE=', order: ['addressType', 'endpoints', 'ports'] },
@@ -105,6 +108,7 @@ export function builtinDefs(): ResourceDef[] {
     if (r.scale) def.scale = r.scale;
     if (r.defaulter) def.defaulter = r.defaulter;
     if (r.allocate) def.allocate = r.allocate;
+    if (r.view) def.view = r.view;
     if (r.initialStatus) def.initialStatus = r.initialStatus;
     return def;
   });

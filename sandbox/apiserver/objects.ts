@@ -123,13 +123,25 @@ export class ObjectService {
   }
 
   rkey(def: ResourceDef): string {
-    return resourceKey(def);
+    return def.view ? def.view.storage : resourceKey(def);
+  }
+
+  /** The resource whose storage `def` shows (itself unless it is a view). */
+  private storageOf(def: ResourceDef): ResourceDef {
+    if (!def.view) return def;
+    const storage = def.view.storage;
+    return this.resources.all().find((d) => !d.view && resourceKey(d) === storage)!;
+  }
+
+  /** A stored object as `def` shows it. */
+  present(def: ResourceDef, obj: KObj): KObj {
+    return def.view ? orderObject(def, def.view.toView(obj)) : obj;
   }
 
   get(def: ResourceDef, ns: string | undefined, name: string): KObj {
     const obj = this.store.get(this.rkey(def), ns, name);
     if (!obj) throw notFound(def, name);
-    return obj;
+    return this.present(def, obj);
   }
 
   list(def: ResourceDef, ns: string | undefined, q: ListQuery): ListResult {
@@ -150,7 +162,7 @@ export class ObjectService {
       throw expired('The resourceVersion for the provided list is too old.');
     }
     const labels = parseLabelSelector(q.labelSelector);
-    const fields = parseFieldSelector(q.fieldSelector);
+    const fields = parseFieldSelector(def.view && q.fieldSelector ? def.view.selector(q.fieldSelector) : q.fieldSelector);
     const all = start ? this.store.listFrom(this.rkey(def), ns, start) : this.store.list(this.rkey(def), ns);
     const limit = q.limit && q.limit > 0 ? q.limit : 0;
     const unfiltered = !q.labelSelector && !q.fieldSelector;
@@ -159,6 +171,7 @@ export class ObjectService {
       if (unfiltered || (labels(o.metadata.labels) && fields(o))) matching.push(o);
       if (limit && unfiltered && matching.length > limit) break;
     }
+    if (def.view) for (let i = 0; i < matching.length; i++) matching[i] = this.present(def, matching[i]!);
     if (limit && matching.length > limit) {
       const page = matching.slice(0, limit);
       const last = page[page.length - 1]!;
@@ -239,6 +252,7 @@ export class ObjectService {
   create(def: ResourceDef, ns: string | undefined, body: KObj, opts: WriteOptions, managed?: ManagedEntry[]): KObj {
     if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
     this.checkTypeMeta(def, body);
+    if (def.view) return this.present(def, this.create(this.storageOf(def), ns, def.view.fromView(body), opts));
     let obj = clone(body);
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
@@ -390,6 +404,10 @@ export class ObjectService {
 
   update(def: ResourceDef, ns: string | undefined, name: string, body: KObj, sub: string | undefined, opts: WriteOptions): KObj {
     if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
+    if (def.view) {
+      this.checkTypeMeta(def, body);
+      return this.present(def, this.update(this.storageOf(def), ns, name, def.view.fromView(body), sub, opts));
+    }
     const old = this.get(def, ns, name);
     const rv = body.metadata?.resourceVersion;
     if (!def.builtin && (rv === undefined || rv === '')) {
@@ -406,7 +424,10 @@ export class ObjectService {
     const type = contentType.split(';')[0]!.trim();
     const accepted = def.builtin ? BUILTIN_PATCH_TYPES : CR_PATCH_TYPES;
     if (!accepted.includes(type)) throw unsupportedPatch(accepted);
-    if (type === APPLY_PATCH) return this.apply(def, ns, name, raw, sub, opts, force);
+    if (type === APPLY_PATCH) {
+      if (def.view) throw unsupportedPatch(accepted.filter((t) => t !== APPLY_PATCH));
+      return this.apply(def, ns, name, raw, sub, opts, force);
+    }
     let patchDoc: unknown;
     try {
       patchDoc = JSON.parse(raw);
@@ -421,6 +442,7 @@ export class ObjectService {
     if (!isObject(candidate)) throw badRequest('the patched object is not an object');
     if (isObject(patchDoc) && isObject(patchDoc.metadata)) this.checkPrecondition(def, old, patchDoc.metadata.resourceVersion);
     candidate.metadata = { ...(isObject(candidate.metadata) ? candidate.metadata : {}), resourceVersion: old.metadata.resourceVersion };
+    if (def.view) return { object: this.update(def, ns, name, candidate, sub, opts), created: false };
     return { object: this.commit(def, old, candidate, opts, sub), created: false };
   }
 
@@ -456,6 +478,10 @@ export class ObjectService {
   }
 
   delete(def: ResourceDef, ns: string | undefined, name: string, o: DeleteOptions, opts: WriteOptions): KObj {
+    if (def.view) {
+      const result = this.delete(this.storageOf(def), ns, name, o, opts);
+      return result.kind === 'Status' ? { ...result, details: successStatus(def, { metadata: { name, uid: result.details.uid } }).details } : this.present(def, result);
+    }
     const obj = this.get(def, ns, name);
     const pre = o.preconditions ?? {};
     if (pre.uid && pre.uid !== obj.metadata.uid) {

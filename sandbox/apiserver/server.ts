@@ -15,7 +15,7 @@ import {
   ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
 } from './status.ts';
 import { toTable } from './table.ts';
-import { resourceKey, type KObj } from './types.ts';
+import type { KObj } from './types.ts';
 import { WatchHub } from './watch.ts';
 
 export interface RequestInfo {
@@ -336,6 +336,7 @@ export class ApiHttpHandler {
     if (sub === undefined && !def.verbs.includes(info.verb)) throw methodNotAllowed();
     const nego = negotiate(req.headers.accept);
     const q = info.query;
+    // Renders an object as the service returns it (views already converted) in the negotiated form.
     const render = (obj: KObj): KObj => {
       if (nego.table) return toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata');
       if (nego.partial) return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMetadata(obj.metadata) };
@@ -374,14 +375,18 @@ export class ApiHttpHandler {
         const timeout = q.get('timeoutSeconds');
         const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
         const labels = parseLabelSelector(q.get('labelSelector'));
-        const fields = parseFieldSelector(fieldSel);
+        const fields = parseFieldSelector(def.view && fieldSel ? def.view.selector(fieldSel) : fieldSel);
         this.watches.serve({
-          def, rkey: resourceKey(def), namespace: ns, labels, fields,
+          def, rkey: this.svc.rkey(def), namespace: ns, labels, fields,
           resourceVersion: q.get('resourceVersion') ?? undefined,
           timeoutSeconds: timeout !== null && timeout !== '' ? Number(timeout) : undefined,
           bookmarks: q.get('allowWatchBookmarks') === 'true',
           format: nego.table ? 'table' : 'json',
-          render: (obj, first) => (nego.table ? toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', first) : render(obj)),
+          asStored: !nego.table && !nego.partial && !def.view,
+          render: (stored, first) => {
+            const obj = this.svc.present(def, stored);
+            return nego.table ? toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', first) : render(obj);
+          },
           headers: this.baseHeaders(),
         }, res);
         logWatch(200);

@@ -44,6 +44,8 @@ export interface ResourceDef {
   schema?: KObj;
   /** Fills server-side defaults of a built-in kind on create (and on update where the real one does). */
   defaulter?: (obj: KObj, ctx: DefaultContext) => void;
+  /** Another resource's storage this one is a view of (events.k8s.io Events are core Events). */
+  view?: { storage: string; toView: (stored: KObj) => KObj; fromView: (view: KObj) => KObj; selector: (s: string) => string };
   /** Values the registry sets after field ownership is computed (allocated IPs, zero values). */
   allocate?: (obj: KObj, ctx: DefaultContext) => void;
   /** Strips the status written by a user on create (real strategies reset it). */

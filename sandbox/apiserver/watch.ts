@@ -25,6 +25,8 @@ export interface WatchRequest {
   /** Renders an object for this watch's format (Table rows need the resource's columns). */
   render: (obj: KObj, first: boolean) => KObj;
   format: WatchFormat;
+  /** Whether events can be sent as stored (one serialised line shared by all such watchers). */
+  asStored: boolean;
   headers: Record<string, string | string[]>;
 }
 
@@ -84,7 +86,7 @@ class Watcher {
       type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
     if (!type) return;
-    if (this.req.format === 'json' && type === ev.type) {
+    if (this.req.asStored && type === ev.type) {
       let line = ev.lines.get('json');
       if (line === undefined) {
         line = Buffer.from(encodeJson({ type, object: ev.object }));

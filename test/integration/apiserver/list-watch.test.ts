@@ -3,7 +3,7 @@
 // informer of client-node. Runs against the test API server or TEST_KUBECONFIG.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CoreV1Api, CustomObjectsApi, makeInformer, Watch, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, EventsV1Api, makeInformer, Watch, type V1ConfigMap } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { cluster, eventually, fixtureText, MERGE_PATCH, MYSQL_GROUP, raw, rawWatchLines } from './helpers.ts';
 
@@ -143,4 +143,27 @@ test('an informer lists, then follows changes; its cache equals the server objec
     const names = inf.list().map((c) => `${c.metadata?.name}:${c.data?.a ?? ''}`).filter((n) => !n.startsWith('kube-root-ca'));
     return names.length === 1 && names[0] === 'post:2' ? true : undefined;
   });
+});
+
+test('events.k8s.io/v1 and core/v1 Events are two views of the same objects', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const events = env.kubeConfig.makeApiClient(EventsV1Api);
+  const ns = env.namespace;
+  const regarding = { kind: 'MysqlCluster', apiVersion: 'mysql.presslabs.org/v1alpha1', name: 'c1', namespace: ns };
+  await events.createNamespacedEvent({
+    namespace: ns,
+    body: {
+      metadata: { name: 'e1' }, eventTime: new Date(), reportingController: 'mysql-operator', reportingInstance: 'op-1',
+      action: 'Reconcile', reason: 'ClusterReady', regarding, note: 'cluster is ready', type: 'Normal',
+    },
+  });
+  const asCore = await core.readNamespacedEvent({ namespace: ns, name: 'e1' });
+  assert.equal(asCore.message, 'cluster is ready');
+  assert.equal(asCore.involvedObject.name, 'c1');
+  assert.equal(asCore.reportingComponent, 'mysql-operator');
+  const byField = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=c1' });
+  assert.deepEqual(byField.items.map((e) => e.metadata?.name), ['e1']);
+  const viewed = await events.listNamespacedEvent({ namespace: ns, fieldSelector: 'regarding.name=c1' });
+  assert.deepEqual(viewed.items.map((e) => [e.metadata?.name, e.note, e.reportingController]), [['e1', 'cluster is ready', 'mysql-operator']]);
 });
