@@ -5,7 +5,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { KubeClient } from '../../src/runtime/kube/client.ts';
+import { AlreadyExistsError } from '../../src/runtime/kube/errors.ts';
 import { crdObjectsFrom, startApiServer, type ApiServer, type KObj } from '../../sandbox/apiserver/index.ts';
 
 export interface KubeEnv {
@@ -30,29 +32,34 @@ function statusCode(e: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** Creates or replaces the project's CRDs and waits until each is Established. */
+/**
+ * Creates or replaces the project's CRDs and waits until each is Established. Plain JSON through
+ * the runtime's client: client-node's typed CRD model drops `x-kubernetes-*` schema keys.
+ */
 export async function installCrds(kubeConfig: KubeConfig, crds: KObj[] = projectCrds()): Promise<void> {
-  const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
-  for (const crd of crds) {
-    try {
-      await api.createCustomResourceDefinition({ body: crd as V1CustomResourceDefinition });
-    } catch (e) {
-      if (statusCode(e) !== 409) throw e;
-      const cur = await api.readCustomResourceDefinition({ name: crd.metadata.name });
-      await api.replaceCustomResourceDefinition({
-        name: crd.metadata.name,
-        body: { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata?.resourceVersion } } as V1CustomResourceDefinition,
-      });
+  const client = new KubeClient(kubeConfig);
+  const ref = (name: string) => ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name });
+  try {
+    for (const crd of crds) {
+      try {
+        await client.create(crd);
+      } catch (e) {
+        if (!(e instanceof AlreadyExistsError)) throw e;
+        const cur = await client.get(ref(crd.metadata.name));
+        await client.update({ ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata?.resourceVersion } });
+      }
     }
-  }
-  const deadline = Date.now() + 30_000;
-  for (const crd of crds) {
-    for (;;) {
-      const cur = await api.readCustomResourceDefinition({ name: crd.metadata.name });
-      if (cur.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} not Established within 30s`);
-      await new Promise((r) => setTimeout(r, 100));
+    const deadline = Date.now() + 30_000;
+    for (const crd of crds) {
+      for (;;) {
+        const cur = await client.get<KObj>(ref(crd.metadata.name));
+        if (cur.status?.conditions?.some((c: KObj) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} not Established within 30s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
+  } finally {
+    client.close();
   }
 }
 

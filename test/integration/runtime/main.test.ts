@@ -2,7 +2,7 @@
 // becomes ready, serves metrics, and on SIGTERM releases the Lease and exits 0.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,10 +26,11 @@ describe('operator process', () => {
     const env = await kubeEnv(t); // with the project's CRDs: the registered controllers watch them
     const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const kubeconfig = join(dir, 'kubeconfig');
-    if (env.server) env.server.writeKubeconfig(kubeconfig);
-    else writeFileSync(kubeconfig, process.env['TEST_KUBECONFIG'] ?? '');
-    const kcPath = env.server ? kubeconfig : (process.env['TEST_KUBECONFIG'] ?? '');
+    let kcPath = process.env['TEST_KUBECONFIG'] ?? '';
+    if (env.server) {
+      kcPath = join(dir, 'kubeconfig');
+      env.server.writeKubeconfig(kcPath);
+    }
 
     const child: ChildProcess = spawn(
       process.execPath,
