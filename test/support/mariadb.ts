@@ -8,7 +8,7 @@
 // whatever is left, plus `setpriv --pdeathsig KILL` so a server dies with its test process even
 // when that process is killed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +71,11 @@ export interface MariaDBServer {
   paramsFor(user: string, password: string): ConnectParams;
   /** A src/mysql node as root. Closed by cleanup(). */
   node(params?: ConnectParams): Promise<MysqlNode>;
-  /** Runs SQL (several statements allowed) as root, or as `as`; returns the rows of the last result. */
+  /**
+   * Runs SQL (several statements allowed) as root, or as `as`; returns the rows of the last result.
+   * As `as`, it returns only once the server has let the session go, so the next connection of a
+   * user with MAX_USER_CONNECTIONS is not refused for it.
+   */
   sql(text: string, values?: unknown[], as?: { user: string; password: string }): Promise<Record<string, unknown>[]>;
   /** True while the process runs. */
   running(): boolean;
@@ -81,8 +85,12 @@ export interface MariaDBServer {
   stop(): Promise<void>;
   /** SIGKILL, waits for exit. */
   kill(): Promise<void>;
-  /** SIGSTOP / SIGCONT: a hung server (connections accepted by the kernel, never answered). */
-  pause(): void;
+  /**
+   * SIGSTOP: a hung server (connections accepted by the kernel, never answered). Resolves once
+   * every thread of mariadbd is stopped.
+   */
+  pause(): Promise<void>;
+  /** SIGCONT; the kernel wakes every thread before kill() returns. */
   resume(): void;
   /** The tail of the error log, for assertion messages. */
   errorLog(lines?: number): string;
@@ -279,13 +287,24 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
         return Array.isArray(last) ? (last as Record<string, unknown>[]) : [];
       } finally {
         await c.end();
+        // mysql2's end() resolves before the QUIT is even written; the server lowers the user's
+        // connection count (end_connection) before it drops the session from the processlist.
+        if (as) await sessionGone(a, c.threadId);
       }
     },
     running: () => proc !== null,
     start: launch,
     stop: () => signalAndWait('SIGTERM'),
     kill: () => signalAndWait('SIGKILL'),
-    pause: () => { proc?.kill('SIGSTOP'); },
+    pause: async () => {
+      const p = proc;
+      const pid = p?.pid;
+      if (!p || pid === undefined) return;
+      p.kill('SIGSTOP');
+      // kill() returns with the stop only queued: each thread stops when it next runs, and under
+      // load a connection thread can still answer a query meanwhile.
+      await waitFor(async () => threadStates(pid).every((st) => 'TtZX'.includes(st)), `${name} (pid ${pid}) to stop`);
+    },
     resume: () => { proc?.kill('SIGCONT'); },
     errorLog: (lines = 40) => tailOf(errorLogPath, lines),
     cleanup: async () => {
@@ -305,6 +324,46 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
     throw e;
   }
   return server;
+}
+
+/** Resolves once the server no longer lists session `id` (or no longer answers: then it has none). */
+async function sessionGone(a: { host: string; port: number }, id: number): Promise<void> {
+  const root = await mysql.createConnection({ host: a.host, port: a.port, user: 'root' }).catch(() => null);
+  if (!root) return;
+  root.on('error', () => undefined);
+  try {
+    await waitFor(async () => {
+      try {
+        const [rows] = await root.query('SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
+        return Array.isArray(rows) && rows.length === 0;
+      } catch {
+        return true;
+      }
+    }, `session ${id} to end`);
+  } finally {
+    await root.end();
+  }
+}
+
+/** One state letter (R, S, D, T, ...) per thread of `pid`, from /proc; none when it is gone. */
+function threadStates(pid: number): string[] {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  const states: string[] = [];
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // "tid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ')'.
+      states.push(stat.charAt(stat.lastIndexOf(')') + 2));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return states;
 }
 
 function must<T>(v: T | null): T {

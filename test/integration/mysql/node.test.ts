@@ -206,7 +206,7 @@ test('MariaDB 10.11 live: a hung server gives timeout errors within the short ti
   const params = { ...s.paramsFor(U.operator.user, U.operator.password), connectTimeoutMs: 500, queryTimeoutMs: 500 };
   const op = await connectNode(params);
   t.after(() => op.close());
-  s.pause();
+  await s.pause();
   try {
     await rejectsWith(op.isReadOnly(), 'timeout');
     await rejectsWith(connectNode(params), 'timeout');
@@ -215,7 +215,7 @@ test('MariaDB 10.11 live: a hung server gives timeout errors within the short ti
   }
   assert.equal(await op.isReadOnly(), true);
   const other = await connectNode(params);
-  s.pause();
+  await s.pause();
   try {
     await other.close(); // does not wait for a server that never answers
   } finally {
