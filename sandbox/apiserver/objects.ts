@@ -162,7 +162,7 @@ export class ObjectService {
       throw expired('The resourceVersion for the provided list is too old.');
     }
     const labels = parseLabelSelector(q.labelSelector);
-    const fields = parseFieldSelector(def.view && q.fieldSelector ? def.view.selector(q.fieldSelector) : q.fieldSelector);
+    const fields = parseFieldSelector(def.view && q.fieldSelector ? def.view.selector(q.fieldSelector) : q.fieldSelector, this.storageOf(def).builtin ? this.storageOf(def).resource : '');
     const all = start ? this.store.listFrom(this.rkey(def), ns, start) : this.store.list(this.rkey(def), ns);
     const limit = q.limit && q.limit > 0 ? q.limit : 0;
     const unfiltered = !q.labelSelector && !q.fieldSelector;

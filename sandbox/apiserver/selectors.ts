@@ -66,12 +66,34 @@ function fieldValue(obj: KObj, path: string): string {
   return String(cur);
 }
 
-export function parseFieldSelector(text: string | null | undefined): FieldSelector {
+/** The field labels kube-apiserver v1.26 accepts per resource (others get 400). */
+const FIELD_LABELS: Record<string, string[]> = {
+  pods: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
+  events: ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  secrets: ['type'],
+  namespaces: ['status.phase'],
+  nodes: ['spec.unschedulable'],
+  jobs: ['status.successful'],
+  replicasets: ['status.replicas'],
+};
+/** Field labels whose value lives under another path. */
+const FIELD_PATHS: Record<string, string> = { source: 'source.component' };
+
+/**
+ * A field selector for `resource` (core field labels: events are checked in their core form).
+ * Built-in resources accept metadata.name, metadata.namespace and their own labels; custom
+ * resources only the two metadata ones.
+ */
+export function parseFieldSelector(text: string | null | undefined, resource?: string): FieldSelector {
   if (!text) return () => true;
   const reqs = splitTopLevel(text).map((term) => {
     const m = /^([^\s!=]+)\s*(==|!=|=)\s*(.*)$/.exec(term);
     if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
-    return { path: m[1]!, negate: m[2] === '!=', value: m[3]!.trim() };
+    const label = m[1]!;
+    if (resource !== undefined && label !== 'metadata.name' && label !== 'metadata.namespace' && !(FIELD_LABELS[resource] ?? []).includes(label)) {
+      throw badRequest(`field label not supported: ${label}`);
+    }
+    return { path: FIELD_PATHS[label] ?? label, negate: m[2] === '!=', value: m[3]!.trim() };
   });
   return (obj) => reqs.every((r) => (fieldValue(obj, r.path) === r.value) !== r.negate);
 }

@@ -375,7 +375,7 @@ export class ApiHttpHandler {
         const timeout = q.get('timeoutSeconds');
         const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
         const labels = parseLabelSelector(q.get('labelSelector'));
-        const fields = parseFieldSelector(def.view && fieldSel ? def.view.selector(fieldSel) : fieldSel);
+        const fields = parseFieldSelector(def.view && fieldSel ? def.view.selector(fieldSel) : fieldSel, def.builtin ? (def.view?.storage ?? def.resource) : '');
         this.watches.serve({
           def, rkey: this.svc.rkey(def), namespace: ns, labels, fields,
           resourceVersion: q.get('resourceVersion') ?? undefined,

@@ -27,3 +27,10 @@ test('field selectors compare dotted paths, missing fields read as empty', () =>
   assert.equal(parseFieldSelector('involvedObject.kind!=Pod')(ev), false);
   assert.equal(parseFieldSelector('spec.nodeName=')(ev), true);
 });
+
+test('field labels a resource does not support are a 400, as on the real server', () => {
+  assert.doesNotThrow(() => parseFieldSelector('status.phase=Running,metadata.name=p', 'pods'));
+  assert.throws(() => parseFieldSelector('data.k=v', 'configmaps'), (e: { code?: number; message?: string }) => e.code === 400 && e.message === 'field label not supported: data.k');
+  assert.throws(() => parseFieldSelector('spec.replicas=1', ''), (e: { code?: number }) => e.code === 400);
+  assert.equal(parseFieldSelector('source=op', 'events')({ source: { component: 'op' } }), true);
+});
