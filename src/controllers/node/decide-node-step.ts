@@ -2,6 +2,7 @@
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
 import { OPERATED_SECRET_KEY } from '../../api/constants.ts';
 import { chooseMaster, sameEndpoint } from './choose-master.ts';
+import { operatedSecretName } from './operated-credentials.ts';
 import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
 
 /** Stable names for every decision not to act (Event reasons, condition message prefixes). */
@@ -42,10 +43,6 @@ function wait(reason: NodeWaitReason, message: string, soon = false): NodeDecisi
 
 function step(s: NodeStep): NodeDecision {
   return { kind: 'step', step: s };
-}
-
-export function operatedSecretName(cluster: string): string {
-  return `${cluster}-mysql-operated`;
 }
 
 /** A replica's failing threads, as a reason naming what to fix. */

@@ -2,6 +2,19 @@
 // the operator user to connect, the replication user for CHANGE MASTER. Pure.
 import { OPERATED_SECRET_KEY } from '../../api/constants.ts';
 
+const OPERATED_SUFFIX = '-mysql-operated';
+
+export function operatedSecretName(cluster: string): string {
+  return `${cluster}${OPERATED_SUFFIX}`;
+}
+
+/** `<c>-mysql-operated` → `<c>`; null for any other Secret. */
+export function operatedSecretCluster(secretName: string): string | null {
+  return secretName.endsWith(OPERATED_SUFFIX) && secretName.length > OPERATED_SUFFIX.length
+    ? secretName.slice(0, -OPERATED_SUFFIX.length)
+    : null;
+}
+
 export interface Credentials {
   operator: { user: string; password: string };
   replication: { user: string; password: string };

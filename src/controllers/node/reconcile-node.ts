@@ -10,10 +10,10 @@ import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { clusterView } from './cluster-view.ts';
-import { decideNodeStep, NODE_WAIT_REASONS, operatedSecretName, type NodeStep } from './decide-node-step.ts';
+import { decideNodeStep, NODE_WAIT_REASONS, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
 import type { ClusterView, NodeView, PodView, StepKind } from './node-state.ts';
-import { credentialsFrom, type Credentials } from './operated-credentials.ts';
+import { credentialsFrom, operatedSecretName, type Credentials } from './operated-credentials.ts';
 import { PassServers } from './pass-servers.ts';
 import { podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
 
@@ -23,6 +23,8 @@ export const POD_TARGET = {
   labelSelector: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/managed-by': 'mysql.presslabs.org' },
 };
 export const CLUSTER_TARGET = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+/** The same target as the cluster controller's, so both share one Secret cache. */
+export const SECRET_TARGET = { apiVersion: 'v1', kind: 'Secret' };
 
 export interface NodeControllerOptions {
   /** Pod → address of its server; default `<pod>.mysql.<ns>:3306`. */
@@ -96,12 +98,7 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
 
 async function readCredentials(pass: Pass): Promise<Credentials> {
   const name = operatedSecretName(pass.cluster.name);
-  const secret = await pass.ctx.client.getIfExists<KubeObject & { data?: Record<string, string> }>({
-    apiVersion: 'v1',
-    kind: 'Secret',
-    namespace: pass.req.namespace,
-    name,
-  });
+  const secret = (await pass.ctx.informer<KubeObject & { data?: Record<string, string> }>(SECRET_TARGET)).get(pass.req.namespace, name);
   if (!secret) return refuse(pass, 'OperatedSecretMissing', `Secret ${name} does not exist yet`);
   const creds = credentialsFrom(secret.data);
   if ('missing' in creds) return refuse(pass, 'OperatedSecretIncomplete', `key ${creds.missing} of Secret ${name} is missing or empty`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { credentialsFrom } from '../../../src/controllers/node/operated-credentials.ts';
+import { credentialsFrom, operatedSecretCluster, operatedSecretName } from '../../../src/controllers/node/operated-credentials.ts';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const full = {
@@ -20,4 +20,11 @@ test('the operator and replication identities are read from the operated Secret'
 test('a missing or empty key is named', () => {
   assert.deepEqual(credentialsFrom({ ...full, REPLICATION_PASSWORD: '' }), { missing: 'REPLICATION_PASSWORD' });
   assert.deepEqual(credentialsFrom(undefined), { missing: 'OPERATOR_USER' });
+});
+
+test('the operated Secret is named after its cluster, and only such Secrets map back to one', () => {
+  assert.equal(operatedSecretName('my-db'), 'my-db-mysql-operated');
+  assert.equal(operatedSecretCluster('my-db-mysql-operated'), 'my-db');
+  assert.equal(operatedSecretCluster('my-db-secret'), null);
+  assert.equal(operatedSecretCluster('-mysql-operated'), null);
 });
