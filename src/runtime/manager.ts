@@ -211,6 +211,7 @@ export class Manager {
       registry: this.metrics.registry,
       enqueue: (key, afterMs) => (afterMs ? queue.addAfter(key, afterMs) : queue.add(key)),
     };
+    const metered = this.metrics.queueObserver(spec.name);
     const queue: WorkQueue = new WorkQueue({
       workers: spec.workers ?? this.config.workers,
       baseDelayMs: spec.backoff?.baseMs ?? 500,
@@ -218,9 +219,13 @@ export class Manager {
       resyncPeriodMs: spec.resyncPeriodMs ?? this.config.resyncPeriodMs,
       resyncKeys: () => primary.keys(),
       observer: {
-        ...this.metrics.queueObserver(spec.name),
+        ...metered,
+        onHandled: (key, seconds, err) => {
+          metered.onHandled?.(key, seconds, err);
+          if (err === undefined) log.debug('reconciled', { object: key, ms: Math.round(seconds * 1000) });
+        },
         onRetry: (key, delayMs, err) => {
-          this.metrics.queueRetries.inc({ controller: spec.name });
+          metered.onRetry?.(key, delayMs, err);
           log.warn('reconcile failed; retrying', { object: key, retryInMs: delayMs, error: errorMessage(err) });
         },
       },
