@@ -138,13 +138,13 @@ try {
     await mkdir(dir);
     const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssOf(pid).rss)), 100);
     started = performance.now();
-    await cloneFromPeer(cfg, sidecar.url, dir);
+    await cloneFromPeer(cfg, sidecar.url, dir, new AbortController().signal);
     cloneSeconds.push((performance.now() - started) / 1000);
     clearInterval(sampler);
     streamBytes = dirBytes(dir);
     if (i === rounds - 1) {
       started = performance.now();
-      await prepareBackup(cfg, dir);
+      await prepareBackup(cfg, dir, new AbortController().signal);
       prepareSeconds = (performance.now() - started) / 1000;
     }
     await rm(dir, { recursive: true, force: true });

@@ -31,12 +31,12 @@ async function gatherAndDecide(cfg: SidecarConfig, log: Logger): Promise<CloneDe
 }
 
 /** Unpacks and prepares into staging, then commits; on any failure the data directory is left empty. */
-async function cloneInto(cfg: SidecarConfig, fill: (dir: string) => Promise<void>): Promise<void> {
+async function cloneInto(cfg: SidecarConfig, signal: AbortSignal, fill: (dir: string) => Promise<void>): Promise<void> {
   const { dataDir } = cfg.paths;
   const staging = await createStaging(dataDir);
   try {
     await fill(staging);
-    await prepareBackup(cfg, staging);
+    await prepareBackup(cfg, staging, signal);
     await commitStaging(dataDir);
   } catch (err) {
     await discardStaging(dataDir);
@@ -44,7 +44,8 @@ async function cloneInto(cfg: SidecarConfig, fill: (dir: string) => Promise<void
   }
 }
 
-export async function cloneAndInit(cfg: SidecarConfig, log: Logger): Promise<void> {
+/** `signal` (SIGTERM from the kubelet) stops the clone: children killed, staging deleted. */
+export async function cloneAndInit(cfg: SidecarConfig, log: Logger, signal: AbortSignal): Promise<void> {
   const decision = await gatherAndDecide(cfg, log);
   const started = Date.now();
   switch (decision.action) {
@@ -53,12 +54,12 @@ export async function cloneAndInit(cfg: SidecarConfig, log: Logger): Promise<voi
       break;
     case 'clone':
       log.info(`cloning from the ${decision.from}`, { source: decision.url });
-      await cloneInto(cfg, (dir) => cloneFromPeer(cfg, decision.url, dir));
+      await cloneInto(cfg, signal, (dir) => cloneFromPeer(cfg, decision.url, dir, signal));
       log.info('clone prepared and in place', { source: decision.url, seconds: (Date.now() - started) / 1000 });
       break;
     case 'restore':
       log.info('restoring from INIT_BUCKET_URI', { url: decision.url });
-      await cloneInto(cfg, (dir) => restoreFromBucket(cfg, decision.url, dir));
+      await cloneInto(cfg, signal, (dir) => restoreFromBucket(cfg, decision.url, dir, signal));
       log.info('restore prepared and in place', { url: decision.url, seconds: (Date.now() - started) / 1000 });
       break;
     case 'empty':

@@ -37,10 +37,10 @@ export function probeHealth(baseUrl: string): Promise<boolean> {
   });
 }
 
-function requestBackup(baseUrl: string, cred: Credentials): Promise<IncomingMessage> {
+function requestBackup(baseUrl: string, cred: Credentials, signal: AbortSignal): Promise<IncomingMessage> {
   const url = new URL(XBACKUP_PATH, baseUrl);
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent: false, auth: `${cred.user}:${cred.password}` }, (res) => {
+    const req = http.get(url, { agent: false, auth: `${cred.user}:${cred.password}`, signal }, (res) => {
       if (res.statusCode !== 200) {
         res.resume();
         reject(new CloneError(`${url.origin}${XBACKUP_PATH} answered HTTP ${res.statusCode}`));
@@ -57,14 +57,15 @@ function requestBackup(baseUrl: string, cred: Credentials): Promise<IncomingMess
  * Pipes `source` into `child`'s stdin and waits for the child. A broken source kills the child
  * and is the error reported; a child that dies on its own is reported with its stderr.
  */
-async function feed(source: Readable, child: ChildProcess, what: string, sourceName: string): Promise<ChildOutcome> {
+async function feed(source: Readable, child: ChildProcess, what: string, sourceName: string, signal: AbortSignal): Promise<ChildOutcome> {
   const outcome = outcomeOf(child);
   try {
-    await pipeline(source, child.stdin!);
+    await pipeline(source, child.stdin!, { signal });
   } catch (err) {
-    const exitedOnItsOwn = child.exitCode !== null || child.signalCode !== null;
+    const exitedOnItsOwn = (child.exitCode !== null || child.signalCode !== null) && !signal.aborted;
     if (!exitedOnItsOwn) terminate(child, 1000);
     const o = await outcome;
+    if (signal.aborted) throw new CloneError(`stopped while reading ${sourceName}`, { cause: err });
     if (exitedOnItsOwn && !o.ok) throw new ToolError(what, o);
     throw new CloneError(`${sourceName} broke off: ${(err as Error).message}`, { cause: err });
   }
@@ -73,18 +74,18 @@ async function feed(source: Readable, child: ChildProcess, what: string, sourceN
   return o;
 }
 
-function spawnExtractor(cfg: SidecarConfig, dir: string): { child: ChildProcess; what: string } {
+function spawnExtractor(cfg: SidecarConfig, dir: string, signal: AbortSignal): { child: ChildProcess; what: string } {
   const tool = toolNames(cfg.flavour).stream;
-  return { child: spawn(tool, extractArgs(cfg, dir), { stdio: ['pipe', 'ignore', 'pipe'] }), what: `${tool} -x` };
+  return { child: spawn(tool, extractArgs(cfg, dir), { stdio: ['pipe', 'ignore', 'pipe'], signal }), what: `${tool} -x` };
 }
 
 /** Streams a peer's /xbackup into `dir` and checks the trailer. */
-export async function cloneFromPeer(cfg: SidecarConfig, baseUrl: string, dir: string): Promise<void> {
-  const res = await requestBackup(baseUrl, cfg.backup);
+export async function cloneFromPeer(cfg: SidecarConfig, baseUrl: string, dir: string, signal: AbortSignal): Promise<void> {
+  const res = await requestBackup(baseUrl, cfg.backup, signal);
   const reclaim = reclaimEvery(2 << 20);
   res.on('data', (chunk: Buffer) => reclaim(chunk.length));
-  const { child, what } = spawnExtractor(cfg, dir);
-  await feed(res, child, what, `stream from ${new URL(baseUrl).origin}`);
+  const { child, what } = spawnExtractor(cfg, dir, signal);
+  await feed(res, child, what, `stream from ${new URL(baseUrl).origin}`, signal);
   const status = res.trailers[BACKUP_STATUS_TRAILER.toLowerCase()];
   if (status !== BACKUP_SUCCESS) {
     throw new CloneError(
@@ -94,14 +95,14 @@ export async function cloneFromPeer(cfg: SidecarConfig, baseUrl: string, dir: st
 }
 
 /** Streams the backup object at `url` (gzip'ed xbstream, or the configured decompressor) into `dir`. */
-export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: string): Promise<void> {
+export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: string, signal: AbortSignal): Promise<void> {
   const source = await storageFor(url).openRead(url);
   const [cmd, ...args] = cfg.decompressCommand ?? ['gzip', '-d'];
-  const decompress = spawn(cmd!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-  const { child, what } = spawnExtractor(cfg, dir);
+  const decompress = spawn(cmd!, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });
+  const { child, what } = spawnExtractor(cfg, dir, signal);
   const results = await Promise.allSettled([
-    feed(source, decompress, `${cmd} (decompress)`, url),
-    feed(decompress.stdout!, child, what, `${cmd} output`),
+    feed(source, decompress, `${cmd} (decompress)`, url, signal),
+    feed(decompress.stdout!, child, what, `${cmd} output`, signal),
   ]);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) {
@@ -112,7 +113,7 @@ export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: st
 }
 
 /** `xtrabackup --prepare` / `mariabackup --prepare` on the unpacked backup in `dir`. */
-export async function prepareBackup(cfg: SidecarConfig, dir: string): Promise<void> {
+export async function prepareBackup(cfg: SidecarConfig, dir: string, signal: AbortSignal): Promise<void> {
   const tool = toolNames(cfg.flavour).backup;
-  await runTool(`${tool} --prepare`, tool, prepareArgs(cfg, dir));
+  await runTool(`${tool} --prepare`, tool, prepareArgs(cfg, dir), { signal });
 }

@@ -27,7 +27,9 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
     case 'clone-and-init': {
       const cfg = loadConfig(env, argv, ['identity', 'version', 'credentials', 'backup-http']);
       const { cloneAndInit } = await import('./clone-and-init.ts');
-      await cloneAndInit(cfg, log);
+      const stop = new AbortController();
+      void untilSignal().then(() => stop.abort());
+      await cloneAndInit(cfg, log, stop.signal);
       return 0;
     }
     case 'config-and-serve':

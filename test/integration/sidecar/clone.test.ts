@@ -3,6 +3,7 @@
 // a second server starts from an empty data directory cloned by clone-and-init, then replicates.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
@@ -12,7 +13,7 @@ import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { startMariaDB, TEST_SYSTEM_USERS, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
 import {
-  BACKUP, confDirFor, configMapDir, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startServeSidecar, tempDir,
+  BACKUP, confDirFor, configMapDir, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
   type After, type RunningSidecar,
 } from './support.ts';
 
@@ -110,6 +111,7 @@ async function relay(t: After, to: { host: string; port: number }, after: number
     upstream.on('close', () => client.destroy());
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
+    client.on('close', () => upstream.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -132,6 +134,31 @@ test('a clone whose source dies mid-stream fails clearly, leaves the data direct
   assert.equal(retry.code, 0, retry.output);
   await target.start();
   assert.equal(await rowCount(target), await rowCount(source));
+});
+
+test('SIGTERM during a clone stops it: mbstream killed, data directory empty, non-zero exit', async (t) => {
+  const { target, confDir } = await emptyTarget(t);
+  let stalled!: () => void;
+  const atStall = new Promise<void>((resolve) => (stalled = resolve));
+  // The relay stops forwarding after 1 MiB and keeps the connection open: a source gone quiet.
+  const url = await relay(t, { host: '127.0.0.1', port: sourceSidecar.port }, 1 << 20, () => {
+    stalled();
+    return new Promise<void>(() => undefined);
+  });
+  const run = startCloneAndInit(
+    await cloneArgs(t, target, confDir),
+    podEnv({ MY_POD_NAME: 'c-mysql-1', SIDECAR_CLONE_REPLICAS_URL: url, SIDECAR_CLONE_MASTER_URL: NOBODY }),
+  );
+  t.after(() => run.proc.kill('SIGKILL'));
+  await atStall;
+  await waitFor(async () => (await readdir(target.datadir)).length > 0, 'the clone to be unpacking');
+  run.proc.kill('SIGTERM');
+  const done = await run.done;
+  assert.equal(done.code, 1, done.output);
+  assert.match(done.output, /stopped while reading stream from/);
+  assert.deepEqual(await readdir(target.datadir), []);
+  const left = spawnSync('pgrep', ['-f', `mbstream.*${target.datadir}`], { encoding: 'utf8' }).stdout.trim();
+  assert.equal(left, '', 'no mbstream left running');
 });
 
 test('wrong backup credentials: HTTP 403, nothing streamed, no password in any log', async (t) => {

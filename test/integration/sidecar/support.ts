@@ -99,13 +99,18 @@ export interface CloneRun {
   output: string;
 }
 
-/** Runs `clone-and-init` to completion. */
-export function runCloneAndInit(args: string[], env: Record<string, string>): Promise<CloneRun> {
+/** Starts `clone-and-init`; `done` resolves when it exited. */
+export function startCloneAndInit(args: string[], env: Record<string, string>): { proc: ChildProcess; done: Promise<CloneRun> } {
   const proc = spawnSidecar(['clone-and-init', ...args], env);
   let output = '';
   proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  return new Promise((resolve) => proc.once('close', (code) => resolve({ code, output })));
+  return { proc, done: new Promise((resolve) => proc.once('close', (code) => resolve({ code, output }))) };
+}
+
+/** Runs `clone-and-init` to completion. */
+export function runCloneAndInit(args: string[], env: Record<string, string>): Promise<CloneRun> {
+  return startCloneAndInit(args, env).done;
 }
 
 /** A directory standing in for the ConfigMap mount: a my.cnf for MariaDB and a script. */
