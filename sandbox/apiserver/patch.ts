@@ -162,8 +162,25 @@ export function strategicMerge(target: unknown, patch: unknown, path: string[] =
     if (merged === undefined) delete out[k];
     else out[k] = merged;
   }
+  for (const [k, order] of Object.entries(patch)) {
+    if (!k.startsWith('$setElementOrder/') || !Array.isArray(order)) continue;
+    const field = k.slice('$setElementOrder/'.length);
+    if (Array.isArray(out[field])) out[field] = inElementOrder(out[field] as unknown[], order, strategicMergeKey([...path, field]));
+  }
   if (Array.isArray(retain)) for (const k of Object.keys(out)) if (!retain.includes(k)) delete out[k];
   return out;
+}
+
+/** `$setElementOrder`: the listed elements in the listed order, then the others as they were. */
+function inElementOrder(items: unknown[], order: unknown[], key: string | undefined): unknown[] {
+  const id = (x: unknown) => (key && isObject(x) ? x[key] : x);
+  const wanted = order.map(id);
+  const listed: unknown[] = [];
+  for (const w of wanted) {
+    const found = items.find((x) => deepEqual(id(x), w));
+    if (found !== undefined) listed.push(found);
+  }
+  return [...listed, ...items.filter((x) => !wanted.some((w) => deepEqual(id(x), w)))];
 }
 
 function stripDirectives(v: unknown): unknown {

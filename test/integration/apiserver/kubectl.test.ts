@@ -117,3 +117,16 @@ test('kubectl get -w prints the changes, kubectl delete removes the objects', { 
   assert.match(out, /MODIFIED\s+c1/);
   assert.match(await run(KUBECTL, args(['get', 'mysql', '--ignore-not-found'])).then((r) => r.stdout), /^$/);
 });
+
+test('kubectl apply of a built-in merges lists by key in the order of the manifest', { skip: SKIP }, async (t) => {
+  const { kubectl, file } = await kubectlFor(t);
+  const withEnv = (names: string[]) => `${STS}        env:\n${names.map((n) => `        - {name: ${n}, value: "1"}`).join('\n')}\n`;
+  const manifest = file('sts.yaml', withEnv(['A']));
+  await kubectl('apply', '-f', manifest);
+  writeFileSync(manifest, withEnv(['B', 'A', 'C']));
+  assert.match(await kubectl('apply', '-f', manifest), /statefulset\.apps\/db configured/);
+  assert.equal(await kubectl('get', 'sts', 'db', '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].name}'), 'B A C');
+  writeFileSync(manifest, withEnv(['C']));
+  await kubectl('apply', '-f', manifest);
+  assert.equal(await kubectl('get', 'sts', 'db', '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].name}'), 'C');
+});

@@ -39,3 +39,11 @@ test('strategic merge: lists without merge keys are replaced; finalizers merge a
   assert.deepEqual(strategicMerge({ metadata: { finalizers: ['a'] } }, { metadata: { finalizers: ['b', 'a'] } }), { metadata: { finalizers: ['a', 'b'] } });
   assert.deepEqual(strategicMerge({ metadata: { finalizers: ['a', 'b'] } }, { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }), { metadata: { finalizers: ['b'] } });
 });
+
+test('strategic merge: $setElementOrder orders the merged list as kubectl apply asks', () => {
+  const live = { spec: { containers: [{ name: 'c', env: [{ name: 'A', value: '1' }] }] } };
+  const patch = { spec: { containers: [{ name: 'c', '$setElementOrder/env': [{ name: 'A' }, { name: 'B' }], env: [{ name: 'B', value: '2' }] }], '$setElementOrder/containers': [{ name: 'c' }] } };
+  const out = strategicMerge(live, patch) as any;
+  assert.deepEqual(out.spec.containers[0].env, [{ name: 'A', value: '1' }, { name: 'B', value: '2' }]);
+  assert.deepEqual(strategicMerge({ metadata: { finalizers: ['a'] } }, { metadata: { '$setElementOrder/finalizers': ['b', 'a'], finalizers: ['b'] } }), { metadata: { finalizers: ['b', 'a'] } });
+});
