@@ -22,7 +22,7 @@ export class CloneError extends Error {
 
 /** The anchor gave a peer 5 s to answer /health. */
 const PROBE_TIMEOUT_MS = 5000;
-/** A source that sends nothing for this long is dead; mariabackup itself waits on locks at most so long. */
+/** A source that stops sending for this long mid-stream is taken for dead. */
 const STALL_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** True when `baseUrl`/health answers 200 within the probe timeout. */
@@ -46,9 +46,11 @@ function requestBackup(baseUrl: string, cred: Credentials, signal: AbortSignal):
         reject(new CloneError(`${url.origin}${XBACKUP_PATH} answered HTTP ${res.statusCode}`));
         return;
       }
+      // Only once streaming: before its headers the source may keep us waiting for our turn
+      // behind another backup, however long that takes.
+      req.setTimeout(STALL_TIMEOUT_MS, () => req.destroy(new CloneError(`${url.origin} sent nothing for ${STALL_TIMEOUT_MS / 1000} s`)));
       resolve(res);
     });
-    req.setTimeout(STALL_TIMEOUT_MS, () => req.destroy(new CloneError(`${url.origin} sent nothing for ${STALL_TIMEOUT_MS / 1000} s`)));
     req.on('error', (err) => reject(new CloneError(`requesting ${url.origin}${XBACKUP_PATH}: ${err.message}`)));
   });
 }
