@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
@@ -13,6 +14,7 @@ import type { RequestLog } from './request-log.ts';
 import { Resources } from './resources.ts';
 import { ApiHttpHandler } from './server.ts';
 import { Store } from './store.ts';
+import { selfSignedCert } from './tls.ts';
 import type { KObj } from './types.ts';
 
 export type { Faults, RequestMatch } from './faults.ts';
@@ -34,6 +36,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** CRDs to install at start: objects or paths of YAML files. */
   crds?: (KObj | string)[];
+  /** Serve HTTPS with a self-signed certificate (needs the openssl CLI); the kubeconfig carries its CA. */
+  tls?: boolean;
 }
 
 export interface ApiServer {
@@ -65,7 +69,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const resources = new Resources();
   const service = new ObjectService(store, resources);
   const gc = new GarbageCollector(service);
-  const host = opts.host ?? '127.0.0.1';
   let address = '';
   const handler = new ApiHttpHandler(service, {
     token,
@@ -78,7 +81,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const crdDef = resources.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
   for (const src of opts.crds ?? []) for (const crd of crdObjectsFrom(src)) service.create(crdDef, undefined, crd, SYSTEM);
 
-  const server: Server = createServer((req, res) => handler.handle(req, res));
+  const host = opts.host ?? '127.0.0.1';
+  const serving = opts.tls ? await selfSignedCert(host) : undefined;
+  const server: Server = serving
+    ? createTlsServer({ cert: serving.cert, key: serving.key }, (req, res) => handler.handle(req, res))
+    : createServer((req, res) => handler.handle(req, res));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -86,12 +93,17 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   });
   const port = (server.address() as AddressInfo).port;
   address = `${host}:${port}`;
-  const url = `http://${host}:${port}`;
+  const url = `${serving ? 'https' : 'http'}://${host}:${port}`;
 
   const kubeconfigObject = (): KObj => ({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'test-apiserver', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+    clusters: [{
+      name: 'test-apiserver',
+      cluster: serving
+        ? { server: url, 'certificate-authority-data': Buffer.from(serving.cert).toString('base64') }
+        : { server: url, 'insecure-skip-tls-verify': true },
+    }],
     users: [{ name: 'test-admin', user: token === null ? {} : { token } }],
     contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user: 'test-admin', namespace: 'default' } }],
     'current-context': 'test-apiserver',

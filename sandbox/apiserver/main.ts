@@ -1,5 +1,5 @@
 // Runs the test API server as its own process, for the sandbox and for kubectl:
-//   node sandbox/apiserver/main.ts [--port N] [--kubeconfig-out path] [--crds dir-or-file]... [--no-auth]
+//   node sandbox/apiserver/main.ts [--port N] [--kubeconfig-out path] [--crds dir-or-file]... [--no-auth] [--tls]
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +11,7 @@ const { values } = parseArgs({
     'kubeconfig-out': { type: 'string' },
     crds: { type: 'string', multiple: true },
     'no-auth': { type: 'boolean', default: false },
+    tls: { type: 'boolean', default: false },
   },
 });
 
@@ -23,6 +24,7 @@ const server = await startApiServer({
   port: Number(values.port),
   token: values['no-auth'] ? null : undefined,
   crds: (values.crds ?? []).flatMap(yamlFiles),
+  tls: values.tls,
 });
 if (values['kubeconfig-out']) server.writeKubeconfig(values['kubeconfig-out']);
 process.stdout.write(`${JSON.stringify({ msg: 'test apiserver listening', url: server.url })}\n`);

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { startApiServer } from '../../../sandbox/apiserver/index.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually, MYSQL_GROUP } from './helpers.ts';
+import { eventually, MYSQL_GROUP, raw } from './helpers.ts';
 
 const KUBECTL = fileURLToPath(new URL('../../../.tools/bin/kubectl', import.meta.url));
 const run = promisify(execFile);
@@ -129,4 +130,21 @@ test('kubectl apply of a built-in merges lists by key in the order of the manife
   writeFileSync(manifest, withEnv(['C']));
   await kubectl('apply', '-f', manifest);
   assert.equal(await kubectl('get', 'sts', 'db', '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].name}'), 'C');
+});
+
+test('over TLS (tls: true) client-node and kubectl authenticate with the token; no token is 403', { skip: SKIP || (process.env.TEST_KUBECONFIG ? 'own server' : false) }, async (t) => {
+  const server = await startApiServer({ tls: true, allowAnonymous: false });
+  t.after(() => server.stop());
+  assert.match(server.url, /^https:\/\//);
+  const kc = server.kubeConfig();
+  const core = kc.makeApiClient(CoreV1Api);
+  const list = await core.listNamespace();
+  assert.ok(list.items.some((n) => n.metadata?.name === 'default'));
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-tls-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  server.writeKubeconfig(join(dir, 'kubeconfig'));
+  const { stdout } = await run(KUBECTL, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'ns', 'default', '-o', 'name'], { timeout: 30_000 });
+  assert.equal(stdout, 'namespace/default\n');
+  const anonymous = await raw(kc, 'GET', '/api/v1/namespaces', { token: null });
+  assert.equal(anonymous.status, 403);
 });
