@@ -181,3 +181,40 @@ test('the test API server answers the recorded kube-apiserver v1.26.1 requests l
     });
   }
 });
+
+test('watch streams replayed on the recorded CRD match the recorded ones event by event', { skip: process.env.TEST_KUBECONFIG ? 'replay needs a fresh server' : false }, async (t) => {
+  const server = await startApiServer({ token: 'fixture-token' });
+  t.after(() => server.stop());
+  const kc = server.kubeConfig();
+  const crd = await raw(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: fixtureText('crd-mysqlclusters.req.json') });
+  assert.equal(crd.status, 201);
+  const events = (text: string) => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as J);
+  const compare = (got: J[], file: string) => {
+    const want = events(fixtureText(file)).filter((e) => e.type !== 'BOOKMARK');
+    assert.equal(normalizedText(got.filter((e) => e.type !== 'BOOKMARK')), normalizedText(want));
+  };
+  const rv = () => String(server.internals.service.store.currentRv());
+  const mp = (path: string, body: unknown) => raw(kc, 'PATCH', path, { body: JSON.stringify(body), contentType: 'application/merge-patch+json' });
+
+  const stream = raw(kc, 'GET', `${BASE}?watch=1&resourceVersion=${rv()}&allowWatchBookmarks=true&timeoutSeconds=3`);
+  await raw(kc, 'POST', BASE, { body: JSON.stringify({ metadata: { name: 'w1', labels: { app: 'mysql' } }, spec: { secretName: 'w1-secret' } }) });
+  await mp(`${BASE}/w1`, { spec: { replicas: 3 } });
+  await mp(`${BASE}/w1/status`, { status: { readyNodes: 3, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-11-21T20:00:00Z', reason: 'AllReady', message: '3 of 3 nodes ready' }] } });
+  await raw(kc, 'DELETE', `${BASE}/w1`);
+  const watched = events((await stream).text);
+  compare(watched, 'watch-cr-stream.ndjson');
+  const bookmark = watched.find((e) => e.type === 'BOOKMARK');
+  assert.ok(bookmark, 'a BOOKMARK before the timeout');
+  assert.equal(normalizedText(bookmark), normalizedText(events(fixtureText('watch-cr-stream.ndjson')).find((e) => e.type === 'BOOKMARK')));
+
+  const flow = raw(kc, 'GET', `${BASE}?watch=1&resourceVersion=${rv()}&timeoutSeconds=2`);
+  await raw(kc, 'POST', BASE, { body: JSON.stringify({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'f1', finalizers: ['mysql.presslabs.org/cleanup'] }, spec: { secretName: 's' } }) });
+  await raw(kc, 'DELETE', `${BASE}/f1`);
+  await mp(`${BASE}/f1`, { metadata: { finalizers: null } });
+  compare(events((await flow).text), 'watch-cr-finalizer-flow.ndjson');
+
+  const tooOld = await raw(kc, 'GET', `${BASE}?watch=1&resourceVersion=1&allowWatchBookmarks=true`);
+  assert.equal(tooOld.headers['transfer-encoding'], 'chunked');
+  assert.equal(tooOld.headers['content-length'], undefined);
+  assert.equal(normalizedText(events(tooOld.text)), normalizedText(events(fixtureText('watch-cr-too-old-410.ndjson'))));
+});
