@@ -46,7 +46,7 @@ const ROWS: Row[] = [
   { gv: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], hash: 'HN/zwEC+JgM=', status: true, initialStatus: () => ({ phase: 'Pending' }) },
   {
     gv: 'v1', resource: 'pods', kind: 'Pod', shortNames: ['po'], categories: ['all'], hash: 'xPOwRZ+Yhw8=', status: true,
-    defaulter: (o) => defaultPodSpec(o.spec, true), initialStatus: () => ({ phase: 'Pending', qosClass: 'BestEffort' }),
+    defaulter: (o) => defaultPodSpec(o.spec, true), allocate: admitPod, initialStatus: () => ({ phase: 'Pending' }),
   },
   { gv: 'v1', resource: 'secrets', kind: 'Secret', hash: 'S6u1pOWzb84=', order: ['immutable', 'data', 'stringData', 'type'], defaulter: defaultSecret },
   { gv: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'], hash: 'pbx9ZvyFpBE=', order: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'] },
@@ -191,11 +191,46 @@ function defaultPodSpec(spec: KObj | undefined, isPod: boolean): void {
   setDefault(spec, 'dnsPolicy', 'ClusterFirst');
   setDefault(spec, 'securityContext', {});
   setDefault(spec, 'schedulerName', 'default-scheduler');
-  if (isPod) {
-    setDefault(spec, 'serviceAccountName', 'default');
-    setDefault(spec, 'serviceAccount', spec.serviceAccountName);
-    setDefault(spec, 'enableServiceLinks', true);
+  if (isPod) setDefault(spec, 'enableServiceLinks', true);
+}
+
+const TOKEN_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** What the ServiceAccount admission plugin and the pod strategy add to a new pod. */
+function admitPod(o: KObj): void {
+  const spec: KObj = (o.spec ??= {});
+  setDefault(spec, 'serviceAccountName', spec.serviceAccount ?? 'default');
+  setDefault(spec, 'serviceAccount', spec.serviceAccountName);
+  const containers = [...((spec.initContainers ?? []) as KObj[]), ...((spec.containers ?? []) as KObj[])];
+  const mounted = containers.some((c) => ((c.volumeMounts ?? []) as KObj[]).some((m) => m.mountPath === TOKEN_MOUNT));
+  if (spec.automountServiceAccountToken !== false && !mounted) {
+    const name = `kube-api-access-${Array.from({ length: 5 }, () => 'bcdfghjklmnpqrstvwxz2456789'[Math.floor(Math.random() * 27)]).join('')}`;
+    spec.volumes = [...((spec.volumes ?? []) as KObj[]), {
+      name,
+      projected: {
+        sources: [
+          { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+          { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+        ],
+        defaultMode: 420,
+      },
+    }];
+    for (const c of containers) c.volumeMounts = [...((c.volumeMounts ?? []) as KObj[]), { name, readOnly: true, mountPath: TOKEN_MOUNT }];
   }
+  if (o.status && o.status.qosClass === undefined) o.status.qosClass = qosClass(containers);
+}
+
+function qosClass(containers: KObj[]): string {
+  const resources = containers.map((c) => (c.resources ?? {}) as KObj);
+  const any = resources.some((r) => Object.keys(r.requests ?? {}).length > 0 || Object.keys(r.limits ?? {}).length > 0);
+  if (!any) return 'BestEffort';
+  const guaranteed = resources.every((r) => {
+    const limits = (r.limits ?? {}) as KObj;
+    const requests = { ...limits, ...((r.requests ?? {}) as KObj) };
+    return ['cpu', 'memory'].every((k) => limits[k] !== undefined && String(requests[k]) === String(limits[k]));
+  });
+  return guaranteed ? 'Guaranteed' : 'Burstable';
 }
 
 function defaultTemplate(t: KObj | undefined): void {

@@ -218,3 +218,34 @@ test('watch streams replayed on the recorded CRD match the recorded ones event b
   assert.equal(tooOld.headers['content-length'], undefined);
   assert.equal(normalizedText(events(tooOld.text)), normalizedText(events(fixtureText('watch-cr-too-old-410.ndjson'))));
 });
+
+test('a pod created like the StatefulSet controller creates it gets the recorded defaults, service account volume and status', { skip: process.env.TEST_KUBECONFIG ? 'compares with a fresh server' : false }, async (t) => {
+  const server = await startApiServer({ token: 'fixture-token' });
+  t.after(() => server.stop());
+  const kc = server.kubeConfig();
+  const recorded = (fixtureJson('sts-pods-list.json').items as J[])[0]!;
+  const spec = JSON.parse(JSON.stringify(recorded.spec)) as J;
+  const isToken = (n: unknown) => String(n).startsWith('kube-api-access-');
+  spec.volumes = (spec.volumes as J[]).filter((v) => !isToken(v.name));
+  for (const c of spec.containers as J[]) c.volumeMounts = (c.volumeMounts as J[]).filter((m) => !isToken(m.name));
+  delete spec.serviceAccountName;
+  delete spec.serviceAccount;
+  const meta = recorded.metadata as J;
+  const body = { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: meta.generateName, labels: meta.labels }, spec };
+  const r = await raw(kc, 'POST', '/api/v1/namespaces/default/pods', { body: JSON.stringify(body), userAgent: 'kube-controller-manager/v1.26.1' });
+  assert.equal(r.status, 201, r.text);
+  const token = (r.json.spec.volumes as J[]).find((v) => isToken(v.name))!.name as string;
+  const shape = (p: J, tokenName: string) => normalizedText({ spec: p.spec, status: p.status, fields: ((p.metadata as J).managedFields as J[])[0]!.fieldsV1 })
+    .replaceAll(tokenName, 'kube-api-access-<random>');
+  const recordedFields = JSON.parse(JSON.stringify(recorded)) as J;
+  const recordedToken = (recordedFields.spec as J).volumes as J[];
+  const expected = shape({ ...recordedFields, metadata: { managedFields: [{ fieldsV1: dropOwnerRefs(((recorded.metadata as J).managedFields as J[])[0]!.fieldsV1 as J) }] } }, String(recordedToken.find((v) => isToken(v.name))!.name));
+  assert.equal(shape(r.json, token), expected);
+});
+
+/** The recorded pod had an owner; the one created here has none. */
+function dropOwnerRefs(fields: J): J {
+  const meta = { ...(fields['f:metadata'] as J) };
+  delete meta['f:ownerReferences'];
+  return { ...fields, 'f:metadata': meta };
+}
