@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP, raw } from './helpers.ts';
+import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP, raw, STRATEGIC_PATCH } from './helpers.ts';
 
 test('create fills uid, creationTimestamp, resourceVersion and generation; resourceVersions increase across resources', async (t) => {
   const env = await kubeEnv(t);
@@ -164,7 +164,7 @@ test('built-in immutability: StatefulSet spec beyond replicas/template/updateStr
   await apps.patchNamespacedStatefulSet({ namespace: ns, name: 'db', body: { spec: { replicas: 2, template: { spec: { containers: [{ name: 'mysql', image: 'mysql:8.1' }] } } } } }, MERGE_PATCH);
   const pod = await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } } });
   assert.equal(pod.status?.phase, 'Pending');
-  await core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } } }, MERGE_PATCH);
+  await core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } } }, STRATEGIC_PATCH);
   const podErr = await expectApiError(core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { hostname: 'x' } } }, MERGE_PATCH));
   assert.equal(podErr.code, 422);
   await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } });
