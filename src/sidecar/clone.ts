@@ -106,12 +106,13 @@ export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: st
     feed(source, decompress, `${cmd} (decompress)`, url, signal),
     feed(decompress.stdout!, child, what, `${cmd} output`, signal),
   ]);
-  const failed = results.find((r) => r.status === 'rejected');
-  if (failed) {
-    terminate(decompress, 1000);
-    terminate(child, 1000);
-    throw failed.reason;
-  }
+  const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as Error] : []));
+  if (failed.length === 0) return;
+  terminate(decompress, 1000);
+  terminate(child, 1000);
+  // When both ends fail, either may be the cause (corrupt gzip, or an extractor that quit and
+  // broke the decompressor's pipe): say both.
+  throw failed.length === 1 ? failed[0] : new CloneError(failed.map((e) => e.message).join('; '));
 }
 
 /** `xtrabackup --prepare` / `mariabackup --prepare` on the unpacked backup in `dir`. */
