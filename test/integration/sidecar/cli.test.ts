@@ -1,0 +1,38 @@
+// The sidecar binary's command line: usage, configuration errors, not-yet-implemented commands.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { podEnv } from './support.ts';
+
+const MAIN = new URL('../../../src/sidecar/main.ts', import.meta.url).pathname;
+
+function sidecar(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+test('no or an unknown command prints the usage and exits 2', () => {
+  for (const args of [[], ['frobnicate']]) {
+    const r = sidecar(args, podEnv());
+    assert.equal(r.code, 2);
+    assert.match(r.out, /usage: sidecar <command>[\s\S]*clone-and-init[\s\S]*config-and-serve \(or run\)/);
+  }
+});
+
+test('take-backup-to exits 2 saying it is not implemented yet', () => {
+  const r = sidecar(['take-backup-to', 'host', 's3://b/x.xbackup.gz'], podEnv());
+  assert.equal(r.code, 2);
+  assert.match(r.out, /not implemented yet \(backups issue\)/);
+});
+
+test('a missing variable fails the command with exit 1 and names the variable, not the secrets', () => {
+  const env = podEnv({ MY_POD_NAME: undefined, REPLICATION_PASSWORD: undefined });
+  const r = sidecar(['clone-and-init'], env);
+  assert.equal(r.code, 1);
+  assert.match(r.out, /MY_POD_NAME is not set/);
+  assert.match(r.out, /REPLICATION_PASSWORD is not set/);
+  assert.ok(!r.out.includes(env['OPERATOR_PASSWORD']!), 'no password in the error');
+  const serve = sidecar(['run'], podEnv({ BACKUP_USER: undefined }));
+  assert.equal(serve.code, 1);
+  assert.match(serve.out, /BACKUP_USER is not set/);
+});
