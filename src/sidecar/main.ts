@@ -64,11 +64,11 @@ const log = createLogger({ defaultFields: { component: 'sidecar', command }, str
 try {
   process.exitCode = await run(command, argv, process.env, log);
 } catch (err) {
-  if (err instanceof ConfigError) {
-    log.error(err.message);
-    process.exitCode = 1;
-  } else {
-    log.error(`${command} failed: ${errorMessage(err)}`);
-    process.exitCode = 1;
-  }
+  // Operational failures (a bad variable, a broken clone, a failing tool) are said in one line;
+  // anything else is a bug and keeps its stack.
+  const operational = ['ConfigError', 'CloneError', 'ToolError', 'DataDirError', 'StorageError'];
+  const name = err instanceof Error ? err.name : '';
+  const message = err instanceof ConfigError ? err.message : `${command} failed: ${errorMessage(err)}`;
+  log.error(message, operational.includes(name) ? {} : { stack: err instanceof Error ? err.stack : String(err) });
+  process.exitCode = 1;
 }
