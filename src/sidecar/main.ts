@@ -6,7 +6,9 @@
 // Configuration comes from the environment (config.ts); `--data-dir=...` style flags override
 // the container paths and ports for tests and the sandbox. Each command loads only its own
 // modules: the long-running ones (serve, heartbeat) keep their memory small that way.
-import { createLogger, errorMessage, type Logger } from '../runtime/logger.ts';
+import type { Logger } from '../runtime/logger.ts';
+import { errorMessage } from '../runtime/redact.ts';
+import { sidecarLogger } from './log.ts';
 import { ConfigError, loadConfig, type Env } from './config.ts';
 
 const USAGE = `usage: sidecar <command> [--flag=value ...]
@@ -60,7 +62,7 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
 }
 
 const [command, ...argv] = process.argv.slice(2);
-const log = createLogger({ defaultFields: { component: 'sidecar', command }, stream: process.stderr });
+const log = sidecarLogger({ fields: { component: 'sidecar', command } });
 try {
   process.exitCode = await run(command, argv, process.env, log);
 } catch (err) {

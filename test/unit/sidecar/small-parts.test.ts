@@ -50,3 +50,19 @@ test('heartbeat.conf is read back into connection parameters, a missing key is n
   assert.deepEqual(clientParams(text, 'hb.conf'), { host: '127.0.0.1', port: 3306, user: 'sys_heartbeat', password: 'p#1' });
   assert.throws(() => clientParams('[client]\nhost = h\nport = 1\nuser = u\n', 'hb.conf'), /hb\.conf: \[client\] has no password/);
 });
+
+test('the sidecar logger writes one redacted JSON line per entry, below its level nothing', async () => {
+  const { sidecarLogger } = await import('../../../src/sidecar/log.ts');
+  const lines: string[] = [];
+  const stream = { write: (s: string) => lines.push(s) } as unknown as NodeJS.WritableStream;
+  const log = sidecarLogger({ stream, fields: { component: 'sidecar' } }).child({ step: 'clone' });
+  log.info('connecting with password=hunter2', { password: 'hunter2', source: 'http://u:hunter2@h:8080' });
+  log.debug('not shown');
+  assert.equal(lines.length, 1);
+  assert.ok(!lines[0]!.includes('hunter2'), lines[0]);
+  const entry = JSON.parse(lines[0]!) as Record<string, unknown>;
+  assert.equal(entry['level'], 'info');
+  assert.equal(entry['component'], 'sidecar');
+  assert.equal(entry['step'], 'clone');
+  assert.match(String(entry['timestamp']), /^\d{4}-\d\d-\d\dT/);
+});
