@@ -33,6 +33,60 @@ function keyCauses(field: string, key: string): StatusCause[] {
   return out;
 }
 
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** metadata.name rules: namespaces are DNS-1123 labels, services DNS-1035 labels, the rest subdomains. */
+export function nameCauses(resource: string, name: string): StatusCause[] {
+  const field = 'metadata.name';
+  if (resource === 'services') {
+    const out: StatusCause[] = [];
+    if (name.length > 63) out.push(invalid(field, name, 'must be no more than 63 characters'));
+    if (!DNS1035_LABEL.test(name)) {
+      out.push(invalid(field, name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
+    }
+    return out;
+  }
+  if (resource === 'namespaces') {
+    const out: StatusCause[] = [];
+    if (name.length > 63) out.push(invalid(field, name, 'must be no more than 63 characters'));
+    if (!DNS1123_LABEL.test(name)) {
+      out.push(invalid(field, name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+    }
+    return out;
+  }
+  const out: StatusCause[] = [];
+  if (name.length > 253) out.push(invalid(field, name, 'must be no more than 253 characters'));
+  if (!DNS1123_SUBDOMAIN.test(name)) {
+    out.push(invalid(field, name, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+  }
+  return out;
+}
+
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+
+/** Keys of ConfigMap/Secret data must be valid file names ([-._a-zA-Z0-9]+). */
+export function dataKeyCauses(obj: KObj): StatusCause[] {
+  const out: StatusCause[] = [];
+  for (const field of ['data', 'binaryData']) {
+    for (const k of Object.keys((obj[field] ?? {}) as KObj)) {
+      if (k.length <= 253 && CONFIG_KEY.test(k)) continue;
+      out.push(invalid(`${field}[${k}]`, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+    }
+  }
+  return out;
+}
+
+/** Offset of the first byte Go's base64 decoder refuses, or -1 when `s` is valid standard base64. */
+export function base64ErrorAt(s: string): number {
+  const bad = s.search(/[^A-Za-z0-9+/=]/);
+  if (bad >= 0) return bad;
+  const pad = s.indexOf('=');
+  if (pad >= 0 && !/^={1,2}$/.test(s.slice(pad))) return pad;
+  if (s.length % 4 !== 0) return s.length - (s.length % 4);
+  return -1;
+}
+
 export function metadataCauses(meta: KObj): StatusCause[] {
   const out: StatusCause[] = [];
   for (const [k, v] of Object.entries((meta.labels ?? {}) as Record<string, unknown>)) {

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { checkCrd } from '../../src/api/structural/index.ts';
 import { admitCustomResource } from './cr-schema.ts';
 import { UPDATE_RULES } from './update-rules.ts';
-import { metadataCauses } from './meta-validation.ts';
+import { base64ErrorAt, dataKeyCauses, metadataCauses, nameCauses } from './meta-validation.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
 import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
 import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
@@ -58,8 +58,6 @@ export interface LifecycleHooks {
 }
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const APPLY_PATCH = 'application/apply-patch+yaml';
 const CR_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', APPLY_PATCH];
 const BUILTIN_PATCH_TYPES = [...CR_PATCH_TYPES, 'application/strategic-merge-patch+json'];
@@ -205,6 +203,17 @@ export class ObjectService {
       const errs = checkCrd(obj);
       if (errs.length > 0) throw invalid(def, name, errs);
     }
+    if (def.builtin && (def.resource === 'secrets' || def.resource === 'configmaps') && def.group === '') {
+      const base64Fields = def.resource === 'secrets' ? ['data'] : ['binaryData'];
+      for (const field of base64Fields) {
+        for (const v of Object.values((obj[field] ?? {}) as KObj)) {
+          const at = base64ErrorAt(String(v));
+          if (at >= 0) throw badRequest(`${def.kind} in version "v1" cannot be handled as a ${def.kind}: illegal base64 data at input byte ${at}`);
+        }
+      }
+      const keys = dataKeyCauses(obj);
+      if (keys.length > 0) throw invalid(def, name, keys);
+    }
     if (def.builtin) {
       if (old && def.resource === 'services' && isObject(old.spec) && isObject(obj.spec) && !obj.spec.clusterIP) {
         obj.spec.clusterIP = old.spec.clusterIP;
@@ -223,20 +232,6 @@ export class ObjectService {
     }
     if (result.causes.length > 0) throw invalid(def, name, result.causes);
     return result.object;
-  }
-
-  private validateName(def: ResourceDef, name: string): void {
-    const re = def.resource === 'namespaces' ? DNS1123_LABEL : DNS1123_SUBDOMAIN;
-    if (name.length <= 253 && re.test(name)) return;
-    const label = def.resource === 'namespaces';
-    const what = label ? 'RFC 1123 label' : 'RFC 1123 subdomain';
-    const regex = label ? '[a-z0-9]([-a-z0-9]*[a-z0-9])?' : '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
-    const example = label ? "'my-name',  or '123-abc'" : "'example.com'";
-    throw invalid(def, name, [{
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: "${name}": a lowercase ${what} must consist of lower case alphanumeric characters, '-'${label ? '' : " or '.'"}, and must start and end with an alphanumeric character (e.g. ${example}, regex used for validation is '${regex}')`,
-      field: 'metadata.name',
-    }]);
   }
 
   private checkTypeMeta(def: ResourceDef, body: KObj): void {
@@ -274,7 +269,8 @@ export class ObjectService {
       throw invalid(def, '', [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
     }
     const name = String(meta.name);
-    this.validateName(def, name);
+    const badName = nameCauses(this.storageOf(def).resource, name);
+    if (badName.length > 0) throw invalid(def, name, badName);
     if (meta.resourceVersion) throw internalError('resourceVersion should not be set on objects to be created');
     for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete meta[k];
     this.requireNamespace(def, ns, name);

@@ -201,3 +201,19 @@ test('labels are validated like ObjectMeta: values over 63 characters or with ba
   assert.equal(bad.code, 422);
   await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { 'mysql.presslabs.org/cluster': 'c1', empty: '' } } } });
 });
+
+test('names, Secret data and config keys are validated like the real server', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = env.namespace;
+  const svc = await expectApiError(core.createNamespacedService({ namespace: ns, body: { metadata: { name: '1-mysql' }, spec: { ports: [{ port: 3306 }] } } }));
+  assert.equal(svc.code, 422);
+  assert.match(JSON.stringify(svc.status.details), /DNS-1035 label/);
+  await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: '1-config' } } });
+  const b64 = await raw(env.kubeConfig, 'POST', `/api/v1/namespaces/${ns}/secrets`, { body: JSON.stringify({ metadata: { name: 's' }, data: { k: 'not base64!' } }) });
+  assert.equal(b64.status, 400);
+  assert.equal(b64.json.message, 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3');
+  const key = await expectApiError(core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'c' }, data: { 'my cnf': 'x' } } }));
+  assert.equal(key.code, 422);
+  assert.equal((key.status.details as { causes: { field: string }[] }).causes[0]!.field, 'data[my cnf]');
+});
