@@ -1,8 +1,7 @@
 // The server flavour decides which SQL the project sends. It is known either from the cluster's
 // `mysqlVersion` (before a server runs: init-file, grants) or from the running server itself
 // (`SELECT VERSION(), @@version_comment`), which is the truth once a connection exists.
-
-export type ServerFamily = 'mysql' | 'mariadb';
+import { expandVersionAlias, type ServerFamily } from '../api/versions.ts';
 
 export interface Flavour {
   family: ServerFamily;
@@ -27,20 +26,14 @@ export function atLeast(f: Flavour, major: number, minor: number, patch = 0): bo
   return f.patch >= patch;
 }
 
-const VERSION_ALIASES: Readonly<Record<string, string>> = {
-  '5.7': '5.7.35',
-  '8.0': '8.0.32',
-  '8.4': '8.4.0',
-};
-
 /**
  * From `spec.mysqlVersion` or `MY_MYSQL_VERSION`: "5.7", "8.0.32", "8.4", "mariadb-10.11",
- * "mariadb-10.11.10". A bare alias of a MariaDB line means its first release. Returns null for
- * text that names no version, so callers can report the field.
+ * "mariadb-10.11.10", "10.11.10". Aliases mean what the API's version table says; a line that is
+ * no alias ("mariadb-10.5") means its first release. Returns null for text that names no version,
+ * so callers can report the field.
  */
 export function flavourFromVersionSpec(spec: string): Flavour | null {
-  const raw = spec.trim();
-  const full = VERSION_ALIASES[raw] ?? raw;
+  const full = expandVersionAlias(spec);
   const m = /^(mariadb-)?(\d+)\.(\d+)(?:\.(\d+))?$/i.exec(full);
   if (!m) return null;
   const major = Number(m[2]);

@@ -1,8 +1,9 @@
 // Turns `spec.mysqlVersion` into a server family and an exact version. The exact version is what
 // the pods see (`app.kubernetes.io/version`, `MY_MYSQL_VERSION`), as in the anchor, so an alias
 // such as "5.7" resolves to the same "5.7.35" the anchor used and adopted pods keep their labels.
-
-export type ServerFamily = 'mysql' | 'mariadb';
+// Unlike the MySQL layer, which reads whatever a pod was given, a cluster's version must name a
+// supported line with an exact patch, so that an image can be chosen for it.
+import { DEFAULT_MYSQL_VERSION, expandVersionAlias, MYSQL_VERSION_ALIASES, type ServerFamily } from '../../api/versions.ts';
 
 export interface ServerVersion {
   family: ServerFamily;
@@ -17,23 +18,11 @@ export type VersionResolution =
   | { ok: true; version: ServerVersion }
   | { ok: false; message: string };
 
-/** The anchor's default when `mysqlVersion` is empty. */
-export const DEFAULT_MYSQL_VERSION = '5.7';
-
-const ALIASES: Readonly<Record<string, string>> = {
-  '5.7': '5.7.35',
-  '8.0': '8.0.32',
-  '8.4': '8.4.8',
-  'mariadb-10.6': 'mariadb-10.6.20',
-  'mariadb-10.11': 'mariadb-10.11.10',
-  'mariadb-11.4': 'mariadb-11.4.4',
-};
-
-const SUPPORTED = 'supported: 5.7, 8.0, 8.4, mariadb-10.6, mariadb-10.11, mariadb-11.4 or an exact version of those lines';
+const SUPPORTED = `supported: ${Object.keys(MYSQL_VERSION_ALIASES).join(', ')} or an exact version of those lines`;
 
 export function resolveVersion(spec: string | undefined): VersionResolution {
   const raw = (spec ?? '').trim() || DEFAULT_MYSQL_VERSION;
-  const full = ALIASES[raw] ?? raw;
+  const full = expandVersionAlias(raw);
   const m = /^(mariadb-)?(\d+)\.(\d+)\.(\d+)$/.exec(full);
   if (!m) return { ok: false, message: `mysqlVersion "${raw}" is not a known version (${SUPPORTED})` };
   const family: ServerFamily = m[1] ? 'mariadb' : 'mysql';

@@ -28,7 +28,9 @@ const CREDS = { user: 'sys_replication', password: "p'w\\x" };
 test('version specs and server strings map to flavours', () => {
   assert.deepEqual(f('5.7'), { family: 'mysql', major: 5, minor: 7, patch: 35 });
   assert.deepEqual(f('8.0'), { family: 'mysql', major: 8, minor: 0, patch: 32 });
-  assert.deepEqual(f('mariadb-10.11'), { family: 'mariadb', major: 10, minor: 11, patch: 0 });
+  assert.deepEqual(f('mariadb-10.11'), { family: 'mariadb', major: 10, minor: 11, patch: 10 });
+  assert.deepEqual(f('8.4'), { family: 'mysql', major: 8, minor: 4, patch: 8 });
+  assert.deepEqual(f('mariadb-10.5'), { family: 'mariadb', major: 10, minor: 5, patch: 0 });
   assert.deepEqual(f('10.11.19'), { family: 'mariadb', major: 10, minor: 11, patch: 19 });
   assert.equal(flavourFromVersionSpec('latest'), null);
   assert.deepEqual(flavourFromServer('10.11.19-MariaDB-0+deb12u1-log', 'Debian 12'), { family: 'mariadb', major: 10, minor: 11, patch: 19 });
