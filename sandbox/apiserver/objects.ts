@@ -325,7 +325,11 @@ export class ObjectService {
         acceptedNames: names,
         storedVersions: cur.status?.storedVersions ?? [],
       };
-      this.commit(def, cur, next, { manager: 'kube-apiserver', dryRun: false, fieldValidation: 'Ignore', warnings: [] }, 'status');
+      try {
+        this.commit(def, cur, next, { manager: 'kube-apiserver', dryRun: false, fieldValidation: 'Ignore', warnings: [] }, 'status');
+      } catch {
+        // The CRD changed or went away meanwhile; its next write is established as it is.
+      }
     });
   }
 

@@ -173,7 +173,11 @@ export class ApiHttpHandler {
       this.held.push(() => this.handle(req, res));
       return;
     }
-    void this.serve(req, res);
+    this.serve(req, res).catch(() => {
+      // Only a malformed request line (bad percent-encoding) gets here: answer it, never crash.
+      if (res.headersSent) res.destroy();
+      else res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' }).end('400 Bad Request');
+    });
   }
 
   private baseHeaders(): Record<string, string> {
