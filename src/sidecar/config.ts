@@ -90,6 +90,9 @@ const OVERRIDES = {
   masterUrl: ['SIDECAR_CLONE_MASTER_URL', '--clone-master-url'],
 } as const;
 
+/** The override flags every subcommand but pt-heartbeat accepts (`--data-dir=/x`). */
+export const OVERRIDE_FLAGS = Object.values(OVERRIDES).map(([, flag]) => flag);
+
 /** Splits `--name=value` flags off argv; the rest are positional arguments. */
 export function parseFlags(argv: readonly string[]): { flags: Map<string, string>; args: string[] } {
   const flags = new Map<string, string>();

@@ -1,22 +1,27 @@
 // The sidecar binary: one entry, the subcommands of COMPAT.md.
 //   clone-and-init            init container: get this pod's data, write its config files
 //   config-and-serve | run    sidecar container: HTTP /health and /xbackup on 8080
-//   heartbeat                 pt-heartbeat's job: sys_operator.heartbeat while writable
+//   heartbeat | pt-heartbeat  pt-heartbeat's job: sys_operator.heartbeat while writable
 //   take-backup-to <host> <url>   backup Job (backups issue)
 // Configuration comes from the environment (config.ts); `--data-dir=...` style flags override
-// the container paths and ports for tests and the sandbox. Each command loads only its own
-// modules: the long-running ones (serve, heartbeat) keep their memory small that way.
+// the container paths and ports for tests and the sandbox. The heartbeat container runs
+// `pt-heartbeat` with the anchor's pt-heartbeat arguments (command-line.ts). Each command loads
+// only its own modules: the long-running ones (serve, heartbeat) keep their memory small that way.
 import type { Logger } from '../runtime/logger.ts';
 import { errorMessage } from '../runtime/redact.ts';
 import { sidecarLogger } from './log.ts';
-import { ConfigError, loadConfig, type Env } from './config.ts';
+import { ConfigError, loadConfig, OVERRIDE_FLAGS, podFilePaths, type Env } from './config.ts';
+import { parseCommandLine, type ParsedCommandLine } from './command-line.ts';
 
 const USAGE = `usage: sidecar <command> [--flag=value ...]
 commands:
   clone-and-init               clone or restore the data directory if empty, write config files
   config-and-serve (or run)    serve /health and /xbackup on port 8080
   heartbeat                    write sys_operator.heartbeat every second while writable
-  take-backup-to <host> <url>  stream a peer's backup to storage (not implemented yet)`;
+  pt-heartbeat --update [--defaults-file F] [--fail-successive-errors N] ...
+                               the same, with pt-heartbeat's arguments (the pt-heartbeat container)
+  take-backup-to <host> <url>  stream a peer's backup to storage (not implemented yet)
+overrides (all but pt-heartbeat): ${OVERRIDE_FLAGS.map((f) => `${f}=...`).join(' ')}`;
 
 function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
@@ -24,8 +29,9 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-async function run(command: string | undefined, argv: string[], env: Env, log: Logger): Promise<number> {
-  switch (command) {
+async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<number> {
+  const argv = line.overrides;
+  switch (line.command) {
     case 'clone-and-init': {
       const cfg = loadConfig(env, argv, ['identity', 'version', 'credentials', 'backup-http']);
       const { cloneAndInit } = await import('./clone-and-init.ts');
@@ -34,8 +40,7 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
       await cloneAndInit(cfg, log, stop.signal);
       return 0;
     }
-    case 'config-and-serve':
-    case 'run': {
+    case 'config-and-serve': {
       const cfg = loadConfig(env, argv, ['version', 'credentials', 'backup-http']);
       const { startServer } = await import('./serve.ts');
       const server = await startServer({ cfg, log });
@@ -49,26 +54,30 @@ async function run(command: string | undefined, argv: string[], env: Env, log: L
       const stop = new AbortController();
       void untilSignal().then(() => stop.abort());
       const { runHeartbeatCommand } = await import('./heartbeat-command.ts');
-      await runHeartbeatCommand(cfg, log, stop.signal);
+      const confPath = line.heartbeat.defaultsFile ?? podFilePaths(cfg.paths.configDir).heartbeat;
+      await runHeartbeatCommand({ confPath, failSuccessiveErrors: line.heartbeat.failSuccessiveErrors }, log, stop.signal);
       return 0;
     }
     case 'take-backup-to':
       log.error('take-backup-to is not implemented yet (backups issue)');
       return 2;
-    default:
-      process.stderr.write(`${command === undefined ? '' : `unknown command '${command}'\n`}${USAGE}\n`);
-      return 2;
   }
 }
 
-const [command, ...argv] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const command = args[0];
+const line = parseCommandLine(args);
 const log = sidecarLogger({ fields: { component: 'sidecar', command } });
 try {
-  process.exitCode = await run(command, argv, process.env, log);
+  if (line.ok) process.exitCode = await run(line.value, process.env, log);
+  else {
+    process.stderr.write(`${line.error}\n${USAGE}\n`);
+    process.exitCode = 2;
+  }
 } catch (err) {
   // Operational failures (a bad variable, a broken clone, a failing tool) are said in one line;
   // anything else is a bug and keeps its stack.
-  const operational = ['ConfigError', 'CloneError', 'ToolError', 'DataDirError', 'StorageError'];
+  const operational = ['ConfigError', 'CloneError', 'ToolError', 'DataDirError', 'StorageError', 'HeartbeatError'];
   const name = err instanceof Error ? err.name : '';
   const message = err instanceof ConfigError ? err.message : `${command} failed: ${errorMessage(err)}`;
   log.error(message, operational.includes(name) ? {} : { stack: err instanceof Error ? err.stack : String(err) });

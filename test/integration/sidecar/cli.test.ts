@@ -36,3 +36,13 @@ test('a missing variable fails the command with exit 1 and names the variable, n
   assert.equal(serve.code, 1);
   assert.match(serve.out, /BACKUP_USER is not set/);
 });
+
+test('an unknown flag or argument exits 2 naming it, before anything runs', () => {
+  const r = sidecar(['clone-and-init', '--datadir=/var/lib/mysql'], podEnv());
+  assert.equal(r.code, 2);
+  assert.match(r.out, /^clone-and-init: unknown flag '--datadir'/);
+  assert.match(r.out, /usage: sidecar <command>/);
+  const hb = sidecar(['pt-heartbeat', '--update', '--monitor'], podEnv());
+  assert.equal(hb.code, 2);
+  assert.match(hb.out, /^pt-heartbeat: unsupported option '--monitor'/);
+});

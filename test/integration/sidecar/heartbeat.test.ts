@@ -4,9 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { CONTAINER } from '../../../src/api/constants.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
 import { renderClientConf } from '../../../src/sidecar/render-pod-files.ts';
+import { cluster, render } from '../../unit/cluster/builders.ts';
 import { confDirFor, podEnv } from './support.ts';
 
 const MAIN = new URL('../../../src/sidecar/main.ts', import.meta.url).pathname;
@@ -40,4 +43,51 @@ test('the heartbeat subcommand fails clearly when heartbeat.conf is missing', as
   const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
   assert.equal(code, 1);
   assert.match(out, /heartbeat failed: .*heartbeat\.conf/);
+});
+
+test('the pt-heartbeat container args of the rendered StatefulSet run the heartbeat against their --defaults-file', async (t) => {
+  const server = await startMariaDB({ name: 'pthb', systemUsers: true, t });
+  const confDir = await confDirFor(t);
+  const conf = join(confDir, 'hb.conf');
+  await writeFile(conf, renderClientConf(TEST_SYSTEM_USERS.heartbeat, { host: server.host, port: server.port }));
+  const pod = render(cluster({ mysqlVersion: 'mariadb-10.11' })).statefulSet.spec!.template.spec!;
+  const args = pod.containers.find((c) => c.name === CONTAINER.heartbeat)!.args!;
+  // The test's file instead of /etc/mysql/heartbeat.conf; everything else as rendered.
+  const i = args.indexOf('--defaults-file');
+  assert.ok(i > 0);
+  const testArgs = [...args.slice(0, i + 1), conf, ...args.slice(i + 2)];
+  const proc = spawn(process.execPath, [MAIN, ...testArgs], { env: podEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  t.after(() => proc.kill('SIGKILL'));
+
+  await (await server.node()).setReadOnly(false);
+  await waitFor(async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1, 'a heartbeat row');
+  proc.kill('SIGTERM');
+  assert.equal(await exited, 0, out);
+});
+
+test('pt-heartbeat --fail-successive-errors exits 1 after that many failures in a row', async (t) => {
+  const confDir = await confDirFor(t);
+  const conf = join(confDir, 'hb.conf');
+  // A port nobody listens on: every attempt fails at connect.
+  const port = await new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+  await writeFile(conf, renderClientConf(TEST_SYSTEM_USERS.heartbeat, { host: '127.0.0.1', port }));
+  const proc = spawn(process.execPath, [MAIN, 'pt-heartbeat', '--update', '--defaults-file', conf, '--fail-successive-errors=2'], {
+    env: podEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  t.after(() => proc.kill('SIGKILL'));
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  assert.equal(code, 1);
+  assert.match(out, /pt-heartbeat failed: 2 successive heartbeat failures, the last: /);
+  assert.ok(!out.includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
 });
