@@ -39,6 +39,8 @@ export const LABEL_APP_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const LABEL_APP_INSTANCE = 'app.kubernetes.io/instance';
 export const LABEL_APP_VERSION = 'app.kubernetes.io/version';
 export const LABEL_APP_COMPONENT = 'app.kubernetes.io/component';
+/** Copied from the cluster's annotation of the same name onto its objects (anchor). */
+export const LABEL_APP_PART_OF = 'app.kubernetes.io/part-of';
 export const LABEL_SERVICE_TYPE = 'mysql.presslabs.org/service-type';
 /** Set at run time by the orchestrator controller; the master Service selects on it. */
 export const LABEL_ROLE = 'role';
@@ -53,6 +55,9 @@ export const APP_NAME_VALUE = 'mysql';
 export const MANAGED_BY_VALUE = 'mysql.presslabs.org';
 export const COMPONENT_DATABASE = 'database';
 export const BACKUP_RECURRENT_TRUE = 'true';
+
+/** Kubernetes' well-known node label; the pods' anti-affinity spreads them over its values. */
+export const LABEL_NODE_HOSTNAME = 'kubernetes.io/hostname';
 
 export const ROLE = { master: 'master', replica: 'replica' } as const;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
@@ -179,6 +184,33 @@ export const POD_INIT_REASONS = {
   succeeded: 'mysqlInitializationSucceeded',
   failed: 'mysqlInitializationFailed',
 } as const;
+
+/**
+ * Node controller: reasons of its Events on pods, and the `<Reason>: ` prefix of a failed
+ * NodeInitialized condition's message, one per decision not to configure a pod (yet).
+ */
+export const NODE_REASONS = {
+  // Waits decided from the gathered state
+  podNotRunning: 'PodNotRunning',
+  failoverInProgress: 'FailoverInProgress',
+  serverUnreachable: 'ServerUnreachable',
+  operatorAccessDenied: 'OperatorAccessDenied',
+  noMaster: 'NoMaster',
+  masterConflict: 'MasterConflict',
+  masterViewStale: 'MasterViewStale',
+  masterUnreachable: 'MasterUnreachable',
+  replicationConnecting: 'ReplicationConnecting',
+  replicationNotRunning: 'ReplicationNotRunning',
+  replicationAccessDenied: 'ReplicationAccessDenied',
+  replicationError: 'ReplicationError',
+  // Refusals before a decision: the operated Secret, or a step that threw
+  operatedSecretMissing: 'OperatedSecretMissing',
+  operatedSecretIncomplete: 'OperatedSecretIncomplete',
+  stepFailed: 'StepFailed',
+  // Events only
+  nodeConfigured: 'NodeConfigured',
+} as const;
+export type NodeReason = (typeof NODE_REASONS)[keyof typeof NODE_REASONS];
 
 // ---------------------------------------------------------------------------------------------
 // Spec enums

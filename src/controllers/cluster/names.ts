@@ -10,6 +10,7 @@ import {
   LABEL_APP_INSTANCE,
   LABEL_APP_MANAGED_BY,
   LABEL_APP_NAME,
+  LABEL_APP_PART_OF,
   LABEL_APP_VERSION,
   LABEL_CLUSTER,
   MANAGED_BY_VALUE,
@@ -51,8 +52,6 @@ export function namespaceSelectorLabels(): Record<string, string> {
   return { [LABEL_APP_NAME]: APP_NAME_VALUE, [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE };
 }
 
-const PART_OF = 'app.kubernetes.io/part-of';
-
 /** The full label set (pods, ConfigMap, Services); cluster annotations may override two of them. */
 export function clusterLabels(cluster: ClusterRef, version: string): Record<string, string> {
   const a = cluster.annotations ?? {};
@@ -62,7 +61,7 @@ export function clusterLabels(cluster: ClusterRef, version: string): Record<stri
     [LABEL_APP_VERSION]: version,
     [LABEL_APP_COMPONENT]: a[LABEL_APP_COMPONENT] ?? COMPONENT_DATABASE,
   };
-  if (a[PART_OF]) labels[PART_OF] = a[PART_OF];
+  if (a[LABEL_APP_PART_OF]) labels[LABEL_APP_PART_OF] = a[LABEL_APP_PART_OF];
   return labels;
 }
 

@@ -15,10 +15,13 @@ import type {
 } from '@kubernetes/client-node';
 import type { MysqlCluster, MysqlClusterSpec, QueryLimits } from '../../api/index.ts';
 import {
+  ANNOTATION_PROMETHEUS_PORT,
+  ANNOTATION_PROMETHEUS_SCRAPE,
   API_GROUP_VERSION,
   CONTAINER,
   HEADLESS_SERVICE_NAME,
   KIND_MYSQL_CLUSTER,
+  LABEL_NODE_HOSTNAME,
   OPERATOR_SCHEMA,
   PORT,
   PORT_NAME,
@@ -72,8 +75,8 @@ export function renderStatefulSet(input: StatefulSetInput): V1StatefulSet {
           annotations: {
             ...(podSpec.annotations ?? {}),
             ...input.rolloutAnnotations,
-            'prometheus.io/scrape': 'true',
-            'prometheus.io/port': String(PORT.metricsExporter),
+            [ANNOTATION_PROMETHEUS_SCRAPE]: 'true',
+            [ANNOTATION_PROMETHEUS_PORT]: String(PORT.metricsExporter),
           },
         },
         spec: renderPodSpec(input),
@@ -135,7 +138,7 @@ function renderPodSpec(input: StatefulSetInput): V1PodSpec {
     affinity: podSpec.affinity ?? {
       podAntiAffinity: {
         preferredDuringSchedulingIgnoredDuringExecution: [
-          { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { ...input.labels } }, topologyKey: 'kubernetes.io/hostname' } },
+          { weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { ...input.labels } }, topologyKey: LABEL_NODE_HOSTNAME } },
         ],
       },
     },

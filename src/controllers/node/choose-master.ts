@@ -3,11 +3,14 @@
 // writable, configured non-replica, then the source every replica points at), then pod 0 of a new cluster.
 // Orchestrator's view is cross-checked against the servers: status.nodes can be stale (the anchor
 // re-pointed replicas from stale status), and a "master" that is itself a replica is not one.
+import { NODE_REASONS } from '../../api/constants.ts';
 import type { Endpoint, NodeView } from './node-state.ts';
+
+type UnknownMasterReason = typeof NODE_REASONS.noMaster | typeof NODE_REASONS.masterConflict | typeof NODE_REASONS.masterViewStale;
 
 export type MasterChoice =
   | { kind: 'master'; node: NodeView; by: 'orchestrator' | 'writable' | 'replicaSource' | 'newCluster' }
-  | { kind: 'unknown'; reason: 'NoMaster' | 'MasterConflict' | 'MasterViewStale'; message: string };
+  | { kind: 'unknown'; reason: UnknownMasterReason; message: string };
 
 /** status.nodes names are FQDNs, sometimes with a port or a trailing dot. */
 export function normalizeHostName(name: string): string {
@@ -32,18 +35,18 @@ export function chooseMaster(nodes: NodeView[], orchestratorMasters: string[]): 
 
   const orcNames = [...new Set(orchestratorMasters.map(normalizeHostName))];
   if (orcNames.length > 1) {
-    return { kind: 'unknown', reason: 'MasterConflict', message: `Orchestrator reports several masters: ${orcNames.join(', ')}` };
+    return { kind: 'unknown', reason: NODE_REASONS.masterConflict, message: `Orchestrator reports several masters: ${orcNames.join(', ')}` };
   }
   const orcName = orcNames[0];
   if (orcName !== undefined) {
     const node = byFqdn.get(orcName);
     if (node === undefined) {
-      return { kind: 'unknown', reason: 'MasterViewStale', message: `Orchestrator's master ${orcName} is not a pod of the cluster` };
+      return { kind: 'unknown', reason: NODE_REASONS.masterViewStale, message: `Orchestrator's master ${orcName} is not a pod of the cluster` };
     }
     if (isReplica(node)) {
       return {
         kind: 'unknown',
-        reason: 'MasterViewStale',
+        reason: NODE_REASONS.masterViewStale,
         message: `Orchestrator's master ${node.pod} is itself a replica; waiting for Orchestrator to catch up`,
       };
     }
@@ -56,7 +59,7 @@ export function chooseMaster(nodes: NodeView[], orchestratorMasters: string[]): 
     (n) => n.server?.reachable === true && n.server.configured && !n.server.readOnly && n.server.replication === null,
   );
   if (writable.length > 1) {
-    return { kind: 'unknown', reason: 'MasterConflict', message: `several servers are writable and not replicas: ${names(writable)}` };
+    return { kind: 'unknown', reason: NODE_REASONS.masterConflict, message: `several servers are writable and not replicas: ${names(writable)}` };
   }
   if (writable[0] !== undefined) return { kind: 'master', node: writable[0], by: 'writable' };
 
@@ -75,14 +78,14 @@ export function chooseMaster(nodes: NodeView[], orchestratorMasters: string[]): 
     }
     return {
       kind: 'unknown',
-      reason: 'NoMaster',
+      reason: NODE_REASONS.noMaster,
       message: `no master known: Orchestrator reports none, no server is writable, and the replicas (${names(replicas)}) do not share one source in the cluster`,
     };
   }
 
   const pod0 = nodes.find((n) => n.ordinal === 0);
   if (pod0 === undefined) {
-    return { kind: 'unknown', reason: 'NoMaster', message: 'no master known and pod 0 of the cluster does not exist' };
+    return { kind: 'unknown', reason: NODE_REASONS.noMaster, message: 'no master known and pod 0 of the cluster does not exist' };
   }
   return { kind: 'master', node: pod0, by: 'newCluster' };
 }

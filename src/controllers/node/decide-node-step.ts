@@ -1,26 +1,9 @@
 // The next single step for one pod, from the gathered state. Pure; the reconcile performs the
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
-import { OPERATED_SECRET_KEY } from '../../api/constants.ts';
+import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/constants.ts';
 import { chooseMaster, sameEndpoint } from './choose-master.ts';
 import { operatedSecretName } from './operated-credentials.ts';
 import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
-
-/** Stable names for every decision not to act (Event reasons, condition message prefixes). */
-export const NODE_WAIT_REASONS = {
-  podNotRunning: 'PodNotRunning',
-  failoverInProgress: 'FailoverInProgress',
-  serverUnreachable: 'ServerUnreachable',
-  operatorAccessDenied: 'OperatorAccessDenied',
-  noMaster: 'NoMaster',
-  masterConflict: 'MasterConflict',
-  masterViewStale: 'MasterViewStale',
-  masterUnreachable: 'MasterUnreachable',
-  replicationConnecting: 'ReplicationConnecting',
-  replicationNotRunning: 'ReplicationNotRunning',
-  replicationAccessDenied: 'ReplicationAccessDenied',
-  replicationError: 'ReplicationError',
-} as const;
-export type NodeWaitReason = (typeof NODE_WAIT_REASONS)[keyof typeof NODE_WAIT_REASONS];
 
 export type NodeStep =
   | { kind: 'setReadOnly' }
@@ -33,11 +16,11 @@ export type NodeDecision =
   | { kind: 'done' }
   | { kind: 'step'; step: NodeStep }
   /** `soon`: a transient state expected to clear within a second or two (poll, not back off). */
-  | { kind: 'wait'; reason: NodeWaitReason; message: string; soon: boolean };
+  | { kind: 'wait'; reason: NodeReason; message: string; soon: boolean };
 
 const MYSQL_ACCESS_DENIED = 1045;
 
-function wait(reason: NodeWaitReason, message: string, soon = false): NodeDecision {
+function wait(reason: NodeReason, message: string, soon = false): NodeDecision {
   return { kind: 'wait', reason, message, soon };
 }
 
@@ -49,46 +32,46 @@ function step(s: NodeStep): NodeDecision {
 function replicationFailure(g: NodeGathered, rep: ReplicationView, master: NodeView): NodeDecision {
   if (rep.lastSqlErrno !== 0) {
     return wait(
-      NODE_WAIT_REASONS.replicationError,
+      NODE_REASONS.replicationError,
       `replication from ${master.pod} stopped applying: error ${rep.lastSqlErrno}: ${rep.lastSqlError}`,
     );
   }
   if (rep.lastIoErrno === MYSQL_ACCESS_DENIED) {
     return wait(
-      NODE_WAIT_REASONS.replicationAccessDenied,
+      NODE_REASONS.replicationAccessDenied,
       `the replication user cannot log in to the master ${master.pod} (access denied); check key ` +
         `${OPERATED_SECRET_KEY.replicationPassword} of Secret ${operatedSecretName(g.cluster.name)}`,
     );
   }
   if (rep.lastIoErrno !== 0) {
     return wait(
-      NODE_WAIT_REASONS.replicationError,
+      NODE_REASONS.replicationError,
       `replication cannot connect to the master ${master.pod}: error ${rep.lastIoErrno}: ${rep.lastIoError}`,
     );
   }
-  return wait(NODE_WAIT_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
+  return wait(NODE_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
 }
 
 export function decideNodeStep(g: NodeGathered): NodeDecision {
   const { pod, self, cluster } = g;
   if (pod.deleting || !pod.mysqlRunning) {
-    return wait(NODE_WAIT_REASONS.podNotRunning, `pod ${pod.name}: the mysql container is not running`);
+    return wait(NODE_REASONS.podNotRunning, `pod ${pod.name}: the mysql container is not running`);
   }
   if (!self.reachable) {
     if (self.problem === 'accessDenied') {
       return wait(
-        NODE_WAIT_REASONS.operatorAccessDenied,
+        NODE_REASONS.operatorAccessDenied,
         `the operator user cannot log in to ${pod.name} (access denied); check key ` +
           `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${operatedSecretName(cluster.name)}`,
       );
     }
-    return wait(NODE_WAIT_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
+    return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
   if (self.configured && verified) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
-    return wait(NODE_WAIT_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
+    return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
   }
 
   const selfNode: NodeView = { pod: pod.name, ordinal: pod.ordinal, fqdn: pod.fqdn, endpoint: pod.endpoint, server: self };
@@ -107,7 +90,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
   if (master.server === null || !master.server.reachable) {
     const why = master.server?.reachable === false ? `: ${master.server.message}` : '';
-    return wait(NODE_WAIT_REASONS.masterUnreachable, `the master ${master.pod} (${choice.by}) is not reachable${why}`);
+    return wait(NODE_REASONS.masterUnreachable, `the master ${master.pod} (${choice.by}) is not reachable${why}`);
   }
 
   const rep = self.replication;
@@ -127,7 +110,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return replicationFailure(g, rep, master);
   }
   if (rep.ioState === 'connecting') {
-    return wait(NODE_WAIT_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
+    return wait(NODE_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
   }
   return step({ kind: 'markConfigured', role: 'replica', master: master.pod });
 }

@@ -2,7 +2,10 @@
 // decide → act, one step at a time, until the pod is configured, a wait is decided, or the step
 // budget is spent. Every step is idempotent and the decision is re-made from freshly read server
 // state after each one, so a pass killed between two steps resumes correctly.
-import { LABEL_CLUSTER } from '../../api/constants.ts';
+import {
+  API_GROUP_VERSION, APP_NAME_VALUE, KIND_MYSQL_CLUSTER, LABEL_APP_MANAGED_BY, LABEL_APP_NAME, LABEL_CLUSTER, MANAGED_BY_VALUE,
+  NODE_REASONS, type NodeReason,
+} from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { connectNode, type ConnectParams, type MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
@@ -10,7 +13,7 @@ import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { clusterView } from './cluster-view.ts';
-import { decideNodeStep, NODE_WAIT_REASONS, type NodeStep } from './decide-node-step.ts';
+import { decideNodeStep, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
 import type { ClusterView, NodeView, PodView, StepKind } from './node-state.ts';
 import { credentialsFrom, operatedSecretName, type Credentials } from './operated-credentials.ts';
@@ -20,9 +23,9 @@ import { podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-v
 export const POD_TARGET = {
   apiVersion: 'v1',
   kind: 'Pod',
-  labelSelector: { 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/managed-by': 'mysql.presslabs.org' },
+  labelSelector: { [LABEL_APP_NAME]: APP_NAME_VALUE, [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE },
 };
-export const CLUSTER_TARGET = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+export const CLUSTER_TARGET = { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER };
 /** The same target as the cluster controller's, so both share one Secret cache. */
 export const SECRET_TARGET = { apiVersion: 'v1', kind: 'Secret' };
 
@@ -53,7 +56,7 @@ export class NodeNotConfiguredError extends Error {
 const MAX_STEPS_PER_PASS = 8;
 const POLL_MS = 250;
 /** Waits that are the system working as intended, not something to fix: Normal Events. */
-const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_WAIT_REASONS.failoverInProgress, NODE_WAIT_REASONS.replicationConnecting]);
+const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_REASONS.failoverInProgress, NODE_REASONS.replicationConnecting]);
 
 interface Pass {
   req: Request;
@@ -90,7 +93,7 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
     return await configure(pass, creds, servers);
   } catch (err) {
     if (err instanceof NodeNotConfiguredError) throw err;
-    return await refuse(pass, 'StepFailed', errorMessage(err));
+    return await refuse(pass, NODE_REASONS.stepFailed, errorMessage(err));
   } finally {
     await servers.closeAll();
   }
@@ -99,9 +102,9 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
 async function readCredentials(pass: Pass): Promise<Credentials> {
   const name = operatedSecretName(pass.cluster.name);
   const secret = (await pass.ctx.informer<KubeObject & { data?: Record<string, string> }>(SECRET_TARGET)).get(pass.req.namespace, name);
-  if (!secret) return refuse(pass, 'OperatedSecretMissing', `Secret ${name} does not exist yet`);
+  if (!secret) return refuse(pass, NODE_REASONS.operatedSecretMissing, `Secret ${name} does not exist yet`);
   const creds = credentialsFrom(secret.data);
-  if ('missing' in creds) return refuse(pass, 'OperatedSecretIncomplete', `key ${creds.missing} of Secret ${name} is missing or empty`);
+  if ('missing' in creds) return refuse(pass, NODE_REASONS.operatedSecretIncomplete, `key ${creds.missing} of Secret ${name} is missing or empty`);
   return creds;
 }
 
@@ -183,13 +186,13 @@ async function report(pass: Pass, outcome: NodeOutcome): Promise<void> {
   const cond = nodeInitializedCondition(outcome, pod.status?.conditions, new Date());
   if (cond === null) return;
   await ctx.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: req.namespace, name: req.name }, { status: { conditions: [cond] } }, 'strategic');
-  if (outcome.configured) ctx.events.normal(pod, 'NodeConfigured', `${req.name} is configured`);
+  if (outcome.configured) ctx.events.normal(pod, NODE_REASONS.nodeConfigured, `${req.name} is configured`);
   else if (EXPECTED_WAITS.has(outcome.reason)) ctx.events.normal(pod, outcome.reason, outcome.message);
   else ctx.events.warning(pod, outcome.reason, outcome.message);
 }
 
 /** A decision not to act: logged, reported, and thrown so the queue backs off. */
-async function refuse(pass: Pass, reason: string, message: string): Promise<never> {
+async function refuse(pass: Pass, reason: NodeReason, message: string): Promise<never> {
   pass.log.info('node not configured', { reason, message });
   await report(pass, { configured: false, reason, message });
   throw new NodeNotConfiguredError(reason, message);

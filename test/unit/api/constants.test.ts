@@ -44,6 +44,14 @@ describe('constants of COMPAT.md', () => {
     assert.deepEqual(Object.values(api.POD_INIT_REASONS), ['mysqlInitializationSucceeded', 'mysqlInitializationFailed']);
   });
 
+  it('node controller reasons (Events on pods, NodeInitialized messages) keep their spelling', () => {
+    assert.deepEqual(Object.values(api.NODE_REASONS), [
+      'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
+      'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
+      'ReplicationError', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
+    ]);
+  });
+
   it('group, version, kinds and plurals', () => {
     assert.equal(api.API_GROUP_VERSION, 'mysql.presslabs.org/v1alpha1');
     assert.deepEqual(api.PLURALS, {
