@@ -3,7 +3,7 @@
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { controllers } from './controllers/index.ts';
-import { ConfigError, loadConfig, type Config } from './runtime/config.ts';
+import { ConfigError, helpRequested, helpText, loadConfig, type Config } from './runtime/config.ts';
 import { KubeClient } from './runtime/kube/client.ts';
 import { createLogger, errorMessage, type Logger } from './runtime/logger.ts';
 import { Manager } from './runtime/manager.ts';
@@ -25,8 +25,11 @@ export function buildManager(config: Config, log: Logger): Manager {
   return manager;
 }
 
-
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  if (helpRequested(argv)) {
+    process.stdout.write(helpText());
+    return 0;
+  }
   let config: Config;
   try {
     config = loadConfig(argv, env);

@@ -69,6 +69,32 @@ export function usage(): string {
   return OPTIONS.map((o) => `  --${o.flag.padEnd(28)} ${o.env.padEnd(26)} ${o.help}${o.default !== undefined ? ` [${o.default || "''"}]` : ''}`).join('\n');
 }
 
+/** What `--help` prints. */
+export function helpText(): string {
+  return (
+    'usage: mysql-operator [flags]\n\n' +
+    'Each flag can also be set by the variable named next to it; a flag wins over its variable.\n\n' +
+    `flags:\n${usage()}\n  --${'help, -h'.padEnd(28)} ${''.padEnd(26)} print this help and exit\n`
+  );
+}
+
+const FLAG_PARSE_OPTIONS = Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.type }])) as Record<string, { type: 'string' | 'boolean' }>;
+
+/**
+ * `--help` or `-h` anywhere among the flags asks for the usage instead of a run, even on a
+ * command line or environment that would not load (that is when help is wanted most).
+ */
+export function helpRequested(argv: string[]): boolean {
+  const { tokens } = parseArgs({
+    args: argv,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+    options: { ...FLAG_PARSE_OPTIONS, help: { type: 'boolean', short: 'h' } },
+  });
+  return tokens.some((t) => t.kind === 'option' && t.name === 'help');
+}
+
 /** Parses `30s`, `5m`, `1h`, `1500ms`, `1m30s`. */
 export function parseDuration(text: string): number | undefined {
   const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
@@ -116,7 +142,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: Object.fromEntries(OPTIONS.map((o) => [o.flag, { type: o.type }])) as Record<string, { type: 'string' | 'boolean' }>,
+      options: FLAG_PARSE_OPTIONS,
     });
   } catch (err) {
     throw new ConfigError(`invalid command line: ${(err as Error).message}\nflags:\n${usage()}`);

@@ -1,5 +1,5 @@
-// `node src/main.ts` as a real process: bad flags exit 2 naming the flag; against an API server it
-// becomes ready, serves metrics, and on SIGTERM releases the Lease and exits 0.
+// `node src/main.ts` as a real process: bad flags exit 2 naming the flag, --help exits 0; against an
+// API server it becomes ready, serves metrics, and on SIGTERM releases the Lease and exits 0.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +21,16 @@ describe('operator process', () => {
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--workers \(or WORKERS\): 'lots'/);
   });
+
+  for (const flag of ['--help', '-h']) {
+    it(`prints the usage on stdout and exits 0 for ${flag}`, () => {
+      const r = spawnSync(process.execPath, [MAIN, flag], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, /^usage: mysql-operator \[flags\]/);
+      assert.match(r.stdout, /--workers +WORKERS /);
+      assert.equal(r.stderr, '');
+    });
+  }
 
   it('runs against a kubeconfig, becomes ready, and on SIGTERM releases the Lease and exits 0', async (t) => {
     const env = await kubeEnv(t); // with the project's CRDs: the registered controllers watch them

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig, parseDuration } from '../../../src/runtime/config.ts';
+import { ConfigError, helpRequested, helpText, loadConfig, OPTIONS, parseDuration } from '../../../src/runtime/config.ts';
 
 describe('config', () => {
   it('uses defaults when nothing is given', () => {
@@ -46,6 +46,21 @@ describe('config', () => {
 
   it('rejects a bad boolean variable naming it', () => {
     assert.throws(() => loadConfig([], { LEADER_ELECT: 'yes' }), /--leader-elect \(or LEADER_ELECT\): 'yes'/);
+  });
+
+  it('sees --help or -h among the flags, even beside invalid ones, but not as the value of a flag', () => {
+    assert.equal(helpRequested(['--help']), true);
+    assert.equal(helpRequested(['-h']), true);
+    assert.equal(helpRequested(['--wokers', '2', '--workers=many', '-h']), true);
+    assert.equal(helpRequested(['--namespace', '-h']), false);
+    assert.equal(helpRequested(['--workers', '2']), false);
+    assert.equal(helpRequested([]), false);
+  });
+
+  it('the help names every flag with its variable, and --help itself', () => {
+    const text = helpText();
+    for (const o of OPTIONS) assert.match(text, new RegExp(`--${o.flag} +${o.env} `), o.flag);
+    assert.match(text, /--help, -h/);
   });
 
   it('parses durations', () => {
