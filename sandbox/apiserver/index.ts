@@ -1,5 +1,5 @@
-// The test API server: `startApiServer()` serves the Kubernetes wire protocol over plain HTTP on
-// loopback (port 0 by default), in-process. See docs/test-apiserver.md.
+// The test API server: `startApiServer()` serves the Kubernetes wire protocol over plain HTTP (or
+// HTTPS with `tls: true`) on loopback, port 0 by default, in-process. See docs/test-apiserver.md.
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';

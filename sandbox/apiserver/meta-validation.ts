@@ -1,6 +1,6 @@
-// ObjectMeta validation every kind gets (k8s.io/apimachinery/pkg/api/validation): label keys and
-// values, annotation size. Operators trip over these on real clusters (63-character label values,
-// huge last-applied annotations), so the test server refuses the same objects.
+// Validation every object gets from the real server that operators trip over: metadata.name rules
+// per kind, label keys and values, annotation size (k8s.io/apimachinery/pkg/api/validation), and
+// the keys and base64 of ConfigMap/Secret data. The test server refuses the same objects.
 import type { StatusCause } from './status.ts';
 import type { KObj } from './types.ts';
 
