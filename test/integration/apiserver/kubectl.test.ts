@@ -148,3 +148,23 @@ test('over TLS (tls: true) client-node and kubectl authenticate with the token; 
   const anonymous = await raw(kc, 'GET', '/api/v1/namespaces', { token: null });
   assert.equal(anonymous.status, 403);
 });
+
+test('main.ts runs the server as a process: one JSON line with the URL, a kubeconfig, exit 0 on SIGTERM', { skip: SKIP || (process.env.TEST_KUBECONFIG ? 'own server' : false) }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'apiserver-main-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const main = fileURLToPath(new URL('../../../sandbox/apiserver/main.ts', import.meta.url));
+  const crds = fileURLToPath(new URL('../../../crds', import.meta.url));
+  const child = spawn(process.execPath, [main, '--port', '0', '--kubeconfig-out', join(dir, 'kubeconfig'), '--crds', crds], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const line = await eventually(() => (out.includes('\n') ? out.split('\n')[0]! : undefined), 20_000);
+  assert.match(JSON.parse(line).url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const { stdout } = await run(KUBECTL, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'crd', '-o', 'name'], { timeout: 30_000 });
+  assert.match(stdout, /customresourcedefinition\.apiextensions\.k8s\.io\/mysqlclusters\.mysql\.presslabs\.org/);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+});
