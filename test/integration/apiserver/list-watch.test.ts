@@ -167,3 +167,18 @@ test('events.k8s.io/v1 and core/v1 Events are two views of the same objects', as
   const viewed = await events.listNamespacedEvent({ namespace: ns, fieldSelector: 'regarding.name=c1' });
   assert.deepEqual(viewed.items.map((e) => [e.metadata?.name, e.note, e.reportingController]), [['e1', 'cluster is ready', 'mysql-operator']]);
 });
+
+test('a large object reaches a client-node watch intact although its event spans several chunks', async (t) => {
+  const env = await kubeEnv(t);
+  const core = env.kubeConfig.makeApiClient(CoreV1Api);
+  const big = 'x'.repeat(20_000);
+  const seen = new Promise<string>((resolve, reject) => {
+    const watch = new Watch(env.kubeConfig);
+    void watch.watch(`/api/v1/namespaces/${env.namespace}/configmaps`, { timeoutSeconds: 10 }, (type, obj: V1ConfigMap) => {
+      if (type === 'ADDED' && obj.metadata?.name === 'big') resolve(obj.data?.blob ?? '');
+    }, (err) => (err ? reject(err) : undefined)).then((req) => t.after(() => req.abort()));
+  });
+  // Whether the watch starts before or after the create, 'big' arrives as ADDED.
+  await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'big' }, data: { blob: big } } });
+  assert.equal((await seen).length, big.length);
+});
