@@ -68,6 +68,12 @@ export async function cloneAndInit(cfg: SidecarConfig, log: Logger, signal: Abor
     case 'fail':
       throw new CloneError(decision.reason);
   }
-  await writePodFiles(cfg, decision.action === 'restore');
+  const cloned = decision.action === 'clone' || decision.action === 'restore';
+  const resume = await writePodFiles(cfg, { cloned, restoredFromBucket: decision.action === 'restore' });
   log.info('config files written', { configDir: cfg.paths.configDir, serverId: cfg.serverId });
+  if (resume.action === 'resume') {
+    log.info('replication resumes at mysqld start and configured is kept', { master: `${resume.source.host}:${resume.source.port}` });
+  } else {
+    log.info('configured is reset at mysqld start: the operator configures this node', { why: resume.reason });
+  }
 }

@@ -1,5 +1,6 @@
 // The config step of `clone-and-init`: gathers what the data directory says (is the status
-// table's data there, which GTID was the clone taken at), then writes the files the anchor's
+// table's data there, which GTID was the clone taken at, may replication resume: see
+// decide-resume.ts), then writes the files the anchor's
 // sidecar wrote, in its order: my.cnf and scripts copied from the ConfigMap, conf.d/,
 // 10-identity.cnf, operator-init.sql, 10-init-file.cnf, client.conf, heartbeat.conf.
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { MYSQL_USER, OPERATOR_SCHEMA } from '../api/constants.ts';
 import { renderInitFile } from '../mysql/init-file.ts';
 import { podFilePaths, type SidecarConfig } from './config.ts';
 import { BINLOG_INFO_FILE, gtidFromBinlogInfo } from './binlog-info.ts';
+import { gatherResumeDecision, type SettledResume } from './resume-replication.ts';
 import { renderClientConf, renderIdentityCnf, renderInitFileCnf } from './render-pod-files.ts';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -48,6 +50,8 @@ export async function gatherDataDirFacts(dataDir: string): Promise<DataDirFacts>
 export interface PodFileOptions {
   facts: DataDirFacts;
   restoredFromBucket: boolean;
+  /** Keep `configured` and end with START SLAVE (decide-resume.ts). */
+  resumeReplication: boolean;
   heartbeatPassword: string;
 }
 
@@ -67,6 +71,8 @@ export function renderPodFiles(cfg: SidecarConfig, o: PodFileOptions): Array<[st
     statusTableMissing: o.facts.statusTableMissing,
     backupGtid: o.facts.backupGtid,
     restoredFromBucket: o.restoredFromBucket,
+    keepConfigured: o.resumeReplication,
+    resumeReplication: o.resumeReplication,
     extraSql: cfg.initFileExtraSql,
   });
   return [
@@ -87,16 +93,27 @@ async function copyConfigMap(from: string, to: string): Promise<void> {
   }
 }
 
-export async function writePodFiles(cfg: SidecarConfig, restoredFromBucket: boolean): Promise<void> {
+export interface ThisRun {
+  /** A clone or restore filled the data directory in this run. */
+  cloned: boolean;
+  restoredFromBucket: boolean;
+}
+
+/** Writes the pod's files; returns whether the init-file resumes replication, and why (for the log). */
+export async function writePodFiles(cfg: SidecarConfig, run: ThisRun): Promise<SettledResume> {
   const { configDir, confSourceDir, dataDir } = cfg.paths;
   await mkdir(configDir, { recursive: true });
   await copyConfigMap(confSourceDir, configDir);
   await mkdir(podFilePaths(configDir).confD, { recursive: true, mode: 0o755 });
+  const facts = await gatherDataDirFacts(dataDir);
+  const resume = await gatherResumeDecision(cfg, { clonedThisRun: run.cloned, statusTableExists: !facts.statusTableMissing });
   const files = renderPodFiles(cfg, {
-    facts: await gatherDataDirFacts(dataDir),
-    restoredFromBucket,
+    facts,
+    restoredFromBucket: run.restoredFromBucket,
+    resumeReplication: resume.action === 'resume',
     heartbeatPassword: randomPassword(),
   });
   // The files hold passwords: readable by the pod's user only (mysqld, probes and the sidecar share it).
   for (const [path, content] of files) await writeFile(path, content, { mode: 0o600 });
+  return resume;
 }

@@ -30,6 +30,7 @@ test('first start after a clone: every rendered file equals the anchor file byte
   const files = renderPodFiles(cfg, {
     facts: { statusTableMissing: true, backupGtid: GTID },
     restoredFromBucket: false,
+    resumeReplication: false,
     heartbeatPassword: HEARTBEAT_PLACEHOLDER,
   });
   assert.deepEqual(
@@ -52,9 +53,25 @@ test('a later restart keeps the GTID line and drops the DROP TABLE (anchor .vari
   const files = renderPodFiles(cfg, {
     facts: { statusTableMissing: false, backupGtid: GTID },
     restoredFromBucket: false,
+    resumeReplication: false,
     heartbeatPassword: HEARTBEAT_PLACEHOLDER,
   });
   assert.equal(rendered(files, 'operator-init.sql'), await fixture('conf.d/operator-init.sql.variant-restart'));
+});
+
+test('a replica that resumes keeps configured and starts replication as the last statement', () => {
+  const cfg = loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: 'mariadb-10.11' }), [], ALL_NEEDS);
+  const initFile = (resumeReplication: boolean) =>
+    rendered(
+      renderPodFiles(cfg, { facts: { statusTableMissing: false, backupGtid: null }, restoredFromBucket: false, resumeReplication, heartbeatPassword: 'x' }),
+      'operator-init.sql',
+    );
+  const resumed = initFile(true).trimEnd().split('\n');
+  assert.equal(resumed.at(-1), 'START SLAVE;');
+  assert.ok(!resumed.some((l) => /'configured'/.test(l)), 'configured left as it was');
+  const reset = initFile(false);
+  assert.match(reset, /'configured'/);
+  assert.doesNotMatch(reset, /START SLAVE/);
 });
 
 test('the facts come from the data directory: status.ibd and xtrabackup_binlog_info', async (t) => {
@@ -85,7 +102,7 @@ test('writePodFiles produces the anchor /etc/mysql tree from the ConfigMap mount
   await mkdir(data);
   await writeFile(join(data, 'xtrabackup_binlog_info'), `mysql-bin.000003\t194\t${GTID}\n`);
   const cfg = loadConfig(anchorPodEnv(), [`--config-dir=${conf}`, `--conf-source-dir=${mnt}`, `--data-dir=${data}`], ALL_NEEDS);
-  await writePodFiles(cfg, false);
+  await writePodFiles(cfg, { cloned: false, restoredFromBucket: false });
 
   const expected = (await listFiles(POD_FILES)).filter((f) => !f.endsWith('.variant-restart'));
   assert.deepEqual(await listFiles(conf), expected);
@@ -107,8 +124,8 @@ test('each run of the init container gets a new heartbeat password', async (t) =
   await mkdir(join(root, 'mnt'));
   await writeFile(join(root, 'mnt/my.cnf'), '[mysqld]\n');
   const cfg = loadConfig(anchorPodEnv(), [`--config-dir=${root}/etc`, `--conf-source-dir=${root}/mnt`, `--data-dir=${root}/data`], ALL_NEEDS);
-  await writePodFiles(cfg, false);
+  await writePodFiles(cfg, { cloned: false, restoredFromBucket: false });
   const first = await readFile(join(root, 'etc/heartbeat.conf'), 'utf8');
-  await writePodFiles(cfg, false);
+  await writePodFiles(cfg, { cloned: false, restoredFromBucket: false });
   assert.notEqual(await readFile(join(root, 'etc/heartbeat.conf'), 'utf8'), first);
 });
