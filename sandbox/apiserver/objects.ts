@@ -146,6 +146,7 @@ export class ObjectService {
     const oldest = this.store.oldestWatchableRv();
     let listRv = this.store.currentRv();
     let start = '';
+    let snapshot: number | undefined;
     if (q.continue) {
       const token = decodeContinue(q.continue);
       if (token.rv !== -1 && token.rv < oldest) {
@@ -154,14 +155,18 @@ export class ObjectService {
           { continue: encodeContinue(-1, token.start) },
         );
       }
-      if (token.rv !== -1) listRv = token.rv;
+      if (token.rv !== -1) listRv = snapshot = token.rv;
       start = token.start;
-    } else if (q.resourceVersionMatch === 'Exact' && q.resourceVersion && Number(q.resourceVersion) < oldest) {
-      throw expired('The resourceVersion for the provided list is too old.');
+    } else if (q.resourceVersionMatch === 'Exact' && q.resourceVersion) {
+      if (Number(q.resourceVersion) < oldest) throw expired('The resourceVersion for the provided list is too old.');
+      listRv = snapshot = Math.min(Number(q.resourceVersion), listRv);
     }
     const labels = parseLabelSelector(q.labelSelector);
     const fields = parseFieldSelector(def.view && q.fieldSelector ? def.view.selector(q.fieldSelector) : q.fieldSelector, this.storageOf(def).builtin ? this.storageOf(def).resource : '');
-    const all = start ? this.store.listFrom(this.rkey(def), ns, start) : this.store.list(this.rkey(def), ns);
+    // Pages of one list are one snapshot, like etcd serving the list's revision.
+    const all = snapshot !== undefined && snapshot < this.store.currentRv()
+      ? this.store.listAt(this.rkey(def), ns, snapshot, start)
+      : start ? this.store.listFrom(this.rkey(def), ns, start) : this.store.list(this.rkey(def), ns);
     const limit = q.limit && q.limit > 0 ? q.limit : 0;
     const unfiltered = !q.labelSelector && !q.fieldSelector;
     const matching: KObj[] = [];

@@ -100,6 +100,28 @@ export class Store {
     return out;
   }
 
+  /**
+   * Objects of a resource as they were at resourceVersion `rv` (which must be inside the window),
+   * sorted by key, from key `after` on (exclusive): the current state with newer events undone.
+   */
+  listAt(rkey: string, namespace: string | undefined, rv: number, after = ''): KObj[] {
+    const state = new Map(this.table(rkey));
+    const newer = this.eventsSince(rv) ?? [];
+    for (let i = newer.length - 1; i >= 0; i--) {
+      const ev = newer[i]!;
+      if (ev.rkey !== rkey) continue;
+      const key = objectKey(ev.namespace, ev.object.metadata.name);
+      if (ev.prev) state.set(key, ev.prev);
+      else state.delete(key);
+    }
+    const prefix = namespace ? `${namespace}/` : '';
+    const from = `${prefix}${after}`;
+    return [...state.keys()]
+      .filter((k) => k.startsWith(prefix) && (!after || k >= from))
+      .sort()
+      .map((k) => state.get(k)!);
+  }
+
   /** Objects of a resource sorted by key (etcd order), optionally in one namespace. */
   list(rkey: string, namespace?: string): KObj[] {
     const t = this.tables.get(rkey);

@@ -182,3 +182,17 @@ test('a large object reaches a client-node watch intact although its event spans
   await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'big' }, data: { blob: big } } });
   assert.equal((await seen).length, big.length);
 });
+
+test('the pages of a paged list are one snapshot: changes after the first page do not show', async (t) => {
+  const env = await kubeEnv(t);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ns = env.namespace;
+  for (const n of ['c1', 'c2', 'c3']) await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster(n) });
+  const first = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 1 })) as Record<string, any>;
+  await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c2' });
+  await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c4') });
+  await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c3', body: { spec: { replicas: 5 } } }, MERGE_PATCH);
+  const rest = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, _continue: first.metadata.continue })) as Record<string, any>;
+  assert.deepEqual(rest.items.map((i: any) => `${i.metadata.name}:${i.spec.replicas}`), ['c2:1', 'c3:1']);
+  assert.equal(rest.metadata.resourceVersion, first.metadata.resourceVersion);
+});

@@ -47,3 +47,21 @@ test('ages print like kubectl; JSON escapes like Go', () => {
   assert.equal(humanDuration(3 * 86_400_000), '3d');
   assert.equal(encodeJson({ f: '<nil>&' }), '{"f":"\\u003cnil\\u003e\\u0026"}\n');
 });
+
+test('a list at an older resourceVersion undoes the newer events', () => {
+  const store = new Store(100, 0);
+  const put = (name: string, v: string, type: 'ADDED' | 'MODIFIED') => {
+    const rv = store.nextRv();
+    store.put('configmaps', { ...obj(name, rv), data: { v } }, type);
+    return rv;
+  };
+  put('a', '1', 'ADDED');
+  const at = put('b', '1', 'ADDED');
+  put('a', '2', 'MODIFIED');
+  put('c', '1', 'ADDED');
+  const last = store.get('configmaps', 'ns', 'b')!;
+  store.remove('configmaps', { ...last, metadata: { ...last.metadata, resourceVersion: String(store.nextRv()) } });
+  assert.deepEqual(store.listAt('configmaps', 'ns', at).map((o) => `${o.metadata.name}=${o.data.v}`), ['a=1', 'b=1']);
+  assert.deepEqual(store.listAt('configmaps', 'ns', at, 'a\u0000').map((o) => o.metadata.name), ['b']);
+  assert.deepEqual(store.list('configmaps', 'ns').map((o) => `${o.metadata.name}=${o.data.v}`), ['a=2', 'c=1']);
+});
