@@ -34,3 +34,10 @@ export function admitCustomResource(def: ResourceDef, obj: KObj, old: KObj | und
   });
   return { object: obj, unknownFields: warnings, causes: errors };
 }
+
+/** Defaults of the current schema on an object stored under an older one, as kube-apiserver applies them on read. */
+export function defaultCustomResource(def: ResourceDef, obj: KObj): KObj {
+  const schema = schemaOf(def);
+  if (schema) schema.applyDefaults(obj);
+  return obj;
+}

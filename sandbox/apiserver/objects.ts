@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { checkCrd } from '../../src/api/structural/index.ts';
-import { admitCustomResource } from './cr-schema.ts';
+import { admitCustomResource, defaultCustomResource } from './cr-schema.ts';
 import { UPDATE_RULES } from './update-rules.ts';
 import { base64ErrorAt, dataKeyCauses, metadataCauses, nameCauses } from './meta-validation.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
@@ -131,9 +131,23 @@ export class ObjectService {
     return this.resources.all().find((d) => !d.view && resourceKey(d) === storage)!;
   }
 
-  /** A stored object as `def` shows it. */
+  private serveCrd(crd: KObj): void {
+    const since = this.store.currentRv();
+    this.resources.setCrd(crd.metadata.name, defsFromCrd(crd).map((d) => ({ ...d, servedSinceRv: since })));
+  }
+
+  /** Stored custom resources with the defaults of a newer schema, per schema (stored objects never change). */
+  private readonly defaulted = new WeakMap<KObj, { def: ResourceDef; obj: KObj }>();
+
+  /** A stored object as `def` shows it (views converted, defaults of a changed CRD applied). */
   present(def: ResourceDef, obj: KObj): KObj {
-    return def.view ? orderObject(def, def.view.toView(obj)) : obj;
+    if (def.view) return orderObject(def, def.view.toView(obj));
+    if (def.servedSinceRv === undefined || Number(obj.metadata.resourceVersion) >= def.servedSinceRv) return obj;
+    const cached = this.defaulted.get(obj);
+    if (cached?.def === def) return cached.obj;
+    const shown = orderObject(def, defaultCustomResource(def, clone(obj)));
+    this.defaulted.set(obj, { def, obj: shown });
+    return shown;
   }
 
   get(def: ResourceDef, ns: string | undefined, name: string): KObj {
@@ -174,7 +188,7 @@ export class ObjectService {
       if (unfiltered || (labels(o.metadata.labels) && fields(o))) matching.push(o);
       if (limit && unfiltered && matching.length > limit) break;
     }
-    if (def.view) for (let i = 0; i < matching.length; i++) matching[i] = this.present(def, matching[i]!);
+    for (let i = 0; i < matching.length; i++) matching[i] = this.present(def, matching[i]!);
     if (limit && matching.length > limit) {
       const page = matching.slice(0, limit);
       const last = page[page.length - 1]!;
@@ -314,7 +328,7 @@ export class ObjectService {
 
   private afterCreate(def: ResourceDef, obj: KObj): void {
     if (!isCrdDef(def)) return;
-    this.resources.setCrd(obj.metadata.name, defsFromCrd(obj));
+    this.serveCrd(obj);
     // The real server's establishing controller writes the status right after the create.
     setImmediate(() => {
       const cur = this.store.get(this.rkey(def), undefined, obj.metadata.name);
@@ -398,7 +412,7 @@ export class ObjectService {
     const stored = orderObject(def, next);
     this.store.put(this.rkey(def), stored, 'MODIFIED');
     // A changed CRD serves its new versions, schema and columns at once.
-    if (isCrdDef(def) && sub !== 'status') this.resources.setCrd(stored.metadata.name, defsFromCrd(stored));
+    if (isCrdDef(def) && sub !== 'status') this.serveCrd(stored);
     this.hooks.written(def, stored);
     return stored;
   }

@@ -387,6 +387,7 @@ export class ApiHttpHandler {
           bookmarks: q.get('allowWatchBookmarks') === 'true',
           format: nego.table ? 'table' : 'json',
           asStored: !nego.table && !nego.partial && !def.view,
+          present: (stored) => this.svc.present(def, stored),
           render: (stored, first) => {
             const obj = this.svc.present(def, stored);
             return nego.table ? toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', first) : render(obj);

@@ -42,6 +42,8 @@ export interface ResourceDef {
   printerColumns?: PrinterColumn[];
   /** CRs: the structural schema of this version (openAPIV3Schema). */
   schema?: KObj;
+  /** CRs: the resourceVersion at which this schema started to be served (older objects get its defaults on read). */
+  servedSinceRv?: number;
   /** Fills server-side defaults of a built-in kind on create (and on update where the real one does). */
   defaulter?: (obj: KObj, ctx: DefaultContext) => void;
   /** Another resource's storage this one is a view of (events.k8s.io Events are core Events). */

@@ -27,6 +27,8 @@ export interface WatchRequest {
   format: WatchFormat;
   /** Whether events can be sent as stored (one serialised line shared by all such watchers). */
   asStored: boolean;
+  /** The object as this resource shows it (the same object when nothing changes). */
+  present: (stored: KObj) => KObj;
   headers: Record<string, string | string[]>;
 }
 
@@ -86,7 +88,7 @@ class Watcher {
       type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
     if (!type) return;
-    if (this.req.asStored && type === ev.type) {
+    if (this.req.asStored && type === ev.type && this.req.present(ev.object) === ev.object) {
       let line = ev.lines.get('json');
       if (line === undefined) {
         line = Buffer.from(encodeJson({ type, object: ev.object }));

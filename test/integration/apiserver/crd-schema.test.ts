@@ -3,8 +3,8 @@
 // applies them. Runs against the test server or TEST_KUBECONFIG.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CustomObjectsApi } from '@kubernetes/client-node';
-import { kubeEnv } from '../../support/kube-env.ts';
+import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { installCrds, kubeEnv } from '../../support/kube-env.ts';
 import { cluster, expectApiError, MYSQL_GROUP, raw } from './helpers.ts';
 
 test('a minimal MysqlCluster gets the schema defaults', async (t) => {
@@ -53,4 +53,43 @@ test('int-or-string fields take both; enums, minimums and CEL rules give 422 wit
     const causes = (err.status.details as { causes: { reason: string; field: string }[] }).causes;
     assert.ok(causes.some((c) => c.reason === reason && c.field === field), `${JSON.stringify(spec)}: ${JSON.stringify(causes)}`);
   }
+});
+
+test('after a CRD gains a default, existing objects show it when read, as the real server applies defaults on read', { skip: process.env.TEST_KUBECONFIG ? 'changes a CRD' : false }, async (t) => {
+  const env = await kubeEnv(t, { crds: false });
+  const ext = env.kubeConfig.makeApiClient(ApiextensionsV1Api);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const schema = (withDefault: boolean) => ({
+    openAPIV3Schema: {
+      type: 'object',
+      properties: { spec: { type: 'object', properties: { size: { type: 'integer', ...(withDefault ? { default: 3 } : {}) } } } },
+    },
+  });
+  const crd = {
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' }, versions: [{ name: 'v1', served: true, storage: true, schema: schema(false) }] },
+  };
+  await ext.createCustomResourceDefinition({ body: crd as never });
+  const g = { group: 'example.com', version: 'v1', plural: 'widgets', namespace: env.namespace };
+  await co.createNamespacedCustomObject({ ...g, body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: {} } });
+  // Raw merge patch: client-node's CRD model would drop the `default` keyword of a plain object.
+  const patched = await raw(env.kubeConfig, 'PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, {
+    body: JSON.stringify({ spec: { versions: [{ name: 'v1', served: true, storage: true, schema: schema(true) }] } }),
+    contentType: 'application/merge-patch+json',
+  });
+  assert.equal(patched.status, 200, patched.text);
+  const w = (await co.getNamespacedCustomObject({ ...g, name: 'w' })) as { spec: { size?: number } };
+  assert.equal(w.spec.size, 3);
+  const list = (await co.listNamespacedCustomObject(g)) as { items: { spec: { size?: number } }[] };
+  assert.equal(list.items[0]!.spec.size, 3);
+});
+
+test('installCrds applies the project CRDs with their defaults and int-or-string intact, and converges when re-run', { skip: process.env.TEST_KUBECONFIG ? 'kube-env installs them there' : false }, async (t) => {
+  const env = await kubeEnv(t, { crds: false });
+  await installCrds(env.kubeConfig);
+  await installCrds(env.kubeConfig);
+  const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
+  const c = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1', { minAvailable: '50%' }) })) as Record<string, any>;
+  assert.equal(c.spec.replicas, 1);
+  assert.equal(c.spec.minAvailable, '50%');
 });
