@@ -293,3 +293,5 @@ export const OPERATED_SECRET_KEY = {
 
 /** The headless Service shared by all clusters of a namespace (anchor). */
 export const HEADLESS_SERVICE_NAME = 'mysql';
+/** `<cluster>` + this suffix names the generated Secret of system users' passwords. */
+export const OPERATED_SECRET_SUFFIX = '-mysql-operated';

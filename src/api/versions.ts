@@ -25,3 +25,10 @@ export function expandVersionAlias(spec: string): string {
   const raw = spec.trim();
   return MYSQL_VERSION_ALIASES[raw] ?? raw;
 }
+
+/** True when the version is at least major.minor.patch (any version shape with those fields). */
+export function atLeast(v: { major: number; minor: number; patch: number }, major: number, minor: number, patch = 0): boolean {
+  if (v.major !== major) return v.major > major;
+  if (v.minor !== minor) return v.minor > minor;
+  return v.patch >= patch;
+}

@@ -1,7 +1,7 @@
 // The server flavour decides which SQL the project sends. It is known either from the cluster's
 // `mysqlVersion` (before a server runs: init-file, grants) or from the running server itself
 // (`SELECT VERSION(), @@version_comment`), which is the truth once a connection exists.
-import { expandVersionAlias, type ServerFamily } from '../api/versions.ts';
+import { atLeast, expandVersionAlias, type ServerFamily } from '../api/versions.ts';
 
 export interface Flavour {
   family: ServerFamily;
@@ -18,12 +18,6 @@ export function flavourLine(f: Flavour): FlavourLine {
   if (f.major < 8) return 'mysql-5.7';
   if (f.major === 8 && f.minor === 0) return 'mysql-8.0';
   return 'mysql-8.4';
-}
-
-export function atLeast(f: Flavour, major: number, minor: number, patch = 0): boolean {
-  if (f.major !== major) return f.major > major;
-  if (f.minor !== minor) return f.minor > minor;
-  return f.patch >= patch;
 }
 
 /**

@@ -10,7 +10,8 @@
 //   for Orchestrator and the exporter on 10.11 (FIELD-NOTES). mysql.slave_master_info does not
 //   exist there: Orchestrator reads mysql.* instead.
 import type { Flavour } from './flavour.ts';
-import { atLeast, hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
+import { atLeast } from '../api/versions.ts';
+import { hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
 import { HEARTBEAT_TABLE, OPERATOR_SCHEMA } from './operator-schema.ts';
 import { account, secret, stmt, type Statement } from './sql-text.ts';
 

@@ -14,6 +14,7 @@ import {
   LABEL_APP_VERSION,
   LABEL_CLUSTER,
   MANAGED_BY_VALUE,
+  OPERATED_SECRET_SUFFIX,
 } from '../../api/constants.ts';
 import type { OwnerReference } from '../../runtime/kube/types.ts';
 
@@ -31,7 +32,7 @@ export const names = {
   healthyService: (c: string) => `${c}-mysql`,
   masterService: (c: string) => `${c}-mysql-master`,
   replicasService: (c: string) => `${c}-mysql-replicas`,
-  operatedSecret: (c: string) => `${c}-mysql-operated`,
+  operatedSecret: (c: string) => `${c}${OPERATED_SECRET_SUFFIX}`,
   headlessService: () => HEADLESS_SERVICE_NAME,
   dataClaimTemplate: () => 'data',
   pvc: (c: string, ordinal: number) => `data-${c}-mysql-${ordinal}`,

@@ -5,7 +5,8 @@
 // values computed from resources. A mysqlConf key already present in an earlier group keeps that
 // position and takes the user's value.
 import { parseQuantity, quantityMilli } from './quantity.ts';
-import { atLeast, type ServerVersion } from './resolve-version.ts';
+import { atLeast } from '../../api/versions.ts';
+import type { ServerVersion } from './resolve-version.ts';
 
 export type ConfValue = string | number;
 

@@ -32,7 +32,8 @@ import { controllerRef, names, selectorLabels, type ClusterRef } from './names.t
 import type { ClusterControllerOptions } from './options.ts';
 import { CLIENT_CONF_PATH, PRE_SHUTDOWN_SCRIPT_KEY } from './render-pre-shutdown-script.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
-import { atLeast, type ServerVersion } from './resolve-version.ts';
+import { atLeast } from '../../api/versions.ts';
+import type { ServerVersion } from './resolve-version.ts';
 
 export const CONF_MOUNT_PATH = '/etc/mysql';
 export const CONFIG_MAP_MOUNT_PATH = '/mnt/conf';

@@ -43,8 +43,3 @@ export function versionKey(v: ServerVersion): string {
   return v.family === 'mariadb' ? `mariadb-${v.text}` : v.text;
 }
 
-export function atLeast(v: ServerVersion, major: number, minor: number, patch = 0): boolean {
-  if (v.major !== major) return v.major > major;
-  if (v.minor !== minor) return v.minor > minor;
-  return v.patch >= patch;
-}

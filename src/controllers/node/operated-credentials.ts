@@ -1,8 +1,6 @@
 // The two identities the node controller needs from the Secret `<c>-mysql-operated` (anchor keys):
 // the operator user to connect, the replication user for CHANGE MASTER. Pure.
-import { OPERATED_SECRET_KEY } from '../../api/constants.ts';
-
-const OPERATED_SUFFIX = '-mysql-operated';
+import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../../api/constants.ts';
 
 export function operatedSecretName(cluster: string): string {
   return `${cluster}${OPERATED_SUFFIX}`;
