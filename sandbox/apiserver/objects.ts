@@ -136,16 +136,19 @@ export class ObjectService {
     this.resources.setCrd(crd.metadata.name, defsFromCrd(crd).map((d) => ({ ...d, servedSinceRv: since })));
   }
 
-  /** Stored custom resources with the defaults of a newer schema, per schema (stored objects never change). */
+  /** Stored custom resources as another version or a newer schema shows them (stored objects never change). */
   private readonly defaulted = new WeakMap<KObj, { def: ResourceDef; obj: KObj }>();
 
-  /** A stored object as `def` shows it (views converted, defaults of a changed CRD applied). */
+  /** A stored object as `def` shows it (views converted; CRs in the requested version, with the defaults of a changed CRD). */
   present(def: ResourceDef, obj: KObj): KObj {
     if (def.view) return orderObject(def, def.view.toView(obj));
-    if (def.servedSinceRv === undefined || Number(obj.metadata.resourceVersion) >= def.servedSinceRv) return obj;
+    const otherVersion = !def.builtin && obj.apiVersion !== apiVersionOf(def);
+    const olderSchema = def.servedSinceRv !== undefined && Number(obj.metadata.resourceVersion) < def.servedSinceRv;
+    if (!otherVersion && !olderSchema) return obj;
     const cached = this.defaulted.get(obj);
     if (cached?.def === def) return cached.obj;
-    const shown = orderObject(def, defaultCustomResource(def, clone(obj)));
+    // Conversion strategy None: another served version is the same object under its apiVersion.
+    const shown = orderObject(def, defaultCustomResource(def, { ...clone(obj), apiVersion: apiVersionOf(def) }));
     this.defaulted.set(obj, { def, obj: shown });
     return shown;
   }

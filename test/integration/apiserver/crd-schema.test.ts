@@ -93,3 +93,27 @@ test('installCrds applies the project CRDs with their defaults and int-or-string
   assert.equal(c.spec.replicas, 1);
   assert.equal(c.spec.minAvailable, '50%');
 });
+
+test('a CRD serving two versions (conversion None) shows the same object under each apiVersion', async (t) => {
+  const env = await kubeEnv(t, { crds: false });
+  const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } };
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gadgets${env.namespace.replace(/-/g, '')}.example.com` },
+    spec: {
+      group: 'example.com', scope: 'Namespaced',
+      names: { plural: `gadgets${env.namespace.replace(/-/g, '')}`, singular: `gadget${env.namespace.replace(/-/g, '')}`, kind: 'Gadget' },
+      versions: [{ name: 'v1', served: true, storage: true, schema }, { name: 'v1beta1', served: true, storage: false, schema }],
+    },
+  };
+  await installCrds(env.kubeConfig, [crd]);
+  // A real cluster keeps CRDs; the test server goes away with the test.
+  if (!env.server) t.after(() => raw(env.kubeConfig, 'DELETE', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`).then(() => undefined));
+  const path = (v: string) => `/apis/example.com/${v}/namespaces/${env.namespace}/${crd.spec.names.plural}`;
+  const created = await raw(env.kubeConfig, 'POST', path('v1'), { body: JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' }, spec: { size: 2 } }) });
+  assert.equal(created.status, 201, created.text);
+  const beta = await raw(env.kubeConfig, 'GET', `${path('v1beta1')}/g`);
+  assert.equal(beta.json.apiVersion, 'example.com/v1beta1');
+  assert.equal(beta.json.spec.size, 2);
+  const list = await raw(env.kubeConfig, 'GET', path('v1beta1'));
+  assert.deepEqual(list.json.items.map((i: { apiVersion: string }) => i.apiVersion), ['example.com/v1beta1']);
+});
