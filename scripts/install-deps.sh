@@ -9,6 +9,8 @@ command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] || need_apt+=(m
 command -v mariabackup >/dev/null 2>&1 || need_apt+=(mariadb-backup)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v unzip >/dev/null 2>&1 || need_apt+=(unzip)
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)   # TLS mode of the test API server
+command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux) # test servers die with their test process
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need_apt[*]}"
   apt-get update -qq
