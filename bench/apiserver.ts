@@ -1,9 +1,11 @@
 // Benchmark of the test API server (sandbox/apiserver): N objects (10,000; --quick: 1,000) created
 // over HTTP, read, listed and watched. Prints requests per second, memory, and the headline
-// ratio: time for the N retained events to reach an HTTP watch client (a watch from an older
-// resourceVersion replays them) / time to emit the same events directly to an in-process listener.
-// Also measured: a live burst of N in-process writes seen by an HTTP watch and an in-process
-// listener together.
+// ratio: for a live burst of N writes, the time until the last event reaches an HTTP watch client
+// / the time until it reaches a listener subscribed to the store in-process (the direct emit),
+// both timed from the same start, so the ratio is the cost of delivery over the wire.
+// Also measured: the N retained events replayed to a watch from an older resourceVersion, against
+// a bare in-process loop over them (sub-millisecond, so that ratio is reported but too noisy to
+// be the headline).
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startApiServer } from '../sandbox/apiserver/index.ts';
@@ -174,12 +176,13 @@ const figures = {
   watchEventsPerSec: rps(N, replayHttpMs),
   rssMB: Math.round(mem.rss / 1e6),
   heapUsedMB: Math.round(mem.heapUsed / 1e6),
-  ratio: Math.round(replayHttpMs / replayInProcessMs),
+  replayRatio: Math.round(replayHttpMs / replayInProcessMs),
+  ratio: Math.round((watchMs / inProcessMs) * 100) / 100,
 };
 console.log(`created ${N} ConfigMaps at ${figures.createPerSec} req/s (${CONCURRENCY} in flight), ${figures.getPerSec} GET/s`);
 console.log(`list of ${listed}: ${figures.listAllMs} ms; paged (${pages} x 500): ${figures.listPagedMs} ms; label selector (${selected}): ${figures.labelSelectorMs} ms`);
-console.log(`watch, live burst of ${N} writes: last event over HTTP after ${figures.burstHttpWatchMs} ms, in-process after ${figures.burstInProcessMs} ms`);
-console.log(`watch, ${N} retained events: ${figures.replayHttpWatchMs} ms over HTTP vs ${figures.replayInProcessEmitMs} ms emitted in-process (ratio ${figures.ratio})`);
+console.log(`watch, live burst of ${N} writes: last event over HTTP after ${figures.burstHttpWatchMs} ms, in-process after ${figures.burstInProcessMs} ms (ratio ${figures.ratio})`);
+console.log(`watch, ${N} retained events: ${figures.replayHttpWatchMs} ms over HTTP vs ${figures.replayInProcessEmitMs} ms emitted in-process (ratio ${figures.replayRatio})`);
 console.log(`memory after create: rss ${figures.rssMB} MB, heap ${figures.heapUsedMB} MB`);
 agent.destroy();
 await server.stop();
