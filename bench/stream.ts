@@ -4,8 +4,11 @@
 //   clone:    the real sidecar binary (`config-and-serve`) streams /xbackup over HTTP into the
 //             clone path (src/sidecar/clone.ts: HTTP client → `mbstream -x` into a directory)
 // Headline ratio: clone throughput / baseline throughput (target ≥ 0.9). A second reference,
-// `mariabackup | mbstream -x` on the same host, is what any clone path pays for the pipe and the
-// file writes; `ratio_vs_local_extract` isolates the cost of the sidecar and HTTP. Also: the sidecar's
+// `mariabackup | mbstream -x` on the same host (with the clone path's extract arguments), is what
+// any clone path pays for the pipe and the file writes; `ratio_vs_local_extract` isolates the cost of the sidecar and HTTP.
+// A third, `relay`, is /xbackup read by a Node HTTP client that drops the bytes: the sidecar and
+// HTTP without any extraction (`ratio_relay`). CPU seconds of the sidecar and of the clone's
+// client process per stream show where the two cores go. Also: the sidecar's
 // peak RSS (VmHWM) and its RSS growth during the streams (target flat, < 100 MB), and the time
 // of `mariabackup --prepare` on the clone (not part of the ratio).
 import { spawn } from 'node:child_process';
@@ -14,10 +17,11 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../test/support/mariadb.ts';
-import { podEnv, startServeSidecar, BACKUP, type After } from '../test/integration/sidecar/support.ts';
+import { getBackup, podEnv, startServeSidecar, BACKUP, type After } from '../test/integration/sidecar/support.ts';
 import { loadConfig } from '../src/sidecar/config.ts';
 import { cloneFromPeer, prepareBackup } from '../src/sidecar/clone.ts';
 import { outcomeOf } from '../src/sidecar/child.ts';
+import { extractArgs } from '../src/sidecar/tools.ts';
 
 const quick = process.argv.includes('--quick');
 const dataMb = quick ? 64 : 1024;
@@ -66,17 +70,22 @@ async function baseline(server: MariaDBServer, targetDir: string): Promise<numbe
   return (performance.now() - started) / 1000;
 }
 
-/** `mariabackup --backup --stream=xbstream | mbstream -x -C dir` without the sidecar; seconds. */
-async function localExtract(server: MariaDBServer, targetDir: string, dir: string): Promise<number> {
+/** `mariabackup --backup --stream=xbstream | mbstream <the clone path's extract args>` without the sidecar; seconds. */
+async function localExtract(server: MariaDBServer, targetDir: string, extract: string[]): Promise<number> {
   const started = performance.now();
-  const script = 'set -o pipefail; mariabackup "$@" | mbstream -x -C "$DIR"';
-  const child = spawn('bash', ['-c', script, 'bash', ...mariabackupArgs(server, targetDir)], {
+  const script = 'set -o pipefail; n=$1; shift; mariabackup "${@:n+1}" | mbstream "${@:1:n}"';
+  const child = spawn('bash', ['-c', script, 'bash', String(extract.length), ...extract, ...mariabackupArgs(server, targetDir)], {
     stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, DIR: dir },
   });
   const o = await outcomeOf(child);
   if (!o.ok) throw new Error(`local extract failed: ${o.stderrTail}`);
   return (performance.now() - started) / 1000;
+}
+
+/** User + system CPU seconds a process has used so far. */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function rssOf(pid: number): { rss: number; hwm: number } {
@@ -125,6 +134,9 @@ try {
   const baselineSeconds: number[] = [];
   const localSeconds: number[] = [];
   const cloneSeconds: number[] = [];
+  const relaySeconds: number[] = [];
+  const sidecarCpu: number[] = [];
+  const clientCpu: number[] = [];
   let streamBytes = 0;
   let rssMax = rssAtStart;
   let prepareSeconds = 0;
@@ -133,13 +145,18 @@ try {
 
     const dir = join(work, `clone-${i}`);
     await mkdir(dir);
-    localSeconds.push(await localExtract(server, join(work, `xl-${i}`), dir));
+    localSeconds.push(await localExtract(server, join(work, `xl-${i}`), extractArgs(cfg, dir)));
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir);
     const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssOf(pid).rss)), 100);
+    const sidecarCpuBefore = cpuSecondsOf(pid);
+    const clientCpuBefore = process.cpuUsage();
     started = performance.now();
     await cloneFromPeer(cfg, sidecar.url, dir, new AbortController().signal);
     cloneSeconds.push((performance.now() - started) / 1000);
+    const client = process.cpuUsage(clientCpuBefore);
+    clientCpu.push((client.user + client.system) / 1e6);
+    sidecarCpu.push(cpuSecondsOf(pid) - sidecarCpuBefore);
     clearInterval(sampler);
     streamBytes = dirBytes(dir);
     if (i === rounds - 1) {
@@ -148,13 +165,23 @@ try {
       prepareSeconds = (performance.now() - started) / 1000;
     }
     await rm(dir, { recursive: true, force: true });
-    log(`round ${i + 1}: baseline ${baselineSeconds[i]!.toFixed(2)} s, local extract ${localSeconds[i]!.toFixed(2)} s, clone ${cloneSeconds[i]!.toFixed(2)} s`);
+    started = performance.now();
+    const relayed = await getBackup(sidecar.url, BACKUP);
+    if (relayed.trailer !== 'Success') throw new Error(`relay: ${relayed.trailer ?? 'no trailer'}`);
+    relaySeconds.push((performance.now() - started) / 1000);
+    log(
+      `round ${i + 1}: baseline ${baselineSeconds[i]!.toFixed(2)} s, local extract ${localSeconds[i]!.toFixed(2)} s, ` +
+        `clone ${cloneSeconds[i]!.toFixed(2)} s (CPU: sidecar ${sidecarCpu[i]!.toFixed(2)} s, client ${clientCpu[i]!.toFixed(2)} s), ` +
+        `relay ${relaySeconds[i]!.toFixed(2)} s, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
+    );
   }
 
   // Best of the rounds: the machine is shared, and interference only ever makes a run slower.
   const bestBaseline = Math.min(...baselineSeconds);
   const bestLocal = Math.min(...localSeconds);
   const bestClone = Math.min(...cloneSeconds);
+  const bestRelay = Math.min(...relaySeconds);
+  const mean = (xs: number[]): number => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100;
   const { hwm } = rssOf(pid);
   const mibs = (s: number): number => Math.round((streamBytes / MiB / s) * 10) / 10;
   const result = {
@@ -169,11 +196,16 @@ try {
     baseline_mib_s: mibs(bestBaseline),
     local_extract_mib_s: mibs(bestLocal),
     clone_mib_s: mibs(bestClone),
+    relay_s: Math.round(bestRelay * 100) / 100,
+    relay_mib_s: mibs(bestRelay),
+    clone_sidecar_cpu_s: mean(sidecarCpu),
+    clone_client_cpu_s: mean(clientCpu),
     prepare_s: Math.round(prepareSeconds * 100) / 100,
     sidecar_rss_start_mb: Math.round(rssAtStart / MiB),
     sidecar_rss_max_mb: Math.round(rssMax / MiB),
     sidecar_peak_rss_mb: Math.round(hwm / MiB),
     ratio_vs_local_extract: Math.round((bestLocal / bestClone) * 1000) / 1000,
+    ratio_relay: Math.round((bestBaseline / bestRelay) * 1000) / 1000,
     ratio: Math.round((bestBaseline / bestClone) * 1000) / 1000,
   };
   console.log(JSON.stringify(result));

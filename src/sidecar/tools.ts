@@ -26,8 +26,18 @@ export function backupArgs(cfg: SidecarConfig): string[] {
   ];
 }
 
+/**
+ * With one thread (the default), the extractor reads a whole chunk, then writes it, and reads
+ * nothing from its stdin meanwhile, so the stream behind it (HTTP, the peer's backup tool) stalls
+ * at every write. Two threads let one read the next chunk while the other writes (chunks of one
+ * file stay in order: a thread holds the file's lock before it lets the next chunk be read).
+ * Measured on 2 cores: the clone ~14% faster in the median (docs/sidecar.md). XBSTREAM_EXTRA_ARGS come
+ * after it, so `--parallel=N` there wins (the tools take the last value).
+ */
+export const EXTRACT_PARALLEL = 2;
+
 export function extractArgs(cfg: SidecarConfig, dir: string): string[] {
-  return ['--extract', `--directory=${dir}`, ...cfg.xbstreamExtraArgs];
+  return ['--extract', `--directory=${dir}`, `--parallel=${EXTRACT_PARALLEL}`, ...cfg.xbstreamExtraArgs];
 }
 
 export function prepareArgs(cfg: SidecarConfig, dir: string): string[] {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { gtidFromBinlogInfo } from '../../../src/sidecar/binlog-info.ts';
 import { parseIni, renderIni } from '../../../src/sidecar/ini.ts';
 import { authorized } from '../../../src/sidecar/serve.ts';
-import { backupArgs, toolNames } from '../../../src/sidecar/tools.ts';
+import { backupArgs, extractArgs, toolNames } from '../../../src/sidecar/tools.ts';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
@@ -41,6 +41,13 @@ test('the backup runs the anchor arguments with the flavour tool, the status tab
     '--target-dir=/tmp/xtrabackup_backupfiles/', '--parallel=2',
   ]);
   assert.deepEqual(toolNames(loadConfig(anchorPodEnv(), [], ALL_NEEDS).flavour), { backup: 'xtrabackup', stream: 'xbstream' });
+});
+
+test('the extractor runs two threads unless XBSTREAM_EXTRA_ARGS says otherwise (its value comes last, and wins)', () => {
+  const plain = loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: 'mariadb-10.11' }), [], ALL_NEEDS);
+  assert.deepEqual(extractArgs(plain, '/d'), ['--extract', '--directory=/d', '--parallel=2']);
+  const tuned = loadConfig(anchorPodEnv({ XBSTREAM_EXTRA_ARGS: '--parallel=8' }), [], ALL_NEEDS);
+  assert.deepEqual(extractArgs(tuned, '/d'), ['--extract', '--directory=/d', '--parallel=2', '--parallel=8']);
 });
 
 test('heartbeat.conf is read back into connection parameters, a missing key is named', async () => {
