@@ -38,7 +38,7 @@ const COMMANDS: Record<string, { command: SidecarCommand; style: 'sidecar' | 'pt
   'take-backup-to': { command: 'take-backup-to', style: 'sidecar', positional: 2 },
 };
 
-export function isSubcommand(name: string | undefined): boolean {
+function isSubcommand(name: string | undefined): boolean {
   return name !== undefined && Object.hasOwn(COMMANDS, name);
 }
 
