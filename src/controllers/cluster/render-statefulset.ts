@@ -389,8 +389,10 @@ const HEARTBEAT_RESOURCES: V1ResourceRequirements = {
   requests: { cpu: '10m', memory: '32Mi' },
 };
 
-// The container keeps the anchor's name and pt-heartbeat arguments: the sidecar image runs them
-// (its entrypoint executes any first argument other than its own subcommands).
+// The container keeps the anchor's name and pt-heartbeat arguments so adopted pods do not roll:
+// the sidecar binary accepts `pt-heartbeat` with these options as its heartbeat subcommand
+// (src/sidecar/command-line.ts). The image's entrypoint must send `pt-heartbeat` to that binary
+// and run anything else it is not (the real `pt-kill` of query limits) directly.
 function heartbeatContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
   const args = [
     'pt-heartbeat',
