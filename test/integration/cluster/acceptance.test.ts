@@ -5,10 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1ConfigMap, V1PersistentVolumeClaim, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../../src/api/index.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually, manifests, OPERATOR_AGENT, sleep, startOperator } from './operator.ts';
+import { eventually, manifests, OPERATOR_AGENT, operatorTest, sleep } from './operator.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const ref = (kind: string, apiVersion: string, namespace: string, name: string) => ({ kind, apiVersion, namespace, name });
@@ -20,12 +19,7 @@ async function synced(client: KubeClient, namespace: string, name: string): Prom
 }
 
 test('the examples become their StatefulSets, Services, ConfigMaps, Secrets and PDBs; changes, steady state and deletion behave', async (t) => {
-  const env = await kubeEnv(t);
-  const ns = env.namespace;
-  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
-  t.after(() => client.close());
-  const op = await startOperator(env.kubeConfig, ns);
-  t.after(() => op.stop());
+  const { env, namespace: ns, client, op } = await operatorTest(t);
 
   for (const file of ['mysqlcluster.yaml', 'mysqlcluster-mariadb.yaml']) {
     for (const obj of manifests(new URL(`../../../examples/${file}`, import.meta.url), ns)) await client.create(obj);

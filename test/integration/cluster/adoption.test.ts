@@ -8,10 +8,8 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { V1ConfigMap, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../../src/api/index.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually, OPERATOR_AGENT, startOperator } from './operator.ts';
+import { eventually, OPERATOR_AGENT, startOperator, testApi } from './operator.ts';
 
 const ANCHOR = new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url);
 const ANCHOR_UID = '11111111-2222-3333-4444-555555555555';
@@ -28,10 +26,7 @@ function fixture<T extends KubeObject>(file: string, ns: string, uid: string, va
 }
 
 test('a cluster created by the anchor is adopted without a rollout and without changing a Secret', async (t) => {
-  const env = await kubeEnv(t);
-  const ns = env.namespace;
-  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
-  t.after(() => client.close());
+  const { env, namespace: ns, client } = await testApi(t);
 
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'r' } } as KubeObject);
   const { metadata: _m, ...clusterBody } = parse(readFileSync(new URL('mysqlcluster.yaml', ANCHOR), 'utf8')) as MysqlCluster & KubeObject;

@@ -3,10 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { MysqlCluster } from '../../../src/api/index.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually, startOperator } from './operator.ts';
+import { eventually, operatorTest } from './operator.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 
@@ -24,12 +23,7 @@ async function warnings(client: KubeClient, namespace: string, name: string): Pr
 }
 
 test('bad input gives a precise condition and Event and creates nothing; fixing it converges', async (t) => {
-  const env = await kubeEnv(t);
-  const ns = env.namespace;
-  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
-  t.after(() => client.close());
-  const op = await startOperator(env.kubeConfig, ns);
-  t.after(() => op.stop());
+  const { namespace: ns, client } = await operatorTest(t);
 
   const cases: Array<{ name: string; spec: Record<string, unknown>; reason: string; message: RegExp }> = [
     { name: 'no-secret', spec: { secretName: 'absent' }, reason: 'UserSecretNotFound', message: new RegExp(`Secret ${ns}/absent \\(spec\\.secretName\\) does not exist`) },

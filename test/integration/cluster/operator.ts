@@ -2,6 +2,7 @@
 // cluster controller's integration tests and benchmark.
 import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
+import type { TestContext } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { ControllerSpec } from '../../../src/runtime/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
@@ -12,6 +13,7 @@ import { Manager } from '../../../src/runtime/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { makeClusterController } from '../../../src/controllers/cluster/controller.ts';
 import { clusterOptions, type ClusterControllerOptions } from '../../../src/controllers/cluster/options.ts';
+import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
 
 export const OPERATOR_AGENT = 'mysql-operator/cluster-test';
 
@@ -49,6 +51,29 @@ export async function startOperator(
       client.close();
     },
   };
+}
+
+export interface TestApi {
+  env: KubeEnv;
+  namespace: string;
+  /** The test's own client, with a user agent other than the operator's. */
+  client: KubeClient;
+}
+
+/** A fresh namespace on the test API and a client for the test; closed after the test. */
+export async function testApi(t: TestContext): Promise<TestApi> {
+  const env = await kubeEnv(t);
+  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
+  t.after(() => client.close());
+  return { env, namespace: env.namespace, client };
+}
+
+/** `testApi` with the operator already running in its namespace; stopped after the test. */
+export async function operatorTest(t: TestContext, opts: Partial<ClusterControllerOptions> = {}): Promise<TestApi & { op: RunningOperator }> {
+  const api = await testApi(t);
+  const op = await startOperator(api.env.kubeConfig, api.namespace, opts);
+  t.after(() => op.stop());
+  return { ...api, op };
 }
 
 /** The documents of a YAML file, placed in `namespace`. */

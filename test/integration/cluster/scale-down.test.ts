@@ -2,21 +2,14 @@
 // removed ordinals are deleted, never the one of ordinal 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually, sleep, startOperator } from './operator.ts';
+import { eventually, operatorTest, sleep } from './operator.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const PVC = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 
 test('scale-down keeps PVCs unless the cluster opts in, and never deletes the PVC of ordinal 0', async (t) => {
-  const env = await kubeEnv(t);
-  const ns = env.namespace;
-  const client = new KubeClient(env.kubeConfig, { userAgent: 'cluster-test/1.0' });
-  t.after(() => client.close());
-  const op = await startOperator(env.kubeConfig, ns);
-  t.after(() => op.stop());
+  const { namespace: ns, client } = await operatorTest(t);
 
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
   for (const name of ['keep', 'drop']) {
