@@ -1,7 +1,7 @@
 // MysqlDatabase: a schema inside a MysqlCluster.
 import { KIND_MYSQL_DATABASE, PLURAL_MYSQL_DATABASES } from '../constants.ts';
 import { conditionList, obj, str } from './build.ts';
-import { clusterRef } from './cluster-ref.ts';
+import { CLUSTER_REF_COLUMN, clusterRef } from './cluster-ref.ts';
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
 
 const spec = obj('MysqlDatabaseSpec', 'Desired database.', {
@@ -25,7 +25,7 @@ export const mysqlDatabase: KindDefinition = {
   specRequired: true,
   printerColumns: [
     READY_COLUMN,
-    { name: 'Cluster', type: 'string', description: 'The MysqlCluster', jsonPath: '.spec.clusterRef.name' },
+    CLUSTER_REF_COLUMN,
     { name: 'Database', type: 'string', description: 'The database name', jsonPath: '.spec.database' },
     AGE_COLUMN,
   ],

@@ -1,7 +1,7 @@
 // MysqlUser: an account inside a MysqlCluster, with its grants and limits.
 import { KIND_MYSQL_USER, PLURAL_MYSQL_USERS, USER_RESOURCE_LIMITS } from '../constants.ts';
 import { conditionList, intOrString, list, mapOf, obj, str, strList } from './build.ts';
-import { clusterRef } from './cluster-ref.ts';
+import { CLUSTER_REF_COLUMN, clusterRef } from './cluster-ref.ts';
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
 
 const permission = obj('UserPermission', 'Privileges granted on tables of one schema.', {
@@ -53,7 +53,7 @@ export const mysqlUser: KindDefinition = {
   specRequired: true,
   printerColumns: [
     READY_COLUMN,
-    { name: 'Cluster', type: 'string', description: 'The MysqlCluster', jsonPath: '.spec.clusterRef.name' },
+    CLUSTER_REF_COLUMN,
     { name: 'UserName', type: 'string', description: 'The account name', jsonPath: '.spec.user' },
     AGE_COLUMN,
   ],
