@@ -7,12 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 test('a new replica pod becomes configured, replicates from pod 0, and its condition says so', async (t) => {
   const c = await nodeCluster(t, 2);
-  await c.createCluster(2);
-  await c.createOperatedSecret();
-  await c.createPod(0);
-  await c.createPod(1);
-  const op = c.startOperator();
-  t.after(() => op.stop());
+  const op = await c.bootstrap();
 
   const master = await c.waitCondition(0, 'True');
   assert.equal(master.reason, 'mysqlInitializationSucceeded');

@@ -20,12 +20,7 @@ test('with the master unreachable the pod is not configured and says why; when i
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
   await m.stop();
-  await c.createCluster(2);
-  await c.createOperatedSecret();
-  await c.createPod(0);
-  await c.createPod(1);
-  const op = c.startOperator();
-  t.after(() => op.stop());
+  const op = await c.bootstrap();
 
   const cond = await c.waitCondition(1, 'False', /MasterUnreachable/);
   assert.match(cond.message ?? '', new RegExp(podName(0)));
@@ -52,12 +47,7 @@ test('a wrong replication password gives a condition naming the Secret key, and 
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
   const wrong = 'not-the-Repl-Password-42';
-  await c.createCluster(2);
-  await c.createOperatedSecret({ REPLICATION_PASSWORD: wrong });
-  await c.createPod(0);
-  await c.createPod(1);
-  const op = c.startOperator();
-  t.after(() => op.stop());
+  const op = await c.bootstrap({ secret: { REPLICATION_PASSWORD: wrong } });
 
   const cond = await c.waitCondition(1, 'False', /REPLICATION_PASSWORD/);
   assert.match(cond.message ?? '', /ReplicationAccessDenied: .*key REPLICATION_PASSWORD of Secret my-db-mysql-operated/);
@@ -100,11 +90,7 @@ for (const k of [1, 2, 3, 4]) {
     await r.sql("SET SESSION sql_log_bin = 0; REPLACE INTO sys_operator.status VALUES ('backup_gtid_purged', ?)", [gtid]);
     for (let i = 21; i <= 30; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `after-clone-${i}`]);
 
-    await c.createCluster(2);
-    await c.createOperatedSecret();
-    await c.createPod(0);
-    await c.createPod(1);
-    const first = c.startOperator({ killAfterSteps: k, killPod: podName(1) });
+    const first = await c.bootstrap({ operator: { killAfterSteps: k, killPod: podName(1) } });
     assert.equal(await first.exited, null, 'the first operator was killed');
     assert.match(first.output(), new RegExp(`test: killing the operator","pod":"${podName(1)}","step":"${STEPS[k - 1]}"`));
     for (let i = 31; i <= 40; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `while-down-${i}`]);

@@ -69,7 +69,18 @@ export interface NodeCluster {
   /** src/mysql node as root on server i (closed at cleanup). */
   root(i: number): Promise<MysqlNode>;
   /** `killAfterSteps`: the operator SIGKILLs itself after that many steps (on `killPod` only, if given). */
-  startOperator(opts?: { killAfterSteps?: number; killPod?: string }): Operator;
+  startOperator(opts?: OperatorOptions): Operator;
+  /**
+   * The usual start: the MysqlCluster with one replica per server (status naming `masterInStatus`
+   * as master, if given), the operated Secret (`secret` overriding its values), a Pod per server,
+   * then the operator, stopped after the test.
+   */
+  bootstrap(opts?: { secret?: Record<string, string>; masterInStatus?: number; operator?: OperatorOptions }): Promise<Operator>;
+}
+
+export interface OperatorOptions {
+  killAfterSteps?: number;
+  killPod?: string;
 }
 
 export async function nodeCluster(t: TestContext, servers: number): Promise<NodeCluster> {
@@ -239,6 +250,15 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
           await exited;
         },
       };
+    },
+    async bootstrap(opts = {}) {
+      await nc.createCluster(started.length);
+      if (opts.masterInStatus !== undefined) await nc.setMasterInStatus(opts.masterInStatus);
+      await nc.createOperatedSecret(opts.secret);
+      for (let i = 0; i < started.length; i++) await nc.createPod(i);
+      const op = nc.startOperator(opts.operator);
+      t.after(() => op.stop());
+      return op;
     },
   };
   return nc;

@@ -9,12 +9,7 @@ import { waitFor } from '../../support/mariadb.ts';
 test('a replica whose mysqld was killed and started again is re-configured and catches up', async (t) => {
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
-  await c.createCluster(2);
-  await c.createOperatedSecret();
-  await c.createPod(0);
-  await c.createPod(1);
-  const op = c.startOperator();
-  t.after(() => op.stop());
+  const op = await c.bootstrap();
   await c.waitCondition(1, 'True');
   await m.sql('SET GLOBAL read_only = 0');
   await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');
@@ -36,11 +31,7 @@ test('a replica whose mysqld was killed and started again is re-configured and c
 test('a replica restarted while the operator is down resumes on its own and is re-checked later', async (t) => {
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
-  await c.createCluster(2);
-  await c.createOperatedSecret();
-  await c.createPod(0);
-  await c.createPod(1);
-  const op = c.startOperator();
+  const op = await c.bootstrap();
   await c.waitCondition(1, 'True');
   await c.waitCondition(0, 'True');
   const before = await c.condition(1);
@@ -82,12 +73,7 @@ test('when status names another master, a new pod replicates from it and not fro
   await n0.pointAt({ host: s1.host, port: s1.port }, { user: 'sys_replication', password: 'repl-secret-1' });
   await n0.startReplication();
   await n0.markConfigured();
-  await c.createCluster(3);
-  await c.setMasterInStatus(1);
-  await c.createOperatedSecret();
-  for (const i of [0, 1, 2]) await c.createPod(i);
-  const op = c.startOperator();
-  t.after(() => op.stop());
+  await c.bootstrap({ masterInStatus: 1 });
 
   await c.waitCondition(2, 'True');
   const rs = await (await c.root(2)).replicationStatus();
