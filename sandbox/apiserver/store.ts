@@ -124,17 +124,7 @@ export class Store {
 
   /** Objects of a resource sorted by key (etcd order), optionally in one namespace. */
   list(rkey: string, namespace?: string): KObj[] {
-    const t = this.tables.get(rkey);
-    if (!t) return [];
-    let keys = this.sortedKeys.get(rkey);
-    if (!keys) {
-      keys = [...t.keys()].sort();
-      this.sortedKeys.set(rkey, keys);
-    }
-    const out: KObj[] = [];
-    const prefix = namespace ? `${namespace}/` : undefined;
-    for (const k of keys) if (!prefix || k.startsWith(prefix)) out.push(t.get(k)!);
-    return out;
+    return this.listFrom(rkey, namespace, '');
   }
 
   /** Stores `obj` (its metadata.resourceVersion already set to a fresh RV) and emits the event. */
