@@ -7,6 +7,14 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@ku
 import { kubeEnv } from '../../support/kube-env.ts';
 import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP, raw, STRATEGIC_PATCH } from './helpers.ts';
 
+const STS = {
+  metadata: { name: 'db' },
+  spec: {
+    replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+    template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'mysql', image: 'mysql:8' }] } },
+  },
+};
+
 test('create fills uid, creationTimestamp, resourceVersion and generation; resourceVersions increase across resources', async (t) => {
   const env = await kubeEnv(t);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
@@ -74,16 +82,7 @@ test('the scale subresource reads and writes spec.replicas of a StatefulSet and 
   const apps = env.kubeConfig.makeApiClient(AppsV1Api);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
-  await apps.createNamespacedStatefulSet({
-    namespace: ns,
-    body: {
-      metadata: { name: 'db' },
-      spec: {
-        replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
-        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'mysql', image: 'mysql:8' }] } },
-      },
-    },
-  });
+  await apps.createNamespacedStatefulSet({ namespace: ns, body: STS });
   const scale = await apps.readNamespacedStatefulSetScale({ name: 'db', namespace: ns });
   assert.equal(scale.spec?.replicas, 1);
   assert.equal(scale.status?.selector, 'app=db');
@@ -145,16 +144,7 @@ test('built-in immutability: StatefulSet spec beyond replicas/template/updateStr
   const apps = env.kubeConfig.makeApiClient(AppsV1Api);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
-  const sts = await apps.createNamespacedStatefulSet({
-    namespace: ns,
-    body: {
-      metadata: { name: 'db' },
-      spec: {
-        replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
-        template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'mysql', image: 'mysql:8' }] } },
-      },
-    },
-  });
+  const sts = await apps.createNamespacedStatefulSet({ namespace: ns, body: STS });
   const err = await expectApiError(apps.replaceNamespacedStatefulSet({ namespace: ns, name: 'db', body: { ...sts, spec: { ...sts.spec!, serviceName: 'other' } } }));
   assert.equal(err.code, 422);
   const cause = (err.status.details as { causes: { reason: string; field: string; message: string }[] }).causes[0]!;
