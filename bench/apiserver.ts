@@ -45,6 +45,32 @@ async function pool(count: number, work: (i: number) => Promise<void>): Promise<
 }
 
 const NS = '/api/v1/namespaces/default/configmaps';
+
+/** Watches NS over HTTP from resourceVersion `rv` until N events (lines) arrived; resolves with the time of the N-th. */
+function watchEvents(rv: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let seen = 0;
+    let last = 0;
+    const req = request({ host: base.hostname, port: base.port, path: `${NS}?watch=1&resourceVersion=${rv}`, agent: false }, (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          buf = buf.slice(nl + 1);
+          if (++seen === N) {
+            last = performance.now();
+            req.destroy();
+            resolve(last);
+          }
+        }
+      });
+    });
+    req.on('error', (e) => (seen === N ? resolve(last) : reject(e)));
+    req.end();
+  });
+}
+
 const createMs = await pool(N, async (i) => {
   const r = await call('POST', NS, { metadata: { name: `cm-${String(i).padStart(5, '0')}`, labels: { bench: 'true', shard: String(i % 10) } }, data: { key: `value-${i}` } });
   if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
@@ -78,28 +104,7 @@ const selectorMs = performance.now() - t;
 const service = server.internals.service;
 const def = service.resources.find('', 'v1', 'configmaps')!;
 const startRv = service.store.currentRv();
-let httpSeen = 0;
-let httpLast = 0;
-const watchDone = new Promise<void>((resolve, reject) => {
-  const req = request({ host: base.hostname, port: base.port, path: `${NS}?watch=1&resourceVersion=${startRv}`, agent: false }, (res) => {
-    let buf = '';
-    res.on('data', (c: Buffer) => {
-      buf += c.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        buf = buf.slice(nl + 1);
-        httpSeen++;
-        if (httpSeen === N) {
-          httpLast = performance.now();
-          req.destroy();
-          resolve();
-        }
-      }
-    });
-  });
-  req.on('error', (e) => (httpSeen === N ? resolve() : reject(e)));
-  req.end();
-});
+const watchDone = watchEvents(startRv);
 await new Promise((r) => setTimeout(r, 100));
 let localSeen = 0;
 let localLast = 0;
@@ -114,32 +119,14 @@ for (let i = 0; i < N; i++) {
   const old = service.get(def, 'default', name);
   service.commit(def, old, { ...old, data: { key: `updated-${i}` } }, opts, undefined);
 }
-await watchDone;
+const httpLast = await watchDone;
 unsubscribe();
 const inProcessMs = localLast - burstStart;
 const watchMs = httpLast - burstStart;
 
 // Replay: the same N events again, over HTTP from the watch window vs emitted in-process.
-let replayed = 0;
 t = performance.now();
-await new Promise<void>((resolve, reject) => {
-  const req = request({ host: base.hostname, port: base.port, path: `${NS}?watch=1&resourceVersion=${startRv}`, agent: false }, (res) => {
-    let buf = '';
-    res.on('data', (c: Buffer) => {
-      buf += c.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        buf = buf.slice(nl + 1);
-        if (++replayed === N) {
-          req.destroy();
-          resolve();
-        }
-      }
-    });
-  });
-  req.on('error', (e) => (replayed === N ? resolve() : reject(e)));
-  req.end();
-});
+await watchEvents(startRv);
 const replayHttpMs = performance.now() - t;
 const events = service.store.eventsSince(startRv)!;
 let emitted = 0;
