@@ -1,6 +1,7 @@
 // The two identities the node controller needs from the Secret `<c>-mysql-operated` (anchor keys):
 // the operator user to connect, the replication user for CHANGE MASTER. Pure.
 import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../../api/constants.ts';
+import { decodeSecretData } from '../cluster/render-operated-secret.ts';
 
 export function operatedSecretName(cluster: string): string {
   return `${cluster}${OPERATED_SUFFIX}`;
@@ -27,14 +28,11 @@ const REQUIRED = [
 
 /** From the Secret's base64 `data`; names the first missing or empty key instead. */
 export function credentialsFrom(data: Readonly<Record<string, string>> | undefined): Credentials | { missing: string } {
-  const get = (k: string): string => {
-    const v = data?.[k];
-    return v === undefined ? '' : Buffer.from(v, 'base64').toString('utf8');
-  };
-  const missing = REQUIRED.find((k) => get(k) === '');
+  const d = decodeSecretData(data);
+  const missing = REQUIRED.find((k) => !d[k]);
   if (missing !== undefined) return { missing };
   return {
-    operator: { user: get(OPERATED_SECRET_KEY.operatorUser), password: get(OPERATED_SECRET_KEY.operatorPassword) },
-    replication: { user: get(OPERATED_SECRET_KEY.replicationUser), password: get(OPERATED_SECRET_KEY.replicationPassword) },
+    operator: { user: d[OPERATED_SECRET_KEY.operatorUser]!, password: d[OPERATED_SECRET_KEY.operatorPassword]! },
+    replication: { user: d[OPERATED_SECRET_KEY.replicationUser]!, password: d[OPERATED_SECRET_KEY.replicationPassword]! },
   };
 }
