@@ -7,6 +7,7 @@
 // the old value at the same object path exists (lists are not correlated).
 import { parse } from '@marcbachmann/cel-js';
 import { forbidden, invalid, required, type FieldError } from './errors.ts';
+import { isPlainObject } from './json-value.ts';
 import type { JSONSchemaProps, ValidationRule } from './schema-types.ts';
 
 type Program = ReturnType<typeof parse>;
@@ -35,10 +36,6 @@ export function hasRules(s: JSONSchemaProps | undefined): boolean {
   if (Object.values(s.properties ?? {}).some(hasRules)) return true;
   if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties)) return true;
   return hasRules(s.items);
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Converts a JSON value to CEL values, typed by the schema. */

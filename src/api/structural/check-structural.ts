@@ -4,6 +4,7 @@
 // to upstream's but not guaranteed byte-equal.
 import { compileRule } from './cel.ts';
 import { forbidden, invalid, notSupported, required, type FieldError } from './errors.ts';
+import { isPlainObject } from './json-value.ts';
 import { validateValue } from './openapi-validate.ts';
 import { pruneUnknown } from './prune.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
@@ -39,16 +40,12 @@ const NOT_IN_VALUE_VALIDATION = [
   'x-kubernetes-validations',
 ];
 
-function isObj(v: unknown): v is Raw {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function isCanonicalIntOrStringAnyOf(v: unknown): boolean {
   return (
     Array.isArray(v) &&
     v.length === 2 &&
-    isObj(v[0]) &&
-    isObj(v[1]) &&
+    isPlainObject(v[0]) &&
+    isPlainObject(v[1]) &&
     v[0]['type'] === 'integer' &&
     v[1]['type'] === 'string' &&
     Object.keys(v[0]).length === 1 &&
@@ -60,7 +57,7 @@ class Checker {
   readonly errs: FieldError[] = [];
 
   node(s: unknown, path: string, where: 'root' | 'property' | 'items' | 'additionalProperties'): void {
-    if (!isObj(s)) {
+    if (!isPlainObject(s)) {
       this.errs.push(invalid(path, s, 'must be a schema object'));
       return;
     }
@@ -96,7 +93,7 @@ class Checker {
     }
     if (embedded) {
       if (type !== 'object') this.errs.push(invalid(`${path}.type`, type ?? '', 'must be object if x-kubernetes-embedded-resource is true'));
-      if (preserve !== true && !isObj(s['properties'])) {
+      if (preserve !== true && !isPlainObject(s['properties'])) {
         this.errs.push(required(`${path}.properties`, 'must not be empty if x-kubernetes-embedded-resource is true without x-kubernetes-preserve-unknown-fields'));
       }
     }
@@ -116,7 +113,7 @@ class Checker {
   private children(s: Raw, path: string, type: unknown): void {
     const props = s['properties'];
     if (props !== undefined) {
-      if (!isObj(props)) this.errs.push(invalid(`${path}.properties`, props, 'must be a map of schemas'));
+      if (!isPlainObject(props)) this.errs.push(invalid(`${path}.properties`, props, 'must be a map of schemas'));
       else for (const [k, v] of Object.entries(props)) this.node(v, `${path}.properties[${k}]`, 'property');
     }
     const ap = s['additionalProperties'];
@@ -124,7 +121,7 @@ class Checker {
       if (ap === false) this.errs.push(forbidden(`${path}.additionalProperties`, 'additionalProperties cannot be set to false'));
       else if (props !== undefined) {
         this.errs.push(forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
-      } else if (isObj(ap)) this.node(ap, `${path}.additionalProperties`, 'additionalProperties');
+      } else if (isPlainObject(ap)) this.node(ap, `${path}.additionalProperties`, 'additionalProperties');
     }
     const items = s['items'];
     if (type === 'array' && items === undefined) this.errs.push(required(`${path}.items`, 'must be specified'));
@@ -150,14 +147,14 @@ class Checker {
   }
 
   private valueValidation(v: unknown, path: string, structural: Raw, allowType: boolean): void {
-    if (!isObj(v)) return;
+    if (!isPlainObject(v)) return;
     for (const k of NOT_IN_VALUE_VALIDATION) {
       if (k === 'type' && allowType) continue;
       if (k in v) this.errs.push(forbidden(`${path}.${k}`, 'must not be specified in a value validation (allOf, anyOf, oneOf, not)'));
     }
     const props = v['properties'];
-    if (isObj(props)) {
-      const known = isObj(structural['properties']) ? structural['properties'] : {};
+    if (isPlainObject(props)) {
+      const known = isPlainObject(structural['properties']) ? structural['properties'] : {};
       for (const [k, sub] of Object.entries(props)) {
         if (!(k in known)) {
           this.errs.push(required(`${path.replace(/\.(allOf|anyOf|oneOf)\[\d+\]$|\.not$/, '')}.properties[${k}]`, `because it is defined in ${path.split('.').pop()}.properties[${k}]`));
@@ -166,8 +163,8 @@ class Checker {
         }
       }
     }
-    if (isObj(v['items'])) {
-      this.valueValidation(v['items'], `${path}.items`, isObj(structural['items']) ? structural['items'] : {}, false);
+    if (isPlainObject(v['items'])) {
+      this.valueValidation(v['items'], `${path}.items`, isPlainObject(structural['items']) ? structural['items'] : {}, false);
     }
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const list = v[key];
@@ -188,7 +185,7 @@ class Checker {
       return;
     }
     const keys = s['x-kubernetes-list-map-keys'];
-    const items = isObj(s['items']) ? s['items'] : {};
+    const items = isPlainObject(s['items']) ? s['items'] : {};
     if (lt === 'map') {
       if (!Array.isArray(keys) || keys.length === 0) {
         this.errs.push(required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
@@ -213,7 +210,7 @@ class Checker {
     }
     rules.forEach((r, i) => {
       const at = `${path}.x-kubernetes-validations[${i}]`;
-      if (!isObj(r) || typeof r['rule'] !== 'string' || r['rule'].trim() === '') {
+      if (!isPlainObject(r) || typeof r['rule'] !== 'string' || r['rule'].trim() === '') {
         this.errs.push(required(`${at}.rule`));
         return;
       }
@@ -228,11 +225,11 @@ class Checker {
 
   private rootMetadata(s: Raw, path: string): void {
     const props = s['properties'];
-    if (!isObj(props) || !isObj(props['metadata'])) return;
+    if (!isPlainObject(props) || !isPlainObject(props['metadata'])) return;
     const meta = props['metadata'];
     const allowed = new Set(['type', 'properties', 'description']);
     const extra = Object.keys(meta).filter((k) => !allowed.has(k));
-    const metaProps = isObj(meta['properties']) ? Object.keys(meta['properties']) : [];
+    const metaProps = isPlainObject(meta['properties']) ? Object.keys(meta['properties']) : [];
     if (extra.length > 0 || metaProps.some((k) => k !== 'name' && k !== 'generateName')) {
       this.errs.push(forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
     }
@@ -263,14 +260,14 @@ export function checkStructural(schema: unknown, basePath = 'spec.versions[0].sc
 
 function checkNames(crd: Raw, spec: Raw, errs: FieldError[]): void {
   const group = spec['group'];
-  const names = isObj(spec['names']) ? spec['names'] : {};
+  const names = isPlainObject(spec['names']) ? spec['names'] : {};
   const plural = names['plural'];
   if (typeof group !== 'string' || group === '') errs.push(required('spec.group'));
   else if (!group.includes('.')) errs.push(invalid('spec.group', group, 'should be a domain with at least one dot'));
   if (typeof plural !== 'string' || plural === '') errs.push(required('spec.names.plural'));
   else if (plural !== plural.toLowerCase()) errs.push(invalid('spec.names.plural', plural, 'must be lowercase'));
   if (typeof names['kind'] !== 'string' || names['kind'] === '') errs.push(required('spec.names.kind'));
-  const name = isObj(crd['metadata']) ? crd['metadata']['name'] : undefined;
+  const name = isPlainObject(crd['metadata']) ? crd['metadata']['name'] : undefined;
   if (typeof plural === 'string' && typeof group === 'string' && name !== `${plural}.${group}`) {
     errs.push(invalid('metadata.name', name ?? '', 'must be spec.names.plural+"."+spec.group'));
   }
@@ -281,22 +278,22 @@ function checkNames(crd: Raw, spec: Raw, errs: FieldError[]): void {
 /** The errors kube-apiserver reports for the names, schemas and subresources of a v1 CRD object. */
 export function checkCrd(crd: unknown): FieldError[] {
   const errs: FieldError[] = [];
-  const spec = isObj(crd) && isObj(crd['spec']) ? crd['spec'] : undefined;
-  if (!isObj(crd) || !spec) return [required('spec')];
+  const spec = isPlainObject(crd) && isPlainObject(crd['spec']) ? crd['spec'] : undefined;
+  if (!isPlainObject(crd) || !spec) return [required('spec')];
   checkNames(crd, spec, errs);
   const versions = Array.isArray(spec['versions']) ? spec['versions'] : [];
-  const storage = versions.filter((v) => isObj(v) && v['storage'] === true).length;
+  const storage = versions.filter((v) => isPlainObject(v) && v['storage'] === true).length;
   if (storage !== 1) errs.push(invalid('spec.versions', versions.length, 'must have exactly one version marked as storage version'));
   versions.forEach((v, i) => {
     const base = `spec.versions[${i}]`;
-    const schema = isObj(v) && isObj(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
+    const schema = isPlainObject(v) && isPlainObject(v['schema']) ? v['schema']['openAPIV3Schema'] : undefined;
     if (schema === undefined) {
       errs.push(required(`${base}.schema.openAPIV3Schema`, 'schemas are required'));
       return;
     }
     errs.push(...checkStructural(schema, `${base}.schema.openAPIV3Schema`));
-    const scale = isObj(v) && isObj(v['subresources']) ? v['subresources']['scale'] : undefined;
-    if (isObj(scale)) {
+    const scale = isPlainObject(v) && isPlainObject(v['subresources']) ? v['subresources']['scale'] : undefined;
+    if (isPlainObject(scale)) {
       const specPath = scale['specReplicasPath'];
       const statusPath = scale['statusReplicasPath'];
       if (typeof specPath !== 'string' || !specPath.startsWith('.spec.')) {

@@ -1,11 +1,8 @@
 // Defaulting with apiextensions semantics: a property's default is set when the property is
 // absent (or a non-nullable null) and its parent object exists; defaults nest, so a defaulted
 // object receives the defaults of its own properties too.
+import { isPlainObject } from './json-value.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function isNonNullableNull(v: unknown, s: JSONSchemaProps): boolean {
   return v === null && !s.nullable;

@@ -1,6 +1,7 @@
 // Field errors shaped like kube-apiserver's (k8s.io/apimachinery field.Error), and the 422
 // Status body it builds from them. Messages follow the Go formatting byte for byte where the
 // fixtures in /work/shared/fixtures/kube-apiserver show it.
+import { jsonTypeOf, type JsonType } from './json-value.ts';
 
 export type CauseType =
   | 'FieldValueRequired'
@@ -54,22 +55,20 @@ export function goV(v: unknown): string {
   return String(v);
 }
 
+/** Go `%T` of each JSON type once decoded into unstructured content. */
+const GO_TYPE_NAME: Record<JsonType, string> = {
+  null: '<nil>',
+  string: 'string',
+  boolean: 'bool',
+  integer: 'int64',
+  number: 'float64',
+  array: '[]interface {}',
+  object: 'map[string]interface {}',
+};
+
 /** Go `%T` of a value decoded from JSON into unstructured content. */
 export function goTypeName(v: unknown): string {
-  if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return '[]interface {}';
-  switch (typeof v) {
-    case 'string':
-      return 'string';
-    case 'boolean':
-      return 'bool';
-    case 'number':
-      return Number.isInteger(v) ? 'int64' : 'float64';
-    case 'object':
-      return 'map[string]interface {}';
-    default:
-      return typeof v;
-  }
+  return GO_TYPE_NAME[jsonTypeOf(v)];
 }
 
 /** Go `%#v` of an interface{} holding a JSON value (used for maps and slices). */

@@ -1,10 +1,7 @@
 // x-kubernetes-list-type set/map: items (or map keys) must be unique, map keys present.
 import { required, type FieldError } from './errors.ts';
+import { isPlainObject } from './json-value.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function duplicate(field: string, value: unknown): FieldError {
   // Same wording as the other causes: "Duplicate value: <value>".

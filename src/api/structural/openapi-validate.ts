@@ -10,28 +10,8 @@ import {
   typeInvalid,
   type FieldError,
 } from './errors.ts';
+import { isPlainObject, jsonTypeOf } from './json-value.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
-
-export type JsonType = 'null' | 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object';
-
-export function jsonTypeOf(v: unknown): JsonType {
-  if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return 'array';
-  switch (typeof v) {
-    case 'string':
-      return 'string';
-    case 'boolean':
-      return 'boolean';
-    case 'number':
-      return Number.isInteger(v) ? 'integer' : 'number';
-    default:
-      return 'object';
-  }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Field of an error named by a go-openapi path: a leading '.' is dropped, root is "<nil>". */
 function fieldOf(path: string): string {

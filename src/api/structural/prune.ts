@@ -2,13 +2,8 @@
 // fields not in the schema are dropped, except under x-kubernetes-preserve-unknown-fields;
 // apiVersion, kind and metadata survive at the resource root and in embedded resources.
 // Afterwards, nulls in fields that are neither nullable nor defaulted are dropped too.
+import { isPlainObject } from './json-value.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
-
-type Obj = Record<string, unknown>;
-
-function isPlainObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function propOf(s: JSONSchemaProps, k: string): JSONSchemaProps | undefined {
   return s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
