@@ -1,8 +1,8 @@
 // The next single step for one pod, from the gathered state. Pure; the reconcile performs the
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
 import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/constants.ts';
+import { names } from '../cluster/names.ts';
 import { chooseMaster, sameEndpoint } from './choose-master.ts';
-import { operatedSecretName } from './operated-credentials.ts';
 import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
 
 export type NodeStep =
@@ -40,7 +40,7 @@ function replicationFailure(g: NodeGathered, rep: ReplicationView, master: NodeV
     return wait(
       NODE_REASONS.replicationAccessDenied,
       `the replication user cannot log in to the master ${master.pod} (access denied); check key ` +
-        `${OPERATED_SECRET_KEY.replicationPassword} of Secret ${operatedSecretName(g.cluster.name)}`,
+        `${OPERATED_SECRET_KEY.replicationPassword} of Secret ${names.operatedSecret(g.cluster.name)}`,
     );
   }
   if (rep.lastIoErrno !== 0) {
@@ -62,7 +62,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
       return wait(
         NODE_REASONS.operatorAccessDenied,
         `the operator user cannot log in to ${pod.name} (access denied); check key ` +
-          `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${operatedSecretName(cluster.name)}`,
+          `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${names.operatedSecret(cluster.name)}`,
       );
     }
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);

@@ -3,10 +3,6 @@
 import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../../api/constants.ts';
 import { decodeSecretData } from '../cluster/render-operated-secret.ts';
 
-export function operatedSecretName(cluster: string): string {
-  return `${cluster}${OPERATED_SUFFIX}`;
-}
-
 /** `<c>-mysql-operated` → `<c>`; null for any other Secret. */
 export function operatedSecretCluster(secretName: string): string | null {
   return secretName.endsWith(OPERATED_SUFFIX) && secretName.length > OPERATED_SUFFIX.length

@@ -12,11 +12,12 @@ import type { ControllerContext, ReconcileResult, Request } from '../../runtime/
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
+import { names } from '../cluster/names.ts';
 import { clusterView } from './cluster-view.ts';
 import { decideNodeStep, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
 import type { ClusterView, NodeView, PodView, StepKind } from './node-state.ts';
-import { credentialsFrom, operatedSecretName, type Credentials } from './operated-credentials.ts';
+import { credentialsFrom, type Credentials } from './operated-credentials.ts';
 import { PassServers } from './pass-servers.ts';
 import { podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
 
@@ -100,7 +101,7 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
 }
 
 async function readCredentials(pass: Pass): Promise<Credentials> {
-  const name = operatedSecretName(pass.cluster.name);
+  const name = names.operatedSecret(pass.cluster.name);
   const secret = (await pass.ctx.informer<KubeObject & { data?: Record<string, string> }>(SECRET_TARGET)).get(pass.req.namespace, name);
   if (!secret) return refuse(pass, NODE_REASONS.operatedSecretMissing, `Secret ${name} does not exist yet`);
   const creds = credentialsFrom(secret.data);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { credentialsFrom, operatedSecretCluster, operatedSecretName } from '../../../src/controllers/node/operated-credentials.ts';
+import { names } from '../../../src/controllers/cluster/names.ts';
+import { credentialsFrom, operatedSecretCluster } from '../../../src/controllers/node/operated-credentials.ts';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const full = {
@@ -23,7 +24,7 @@ test('a missing or empty key is named', () => {
 });
 
 test('the operated Secret is named after its cluster, and only such Secrets map back to one', () => {
-  assert.equal(operatedSecretName('my-db'), 'my-db-mysql-operated');
+  assert.equal(names.operatedSecret('my-db'), 'my-db-mysql-operated');
   assert.equal(operatedSecretCluster('my-db-mysql-operated'), 'my-db');
   assert.equal(operatedSecretCluster('my-db-secret'), null);
   assert.equal(operatedSecretCluster('-mysql-operated'), null);
