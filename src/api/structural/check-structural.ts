@@ -5,7 +5,7 @@
 import { compileRule } from './cel.ts';
 import { forbidden, invalid, notSupported, required, type FieldError } from './errors.ts';
 import { isPlainObject } from './json-value.ts';
-import { validateValue } from './openapi-validate.ts';
+import { isCanonicalIntOrStringAnyOf, validateValue } from './openapi-validate.ts';
 import { pruneUnknown } from './prune.ts';
 import type { JSONSchemaProps } from './schema-types.ts';
 
@@ -39,19 +39,6 @@ const NOT_IN_VALUE_VALIDATION = [
   'x-kubernetes-map-type',
   'x-kubernetes-validations',
 ];
-
-function isCanonicalIntOrStringAnyOf(v: unknown): boolean {
-  return (
-    Array.isArray(v) &&
-    v.length === 2 &&
-    isPlainObject(v[0]) &&
-    isPlainObject(v[1]) &&
-    v[0]['type'] === 'integer' &&
-    v[1]['type'] === 'string' &&
-    Object.keys(v[0]).length === 1 &&
-    Object.keys(v[1]).length === 1
-  );
-}
 
 class Checker {
   readonly errs: FieldError[] = [];

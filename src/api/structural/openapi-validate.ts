@@ -69,16 +69,17 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/** True when anyOf is exactly the int-or-string pattern, which the type check already covers. */
-function isIntOrStringAnyOf(s: JSONSchemaProps): boolean {
-  const a = s.anyOf;
+/** True for `[{type: integer}, {type: string}]`, the one anyOf an int-or-string field may carry. */
+export function isCanonicalIntOrStringAnyOf(v: unknown): boolean {
   return (
-    !!s['x-kubernetes-int-or-string'] &&
-    a?.length === 2 &&
-    a[0]?.type === 'integer' &&
-    a[1]?.type === 'string' &&
-    Object.keys(a[0]).length === 1 &&
-    Object.keys(a[1]).length === 1
+    Array.isArray(v) &&
+    v.length === 2 &&
+    isPlainObject(v[0]) &&
+    isPlainObject(v[1]) &&
+    v[0]['type'] === 'integer' &&
+    v[1]['type'] === 'string' &&
+    Object.keys(v[0]).length === 1 &&
+    Object.keys(v[1]).length === 1
   );
 }
 
@@ -115,7 +116,8 @@ export function validateValue(value: unknown, s: JSONSchemaProps, path: string, 
 function checkComposition(value: unknown, s: JSONSchemaProps, path: string, errs: FieldError[]): void {
   const label = path || '.';
   if (s.allOf) for (const sub of s.allOf) validateValue(value, sub, path, errs);
-  if (s.anyOf && !isIntOrStringAnyOf(s)) {
+  // The int-or-string anyOf only restates what the type check already covers.
+  if (s.anyOf && !(s['x-kubernetes-int-or-string'] && isCanonicalIntOrStringAnyOf(s.anyOf))) {
     const ok = s.anyOf.some((sub) => {
       const e: FieldError[] = [];
       validateValue(value, sub, path, e);
