@@ -3,6 +3,7 @@
 // and are carried over untouched.
 import type { MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
 import { CLUSTER_CONDITION, CONDITION_STATUS } from '../../api/constants.ts';
+import { transitionTime } from '../condition-time.ts';
 
 export interface SyncOutcome {
   ok: boolean;
@@ -34,7 +35,7 @@ export function decideStatus(
     status: wanted,
     reason: outcome.reason,
     message: outcome.message,
-    lastTransitionTime: current?.status === wanted && current.lastTransitionTime ? current.lastTransitionTime : now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    lastTransitionTime: transitionTime(current, wanted, now),
   } as Condition;
   if (i >= 0) conditions[i] = next;
   else conditions.push(next);

@@ -2,6 +2,7 @@
 // story of the node's configuration). Pure: returns the condition to write, or null when the pod
 // already says exactly that (zero writes in steady state).
 import { CONDITION_STATUS, POD_CONDITION_NODE_INITIALIZED, POD_INIT_REASONS } from '../../api/constants.ts';
+import { kubeTime, transitionTime } from '../condition-time.ts';
 import type { PodCondition } from './pod-view.ts';
 
 /** `verified`: the operator just checked the node; stamped into lastProbeTime (see PodView). */
@@ -15,11 +16,11 @@ export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly
   const reason = outcome.configured ? POD_INIT_REASONS.succeeded : POD_INIT_REASONS.failed;
   const message = outcome.configured ? SUCCESS_MESSAGE : `${outcome.reason}: ${outcome.message}`;
   const stamp = outcome.configured && outcome.verified;
-  const time = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const time = kubeTime(now);
   const old = current?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
   const same = old && old.status === status && old.reason === reason && old.message === message;
   if (same && (!stamp || old.lastProbeTime === time)) return null;
-  const lastTransitionTime = old && old.status === status && old.lastTransitionTime ? old.lastTransitionTime : time;
+  const lastTransitionTime = transitionTime(old, status, now);
   const lastProbeTime = stamp ? time : old?.lastProbeTime;
   // No null in the patch: in a strategic merge patch it would mean "delete this field".
   return { type: POD_CONDITION_NODE_INITIALIZED, status, reason, message, lastTransitionTime, ...(lastProbeTime ? { lastProbeTime } : {}) };
