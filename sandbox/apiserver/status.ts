@@ -54,10 +54,11 @@ function qualified(def: ResourceDef): string {
   return def.group === '' ? def.resource : `${def.resource}.${def.group}`;
 }
 
-function nameDetails(def: ResourceDef, name: string): StatusDetails {
+/** `{ name, group?, kind }`: `kind` is the resource name, except for Invalid (the kind). */
+function nameDetails(def: ResourceDef, name: string, kind = def.resource): StatusDetails {
   const d: StatusDetails = { name };
   if (def.group !== '') d.group = def.group;
-  d.kind = def.resource;
+  d.kind = kind;
   return d;
 }
 
@@ -80,10 +81,7 @@ export function invalid(def: ResourceDef, name: string, causes: StatusCause[]): 
   const kindGroup = def.group === '' ? def.kind : `${def.kind}.${def.group}`;
   const parts = causes.map((c) => `${c.field}: ${c.message}`);
   const summary = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
-  const details: StatusDetails = { name };
-  if (def.group !== '') details.group = def.group;
-  details.kind = def.kind;
-  details.causes = causes;
+  const details: StatusDetails = { ...nameDetails(def, name, def.kind), causes };
   return new ApiError(422, statusBody(422, 'Invalid', `${kindGroup} "${name}" is invalid: ${summary}`, details));
 }
 
@@ -144,9 +142,6 @@ export function faultStatus(code: number, message?: string): ApiError {
 }
 
 export function successStatus(def: ResourceDef, obj: KObj): KObj {
-  const details: StatusDetails = { name: obj.metadata.name };
-  if (def.group !== '') details.group = def.group;
-  details.kind = def.resource;
-  details.uid = obj.metadata.uid;
+  const details: StatusDetails = { ...nameDetails(def, obj.metadata.name), uid: obj.metadata.uid };
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
