@@ -7,6 +7,7 @@ import mysql from 'mysql2/promise';
 import type { Connection } from 'mysql2/promise';
 import { fromDriverError, MysqlError } from './errors.ts';
 import { flavourFromServer, hasSuperReadOnly, type Flavour } from './flavour.ts';
+import { compactGtidSet } from './gtid-set.ts';
 import {
   createHeartbeatTableStatement, getStatusStatement, heartbeatLagQuery, setStatusStatement, STATUS,
   writeHeartbeatStatement, type HeartbeatPosition,
@@ -174,6 +175,10 @@ class Node implements MysqlNode {
     };
   }
 
+  private async gtidNow(): Promise<string> {
+    return compactGtidSet(String((await this.q(gtidExecutedQuery(this.flavour)))[0]?.['gtid'] ?? ''));
+  }
+
   private async statusValue(name: string): Promise<string | null> {
     try {
       const row = (await this.q(getStatusStatement(name)))[0];
@@ -226,7 +231,7 @@ class Node implements MysqlNode {
         'SELECT VERSION() AS version, @@version_comment AS comment, @@server_id AS server_id, ' +
           '@@hostname AS hostname, @@report_host AS report_host, @@log_bin AS log_bin',
       )))[0] ?? {};
-      const gtid = (await this.q(gtidExecutedQuery(this.flavour)))[0]?.['gtid'];
+      const gtidExecuted = await this.gtidNow();
       return {
         flavour: this.flavour,
         version: String(row['version'] ?? ''),
@@ -235,7 +240,7 @@ class Node implements MysqlNode {
         hostname: String(row['hostname'] ?? ''),
         reportHost: row['report_host'] === null || row['report_host'] === undefined ? null : String(row['report_host']),
         logBin: Number(row['log_bin']) === 1,
-        gtidExecuted: String(gtid ?? '').replace(/\s+/g, ''),
+        gtidExecuted,
       };
     });
   }
@@ -327,7 +332,7 @@ class Node implements MysqlNode {
   }
 
   gtidExecuted(): Promise<string> {
-    return this.exclusive(async () => String((await this.q(gtidExecutedQuery(this.flavour)))[0]?.['gtid'] ?? '').replace(/\s+/g, ''));
+    return this.exclusive(() => this.gtidNow());
   }
 
   getStatusValue(name: string): Promise<string | null> {

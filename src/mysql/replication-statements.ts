@@ -7,6 +7,7 @@
 // | MariaDB 10.6+      | CHANGE MASTER TO MASTER_*          | MASTER_USE_GTID=slave_pos|current_pos | START/STOP SLAVE |
 import type { Flavour } from './flavour.ts';
 import { hasSuperReadOnly, usesResetBinaryLogs, usesSourceReplicaSyntax } from './flavour.ts';
+import { compactGtidSet } from './gtid-set.ts';
 import { secret, stmt, type Statement } from './sql-text.ts';
 
 export interface ReplicationSource {
@@ -115,8 +116,7 @@ export function readOnlyQuery(f: Flavour): Statement {
  * which the caller ensures); the server's own binlog state is left alone.
  */
 export function seedGtidStatements(f: Flavour, gtidSet: string): Statement[] {
-  // xtrabackup writes multi-UUID sets over several lines.
-  const gtid = gtidSet.replace(/\s+/g, '');
+  const gtid = compactGtidSet(gtidSet);
   if (gtid === '') throw new Error('seedGtidStatements: empty GTID set');
   if (f.family === 'mariadb') return [stmt('SET GLOBAL gtid_slave_pos = ?', gtid)];
   return [

@@ -1,6 +1,7 @@
 // SHOW SLAVE STATUS / SHOW REPLICA STATUS rows, normalized. MySQL 8.0.22+ renamed the columns
 // (Slave_IO_Running → Replica_IO_Running, Master_Host → Source_Host, ...); MariaDB keeps the old
 // names and adds its GTID columns. The reader accepts either name for every field.
+import { compactGtidSet } from './gtid-set.ts';
 
 export type IoThreadState = 'running' | 'connecting' | 'stopped';
 
@@ -81,8 +82,8 @@ export function normalizeReplicationStatus(rows: readonly Row[], gtidSlavePos?: 
     masterUser: text(row, 'Source_User', 'Master_User'),
     masterServerId: num(row, 'Source_Server_Id', 'Master_Server_Id'),
     usingGtid: isMaria ? usingGtidMaria !== '' && usingGtidMaria !== 'No' : text(row, 'Auto_Position') === '1',
-    gtidReceived: text(row, 'Retrieved_Gtid_Set', 'Gtid_IO_Pos').replace(/\s+/g, ''),
-    gtidExecuted: (gtidSlavePos ?? text(row, 'Executed_Gtid_Set')).replace(/\s+/g, ''),
+    gtidReceived: compactGtidSet(text(row, 'Retrieved_Gtid_Set', 'Gtid_IO_Pos')),
+    gtidExecuted: compactGtidSet(gtidSlavePos ?? text(row, 'Executed_Gtid_Set')),
     masterLogFile: text(row, 'Source_Log_File', 'Master_Log_File'),
     readMasterLogPos: num(row, 'Read_Source_Log_Pos', 'Read_Master_Log_Pos'),
     relayMasterLogFile: text(row, 'Relay_Source_Log_File', 'Relay_Master_Log_File'),
