@@ -2,17 +2,14 @@
 // decide → act, one step at a time, until the pod is configured, a wait is decided, or the step
 // budget is spent. Every step is idempotent and the decision is re-made from freshly read server
 // state after each one, so a pass killed between two steps resumes correctly.
-import {
-  API_GROUP_VERSION, APP_NAME_VALUE, KIND_MYSQL_CLUSTER, LABEL_APP_MANAGED_BY, LABEL_APP_NAME, LABEL_CLUSTER, MANAGED_BY_VALUE,
-  NODE_REASONS, type NodeReason,
-} from '../../api/constants.ts';
+import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { connectNode, type ConnectParams, type MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
-import { names } from '../cluster/names.ts';
+import { names, namespaceSelectorLabels } from '../cluster/names.ts';
 import { clusterView } from './cluster-view.ts';
 import { decideNodeStep, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
@@ -24,7 +21,7 @@ import { podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-v
 export const POD_TARGET = {
   apiVersion: 'v1',
   kind: 'Pod',
-  labelSelector: { [LABEL_APP_NAME]: APP_NAME_VALUE, [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE },
+  labelSelector: namespaceSelectorLabels(),
 };
 export const CLUSTER_TARGET = { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER };
 /** The same target as the cluster controller's, so both share one Secret cache. */
