@@ -8,7 +8,7 @@
 import { parse } from '@marcbachmann/cel-js';
 import { forbidden, invalid, required, type FieldError } from './errors.ts';
 import { isPlainObject } from './json-value.ts';
-import type { JSONSchemaProps, ValidationRule } from './schema-types.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps, type ValidationRule } from './schema-types.ts';
 
 type Program = ReturnType<typeof parse>;
 
@@ -34,7 +34,7 @@ export function hasRules(s: JSONSchemaProps | undefined): boolean {
   if (!s) return false;
   if (s['x-kubernetes-validations']?.length) return true;
   if (Object.values(s.properties ?? {}).some(hasRules)) return true;
-  if (typeof s.additionalProperties === 'object' && hasRules(s.additionalProperties)) return true;
+  if (hasRules(additionalSchema(s))) return true;
   return hasRules(s.items);
 }
 
@@ -48,11 +48,7 @@ export function toCel(v: unknown, s: JSONSchemaProps | undefined): unknown {
   if (Array.isArray(v)) return v.map((x) => toCel(x, s?.items));
   if (isPlainObject(v)) {
     const out: Record<string, unknown> = {};
-    const additional = typeof s?.additionalProperties === 'object' ? s.additionalProperties : undefined;
-    for (const [k, x] of Object.entries(v)) {
-      const sub = s?.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : additional;
-      out[k] = toCel(x, sub);
-    }
+    for (const [k, x] of Object.entries(v)) out[k] = toCel(x, s && (propertySchema(s, k) ?? additionalSchema(s)));
     return out;
   }
   return v;
@@ -111,10 +107,11 @@ export function evaluateRules(
   }
   if (!isPlainObject(value)) return;
   const old = isPlainObject(oldValue) ? oldValue : undefined;
-  const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  const additional = additionalSchema(s);
   for (const [k, v] of Object.entries(value)) {
-    if (s.properties && Object.hasOwn(s.properties, k)) {
-      evaluateRules(v, old?.[k], s.properties[k], child(field, k), errs);
+    const prop = propertySchema(s, k);
+    if (prop) {
+      evaluateRules(v, old?.[k], prop, child(field, k), errs);
     } else if (additional) {
       evaluateRules(v, old?.[k], additional, `${field === '<nil>' ? '' : field}[${k}]`, errs);
     }

@@ -2,7 +2,7 @@
 // absent (or a non-nullable null) and its parent object exists; defaults nest, so a defaulted
 // object receives the defaults of its own properties too.
 import { isPlainObject } from './json-value.ts';
-import type { JSONSchemaProps } from './schema-types.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
 
 function isNonNullableNull(v: unknown, s: JSONSchemaProps): boolean {
   return v === null && !s.nullable;
@@ -25,9 +25,9 @@ export function applyDefaults(x: unknown, s: JSONSchemaProps | undefined): void 
     if (prop.default === undefined) continue;
     if (!Object.hasOwn(x, k) || isNonNullableNull(x[k], prop)) x[k] = structuredClone(prop.default);
   }
-  const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  const additional = additionalSchema(s);
   for (const k of Object.keys(x)) {
-    const prop = s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
+    const prop = propertySchema(s, k);
     if (prop) {
       applyDefaults(x[k], prop);
     } else if (additional) {

@@ -1,7 +1,7 @@
 // x-kubernetes-list-type set/map: items (or map keys) must be unique, map keys present.
 import { required, type FieldError } from './errors.ts';
 import { isPlainObject } from './json-value.ts';
-import type { JSONSchemaProps } from './schema-types.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
 
 function duplicate(field: string, value: unknown): FieldError {
   // Same wording as the other causes: "Duplicate value: <value>".
@@ -52,9 +52,10 @@ export function validateListTypes(value: unknown, s: JSONSchemaProps | undefined
     return;
   }
   if (!isPlainObject(value)) return;
-  const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  const additional = additionalSchema(s);
   for (const [k, v] of Object.entries(value)) {
-    if (s.properties && Object.hasOwn(s.properties, k)) validateListTypes(v, s.properties[k], field ? `${field}.${k}` : k, errs);
+    const prop = propertySchema(s, k);
+    if (prop) validateListTypes(v, prop, field ? `${field}.${k}` : k, errs);
     else if (additional) validateListTypes(v, additional, `${field}[${k}]`, errs);
   }
 }

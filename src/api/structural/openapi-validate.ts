@@ -11,7 +11,7 @@ import {
   type FieldError,
 } from './errors.ts';
 import { isPlainObject, jsonTypeOf } from './json-value.ts';
-import type { JSONSchemaProps } from './schema-types.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
 
 /** Field of an error named by a go-openapi path: a leading '.' is dropped, root is "<nil>". */
 function fieldOf(path: string): string {
@@ -204,15 +204,14 @@ function checkObject(value: Record<string, unknown>, s: JSONSchemaProps, path: s
     errs.push(tooMany(fieldOf(path), keys.length, s.maxProperties));
     return;
   }
-  const props = s.properties ?? {};
-  const additional = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  const additional = additionalSchema(s);
   if (additional) {
     for (const k of keys) {
-      if (!Object.hasOwn(props, k)) validateValue(value[k], additional, `${path}.${k}`, errs);
+      if (!propertySchema(s, k)) validateValue(value[k], additional, `${path}.${k}`, errs);
     }
   }
   for (const k of keys) {
-    const prop = Object.hasOwn(props, k) ? props[k] : undefined;
+    const prop = propertySchema(s, k);
     if (prop) validateValue(value[k], prop, path ? `${path}.${k}` : k, errs);
   }
   for (const k of s.required ?? []) {

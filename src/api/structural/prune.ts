@@ -3,15 +3,7 @@
 // apiVersion, kind and metadata survive at the resource root and in embedded resources.
 // Afterwards, nulls in fields that are neither nullable nor defaulted are dropped too.
 import { isPlainObject } from './json-value.ts';
-import type { JSONSchemaProps } from './schema-types.ts';
-
-function propOf(s: JSONSchemaProps, k: string): JSONSchemaProps | undefined {
-  return s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
-}
-
-function additionalOf(s: JSONSchemaProps): JSONSchemaProps | undefined {
-  return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-}
+import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
 
 /** Kept without looking at the schema in an embedded resource (and at the resource root). */
 function isKeptMetaField(k: string, v: unknown): boolean {
@@ -36,8 +28,8 @@ class Pruner {
     for (const k of Object.keys(x)) {
       const v = x[k];
       if (isEmbedded && isKeptMetaField(k, v)) continue;
-      const prop = s ? propOf(s, k) : undefined;
-      const additional = s ? additionalOf(s) : undefined;
+      const prop = s ? propertySchema(s, k) : undefined;
+      const additional = s ? additionalSchema(s) : undefined;
       if (prop) {
         this.prune(v, prop, [...path, k], false);
       } else if (additional) {
@@ -59,7 +51,7 @@ class Pruner {
     if (!isPlainObject(x)) return;
     for (const k of Object.keys(x)) {
       if (embedded && isKeptMetaField(k, x[k])) continue;
-      const prop = propOf(s, k) ?? additionalOf(s);
+      const prop = propertySchema(s, k) ?? additionalSchema(s);
       if (prop) this.prune(x[k], prop, [...path, k], false);
     }
   }
@@ -90,7 +82,7 @@ export function pruneNonNullableNulls(x: unknown, s: JSONSchemaProps | undefined
   }
   if (!isPlainObject(x)) return;
   for (const k of Object.keys(x)) {
-    const sub = propOf(s, k) ?? additionalOf(s);
+    const sub = propertySchema(s, k) ?? additionalSchema(s);
     if (!sub) continue;
     if (x[k] === null && sub.default === undefined && !sub.nullable) {
       delete x[k];

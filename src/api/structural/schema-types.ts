@@ -1,4 +1,5 @@
-// The subset of apiextensions.k8s.io/v1 JSONSchemaProps a CRD schema may use.
+// The subset of apiextensions.k8s.io/v1 JSONSchemaProps a CRD schema may use, and the two
+// steps into a child schema that every walker of an object takes.
 
 export interface ValidationRule {
   rule: string;
@@ -47,4 +48,14 @@ export interface JSONSchemaProps {
   'x-kubernetes-list-map-keys'?: string[];
   'x-kubernetes-map-type'?: 'atomic' | 'granular';
   'x-kubernetes-validations'?: ValidationRule[];
+}
+
+/** The schema of property `k`, when `s` declares it. */
+export function propertySchema(s: JSONSchemaProps, k: string): JSONSchemaProps | undefined {
+  return s.properties && Object.hasOwn(s.properties, k) ? s.properties[k] : undefined;
+}
+
+/** The schema of the undeclared keys of a map (`additionalProperties` given as a schema). */
+export function additionalSchema(s: JSONSchemaProps): JSONSchemaProps | undefined {
+  return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
 }
