@@ -128,6 +128,10 @@ export function forbidden(field: string, detail: string): FieldError {
   return make('FieldValueForbidden', field, undefined, detail, false);
 }
 
+export function duplicate(field: string, value: unknown): FieldError {
+  return make('FieldValueDuplicate', field, value, '');
+}
+
 /** The extra cause kube-apiserver adds when it skipped CEL rules because of blocking errors. */
 export const CEL_SKIPPED: FieldError = invalid(
   '<nil>',

@@ -1,21 +1,7 @@
 // x-kubernetes-list-type set/map: items (or map keys) must be unique, map keys present.
-import { required, type FieldError } from './errors.ts';
+import { duplicate, required, type FieldError } from './errors.ts';
 import { isPlainObject } from './json-value.ts';
 import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
-
-function duplicate(field: string, value: unknown): FieldError {
-  // Same wording as the other causes: "Duplicate value: <value>".
-  const text = typeof value === 'string' ? JSON.stringify(value) : goMapText(value);
-  return { reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${text}` };
-}
-
-function goMapText(v: unknown): string {
-  if (isPlainObject(v)) {
-    const entries = Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${goMapText(v[k])}`);
-    return `map[string]interface {}{${entries.join(', ')}}`;
-  }
-  return typeof v === 'string' ? JSON.stringify(v) : String(v);
-}
 
 function checkList(list: unknown[], s: JSONSchemaProps, field: string, errs: FieldError[]): void {
   const type = s['x-kubernetes-list-type'];
