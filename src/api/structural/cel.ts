@@ -69,10 +69,6 @@ function ruleError(field: string, s: JSONSchemaProps, rule: ValidationRule, deta
   }
 }
 
-function child(field: string, name: string): string {
-  return field === '<nil>' ? name : `${field}.${name}`;
-}
-
 /**
  * Evaluates every rule of `s` and its descendants on `value`; `field` is the field path
  * of `value` ("<nil>" for the root, as upstream prints a nil path).
@@ -85,10 +81,11 @@ export function evaluateRules(
   errs: FieldError[],
 ): void {
   if (!s || value === null || value === undefined) return;
+  const prefix = field === '<nil>' ? '' : field;
   for (const rule of s['x-kubernetes-validations'] ?? []) {
     const compiled = compileRule(rule);
     if (compiled.usesOldSelf && (oldValue === null || oldValue === undefined)) continue;
-    const at = rule.fieldPath ? `${field === '<nil>' ? '' : field}${rule.fieldPath}`.replace(/^\./, '') : field;
+    const at = rule.fieldPath ? `${prefix}${rule.fieldPath}`.replace(/^\./, '') : field;
     try {
       const vars: Record<string, unknown> = { self: toCel(value, s) };
       if (compiled.usesOldSelf) vars['oldSelf'] = toCel(oldValue, s);
@@ -102,7 +99,7 @@ export function evaluateRules(
     }
   }
   if (Array.isArray(value)) {
-    value.forEach((v, i) => evaluateRules(v, undefined, s.items, `${field === '<nil>' ? '' : field}[${i}]`, errs));
+    value.forEach((v, i) => evaluateRules(v, undefined, s.items, `${prefix}[${i}]`, errs));
     return;
   }
   if (!isPlainObject(value)) return;
@@ -111,9 +108,9 @@ export function evaluateRules(
   for (const [k, v] of Object.entries(value)) {
     const prop = propertySchema(s, k);
     if (prop) {
-      evaluateRules(v, old?.[k], prop, child(field, k), errs);
+      evaluateRules(v, old?.[k], prop, prefix ? `${prefix}.${k}` : k, errs);
     } else if (additional) {
-      evaluateRules(v, old?.[k], additional, `${field === '<nil>' ? '' : field}[${k}]`, errs);
+      evaluateRules(v, old?.[k], additional, `${prefix}[${k}]`, errs);
     }
   }
 }
