@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { API_GROUP, API_VERSION } from './constants.ts';
 import { embeddedTypeOf, interfaceNameOf } from './schemas/build.ts';
 import { KINDS, type KindDefinition } from './schemas/index.ts';
-import type { JSONSchemaProps } from './structural/schema-types.ts';
+import { additionalSchema, type JSONSchemaProps } from './structural/schema-types.ts';
 
 export const CRD_DIR = 'crds';
 export const TYPES_FILE = 'src/api/types.generated.ts';
@@ -118,10 +118,8 @@ function objectTypeOf(s: JSONSchemaProps, ctx: TypeContext, indent: string): str
     registerInterface(name, s, ctx);
     return name;
   }
-  if (typeof s.additionalProperties === 'object') {
-    return `Record<string, ${typeOf(s.additionalProperties, ctx, indent)}>`;
-  }
-  return 'Record<string, unknown>';
+  const additional = additionalSchema(s);
+  return additional ? `Record<string, ${typeOf(additional, ctx, indent)}>` : 'Record<string, unknown>';
 }
 
 function registerInterface(name: string, s: JSONSchemaProps, ctx: TypeContext): void {

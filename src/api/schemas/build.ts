@@ -56,20 +56,20 @@ export function intOrString(description: string, extra: Extra = {}): JSONSchemaP
   };
 }
 
-export function strList(description: string, extra: Extra = {}): JSONSchemaProps {
-  return { type: 'array', description, items: { type: 'string' }, ...extra };
-}
-
 export function list(description: string, items: JSONSchemaProps, extra: Extra = {}): JSONSchemaProps {
   return { type: 'array', description, items, ...extra };
 }
 
-export function stringMap(description: string): JSONSchemaProps {
-  return { type: 'object', description, additionalProperties: { type: 'string' } };
+export function strList(description: string, extra: Extra = {}): JSONSchemaProps {
+  return list(description, { type: 'string' }, extra);
 }
 
 export function mapOf(description: string, values: JSONSchemaProps, extra: Extra = {}): JSONSchemaProps {
   return { type: 'object', description, additionalProperties: values, ...extra };
+}
+
+export function stringMap(description: string): JSONSchemaProps {
+  return mapOf(description, { type: 'string' });
 }
 
 /** An object with known properties; `name` makes the TS generator emit it as an interface. */
@@ -101,7 +101,7 @@ export function k8sObject(tsType: string, description: string, extra: Extra = {}
 }
 
 export function k8sList(tsType: string, description: string): JSONSchemaProps {
-  return { type: 'array', description, items: k8sObject(tsType, '') };
+  return list(description, k8sObject(tsType, ''));
 }
 
 /** Kubernetes-style condition; `full` adds reason and message. */
