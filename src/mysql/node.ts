@@ -97,6 +97,12 @@ type Row = Record<string, unknown>;
 
 const ER_NO_SUCH_TABLE = 1146;
 const ER_BAD_DB_ERROR = 1049;
+
+/** The operator's schema or table is not there (yet): the init-file or the operator creates it. */
+function isMissingTable(e: unknown): boolean {
+  return e instanceof MysqlError && (e.errno === ER_NO_SUCH_TABLE || e.errno === ER_BAD_DB_ERROR);
+}
+
 // 1199 replica not running, 1200 not configured as a replica, 3074 channel does not exist (MySQL 8)
 const NOT_A_RUNNING_REPLICA = new Set([1199, 1200, 3074]);
 
@@ -184,7 +190,7 @@ class Node implements MysqlNode {
       const row = (await this.q(getStatusStatement(name)))[0];
       return row ? String(row['value']) : null;
     } catch (e) {
-      if (e instanceof MysqlError && (e.errno === ER_NO_SUCH_TABLE || e.errno === ER_BAD_DB_ERROR)) return null;
+      if (isMissingTable(e)) return null;
       throw e;
     }
   }
@@ -357,7 +363,7 @@ class Node implements MysqlNode {
         const row = (await this.q(heartbeatLagQuery()))[0];
         return row ? Number(row['lag']) : null;
       } catch (e) {
-        if (e instanceof MysqlError && (e.errno === ER_NO_SUCH_TABLE || e.errno === ER_BAD_DB_ERROR)) return null;
+        if (isMissingTable(e)) return null;
         throw e;
       }
     });
