@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
-import { ownerKeys, type ControllerContext, type ControllerSpec, type WatchTarget } from './controller.ts';
+import { ownerKeys, type ControllerContext, type ControllerSpec, type SecondaryWatch, type WatchTarget } from './controller.ts';
 import { KubeEventRecorder, type EventRecorder } from './events.ts';
 import { Informer, informerId, type InformerTarget } from './informer.ts';
 import type { KubeClient } from './kube/client.ts';
@@ -33,6 +33,12 @@ interface Running {
 }
 
 const MAX_BODY = 1 << 20;
+
+/** `owns` and `watches` as one list: an owned kind maps to its owners' keys. */
+function secondaryWatches(spec: ControllerSpec): SecondaryWatch[] {
+  const owned = (spec.owns ?? []).map((target) => ({ target, map: (obj: KubeObject) => ownerKeys(obj, spec.for) }));
+  return [...owned, ...(spec.watches ?? [])];
+}
 
 export class Manager {
   readonly config: Config;
@@ -156,8 +162,7 @@ export class Manager {
     if (this.#started) throw new Error('manager already started');
     for (const c of this.#controllers) {
       this.informerFor(c.for);
-      for (const o of c.owns ?? []) this.informerFor(o);
-      for (const w of c.watches ?? []) this.informerFor(w.target);
+      for (const w of secondaryWatches(c)) this.informerFor(w.target);
     }
     this.#started = true;
     for (const inf of this.#informers.values()) inf.start();
@@ -240,11 +245,7 @@ export class Manager {
     const unsubscribe: Array<() => void> = [];
     const own = (obj: KubeObject): void => enqueue([objectKey(obj)]);
     unsubscribe.push(primary.addHandlers({ onAdd: own, onUpdate: (_o, n) => own(n), onDelete: own }));
-    for (const t of spec.owns ?? []) {
-      const map = (obj: KubeObject): void => enqueue(ownerKeys(obj, spec.for));
-      unsubscribe.push(this.informerFor(t).addHandlers({ onAdd: map, onUpdate: (o, n) => (map(o), map(n)), onDelete: map }));
-    }
-    for (const w of spec.watches ?? []) {
+    for (const w of secondaryWatches(spec)) {
       const map = (obj: KubeObject): void => enqueue(w.map(obj));
       unsubscribe.push(this.informerFor(w.target).addHandlers({ onAdd: map, onUpdate: (o, n) => (map(o), map(n)), onDelete: map }));
     }
