@@ -25,14 +25,19 @@ function rendered(files: Array<[string, string]>, name: string): string {
   return hit[1];
 }
 
-test('first start after a clone: every rendered file equals the anchor file byte for byte', async () => {
+/** The anchor's sample pod, its data directory cloned at GTID (status table data there or not). */
+function anchorPodFiles(statusTableMissing: boolean): Array<[string, string]> {
   const cfg = loadConfig(anchorPodEnv(), [], ALL_NEEDS);
-  const files = renderPodFiles(cfg, {
-    facts: { statusTableMissing: true, backupGtid: GTID },
+  return renderPodFiles(cfg, {
+    facts: { statusTableMissing, backupGtid: GTID },
     restoredFromBucket: false,
     resumeReplication: false,
     heartbeatPassword: HEARTBEAT_PLACEHOLDER,
   });
+}
+
+test('first start after a clone: every rendered file equals the anchor file byte for byte', async () => {
+  const files = anchorPodFiles(true);
   assert.deepEqual(
     files.map(([p]) => p),
     [
@@ -49,14 +54,7 @@ test('first start after a clone: every rendered file equals the anchor file byte
 });
 
 test('a later restart keeps the GTID line and drops the DROP TABLE (anchor .variant-restart)', async () => {
-  const cfg = loadConfig(anchorPodEnv(), [], ALL_NEEDS);
-  const files = renderPodFiles(cfg, {
-    facts: { statusTableMissing: false, backupGtid: GTID },
-    restoredFromBucket: false,
-    resumeReplication: false,
-    heartbeatPassword: HEARTBEAT_PLACEHOLDER,
-  });
-  assert.equal(rendered(files, 'operator-init.sql'), await fixture('conf.d/operator-init.sql.variant-restart'));
+  assert.equal(rendered(anchorPodFiles(false), 'operator-init.sql'), await fixture('conf.d/operator-init.sql.variant-restart'));
 });
 
 test('a replica that resumes keeps configured and starts replication as the last statement', () => {
