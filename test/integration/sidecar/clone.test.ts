@@ -1,7 +1,7 @@
 // Acceptance of issue 5 for clone-and-init, on real MariaDB (flavour: MariaDB 10.11, the only
 // server installable here): a master with a few MB of data serves /xbackup through the sidecar;
 // a second server starts from an empty data directory cloned by clone-and-init, then replicates.
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -13,16 +13,12 @@ import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { startMariaDB, TEST_SYSTEM_USERS, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
 import {
-  BACKUP, confDirFor, configMapDir, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
+  BACKUP, confDirFor, configMapDir, fileCleanups, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
   type After, type RunningSidecar,
 } from './support.ts';
 
 // One source for the whole file: a writable master with data and its sidecar.
-const cleanups: Array<() => unknown> = [];
-const suite: After = { after: (fn) => cleanups.push(fn) };
-after(async () => {
-  for (const fn of cleanups.reverse()) await fn();
-});
+const suite = fileCleanups();
 let source: MariaDBServer;
 let sourceSidecar: RunningSidecar;
 let sourceRows = 0;

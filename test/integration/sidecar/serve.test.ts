@@ -1,18 +1,14 @@
 // config-and-serve on real MariaDB 10.11 (the sidecar of a replica, as the backup Job and new
 // pods use it): /health, one backup stream at a time, the trailer, the client going away, and the
 // replica's replication state untouched.
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
 import { startReplicationPair, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
-import { BACKUP, getBackup, startServeSidecar, type After, type RunningSidecar } from './support.ts';
+import { BACKUP, fileCleanups, getBackup, startServeSidecar, type RunningSidecar } from './support.ts';
 
-const cleanups: Array<() => unknown> = [];
-const suite: After = { after: (fn) => cleanups.push(fn) };
-after(async () => {
-  for (const fn of cleanups.reverse()) await fn();
-});
+const suite = fileCleanups();
 
 let master: MariaDBServer;
 let replica: MariaDBServer;

@@ -1,6 +1,7 @@
 // Running the real sidecar binary (`node src/sidecar/main.ts <command>`) against real MariaDB
 // servers, as a pod would, with the container paths and peer URLs overridden. Children get a
 // controlled environment (nothing of the test runner's), and are killed by the test's cleanup.
+import { after } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -14,6 +15,15 @@ const MAIN = join(ROOT, 'src/sidecar/main.ts');
 
 export interface After {
   after(fn: () => unknown): void;
+}
+
+/** Cleanups for what a whole test file shares (its `before`), run in reverse order in `after`. */
+export function fileCleanups(): After {
+  const cleanups: Array<() => unknown> = [];
+  after(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  return { after: (fn) => cleanups.push(fn) };
 }
 
 export const BACKUP = { user: 'sys_backups', password: 'Back-Secret-7f3a9' };
