@@ -22,6 +22,7 @@ import {
   HEADLESS_SERVICE_NAME,
   KIND_MYSQL_CLUSTER,
   LABEL_NODE_HOSTNAME,
+  OPERATED_SECRET_KEY,
   OPERATOR_SCHEMA,
   PORT,
   PORT_NAME,
@@ -264,15 +265,15 @@ function envFor(ctx: ContainerContext, name: string): V1EnvVar[] {
 
   switch (name) {
     case CONTAINER.init:
-      env.push(secretEnv('BACKUP_USER', ctx.operatedSecret, 'BACKUP_USER', true));
-      env.push(secretEnv('BACKUP_PASSWORD', ctx.operatedSecret, 'BACKUP_PASSWORD', true));
+      env.push(secretEnv('BACKUP_USER', ctx.operatedSecret, OPERATED_SECRET_KEY.backupUser, true));
+      env.push(secretEnv('BACKUP_PASSWORD', ctx.operatedSecret, OPERATED_SECRET_KEY.backupPassword, true));
       break;
     case CONTAINER.mysqlInitOnly:
       env.push({ name: 'MYSQL_INIT_ONLY', value: '1' }, ...userCredentialEnv(ctx));
       break;
     case CONTAINER.metricsExporter:
-      env.push(secretEnv('USER', ctx.operatedSecret, 'METRICS_EXPORTER_USER', false));
-      env.push(secretEnv('PASSWORD', ctx.operatedSecret, 'METRICS_EXPORTER_PASSWORD', false));
+      env.push(secretEnv('USER', ctx.operatedSecret, OPERATED_SECRET_KEY.metricsExporterUser, false));
+      env.push(secretEnv('PASSWORD', ctx.operatedSecret, OPERATED_SECRET_KEY.metricsExporterPassword, false));
       env.push({ name: 'DATA_SOURCE_NAME', value: `$(USER):$(PASSWORD)@(127.0.0.1:${exporterPort(s)})/` });
       break;
   }
