@@ -16,12 +16,12 @@ import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:f
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../test/support/mariadb.ts';
+import { startMariaDB, type MariaDBServer } from '../test/support/mariadb.ts';
 import { getBackup, podEnv, startServeSidecar, BACKUP, type After } from '../test/integration/sidecar/support.ts';
-import { loadConfig } from '../src/sidecar/config.ts';
+import { loadConfig, type SidecarConfig } from '../src/sidecar/config.ts';
 import { cloneFromPeer, prepareBackup } from '../src/sidecar/clone.ts';
 import { outcomeOf } from '../src/sidecar/child.ts';
-import { extractArgs } from '../src/sidecar/tools.ts';
+import { backupArgs, extractArgs } from '../src/sidecar/tools.ts';
 
 const quick = process.argv.includes('--quick');
 const dataMb = quick ? 64 : 1024;
@@ -51,30 +51,26 @@ async function load(server: MariaDBServer, mb: number): Promise<number> {
   return rows;
 }
 
-function mariabackupArgs(server: MariaDBServer, targetDir: string): string[] {
-  return [
-    '--backup', '--slave-info', '--stream=xbstream', '--tables-exclude=sys_operator.status',
-    `--host=${server.host}`, `--port=${server.port}`,
-    `--user=${TEST_SYSTEM_USERS.replication.user}`, `--password=${TEST_SYSTEM_USERS.replication.password}`,
-    `--target-dir=${targetDir}`,
-  ];
+/** The sidecar's own backup arguments (src/sidecar/tools.ts), aimed at `server` and `targetDir`. */
+function mariabackupArgs(cfg: SidecarConfig, server: MariaDBServer, targetDir: string): string[] {
+  return backupArgs({ ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: targetDir } });
 }
 
 /** `mariabackup --backup --stream=xbstream > /dev/null`; seconds. */
-async function baseline(server: MariaDBServer, targetDir: string): Promise<number> {
+async function baseline(cfg: SidecarConfig, server: MariaDBServer, targetDir: string): Promise<number> {
   const devNull = openSync('/dev/null', 'w');
   const started = performance.now();
-  const o = await outcomeOf(spawn('mariabackup', mariabackupArgs(server, targetDir), { stdio: ['ignore', devNull, 'pipe'] }));
+  const o = await outcomeOf(spawn('mariabackup', mariabackupArgs(cfg, server, targetDir), { stdio: ['ignore', devNull, 'pipe'] }));
   closeSync(devNull);
   if (!o.ok) throw new Error(`baseline mariabackup failed: ${o.stderrTail}`);
   return (performance.now() - started) / 1000;
 }
 
 /** `mariabackup --backup --stream=xbstream | mbstream <the clone path's extract args>` without the sidecar; seconds. */
-async function localExtract(server: MariaDBServer, targetDir: string, extract: string[]): Promise<number> {
+async function localExtract(cfg: SidecarConfig, server: MariaDBServer, targetDir: string, extract: string[]): Promise<number> {
   const started = performance.now();
   const script = 'set -o pipefail; n=$1; shift; mariabackup "${@:n+1}" | mbstream "${@:1:n}"';
-  const child = spawn('bash', ['-c', script, 'bash', String(extract.length), ...extract, ...mariabackupArgs(server, targetDir)], {
+  const child = spawn('bash', ['-c', script, 'bash', String(extract.length), ...extract, ...mariabackupArgs(cfg, server, targetDir)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const o = await outcomeOf(child);
@@ -129,7 +125,7 @@ try {
   if (cfg.backup.password !== BACKUP.password) throw new Error('bench: backup credentials differ');
 
   // Page cache warm-up, so neither side pays for the first read from disk.
-  await baseline(server, join(work, 'xb-warm'));
+  await baseline(cfg, server, join(work, 'xb-warm'));
 
   const baselineSeconds: number[] = [];
   const localSeconds: number[] = [];
@@ -141,11 +137,11 @@ try {
   let rssMax = rssAtStart;
   let prepareSeconds = 0;
   for (let i = 0; i < rounds; i++) {
-    baselineSeconds.push(await baseline(server, join(work, `xb-${i}`)));
+    baselineSeconds.push(await baseline(cfg, server, join(work, `xb-${i}`)));
 
     const dir = join(work, `clone-${i}`);
     await mkdir(dir);
-    localSeconds.push(await localExtract(server, join(work, `xl-${i}`), extractArgs(cfg, dir)));
+    localSeconds.push(await localExtract(cfg, server, join(work, `xl-${i}`), extractArgs(cfg, dir)));
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir);
     const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssOf(pid).rss)), 100);
