@@ -11,7 +11,7 @@ import { renderMyCnf } from './render-my-cnf.ts';
 import { operatedSecretData, randomPassword } from './render-operated-secret.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
-import { dataVolumeSpec, DEFAULT_MYSQL_RESOURCES, renderStatefulSet } from './render-statefulset.ts';
+import { dataVolumeSpec, mysqlResources, renderStatefulSet } from './render-statefulset.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
 import type { ServerVersion } from './resolve-version.ts';
 
@@ -61,13 +61,12 @@ export function renderCluster(input: RenderInput): DesiredState {
   const spec = cluster.spec;
   const ref = clusterRef(cluster);
   const labels = clusterLabels(ref, version.text);
-  const resources = spec.podSpec?.resources ?? DEFAULT_MYSQL_RESOURCES;
-  const requests = resources.requests && Object.keys(resources.requests).length ? resources.requests : DEFAULT_MYSQL_RESOURCES.requests;
+  const resources = mysqlResources(spec);
 
   const myCnf = renderMyCnf({
     version,
     perconaImage: isPerconaImage(images.mysql),
-    memoryRequest: requests?.['memory'],
+    memoryRequest: resources.requests?.['memory'],
     cpuLimit: resources.limits?.['cpu'],
     storageRequest: dataVolumeSpec(spec).persistentVolumeClaim?.resources?.requests?.['storage'],
     mysqlConf: spec.mysqlConf,

@@ -324,7 +324,8 @@ function probe(delay: number, timeout: number, period: number, action: Partial<V
   };
 }
 
-function mysqlResources(s: MysqlClusterSpec): V1ResourceRequirements {
+/** podSpec.resources, with the default requests when it sets none. */
+export function mysqlResources(s: MysqlClusterSpec): V1ResourceRequirements {
   const r = s.podSpec?.resources;
   if (!r) return structuredClone(DEFAULT_MYSQL_RESOURCES);
   const out: V1ResourceRequirements = { ...r };
