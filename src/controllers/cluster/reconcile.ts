@@ -13,7 +13,7 @@ import { API_GROUP_VERSION, CLUSTER_REASONS, KIND_MYSQL_CLUSTER } from '../../ap
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
 import { AlreadyExistsError, ConflictError } from '../../runtime/kube/errors.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
-import { errorMessage } from '../../runtime/logger.ts';
+import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
 import { decideRolloutAnnotations } from './decide-rollout.ts';
 import { sharedServiceUnused } from './decide-shared-service.ts';
@@ -140,7 +140,7 @@ async function act(
   ctx: ControllerContext,
   plan: Plan<KubeObject>,
   kind: { apiVersion: string; kind: string },
-  log: ReturnType<ControllerContext['log']['child']>,
+  log: Logger,
 ): Promise<string | undefined> {
   const typed = <T extends KubeObject>(o: T): T => ({ ...o, apiVersion: kind.apiVersion, kind: kind.kind });
   switch (plan.op) {
@@ -166,7 +166,7 @@ async function releaseOrCleanPvcs(
   ctx: ControllerContext,
   cluster: MysqlCluster & KubeObject,
   currentReplicas: number,
-  log: ReturnType<ControllerContext['log']['child']>,
+  log: Logger,
 ): Promise<void> {
   const volume = cluster.spec.volumeSpec;
   if (!volume?.keepAfterDelete && !volume?.deletePVCsOnScaleDown) return;
@@ -189,7 +189,7 @@ async function removeSharedServiceIfUnused(
   ctx: ControllerContext,
   namespace: string,
   remaining: readonly MysqlCluster[],
-  log: ReturnType<ControllerContext['log']['child']>,
+  log: Logger,
 ): Promise<void> {
   const services = await ctx.informer<V1Service & KubeObject>(KINDS.service);
   const headless = services.get(namespace, names.headlessService());
