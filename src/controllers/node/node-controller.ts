@@ -5,6 +5,7 @@ import { LABEL_CLUSTER } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { ControllerContext, ControllerFactory, ControllerSpec } from '../../runtime/controller.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
+import { names } from '../cluster/names.ts';
 import { operatedSecretCluster } from './operated-credentials.ts';
 import type { PodObject } from './pod-view.ts';
 import { CLUSTER_TARGET, POD_TARGET, reconcileNode, SECRET_TARGET, type NodeControllerOptions } from './reconcile-node.ts';
@@ -14,7 +15,7 @@ function podKeysOf(obj: KubeObject): string[] {
   const ns = c.metadata?.namespace ?? '';
   const name = c.metadata?.name ?? '';
   const replicas = c.spec?.replicas ?? 1;
-  return Array.from({ length: replicas }, (_, i) => `${ns}/${name}-mysql-${i}`);
+  return Array.from({ length: replicas }, (_, i) => `${ns}/${names.statefulSet(name)}-${i}`);
 }
 
 /** Enqueues a cluster's pods whenever its operated Secret is added or changed. */
