@@ -2,6 +2,7 @@
 // JSONSchemaProps; two side tables carry what only the TypeScript generator needs:
 // the interface name of a nested object, and the client-node type of an embedded
 // Kubernetes piece (whose schema is just "preserve unknown fields").
+import { CONDITION_STATUS } from '../constants.ts';
 import type { JSONSchemaProps } from '../structural/schema-types.ts';
 
 const interfaceNames = new WeakMap<JSONSchemaProps, string>();
@@ -108,7 +109,7 @@ export function k8sList(tsType: string, description: string): JSONSchemaProps {
 export function conditionList(name: string, description: string, full: boolean): JSONSchemaProps {
   const properties: Record<string, JSONSchemaProps> = {
     type: str('Type of the condition.'),
-    status: enumOf('Status of the condition.', ['True', 'False', 'Unknown']),
+    status: enumOf('Status of the condition.', Object.values(CONDITION_STATUS)),
     lastTransitionTime: dateTime('Last time the status changed.'),
   };
   if (full) {
