@@ -4,6 +4,7 @@ import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/co
 import { names } from '../cluster/names.ts';
 import { chooseMaster, sameEndpoint } from './choose-master.ts';
 import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
+import { asNode } from './pod-view.ts';
 
 export type NodeStep =
   | { kind: 'setReadOnly' }
@@ -74,8 +75,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
   }
 
-  const selfNode: NodeView = { pod: pod.name, ordinal: pod.ordinal, fqdn: pod.fqdn, endpoint: pod.endpoint, server: self };
-  const choice = chooseMaster([selfNode, ...g.others], cluster.orchestratorMasters);
+  const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestratorMasters);
   if (choice.kind === 'unknown') return wait(choice.reason, choice.message);
   const master = choice.node;
 

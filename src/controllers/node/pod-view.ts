@@ -1,7 +1,7 @@
 // What the node controller reads from a Pod object. Pure.
 import { CONDITION_STATUS, CONTAINER, HEADLESS_SERVICE_NAME, POD_CONDITION_NODE_INITIALIZED, PORT } from '../../api/constants.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
-import type { Endpoint, PodView } from './node-state.ts';
+import type { Endpoint, NodeView, PodView, ServerView } from './node-state.ts';
 
 export interface PodCondition {
   type: string;
@@ -53,6 +53,11 @@ export function podView(pod: PodObject, resolve: ResolvePod): PodView {
     deleting: pod.metadata?.deletionTimestamp !== undefined,
     verifiedSinceStart: verifiedSince(pod.status?.conditions, mysql?.state?.running?.startedAt),
   };
+}
+
+/** The pod as a node of the topology, with what its server said (null: not observed). */
+export function asNode(p: PodView, server: ServerView | null): NodeView {
+  return { pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server };
 }
 
 function verifiedSince(conditions: readonly PodCondition[] | undefined, startedAt: string | undefined): boolean {

@@ -16,7 +16,7 @@ import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts'
 import type { ClusterView, NodeView, PodView, StepKind } from './node-state.ts';
 import { credentialsFrom, type Credentials } from './operated-credentials.ts';
 import { PassServers } from './pass-servers.ts';
-import { podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
+import { asNode, podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
 
 export const POD_TARGET = {
   apiVersion: 'v1',
@@ -145,15 +145,7 @@ async function observeOthers(pass: Pass, servers: PassServers): Promise<NodeView
     .list({ namespace: pass.req.namespace, labels: { [LABEL_CLUSTER]: pass.cluster.name } })
     .map((p) => podView(p, pass.resolve))
     .filter((p) => p.name !== pass.view.name && p.ordinal >= 0);
-  return Promise.all(
-    views.map(async (p) => ({
-      pod: p.name,
-      ordinal: p.ordinal,
-      fqdn: p.fqdn,
-      endpoint: p.endpoint,
-      server: p.mysqlRunning && !p.deleting ? await servers.observe(p.endpoint) : null,
-    })),
-  );
+  return Promise.all(views.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await servers.observe(p.endpoint) : null)));
 }
 
 async function act(step: NodeStep, node: MysqlNode, creds: Credentials, pass: Pass): Promise<void> {
