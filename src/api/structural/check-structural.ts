@@ -3,7 +3,7 @@
 // Field paths are upstream's (`...openAPIV3Schema.properties[spec].type`); messages are close
 // to upstream's but not guaranteed byte-equal.
 import { compileRule } from './cel.ts';
-import { forbidden, invalid, notSupported, required, type FieldError } from './errors.ts';
+import { errorText, forbidden, invalid, notSupported, required, type FieldError } from './errors.ts';
 import { isPlainObject } from './json-value.ts';
 import { isCanonicalIntOrStringAnyOf, validateValue } from './openapi-validate.ts';
 import { pruneUnknown } from './prune.ts';
@@ -231,7 +231,7 @@ class Checker {
     }
     const errs: FieldError[] = [];
     validateValue(s['default'], schema, 'default', errs);
-    for (const e of errs) this.errs.push(invalid(`${path}.default`, s['default'], `${e.field}: ${e.message}`));
+    for (const e of errs) this.errs.push(invalid(`${path}.default`, s['default'], errorText(e)));
   }
 }
 

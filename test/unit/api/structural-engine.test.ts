@@ -6,6 +6,7 @@ import {
   checkCrd,
   checkStructural,
   compileSchema,
+  errorText,
   formatInvalidStatus,
   type FieldError,
   type JSONSchemaProps,
@@ -27,7 +28,7 @@ function cr(spec: unknown, extra: Record<string, unknown> = {}): Record<string, 
 }
 
 function texts(errors: FieldError[]): string[] {
-  return errors.map((e) => `${e.field}: ${e.message}`);
+  return errors.map(errorText);
 }
 
 describe('prune', () => {
@@ -207,7 +208,7 @@ describe('CEL rules', () => {
 
   it('reports a false rule on the field of the node that carries it, with its message or the rule', () => {
     const obj = cr({ schedule: '@daily', min: 5, max: 1 });
-    assert.deepEqual(schema.admit(obj).errors.map((e) => `${e.field}: ${e.message}`), [
+    assert.deepEqual(texts(schema.admit(obj).errors), [
       'spec: Invalid value: "object": url is required when schedule is set',
       'spec: Invalid value: "object": failed rule: self.min <= self.max',
     ]);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { crdName } from '../../../src/api/generate.ts';
 import { KINDS } from '../../../src/api/schemas/index.ts';
-import { compileSchema, type CompiledSchema, type JSONSchemaProps } from '../../../src/api/structural/index.ts';
+import { compileSchema, errorText, type CompiledSchema, type JSONSchemaProps } from '../../../src/api/structural/index.ts';
 
 export const REPO = new URL('../../../', import.meta.url).pathname;
 export const SHARED = new URL('../../../../shared/', import.meta.url).pathname;
@@ -35,5 +35,5 @@ export function admit(crds: Map<string, LoadedCrd>, body: Record<string, any>, o
   const obj = structuredClone(body);
   if (!opts.keepStatus) delete obj['status'];
   const { warnings, errors } = loaded.schema.admit(obj);
-  return { obj, warnings, errors, messages: errors.map((e) => `${e.field}: ${e.message}`) };
+  return { obj, warnings, errors, messages: errors.map(errorText) };
 }
