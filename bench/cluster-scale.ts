@@ -62,7 +62,7 @@ async function runOnce(n: number): Promise<Run> {
       spec: { replicas: 3, secretName: 'db-secret', mysqlVersion: i % 2 ? '8.0' : 'mariadb-10.11', mysqlConf: { max_connections: 100 + i } },
     } as KubeObject);
   }
-  const operatorWrites = () => server.requestLog.writes().filter((e) => e.userAgent?.startsWith('mysql-operator')).length;
+  const byOperator = (e: { userAgent?: string }): boolean => !!e.userAgent?.startsWith('mysql-operator');
 
   const started = Date.now();
   const child = spawn(NODE, [join(ROOT, 'src/main.ts'), '--kubeconfig', kubeconfig, '--namespace', ns, '--metrics-addr', '127.0.0.1:0', '--resync-period', RESYNC, '--log-level', 'error'], {
@@ -82,15 +82,16 @@ async function runOnce(n: number): Promise<Run> {
       await sleep(500);
     }
     const convergeMs = Date.now() - started;
-    const convergeWrites = operatorWrites();
-    const firstWrite = server.requestLog.writes().find((e) => e.userAgent?.startsWith('mysql-operator'))?.time ?? started;
+    const operatorWrites = server.requestLog.writes().filter(byOperator);
+    const convergeWrites = operatorWrites.length;
+    const firstWrite = operatorWrites[0]?.time ?? started;
     const workMs = Date.now() - firstWrite;
     // Let in-flight work settle, then watch a steady window spanning several resyncs.
     await sleep(2_000);
     const mark = server.requestLog.mark();
     await sleep(STEADY_MS);
-    const steady = server.requestLog.since(mark).filter((e) => e.userAgent?.startsWith('mysql-operator'));
-    const writes = steady.filter((e) => ['create', 'update', 'patch', 'delete', 'deletecollection'].includes(e.verb));
+    const steady = server.requestLog.since(mark).filter(byOperator);
+    const writes = server.requestLog.writes(mark).filter(byOperator);
     const steadyWrites = writes.length;
     if (steadyWrites) console.log(`steady-state writes: ${writes.map((w) => `${w.verb} ${w.resource}${w.subresource ? `/${w.subresource}` : ''} ${w.name} (${w.status})`).join(', ')}`);
     return {
