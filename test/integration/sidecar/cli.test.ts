@@ -2,12 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { podEnv } from './support.ts';
-
-const MAIN = new URL('../../../src/sidecar/main.ts', import.meta.url).pathname;
+import { podEnv, SIDECAR_MAIN } from './support.ts';
 
 function sidecar(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [SIDECAR_MAIN, ...args], { env, encoding: 'utf8' });
   return { code: r.status, out: r.stdout + r.stderr };
 }
 

@@ -2,7 +2,6 @@
 // clone-and-init wrote, writes sys_operator.heartbeat while the server is writable. Real MariaDB 10.11.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -10,39 +9,31 @@ import { CONTAINER } from '../../../src/api/constants.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
 import { renderClientConf } from '../../../src/sidecar/render-pod-files.ts';
 import { cluster, render } from '../../unit/cluster/builders.ts';
-import { confDirFor, podEnv } from './support.ts';
-
-const MAIN = new URL('../../../src/sidecar/main.ts', import.meta.url).pathname;
+import { confDirFor, podEnv, startSidecar } from './support.ts';
 
 test('the heartbeat subcommand writes heartbeat rows as sys_heartbeat while writable and exits on SIGTERM', async (t) => {
   const server = await startMariaDB({ name: 'hb', systemUsers: true, t });
   const confDir = await confDirFor(t);
   await writeFile(join(confDir, 'heartbeat.conf'), renderClientConf(TEST_SYSTEM_USERS.heartbeat, { host: server.host, port: server.port }));
-  const proc = spawn(process.execPath, [MAIN, 'heartbeat', `--config-dir=${confDir}`], { env: podEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  t.after(() => proc.kill('SIGKILL'));
+  const hb = startSidecar(['heartbeat', `--config-dir=${confDir}`], podEnv());
+  t.after(() => hb.proc.kill('SIGKILL'));
 
-  await waitFor(async () => /heartbeat idle: server is read-only/.test(out), 'the read-only server to be skipped');
+  await waitFor(async () => /heartbeat idle: server is read-only/.test(hb.output()), 'the read-only server to be skipped');
   const node = await server.node();
   await node.setReadOnly(false);
   await waitFor(async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1, 'a heartbeat row');
   const lag = await node.heartbeatLag();
   assert.ok(lag !== null && lag >= 0);
-  assert.ok(!out.includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
-  proc.kill('SIGTERM');
-  assert.equal(await exited, 0);
+  assert.ok(!hb.output().includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
+  hb.proc.kill('SIGTERM');
+  assert.equal((await hb.done).code, 0);
 });
 
 test('the heartbeat subcommand fails clearly when heartbeat.conf is missing', async (t) => {
   const confDir = await confDirFor(t);
-  const proc = spawn(process.execPath, [MAIN, 'heartbeat', `--config-dir=${confDir}`], { env: podEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  const { code, output } = await startSidecar(['heartbeat', `--config-dir=${confDir}`], podEnv()).done;
   assert.equal(code, 1);
-  assert.match(out, /heartbeat failed: .*heartbeat\.conf/);
+  assert.match(output, /heartbeat failed: .*heartbeat\.conf/);
 });
 
 test('the pt-heartbeat container args of the rendered StatefulSet run the heartbeat against their --defaults-file', async (t) => {
@@ -56,16 +47,14 @@ test('the pt-heartbeat container args of the rendered StatefulSet run the heartb
   const i = args.indexOf('--defaults-file');
   assert.ok(i > 0);
   const testArgs = [...args.slice(0, i + 1), conf, ...args.slice(i + 2)];
-  const proc = spawn(process.execPath, [MAIN, ...testArgs], { env: podEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  t.after(() => proc.kill('SIGKILL'));
+  const hb = startSidecar(testArgs, podEnv());
+  t.after(() => hb.proc.kill('SIGKILL'));
 
   await (await server.node()).setReadOnly(false);
   await waitFor(async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1, 'a heartbeat row');
-  proc.kill('SIGTERM');
-  assert.equal(await exited, 0, out);
+  hb.proc.kill('SIGTERM');
+  const exit = await hb.done;
+  assert.equal(exit.code, 0, exit.output);
 });
 
 test('pt-heartbeat --fail-successive-errors exits 1 after that many failures in a row', async (t) => {
@@ -79,15 +68,10 @@ test('pt-heartbeat --fail-successive-errors exits 1 after that many failures in 
     });
   });
   await writeFile(conf, renderClientConf(TEST_SYSTEM_USERS.heartbeat, { host: '127.0.0.1', port }));
-  const proc = spawn(process.execPath, [MAIN, 'pt-heartbeat', '--update', '--defaults-file', conf, '--fail-successive-errors=2'], {
-    env: podEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  t.after(() => proc.kill('SIGKILL'));
-  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  const hb = startSidecar(['pt-heartbeat', '--update', '--defaults-file', conf, '--fail-successive-errors=2'], podEnv());
+  t.after(() => hb.proc.kill('SIGKILL'));
+  const { code, output } = await hb.done;
   assert.equal(code, 1);
-  assert.match(out, /pt-heartbeat failed: 2 successive heartbeat failures, the last: /);
-  assert.ok(!out.includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
+  assert.match(output, /pt-heartbeat failed: 2 successive heartbeat failures, the last: /);
+  assert.ok(!output.includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
 });

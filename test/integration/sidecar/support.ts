@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const MAIN = join(ROOT, 'src/sidecar/main.ts');
+export const SIDECAR_MAIN = join(ROOT, 'src/sidecar/main.ts');
 
 export interface After {
   after(fn: () => unknown): void;
@@ -60,8 +60,26 @@ export async function tempDir(t: After, prefix: string): Promise<string> {
   return dir;
 }
 
-function spawnSidecar(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export interface SidecarExit {
+  code: number | null;
+  output: string;
+}
+
+export interface StartedSidecar {
+  proc: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** Resolves when it exited and its output ended. */
+  done: Promise<SidecarExit>;
+}
+
+/** Starts the sidecar binary with `args` (`[command, ...]`). */
+export function startSidecar(args: string[], env: Record<string, string>): StartedSidecar {
+  const proc = spawn(process.execPath, [SIDECAR_MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  return { proc, output: () => output, done: new Promise((resolve) => proc.once('close', (code) => resolve({ code, output }))) };
 }
 
 export interface RunningSidecar {
@@ -77,21 +95,19 @@ export interface RunningSidecar {
 export async function startServeSidecar(t: After, server: MariaDBServer, over: Record<string, string | undefined> = {}): Promise<RunningSidecar> {
   const target = await tempDir(t, 'sidecar-xtrabackup-');
   const env = podEnv({ XTRABACKUP_TARGET_DIR: target, MY_POD_NAME: 'c-mysql-0', ...over });
-  const proc = spawnSidecar(
+  const { proc, output, done } = startSidecar(
     ['config-and-serve', '--http-host=127.0.0.1', '--http-port=0', `--mysql-host=${server.host}`, `--mysql-port=${server.port}`],
     env,
   );
-  let out = '';
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-    await exited;
+    await done;
   };
   t.after(() => kill());
   const port = await new Promise<number>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      out += chunk.toString();
-      const complete = out.split('\n').slice(0, -1);
+    // Registered after startSidecar's own listeners, so output() already holds the chunk.
+    const onData = (): void => {
+      const complete = output().split('\n').slice(0, -1);
       for (const line of complete) {
         if (!line.includes('sidecar listening')) continue;
         resolve(Number((JSON.parse(line) as { port: number }).port));
@@ -99,27 +115,18 @@ export async function startServeSidecar(t: After, server: MariaDBServer, over: R
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);
-    proc.once('exit', (code) => reject(new Error(`sidecar exited (${code}) before listening:\n${out}`)));
+    void done.then(({ code }) => reject(new Error(`sidecar exited (${code}) before listening:\n${output()}`)));
   });
-  return { url: `http://127.0.0.1:${port}`, port, proc, output: () => out, kill };
+  return { url: `http://127.0.0.1:${port}`, port, proc, output, kill };
 }
 
-export interface CloneRun {
-  code: number | null;
-  output: string;
-}
-
-/** Starts `clone-and-init`; `done` resolves when it exited. */
-export function startCloneAndInit(args: string[], env: Record<string, string>): { proc: ChildProcess; done: Promise<CloneRun> } {
-  const proc = spawnSidecar(['clone-and-init', ...args], env);
-  let output = '';
-  proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  return { proc, done: new Promise((resolve) => proc.once('close', (code) => resolve({ code, output }))) };
+/** Starts `clone-and-init`. */
+export function startCloneAndInit(args: string[], env: Record<string, string>): StartedSidecar {
+  return startSidecar(['clone-and-init', ...args], env);
 }
 
 /** Runs `clone-and-init` to completion. */
-export function runCloneAndInit(args: string[], env: Record<string, string>): Promise<CloneRun> {
+export function runCloneAndInit(args: string[], env: Record<string, string>): Promise<SidecarExit> {
   return startCloneAndInit(args, env).done;
 }
 
