@@ -60,10 +60,10 @@ export function ownedSubset(desired: unknown, existing: unknown, key = '', paren
 
 /** Existing owner references plus ours; refuses when another object already controls it. */
 function mergeOwners(
-  existing: readonly OwnerReference[] | undefined,
+  existing: { metadata?: { ownerReferences?: readonly OwnerReference[] } },
   ours: OwnerReference,
 ): { refs: OwnerReference[]; changed: boolean } | { refuse: string } {
-  const refs = [...(existing ?? [])];
+  const refs = [...(existing.metadata?.ownerReferences ?? [])];
   if (refs.some((r) => r.uid === ours.uid)) return { refs, changed: false };
   const other = refs.find((r) => r.controller);
   if (ours.controller && other) return { refuse: `it is controlled by ${other.kind} ${other.name}` };
@@ -97,7 +97,7 @@ function describe(o: { kind?: string; metadata?: { name?: string } }): string {
 
 export function planConfigMap(desired: V1ConfigMap, existing: V1ConfigMap | undefined): Plan<V1ConfigMap> {
   if (!existing) return { op: 'create', object: desired };
-  const owners = mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, ourRef(desired));
+  const owners = mergeOwners(existing, ourRef(desired));
   if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
   const dataSame = ownedSubset(desired.data, existing.data) && Object.keys(existing.data ?? {}).length === Object.keys(desired.data ?? {}).length;
   if (dataSame && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
@@ -107,7 +107,7 @@ export function planConfigMap(desired: V1ConfigMap, existing: V1ConfigMap | unde
 /** The Secret's values are decided by operatedSecretData (never overwritten); this only compares. */
 export function planSecret(desired: V1Secret, existing: V1Secret | undefined): Plan<V1Secret> {
   if (!existing) return { op: 'create', object: desired };
-  const owners = mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, ourRef(desired));
+  const owners = mergeOwners(existing, ourRef(desired));
   if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
   if (ownedSubset(desired.data, existing.data) && !owners.changed) return { op: 'none' };
   return {
@@ -124,8 +124,8 @@ export function planService(desired: V1Service, existing: V1Service | undefined)
   if (!existing) return { op: 'create', object: desired };
   const ours = desired.metadata?.ownerReferences?.[0];
   const owners = ours
-    ? mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, ours)
-    : { refs: [...((existing.metadata?.ownerReferences as OwnerReference[] | undefined) ?? [])], changed: false };
+    ? mergeOwners(existing, ours)
+    : { refs: [...(existing.metadata?.ownerReferences ?? [])], changed: false };
   if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
   const { clusterIP: _ip, ...specOwned } = desired.spec ?? {};
   const same =
@@ -165,7 +165,7 @@ export function planStatefulSet(desired: V1StatefulSet, existing: V1StatefulSet 
       object: { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_SPEC_HASH]: hash } } },
     };
   }
-  const owners = mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, ourRef(desired));
+  const owners = mergeOwners(existing, ourRef(desired));
   if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
 
   const kept = Object.fromEntries(
@@ -202,7 +202,7 @@ export function planPodDisruptionBudget(
     return existing && controlledByUs ? { op: 'delete', object: existing } : { op: 'none' };
   }
   if (!existing) return { op: 'create', object: desired };
-  const owners = mergeOwners(existing.metadata?.ownerReferences as OwnerReference[] | undefined, ours);
+  const owners = mergeOwners(existing, ours);
   if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
   const same =
     String(existing.spec?.minAvailable) === String(desired.spec?.minAvailable) &&
