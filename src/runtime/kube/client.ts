@@ -70,6 +70,18 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
 }
 
+async function readText(res: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Built-in lists and watches omit kind/apiVersion on items; put them back so objects are self-describing. */
+function describe(obj: KubeObject, ref: KindRef): void {
+  obj.apiVersion ??= ref.apiVersion;
+  obj.kind ??= ref.kind;
+}
+
 function queryString(q: RequestOptions['query']): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(q ?? {})) if (v !== undefined && v !== '') p.set(k, String(v));
@@ -184,9 +196,7 @@ export class KubeClient {
     let text: string;
     try {
       res = await this.#open(method, path, { ...opts, signal });
-      const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
-      text = Buffer.concat(chunks).toString('utf8');
+      text = await readText(res);
     } catch (err) {
       if (signal.aborted) {
         const why = timeout.aborted ? `no answer within ${this.requestTimeoutMs} ms` : 'aborted';
@@ -278,11 +288,7 @@ export class KubeClient {
         resourceVersion: opts.resourceVersion,
       },
     });
-    // Built-in lists omit kind/apiVersion on items; put them back so objects are self-describing.
-    for (const item of list.items) {
-      item.apiVersion ??= ref.apiVersion;
-      item.kind ??= ref.kind;
-    }
+    for (const item of list.items) describe(item, ref);
     return list;
   }
 
@@ -375,11 +381,7 @@ export class KubeClient {
       },
     });
     const code = res.statusCode ?? 0;
-    if (code !== 200) {
-      const chunks: Buffer[] = [];
-      for await (const c of res) chunks.push(c as Buffer);
-      throw apiError('GET', path, code, Buffer.concat(chunks).toString('utf8'));
-    }
+    if (code !== 200) throw apiError('GET', path, code, await readText(res));
     opts.onOpen?.();
     let buf = '';
     for await (const chunk of res) {
@@ -391,10 +393,7 @@ export class KubeClient {
         buf = buf.slice(nl + 1);
         if (!line) continue;
         const ev = JSON.parse(line) as WatchEvent<T>;
-        if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') {
-          ev.object.apiVersion ??= ref.apiVersion;
-          ev.object.kind ??= ref.kind;
-        }
+        if (ev.type !== 'BOOKMARK' && ev.type !== 'ERROR') describe(ev.object, ref);
         onEvent(ev);
       }
     }
