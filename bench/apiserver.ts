@@ -45,6 +45,7 @@ async function pool(count: number, work: (i: number) => Promise<void>): Promise<
 }
 
 const NS = '/api/v1/namespaces/default/configmaps';
+const nameOf = (i: number): string => `cm-${String(i).padStart(5, '0')}`;
 
 /** Watches NS over HTTP from resourceVersion `rv` until N events (lines) arrived; resolves with the time of the N-th. */
 function watchEvents(rv: number): Promise<number> {
@@ -72,14 +73,14 @@ function watchEvents(rv: number): Promise<number> {
 }
 
 const createMs = await pool(N, async (i) => {
-  const r = await call('POST', NS, { metadata: { name: `cm-${String(i).padStart(5, '0')}`, labels: { bench: 'true', shard: String(i % 10) } }, data: { key: `value-${i}` } });
+  const r = await call('POST', NS, { metadata: { name: nameOf(i), labels: { bench: 'true', shard: String(i % 10) } }, data: { key: `value-${i}` } });
   if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
 });
 const mem = process.memoryUsage();
 
 const gets = Math.min(N, 2_000);
 const getMs = await pool(gets, async (i) => {
-  const r = await call('GET', `${NS}/cm-${String(i).padStart(5, '0')}`);
+  const r = await call('GET', `${NS}/${nameOf(i)}`);
   if (r.status !== 200) throw new Error(`get ${i}: ${r.status}`);
 });
 
@@ -115,8 +116,7 @@ const unsubscribe = service.store.subscribe(() => {
 const opts = { manager: 'bench', dryRun: false, fieldValidation: 'Ignore', warnings: [] as string[] };
 const burstStart = performance.now();
 for (let i = 0; i < N; i++) {
-  const name = `cm-${String(i).padStart(5, '0')}`;
-  const old = service.get(def, 'default', name);
+  const old = service.get(def, 'default', nameOf(i));
   service.commit(def, old, { ...old, data: { key: `updated-${i}` } }, opts, undefined);
 }
 const httpLast = await watchDone;
