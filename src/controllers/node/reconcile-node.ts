@@ -2,7 +2,7 @@
 // decide → act, one step at a time, until the pod is configured, a wait is decided, or the step
 // budget is spent. Every step is idempotent and the decision is re-made from freshly read server
 // state after each one, so a pass killed between two steps resumes correctly.
-import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
+import { LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { connectNode, type ConnectParams, type MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
@@ -10,6 +10,7 @@ import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { names, namespaceSelectorLabels } from '../cluster/names.ts';
+import { KINDS } from '../cluster/reconcile.ts';
 import { clusterView } from './cluster-view.ts';
 import { decideNodeStep, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
@@ -23,9 +24,9 @@ export const POD_TARGET = {
   kind: 'Pod',
   labelSelector: namespaceSelectorLabels(),
 };
-export const CLUSTER_TARGET = { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER };
-/** The same target as the cluster controller's, so both share one Secret cache. */
-export const SECRET_TARGET = { apiVersion: 'v1', kind: 'Secret' };
+/** The cluster controller's targets, so both controllers share one cache of each. */
+export const CLUSTER_TARGET = KINDS.cluster;
+export const SECRET_TARGET = KINDS.secret;
 
 export interface NodeControllerOptions {
   /** Pod → address of its server; default `<pod>.mysql.<ns>:3306`. */
