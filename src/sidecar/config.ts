@@ -3,12 +3,10 @@
 // the environment and argv in.
 import { join } from 'node:path';
 import { flavourFromVersionSpec, type Flavour } from '../mysql/flavour.ts';
+import type { Credentials } from '../mysql/system-users.ts';
 import { OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
 
-export interface Credentials {
-  user: string;
-  password: string;
-}
+export type { Credentials };
 
 export interface SidecarPaths {
   /** The `conf` emptyDir: my.cnf, conf.d/, client.conf, heartbeat.conf. */
