@@ -47,13 +47,9 @@ export function outcomeOf(child: ChildProcess, tailLines = 8): Promise<ChildOutc
   });
 }
 
-export function spawnTool(cmd: string, args: readonly string[], opts: SpawnOptions = {}): ChildProcess {
-  return spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts });
-}
-
 /** Runs a command to completion; throws ToolError naming `what` when it fails. */
 export async function runTool(what: string, cmd: string, args: readonly string[], opts: SpawnOptions = {}): Promise<void> {
-  const outcome = await outcomeOf(spawnTool(cmd, args, opts));
+  const outcome = await outcomeOf(spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts }));
   if (!outcome.ok) throw new ToolError(what, outcome);
 }
 
