@@ -17,10 +17,8 @@ import type { MysqlCluster, MysqlClusterSpec, QueryLimits } from '../../api/inde
 import {
   ANNOTATION_PROMETHEUS_PORT,
   ANNOTATION_PROMETHEUS_SCRAPE,
-  API_GROUP_VERSION,
   CONTAINER,
   HEADLESS_SERVICE_NAME,
-  KIND_MYSQL_CLUSTER,
   LABEL_NODE_HOSTNAME,
   OPERATED_SECRET_KEY,
   OPERATOR_SCHEMA,
@@ -96,11 +94,11 @@ function renderClaimTemplate(
   pvc: NonNullable<NonNullable<MysqlClusterSpec['volumeSpec']>['persistentVolumeClaim']>,
 ): V1PersistentVolumeClaim {
   const meta: V1PersistentVolumeClaim['metadata'] = { name: names.dataClaimTemplate() };
-  // PVCs inherit this reference, so they go with the cluster unless the user keeps them.
+  // PVCs inherit this reference, so they go with the cluster unless the user keeps them. The
+  // anchor's template reference has no blockOwnerDeletion.
   if (!spec.volumeSpec?.keepAfterDelete) {
-    meta.ownerReferences = [
-      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, name: ref.name, uid: ref.uid, controller: true },
-    ];
+    const { blockOwnerDeletion: _b, ...owner } = controllerRef(ref);
+    meta.ownerReferences = [owner];
   }
   return { metadata: meta, spec: pvc };
 }
