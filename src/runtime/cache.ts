@@ -17,7 +17,7 @@ export class ObjectCache<T extends KubeObject = KubeObject> {
   }
 
   get(namespace: string, name: string): T | undefined {
-    return this.#byKey.get(namespace ? `${namespace}/${name}` : name);
+    return this.#byKey.get(objectKey({ namespace, name }));
   }
 
   getByKey(key: string): T | undefined {

@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { EventRecorder } from './events.ts';
 import type { Informer } from './informer.ts';
 import type { KubeClient } from './kube/client.ts';
-import { groupOf, type KindRef, type KubeObject, type LabelSelector } from './kube/types.ts';
+import { groupOf, objectKey, type KindRef, type KubeObject, type LabelSelector } from './kube/types.ts';
 import type { Logger } from './logger.ts';
 
 /** A kind to watch, optionally narrowed. The namespace defaults to the manager's watch namespace. */
@@ -124,7 +124,7 @@ export function ownerKeys(obj: KubeObject, owner: KindRef): string[] {
   const ns = obj.metadata?.namespace;
   const keys: string[] = [];
   for (const ref of obj.metadata?.ownerReferences ?? []) {
-    if (ref.kind === owner.kind && groupOf(ref.apiVersion) === group) keys.push(ns ? `${ns}/${ref.name}` : ref.name);
+    if (ref.kind === owner.kind && groupOf(ref.apiVersion) === group) keys.push(objectKey({ namespace: ns, name: ref.name }));
   }
   return keys;
 }
@@ -133,8 +133,6 @@ export function ownerKeys(obj: KubeObject, owner: KindRef): string[] {
 export function keyFromLabel(label: string): (obj: KubeObject) => string[] {
   return (obj) => {
     const v = obj.metadata?.labels?.[label];
-    if (!v) return [];
-    const ns = obj.metadata?.namespace;
-    return [ns ? `${ns}/${v}` : v];
+    return v ? [objectKey({ namespace: obj.metadata?.namespace, name: v })] : [];
   };
 }
