@@ -11,7 +11,8 @@ import type { Informer } from '../../runtime/informer.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
 import { HEADLESS_SERVICE_NAME } from '../../api/constants.ts';
 import { clusterOptions, type ClusterControllerOptions } from './options.ts';
-import { KINDS, reconcileCluster } from './reconcile.ts';
+import { KINDS } from '../shared/kinds.ts';
+import { reconcileCluster } from './reconcile.ts';
 
 export function clusterOptionsFromConfig(config: Config, env: NodeJS.ProcessEnv = process.env): ClusterControllerOptions {
   const sidecar = config.sidecarImage;

@@ -9,7 +9,8 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
-import { API_GROUP_VERSION, CLUSTER_REASONS, KIND_MYSQL_CLUSTER } from '../../api/constants.ts';
+import { CLUSTER_REASONS } from '../../api/constants.ts';
+import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
 import { AlreadyExistsError, ConflictError } from '../../runtime/kube/errors.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
@@ -27,21 +28,12 @@ import {
   planStatefulSet,
   type Plan,
 } from './decide-writes.ts';
-import { controllerRef, names, selectorLabels } from './names.ts';
+import { controllerRef, names, selectorLabels } from '../shared/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
-import { decodeSecretData, renderOperatedSecret } from './render-operated-secret.ts';
+import { decodeSecretData } from '../shared/secret-data.ts';
+import { renderOperatedSecret } from './render-operated-secret.ts';
 import { validateCluster } from './validate-cluster.ts';
-
-export const KINDS = {
-  cluster: { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER },
-  statefulSet: { apiVersion: 'apps/v1', kind: 'StatefulSet' },
-  service: { apiVersion: 'v1', kind: 'Service' },
-  configMap: { apiVersion: 'v1', kind: 'ConfigMap' },
-  secret: { apiVersion: 'v1', kind: 'Secret' },
-  pdb: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
-  pvc: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
-} as const;
 
 export async function reconcileCluster(req: Request, ctx: ControllerContext, opts: ClusterControllerOptions): Promise<void> {
   const clusters = await ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster);

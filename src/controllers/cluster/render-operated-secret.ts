@@ -5,7 +5,8 @@
 import { randomInt } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { MYSQL_USER, OPERATED_SECRET_KEY as K } from '../../api/constants.ts';
-import { controllerRef, names, type ClusterRef } from './names.ts';
+import { controllerRef, names, type ClusterRef } from '../shared/names.ts';
+import { encodeSecretData } from '../shared/secret-data.ts';
 
 const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const PASSWORD_LENGTH = 18;
@@ -44,18 +45,6 @@ export function operatedSecretData(
   else keep(K.orcTopologyUser, () => DEFAULT_ORC_TOPOLOGY_USER);
   if (orc.password) out[K.orcTopologyPassword] = orc.password;
   else keep(K.orcTopologyPassword, generate);
-  return out;
-}
-
-export function decodeSecretData(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(data ?? {})) out[k] = Buffer.from(v, 'base64').toString('utf8');
-  return out;
-}
-
-export function encodeSecretData(data: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const k of Object.keys(data).sort()) out[k] = Buffer.from(data[k]!, 'utf8').toString('base64');
   return out;
 }
 

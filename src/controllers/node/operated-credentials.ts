@@ -1,7 +1,7 @@
 // The two identities the node controller needs from the Secret `<c>-mysql-operated` (anchor keys):
 // the operator user to connect, the replication user for CHANGE MASTER. Pure.
 import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../../api/constants.ts';
-import { decodeSecretData } from '../cluster/render-operated-secret.ts';
+import { decodeSecretData } from '../shared/secret-data.ts';
 
 /** `<c>-mysql-operated` → `<c>`; null for any other Secret. */
 export function operatedSecretCluster(secretName: string): string | null {

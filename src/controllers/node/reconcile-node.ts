@@ -9,8 +9,8 @@ import type { ControllerContext, ReconcileResult, Request } from '../../runtime/
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
-import { names, namespaceSelectorLabels } from '../cluster/names.ts';
-import { KINDS } from '../cluster/reconcile.ts';
+import { names, namespaceSelectorLabels } from '../shared/names.ts';
+import { KINDS } from '../shared/kinds.ts';
 import { clusterView } from './cluster-view.ts';
 import { decideNodeStep, type NodeStep } from './decide-node-step.ts';
 import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
