@@ -120,7 +120,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Registers handlers; a late subscriber first gets `onAdd` for every cached object. */
   addHandlers(h: InformerHandlers<T>): () => void {
     this.#handlers.add(h);
-    if (this.#synced) for (const o of this.#cache.list()) this.#call(h, 'onAdd', o);
+    if (this.#synced) for (const o of this.#cache.list()) this.#call(() => h.onAdd?.(o));
     return () => this.#handlers.delete(h);
   }
 
@@ -339,22 +339,17 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   #emit(kind: 'onAdd' | 'onDelete', obj: T): void {
-    for (const h of this.#handlers) this.#call(h, kind, obj);
+    for (const h of this.#handlers) this.#call(() => h[kind]?.(obj));
   }
 
   #emitUpdate(oldObj: T, newObj: T): void {
-    for (const h of this.#handlers) {
-      try {
-        h.onUpdate?.(oldObj, newObj);
-      } catch (err) {
-        this.#log?.error('informer handler threw', { error: errorMessage(err) });
-      }
-    }
+    for (const h of this.#handlers) this.#call(() => h.onUpdate?.(oldObj, newObj));
   }
 
-  #call(h: InformerHandlers<T>, kind: 'onAdd' | 'onDelete', obj: T): void {
+  /** A throwing handler is logged and must not keep the others from hearing of the change. */
+  #call(handler: () => void): void {
     try {
-      h[kind]?.(obj);
+      handler();
     } catch (err) {
       this.#log?.error('informer handler threw', { error: errorMessage(err) });
     }
