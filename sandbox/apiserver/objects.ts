@@ -535,11 +535,7 @@ export class ObjectService {
     }
     next.metadata.deletionGracePeriodSeconds = 0;
     if (deepEqual(next, obj)) return obj;
-    next.metadata.resourceVersion = String(this.store.nextRv());
-    const stored = orderObject(def, next);
-    this.store.put(this.rkey(def), stored, 'MODIFIED');
-    this.hooks.written(def, stored);
-    return stored;
+    return this.writeModified(def, next);
   }
 
   /** A pod on a node terminates first: its kubelet (the sandbox's) deletes it with grace 0. */
@@ -550,11 +546,7 @@ export class ObjectService {
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;
     next.metadata.deletionTimestamp = rfc3339(new Date(Date.now() + grace * 1000));
     next.metadata.deletionGracePeriodSeconds = grace;
-    next.metadata.resourceVersion = String(this.store.nextRv());
-    const stored = orderObject(def, next);
-    this.store.put(this.rkey(def), stored, 'MODIFIED');
-    this.hooks.written(def, stored);
-    return stored;
+    return this.writeModified(def, next);
   }
 
   private deleteNamespace(def: ResourceDef, obj: KObj): KObj {
@@ -563,6 +555,11 @@ export class ObjectService {
     next.metadata.deletionTimestamp = rfc3339();
     next.metadata.deletionGracePeriodSeconds = 0;
     next.status = { ...(next.status ?? {}), phase: 'Terminating' };
+    return this.writeModified(def, next);
+  }
+
+  /** Stores `next` of a deletion in progress under a fresh resourceVersion (a MODIFIED event). */
+  private writeModified(def: ResourceDef, next: KObj): KObj {
     next.metadata.resourceVersion = String(this.store.nextRv());
     const stored = orderObject(def, next);
     this.store.put(this.rkey(def), stored, 'MODIFIED');
