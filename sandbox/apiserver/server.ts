@@ -341,8 +341,9 @@ export class ApiHttpHandler {
     const nego = negotiate(req.headers.accept);
     const q = info.query;
     // Renders an object as the service returns it (views already converted) in the negotiated form.
-    const render = (obj: KObj): KObj => {
-      if (nego.table) return toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata');
+    // A watch sends the column definitions with its first Table only.
+    const render = (obj: KObj, withHeaders = true): KObj => {
+      if (nego.table) return toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', withHeaders);
       if (nego.partial) return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMetadata(obj.metadata) };
       return obj;
     };
@@ -388,10 +389,7 @@ export class ApiHttpHandler {
           format: nego.table ? 'table' : 'json',
           asStored: !nego.table && !nego.partial && !def.view,
           present: (stored) => this.svc.present(def, stored),
-          render: (stored, first) => {
-            const obj = this.svc.present(def, stored);
-            return nego.table ? toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', first) : render(obj);
-          },
+          render: (stored, first) => render(this.svc.present(def, stored), first),
           headers: this.baseHeaders(),
         }, res);
         logWatch(200);
