@@ -211,6 +211,12 @@ export class ApiHttpHandler {
       res.end(method === 'HEAD' ? undefined : text);
       logged();
     };
+    const sendText = (code: number, text: string) => {
+      status = code;
+      res.writeHead(code, { ...this.baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
+      res.end(text);
+      logged();
+    };
     try {
       const facts = { verb: info.verb, resource: info.resource, namespace: info.namespace, name: info.name, subresource: info.subresource };
       const delay = this.faults.takeDelay(facts);
@@ -221,10 +227,7 @@ export class ApiHttpHandler {
       if (!info.isResource) {
         const body = this.nonResource(info, req.headers.accept);
         if (typeof body === 'string') {
-          status = 200;
-          res.writeHead(200, { ...this.baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-          res.end(body);
-          logged();
+          sendText(200, body);
           return;
         }
         // kube-apiserver indents these two documents itself.
@@ -237,10 +240,7 @@ export class ApiHttpHandler {
       });
     } catch (e) {
       if (e instanceof TextNotFound) {
-        status = 404;
-        res.writeHead(404, { ...this.baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
-        res.end('404 page not found\n');
-        logged();
+        sendText(404, '404 page not found\n');
         return;
       }
       const err = e instanceof ApiError ? e : new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`));
