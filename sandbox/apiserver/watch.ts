@@ -70,7 +70,7 @@ class Watcher {
     this.write(encodeJson({ type: 'BOOKMARK', object }));
   }
 
-  private matches(o: KObj | undefined): boolean {
+  matches(o: KObj | undefined): boolean {
     return o !== undefined && this.req.labels(o.metadata.labels) && this.req.fields(o);
   }
 
@@ -164,7 +164,7 @@ export class WatchHub {
     const w = new Watcher(this, req, res, startRv);
     if (fromNow) {
       for (const obj of this.store.list(req.rkey, req.namespace)) {
-        if (req.labels(obj.metadata.labels) && req.fields(obj)) w.sendObject('ADDED', obj);
+        if (w.matches(obj)) w.sendObject('ADDED', obj);
       }
     } else {
       const events = Number.isFinite(startRv) ? this.store.eventsSince(startRv) : undefined;
