@@ -12,7 +12,7 @@ import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } fr
 import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
 import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
 import { Resources, defsFromCrd } from './resources.ts';
-import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import { parseFieldSelector, parseLabelSelector, type FieldSelector } from './selectors.ts';
 import {
   ApiError, alreadyExists, badRequest, conflict, expired, forbidden, internalError, invalid, notFound,
   statusBody, successStatus, unsupportedPatch,
@@ -153,6 +153,12 @@ export class ObjectService {
     return shown;
   }
 
+  /** `text` as a selector of `def`'s objects: a view's paths in its storage's terms, built-ins' own field labels. */
+  fieldSelector(def: ResourceDef, text: string | null | undefined): FieldSelector {
+    const storage = this.storageOf(def);
+    return parseFieldSelector(def.view && text ? def.view.selector(text) : text, storage.builtin ? storage.resource : '');
+  }
+
   get(def: ResourceDef, ns: string | undefined, name: string): KObj {
     const obj = this.store.get(this.rkey(def), ns, name);
     if (!obj) throw notFound(def, name);
@@ -179,7 +185,7 @@ export class ObjectService {
       listRv = snapshot = Math.min(Number(q.resourceVersion), listRv);
     }
     const labels = parseLabelSelector(q.labelSelector);
-    const fields = parseFieldSelector(def.view && q.fieldSelector ? def.view.selector(q.fieldSelector) : q.fieldSelector, this.storageOf(def).builtin ? this.storageOf(def).resource : '');
+    const fields = this.fieldSelector(def, q.fieldSelector);
     // Pages of one list are one snapshot, like etcd serving the list's revision.
     const all = snapshot !== undefined && snapshot < this.store.currentRv()
       ? this.store.listAt(this.rkey(def), ns, snapshot, start)

@@ -10,7 +10,7 @@ import { Faults } from './faults.ts';
 import { isObject, orderMetadata } from './json.ts';
 import { listBody, ObjectService, type WriteOptions } from './objects.ts';
 import { RequestLog } from './request-log.ts';
-import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
+import { parseLabelSelector } from './selectors.ts';
 import {
   ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
 } from './status.ts';
@@ -380,7 +380,7 @@ export class ApiHttpHandler {
         const timeout = q.get('timeoutSeconds');
         const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
         const labels = parseLabelSelector(q.get('labelSelector'));
-        const fields = parseFieldSelector(def.view && fieldSel ? def.view.selector(fieldSel) : fieldSel, def.builtin ? (def.view?.storage ?? def.resource) : '');
+        const fields = this.svc.fieldSelector(def, fieldSel);
         this.watches.serve({
           def, rkey: this.svc.rkey(def), namespace: ns, labels, fields,
           resourceVersion: q.get('resourceVersion') ?? undefined,
