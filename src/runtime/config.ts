@@ -23,11 +23,19 @@ export interface Config {
   resyncPeriodMs: number;
   /** Bound on finishing in-flight reconciles at shutdown. */
   shutdownTimeoutMs: number;
+  /** Deadline of one reconcile: its signal aborts and the key is retried with backoff. */
+  reconcileTimeoutMs: number;
+  /** Client-side token bucket of API requests (watches excepted): refill rate and size. */
+  kubeApiQps: number;
+  kubeApiBurst: number;
   orchestratorUrl: string | undefined;
   sidecarImage: string;
   /** mysqlVersion (or alias) → image. */
   mysqlImageMap: Record<string, string>;
   logLevel: LogLevel;
+  /** Orchestrator's topology credentials, copied into operated Secrets; '' = generate per cluster. */
+  orcTopologyUser: string;
+  orcTopologyPassword: string;
 }
 
 export class ConfigError extends Error {
@@ -59,10 +67,16 @@ export const OPTIONS: Option[] = [
   { flag: 'workers', env: 'WORKERS', type: 'string', help: 'concurrent reconciles per controller', default: '5' },
   { flag: 'resync-period', env: 'RESYNC_PERIOD', type: 'string', help: 'every object is reconciled at least this often', default: '5m' },
   { flag: 'shutdown-timeout', env: 'SHUTDOWN_TIMEOUT', type: 'string', help: 'bound on finishing in-flight work at shutdown', default: '25s' },
+  { flag: 'reconcile-timeout', env: 'RECONCILE_TIMEOUT', type: 'string', help: 'deadline of one reconcile; past it the key is retried with backoff', default: '5m' },
+  { flag: 'kube-api-qps', env: 'KUBE_API_QPS', type: 'string', help: 'API requests per second, on average (watches excepted)', default: '20' },
+  { flag: 'kube-api-burst', env: 'KUBE_API_BURST', type: 'string', help: 'API requests allowed at once above --kube-api-qps', default: '30' },
   { flag: 'orchestrator-url', env: 'ORCHESTRATOR_URL', type: 'string', help: 'Orchestrator HTTP API base URL' },
   { flag: 'sidecar-image', env: 'SIDECAR_IMAGE', type: 'string', help: 'image of the sidecar containers', default: 'mysql-operator-sidecar:latest' },
   { flag: 'mysql-image-map', env: 'MYSQL_IMAGE_MAP', type: 'string', help: "mysqlVersion=image pairs, comma separated ('8.0=percona:8.0,mariadb-10.11=mariadb:10.11')", default: '' },
   { flag: 'log-level', env: 'LOG_LEVEL', type: 'string', help: `one of ${LOG_LEVELS.join(', ')}`, default: 'info' },
+  // COMPAT: the anchor's chart passes these two variables to the operator.
+  { flag: 'orc-topology-user', env: 'ORC_TOPOLOGY_USER', type: 'string', help: "Orchestrator's MySQL user, put in every operated Secret (default: generated per cluster)" },
+  { flag: 'orc-topology-password', env: 'ORC_TOPOLOGY_PASSWORD', type: 'string', help: 'its password (prefer the variable: a flag shows in the process list)' },
 ];
 
 export function usage(): string {
@@ -167,6 +181,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     return ms;
   };
+  const integer = (flag: string, min: number, max: number): number => {
+    const { value, source } = raw(flag);
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new ConfigError(`${source}: '${value}' is not an integer between ${min} and ${max}`);
+    }
+    return n;
+  };
   const bool = (flag: string): boolean => {
     const { value, source } = raw(flag);
     if (value === 'true' || value === '1') return true;
@@ -178,11 +200,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const metricsAddr = parseAddr(metrics.value ?? '');
   if (!metricsAddr) throw new ConfigError(`${metrics.source}: '${metrics.value}' is not host:port or :port`);
 
-  const w = raw('workers');
-  const workers = Number(w.value);
-  if (!Number.isInteger(workers) || workers < 1 || workers > 256) {
-    throw new ConfigError(`${w.source}: '${w.value}' is not an integer between 1 and 256`);
-  }
+  const workers = integer('workers', 1, 256);
 
   const orc = raw('orchestrator-url');
   if (orc.value) {
@@ -200,6 +218,13 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const im = raw('mysql-image-map');
   const mysqlImageMap = parseImageMap(im.value ?? '');
   if (!mysqlImageMap) throw new ConfigError(`${im.source}: '${im.value}' is not a list of version=image pairs`);
+
+  const qps = raw('kube-api-qps');
+  const kubeApiQps = Number(qps.value);
+  if (!Number.isFinite(kubeApiQps) || kubeApiQps <= 0) {
+    throw new ConfigError(`${qps.source}: '${qps.value}' is not a positive number`);
+  }
+  const kubeApiBurst = integer('kube-api-burst', 1, 100_000);
 
   const ll = raw('log-level');
   if (!LOG_LEVELS.includes(ll.value as LogLevel)) {
@@ -233,9 +258,14 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     workers,
     resyncPeriodMs: duration('resync-period'),
     shutdownTimeoutMs: duration('shutdown-timeout'),
+    reconcileTimeoutMs: duration('reconcile-timeout'),
+    kubeApiQps,
+    kubeApiBurst,
     orchestratorUrl: orc.value || undefined,
     sidecarImage: sidecar.value,
     mysqlImageMap,
     logLevel: ll.value as LogLevel,
+    orcTopologyUser: str('orc-topology-user') ?? '',
+    orcTopologyPassword: str('orc-topology-password') ?? '',
   };
 }

@@ -14,15 +14,14 @@ import { clusterOptions, type ClusterControllerOptions } from './options.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { reconcileCluster } from './reconcile.ts';
 
-export function clusterOptionsFromConfig(config: Config, env: NodeJS.ProcessEnv = process.env): ClusterControllerOptions {
+export function clusterOptionsFromConfig(config: Config): ClusterControllerOptions {
   const sidecar = config.sidecarImage;
   return clusterOptions({
     ...(sidecar ? { sidecarImage57: sidecar, sidecarImage80: sidecar, sidecarImage84: sidecar, sidecarImageMariaDB: sidecar } : {}),
     ...(config.orchestratorUrl ? { orchestratorUri: config.orchestratorUrl } : {}),
     versionImages: config.mysqlImageMap,
-    // The anchor's chart hands Orchestrator's topology credentials to the operator this way.
-    orcTopologyUser: env['ORC_TOPOLOGY_USER'] ?? '',
-    orcTopologyPassword: env['ORC_TOPOLOGY_PASSWORD'] ?? '',
+    orcTopologyUser: config.orcTopologyUser,
+    orcTopologyPassword: config.orcTopologyPassword,
   });
 }
 

@@ -14,6 +14,7 @@ import { eventually } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
+const TOPOLOGY_PASSWORD = 'Topo-Secret-0815';
 
 describe('operator process', () => {
   it('refuses an invalid flag with exit code 2 and a message naming it', () => {
@@ -23,16 +24,18 @@ describe('operator process', () => {
   });
 
   for (const flag of ['--help', '-h']) {
-    it(`prints the usage on stdout and exits 0 for ${flag}`, () => {
-      const r = spawnSync(process.execPath, [MAIN, flag], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+    it(`prints the usage on stdout and exits 0 for ${flag}, without the topology password it was given`, () => {
+      const r = spawnSync(process.execPath, [MAIN, flag], { encoding: 'utf8', env: { PATH: process.env['PATH'], ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD } });
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^usage: mysql-operator \[flags\]/);
       assert.match(r.stdout, /--workers +WORKERS /);
+      assert.match(r.stdout, /--orc-topology-password +ORC_TOPOLOGY_PASSWORD /);
+      assert.doesNotMatch(r.stdout, new RegExp(TOPOLOGY_PASSWORD));
       assert.equal(r.stderr, '');
     });
   }
 
-  it('runs against a kubeconfig, becomes ready, and on SIGTERM releases the Lease and exits 0', async (t) => {
+  it('runs against a kubeconfig, becomes ready, never logs the topology password, and on SIGTERM releases the Lease and exits 0', async (t) => {
     const env = await kubeEnv(t); // with the project's CRDs: the registered controllers watch them
     const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +49,7 @@ describe('operator process', () => {
       process.execPath,
       [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
         '--metrics-addr', '127.0.0.1:0', '--identity', 'main-test', '--retry-period', '200ms'],
-      { env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { PATH: process.env['PATH'], ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     let err = '';
@@ -74,5 +77,6 @@ describe('operator process', () => {
     const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: 'mysql-operator-leader-election' });
     assert.ok(!lease.spec?.holderIdentity, 'the Lease was released');
     for (const line of out.split('\n').filter(Boolean)) JSON.parse(line);
+    assert.doesNotMatch(out + err, new RegExp(TOPOLOGY_PASSWORD), 'the topology password is never logged');
   });
 });
