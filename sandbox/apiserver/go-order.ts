@@ -1,5 +1,6 @@
 // Key order of built-in objects as Go's encoding/json writes them: struct field order. Only the
 // types the operator and the sandbox use are listed; other fields keep the order they came in.
+import { isPlainObject } from '../../src/api/structural/index.ts';
 import type { KObj } from './types.ts';
 
 interface TypeInfo {
@@ -84,10 +85,6 @@ const TYPES: Record<string, TypeInfo> = {
   },
   ValidationRule: { order: ['rule', 'message', 'messageExpression', 'reason', 'fieldPath'] },
 };
-
-function isPlainObject(v: unknown): v is KObj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function orderAs(v: unknown, type: string): unknown {
   if (type.startsWith('[]')) return Array.isArray(v) ? v.map((x) => orderAs(x, type.slice(2))) : v;

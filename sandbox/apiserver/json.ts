@@ -1,30 +1,18 @@
-// JSON value helpers: deep copy, deep equality, key order (Go struct order for built-ins,
-// sorted keys for custom resources, which the real server stores unstructured).
+// JSON value helpers: deep copy, key order (Go struct order for built-ins, sorted keys for
+// custom resources, which the real server stores unstructured); deep equality and the object
+// test are the schema engine's (src/api/structural).
+import { deepEqual, isPlainObject } from '../../src/api/structural/index.ts';
 import { goOrder } from './go-order.ts';
 import type { KObj, ResourceDef } from './types.ts';
+
+export { deepEqual };
 
 export function clone<T>(v: T): T {
   return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
-export function isObject(v: unknown): v is KObj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => deepEqual(x, b[i]));
-  }
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => deepEqual(a[k], b[k]));
-  }
-  return false;
-}
+// One implementation with the schema engine's; typed for the sandbox's any-valued objects.
+export const isObject: (v: unknown) => v is KObj = isPlainObject;
 
 export function sortKeysDeep(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeysDeep);

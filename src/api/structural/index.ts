@@ -44,6 +44,7 @@ export {
   type StatusCause,
 } from './errors.ts';
 export { goJsonStringify } from './go-json.ts';
+export { deepEqual, isPlainObject } from './json-value.ts';
 export type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-types.ts';
 export type { ScaleSubresource } from './scale.ts';
 

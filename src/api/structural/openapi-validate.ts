@@ -10,7 +10,7 @@ import {
   typeInvalid,
   type FieldError,
 } from './errors.ts';
-import { isPlainObject, jsonTypeOf } from './json-value.ts';
+import { deepEqual, isPlainObject, jsonTypeOf } from './json-value.ts';
 import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
 
 /** Field of an error named by a go-openapi path: a leading '.' is dropped, root is "<nil>". */
@@ -55,18 +55,6 @@ function compilePattern(pattern: string): RegExp | null {
     regexCache.set(pattern, re);
   }
   return regexCache.get(pattern) ?? null;
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 /** True for `[{type: integer}, {type: string}]`, the one anyOf an int-or-string field may carry. */
