@@ -9,6 +9,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../../src/runtime/kube/client.ts';
 import { AlreadyExistsError } from '../../src/runtime/kube/errors.ts';
 import { crdObjectsFrom, startApiServer, type ApiServer, type KObj } from '../../sandbox/apiserver/index.ts';
+import { eventually } from './wait.ts';
 
 export interface KubeEnv {
   kubeConfig: KubeConfig;
@@ -49,14 +50,11 @@ export async function installCrds(kubeConfig: KubeConfig, crds: KObj[] = project
         await client.update({ ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata?.resourceVersion } });
       }
     }
-    const deadline = Date.now() + 30_000;
     for (const crd of crds) {
-      for (;;) {
+      await eventually(`CRD ${crd.metadata.name} to be Established`, async () => {
         const cur = await client.get<KObj>(ref(crd.metadata.name));
-        if (cur.status?.conditions?.some((c: KObj) => c.type === 'Established' && c.status === 'True')) break;
-        if (Date.now() > deadline) throw new Error(`CRD ${crd.metadata.name} not Established within 30s`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+        return cur.status?.conditions?.some((c: KObj) => c.type === 'Established' && c.status === 'True');
+      });
     }
   } finally {
     client.close();

@@ -16,6 +16,7 @@ import mysql from 'mysql2/promise';
 import {
   connectNode, flavourFromVersionSpec, renderInitFile, type ConnectParams, type MysqlNode, type SystemCredentials,
 } from '../../src/mysql/index.ts';
+import { eventually } from './wait.ts';
 
 export const MARIADBD = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
 
@@ -303,7 +304,7 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
       p.kill('SIGSTOP');
       // kill() returns with the stop only queued: each thread stops when it next runs, and under
       // load a connection thread can still answer a query meanwhile.
-      await waitFor(async () => threadStates(pid).every((st) => 'TtZX'.includes(st)), `${name} (pid ${pid}) to stop`);
+      await eventually(`${name} (pid ${pid}) to stop`, async () => threadStates(pid).every((st) => 'TtZX'.includes(st)));
     },
     resume: () => { proc?.kill('SIGCONT'); },
     errorLog: (lines = 40) => tailOf(errorLogPath, lines),
@@ -332,14 +333,14 @@ async function sessionGone(a: { host: string; port: number }, id: number): Promi
   if (!root) return;
   root.on('error', () => undefined);
   try {
-    await waitFor(async () => {
+    await eventually(`session ${id} to end`, async () => {
       try {
         const [rows] = await root.query('SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ?', [id]);
         return Array.isArray(rows) && rows.length === 0;
       } catch {
         return true;
       }
-    }, `session ${id} to end`);
+    });
   } finally {
     await root.end();
   }
@@ -411,23 +412,6 @@ export async function startReplicationPair(opts: { t?: StartMariaDBOptions['t'] 
   const r = await replica.node();
   await r.pointAt({ host: master.host, port: master.port }, TEST_SYSTEM_USERS.replication);
   await r.startReplication();
-  await waitFor(async () => (await r.replicationStatus())?.ioRunning === true, 'replica IO thread running');
+  await eventually('replica IO thread running', async () => (await r.replicationStatus())?.ioRunning === true);
   return { master, replica };
-}
-
-/** Polls `cond` every 100 ms until true; throws naming `what` after `timeoutMs` (default 20 s). */
-export async function waitFor(cond: () => Promise<boolean>, what: string, timeoutMs = 20000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      if (await cond()) return;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String((last as Error).message ?? last)}` : ''}`);
-    }
-    await sleep(100);
-  }
 }

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
-import { eventually, expectApiError, raw, rawWatchLines } from './helpers.ts';
+import { expectApiError, raw, rawWatchLines } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 const SKIP = process.env.TEST_KUBECONFIG ? 'fault injection needs the test API server' : false;
 
@@ -25,10 +26,10 @@ async function informed(t: Parameters<typeof kubeEnv>[0], env: KubeEnv) {
     await inf.stop();
   });
   const inSync = () =>
-    eventually(async () => {
+    eventually('the informer cache to match the server', async () => {
       const server = (await core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => `${c.metadata!.name}@${c.metadata!.resourceVersion}`).sort();
       const cache = inf.list().map((c) => `${c.metadata!.name}@${c.metadata!.resourceVersion}`).sort();
-      return JSON.stringify(server) === JSON.stringify(cache) ? true : undefined;
+      return JSON.stringify(server) === JSON.stringify(cache);
     }, 20_000);
   return { core, ns, inf, inSync };
 }

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api, CustomObjectsApi, type V1OwnerReference } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { cluster, eventually, expectApiError, MERGE_PATCH, MYSQL_GROUP } from './helpers.ts';
+import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 async function ownerWithConfigMap(env: Awaited<ReturnType<typeof kubeEnv>>, name: string, block = true) {
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
@@ -16,10 +17,10 @@ async function ownerWithConfigMap(env: Awaited<ReturnType<typeof kubeEnv>>, name
   return { co, core, owner };
 }
 
-async function gone(p: () => Promise<unknown>): Promise<true | undefined> {
+async function gone(p: () => Promise<unknown>): Promise<boolean> {
   try {
     await p();
-    return undefined;
+    return false;
   } catch (e) {
     if ((e as { code?: number }).code === 404) return true;
     throw e;
@@ -31,7 +32,7 @@ test('background deletion answers with a Success Status and the garbage collecto
   const { co, core, owner } = await ownerWithConfigMap(env, 'gc-bg');
   const status = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-bg', propagationPolicy: 'Background' })) as Record<string, any>;
   assert.deepEqual(status, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: 'gc-bg', group: 'mysql.presslabs.org', kind: 'mysqlclusters', uid: owner.metadata.uid } });
-  await eventually(() => gone(() => core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-bg-config' })), 10_000);
+  await eventually('ConfigMap gc-bg-config to be collected', () => gone(() => core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-bg-config' })), 10_000);
 });
 
 test('orphan deletion keeps the dependents and strips their owner references', async (t) => {
@@ -40,7 +41,7 @@ test('orphan deletion keeps the dependents and strips their owner references', a
   const answer = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-orphan', propagationPolicy: 'Orphan' })) as Record<string, any>;
   assert.deepEqual(answer.metadata.finalizers, ['orphan']);
   assert.ok(answer.metadata.deletionTimestamp);
-  await eventually(() => gone(() => co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-orphan' })), 10_000);
+  await eventually('MysqlCluster gc-orphan to be gone', () => gone(() => co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-orphan' })), 10_000);
   const cm = await core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-orphan-config' });
   assert.equal(cm.metadata?.ownerReferences, undefined);
 });
@@ -50,7 +51,7 @@ test('foreground deletion removes blocking dependents before the owner', async (
   const { co, core } = await ownerWithConfigMap(env, 'gc-fg');
   const answer = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-fg', propagationPolicy: 'Foreground' })) as Record<string, any>;
   assert.deepEqual(answer.metadata.finalizers, ['foregroundDeletion']);
-  await eventually(() => gone(() => co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-fg' })), 10_000);
+  await eventually('MysqlCluster gc-fg to be gone', () => gone(() => co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'gc-fg' })), 10_000);
   await assert.rejects(core.readNamespacedConfigMap({ namespace: env.namespace, name: 'gc-fg-config' }), (e: { code?: number }) => e.code === 404);
 });
 
@@ -82,7 +83,7 @@ test('deleting a namespace removes what it holds, then the namespace; creating i
   const err = await expectApiError(core.createNamespacedConfigMap({ namespace: name, body: { metadata: { name: 'b' } } }));
   assert.equal(err.code, 403);
   await core.patchNamespacedConfigMap({ namespace: name, name: 'a', body: { metadata: { finalizers: null } } }, MERGE_PATCH);
-  await eventually(() => gone(() => core.readNamespace({ name })), 60_000);
+  await eventually(`namespace ${name} to be gone`, () => gone(() => core.readNamespace({ name })), 60_000);
 });
 
 test('a pod bound to a node terminates gracefully: deletionTimestamp in the future, gone after a delete with grace 0', async (t) => {

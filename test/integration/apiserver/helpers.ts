@@ -160,17 +160,6 @@ export async function expectApiError(p: Promise<unknown>): Promise<{ code: numbe
   throw new Error('expected the call to fail');
 }
 
-/** Polls `check` until it returns a value other than undefined (or fails after `ms`). */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export const MYSQL_GROUP = { group: 'mysql.presslabs.org', version: 'v1alpha1', plural: 'mysqlclusters' };
 
 export function cluster(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {

@@ -12,7 +12,8 @@ import { promisify } from 'node:util';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { startApiServer } from '../../../sandbox/apiserver/index.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually, MYSQL_GROUP, raw } from './helpers.ts';
+import { MYSQL_GROUP, raw } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 const KUBECTL = fileURLToPath(new URL('../../../.tools/bin/kubectl', import.meta.url));
 const run = promisify(execFile);
@@ -110,10 +111,10 @@ test('kubectl get -w prints the changes, kubectl delete removes the objects', { 
   watcher.stdout.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  await eventually(() => (out.includes('c1') ? true : undefined), 10_000);
+  await eventually('kubectl --watch to print c1', () => out.includes('c1'), 10_000);
   await kubectl('label', 'mysql', 'c1', 'tier=db');
   assert.match(await kubectl('delete', '-f', manifest), /mysqlcluster\.mysql\.presslabs\.org "c1" deleted/);
-  await eventually(() => (/DELETED\s+c1/.test(out) ? true : undefined), 10_000);
+  await eventually('kubectl --watch to print the deletion of c1', () => /DELETED\s+c1/.test(out), 10_000);
   assert.match(out, /ADDED\s+c1/);
   assert.match(out, /MODIFIED\s+c1/);
   assert.match(await run(KUBECTL, args(['get', 'mysql', '--ignore-not-found'])).then((r) => r.stdout), /^$/);
@@ -160,7 +161,7 @@ test('main.ts runs the server as a process: one JSON line with the URL, a kubeco
   child.stdout.on('data', (d: Buffer) => {
     out += d.toString();
   });
-  const line = await eventually(() => (out.includes('\n') ? out.split('\n')[0]! : undefined), 20_000);
+  const line = await eventually('the first line of output', () => (out.includes('\n') ? out.split('\n')[0]! : undefined), 20_000);
   assert.match(JSON.parse(line).url, /^http:\/\/127\.0\.0\.1:\d+$/);
   const { stdout } = await run(KUBECTL, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'crd', '-o', 'name'], { timeout: 30_000 });
   assert.match(stdout, /customresourcedefinition\.apiextensions\.k8s\.io\/mysqlclusters\.mysql\.presslabs\.org/);

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CoreV1Api, CustomObjectsApi, EventsV1Api, makeInformer, Watch, type V1ConfigMap } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { cluster, eventually, fixtureText, MERGE_PATCH, MYSQL_GROUP, raw, rawWatchLines } from './helpers.ts';
+import { cluster, fixtureText, MERGE_PATCH, MYSQL_GROUP, raw, rawWatchLines } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 type Ev = { type: string; object: Record<string, any> };
 
@@ -139,9 +140,9 @@ test('an informer lists, then follows changes; its cache equals the server objec
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'post' }, data: { a: '1' } } });
   await core.patchNamespacedConfigMap({ namespace: ns, name: 'post', body: { data: { a: '2' } } }, MERGE_PATCH);
   await core.deleteNamespacedConfigMap({ namespace: ns, name: 'pre' });
-  await eventually(() => {
+  await eventually('the informer to hold only post:2', () => {
     const names = inf.list().map((c) => `${c.metadata?.name}:${c.data?.a ?? ''}`).filter((n) => !n.startsWith('kube-root-ca'));
-    return names.length === 1 && names[0] === 'post:2' ? true : undefined;
+    return names.length === 1 && names[0] === 'post:2';
   });
 });
 

@@ -9,7 +9,8 @@ import { parse } from 'yaml';
 import type { V1ConfigMap, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { eventually, OPERATOR_AGENT, startOperator, testApi } from './operator.ts';
+import { OPERATOR_AGENT, startOperator, testApi } from './operator.ts';
+import { eventually } from '../../support/wait.ts';
 
 const ANCHOR = new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url);
 const ANCHOR_UID = '11111111-2222-3333-4444-555555555555';

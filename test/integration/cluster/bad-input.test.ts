@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { eventually, operatorTest } from './operator.ts';
+import { operatorTest } from './operator.ts';
+import { eventually } from '../../support/wait.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runHeartbeat, type HeartbeatTick } from '../../../src/sidecar/heartbeat.ts';
-import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
+import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 
 const U = TEST_SYSTEM_USERS;
 
@@ -31,7 +32,7 @@ async function heartbeatRows(s: MariaDBServer): Promise<Record<string, unknown>[
 test('MariaDB 10.11 live: heartbeat rows appear on the writable master, replicate, and lag is >= 0 and grows when replication stops', async (t) => {
   const { master, replica } = await startReplicationPair({ t });
   const loop = startLoop(master, t);
-  await waitFor(async () => (await heartbeatRows(master)).length === 1, 'a heartbeat row on the master');
+  await eventually('a heartbeat row on the master', async () => (await heartbeatRows(master)).length === 1);
   const row = (await heartbeatRows(master))[0] ?? {};
   assert.equal(Number(row['server_id']), master.serverId, 'the server id is read from the server');
   assert.match(String(row['ts']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/, 'pt-heartbeat timestamp format');
@@ -47,16 +48,16 @@ test('MariaDB 10.11 live: heartbeat rows appear on the writable master, replicat
   assert.ok(Math.abs(Number(readers[0]?.['now_ts']) - Number(readers[0]?.['exporter_ts'])) < 60);
   assert.ok(readers[0]?.['drift'] !== null && Number(readers[0]?.['drift']) >= 0, 'TIMESTAMPDIFF parses ts');
 
-  await waitFor(async () => (await heartbeatRows(replica)).length === 1, 'the heartbeat row on the replica');
+  await eventually('the heartbeat row on the replica', async () => (await heartbeatRows(replica)).length === 1);
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
   const lag = await r.heartbeatLag();
   assert.ok(lag !== null && lag >= 0, `lag ${lag}`);
 
   await r.stopReplication();
   const atStop = (await r.heartbeatLag()) ?? 0;
-  await waitFor(async () => ((await r.heartbeatLag()) ?? 0) > atStop + 1, 'the lag to grow past the value at stop + 1 s');
+  await eventually('the lag to grow past the value at stop + 1 s', async () => ((await r.heartbeatLag()) ?? 0) > atStop + 1);
   await r.startReplication();
-  await waitFor(async () => ((await r.heartbeatLag()) ?? 99) < 1, 'the lag to shrink once replication runs again');
+  await eventually('the lag to shrink once replication runs again', async () => ((await r.heartbeatLag()) ?? 99) < 1);
   await loop.stop();
   assert.ok(loop.ticks.some((x) => x.outcome === 'written'));
 });
@@ -64,12 +65,12 @@ test('MariaDB 10.11 live: heartbeat rows appear on the writable master, replicat
 test('MariaDB 10.11 live: heartbeat skips while the server is read-only and writes once it is writable', async (t) => {
   const s = await startMariaDB({ name: 'hb-ro', systemUsers: true, t });
   const loop = startLoop(s, t, 100);
-  await waitFor(async () => loop.ticks.filter((x) => x.outcome === 'skipped-read-only').length >= 3, 'three skipped ticks');
+  await eventually('three skipped ticks', async () => loop.ticks.filter((x) => x.outcome === 'skipped-read-only').length >= 3);
   assert.equal(loop.ticks.some((x) => x.outcome === 'written'), false);
   assert.deepEqual(await heartbeatRows(s), [], 'nothing written while read-only');
   const op = await s.node(s.paramsFor(U.operator.user, U.operator.password));
   await op.setReadOnly(false);
-  await waitFor(async () => (await heartbeatRows(s)).length === 1, 'a heartbeat row after the server became writable');
+  await eventually('a heartbeat row after the server became writable', async () => (await heartbeatRows(s)).length === 1);
 });
 
 test('MariaDB 10.11 live: heartbeat survives a server restart and stops on its signal', async (t) => {
@@ -82,13 +83,13 @@ test('MariaDB 10.11 live: heartbeat survives a server restart and stops on its s
   };
   await makeWritable();
   const loop = startLoop(s, t, 100);
-  await waitFor(async () => loop.ticks.some((x) => x.outcome === 'written'), 'a first write');
+  await eventually('a first write', async () => loop.ticks.some((x) => x.outcome === 'written'));
   await s.kill();
-  await waitFor(async () => loop.ticks.some((x) => x.outcome === 'error' && x.kind === 'unreachable'), 'an unreachable tick');
+  await eventually('an unreachable tick', async () => loop.ticks.some((x) => x.outcome === 'error' && x.kind === 'unreachable'));
   await s.start();
   await makeWritable();
   const before = loop.ticks.length;
-  await waitFor(async () => loop.ticks.slice(before).some((x) => x.outcome === 'written'), 'writes after the restart');
+  await eventually('writes after the restart', async () => loop.ticks.slice(before).some((x) => x.outcome === 'written'));
   for (const tick of loop.ticks) {
     if (tick.outcome === 'error') assert.doesNotMatch(tick.message, new RegExp(U.heartbeat.password));
   }

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import {
   connectNode, flavourFromVersionSpec, isMysqlError, MysqlError, renderInitFile, replicationError, STATUS,
 } from '../../../src/mysql/index.ts';
-import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
+import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 
 const U = TEST_SYSTEM_USERS;
 
@@ -91,7 +92,7 @@ test('MariaDB 10.11 live: read-only blocks users without READ_ONLY ADMIN but the
 test('MariaDB 10.11 live: pointAt with slave_pos replicates rows and the status is normalized', async (t) => {
   const { master, replica } = await startReplicationPair({ t });
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key, v varchar(20)); INSERT INTO app.t VALUES (1, "a"), (2, "b")');
-  await waitFor(async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2, 'rows on the replica');
+  await eventually('rows on the replica', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2);
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
   const st = await r.replicationStatus();
   assert.ok(st);
@@ -107,7 +108,7 @@ test('MariaDB 10.11 live: pointAt with slave_pos replicates rows and the status 
   assert.equal(replicationError(st), null);
   assert.ok(st.secondsBehind !== null && st.secondsBehind >= 0);
   const m = await master.node();
-  await waitFor(async () => (await r.replicationStatus())?.gtidExecuted === (await m.gtidExecuted()), 'replica caught up');
+  await eventually('replica caught up', async () => (await r.replicationStatus())?.gtidExecuted === (await m.gtidExecuted()));
   assert.match(st.masterLogFile, /^mysql-bin\.\d+$/);
 
   await r.stopReplication();
@@ -124,7 +125,7 @@ test('MariaDB 10.11 live: wrong replication password shows as an IO error in the
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
   await r.pointAt({ host: master.host, port: master.port }, { user: U.replication.user, password: 'not-the-password' }, { connectRetrySeconds: 1 });
   await r.startReplication();
-  await waitFor(async () => ((await r.replicationStatus())?.lastIoErrno ?? 0) !== 0, 'an IO error');
+  await eventually('an IO error', async () => ((await r.replicationStatus())?.lastIoErrno ?? 0) !== 0);
   const st = await r.replicationStatus();
   assert.ok(st);
   assert.equal(st.ioRunning, false);
@@ -152,7 +153,7 @@ test('MariaDB 10.11 live: GTID seeding after a restore makes the replica continu
   await master.sql('INSERT INTO app.t VALUES (4), (5)');
   await r.pointAt({ host: master.host, port: master.port }, U.replication, { start: { kind: 'gtid', mariadbPos: 'slave_pos' } });
   await r.startReplication();
-  await waitFor(async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 5, 'rows 4 and 5 on the replica');
+  await eventually('rows 4 and 5 on the replica', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 5);
   const st = await r.replicationStatus();
   assert.equal(st?.lastSqlErrno, 0, 'no duplicate-key error: rows 1-3 were not replayed');
   assert.equal(st?.sqlRunning, true);
@@ -185,7 +186,7 @@ test('MariaDB 10.11 live: after a switchover the old master follows the new one 
   const oldM = await master.node(master.paramsFor(U.operator.user, U.operator.password));
   const newM = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1), (2)');
-  await waitFor(async () => (await newM.replicationStatus())?.gtidExecuted === (await oldM.gtidExecuted()), 'replica caught up');
+  await eventually('replica caught up', async () => (await newM.replicationStatus())?.gtidExecuted === (await oldM.gtidExecuted()));
 
   await oldM.setReadOnly(true);
   await newM.resetReplication();
@@ -193,7 +194,7 @@ test('MariaDB 10.11 live: after a switchover the old master follows the new one 
   await oldM.pointAt({ host: replica.host, port: replica.port }, U.replication, { start: { kind: 'gtid', mariadbPos: 'current_pos' } });
   await oldM.startReplication();
   await replica.sql('INSERT INTO app.t VALUES (3)');
-  await waitFor(async () => (await master.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 3, 'row 3 on the old master');
+  await eventually('row 3 on the old master', async () => (await master.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 3);
   const st = await oldM.replicationStatus();
   assert.equal(st?.masterHost, replica.host);
   assert.equal(st?.masterServerId, replica.serverId);
@@ -238,7 +239,7 @@ test('MariaDB 10.11 live: a replica restarted with keepConfigured + resumeReplic
   await replica.kill();
   await master.sql('INSERT INTO app.t VALUES (2)');
   await replica.start();
-  await waitFor(async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2, 'the row written while it was down');
+  await eventually('the row written while it was down', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2);
   assert.equal(await r.isConfigured(), true);
   assert.equal(await r.isReadOnly(), true);
   assert.equal((await r.replicationStatus())?.sqlRunning, true);

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { flavourFromVersionSpec, renderInitFile, type SystemCredentials } from '../../../src/mysql/index.ts';
-import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
+import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 
 const U = TEST_SYSTEM_USERS;
 
@@ -24,7 +25,7 @@ test('MariaDB 10.11 live: the Orchestrator user can inspect and repoint the topo
   await master.sql('CREATE TABLE IF NOT EXISTS sys_operator.heartbeat (ts varchar(26) NOT NULL, server_id int unsigned NOT NULL PRIMARY KEY)');
   await master.sql('SELECT * FROM sys_operator.heartbeat', [], orc);
   const r = await replica.node();
-  await waitFor(async () => (await r.replicationStatus())?.ioRunning === true, 'replica running again');
+  await eventually('replica running again', async () => (await r.replicationStatus())?.ioRunning === true);
 });
 
 test('MariaDB 10.11 live: the exporter user reads status but has at most 3 connections', async (t) => {

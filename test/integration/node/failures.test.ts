@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nodeCluster, podName, tableDigest, waitSameData } from './node-cluster.ts';
-import { TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
+import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 
 function logLines(out: string): Record<string, unknown>[] {
@@ -31,7 +32,7 @@ test('with the master unreachable the pod is not configured and says why; when i
     logLines(op.output())
       .filter((l) => l['object'] === `${c.ns}/${podName(1)}` && typeof l['retryInMs'] === 'number')
       .map((l) => l['retryInMs'] as number);
-  await waitFor(async () => retries().length >= 3, 'three attempts', 60_000);
+  await eventually('three attempts', async () => retries().length >= 3, 60_000);
   const [r1, r2, r3] = retries();
   assert.ok(r1! < r2! && r2! < r3!, `retry delays grow: ${retries().join(', ')}`);
 

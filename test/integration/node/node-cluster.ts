@@ -16,7 +16,8 @@ import type { PodCondition, PodObject } from '../../../src/controllers/node/pod-
 import { flavourFromVersionSpec, renderInitFile, type MysqlNode } from '../../../src/mysql/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
-import { startMariaDB, TEST_SYSTEM_USERS, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
+import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 
 export const CLUSTER = 'my-db';
 const NODE = process.execPath;
@@ -206,10 +207,10 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
     },
     async waitCondition(i, status, messageMatch) {
       let last: PodCondition | undefined;
-      await waitFor(async () => {
+      await eventually(`pod ${podName(i)} NodeInitialized=${status}${messageMatch ? ` ${messageMatch}` : ''} (last: ${JSON.stringify(last)})`, async () => {
         last = await nc.condition(i);
         return last?.status === status && (messageMatch === undefined || messageMatch.test(last.message ?? ''));
-      }, `pod ${podName(i)} NodeInitialized=${status}${messageMatch ? ` ${messageMatch}` : ''} (last: ${JSON.stringify(last)})`, 60_000);
+      }, 60_000);
       if (!last) throw new Error('unreachable');
       return last;
     },
@@ -275,9 +276,9 @@ export async function tableDigest(s: MariaDBServer, table: string): Promise<stri
 export async function waitSameData(master: MariaDBServer, replica: MariaDBServer, table: string): Promise<void> {
   let m = '';
   let r = '';
-  await waitFor(async () => {
+  await eventually(`${replica.name} to have the rows of ${master.name} in ${table} (master ${m}, replica ${r})`, async () => {
     m = await tableDigest(master, table);
     r = await tableDigest(replica, table).catch(() => 'missing');
     return m === r;
-  }, `${replica.name} to have the rows of ${master.name} in ${table} (master ${m}, replica ${r})`, 60_000);
+  }, 60_000);
 }

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { initFile, nodeCluster, waitSameData } from './node-cluster.ts';
-import { waitFor } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 
 test('a replica whose mysqld was killed and started again is re-configured and catches up', async (t) => {
   const c = await nodeCluster(t, 2);
@@ -22,7 +22,7 @@ test('a replica whose mysqld was killed and started again is re-configured and c
   await r.start();
   assert.equal(await (await c.root(1)).isConfigured(), false);
   await c.markStarted(1);
-  await waitFor(async () => (await (await c.root(1)).isConfigured()) === true, 'the restarted replica to be configured again', 60_000);
+  await eventually('the restarted replica to be configured again', async () => (await (await c.root(1)).isConfigured()) === true, 60_000);
   await m.sql('INSERT INTO app.t VALUES (5)');
   await waitSameData(m, r, 'app.t');
   assert.equal((await c.condition(1))?.status, 'True');
@@ -55,7 +55,7 @@ test('a replica restarted while the operator is down resumes on its own and is r
   const op2 = c.startOperator();
   t.after(() => op2.stop());
   // Back, the operator re-checks the node (a new lastProbeTime), without re-pointing it.
-  await waitFor(async () => (await c.condition(1))?.lastProbeTime !== before?.lastProbeTime, 'the operator to re-check pod 1', 60_000);
+  await eventually('the operator to re-check pod 1', async () => (await c.condition(1))?.lastProbeTime !== before?.lastProbeTime, 60_000);
   assert.equal((await c.condition(1))?.status, 'True');
   assert.doesNotMatch(op2.output(), /"step":"pointAt"/);
   assert.equal(await (await c.root(0)).isConfigured(), true);

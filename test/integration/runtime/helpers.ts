@@ -3,16 +3,6 @@ import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../../src/runtime/config.ts';
 import { createLogger, type Logger } from '../../../src/runtime/logger.ts';
 
-/** Polls `cond` until true; fails with `what` after `timeoutMs` (a bound on waiting, not a timing assertion). */
-export async function eventually(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await cond()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** A logger whose JSON lines are kept in memory (printed when DEBUG_TEST_LOGS is set). */
 export function memoryLogger(): { log: Logger; lines: string[] } {
   const lines: string[] = [];

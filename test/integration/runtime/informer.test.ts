@@ -6,7 +6,8 @@ import { Informer, type RelistReason, type RestartReason } from '../../../src/ru
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
-import { eventually, memoryLogger } from './helpers.ts';
+import { memoryLogger } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 

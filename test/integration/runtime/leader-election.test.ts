@@ -8,7 +8,8 @@ import type { Lease } from '../../../src/runtime/leader-election.ts';
 import { LeaderElector } from '../../../src/runtime/leader-election.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
-import { eventually, memoryLogger, testConfig } from './helpers.ts';
+import { memoryLogger, testConfig } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const LEASE_NAME = 'mysql-operator-leader-election';

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { Lease } from '../../../src/runtime/leader-election.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');

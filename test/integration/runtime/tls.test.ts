@@ -16,7 +16,7 @@ import { stringify } from 'yaml';
 import { Informer } from '../../../src/runtime/informer.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { eventually } from './helpers.ts';
+import { eventually } from '../../support/wait.ts';
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;
 

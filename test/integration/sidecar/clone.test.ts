@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
-import { startMariaDB, TEST_SYSTEM_USERS, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
+import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 import {
   BACKUP, confDirFor, configMapDir, fileCleanups, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
   type After, type RunningSidecar,
@@ -79,7 +80,7 @@ test('an empty replica clones from the master sidecar, starts, and replicates ro
   await node.startReplication();
   await source.sql("INSERT INTO app.rows (payload) VALUES ('after the clone 1'), ('after the clone 2')");
   const want = await rowCount(source);
-  await waitFor(async () => (await rowCount(target)) === want, 'rows written after the clone to replicate');
+  await eventually('rows written after the clone to replicate', async () => (await rowCount(target)) === want);
   const status = await node.replicationStatus();
   assert.equal(status?.ioRunning, true);
   assert.equal(status?.sqlRunning, true);
@@ -147,7 +148,7 @@ test('SIGTERM during a clone stops it: mbstream killed, data directory empty, no
   );
   t.after(() => run.proc.kill('SIGKILL'));
   await atStall;
-  await waitFor(async () => (await readdir(target.datadir)).length > 0, 'the clone to be unpacking');
+  await eventually('the clone to be unpacking', async () => (await readdir(target.datadir)).length > 0);
   run.proc.kill('SIGTERM');
   const done = await run.done;
   assert.equal(done.code, 1, done.output);

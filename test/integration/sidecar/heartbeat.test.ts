@@ -6,7 +6,8 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CONTAINER } from '../../../src/api/constants.ts';
-import { startMariaDB, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
+import { startMariaDB, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 import { renderClientConf } from '../../../src/sidecar/render-pod-files.ts';
 import { cluster, render } from '../../unit/cluster/builders.ts';
 import { confDirFor, podEnv, startSidecar } from './support.ts';
@@ -18,10 +19,10 @@ test('the heartbeat subcommand writes heartbeat rows as sys_heartbeat while writ
   const hb = startSidecar(['heartbeat', `--config-dir=${confDir}`], podEnv());
   t.after(() => hb.proc.kill('SIGKILL'));
 
-  await waitFor(async () => /heartbeat idle: server is read-only/.test(hb.output()), 'the read-only server to be skipped');
+  await eventually('the read-only server to be skipped', async () => /heartbeat idle: server is read-only/.test(hb.output()));
   const node = await server.node();
   await node.setReadOnly(false);
-  await waitFor(async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1, 'a heartbeat row');
+  await eventually('a heartbeat row', async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1);
   const lag = await node.heartbeatLag();
   assert.ok(lag !== null && lag >= 0);
   assert.ok(!hb.output().includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
@@ -51,7 +52,7 @@ test('the pt-heartbeat container args of the rendered StatefulSet run the heartb
   t.after(() => hb.proc.kill('SIGKILL'));
 
   await (await server.node()).setReadOnly(false);
-  await waitFor(async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1, 'a heartbeat row');
+  await eventually('a heartbeat row', async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1);
   hb.proc.kill('SIGTERM');
   const exit = await hb.done;
   assert.equal(exit.code, 0, exit.output);

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startReplicationPair, TEST_SYSTEM_USERS, waitFor } from '../../support/mariadb.ts';
+import { startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 import { tcpAnswers } from '../../../src/sidecar/resume-replication.ts';
 import { confDirFor, configMapDir, podEnv, runCloneAndInit } from './support.ts';
 
@@ -26,7 +27,7 @@ test('a configured replica restarted with the kept-data init-file resumes replic
   const { master, replica } = await startReplicationPair({ t });
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');
   const count = async (s: typeof master) => Number((await s.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n']);
-  await waitFor(async () => (await count(replica)) === 2, 'the first rows to replicate');
+  await eventually('the first rows to replicate', async () => (await count(replica)) === 2);
   await (await replica.node()).markConfigured(); // what the operator did before it went down
 
   // The replica becomes a pod: skip-slave-start as the pod's my.cnf has, and the files
@@ -51,9 +52,9 @@ test('a configured replica restarted with the kept-data init-file resumes replic
   const node = await replica.node();
   assert.equal(await node.isConfigured(), true, 'configured kept: the pod stays Ready');
   assert.equal(await node.isReadOnly(), true);
-  await waitFor(async () => (await count(replica)) === 4, 'rows written while it was down to arrive');
+  await eventually('rows written while it was down to arrive', async () => (await count(replica)) === 4);
   await master.sql('INSERT INTO app.t VALUES (5)');
-  await waitFor(async () => (await count(replica)) === 5, 'rows written after the restart to arrive');
+  await eventually('rows written after the restart to arrive', async () => (await count(replica)) === 5);
   const status = await node.replicationStatus();
   assert.equal(status?.ioRunning, true);
   assert.equal(status?.sqlRunning, true);

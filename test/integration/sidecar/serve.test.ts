@@ -5,7 +5,8 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { startReplicationPair, waitFor, type MariaDBServer } from '../../support/mariadb.ts';
+import { startReplicationPair, type MariaDBServer } from '../../support/mariadb.ts';
+import { eventually } from '../../support/wait.ts';
 import { BACKUP, fileCleanups, getBackup, startServeSidecar, type RunningSidecar } from './support.ts';
 
 const suite = fileCleanups();
@@ -52,7 +53,7 @@ test('taking a backup of a replica leaves its replication running as it was', as
   assert.equal(after?.masterHost, before?.masterHost);
   assert.equal(await node.isReadOnly(), true);
   await master.sql("INSERT INTO app.t VALUES (3, 'after the backup')");
-  await waitFor(async () => (await replica.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'] === 3, 'replication to continue');
+  await eventually('replication to continue', async () => (await replica.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'] === 3);
 });
 
 function backupChildren(): number[] {
@@ -76,8 +77,8 @@ test('a client that goes away mid-stream gets its mariabackup killed, and the ne
     req.on('error', () => undefined);
     req.setTimeout(30000, () => reject(new Error('no data')));
   });
-  await waitFor(async () => backupChildren().length === 0, 'mariabackup to be killed');
-  await waitFor(async () => /backup stream stopped: the client went away/.test(sidecar.output()), 'the stop to be logged');
+  await eventually('mariabackup to be killed', async () => backupChildren().length === 0);
+  await eventually('the stop to be logged', async () => /backup stream stopped: the client went away/.test(sidecar.output()));
   const next = await getBackup(sidecar.url, BACKUP);
   assert.equal(next.trailer, 'Success');
 });
@@ -88,7 +89,7 @@ test('a backup tool failure is reported in the trailer as Failed', async (t) => 
   const r = await getBackup(broken.url, BACKUP);
   assert.equal(r.status, 200);
   assert.equal(r.trailer, 'Failed');
-  await waitFor(async () => /backup tool failed/.test(broken.output()), 'the failure to be logged');
+  await eventually('the failure to be logged', async () => /backup tool failed/.test(broken.output()));
   assert.ok(!broken.output().includes('not-the-password'), 'no password in the log');
 });
 

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { WorkQueue } from '../../../src/runtime/work-queue.ts';
+import { eventually } from '../../support/wait.ts';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
   const promise = new Promise<void>((r) => (resolve = r));
   return { promise, resolve };
-}
-
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 2));
 }
 
 describe('WorkQueue', () => {
@@ -30,11 +27,11 @@ describe('WorkQueue', () => {
     });
     q.start();
     q.add('ns/a');
-    await until(() => calls.length === 1);
+    await eventually('the first call', () => calls.length === 1);
     for (let i = 0; i < 50; i++) q.add('ns/a');
     assert.equal(q.depth, 0, 'a key in flight is not queued a second time');
     gate.resolve();
-    await until(() => calls.length === 2 && running === 0);
+    await eventually('the second call to finish', () => calls.length === 2 && running === 0);
     await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(calls, ['ns/a', 'ns/a']);
     assert.equal(maxRunning, 1);
@@ -59,9 +56,9 @@ describe('WorkQueue', () => {
     for (const k of ['a', 'b', 'a', 'b', 'c', 'a']) q.add(k);
     assert.equal(q.depth, 3);
     q.start();
-    await until(() => calls.length === 2);
+    await eventually('two keys in flight', () => calls.length === 2);
     gate.resolve();
-    await until(() => calls.length === 3 && running === 0);
+    await eventually('the third key to finish', () => calls.length === 3 && running === 0);
     assert.deepEqual([...calls].sort(), ['a', 'b', 'c']);
     assert.equal(maxRunning, 2);
     await q.shutdown();
@@ -81,8 +78,8 @@ describe('WorkQueue', () => {
     });
     q.start();
     q.add('k');
-    await until(() => attempts.length === 4);
-    await until(() => q.inFlight === 0);
+    await eventually('four attempts', () => attempts.length === 4);
+    await eventually('the last attempt to finish', () => q.inFlight === 0);
     assert.deepEqual(retries, [5, 10, 20]);
     assert.equal(q.failures('k'), 0, 'success forgets the failures');
     await q.shutdown();
@@ -106,10 +103,10 @@ describe('WorkQueue', () => {
     });
     q.start();
     q.add('k');
-    await until(() => calls.length === 2);
+    await eventually('the requeued call', () => calls.length === 2);
     q.addAfter('late', 60_000);
     q.addAfter('late', 5);
-    await until(() => calls.length === 3);
+    await eventually('the delayed key', () => calls.length === 3);
     assert.deepEqual(calls, ['k', 'k', 'late']);
     await q.shutdown();
   });
@@ -119,7 +116,7 @@ describe('WorkQueue', () => {
     const seen = new Set<string>();
     const q = new WorkQueue({ workers: 2, resyncPeriodMs: 10, resyncKeys: () => known, handler: async (k) => void seen.add(k) });
     q.start();
-    await until(() => seen.size === 3);
+    await eventually('every known key', () => seen.size === 3);
     assert.deepEqual([...seen].sort(), known);
     await q.shutdown();
   });
@@ -138,7 +135,7 @@ describe('WorkQueue', () => {
     q.add('a');
     q.add('b');
     q.start();
-    await until(() => calls.length === 1);
+    await eventually('the first call', () => calls.length === 1);
     const done = q.shutdown(10_000);
     q.add('c');
     gate.resolve();
@@ -158,7 +155,7 @@ describe('WorkQueue', () => {
     });
     q.add('a');
     q.start();
-    await until(() => started);
+    await eventually('the handler to start', () => started);
     assert.equal(await q.shutdown(10), false);
     gate.resolve();
   });
