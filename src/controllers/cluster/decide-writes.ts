@@ -58,15 +58,28 @@ export function ownedSubset(desired: unknown, existing: unknown, key = '', paren
   return false;
 }
 
-/** Existing owner references plus ours; refuses when another object already controls it. */
+/** For maps that are wholly ours (data, selector): a key only `existing` has is a difference too. */
+function sameMap(desired: Readonly<Record<string, unknown>> | undefined, existing: Readonly<Record<string, unknown>> | undefined): boolean {
+  return ownedSubset(desired, existing) && Object.keys(existing ?? {}).length === Object.keys(desired ?? {}).length;
+}
+
+type Refusal = Extract<Plan<never>, { op: 'refuse' }>;
+
+/**
+ * Existing owner references plus ours; the plan's refusal (fit for any object type) when another
+ * object already controls the existing one.
+ */
 function mergeOwners(
+  desired: { kind?: string; metadata?: { name?: string } },
   existing: { metadata?: { ownerReferences?: readonly OwnerReference[] } },
   ours: OwnerReference,
-): { refs: OwnerReference[]; changed: boolean } | { refuse: string } {
+): { refs: OwnerReference[]; changed: boolean } | Refusal {
   const refs = [...(existing.metadata?.ownerReferences ?? [])];
   if (refs.some((r) => r.uid === ours.uid)) return { refs, changed: false };
   const other = refs.find((r) => r.controller);
-  if (ours.controller && other) return { refuse: `it is controlled by ${other.kind} ${other.name}` };
+  if (ours.controller && other) {
+    return { op: 'refuse', message: `${desired.kind} ${desired.metadata?.name}: it is controlled by ${other.kind} ${other.name}` };
+  }
   refs.push(ours);
   return { refs, changed: true };
 }
@@ -91,24 +104,19 @@ function ourRef(desired: { metadata?: { ownerReferences?: OwnerReference[] } }):
   return ref;
 }
 
-function describe(o: { kind?: string; metadata?: { name?: string } }): string {
-  return `${o.kind} ${o.metadata?.name}`;
-}
-
 export function planConfigMap(desired: V1ConfigMap, existing: V1ConfigMap | undefined): Plan<V1ConfigMap> {
   if (!existing) return { op: 'create', object: desired };
-  const owners = mergeOwners(existing, ourRef(desired));
-  if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
-  const dataSame = ownedSubset(desired.data, existing.data) && Object.keys(existing.data ?? {}).length === Object.keys(desired.data ?? {}).length;
-  if (dataSame && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
+  const owners = mergeOwners(desired, existing, ourRef(desired));
+  if ('op' in owners) return owners;
+  if (sameMap(desired.data, existing.data) && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
   return { op: 'update', object: { ...existing, metadata: withMeta(existing, desired, owners.refs), data: desired.data } };
 }
 
 /** The Secret's values are decided by operatedSecretData (never overwritten); this only compares. */
 export function planSecret(desired: V1Secret, existing: V1Secret | undefined): Plan<V1Secret> {
   if (!existing) return { op: 'create', object: desired };
-  const owners = mergeOwners(existing, ourRef(desired));
-  if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
+  const owners = mergeOwners(desired, existing, ourRef(desired));
+  if ('op' in owners) return owners;
   if (ownedSubset(desired.data, existing.data) && !owners.changed) return { op: 'none' };
   return {
     op: 'update',
@@ -124,14 +132,13 @@ export function planService(desired: V1Service, existing: V1Service | undefined)
   if (!existing) return { op: 'create', object: desired };
   const ours = desired.metadata?.ownerReferences?.[0];
   const owners = ours
-    ? mergeOwners(existing, ours)
+    ? mergeOwners(desired, existing, ours)
     : { refs: [...(existing.metadata?.ownerReferences ?? [])], changed: false };
-  if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
+  if ('op' in owners) return owners;
   const { clusterIP: _ip, ...specOwned } = desired.spec ?? {};
   const same =
     ownedSubset(specOwned, existing.spec) &&
-    ownedSubset(desired.spec?.selector, existing.spec?.selector) &&
-    Object.keys(existing.spec?.selector ?? {}).length === Object.keys(desired.spec?.selector ?? {}).length;
+    sameMap(desired.spec?.selector, existing.spec?.selector);
   if (same && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
   return {
     op: 'update',
@@ -165,8 +172,8 @@ export function planStatefulSet(desired: V1StatefulSet, existing: V1StatefulSet 
       object: { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_SPEC_HASH]: hash } } },
     };
   }
-  const owners = mergeOwners(existing, ourRef(desired));
-  if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
+  const owners = mergeOwners(desired, existing, ourRef(desired));
+  if ('op' in owners) return owners;
 
   const kept = Object.fromEntries(
     Object.entries(existing.spec?.template?.metadata?.annotations ?? {}).filter(([k]) => FOREIGN_TEMPLATE_ANNOTATION.test(k)),
@@ -180,7 +187,7 @@ export function planStatefulSet(desired: V1StatefulSet, existing: V1StatefulSet 
     existing.metadata?.annotations?.[ANNOTATION_SPEC_HASH] === hash &&
     existing.spec?.replicas === target.spec?.replicas &&
     ownedSubset(template, existing.spec?.template) &&
-    Object.keys(existing.spec?.template?.metadata?.annotations ?? {}).length === Object.keys(template.metadata?.annotations ?? {}).length;
+    sameMap(template.metadata?.annotations, existing.spec?.template?.metadata?.annotations);
   if (same && !owners.changed) return { op: 'none' };
   return {
     op: 'update',
@@ -202,8 +209,8 @@ export function planPodDisruptionBudget(
     return existing && controlledByUs ? { op: 'delete', object: existing } : { op: 'none' };
   }
   if (!existing) return { op: 'create', object: desired };
-  const owners = mergeOwners(existing, ours);
-  if ('refuse' in owners) return { op: 'refuse', message: `${describe(desired)}: ${owners.refuse}` };
+  const owners = mergeOwners(desired, existing, ours);
+  if ('op' in owners) return owners;
   const same =
     String(existing.spec?.minAvailable) === String(desired.spec?.minAvailable) &&
     existing.spec?.maxUnavailable === undefined &&

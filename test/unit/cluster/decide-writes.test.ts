@@ -102,6 +102,17 @@ test('kubectl rollout restart annotations on the pod template are kept', () => {
   assert.deepEqual(planStatefulSet(scaled.statefulSet, again), { op: 'none' });
 });
 
+test('a key another tool added to the ConfigMap data or a Service selector is taken out again', () => {
+  const cm = stored(desired.configMap, (c) => (c.data = { ...c.data, extra: 'x' }));
+  const fixCm = planConfigMap(desired.configMap, cm);
+  assert.equal(fixCm.op, 'update');
+  assert.deepEqual((fixCm as { object: typeof cm }).object.data, desired.configMap.data);
+  const svc = desired.services[0]!;
+  const fixSvc = planService(svc, stored(svc, (s: V1Service) => (s.spec!.selector = { ...s.spec!.selector, extra: 'x' })));
+  assert.equal(fixSvc.op, 'update');
+  assert.deepEqual((fixSvc as { object: V1Service }).object.spec?.selector, svc.spec?.selector);
+});
+
 test('an object controlled by someone else is refused, not taken over', () => {
   const cm = stored(desired.configMap, (c) => {
     c.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'Other', name: 'x', uid: 'other', controller: true }];
