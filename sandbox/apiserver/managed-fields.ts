@@ -186,13 +186,8 @@ export function union(a: FieldSet, b: FieldSet): FieldSet {
 export function difference(a: FieldSet, b: FieldSet): FieldSet | undefined {
   // A leaf of `b` stands for the whole field: everything under it goes.
   if (Object.keys(b).length === 0) return undefined;
-  const out: FieldSet = {};
+  const out = differenceSets(a, b);
   const selfMember = isMember(a) && !isMember(b);
-  for (const [k, v] of Object.entries(a)) {
-    if (k === '.') continue;
-    const d = k in b ? difference(v, b[k]) : v;
-    if (d !== undefined) out[k] = d;
-  }
   const hasChildren = Object.keys(out).length > 0;
   if (!hasChildren) return selfMember ? {} : undefined;
   if (selfMember) out['.'] = {};
@@ -206,7 +201,7 @@ export function unionSets(a: FieldSet, b: FieldSet): FieldSet {
   return out;
 }
 
-/** Members of whole set `a` not in whole set `b`. */
+/** Members of whole set `a` not in whole set `b` (also the children part of difference()). */
 export function differenceSets(a: FieldSet, b: FieldSet): FieldSet {
   const out: FieldSet = {};
   for (const [k, v] of Object.entries(a)) {
