@@ -7,6 +7,8 @@ import type { KObj } from './types.ts';
 const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS1123_SUBDOMAIN_DETAIL =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const TOTAL_ANNOTATION_SIZE = 256 * 1024;
 
 function invalid(field: string, value: string, detail: string): StatusCause {
@@ -22,7 +24,7 @@ function keyCauses(field: string, key: string): StatusCause[] {
   if (prefix !== undefined) {
     if (prefix.length === 0) out.push(invalid(field, key, 'prefix part must be non-empty'));
     else if (prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)) {
-      out.push(invalid(field, key, "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+      out.push(invalid(field, key, `prefix part ${DNS1123_SUBDOMAIN_DETAIL}`));
     }
   }
   if (name.length === 0) out.push(invalid(field, key, 'name part must be non-empty'));
@@ -33,33 +35,32 @@ function keyCauses(field: string, key: string): StatusCause[] {
   return out;
 }
 
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+interface NameRule {
+  pattern: RegExp;
+  maxLength: number;
+  detail: string;
+}
+
+const SUBDOMAIN_NAME: NameRule = { pattern: DNS1123_SUBDOMAIN, maxLength: 253, detail: DNS1123_SUBDOMAIN_DETAIL };
+const LABEL_NAMES = new Map<string, NameRule>([
+  ['services', {
+    pattern: /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
+    maxLength: 63,
+    detail: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+  }],
+  ['namespaces', {
+    pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+    maxLength: 63,
+    detail: "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+  }],
+]);
 
 /** metadata.name rules: namespaces are DNS-1123 labels, services DNS-1035 labels, the rest subdomains. */
 export function nameCauses(resource: string, name: string): StatusCause[] {
-  const field = 'metadata.name';
-  if (resource === 'services') {
-    const out: StatusCause[] = [];
-    if (name.length > 63) out.push(invalid(field, name, 'must be no more than 63 characters'));
-    if (!DNS1035_LABEL.test(name)) {
-      out.push(invalid(field, name, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
-    }
-    return out;
-  }
-  if (resource === 'namespaces') {
-    const out: StatusCause[] = [];
-    if (name.length > 63) out.push(invalid(field, name, 'must be no more than 63 characters'));
-    if (!DNS1123_LABEL.test(name)) {
-      out.push(invalid(field, name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
-    }
-    return out;
-  }
+  const rule = LABEL_NAMES.get(resource) ?? SUBDOMAIN_NAME;
   const out: StatusCause[] = [];
-  if (name.length > 253) out.push(invalid(field, name, 'must be no more than 253 characters'));
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    out.push(invalid(field, name, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
-  }
+  if (name.length > rule.maxLength) out.push(invalid('metadata.name', name, `must be no more than ${rule.maxLength} characters`));
+  if (!rule.pattern.test(name)) out.push(invalid('metadata.name', name, rule.detail));
   return out;
 }
 
