@@ -262,7 +262,8 @@ export class ObjectService {
     return result.object;
   }
 
-  private checkTypeMeta(def: ResourceDef, body: KObj): void {
+  private checkTypeMeta(def: ResourceDef, body: unknown): asserts body is KObj {
+    if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
     const gv = apiVersionOf(def);
     if (body.apiVersion !== undefined && body.apiVersion !== gv) {
       throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${gv})`);
@@ -272,14 +273,20 @@ export class ObjectService {
     }
   }
 
-  create(def: ResourceDef, ns: string | undefined, body: KObj, opts: WriteOptions, managed?: ManagedEntry[]): KObj {
-    if (!isObject(body)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
-    this.checkTypeMeta(def, body);
-    if (def.view) return this.present(def, this.create(this.storageOf(def), ns, def.view.fromView(body), opts));
-    let obj = clone(body);
+  /** A copy of a checked body as stored: this resource's apiVersion and kind, a metadata object. */
+  private typed(def: ResourceDef, body: KObj): KObj {
+    const obj = clone(body);
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
-    const meta: KObj = (obj.metadata = isObject(obj.metadata) ? obj.metadata : {});
+    obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
+    return obj;
+  }
+
+  create(def: ResourceDef, ns: string | undefined, body: KObj, opts: WriteOptions, managed?: ManagedEntry[]): KObj {
+    this.checkTypeMeta(def, body);
+    if (def.view) return this.present(def, this.create(this.storageOf(def), ns, def.view.fromView(body), opts));
+    let obj = this.typed(def, body);
+    const meta: KObj = obj.metadata;
     if (def.namespaced) {
       if (meta.namespace && ns && meta.namespace !== ns) {
         throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
@@ -363,12 +370,9 @@ export class ObjectService {
 
   /** Shared tail of update, patch and apply: subresource rules, admission, generation, storage. */
   commit(def: ResourceDef, old: KObj, candidate: KObj, opts: WriteOptions, sub: string | undefined, managed?: ManagedEntry[]): KObj {
-    if (!isObject(candidate)) throw badRequest(`the object provided is unrecognized (must be of type ${def.kind})`);
     this.checkTypeMeta(def, candidate);
-    let next = clone(candidate);
-    next.apiVersion = apiVersionOf(def);
-    next.kind = def.kind;
-    const meta: KObj = (next.metadata = isObject(next.metadata) ? next.metadata : {});
+    let next = this.typed(def, candidate);
+    const meta: KObj = next.metadata;
     if (meta.name !== undefined && meta.name !== old.metadata.name) {
       throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${old.metadata.name})`);
     }
@@ -692,15 +696,20 @@ function specReplicasSegs(def: ResourceDef): string[] {
   return (def.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.').map((s) => `f:${s}`);
 }
 
+/** A list's metadata as Go writes ListMeta: resourceVersion, then continue and remainingItemCount when set. */
+export function listMeta(meta: Omit<ListResult, 'items'>): KObj {
+  const m: KObj = { resourceVersion: meta.resourceVersion };
+  if (meta.continue) m.continue = meta.continue;
+  if (meta.remainingItemCount !== undefined) m.remainingItemCount = meta.remainingItemCount;
+  return m;
+}
+
 /** A list body: built-in lists in Go order without item kind/apiVersion; CR lists sorted with them. */
-export function listBody(def: ResourceDef, items: KObj[], meta: { resourceVersion: string; continue: string; remainingItemCount?: number }): KObj {
+export function listBody(def: ResourceDef, items: KObj[], meta: Omit<ListResult, 'items'>): KObj {
   const gv = apiVersionOf(def);
   if (def.builtin) {
-    const m: KObj = { resourceVersion: meta.resourceVersion };
-    if (meta.continue) m.continue = meta.continue;
-    if (meta.remainingItemCount !== undefined) m.remainingItemCount = meta.remainingItemCount;
     return {
-      kind: def.listKind, apiVersion: gv, metadata: m,
+      kind: def.listKind, apiVersion: gv, metadata: listMeta(meta),
       items: items.map((o) => {
         const { kind: _k, apiVersion: _a, ...rest } = o;
         return rest;

@@ -8,7 +8,7 @@ import { encodeJson } from './encode.ts';
 import { openapiDocument, openapiRoot, openapiTarget } from './openapi.ts';
 import { Faults } from './faults.ts';
 import { isObject, orderMetadata } from './json.ts';
-import { listBody, ObjectService, type WriteOptions } from './objects.ts';
+import { listBody, listMeta, ObjectService, type WriteOptions } from './objects.ts';
 import { RequestLog } from './request-log.ts';
 import { parseLabelSelector } from './selectors.ts';
 import {
@@ -363,10 +363,7 @@ export class ApiHttpHandler {
           continue: q.get('continue'), resourceVersion: q.get('resourceVersion'), resourceVersionMatch: q.get('resourceVersionMatch'),
         });
         if (nego.table) {
-          const meta: KObj = { resourceVersion: result.resourceVersion };
-          if (result.continue) meta.continue = result.continue;
-          if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-          send(200, toTable(def, result.items, meta, q.get('includeObject') ?? 'Metadata'));
+          send(200, toTable(def, result.items, listMeta(result), q.get('includeObject') ?? 'Metadata'));
         } else if (nego.partial) {
           send(200, {
             kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1',
