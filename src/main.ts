@@ -5,6 +5,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { controllers } from './controllers/index.ts';
 import { ConfigError, helpRequested, helpText, loadConfig, type Config } from './runtime/config.ts';
 import { KubeClient } from './runtime/kube/client.ts';
+import { TokenBucket } from './runtime/kube/token-bucket.ts';
 import { createLogger, errorMessage, type Logger } from './runtime/logger.ts';
 import { Manager } from './runtime/manager.ts';
 import { RuntimeMetrics } from './runtime/metrics.ts';
@@ -19,8 +20,10 @@ function kubeConfigFor(config: Config): KubeConfig {
 }
 
 export function buildManager(config: Config, log: Logger): Manager {
-  const client = new KubeClient(kubeConfigFor(config));
-  const manager = new Manager({ config, client, log, metrics: new RuntimeMetrics({ defaultMetrics: true }) });
+  const metrics = new RuntimeMetrics({ defaultMetrics: true });
+  const rateLimiter = new TokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst, onWait: metrics.rateLimiterObserver() });
+  const client = new KubeClient(kubeConfigFor(config), { rateLimiter });
+  const manager = new Manager({ config, client, log, metrics });
   for (const factory of controllers) manager.add(factory(config));
   return manager;
 }

@@ -173,7 +173,9 @@ export class Manager {
       return;
     }
     this.#elector = new LeaderElector({
-      client: this.client,
+      // A bucket of its own, as client-go's lock has: renewals must not queue behind a burst of
+      // reconciles past the renew deadline.
+      client: this.client.withRateLimiter(this.client.rateLimiter?.copy()),
       namespace: this.config.leaderElectionNamespace,
       name: lease,
       identity: this.config.identity,

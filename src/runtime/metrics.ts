@@ -19,6 +19,8 @@ export class RuntimeMetrics {
   readonly leaderTransitions: Counter<'lease'>;
   readonly cachedObjects: Gauge<'kind' | 'namespace' | 'selector'>;
   readonly inFlight: Gauge<'controller'>;
+  readonly reconcileTimeouts: Counter<'controller'>;
+  readonly rateLimiterWait: Histogram;
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     const r = (this.registry = new Registry());
@@ -41,6 +43,13 @@ export class RuntimeMetrics {
     this.leader = new Gauge({ name: 'leader_election_is_leader', help: '1 while this process holds the Lease', labelNames: ['lease'], registers: [r] });
     this.cachedObjects = new Gauge({ name: 'informer_cached_objects', help: 'Objects in an informer cache', labelNames: ['kind', 'namespace', 'selector'], registers: [r] });
     this.inFlight = new Gauge({ name: 'workqueue_in_flight', help: 'Keys being reconciled now', labelNames: ['controller'], registers: [r] });
+    this.reconcileTimeouts = new Counter({ name: 'controller_reconcile_timeouts_total', help: 'Reconciles abandoned at their deadline (--reconcile-timeout)', labelNames: ['controller'], registers: [r] });
+    this.rateLimiterWait = new Histogram({
+      name: 'rest_client_rate_limiter_duration_seconds',
+      help: 'Time API requests waited for the client-side rate limiter (--kube-api-qps, --kube-api-burst)',
+      buckets: [0, 0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [r],
+    });
     this.leaderTransitions = new Counter({ name: 'leader_election_transitions_total', help: 'Times this process gained or lost the Lease', labelNames: ['lease'], registers: [r] });
   }
 
@@ -55,6 +64,11 @@ export class RuntimeMetrics {
         if (err !== undefined) this.reconcileErrors.inc({ controller });
       },
     };
+  }
+
+  /** The `onWait` of a TokenBucket. */
+  rateLimiterObserver(): (ms: number) => void {
+    return (ms) => this.rateLimiterWait.observe(ms / 1000);
   }
 
   informerObserver(kind: string): InformerObserver {

@@ -5,6 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiError, NotFoundError, statusError, type StatusBody } from './errors.ts';
+import type { TokenBucket } from './token-bucket.ts';
 import {
   selectorString,
   type KindRef,
@@ -82,6 +83,29 @@ function describe(obj: KubeObject, ref: KindRef): void {
   obj.kind ??= ref.kind;
 }
 
+export interface KubeClientOptions {
+  userAgent?: string;
+  fieldManager?: string;
+  requestTimeoutMs?: number;
+  /** Every request but watches takes a token first; none: unlimited (tests, tools). */
+  rateLimiter?: TokenBucket;
+}
+
+/** What a client and its views (`withSignal`, `withRateLimiter`) share. */
+interface Shared {
+  agent: http.Agent;
+  discovery: Map<string, Map<string, ResourceInfo>>;
+}
+
+interface View {
+  shared: Shared;
+  signal: AbortSignal | undefined;
+}
+
+function either(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
+}
+
 function queryString(q: RequestOptions['query']): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(q ?? {})) if (v !== undefined && v !== '') p.set(k, String(v));
@@ -95,10 +119,14 @@ export class KubeClient {
   readonly userAgent: string;
   readonly fieldManager: string;
   readonly requestTimeoutMs: number;
-  readonly #agent: http.Agent;
-  readonly #discovery = new Map<string, Map<string, ResourceInfo>>();
+  readonly rateLimiter: TokenBucket | undefined;
+  readonly #opts: KubeClientOptions;
+  readonly #shared: Shared;
+  /** Added to every call of this view (a reconcile's deadline). */
+  readonly #signal: AbortSignal | undefined;
 
-  constructor(kubeConfig: KubeConfig, opts: { userAgent?: string; fieldManager?: string; requestTimeoutMs?: number } = {}) {
+  /** `view` is internal: the state a view shares with its client (see `withSignal`). */
+  constructor(kubeConfig: KubeConfig, opts: KubeClientOptions = {}, view?: View) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.kubeConfig = kubeConfig;
@@ -107,15 +135,32 @@ export class KubeClient {
     this.fieldManager = opts.fieldManager ?? 'mysql-operator';
     // A server that accepts a request and never answers must not hang a reconcile or shutdown.
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 60_000;
-    this.#agent =
-      this.server.protocol === 'https:'
-        ? new https.Agent({ keepAlive: true })
-        : new http.Agent({ keepAlive: true });
+    this.rateLimiter = opts.rateLimiter;
+    this.#opts = opts;
+    this.#signal = view?.signal;
+    this.#shared = view?.shared ?? {
+      agent: this.server.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true }),
+      discovery: new Map(),
+    };
   }
 
-  /** Closes idle keep-alive connections (tests call this before stopping a server). */
+  /**
+   * This client with `signal` added to every call (a reconcile's deadline aborts its requests and
+   * watches). Connections, discovery and the rate limiter are shared with this client.
+   */
+  withSignal(signal: AbortSignal): KubeClient {
+    return new KubeClient(this.kubeConfig, this.#opts, { shared: this.#shared, signal: either(this.#signal, signal) });
+  }
+
+  /** This client with its own rate limiter (leader election must not queue behind reconciles). */
+  withRateLimiter(rateLimiter: TokenBucket | undefined): KubeClient {
+    const { rateLimiter: _, ...opts } = this.#opts;
+    return new KubeClient(this.kubeConfig, rateLimiter ? { ...opts, rateLimiter } : opts, { shared: this.#shared, signal: this.#signal });
+  }
+
+  /** Closes idle keep-alive connections, of this client and its views (tests call this before stopping a server). */
   close(): void {
-    this.#agent.destroy();
+    this.#shared.agent.destroy();
   }
 
   async #open(method: string, path: string, opts: RequestOptions): Promise<http.IncomingMessage> {
@@ -147,7 +192,7 @@ export class KubeClient {
       path: base + path + queryString(opts.query),
       method,
       headers,
-      agent: this.#agent,
+      agent: this.#shared.agent,
     };
     if (this.server.protocol === 'https:') {
       Object.assign(reqOpts, {
@@ -188,10 +233,19 @@ export class KubeClient {
     });
   }
 
-  /** One request; resolves with the parsed JSON body, rejects with a typed KubeApiError. */
+  /**
+   * One request; resolves with the parsed JSON body, rejects with a typed KubeApiError. Waits for
+   * the rate limiter first; the answer timeout starts once the request may go.
+   */
   async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const caller = either(this.#signal, opts.signal);
+    try {
+      await this.rateLimiter?.take(caller);
+    } catch (err) {
+      throw new Error(`${method} ${path}: aborted while waiting for the client rate limit`, { cause: err });
+    }
     const timeout = AbortSignal.timeout(this.requestTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
     let res: http.IncomingMessage;
     let text: string;
     try {
@@ -216,7 +270,7 @@ export class KubeClient {
   }
 
   async resourceFor(ref: KindRef): Promise<ResourceInfo> {
-    let known = this.#discovery.get(ref.apiVersion);
+    let known = this.#shared.discovery.get(ref.apiVersion);
     let info = known?.get(ref.kind);
     if (info) return info;
     // A miss may be a CRD applied since the last look: ask again once.
@@ -228,7 +282,7 @@ export class KubeClient {
     for (const r of list.resources) {
       if (!r.name.includes('/')) known.set(r.kind, { plural: r.name, namespaced: r.namespaced });
     }
-    this.#discovery.set(ref.apiVersion, known);
+    this.#shared.discovery.set(ref.apiVersion, known);
     info = known.get(ref.kind);
     if (!info) {
       throw new NotFoundError('GET', KubeClient.groupVersionPath(ref.apiVersion), 404, {
@@ -371,7 +425,7 @@ export class KubeClient {
   ): Promise<void> {
     const path = await this.pathFor({ ...ref, namespace: opts.namespace });
     const res = await this.#open('GET', path, {
-      signal: opts.signal,
+      signal: either(this.#signal, opts.signal),
       query: {
         watch: 1,
         resourceVersion: opts.resourceVersion,

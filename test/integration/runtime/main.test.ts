@@ -69,6 +69,7 @@ describe('operator process', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     assert.match(metrics, /leader_election_is_leader\{lease="mysql-operator-leader-election"\} 1/);
     assert.match(metrics, /process_cpu_seconds_total/);
+    assert.match(metrics, /rest_client_rate_limiter_duration_seconds_count [1-9]/, 'requests went through the rate limiter');
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0, `exit code (stderr: ${err})`);
