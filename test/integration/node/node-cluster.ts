@@ -205,14 +205,13 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
       const pod = await client.get<PodObject>(podRef(i));
       return pod.status?.conditions?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
     },
-    async waitCondition(i, status, messageMatch) {
-      let last: PodCondition | undefined;
-      await eventually(`pod ${podName(i)} NodeInitialized=${status}${messageMatch ? ` ${messageMatch}` : ''} (last: ${JSON.stringify(last)})`, async () => {
-        last = await nc.condition(i);
-        return last?.status === status && (messageMatch === undefined || messageMatch.test(last.message ?? ''));
+    waitCondition(i, status, messageMatch) {
+      return eventually(`pod ${podName(i)} NodeInitialized=${status}${messageMatch ? ` ${messageMatch}` : ''}`, async () => {
+        const last = await nc.condition(i);
+        if (last?.status === status && (messageMatch === undefined || messageMatch.test(last.message ?? ''))) return last;
+        // Thrown, not returned: the timeout message shows the last condition seen.
+        throw new Error(`last: ${JSON.stringify(last)}`);
       }, 60_000);
-      if (!last) throw new Error('unreachable');
-      return last;
     },
     async root(i) {
       const s = started[i];
@@ -274,11 +273,11 @@ export async function tableDigest(s: MariaDBServer, table: string): Promise<stri
 
 /** Waits until the replica has applied everything the master has (same row count and checksum). */
 export async function waitSameData(master: MariaDBServer, replica: MariaDBServer, table: string): Promise<void> {
-  let m = '';
-  let r = '';
-  await eventually(`${replica.name} to have the rows of ${master.name} in ${table} (master ${m}, replica ${r})`, async () => {
-    m = await tableDigest(master, table);
-    r = await tableDigest(replica, table).catch(() => 'missing');
-    return m === r;
+  await eventually(`${replica.name} to have the rows of ${master.name} in ${table}`, async () => {
+    const m = await tableDigest(master, table);
+    const r = await tableDigest(replica, table).catch(() => 'missing');
+    // Thrown, not returned: the timeout message shows the last digests.
+    if (m !== r) throw new Error(`master ${m}, replica ${r}`);
+    return true;
   }, 60_000);
 }
