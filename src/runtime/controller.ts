@@ -40,7 +40,11 @@ export interface ControllerContext {
   /** A logger with `{ controller: <name> }` on every line. */
   log: Logger;
   config: Config;
-  /** Aborted when the controller stops (leadership lost, shutdown). */
+  /**
+   * Aborted when the controller stops (leadership lost, shutdown). In `reconcile`, also at the
+   * reconcile's deadline (`--reconcile-timeout`); `client` there is bound to it, so every request
+   * it makes is aborted then. Pass it on to other slow calls (MySQL, Orchestrator, sleeps).
+   */
   signal: AbortSignal;
   /**
    * The manager's Prometheus registry, for a controller's own metrics (served on /metrics).
@@ -99,11 +103,15 @@ export interface ControllerSpec {
   workers?: number;
   /** Every key of the primary cache is reconciled at least this often. Default: `--resync-period`. */
   resyncPeriodMs?: number;
+  /** Deadline of one reconcile. Default: `--reconcile-timeout`. */
+  reconcileTimeoutMs?: number;
   /** Retry backoff after a thrown error: first delay and cap. Defaults 500 ms and 5 min. */
   backoff?: { baseMs?: number; maxMs?: number };
   /**
    * Makes what `for`'s key names true. Level-triggered and idempotent: it reads the current state,
    * never an event. Throwing retries the key with backoff; returning `requeueAfterMs` polls.
+   * Past its deadline it is abandoned and retried with backoff; the key is not reconciled again
+   * until the abandoned call settles.
    */
   reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void>;
   /**

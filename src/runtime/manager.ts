@@ -219,11 +219,13 @@ export class Manager {
       enqueue: (key, afterMs) => (afterMs ? queue.addAfter(key, afterMs) : queue.add(key)),
     };
     const metered = this.metrics.queueObserver(spec.name);
+    const timeoutMs = spec.reconcileTimeoutMs ?? this.config.reconcileTimeoutMs;
     const queue: WorkQueue = new WorkQueue({
       workers: spec.workers ?? this.config.workers,
       baseDelayMs: spec.backoff?.baseMs ?? 500,
       maxDelayMs: spec.backoff?.maxMs ?? 5 * 60_000,
       resyncPeriodMs: spec.resyncPeriodMs ?? this.config.resyncPeriodMs,
+      timeoutMs,
       resyncKeys: () => primary.keys(),
       observer: {
         ...metered,
@@ -231,14 +233,28 @@ export class Manager {
           metered.onHandled?.(key, seconds, err);
           if (err === undefined) log.debug('reconciled', { object: key, ms: Math.round(seconds * 1000) });
         },
+        onTimeout: (key) => {
+          metered.onTimeout?.(key);
+          log.warn('reconcile passed its deadline; abandoned (the object stays in flight until it settles)', {
+            object: key,
+            timeoutMs,
+          });
+        },
         onRetry: (key, delayMs, err) => {
           metered.onRetry?.(key, delayMs, err);
           log.warn('reconcile failed; retrying', { object: key, retryInMs: delayMs, error: errorMessage(err) });
         },
       },
-      handler: async (key) => {
+      handler: async (key, deadline) => {
         const { namespace, name } = parseKey(key);
-        return spec.reconcile({ namespace, name, key }, ctx);
+        const signal = AbortSignal.any([abort.signal, deadline]);
+        const bounded: ControllerContext = {
+          ...ctx,
+          client: ctx.client.withSignal(signal),
+          informer: (t) => this.#syncedInformer(t, signal),
+          signal,
+        };
+        return spec.reconcile({ namespace, name, key }, bounded);
       },
     });
     const enqueue = (keys: string[]): void => {

@@ -58,6 +58,7 @@ export class RuntimeMetrics {
       onAdd: () => this.queueAdds.inc({ controller }),
       onDepth: (d) => this.queueDepth.set({ controller }, d),
       onRetry: () => this.queueRetries.inc({ controller }),
+      onTimeout: () => this.reconcileTimeouts.inc({ controller }),
       onHandled: (_key, seconds, err) => {
         this.reconcileDuration.observe({ controller }, seconds);
         this.reconcileTotal.inc({ controller, result: err === undefined ? 'success' : 'error' });

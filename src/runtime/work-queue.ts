@@ -2,13 +2,25 @@
 // semantics): a key is queued at most once; a key is handled by at most one worker at a time; a
 // key added while it is being handled is marked dirty and handled once more afterwards.
 // Failures are retried with per-key exponential backoff; success forgets the failures.
+// A handler still running at its deadline is abandoned: its signal aborts, its worker takes the
+// next key, and the key is retried with backoff, but the key stays in flight until the abandoned
+// promise settles, so it is still never handled twice at once.
 
 export interface HandlerResult {
   /** Handle this key again after this delay (level-triggered polling, e.g. waiting for a pod). */
   requeueAfterMs?: number;
 }
 
-export type KeyHandler = (key: string) => Promise<HandlerResult | void>;
+/** `signal` aborts at the handler's deadline (`timeoutMs`). */
+export type KeyHandler = (key: string, signal: AbortSignal) => Promise<HandlerResult | void>;
+
+/** What a handler abandoned at its deadline is failed with (the reason of its signal, too). */
+export class HandlerTimeoutError extends Error {
+  constructor(key: string, timeoutMs: number) {
+    super(`handling ${key} took longer than its ${timeoutMs} ms deadline`);
+    this.name = 'HandlerTimeoutError';
+  }
+}
 
 export interface QueueObserver {
   /** A key entered the queue (after de-duplication). */
@@ -17,8 +29,10 @@ export interface QueueObserver {
   onDepth?(depth: number): void;
   /** A failed key is scheduled for a retry. */
   onRetry?(key: string, delayMs: number, err: unknown): void;
-  /** A handler finished; `err` set when it threw. */
+  /** A handler finished; `err` set when it threw or was abandoned at its deadline. */
   onHandled?(key: string, seconds: number, err: unknown): void;
+  /** A handler passed its deadline and was abandoned (reported before `onHandled`). */
+  onTimeout?(key: string): void;
 }
 
 export interface WorkQueueOptions {
@@ -29,6 +43,11 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   /** Retry delay cap. Default 5 min. */
   maxDelayMs?: number;
+  /**
+   * Deadline of one handler call. Past it the handler's signal aborts and it is abandoned (see
+   * above); an abandoned handler no longer occupies a worker. 0/undefined: no deadline.
+   */
+  timeoutMs?: number;
   /** Every this many ms, `resyncKeys()` are all added. 0/undefined: no resync. */
   resyncPeriodMs?: number;
   /** The keys a resync adds (a controller passes the keys of its primary cache). */
@@ -39,6 +58,11 @@ export interface WorkQueueOptions {
 interface Waiting {
   at: number;
   timer: NodeJS.Timeout;
+}
+
+interface Outcome {
+  result?: HandlerResult | void;
+  error?: unknown;
 }
 
 export class WorkQueue {
@@ -52,6 +76,8 @@ export class WorkQueue {
   #shuttingDown = false;
   #started = false;
   #workers: Promise<void>[] = [];
+  /** Handlers abandoned at their deadline and still running; their keys are in flight. */
+  readonly #abandoned = new Set<Promise<void>>();
   #resyncTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: WorkQueueOptions) {
@@ -148,7 +174,10 @@ export class WorkQueue {
     const bound = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    const drained = Promise.all([...this.#workers]).then(() => true as const);
+    // Workers first: one may abandon its handler while shutting down.
+    const drained = Promise.all([...this.#workers])
+      .then(() => Promise.all([...this.#abandoned]))
+      .then(() => true as const);
     const result = await Promise.race([drained, bound]);
     clearTimeout(timer);
     return result;
@@ -182,13 +211,8 @@ export class WorkQueue {
       const key = await this.#next();
       if (key === undefined) return;
       const started = performance.now();
-      let error: unknown;
-      let result: HandlerResult | void = undefined;
-      try {
-        result = await this.#opts.handler(key);
-      } catch (err) {
-        error = err ?? new Error('handler threw a nullish value');
-      }
+      const { outcome, abandoned } = await this.#handle(key);
+      const { result, error } = outcome;
       this.#opts.observer?.onHandled?.(key, (performance.now() - started) / 1000, error);
       if (error !== undefined) {
         if (!this.#shuttingDown) {
@@ -199,8 +223,37 @@ export class WorkQueue {
         this.forget(key);
         if (result?.requeueAfterMs !== undefined) this.addAfter(key, result.requeueAfterMs);
       }
-      this.#done(key);
+      if (!abandoned) this.#done(key);
     }
+  }
+
+  /** Runs the handler of `key` until it settles or, with a deadline, until the deadline passes. */
+  async #handle(key: string): Promise<{ outcome: Outcome; abandoned: boolean }> {
+    const abort = new AbortController();
+    const settled: Promise<Outcome> = Promise.resolve()
+      .then(() => this.#opts.handler(key, abort.signal))
+      .then(
+        (result) => ({ result }),
+        (err: unknown) => ({ error: err ?? new Error('handler threw a nullish value') }),
+      );
+    const timeoutMs = this.#opts.timeoutMs;
+    if (!timeoutMs) return { outcome: await settled, abandoned: false };
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), timeoutMs);
+    });
+    const outcome = await Promise.race([settled, expired]);
+    clearTimeout(timer);
+    if (outcome) return { outcome, abandoned: false };
+    const error = new HandlerTimeoutError(key, timeoutMs);
+    abort.abort(error);
+    this.#opts.observer?.onTimeout?.(key);
+    const released: Promise<void> = settled.then(() => {
+      this.#abandoned.delete(released);
+      this.#done(key);
+    });
+    this.#abandoned.add(released);
+    return { outcome: { error }, abandoned: true };
   }
 
   #depthChanged(): void {
