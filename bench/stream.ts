@@ -7,7 +7,10 @@
 // `mariabackup | mbstream -x` on the same host (with the clone path's extract arguments), is what
 // any clone path pays for the pipe and the file writes; `ratio_vs_local_extract` isolates the cost of the sidecar and HTTP.
 // A third, `relay`, is /xbackup read by a Node HTTP client that drops the bytes: the sidecar and
-// HTTP without any extraction (`ratio_relay`). CPU seconds of the sidecar and of the clone's
+// HTTP without any extraction (`ratio_relay`). A fourth, `fresh_write`, is `dd` writing as many
+// bytes as the clone unpacked into a new file: what the clone's file writes cost on this host
+// before any stream is involved (on this VM, memory the page cache gives back is returned to the
+// hypervisor within ~2 s, and every new page-cache page then costs a fault in the host). CPU seconds of the sidecar and of the clone's
 // client process per stream show where the two cores go. Also: the sidecar's
 // peak RSS (VmHWM) and its RSS growth during the streams (target flat, < 100 MB), and the time
 // of `mariabackup --prepare` on the clone (not part of the ratio).
@@ -78,6 +81,16 @@ async function localExtract(cfg: SidecarConfig, server: MariaDBServer, targetDir
   return (performance.now() - started) / 1000;
 }
 
+/** `dd` of `bytes` zeros into the new file `path` (removed afterwards); seconds. */
+async function freshWrite(path: string, bytes: number): Promise<number> {
+  const started = performance.now();
+  const o = await outcomeOf(spawn('dd', ['if=/dev/zero', `of=${path}`, 'bs=1M', `count=${Math.ceil(bytes / MiB)}`, 'status=none'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const seconds = (performance.now() - started) / 1000;
+  await rm(path, { force: true });
+  if (!o.ok) throw new Error(`dd failed: ${o.stderrTail}`);
+  return seconds;
+}
+
 /** User + system CPU seconds a process has used so far. */
 function cpuSecondsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -131,6 +144,7 @@ try {
   const localSeconds: number[] = [];
   const cloneSeconds: number[] = [];
   const relaySeconds: number[] = [];
+  const freshWriteSeconds: number[] = [];
   const sidecarCpu: number[] = [];
   const clientCpu: number[] = [];
   let streamBytes = 0;
@@ -165,10 +179,11 @@ try {
     const relayed = await getBackup(sidecar.url, BACKUP);
     if (relayed.trailer !== 'Success') throw new Error(`relay: ${relayed.trailer ?? 'no trailer'}`);
     relaySeconds.push((performance.now() - started) / 1000);
+    freshWriteSeconds.push(await freshWrite(join(work, `fresh-${i}`), streamBytes));
     log(
       `round ${i + 1}: baseline ${baselineSeconds[i]!.toFixed(2)} s, local extract ${localSeconds[i]!.toFixed(2)} s, ` +
         `clone ${cloneSeconds[i]!.toFixed(2)} s (CPU: sidecar ${sidecarCpu[i]!.toFixed(2)} s, client ${clientCpu[i]!.toFixed(2)} s), ` +
-        `relay ${relaySeconds[i]!.toFixed(2)} s, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
+        `relay ${relaySeconds[i]!.toFixed(2)} s, fresh write ${freshWriteSeconds[i]!.toFixed(2)} s, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`,
     );
   }
 
@@ -177,6 +192,7 @@ try {
   const bestLocal = Math.min(...localSeconds);
   const bestClone = Math.min(...cloneSeconds);
   const bestRelay = Math.min(...relaySeconds);
+  const bestFreshWrite = Math.min(...freshWriteSeconds);
   const mean = (xs: number[]): number => Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 100) / 100;
   const { hwm } = rssOf(pid);
   const mibs = (s: number): number => Math.round((streamBytes / MiB / s) * 10) / 10;
@@ -194,6 +210,8 @@ try {
     clone_mib_s: mibs(bestClone),
     relay_s: Math.round(bestRelay * 100) / 100,
     relay_mib_s: mibs(bestRelay),
+    fresh_write_s: Math.round(bestFreshWrite * 100) / 100,
+    fresh_write_mib_s: mibs(bestFreshWrite),
     clone_sidecar_cpu_s: mean(sidecarCpu),
     clone_client_cpu_s: mean(clientCpu),
     prepare_s: Math.round(prepareSeconds * 100) / 100,

@@ -5,11 +5,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../runtime/logger.ts';
 import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, terminate } from './child.ts';
 import { reclaimEvery } from './reclaim.ts';
+import { loopbackConnection } from './loopback-stdio.ts';
 import { backupArgs, toolNames } from './tools.ts';
 import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from './protocol.ts';
 
@@ -54,12 +55,17 @@ export interface SidecarServer {
 export interface ServeDeps {
   cfg: SidecarConfig;
   log: Logger;
-  /** Starts the backup tool; tests and the benchmark substitute a stand-in. */
-  spawnBackup?: (cfg: SidecarConfig) => ChildProcess;
+  /** Starts the backup tool writing to `stdout`; tests substitute a stand-in. */
+  spawnBackup?: (cfg: SidecarConfig, stdout: Socket) => ChildProcess;
 }
 
-function spawnBackupTool(cfg: SidecarConfig): ChildProcess {
-  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg), { stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnBackupTool(cfg: SidecarConfig, stdout: Socket): ChildProcess {
+  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg), { stdio: ['ignore', stdout, 'pipe'] });
+}
+
+/** Resolves once `socket` has closed, whether by end of data or by error. */
+function closed(socket: Socket): Promise<void> {
+  return new Promise((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
 }
 
 export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
@@ -82,26 +88,30 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       if (clientGone) return;
       const started = Date.now();
       log.info('backup stream started', { remote });
-      const child = spawnBackup(cfg);
+      // The tool writes into a loopback connection rather than a pipe (loopback-stdio.ts).
+      const { childEnd, ourEnd: output } = await loopbackConnection();
+      const child = spawnBackup(cfg, childEnd);
+      childEnd.destroy();
       running.add(child);
       const outcome = outcomeOf(child);
       let bytes = 0;
       const reclaim = reclaimEvery(RECLAIM_EVERY_BYTES);
-      child.stdout!.on('data', (chunk: Buffer) => {
+      output.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
         reclaim(chunk.length);
       });
       res.once('close', () => {
         if (res.writableFinished) return;
-        // Unread output would keep the child's stdout open; dropping it also hurries the child.
-        child.stdout!.destroy();
+        // Unread output would keep the child writing; dropping it also hurries the child.
+        output.destroy();
         terminate(child);
       });
       res.writeHead(200, {
         'Content-Type': 'application/octet-stream',
         Trailer: BACKUP_STATUS_TRAILER,
       });
-      child.stdout!.pipe(res, { end: false });
+      output.pipe(res, { end: false });
+      await closed(output);
       const o = await outcome;
       running.delete(child);
       const fields = { remote, bytes, seconds: (Date.now() - started) / 1000, status: o.status };

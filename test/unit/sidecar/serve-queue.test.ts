@@ -19,9 +19,9 @@ async function server(t: { after(fn: () => unknown): void }, script: string) {
   const srv = await startServer({
     cfg,
     log,
-    spawnBackup: () => {
+    spawnBackup: (_cfg, stdout) => {
       spawned++;
-      return spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      return spawn('sh', ['-c', script], { stdio: ['ignore', stdout, 'pipe'] });
     },
   });
   t.after(() => srv.close());
