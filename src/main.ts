@@ -1,5 +1,6 @@
 // The operator process: validated config → logger → kube client → manager with every controller
 // of src/controllers/index.ts → run until SIGTERM/SIGINT, then shut down gracefully (exit 0).
+// Leadership lost while reconciles kept running ends the process the same way, with exit 1.
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { controllers } from './controllers/index.ts';
@@ -53,10 +54,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
   }
   let exitCode = 0;
   const stopped = new Promise<void>((resolve) => {
-    const stop = (why: string, code: number) => {
+    const stop = (why: string, code: number, opts: { release?: boolean } = {}) => {
       exitCode = Math.max(exitCode, code);
       log.info('shutting down', { reason: why });
-      manager.stop().then(resolve, (err: unknown) => {
+      manager.stop(opts).then(resolve, (err: unknown) => {
         log.error('shutdown failed', { error: errorMessage(err) });
         exitCode = 1;
         resolve();
@@ -78,6 +79,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       log.error('uncaught exception', { error: err });
       stop('uncaught exception', 1);
     });
+    // Lost leadership with reconciles still running: exit before a new leader starts, so none of
+    // them overlaps its work (the Lease is not ours to release).
+    void manager.fatal.then((err) => stop(err.message, 1, { release: false }));
     process.on('unhandledRejection', (err) => {
       log.error('unhandled rejection', { error: err });
       stop('unhandled rejection', 1);

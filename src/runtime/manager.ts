@@ -51,6 +51,14 @@ export class Manager {
   readonly #informers = new Map<string, Informer>();
   readonly #running = new Map<string, Running>();
   readonly #abort = new AbortController();
+  /** Aborted to stop campaigning: at stop, or after a step-down that left work running. */
+  readonly #campaign = new AbortController();
+  #fatal: (err: Error) => void = () => {};
+  /**
+   * Resolves when this manager can no longer run safely and the process should exit (non-zero):
+   * leadership was lost while reconciles kept running. Never rejects; pending while all is well.
+   */
+  readonly fatal: Promise<Error> = new Promise((resolve) => (this.#fatal = resolve));
   #elector: LeaderElector | undefined;
   #electorLoop: Promise<void> | undefined;
   #server: http.Server | undefined;
@@ -187,7 +195,7 @@ export class Manager {
       onStoppedLeading: () => this.#stopLeading(),
       onNewLeader: (holder) => this.log.info('leader observed', { lease, holder }),
     });
-    this.#electorLoop = this.#elector.run(this.#abort.signal);
+    this.#electorLoop = this.#elector.run(this.#campaign.signal);
   }
 
   #becomeLeader(): void {
@@ -201,7 +209,16 @@ export class Manager {
     this.#leader = false;
     this.metrics.leader.set({ lease: this.config.leaderElectionId }, 0);
     this.metrics.leaderTransitions.inc({ lease: this.config.leaderElectionId });
-    await this.#stopControllers();
+    if (this.#abort.signal.aborted) return; // a stop: #stop drains the controllers itself
+    // A standby may take over once the Lease expires, which is at least this long after we gave
+    // up renewing. Work still running then could overlap the new leader's: a leader that cannot
+    // drain by then stops campaigning and asks the process to exit, as controller-runtime does.
+    const { leaseDurationMs, renewDeadlineMs, retryPeriodMs, shutdownTimeoutMs } = this.config;
+    const handoverMs = Math.min(shutdownTimeoutMs, Math.max(0, leaseDurationMs - renewDeadlineMs - retryPeriodMs));
+    if (await this.#stopControllers(handoverMs)) return;
+    this.#campaign.abort();
+    this.log.error('lost leadership with reconciles still running; giving up leadership for good', { lease: this.config.leaderElectionId });
+    this.#fatal(new Error('lost leadership with reconciles still running'));
   }
 
   #startController(spec: ControllerSpec): void {
@@ -277,17 +294,20 @@ export class Manager {
     log.info('controller started', { workers: spec.workers ?? this.config.workers });
   }
 
-  async #stopControllers(): Promise<void> {
+  /** Stops every controller; true when all their reconciles finished within `boundMs`. */
+  async #stopControllers(boundMs = this.config.shutdownTimeoutMs): Promise<boolean> {
     const running = [...this.#running.entries()];
     this.#running.clear();
-    await Promise.all(
+    const drained = await Promise.all(
       running.map(async ([name, r]) => {
         for (const u of r.unsubscribe) u();
         r.abort.abort();
-        const drained = await r.queue.shutdown(this.config.shutdownTimeoutMs);
-        this.log.info('controller stopped', { controller: name, drained });
+        const done = await r.queue.shutdown(boundMs);
+        this.log.info('controller stopped', { controller: name, drained: done });
+        return done;
       }),
     );
+    return drained.every(Boolean);
   }
 
   async #listen(): Promise<void> {
@@ -353,7 +373,8 @@ export class Manager {
 
   async #stop(release: boolean): Promise<void> {
     this.#abort.abort();
-    await this.#electorLoop; // stops renewing; its onStoppedLeading stops the controllers
+    this.#campaign.abort();
+    await this.#electorLoop; // stops renewing
     await this.#stopControllers();
     if (release && this.#elector) {
       try {

@@ -159,6 +159,51 @@ describe('leader election', () => {
     await eventually('it leads again once the API answers', () => only.manager.isLeader, LEASE_MS * 4);
   });
 
+  it('a leader that loses the Lease while a reconcile ignores its signal stops campaigning and asks to exit', async (t) => {
+    const env = await kubeEnv(t, { crds: false });
+    if (!env.server) return t.skip('needs fault injection (not on a real cluster)');
+    let release = (): void => {};
+    const hung = new Promise<void>((r) => (release = r));
+    let started = false;
+    const spec: ControllerSpec = {
+      name: 'stubborn',
+      for: CM,
+      async reconcile() {
+        started = true;
+        await hung; // ignores ctx.signal, as a stuck non-Kubernetes call would
+      },
+    };
+    const client = new KubeClient(env.kubeConfig);
+    const { log, lines } = memoryLogger();
+    const manager = new Manager({
+      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', 'stubborn', ...TIMINGS]),
+      client,
+      log,
+    });
+    manager.add(spec);
+    await manager.start();
+    t.after(async () => {
+      release();
+      await manager.stop({ release: false });
+      client.close();
+    });
+    let fatal: Error | undefined;
+    void manager.fatal.then((err) => (fatal = err));
+    await eventually('it leads', () => manager.isLeader);
+    await client.create({ ...CM, metadata: { name: 'stuck', namespace: env.namespace } });
+    await eventually('the reconcile hangs', () => started);
+    env.server.faults.failNext({ resource: 'leases' }, { status: 500, count: 1_000_000 });
+    await eventually('it gives up', () => fatal !== undefined, LEASE_MS * 4);
+    assert.equal(manager.isLeader, false);
+    assert.deepEqual(manager.runningControllers, []);
+    assert.ok(lines.some((l) => l.includes('lost leadership with reconciles still running')));
+    env.server.faults.clear();
+    const mark = env.server.requestLog.mark();
+    await new Promise((r) => setTimeout(r, RETRY_MS * 6)); // room for campaigns that must not happen
+    assert.equal(env.server.requestLog.filter({ resource: 'leases' }, mark).length, 0, 'no campaign after giving up');
+    assert.equal(manager.isLeader, false);
+  });
+
   it('a leader whose renewals hang steps down before its Lease could expire', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     if (!env.server) return t.skip('needs fault injection (not on a real cluster)');
