@@ -8,7 +8,7 @@ import type { Lease } from '../../../src/runtime/leader-election.ts';
 import { LeaderElector } from '../../../src/runtime/leader-election.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
-import { memoryLogger, testConfig } from './helpers.ts';
+import { memoryLogger, runManager, testConfig } from './helpers.ts';
 import { eventually } from '../../support/wait.ts';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
@@ -173,20 +173,9 @@ describe('leader election', () => {
         await hung; // ignores ctx.signal, as a stuck non-Kubernetes call would
       },
     };
-    const client = new KubeClient(env.kubeConfig);
-    const { log, lines } = memoryLogger();
-    const manager = new Manager({
-      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', 'stubborn', ...TIMINGS]),
-      client,
-      log,
-    });
-    manager.add(spec);
-    await manager.start();
-    t.after(async () => {
-      release();
-      await manager.stop({ release: false });
-      client.close();
-    });
+    t.after(() => release());
+    const config = testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', 'stubborn', ...TIMINGS]);
+    const { manager, client, lines } = await runManager(t, env.kubeConfig, spec, config);
     let fatal: Error | undefined;
     void manager.fatal.then((err) => (fatal = err));
     await eventually('it leads', () => manager.isLeader);

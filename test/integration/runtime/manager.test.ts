@@ -4,30 +4,20 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { keyFromLabel, type ControllerSpec, type Request } from '../../../src/runtime/controller.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { Lease } from '../../../src/runtime/leader-election.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
+import type { Manager } from '../../../src/runtime/manager.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
-import { memoryLogger, testConfig } from './helpers.ts';
+import { runManager, testConfig } from './helpers.ts';
 import { eventually } from '../../support/wait.ts';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const SECRET = { apiVersion: 'v1', kind: 'Secret' };
 const SVC = { apiVersion: 'v1', kind: 'Service' };
 
-async function startManager(t: TestContext, env: KubeEnv, spec: ControllerSpec, identity = 'op-1') {
-  const client = new KubeClient(env.kubeConfig);
-  const { log, lines } = memoryLogger();
+function startManager(t: TestContext, env: KubeEnv, spec: ControllerSpec, identity = 'op-1') {
   const config = testConfig(['--namespace', env.namespace, '--identity', identity, '--workers', '2']);
-  const manager = new Manager({ config, client, log, informer: { relistPeriodMs: 0 } });
-  manager.add(spec);
-  await manager.start();
-  t.after(async () => {
-    await manager.stop();
-    client.close();
-  });
-  return { manager, client, lines };
+  return runManager(t, env.kubeConfig, spec, config, { informer: { relistPeriodMs: 0 } });
 }
 
 async function http(manager: Manager, path: string): Promise<{ status: number; body: string }> {

@@ -4,11 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ControllerSpec } from '../../../src/runtime/controller.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { eventually } from '../../support/wait.ts';
-import { memoryLogger, testConfig } from './helpers.ts';
+import { runManager, testConfig } from './helpers.ts';
 
 const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 
@@ -32,16 +30,8 @@ describe('reconcile deadline', () => {
         }
       },
     };
-    const client = new KubeClient(env.kubeConfig);
-    const { log, lines } = memoryLogger();
     const config = testConfig(['--namespace', env.namespace, '--reconcile-timeout', '300ms'], { LEADER_ELECT: 'false' });
-    const manager = new Manager({ config, client, log, informer: { relistPeriodMs: 0 } });
-    manager.add(spec);
-    await manager.start();
-    t.after(async () => {
-      await manager.stop();
-      client.close();
-    });
+    const { manager, client, lines } = await runManager(t, env.kubeConfig, spec, config, { informer: { relistPeriodMs: 0 } });
     await client.create({ ...CM, metadata: { name: 'target', namespace: env.namespace } });
     // The first read of `target` hangs ten deadlines (the server's timer keeps the test alive that long).
     env.server.faults.delayNext({ verb: 'get', resource: 'configmaps', name: 'target' }, { ms: 3000 });
