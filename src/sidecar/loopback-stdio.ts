@@ -6,7 +6,7 @@
 // several MiB (tcp_wmem/tcp_rmem autotuning), so the write returns while the bytes are still
 // on their way and the tool is already reading the next piece (docs/sidecar.md, bench/stream).
 // The child's end is blocking in the child (libuv makes stdio 0-2 blocking there), as a pipe is.
-import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { createServer, connect, type AddressInfo, type OnReadOpts, type Socket } from 'node:net';
 
 export interface LoopbackConnection {
   /** Give this to `spawn`'s stdio, then destroy it: the child holds its own copy. */
@@ -16,11 +16,12 @@ export interface LoopbackConnection {
 }
 
 /**
- * Opens a TCP connection to ourselves on 127.0.0.1. Only the connection we made is taken: any
- * other process in the pod that dials the short-lived port first is turned away, so nothing
+ * Opens a TCP connection to ourselves on 127.0.0.1; `onread` (Node's option of a dialling
+ * socket) makes our end read into one given buffer. Only the connection we dialled is taken: any
+ * other process in the pod that reaches the short-lived port first is turned away, so nothing
  * foreign can enter a backup stream.
  */
-export async function loopbackConnection(): Promise<LoopbackConnection> {
+export async function loopbackConnection(onread?: OnReadOpts): Promise<LoopbackConnection> {
   const server = createServer({ noDelay: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -34,15 +35,15 @@ export async function loopbackConnection(): Promise<LoopbackConnection> {
       arrived?.();
     });
     const { port } = server.address() as AddressInfo;
-    const childEnd = connect({ port, host: '127.0.0.1', noDelay: true });
+    const ourEnd = connect({ port, host: '127.0.0.1', noDelay: true, ...(onread ? { onread } : {}) });
     await new Promise<void>((resolve, reject) => {
-      childEnd.once('connect', resolve);
-      childEnd.once('error', reject);
+      ourEnd.once('connect', resolve);
+      ourEnd.once('error', reject);
     });
     for (;;) {
       const socket = arrivals.shift();
       if (!socket) await new Promise<void>((resolve) => (arrived = resolve));
-      else if (socket.remotePort === childEnd.localPort && socket.remoteAddress === childEnd.localAddress) return { childEnd, ourEnd: socket };
+      else if (socket.remotePort === ourEnd.localPort && socket.remoteAddress === ourEnd.localAddress) return { childEnd: socket, ourEnd };
       else socket.destroy();
     }
   } finally {

@@ -65,5 +65,5 @@ test('each call is its own connection', async (t) => {
   const [fromB] = (await once(b.ourEnd, 'data')) as [Buffer];
   assert.equal(String(fromA), 'to-a');
   assert.equal(String(fromB), 'to-b');
-  assert.equal(a.ourEnd.remotePort, a.childEnd.localPort);
+  assert.equal(a.childEnd.remotePort, a.ourEnd.localPort);
 });

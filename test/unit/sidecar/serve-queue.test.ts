@@ -3,6 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../src/runtime/logger.ts';
@@ -28,21 +32,59 @@ async function server(t: { after(fn: () => unknown): void }, script: string) {
   return { url: `http://127.0.0.1:${srv.port}`, spawned: () => spawned, logs: () => lines.join('') };
 }
 
-function get(url: string, auth = AUTH): Promise<{ status: number; body: string; trailer: string | undefined; declared: string | undefined }> {
+/** A reader that stops for `ms` once it has `afterBytes` of the body. */
+interface Stall {
+  afterBytes: number;
+  ms: number;
+}
+
+function get(url: string, auth = AUTH, stall?: Stall): Promise<{ status: number; body: string; raw: Buffer; trailer: string | undefined; declared: string | undefined }> {
   return new Promise((resolve, reject) => {
     http.get(`${url}/xbackup`, { agent: false, auth: `${auth.user}:${auth.password}` }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, trailer: res.trailers['x-backup-status'], declared: res.headers['trailer'] }));
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let stalled = false;
+      const take = (c: Buffer): void => {
+        chunks.push(c);
+        received += c.length;
+        if (stall && !stalled && received >= stall.afterBytes) {
+          stalled = true;
+          res.pause();
+          setTimeout(() => res.resume(), stall.ms);
+        }
+      };
+      res.on('data', take);
+      if (stall?.afterBytes === 0) take(Buffer.alloc(0));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, body: raw.toString('utf8'), raw, trailer: res.trailers['x-backup-status'], declared: res.headers['trailer'] });
+      });
     }).on('error', reject);
   });
 }
 
 test('the tool output is the body, declared and followed by the Success trailer', async (t) => {
   const s = await server(t, 'printf stream-bytes');
-  const r = await get(s.url);
-  assert.deepEqual(r, { status: 200, body: 'stream-bytes', trailer: 'Success', declared: 'X-Backup-Status' });
+  const { status, body, trailer, declared } = await get(s.url);
+  assert.deepEqual({ status, body, trailer, declared }, { status: 200, body: 'stream-bytes', trailer: 'Success', declared: 'X-Backup-Status' });
+});
+
+/** A server whose tool writes 9 MiB and a bit of random bytes (nine times its relay buffer). */
+async function bigOutputServer(t: { after(fn: () => unknown): void }) {
+  const dir = await mkdtemp(join(tmpdir(), 'serve-queue-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const data = randomBytes(9 * (1 << 20) + 12345);
+  await writeFile(join(dir, 'backup'), data);
+  return { ...(await server(t, `cat ${join(dir, 'backup')}`)), data };
+}
+
+test('an output many times the relay buffer arrives byte for byte', async (t) => {
+  const s = await bigOutputServer(t);
+  // A client that reads late makes the response queue pieces while the relay reads on.
+  const r = await get(s.url, AUTH, { afterBytes: 0, ms: 300 });
+  assert.equal(r.trailer, 'Success');
+  assert.equal(r.raw.length, s.data.length);
+  assert.ok(r.raw.equals(s.data), 'the body differs from the tool output');
 });
 
 test('a tool exiting non-zero ends the stream with the Failed trailer and its stderr in the log', async (t) => {
