@@ -1,8 +1,8 @@
-// Keeps the sidecar's memory flat while it relays gigabytes. Every chunk read from the backup
-// tool is a fresh 64 KiB buffer whose memory lives outside the V8 heap; V8 only collects the
-// small objects owning them when its young generation fills or external memory has grown by
-// about 64 MiB, so a relay's RSS climbs by that much before anything is freed. A cheap minor GC
-// (scavenge) every few MiB streamed frees them in step instead (measured: +80 MiB → +15 MiB).
+// Keeps the clone's memory flat while it downloads gigabytes. Every piece a Node stream reads is
+// a fresh 64 KiB buffer whose memory lives outside the V8 heap; V8 only collects the small
+// objects owning them when its young generation fills or external memory has grown by about
+// 64 MiB, so the RSS climbs by that much before anything is freed. A cheap minor GC (scavenge)
+// every few MiB streamed frees them in step instead (measured: +80 MiB → +15 MiB).
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
