@@ -1,5 +1,5 @@
-// A loopback TCP connection to give a child process as its stdin or stdout, in place of the
-// socketpair Node would make. The backup tools move data in 10 MiB pieces: mariabackup reads
+// A loopback TCP connection to give a child process as its stdout, in place of the socketpair
+// Node would make. The backup tools move data in 10 MiB pieces: mariabackup reads
 // 10 MiB of a data file, then writes them to stdout in one call, then reads the next. A
 // socketpair holds ~208 KiB, so that write lasts until the reader has taken almost all of it,
 // and the disk reads and the network sends take turns. Loopback TCP grows its buffers to
@@ -11,7 +11,7 @@ import { createServer, connect, type AddressInfo, type OnReadOpts, type Socket }
 export interface LoopbackConnection {
   /** Give this to `spawn`'s stdio, then destroy it: the child holds its own copy. */
   childEnd: Socket;
-  /** The process's end: read the child's output from it, or write its input to it. */
+  /** The process's end: the child's output arrives here. */
   ourEnd: Socket;
 }
 
