@@ -7,6 +7,7 @@
 // Unlike pt-heartbeat (which exits after --fail-successive-errors and waits for the kubelet to
 // restart it) the loop outlives server restarts: a failed tick drops the connection and the
 // next attempt reconnects, with a backoff that resets on success.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNode, isMysqlError, type ConnectParams, type MysqlNode } from '../mysql/index.ts';
 
 export interface HeartbeatOptions {
@@ -71,22 +72,10 @@ export async function runHeartbeat(opts: HeartbeatOptions): Promise<void> {
           retryInMs: wait,
         });
       }
-      await sleep(wait, opts.signal);
+      // An abort only cuts the pause short; the loop's condition ends it.
+      await sleep(wait, undefined, { signal: opts.signal }).catch(() => undefined);
     }
   } finally {
     await node?.close().catch(() => undefined);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

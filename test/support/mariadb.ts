@@ -11,6 +11,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import {
@@ -145,10 +146,6 @@ async function pickAddress(host: string | undefined, port: number | undefined): 
 }
 
 let nextServerId = 1 + (process.pid % 1000) * 100;
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
 
 export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<MariaDBServer> {
   installExitHook();

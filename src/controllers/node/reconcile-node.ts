@@ -2,6 +2,7 @@
 // decide → act, one step at a time, until the pod is configured, a wait is decided, or the step
 // budget is spent. Every step is idempotent and the decision is re-made from freshly read server
 // state after each one, so a pass killed between two steps resumes correctly.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { connectNode, type ConnectParams, type MysqlNode } from '../../mysql/index.ts';
@@ -127,7 +128,8 @@ async function configure(pass: Pass, creds: Credentials, servers: PassServers): 
     if (decision.kind === 'wait') {
       if (!decision.soon) return refuse(pass, decision.reason, decision.message);
       if (Date.now() < settleUntil) {
-        await sleep(POLL_MS, pass.ctx.signal);
+        // An abort only cuts the pause short; the next step sees the aborted signal.
+        await sleep(POLL_MS, undefined, { signal: pass.ctx.signal }).catch(() => undefined);
         continue;
       }
       // Still transient after the settle time: say so, and poll rather than back off.
@@ -187,16 +189,4 @@ async function refuse(pass: Pass, reason: NodeReason, message: string): Promise<
   pass.log.info('node not configured', { reason, message });
   await report(pass, { configured: false, reason, message });
   throw new NodeNotConfiguredError(reason, message);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -7,7 +7,8 @@ import type { V1ConfigMap, V1PersistentVolumeClaim, V1Secret, V1Service, V1State
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { manifests, OPERATOR_AGENT, operatorTest, sleep } from './operator.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { manifests, OPERATOR_AGENT, operatorTest } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };

@@ -83,7 +83,3 @@ export function manifests(path: string | URL, namespace: string): KubeObject[] {
     .filter((d): d is KubeObject => d !== null)
     .map((d) => ({ ...d, metadata: { ...d.metadata, namespace } }));
 }
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { operatorTest, sleep } from './operator.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { operatorTest } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
