@@ -23,18 +23,8 @@ export interface TokenBucketOptions {
   /** Tokens the bucket holds when full (>= 1), and starts with. */
   burst: number;
   clock?: Clock;
-  /** Told of every reservation and how long it waits (0 = went at once). */
+  /** Told of every reservation and how long it waits (0 = went at once): metrics, tests. */
   onWait?: (ms: number) => void;
-}
-
-/** What the bucket has handed out, for tests and logs. */
-export interface TokenBucketStats {
-  /** Tokens reserved. */
-  requests: number;
-  /** Reservations that had to wait for a refill. */
-  delayed: number;
-  /** Sum of those waits. */
-  waitedMs: number;
 }
 
 export class TokenBucket {
@@ -45,7 +35,6 @@ export class TokenBucket {
   /** Tokens at `#at`; negative when future tokens are reserved. */
   #tokens: number;
   #at: number;
-  readonly #stats: TokenBucketStats = { requests: 0, delayed: 0, waitedMs: 0 };
 
   constructor(opts: TokenBucketOptions) {
     if (!(opts.qps > 0) || !Number.isFinite(opts.qps)) throw new Error(`token bucket qps must be a positive number, not ${opts.qps}`);
@@ -63,10 +52,6 @@ export class TokenBucket {
     return new TokenBucket(this.#opts);
   }
 
-  get stats(): TokenBucketStats {
-    return { ...this.#stats };
-  }
-
   /** Takes the next token: the milliseconds until it is refilled (0: at once). */
   reserve(): number {
     const now = this.#clock.now();
@@ -74,11 +59,6 @@ export class TokenBucket {
     this.#at = now;
     this.#tokens -= 1;
     const wait = this.#tokens < 0 ? (-this.#tokens * 1000) / this.qps : 0;
-    this.#stats.requests++;
-    if (wait > 0) {
-      this.#stats.delayed++;
-      this.#stats.waitedMs += wait;
-    }
     this.#opts.onWait?.(wait);
     return wait;
   }
