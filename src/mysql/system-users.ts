@@ -9,11 +9,21 @@
 //   ... (10.5.2 split them out) nor, from 10.11, READ_ONLY ADMIN; the sets are those that worked
 //   for Orchestrator and the exporter on 10.11 (FIELD-NOTES). mysql.slave_master_info does not
 //   exist there: Orchestrator reads mysql.* instead.
+import { randomInt } from 'node:crypto';
 import type { Flavour } from './flavour.ts';
 import { atLeast } from '../api/versions.ts';
 import { hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
 import { HEARTBEAT_TABLE, OPERATOR_SCHEMA } from './operator-schema.ts';
 import { account, secret, stmt, type Statement } from './sql-text.ts';
+
+const PASSWORD_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** `length` random characters of [A-Za-z0-9]: a system user's password, safe unquoted in any file. */
+export function randomPassword(length: number): string {
+  let s = '';
+  for (let i = 0; i < length; i++) s += PASSWORD_CHARACTERS[randomInt(PASSWORD_CHARACTERS.length)];
+  return s;
+}
 
 export interface Credentials {
   user: string;

@@ -4,23 +4,17 @@
 // sidecar wrote, in its order: my.cnf and scripts copied from the ConfigMap, conf.d/,
 // 10-identity.cnf, operator-init.sql, 10-init-file.cnf, client.conf, heartbeat.conf.
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { MYSQL_USER, OPERATOR_SCHEMA } from '../api/constants.ts';
 import { renderInitFile } from '../mysql/init-file.ts';
+import { randomPassword } from '../mysql/system-users.ts';
 import { podFilePaths, type SidecarConfig } from './config.ts';
 import { BINLOG_INFO_FILE, gtidFromBinlogInfo } from './binlog-info.ts';
 import { gatherResumeDecision, type SettledResume } from './resume-replication.ts';
 import { renderClientConf, renderIdentityCnf, renderInitFileCnf } from './render-pod-files.ts';
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** The heartbeat user's password: new at every start of the init container, never stored (anchor). */
-export function randomPassword(length = 10): string {
-  let out = '';
-  for (let i = 0; i < length; i++) out += ALNUM[randomInt(ALNUM.length)];
-  return out;
-}
+/** The heartbeat user's password is new at every start of the init container, never stored (anchor). */
+const HEARTBEAT_PASSWORD_LENGTH = 10;
 
 async function isFile(path: string): Promise<boolean> {
   try {
@@ -111,7 +105,7 @@ export async function writePodFiles(cfg: SidecarConfig, run: ThisRun): Promise<S
     facts,
     restoredFromBucket: run.restoredFromBucket,
     resumeReplication: resume.action === 'resume',
-    heartbeatPassword: randomPassword(),
+    heartbeatPassword: randomPassword(HEARTBEAT_PASSWORD_LENGTH),
   });
   // The files hold passwords: readable by the pod's user only (mysqld, probes and the sidecar share it).
   for (const [path, content] of files) await writeFile(path, content, { mode: 0o600 });

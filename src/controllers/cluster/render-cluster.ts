@@ -8,7 +8,7 @@ import { clusterLabels, type ClusterRef } from '../shared/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';
-import { operatedSecretData, randomPassword } from './render-operated-secret.ts';
+import { operatedSecretData } from './render-operated-secret.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
 import { dataVolumeSpec, mysqlResources, renderStatefulSet } from './render-statefulset.ts';
@@ -75,7 +75,7 @@ export function renderCluster(input: RenderInput): DesiredState {
   const secretData = operatedSecretData(
     input.existingSecretData,
     { user: opts.orcTopologyUser, password: opts.orcTopologyPassword },
-    input.generatePassword ?? randomPassword,
+    input.generatePassword,
   );
   const configHash = stableHash({ config: configMap.data, secret: secretData, images, pod: podInputs(spec.podSpec) });
   const statefulSet = renderStatefulSet({

@@ -2,21 +2,14 @@
 // is never replaced, a missing or empty key is added. The Orchestrator topology credentials are
 // the exception, as in the anchor: they belong to the one Orchestrator of the install, so when the
 // operator is configured with them they are copied in.
-import { randomInt } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { MYSQL_USER, OPERATED_SECRET_KEY as K } from '../../api/constants.ts';
+import { randomPassword } from '../../mysql/system-users.ts';
 import { controllerRef, names, type ClusterRef } from '../shared/names.ts';
 import { encodeSecretData } from '../shared/secret-data.ts';
 
-const ALPHANUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 export const PASSWORD_LENGTH = 18;
 export const DEFAULT_ORC_TOPOLOGY_USER = 'orchestrator';
-
-export function randomPassword(length: number = PASSWORD_LENGTH): string {
-  let s = '';
-  for (let i = 0; i < length; i++) s += ALPHANUM[randomInt(ALPHANUM.length)];
-  return s;
-}
 
 export interface OrcCredentials {
   user: string;
@@ -27,7 +20,7 @@ export interface OrcCredentials {
 export function operatedSecretData(
   existing: Readonly<Record<string, string>>,
   orc: OrcCredentials,
-  generate: () => string = randomPassword,
+  generate: () => string = () => randomPassword(PASSWORD_LENGTH),
 ): Record<string, string> {
   const out: Record<string, string> = { ...existing };
   const keep = (key: string, value: () => string): void => {

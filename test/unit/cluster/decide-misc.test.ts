@@ -4,7 +4,8 @@ import { ANNOTATION_CONFIG_HASH, CLUSTER_CONDITION, CLUSTER_REASONS } from '../.
 import { decidePvcCleanup, pvcOrdinal } from '../../../src/controllers/cluster/decide-pvcs.ts';
 import { decideRolloutAnnotations } from '../../../src/controllers/cluster/decide-rollout.ts';
 import { decideStatus } from '../../../src/controllers/cluster/decide-status.ts';
-import { operatedSecretData, randomPassword } from '../../../src/controllers/cluster/render-operated-secret.ts';
+import { operatedSecretData, PASSWORD_LENGTH } from '../../../src/controllers/cluster/render-operated-secret.ts';
+import { randomPassword } from '../../../src/mysql/system-users.ts';
 import { cluster } from './builders.ts';
 
 const rendered = { configHash: 'h1', configData: { 'my.cnf': 'a' }, secretData: { K: 'v' } };
@@ -36,9 +37,9 @@ test('new and already-switched templates carry the hash', () => {
 });
 
 test('generated passwords are 18 characters of [A-Za-z0-9] and differ', () => {
-  const a = randomPassword();
+  const a = randomPassword(PASSWORD_LENGTH);
   assert.match(a, /^[A-Za-z0-9]{18}$/);
-  assert.notEqual(a, randomPassword());
+  assert.notEqual(a, randomPassword(PASSWORD_LENGTH));
 });
 
 test('the operated Secret gets every key once, and a missing key is added without touching the others', () => {
