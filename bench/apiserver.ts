@@ -9,6 +9,7 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { startApiServer } from '../sandbox/apiserver/index.ts';
+import { pool } from './support/pool.ts';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 1_000 : 10_000;
@@ -33,15 +34,6 @@ function call(method: string, path: string, body?: unknown): Promise<{ status: n
     if (data) req.write(data);
     req.end();
   });
-}
-
-async function pool(count: number, work: (i: number) => Promise<void>): Promise<number> {
-  const start = performance.now();
-  let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < count) await work(next++);
-  }));
-  return performance.now() - start;
 }
 
 const NS = '/api/v1/namespaces/default/configmaps';
@@ -72,14 +64,14 @@ function watchEvents(rv: number): Promise<number> {
   });
 }
 
-const createMs = await pool(N, async (i) => {
+const createMs = await pool(N, CONCURRENCY, async (i) => {
   const r = await call('POST', NS, { metadata: { name: nameOf(i), labels: { bench: 'true', shard: String(i % 10) } }, data: { key: `value-${i}` } });
   if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
 });
 const mem = process.memoryUsage();
 
 const gets = Math.min(N, 2_000);
-const getMs = await pool(gets, async (i) => {
+const getMs = await pool(gets, CONCURRENCY, async (i) => {
   const r = await call('GET', `${NS}/${nameOf(i)}`);
   if (r.status !== 200) throw new Error(`get ${i}: ${r.status}`);
 });

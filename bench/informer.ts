@@ -12,6 +12,7 @@ import { startApiServer } from '../sandbox/apiserver/index.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { KubeClient } from '../src/runtime/kube/client.ts';
 import { WorkQueue } from '../src/runtime/work-queue.ts';
+import { pool } from './support/pool.ts';
 
 const quick = process.argv.includes('--quick');
 const N = quick ? 500 : 5_000;
@@ -21,15 +22,6 @@ const CONCURRENCY = 16;
 const server = await startApiServer({ token: null });
 const kc = server.kubeConfig();
 const writer = new KubeClient(kc);
-
-async function pool(count: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) await work(next++);
-    }),
-  );
-}
 
 async function until(cond: () => boolean): Promise<void> {
   while (!cond()) await new Promise((r) => setTimeout(r, 1));
@@ -42,7 +34,7 @@ const cm = (i: number, round: number) => ({
   data: { round: String(round), payload: 'x'.repeat(200) },
 });
 
-await pool(N, async (i) => void (await writer.create(cm(i, 0))));
+await pool(N, CONCURRENCY, async (i) => void (await writer.create(cm(i, 0))));
 let round = 0;
 
 // Updates are written in-process (no HTTP), so the delivery figures are the watch path alone:
