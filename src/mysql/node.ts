@@ -21,9 +21,13 @@ import {
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
 
-export interface ConnectParams {
+/** Where a server listens (and where a replica's CHANGE MASTER must point). */
+export interface Endpoint {
   host: string;
   port: number;
+}
+
+export interface ConnectParams extends Endpoint {
   user: string;
   password: string;
   /** Default 5000. */

@@ -4,7 +4,9 @@
 import { join } from 'node:path';
 import { flavourFromVersionSpec, type Flavour } from '../mysql/flavour.ts';
 import type { Credentials } from '../mysql/system-users.ts';
+import type { Endpoint } from '../mysql/node.ts';
 import { OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
+import { names } from '../api/names.ts';
 
 export type { Credentials };
 
@@ -19,10 +21,7 @@ export interface SidecarPaths {
   xtrabackupTargetDir: string;
 }
 
-export interface Endpoint {
-  host: string;
-  port: number;
-}
+export type { Endpoint };
 
 /** Everything every subcommand may need; `clone-and-init` uses all of it. */
 export interface SidecarConfig {
@@ -239,8 +238,8 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
     mysql: { host: r.override('mysqlHost') ?? '127.0.0.1', port: mysqlPort },
     http: { host: r.override('httpHost') ?? '0.0.0.0', port: httpPort },
     cloneSources: {
-      replicas: r.override('replicasUrl') ?? `http://${clusterName}-mysql-replicas:${PORT.sidecarHttp}`,
-      master: r.override('masterUrl') ?? `http://${clusterName}-mysql-master:${PORT.sidecarHttp}`,
+      replicas: r.override('replicasUrl') ?? `http://${names.replicasService(clusterName)}:${PORT.sidecarHttp}`,
+      master: r.override('masterUrl') ?? `http://${names.masterService(clusterName)}:${PORT.sidecarHttp}`,
     },
   };
 }

@@ -3,7 +3,7 @@
 // even then the PVC of ordinal 0 (the one a cluster scaled to 0 comes back with) is kept.
 import type { V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
-import { names } from '../shared/names.ts';
+import { names } from '../../api/names.ts';
 
 export interface PvcDecision {
   remove: V1PersistentVolumeClaim[];

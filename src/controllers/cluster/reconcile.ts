@@ -28,7 +28,7 @@ import {
   planStatefulSet,
   type Plan,
 } from './decide-writes.ts';
-import { controllerRef, names, selectorLabels } from '../shared/names.ts';
+import { controllerRef, names, selectorLabels } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
 import { decodeSecretData } from '../shared/secret-data.ts';

@@ -4,7 +4,7 @@
 import type { V1ConfigMap, V1PodDisruptionBudget, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster, PodSpec } from '../../api/index.ts';
 import { stableHash } from './hash.ts';
-import { clusterLabels, type ClusterRef } from '../shared/names.ts';
+import { clusterLabels, type ClusterRef } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';

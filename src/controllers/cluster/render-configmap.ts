@@ -1,6 +1,6 @@
 // ConfigMap `<c>-mysql`: my.cnf, and the pre-stop script unless the user brings a lifecycle.
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { controllerRef, names, type ClusterRef } from '../shared/names.ts';
+import { controllerRef, names, type ClusterRef } from '../../api/names.ts';
 import { PRE_SHUTDOWN_SCRIPT_KEY, renderPreShutdownScript } from './render-pre-shutdown-script.ts';
 
 export const MY_CNF_KEY = 'my.cnf';

@@ -5,7 +5,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { MYSQL_USER, OPERATED_SECRET_KEY as K } from '../../api/constants.ts';
 import { randomPassword } from '../../mysql/system-users.ts';
-import { controllerRef, names, type ClusterRef } from '../shared/names.ts';
+import { controllerRef, names, type ClusterRef } from '../../api/names.ts';
 import { encodeSecretData } from '../shared/secret-data.ts';
 
 export const PASSWORD_LENGTH = 18;

@@ -1,6 +1,6 @@
 // PodDisruptionBudget `<c>-mysql`. Unlike the anchor, it follows later changes of minAvailable.
 import type { V1PodDisruptionBudget } from '@kubernetes/client-node';
-import { controllerRef, names, selectorLabels, type ClusterRef } from '../shared/names.ts';
+import { controllerRef, names, selectorLabels, type ClusterRef } from '../../api/names.ts';
 
 /** The effective minAvailable: the spec's, else "50%" for more than one replica, else none. */
 export function effectiveMinAvailable(spec: { minAvailable?: number | string; replicas?: number }): number | string | undefined {

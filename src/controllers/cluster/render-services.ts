@@ -11,7 +11,7 @@ import {
   ROLE,
   SERVICE_TYPE,
 } from '../../api/constants.ts';
-import { controllerRef, names, namespaceSelectorLabels, selectorLabels, type ClusterRef } from '../shared/names.ts';
+import { controllerRef, names, namespaceSelectorLabels, selectorLabels, type ClusterRef } from '../../api/names.ts';
 
 const mysqlPort: V1ServicePort = { name: PORT_NAME.mysql, port: PORT.mysql, targetPort: PORT.mysql, protocol: 'TCP' };
 // No targetPort, as the anchor: the API server fills in the port.

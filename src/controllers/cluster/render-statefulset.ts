@@ -27,7 +27,7 @@ import {
   USER_SECRET_KEY,
   VOLUME,
 } from '../../api/constants.ts';
-import { controllerRef, names, selectorLabels, type ClusterRef } from '../shared/names.ts';
+import { controllerRef, names, selectorLabels, type ClusterRef } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { CLIENT_CONF_PATH, PRE_SHUTDOWN_SCRIPT_KEY } from './render-pre-shutdown-script.ts';
 import { isPerconaImage, type Images } from './select-images.ts';

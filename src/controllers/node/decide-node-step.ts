@@ -1,7 +1,7 @@
 // The next single step for one pod, from the gathered state. Pure; the reconcile performs the
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
 import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/constants.ts';
-import { names } from '../shared/names.ts';
+import { names } from '../../api/names.ts';
 import { chooseMaster, sameEndpoint } from './choose-master.ts';
 import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
 import { asNode } from './pod-view.ts';

@@ -5,7 +5,7 @@ import { LABEL_CLUSTER } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { ControllerContext, ControllerFactory, ControllerSpec } from '../../runtime/controller.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
-import { names } from '../shared/names.ts';
+import { names } from '../../api/names.ts';
 import { operatedSecretCluster } from './operated-credentials.ts';
 import type { PodObject } from './pod-view.ts';
 import { CLUSTER_TARGET, POD_TARGET, reconcileNode, SECRET_TARGET, type NodeControllerOptions } from './reconcile-node.ts';

@@ -1,11 +1,9 @@
 // The gathered state the node controller decides on: one plain value per pass, built by
 // gather-node.ts from the pod, the MysqlCluster and the servers, read by the pure functions.
 
-/** Where a server listens (and where a replica's CHANGE MASTER must point). */
-export interface Endpoint {
-  host: string;
-  port: number;
-}
+import type { Endpoint } from '../../mysql/index.ts';
+
+export type { Endpoint };
 
 export interface ReplicationView {
   sourceHost: string;

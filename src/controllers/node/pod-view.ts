@@ -1,5 +1,6 @@
 // What the node controller reads from a Pod object. Pure.
-import { CONDITION_STATUS, CONTAINER, HEADLESS_SERVICE_NAME, POD_CONDITION_NODE_INITIALIZED, PORT } from '../../api/constants.ts';
+import { CONDITION_STATUS, CONTAINER, POD_CONDITION_NODE_INITIALIZED, PORT } from '../../api/constants.ts';
+import { podFqdn, podOrdinal } from '../../api/names.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { Endpoint, NodeView, PodView, ServerView } from './node-state.ts';
 
@@ -27,17 +28,6 @@ export interface PodObject extends KubeObject {
 export type ResolvePod = (pod: { name: string; namespace: string; fqdn: string }) => Endpoint;
 
 export const resolveByFqdn: ResolvePod = (pod) => ({ host: pod.fqdn, port: PORT.mysql });
-
-/** `<pod>.mysql.<ns>`: the name Orchestrator and status.nodes know the server by (report-host). */
-export function podFqdn(name: string, namespace: string): string {
-  return `${name}.${HEADLESS_SERVICE_NAME}.${namespace}`;
-}
-
-/** StatefulSet pods end in `-<ordinal>`; anything else is not one of ours (-1). */
-export function podOrdinal(name: string): number {
-  const m = /-(\d+)$/.exec(name);
-  return m ? Number(m[1]) : -1;
-}
 
 export function podView(pod: PodObject, resolve: ResolvePod): PodView {
   const name = pod.metadata?.name ?? '';

@@ -10,7 +10,7 @@ import type { ControllerContext, ReconcileResult, Request } from '../../runtime/
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
-import { names, namespaceSelectorLabels } from '../shared/names.ts';
+import { names, namespaceSelectorLabels } from '../../api/names.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { clusterView } from './cluster-view.ts';
 import { decideNodeStep, type NodeStep } from './decide-node-step.ts';

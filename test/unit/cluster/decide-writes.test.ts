@@ -11,7 +11,7 @@ import {
   planService,
   planStatefulSet,
 } from '../../../src/controllers/cluster/decide-writes.ts';
-import { controllerRef } from '../../../src/controllers/shared/names.ts';
+import { controllerRef } from '../../../src/api/names.ts';
 import { sharedServiceUnused } from '../../../src/controllers/cluster/decide-shared-service.ts';
 import { renderOperatedSecret } from '../../../src/controllers/cluster/render-operated-secret.ts';
 import { cluster, render, wire } from './builders.ts';

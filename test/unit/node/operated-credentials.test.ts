@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { names } from '../../../src/controllers/shared/names.ts';
+import { names } from '../../../src/api/names.ts';
 import { credentialsFrom, operatedSecretCluster } from '../../../src/controllers/node/operated-credentials.ts';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');

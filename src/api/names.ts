@@ -15,8 +15,8 @@ import {
   LABEL_CLUSTER,
   MANAGED_BY_VALUE,
   OPERATED_SECRET_SUFFIX,
-} from '../../api/constants.ts';
-import type { OwnerReference } from '../../runtime/kube/types.ts';
+} from './constants.ts';
+import type { OwnerReference } from '../runtime/kube/types.ts';
 
 export interface ClusterRef {
   name: string;
@@ -37,7 +37,19 @@ export const names = {
   dataClaimTemplate: () => 'data',
   pvc: (c: string, ordinal: number) => `data-${c}-mysql-${ordinal}`,
   orchestratorAlias: (c: string, ns: string) => `${c}.${ns}`,
+  pod: (c: string, ordinal: number) => `${c}-mysql-${ordinal}`,
 } as const;
+
+/** `<pod>.mysql.<ns>`: the name Orchestrator and status.nodes know the server by (report-host). */
+export function podFqdn(pod: string, namespace: string): string {
+  return `${pod}.${HEADLESS_SERVICE_NAME}.${namespace}`;
+}
+
+/** StatefulSet pods end in `-<ordinal>`; anything else is not one of ours (-1). */
+export function podOrdinal(pod: string): number {
+  const m = /-(\d+)$/.exec(pod);
+  return m ? Number(m[1]) : -1;
+}
 
 /** Labels every object of the cluster is selected by (StatefulSet selector, Services, PDB). */
 export function selectorLabels(cluster: string): Record<string, string> {
