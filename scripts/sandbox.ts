@@ -75,10 +75,6 @@ async function waitFor(what: string, ready: () => boolean, timeoutMs = 120_000):
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
-if (spawnSync('bash', [join(root, 'scripts/install-deps.sh')], { stdio: 'inherit' }).status !== 0) {
-  console.error('sandbox: installing the dependencies failed');
-  process.exit(1);
-}
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
