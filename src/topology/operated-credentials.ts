@@ -1,7 +1,8 @@
-// The two identities the node controller needs from the Secret `<c>-mysql-operated` (anchor keys):
-// the operator user to connect, the replication user for CHANGE MASTER. Pure.
-import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../../api/constants.ts';
-import { decodeSecretData } from '../shared/secret-data.ts';
+// The two identities the operator uses on a cluster's servers, from the Secret `<c>-mysql-operated`
+// (anchor keys): the operator user to connect, the replication user for CHANGE MASTER. Pure.
+import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../api/constants.ts';
+import type { Credentials } from '../mysql/index.ts';
+import { decodeSecretData } from '../runtime/kube/secret-data.ts';
 
 /** `<c>-mysql-operated` → `<c>`; null for any other Secret. */
 export function operatedSecretCluster(secretName: string): string | null {
@@ -10,9 +11,9 @@ export function operatedSecretCluster(secretName: string): string | null {
     : null;
 }
 
-export interface Credentials {
-  operator: { user: string; password: string };
-  replication: { user: string; password: string };
+export interface OperatedCredentials {
+  operator: Credentials;
+  replication: Credentials;
 }
 
 const REQUIRED = [
@@ -23,7 +24,7 @@ const REQUIRED = [
 ] as const;
 
 /** From the Secret's base64 `data`; names the first missing or empty key instead. */
-export function credentialsFrom(data: Readonly<Record<string, string>> | undefined): Credentials | { missing: string } {
+export function credentialsFrom(data: Readonly<Record<string, string>> | undefined): OperatedCredentials | { missing: string } {
   const d = decodeSecretData(data);
   const missing = REQUIRED.find((k) => !d[k]);
   if (missing !== undefined) return { missing };
