@@ -2,6 +2,7 @@
 // story of the node's configuration). Pure: the condition to write, or null when the pod already
 // says exactly that (zero writes in steady state); and what it says about the last check.
 import { CONDITION_STATUS, POD_CONDITION_NODE_INITIALIZED, POD_INIT_REASONS } from '../../api/constants.ts';
+import { redactString } from '../../runtime/redact.ts';
 import { mysqlContainer, type PodCondition, type PodObject } from '../../topology/index.ts';
 import { kubeTime, transitionTime } from '../condition-time.ts';
 
@@ -14,7 +15,9 @@ export const SUCCESS_MESSAGE = 'success';
 export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly PodCondition[] | undefined, now: Date): PodCondition | null {
   const status = outcome.configured ? CONDITION_STATUS.true : CONDITION_STATUS.false;
   const reason = outcome.configured ? POD_INIT_REASONS.succeeded : POD_INIT_REASONS.failed;
-  const message = outcome.configured ? SUCCESS_MESSAGE : `${outcome.reason}: ${outcome.message}`;
+  // Redacted as Events are: the message quotes server error text, which can hold a password
+  // (MariaDB's Last_SQL_Error quotes a failed CREATE USER ... IDENTIFIED BY '...').
+  const message = outcome.configured ? SUCCESS_MESSAGE : redactString(`${outcome.reason}: ${outcome.message}`);
   const stamp = outcome.configured && outcome.verified;
   const time = kubeTime(now);
   const old = current?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);

@@ -69,3 +69,15 @@ test('a restart of mysqld after the last check asks for a new check', () => {
   assert.equal(verifiedSinceStart(pod({ probe: '2026-01-01T09:00:00Z' })), false);
   assert.equal(verifiedSinceStart(pod()), false);
 });
+
+test('secrets in server error text are masked in the condition message, as in Events', () => {
+  // MariaDB's Last_SQL_Error quotes the failed statement, password included.
+  const sqlError = "error 1396: Error 'Operation CREATE USER failed for 'app'@'%'' on query. Default database: ''. Query: 'CREATE USER 'app'@'%' IDENTIFIED BY 'hunter2-Secret''";
+  const c = nodeInitializedCondition({ configured: false, reason: 'ReplicationError', message: `replication from my-db-mysql-0 stopped applying: ${sqlError}` }, [], now);
+  assert.ok(c?.message);
+  assert.ok(!c.message.includes('hunter2-Secret'), c.message);
+  assert.match(c.message, /^ReplicationError: replication from my-db-mysql-0 stopped applying: error 1396: .*IDENTIFIED BY '\*\*\*'/);
+
+  const url = nodeInitializedCondition({ configured: false, reason: 'ServerUnreachable', message: 'cannot reach mysql://sys_operator:op-Secret-9@my-db-mysql-1.mysql.prod:3306' }, [], now);
+  assert.equal(url?.message, 'ServerUnreachable: cannot reach mysql://sys_operator:***@my-db-mysql-1.mysql.prod:3306');
+});
