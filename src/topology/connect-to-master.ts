@@ -2,13 +2,12 @@
 // cluster's servers, choose the master as the node controller does, and hand back one connection
 // to it, or a typed reason why there is none. Every other connection is closed before returning.
 import { TOPOLOGY_REASONS, type TopologyReason } from '../api/constants.ts';
-import { names } from '../api/names.ts';
 import type { MysqlNode } from '../mysql/index.ts';
 import { chooseMaster, masterUnreachableMessage, type ChosenMaster } from './choose-master.ts';
 import type { ClusterView } from './cluster-view.ts';
-import { credentialsFrom } from './operated-credentials.ts';
+import { credentialsFrom, missingKeyMessage } from './operated-credentials.ts';
 import { PassServers, type PassServersOptions } from './pass-servers.ts';
-import { podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
+import { nodePods, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
 import type { NodeView, ReachableServer } from './server-view.ts';
 
 export interface ConnectToMasterInput {
@@ -46,12 +45,12 @@ export async function connectToMaster(input: ConnectToMasterInput): Promise<Mast
   }
   const creds = credentialsFrom(input.operatedSecretData);
   if ('missing' in creds) {
-    return none(TOPOLOGY_REASONS.operatedSecretIncomplete, `key ${creds.missing} of Secret ${names.operatedSecret(cluster.name)} is missing or empty`);
+    return none(TOPOLOGY_REASONS.operatedSecretIncomplete, missingKeyMessage(cluster.name, creds.missing));
   }
   const resolve = input.resolve ?? resolveByFqdn;
   const servers = new PassServers(creds.operator, input.servers);
   try {
-    const nodes = await servers.observeNodes(input.pods.map((p) => podView(p, resolve)).filter((p) => p.ordinal >= 0));
+    const nodes = await servers.observeNodes(nodePods(input.pods, resolve));
     const choice = chooseMaster(nodes, cluster.orchestrator);
     if (choice.kind === 'unknown') return none(choice.reason, choice.message);
     const server = choice.node.server;

@@ -1,6 +1,7 @@
 // The two identities the operator uses on a cluster's servers, from the Secret `<c>-mysql-operated`
 // (anchor keys): the operator user to connect, the replication user for CHANGE MASTER. Pure.
 import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../api/constants.ts';
+import { names } from '../api/names.ts';
 import type { Credentials } from '../mysql/index.ts';
 import { decodeSecretData } from '../runtime/kube/secret-data.ts';
 
@@ -32,4 +33,9 @@ export function credentialsFrom(data: Readonly<Record<string, string>> | undefin
     operator: { user: d[OPERATED_SECRET_KEY.operatorUser]!, password: d[OPERATED_SECRET_KEY.operatorPassword]! },
     replication: { user: d[OPERATED_SECRET_KEY.replicationUser]!, password: d[OPERATED_SECRET_KEY.replicationPassword]! },
   };
+}
+
+/** What to say about a key `credentialsFrom` found missing. */
+export function missingKeyMessage(cluster: string, key: string): string {
+  return `key ${key} of Secret ${names.operatedSecret(cluster)} is missing or empty`;
 }

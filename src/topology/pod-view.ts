@@ -59,6 +59,11 @@ export function podView(pod: PodObject, resolve: ResolvePod): PodView {
   };
 }
 
+/** The views of a cluster's pods that are nodes of it (named `<statefulset>-<ordinal>`). */
+export function nodePods(pods: readonly PodObject[], resolve: ResolvePod): PodView[] {
+  return pods.map((p) => podView(p, resolve)).filter((p) => p.ordinal >= 0);
+}
+
 /** The status of the pod's mysql container, once the kubelet reported it. */
 export function mysqlContainer(pod: PodObject): ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((c) => c.name === CONTAINER.mysql);

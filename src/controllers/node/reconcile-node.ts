@@ -12,7 +12,7 @@ import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { names, namespaceSelectorLabels } from '../../api/names.ts';
 import {
-  clusterView, credentialsFrom, PassServers, podView, resolveByFqdn,
+  clusterView, credentialsFrom, missingKeyMessage, nodePods, PassServers, podView, resolveByFqdn,
   type ClusterView, type NodeView, type OperatedCredentials, type PassServersOptions, type PodObject, type ResolvePod,
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
@@ -98,7 +98,7 @@ async function readCredentials(pass: Pass): Promise<OperatedCredentials> {
   const secret = (await pass.ctx.informer<KubeObject & { data?: Record<string, string> }>(SECRET_TARGET)).get(pass.req.namespace, name);
   if (!secret) return refuse(pass, NODE_REASONS.operatedSecretMissing, `Secret ${name} does not exist yet`);
   const creds = credentialsFrom(secret.data);
-  if ('missing' in creds) return refuse(pass, NODE_REASONS.operatedSecretIncomplete, `key ${creds.missing} of Secret ${name} is missing or empty`);
+  if ('missing' in creds) return refuse(pass, NODE_REASONS.operatedSecretIncomplete, missingKeyMessage(pass.cluster.name, creds.missing));
   return creds;
 }
 
@@ -138,11 +138,8 @@ async function configure(pass: Pass, creds: OperatedCredentials, servers: PassSe
 }
 
 function observeOthers(pass: Pass, servers: PassServers): Promise<NodeView[]> {
-  const views = pass.pods
-    .list({ namespace: pass.req.namespace, labels: { [LABEL_CLUSTER]: pass.cluster.name } })
-    .map((p) => podView(p, pass.resolve))
-    .filter((p) => p.name !== pass.view.name && p.ordinal >= 0);
-  return servers.observeNodes(views);
+  const pods = pass.pods.list({ namespace: pass.req.namespace, labels: { [LABEL_CLUSTER]: pass.cluster.name } });
+  return servers.observeNodes(nodePods(pods, pass.resolve).filter((p) => p.name !== pass.view.name));
 }
 
 async function act(step: NodeStep, node: MysqlNode, creds: OperatedCredentials, pass: Pass): Promise<void> {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { podView, resolveByFqdn, type PodObject } from '../../../src/topology/index.ts';
+import { nodePods, podView, resolveByFqdn, type PodObject } from '../../../src/topology/index.ts';
 
 function pod(over: { phase?: string; deleting?: boolean } = {}): PodObject {
   return {
@@ -27,4 +27,9 @@ test('a pod that is not Running does not count as running', () => {
 
 test('a pod being deleted says so', () => {
   assert.equal(podView(pod({ deleting: true }), resolveByFqdn).deleting, true);
+});
+
+test("only pods named <statefulset>-<ordinal> are nodes of the cluster", () => {
+  const stray: PodObject = { metadata: { name: 'my-db-mysql-backup', namespace: 'prod' } };
+  assert.deepEqual(nodePods([stray, pod()], resolveByFqdn).map((p) => p.name), ['my-db-mysql-2']);
 });
