@@ -186,26 +186,40 @@ export const POD_INIT_REASONS = {
 } as const;
 
 /**
+ * Topology (src/topology): why there is no master to act on, from the master choice and from
+ * connect-to-master. Controllers that talk to the master report them as their own reasons.
+ */
+export const TOPOLOGY_REASONS = {
+  failoverInProgress: 'FailoverInProgress',
+  noMaster: 'NoMaster',
+  masterConflict: 'MasterConflict',
+  masterViewStale: 'MasterViewStale',
+  masterUnreachable: 'MasterUnreachable',
+  operatedSecretIncomplete: 'OperatedSecretIncomplete',
+} as const;
+export type TopologyReason = (typeof TOPOLOGY_REASONS)[keyof typeof TOPOLOGY_REASONS];
+
+/**
  * Node controller: reasons of its Events on pods, and the `<Reason>: ` prefix of a failed
  * NodeInitialized condition's message, one per decision not to configure a pod (yet).
  */
 export const NODE_REASONS = {
   // Waits decided from the gathered state
   podNotRunning: 'PodNotRunning',
-  failoverInProgress: 'FailoverInProgress',
+  failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
   serverUnreachable: 'ServerUnreachable',
   operatorAccessDenied: 'OperatorAccessDenied',
-  noMaster: 'NoMaster',
-  masterConflict: 'MasterConflict',
-  masterViewStale: 'MasterViewStale',
-  masterUnreachable: 'MasterUnreachable',
+  noMaster: TOPOLOGY_REASONS.noMaster,
+  masterConflict: TOPOLOGY_REASONS.masterConflict,
+  masterViewStale: TOPOLOGY_REASONS.masterViewStale,
+  masterUnreachable: TOPOLOGY_REASONS.masterUnreachable,
   replicationConnecting: 'ReplicationConnecting',
   replicationNotRunning: 'ReplicationNotRunning',
   replicationAccessDenied: 'ReplicationAccessDenied',
   replicationError: 'ReplicationError',
   // Refusals before a decision: the operated Secret, or a step that threw
   operatedSecretMissing: 'OperatedSecretMissing',
-  operatedSecretIncomplete: 'OperatedSecretIncomplete',
+  operatedSecretIncomplete: TOPOLOGY_REASONS.operatedSecretIncomplete,
   stepFailed: 'StepFailed',
   // Events only
   nodeConfigured: 'NodeConfigured',

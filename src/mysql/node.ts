@@ -16,10 +16,11 @@ import {
   changeMasterStatement, gtidExecutedQuery, gtidSlavePosQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
   sessionBinlogStatement, setReadOnlyStatements, showBinlogStatusStatement, showReplicationStatusStatement,
   startReplicationStatement, stopReplicationStatement,
-  type PointAtOptions, type ReplicationCredentials, type ReplicationSource,
+  type PointAtOptions, type ReplicationSource,
 } from './replication-statements.ts';
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
+import type { Credentials } from './system-users.ts';
 
 /** Where a server listens (and where a replica's CHANGE MASTER must point). */
 export interface Endpoint {
@@ -73,7 +74,7 @@ export interface MysqlNode {
   /** Null when no replication is configured. */
   replicationStatus(): Promise<ReplicationStatus | null>;
   /** Stops replication and points it at `source` (GTID auto-position / slave_pos by default); does not start it. */
-  pointAt(source: ReplicationSource, creds: ReplicationCredentials, opts?: PointAtOptions): Promise<void>;
+  pointAt(source: ReplicationSource, creds: Credentials, opts?: PointAtOptions): Promise<void>;
   startReplication(): Promise<void>;
   stopReplication(): Promise<void>;
   /** Stops replication and forgets the master. */
@@ -280,7 +281,7 @@ class Node implements MysqlNode {
     return this.exclusive(() => this.replicationNow());
   }
 
-  pointAt(source: ReplicationSource, creds: ReplicationCredentials, opts?: PointAtOptions): Promise<void> {
+  pointAt(source: ReplicationSource, creds: Credentials, opts?: PointAtOptions): Promise<void> {
     const change = changeMasterStatement(this.flavour, source, creds, opts);
     return this.exclusive(async () => {
       await this.stopThreads();

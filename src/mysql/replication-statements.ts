@@ -9,15 +9,11 @@ import type { Flavour } from './flavour.ts';
 import { hasSuperReadOnly, usesResetBinaryLogs, usesSourceReplicaSyntax } from './flavour.ts';
 import { compactGtidSet } from './gtid-set.ts';
 import { secret, stmt, type Statement } from './sql-text.ts';
+import type { Credentials } from './system-users.ts';
 
 export interface ReplicationSource {
   host: string;
   port: number;
-}
-
-export interface ReplicationCredentials {
-  user: string;
-  password: string;
 }
 
 /**
@@ -38,7 +34,7 @@ export interface PointAtOptions {
 export function changeMasterStatement(
   f: Flavour,
   source: ReplicationSource,
-  creds: ReplicationCredentials,
+  creds: Credentials,
   opts: PointAtOptions = {},
 ): Statement {
   const start = opts.start ?? { kind: 'gtid' };

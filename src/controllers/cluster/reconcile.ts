@@ -31,7 +31,7 @@ import {
 import { controllerRef, names, selectorLabels } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
-import { decodeSecretData } from '../shared/secret-data.ts';
+import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { renderOperatedSecret } from './render-operated-secret.ts';
 import { validateCluster } from './validate-cluster.ts';
 

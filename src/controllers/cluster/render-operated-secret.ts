@@ -6,7 +6,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { MYSQL_USER, OPERATED_SECRET_KEY as K } from '../../api/constants.ts';
 import { randomPassword } from '../../mysql/system-users.ts';
 import { controllerRef, names, type ClusterRef } from '../../api/names.ts';
-import { encodeSecretData } from '../shared/secret-data.ts';
+import { encodeSecretData } from '../../runtime/kube/secret-data.ts';
 
 export const PASSWORD_LENGTH = 18;
 export const DEFAULT_ORC_TOPOLOGY_USER = 'orchestrator';

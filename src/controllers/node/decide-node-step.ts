@@ -2,9 +2,30 @@
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
 import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/constants.ts';
 import { names } from '../../api/names.ts';
-import { chooseMaster, sameEndpoint } from './choose-master.ts';
-import type { NodeGathered, NodeView, ReplicationView } from './node-state.ts';
-import { asNode } from './pod-view.ts';
+import {
+  asNode, chooseMaster, masterUnreachableMessage, sameEndpoint,
+  type ClusterView, type NodeView, type PodView, type ReplicationView, type ServerView,
+} from '../../topology/index.ts';
+
+export interface NodePod extends PodView {
+  /**
+   * The operator checked this server since its mysqld last started (NodeInitialized True with a
+   * lastProbeTime not older than the mysql container's start). A `configured` flag kept across
+   * a restart by the init-file is trusted for readiness, but re-checked by the operator.
+   */
+  verifiedSinceStart: boolean;
+}
+
+/** The gathered state of one pass: the pod, its cluster, its server and the other servers. */
+export interface NodeGathered {
+  cluster: ClusterView;
+  pod: NodePod;
+  self: ServerView;
+  /** Every other pod of the cluster; empty when the decision does not need them. */
+  others: NodeView[];
+  /** Steps already performed in this pass: each is retried at most once per pass. */
+  attempted: readonly StepKind[];
+}
 
 export type NodeStep =
   | { kind: 'setReadOnly' }
@@ -12,6 +33,8 @@ export type NodeStep =
   | { kind: 'pointAt'; master: NodeView }
   | { kind: 'startReplication' }
   | { kind: 'markConfigured'; role: 'master' | 'replica'; master: string };
+
+export type StepKind = NodeStep['kind'];
 
 export type NodeDecision =
   | { kind: 'done' }
@@ -75,7 +98,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
   }
 
-  const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestratorMasters);
+  const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestrator);
   if (choice.kind === 'unknown') return wait(choice.reason, choice.message);
   const master = choice.node;
 
@@ -88,10 +111,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
 
   if (!self.readOnly) return step({ kind: 'setReadOnly' });
   if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
-  if (master.server === null || !master.server.reachable) {
-    const why = master.server?.reachable === false ? `: ${master.server.message}` : '';
-    return wait(NODE_REASONS.masterUnreachable, `the master ${master.pod} (${choice.by}) is not reachable${why}`);
-  }
+  if (master.server?.reachable !== true) return wait(NODE_REASONS.masterUnreachable, masterUnreachableMessage(choice));
 
   const rep = self.replication;
   if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {

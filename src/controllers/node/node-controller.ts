@@ -6,8 +6,7 @@ import type { MysqlCluster } from '../../api/index.ts';
 import type { ControllerContext, ControllerFactory, ControllerSpec } from '../../runtime/controller.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
 import { names } from '../../api/names.ts';
-import { operatedSecretCluster } from './operated-credentials.ts';
-import type { PodObject } from './pod-view.ts';
+import { operatedSecretCluster, type PodObject } from '../../topology/index.ts';
 import { CLUSTER_TARGET, POD_TARGET, reconcileNode, SECRET_TARGET, type NodeControllerOptions } from './reconcile-node.ts';
 
 function podKeysOf(obj: KubeObject): string[] {

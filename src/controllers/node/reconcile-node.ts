@@ -5,20 +5,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
-import { connectNode, type ConnectParams, type MysqlNode } from '../../mysql/index.ts';
+import type { MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { names, namespaceSelectorLabels } from '../../api/names.ts';
+import {
+  clusterView, credentialsFrom, missingKeyMessage, nodePods, PassServers, podView, resolveByFqdn,
+  type ClusterView, type NodeView, type OperatedCredentials, type PassServersOptions, type PodObject, type ResolvePod,
+} from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
-import { clusterView } from './cluster-view.ts';
-import { decideNodeStep, type NodeStep } from './decide-node-step.ts';
-import { nodeInitializedCondition, type NodeOutcome } from './node-condition.ts';
-import type { ClusterView, NodeView, PodView, StepKind } from './node-state.ts';
-import { credentialsFrom, type Credentials } from './operated-credentials.ts';
-import { PassServers } from './pass-servers.ts';
-import { asNode, podView, resolveByFqdn, type PodObject, type ResolvePod } from './pod-view.ts';
+import { decideNodeStep, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
+import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './node-condition.ts';
 
 export const POD_TARGET = {
   apiVersion: 'v1',
@@ -29,12 +28,10 @@ export const POD_TARGET = {
 export const CLUSTER_TARGET = KINDS.cluster;
 export const SECRET_TARGET = KINDS.secret;
 
-export interface NodeControllerOptions {
+/** `connect` and the timeouts: how the pass reaches the servers. */
+export interface NodeControllerOptions extends PassServersOptions {
   /** Pod → address of its server; default `<pod>.mysql.<ns>:3306`. */
   resolve?: ResolvePod;
-  connect?: (p: ConnectParams) => Promise<MysqlNode>;
-  connectTimeoutMs?: number;
-  queryTimeoutMs?: number;
   /** The replica IO thread's reconnect interval set with CHANGE MASTER. */
   connectRetrySeconds?: number;
   /** How long a pass polls a transient state (replication connecting) before requeueing. */
@@ -63,7 +60,7 @@ interface Pass {
   ctx: ControllerContext;
   opts: NodeControllerOptions;
   pod: PodObject;
-  view: PodView;
+  view: NodePod;
   cluster: ClusterView;
   pods: Informer<PodObject>;
   resolve: ResolvePod;
@@ -78,17 +75,14 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
   const cluster = (await ctx.informer<MysqlCluster>(CLUSTER_TARGET)).get(req.namespace, clusterName);
   if (!cluster) return;
   const resolve = opts.resolve ?? resolveByFqdn;
-  const view = podView(pod, resolve);
+  const view = { ...podView(pod, resolve), verifiedSinceStart: verifiedSinceStart(pod) };
   // Not running yet: the pod's next status change (the container started) enqueues it again.
   if (view.ordinal < 0 || view.deleting || !view.mysqlRunning) return;
   const log = ctx.log.child({ cluster: clusterName, namespace: req.namespace, pod: req.name });
   const pass: Pass = { req, ctx, opts, pod, view, cluster: clusterView(cluster), pods, resolve, log };
 
   const creds = await readCredentials(pass);
-  const servers = new PassServers(
-    (e) => ({ host: e.host, port: e.port, ...creds.operator, connectTimeoutMs: opts.connectTimeoutMs ?? 3000, queryTimeoutMs: opts.queryTimeoutMs ?? 10_000 }),
-    opts.connect ?? connectNode,
-  );
+  const servers = new PassServers(creds.operator, opts);
   try {
     return await configure(pass, creds, servers);
   } catch (err) {
@@ -99,17 +93,17 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
   }
 }
 
-async function readCredentials(pass: Pass): Promise<Credentials> {
+async function readCredentials(pass: Pass): Promise<OperatedCredentials> {
   const name = names.operatedSecret(pass.cluster.name);
   const secret = (await pass.ctx.informer<KubeObject & { data?: Record<string, string> }>(SECRET_TARGET)).get(pass.req.namespace, name);
   if (!secret) return refuse(pass, NODE_REASONS.operatedSecretMissing, `Secret ${name} does not exist yet`);
   const creds = credentialsFrom(secret.data);
-  if ('missing' in creds) return refuse(pass, NODE_REASONS.operatedSecretIncomplete, `key ${creds.missing} of Secret ${name} is missing or empty`);
+  if ('missing' in creds) return refuse(pass, NODE_REASONS.operatedSecretIncomplete, missingKeyMessage(pass.cluster.name, creds.missing));
   return creds;
 }
 
 /** The observe → decide → act loop. */
-async function configure(pass: Pass, creds: Credentials, servers: PassServers): Promise<ReconcileResult | void> {
+async function configure(pass: Pass, creds: OperatedCredentials, servers: PassServers): Promise<ReconcileResult | void> {
   const { view, cluster } = pass;
   const attempted: StepKind[] = [];
   let others: NodeView[] | undefined;
@@ -143,15 +137,12 @@ async function configure(pass: Pass, creds: Credentials, servers: PassServers): 
   return { requeueAfterMs: 1000 };
 }
 
-async function observeOthers(pass: Pass, servers: PassServers): Promise<NodeView[]> {
-  const views = pass.pods
-    .list({ namespace: pass.req.namespace, labels: { [LABEL_CLUSTER]: pass.cluster.name } })
-    .map((p) => podView(p, pass.resolve))
-    .filter((p) => p.name !== pass.view.name && p.ordinal >= 0);
-  return Promise.all(views.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await servers.observe(p.endpoint) : null)));
+function observeOthers(pass: Pass, servers: PassServers): Promise<NodeView[]> {
+  const pods = pass.pods.list({ namespace: pass.req.namespace, labels: { [LABEL_CLUSTER]: pass.cluster.name } });
+  return servers.observeNodes(nodePods(pods, pass.resolve).filter((p) => p.name !== pass.view.name));
 }
 
-async function act(step: NodeStep, node: MysqlNode, creds: Credentials, pass: Pass): Promise<void> {
+async function act(step: NodeStep, node: MysqlNode, creds: OperatedCredentials, pass: Pass): Promise<void> {
   switch (step.kind) {
     case 'setReadOnly':
       await node.setReadOnly(true);

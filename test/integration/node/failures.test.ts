@@ -71,6 +71,25 @@ test('a wrong replication password gives a condition naming the Secret key, and 
   assert.ok(events.items.every((e) => !(e.message ?? '').includes(wrong)));
 });
 
+test('a replication error that quotes a password (a replicated CREATE USER) is masked in the pod condition and the Event', async (t) => {
+  const c = await nodeCluster(t, 2);
+  const [m, r] = [c.servers[0]!, c.servers[1]!];
+  const password = 'hunter2-Secret-Value';
+  // The replica already has the user, so replaying the master's CREATE USER stops its SQL thread
+  // with MariaDB's error text quoting the statement, password included.
+  await r.sql("SET SESSION sql_log_bin = 0; CREATE USER 'app'@'%' IDENTIFIED BY 'other'");
+  await m.sql(`SET GLOBAL read_only = 0; CREATE USER 'app'@'%' IDENTIFIED BY '${password}'`);
+  await c.bootstrap();
+
+  const cond = await c.waitCondition(1, 'False', /ReplicationError/);
+  assert.match(cond.message ?? '', /ReplicationError: replication from my-db-mysql-0 stopped applying: error 1396: .*IDENTIFIED BY '\*\*\*'/);
+  assert.ok(!(cond.message ?? '').includes(password), cond.message);
+  assert.ok((await (await c.root(1)).replicationStatus())?.lastSqlError.includes(password), 'the server does quote it');
+  const events = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
+  assert.ok(events.items.some((e) => e.reason === 'ReplicationError'));
+  assert.ok(events.items.every((e) => !(e.message ?? '').includes(password)));
+});
+
 // Steps for a cloned, writable replica: setReadOnly, seedGtid, pointAt, startReplication,
 // markConfigured. The operator is killed right after step k, writes continue on the master, and
 // a new operator finishes the job.

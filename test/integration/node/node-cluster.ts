@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { APP_NAME_VALUE, LABEL_APP_MANAGED_BY, LABEL_APP_NAME, LABEL_CLUSTER, MANAGED_BY_VALUE, POD_CONDITION_NODE_INITIALIZED } from '../../../src/api/constants.ts';
-import type { PodCondition, PodObject } from '../../../src/controllers/node/pod-view.ts';
+import type { PodCondition, PodObject } from '../../../src/topology/index.ts';
 import { flavourFromVersionSpec, renderInitFile, type MysqlNode } from '../../../src/mysql/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';

@@ -2,7 +2,7 @@
 // for byte, every other object field for field (the fixtures leave out API-server defaults).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeSecretData } from '../../../src/controllers/shared/secret-data.ts';
+import { decodeSecretData } from '../../../src/runtime/kube/secret-data.ts';
 import { renderOperatedSecret } from '../../../src/controllers/cluster/render-operated-secret.ts';
 import { anchorCluster, anchorObject, anchorText, render, wire } from './builders.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideNodeStep, type NodeDecision } from '../../../src/controllers/node/decide-node-step.ts';
-import { cluster, fqdn, gathered, master, node, podName, replicating, server, unreachable } from './builders.ts';
+import { cluster, fqdn, gathered, master, node, orchestrator, podName, replicating, server, unreachable } from './builders.ts';
 
 function stepKind(d: NodeDecision): string {
   if (d.kind === 'step') return d.step.kind;
@@ -167,7 +167,7 @@ test('a master restored from a backup seeds its GTID set before being marked con
 
 test('a pod that Orchestrator calls master but which replicates is not touched', () => {
   const g = gathered(1, server({ replication: replicating(0) }), [node(0, server())], {
-    cluster: cluster({ orchestratorMasters: [fqdn(1)] }),
+    cluster: cluster({ orchestrator: orchestrator(fqdn(1)) }),
   });
   assert.equal(stepKind(decideNodeStep(g)), 'wait:MasterViewStale');
 });

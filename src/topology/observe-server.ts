@@ -1,6 +1,6 @@
-// Reads one server's state for the decision (thin I/O over src/mysql).
-import { isMysqlError, STATUS, type MysqlNode, type ReplicationStatus } from '../../mysql/index.ts';
-import type { ReplicationView, ServerView } from './node-state.ts';
+// Reads one server's state (thin I/O over src/mysql).
+import { isMysqlError, STATUS, type MysqlNode, type ReplicationStatus } from '../mysql/index.ts';
+import type { ReplicationView, ServerView } from './server-view.ts';
 
 function replicationView(s: ReplicationStatus | null): ReplicationView | null {
   if (s === null || s.masterHost === '') return null;
@@ -13,6 +13,8 @@ function replicationView(s: ReplicationStatus | null): ReplicationView | null {
     lastIoError: s.lastIoError,
     lastSqlErrno: s.lastSqlErrno,
     lastSqlError: s.lastSqlError,
+    gtidReceived: s.gtidReceived,
+    gtidApplied: s.gtidExecuted,
   };
 }
 
@@ -21,6 +23,7 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
   const readOnly = await node.isReadOnly();
   const configured = await node.isConfigured();
   const replication = replicationView(await node.replicationStatus());
+  const gtidExecuted = await node.gtidExecuted();
   const backup = await node.getStatusValue(STATUS.backupGtidPurged);
   const seeded = await node.getStatusValue(STATUS.setGtidPurged);
   return {
@@ -28,6 +31,7 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
     readOnly,
     configured,
     replication,
+    gtidExecuted,
     backupGtidPurged: backup === null || backup === '' ? null : backup,
     gtidSeeded: seeded !== null,
   };

@@ -1,4 +1,4 @@
-// A Secret's `data` is base64; controllers work with the decoded strings.
+// A Secret's `data` is base64 (core/v1); the operator works with the decoded strings.
 
 export function decodeSecretData(data: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};

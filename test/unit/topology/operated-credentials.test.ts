@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { names } from '../../../src/api/names.ts';
-import { credentialsFrom, operatedSecretCluster } from '../../../src/controllers/node/operated-credentials.ts';
+import { credentialsFrom, operatedSecretCluster } from '../../../src/topology/index.ts';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const full = {

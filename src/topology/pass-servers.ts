@@ -1,0 +1,78 @@
+// The MySQL servers one reconcile pass talks to, as the operator user: a connection per server
+// opened on first use and reused for every read and step of the pass, all closed at its end. An
+// unreachable server is an observation (ServerView), not an exception.
+import { connectNode, type ConnectParams, type MysqlNode } from '../mysql/index.ts';
+import { observeServer, unreachableView } from './observe-server.ts';
+import { asNode, type PodView } from './pod-view.ts';
+import type { Endpoint, NodeView, ServerView } from './server-view.ts';
+
+export interface PassServersOptions {
+  connect?: (p: ConnectParams) => Promise<MysqlNode>;
+  /** Default 3000. */
+  connectTimeoutMs?: number;
+  /** Per statement; default 10000. */
+  queryTimeoutMs?: number;
+}
+
+export class PassServers {
+  readonly #open = new Map<string, Promise<MysqlNode>>();
+  readonly #login: { user: string; password: string };
+  readonly #opts: PassServersOptions;
+
+  /** `login`: the operator user of the operated Secret. */
+  constructor(login: { user: string; password: string }, opts: PassServersOptions = {}) {
+    this.#login = login;
+    this.#opts = opts;
+  }
+
+  node(e: Endpoint): Promise<MysqlNode> {
+    const id = key(e);
+    let n = this.#open.get(id);
+    if (!n) {
+      const { connect = connectNode, connectTimeoutMs = 3000, queryTimeoutMs = 10_000 } = this.#opts;
+      n = connect({ host: e.host, port: e.port, ...this.#login, connectTimeoutMs, queryTimeoutMs });
+      // A failed connect is retried on the next call rather than remembered.
+      n.catch(() => this.#open.delete(id));
+      this.#open.set(id, n);
+    }
+    return n;
+  }
+
+  async observe(e: Endpoint): Promise<ServerView> {
+    try {
+      return await observeServer(await this.node(e));
+    } catch (err) {
+      await this.#forget(e);
+      return unreachableView(err);
+    }
+  }
+
+  /** Each pod as a node of the topology; a pod whose mysql is not running is not observed. */
+  observeNodes(pods: readonly PodView[]): Promise<NodeView[]> {
+    return Promise.all(pods.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await this.observe(p.endpoint) : null)));
+  }
+
+  /** Hands the connection to `e` to the caller, who closes it: closeAll() no longer does. */
+  async keep(e: Endpoint): Promise<MysqlNode> {
+    const n = await this.node(e);
+    this.#open.delete(key(e));
+    return n;
+  }
+
+  async #forget(e: Endpoint): Promise<void> {
+    const id = key(e);
+    const n = this.#open.get(id);
+    this.#open.delete(id);
+    await n?.then((x) => x.close(), () => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.all(all.map((n) => n.then((x) => x.close(), () => undefined)));
+  }
+}
+
+function key(e: Endpoint): string {
+  return `${e.host}:${e.port}`;
+}

@@ -1,0 +1,53 @@
+// What the servers of a cluster say about themselves, as plain values the decisions read
+// (observe-server.ts gathers them through src/mysql).
+
+import type { Endpoint } from '../mysql/index.ts';
+
+export type { Endpoint };
+
+export interface ReplicationView {
+  sourceHost: string;
+  sourcePort: number;
+  ioState: 'running' | 'connecting' | 'stopped';
+  sqlRunning: boolean;
+  lastIoErrno: number;
+  lastIoError: string;
+  lastSqlErrno: number;
+  lastSqlError: string;
+  /** Received from the source: MySQL Retrieved_Gtid_Set, MariaDB Gtid_IO_Pos. */
+  gtidReceived: string;
+  /** Applied from the source: MySQL Executed_Gtid_Set, MariaDB gtid_slave_pos. */
+  gtidApplied: string;
+}
+
+/** Why a server could not be read: `accessDenied` means our credentials were refused. */
+export type ServerProblem = 'accessDenied' | 'unreachable' | 'other';
+
+export type ServerView =
+  | { reachable: false; problem: ServerProblem; message: string }
+  | {
+      reachable: true;
+      readOnly: boolean;
+      /** `sys_operator.status` row `configured = 1` (the anchor's readiness). */
+      configured: boolean;
+      /** null when no replication source is configured. */
+      replication: ReplicationView | null;
+      /** Every transaction the server has, written or applied: MySQL gtid_executed, MariaDB gtid_current_pos. */
+      gtidExecuted: string;
+      /** `backup_gtid_purged` row: the clone's GTID set still to be seeded, or null. */
+      backupGtidPurged: string | null;
+      /** `set_gtid_purged` row present: the seed has been applied. */
+      gtidSeeded: boolean;
+    };
+
+export type ReachableServer = Extract<ServerView, { reachable: true }>;
+
+export interface NodeView {
+  pod: string;
+  ordinal: number;
+  /** `<pod>.mysql.<ns>`, the name Orchestrator and status.nodes use. */
+  fqdn: string;
+  endpoint: Endpoint;
+  /** Not gathered (e.g. the pod is not running) → null. */
+  server: ServerView | null;
+}
