@@ -3,8 +3,9 @@
 // master in status) and a change of its operated Secret (a fixed password) enqueue its pods.
 import { LABEL_CLUSTER } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
-import type { ControllerContext, ControllerFactory, ControllerSpec } from '../../runtime/controller.ts';
+import type { ControllerContext, ControllerDefinition, ControllerSpec } from '../../runtime/controller.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
+import type { Permission } from '../../runtime/permissions.ts';
 import { names } from '../../api/names.ts';
 import { operatedSecretCluster } from './operated-credentials.ts';
 import type { PodObject } from './pod-view.ts';
@@ -44,5 +45,17 @@ export function nodeController(opts: NodeControllerOptions = {}): ControllerSpec
   };
 }
 
-/** For `src/controllers/index.ts`: the production wiring (pods resolved by FQDN). */
-export const nodeControllerFactory: ControllerFactory = () => nodeController();
+/** Informers of pods, clusters and Secrets; the pod's condition is its only write. Events are the runtime's. */
+export const NODE_PERMISSIONS: readonly Permission[] = [
+  { group: '', resources: ['pods', 'secrets'], verbs: ['list', 'watch'] },
+  { group: '', resources: ['pods/status'], verbs: ['patch'] },
+  { group: 'mysql.presslabs.org', resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
+];
+
+/** For `src/controllers/index.ts`: the production wiring (pods resolved by FQDN); no settings yet. */
+export const nodeControllerDefinition: ControllerDefinition<Record<never, never>> = {
+  name: 'node',
+  settings: {},
+  permissions: NODE_PERMISSIONS,
+  build: () => nodeController(),
+};
