@@ -136,7 +136,6 @@ export function loadConfig(argv: readonly string[], env: Env = process.env, cont
   if (!read.refused[0]) problems.push(...runtimeProblems(runtime));
   const loaded = controllers.map((c, i): LoadedController => {
     const options = read.values[i + 1]!;
-    if (!read.refused[i + 1]) problems.push(...(c.check?.(options) ?? []));
     return { name: c.name, options, build: () => c.build(options) };
   });
   if (problems.length > 0) throw new ConfigError(problems);

@@ -138,8 +138,6 @@ export interface ControllerDefinition<O extends object = object> {
   readonly settings: SettingTable<O>;
   /** Every API resource and verb it uses, including the informers it opens and its subresources. */
   readonly permissions: readonly Permission[];
-  /** Problems of a combination of values (each value is valid on its own). */
-  check?(options: O): string[];
   build(options: O): ControllerSpec;
 }
 

@@ -54,8 +54,8 @@ export function stringSetting(info: SettingInfo & { required?: boolean }): Setti
   return {
     ...info,
     parse: (text) => {
-      const v = (text ?? '').trim();
-      return info.required && !v ? new Invalid('must not be empty') : v;
+      const v = text ?? ''; // as given: a password may begin or end with a space
+      return info.required && !v.trim() ? new Invalid('must not be empty') : v;
     },
   };
 }
@@ -227,7 +227,7 @@ export function sourceOf(s: Setting): string {
 export interface SettingsRead {
   /** Per section, its options object; fields whose value was refused are missing. */
   values: Array<Record<string, unknown>>;
-  /** Per section: some of its values were refused (cross-checks of that section are pointless). */
+  /** Per section: some of its values were refused (a cross-check of that section is pointless). */
   refused: boolean[];
   problems: string[];
 }

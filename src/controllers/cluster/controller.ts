@@ -10,7 +10,7 @@ import { ownerKeys, type ControllerDefinition, type ControllerSpec } from '../..
 import type { Informer } from '../../runtime/informer.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
-import { HEADLESS_SERVICE_NAME } from '../../api/constants.ts';
+import { API_GROUP, HEADLESS_SERVICE_NAME } from '../../api/constants.ts';
 import { CLUSTER_SETTINGS, type ClusterControllerOptions } from './options.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { reconcileCluster } from './reconcile.ts';
@@ -20,8 +20,8 @@ import { reconcileCluster } from './reconcile.ts';
  * the writes of reconcile.ts, and the status of MysqlClusters. Events are the runtime's.
  */
 export const CLUSTER_PERMISSIONS: readonly Permission[] = [
-  { group: 'mysql.presslabs.org', resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
-  { group: 'mysql.presslabs.org', resources: ['mysqlclusters/status'], verbs: ['update'] },
+  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
+  { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['update'] },
   { group: 'apps', resources: ['statefulsets'], verbs: ['list', 'watch', 'create', 'update'] },
   { group: '', resources: ['configmaps', 'secrets'], verbs: ['list', 'watch', 'create', 'update'] },
   // The shared headless Service is deleted with the namespace's last cluster.

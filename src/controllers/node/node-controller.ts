@@ -1,7 +1,7 @@
 // The node controller: configures replication on every new or restarted MySQL pod of a cluster
 // (docs/node-controller.md). Keyed by pod; a cluster change (FailoverInProgress cleared, a new
 // master in status) and a change of its operated Secret (a fixed password) enqueue its pods.
-import { LABEL_CLUSTER } from '../../api/constants.ts';
+import { API_GROUP, LABEL_CLUSTER } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { ControllerContext, ControllerDefinition, ControllerSpec } from '../../runtime/controller.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
@@ -49,7 +49,7 @@ export function nodeController(opts: NodeControllerOptions = {}): ControllerSpec
 export const NODE_PERMISSIONS: readonly Permission[] = [
   { group: '', resources: ['pods', 'secrets'], verbs: ['list', 'watch'] },
   { group: '', resources: ['pods/status'], verbs: ['patch'] },
-  { group: 'mysql.presslabs.org', resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
+  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
 ];
 
 /** For `src/controllers/index.ts`: the production wiring (pods resolved by FQDN); no settings yet. */

@@ -7,6 +7,7 @@ import { DEFAULT_CLUSTER_OPTIONS, type ClusterControllerOptions } from '../../..
 import { ConfigError, helpRequested, helpText, loadConfig, parseDuration, settingSections } from '../../../src/runtime/config.ts';
 import type { Setting } from '../../../src/runtime/settings.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
+import { ConfigError as SidecarConfigError, loadConfig as loadSidecarConfig } from '../../../src/sidecar/config.ts';
 
 const ORC_PASSWORD = 'Orc-Secret-4711';
 
@@ -176,6 +177,15 @@ describe('config', () => {
   it('reports every problem at once, in one ConfigError', () => {
     const problems = problemsOf(['--workers', 'many', '--sidecar-image='], { LOG_LEVEL: 'verbose', ORCHESTRATOR_URL: 'orc' });
     assert.equal(problems.length, 4, problems.join('\n'));
+  });
+
+  it('one ConfigError, with the list of problems, for the operator and the sidecar', () => {
+    assert.equal(SidecarConfigError, ConfigError);
+    assert.throws(
+      () => loadSidecarConfig({}, [], ['identity']),
+      (err: unknown) => err instanceof ConfigError && err.problems.length === 3 && err.message === `invalid configuration: ${err.problems.join('; ')}`,
+    );
+    assert.ok(problemsOf(['--workers', 'many']).length === 1);
   });
 
   it('never echoes URL userinfo in a start-up error', () => {
