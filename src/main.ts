@@ -1,10 +1,11 @@
-// The operator process: validated config → logger → kube client → manager with every controller
-// of src/controllers/index.ts → run until SIGTERM/SIGINT, then shut down gracefully (exit 0).
+// The operator process: validated config (the runtime's settings and every controller's of
+// src/controllers/index.ts) → logger → kube client → manager with every controller, each built
+// from its own options → run until SIGTERM/SIGINT, then shut down gracefully (exit 0).
 // Leadership lost while reconciles kept running ends the process the same way, with exit 1.
 import { delimiter } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { controllers } from './controllers/index.ts';
-import { ConfigError, helpRequested, helpText, loadConfig, type Config } from './runtime/config.ts';
+import { ConfigError, helpRequested, helpText, loadConfig, type Config, type OperatorConfig } from './runtime/config.ts';
 import { KubeClient } from './runtime/kube/client.ts';
 import { TokenBucket } from './runtime/kube/token-bucket.ts';
 import { createLogger, errorMessage, type Logger } from './runtime/logger.ts';
@@ -20,34 +21,37 @@ function kubeConfigFor(config: Config): KubeConfig {
   return kc;
 }
 
-export function buildManager(config: Config, log: Logger): Manager {
+/** The manager with every loaded controller, each built from its own options. */
+export function buildManager(loaded: OperatorConfig, log: Logger): Manager {
+  const config = loaded.runtime;
   const metrics = new RuntimeMetrics({ defaultMetrics: true });
   const rateLimiter = new TokenBucket({ qps: config.kubeApiQps, burst: config.kubeApiBurst, onWait: metrics.rateLimiterObserver() });
   const client = new KubeClient(kubeConfigFor(config), { rateLimiter });
   const manager = new Manager({ config, client, log, metrics });
-  for (const factory of controllers) manager.add(factory(config));
+  for (const c of loaded.controllers) manager.add(c.build());
   return manager;
 }
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  if (helpRequested(argv)) {
-    process.stdout.write(helpText());
+  if (helpRequested(argv, controllers)) {
+    process.stdout.write(helpText(controllers));
     return 0;
   }
-  let config: Config;
+  let loaded: OperatorConfig;
   try {
-    config = loadConfig(argv, env);
+    loaded = loadConfig(argv, env, controllers);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`mysql-operator: ${err.message}\n`);
+      process.stderr.write(`mysql-operator: invalid configuration:\n${err.problems.map((p) => `  ${p}\n`).join('')}(--help lists the flags)\n`);
       return 2;
     }
     throw err;
   }
+  const config = loaded.runtime;
   const log = createLogger({ level: config.logLevel });
   let manager: Manager;
   try {
-    manager = buildManager(config, log);
+    manager = buildManager(loaded, log);
   } catch (err) {
     log.error('cannot start', { error: errorMessage(err) });
     return 1;

@@ -1,7 +1,8 @@
-// The controllers the operator runs. Add a controller by importing its factory and listing it
-// here (see docs/runtime.md); the manager shares informers between all of them.
-import type { ControllerFactory } from '../runtime/controller.ts';
-import { clusterController } from './cluster/controller.ts';
-import { nodeControllerFactory } from './node/node-controller.ts';
+// The controllers the operator runs. Add a controller by importing its definition (settings,
+// permissions, build) and listing it here (see docs/runtime.md); the manager shares informers
+// between all of them, and `--help`, docs/flags.md and chart/rbac/rules.yaml come from this list.
+import type { ControllerDefinition } from '../runtime/controller.ts';
+import { clusterControllerDefinition } from './cluster/controller.ts';
+import { nodeControllerDefinition } from './node/node-controller.ts';
 
-export const controllers: ControllerFactory[] = [clusterController, nodeControllerFactory];
+export const controllers: readonly ControllerDefinition[] = [clusterControllerDefinition, nodeControllerDefinition];

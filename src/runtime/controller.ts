@@ -1,12 +1,13 @@
 // What a controller is, for the Manager: a name, a reconcile function of one key, and the kinds
 // whose changes enqueue keys. See docs/runtime.md.
 import type { Registry } from 'prom-client';
-import type { Config } from './config.ts';
 import type { EventRecorder } from './events.ts';
 import type { Informer } from './informer.ts';
 import type { KubeClient } from './kube/client.ts';
 import { groupOf, objectKey, type KindRef, type KubeObject, type LabelSelector } from './kube/types.ts';
 import type { Logger } from './logger.ts';
+import type { Permission } from './permissions.ts';
+import type { SettingTable } from './settings.ts';
 
 /** A kind to watch, optionally narrowed. The namespace defaults to the manager's watch namespace. */
 export interface WatchTarget extends KindRef {
@@ -28,7 +29,10 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
 }
 
-/** What the manager hands to controllers: shared clients, caches, events, logs, config. */
+/**
+ * What the manager hands to controllers: shared clients, caches, events, logs. Not the runtime's
+ * settings: a controller's own come as its options object (`ControllerDefinition.build`).
+ */
 export interface ControllerContext {
   client: KubeClient;
   /**
@@ -39,7 +43,6 @@ export interface ControllerContext {
   events: EventRecorder;
   /** A logger with `{ controller: <name> }` on every line. */
   log: Logger;
-  config: Config;
   /**
    * Aborted when the controller stops (leadership lost, shutdown). In `reconcile`, also at the
    * reconcile's deadline (`--reconcile-timeout`); `client` there is bound to it, so every request
@@ -123,8 +126,20 @@ export interface ControllerSpec {
   routes?: HttpRoute[];
 }
 
-/** How `src/controllers/index.ts` lists controllers: factories, given the validated config. */
-export type ControllerFactory = (config: Config) => ControllerSpec;
+/**
+ * How `src/controllers/index.ts` lists a controller: what it takes from the command line and
+ * environment, what it does with the API (the chart's RBAC is generated from this), and how it is
+ * built from its own validated options. See docs/runtime.md.
+ */
+export interface ControllerDefinition<O extends object = object> {
+  /** The controller's name, as in `ControllerSpec.name`. */
+  readonly name: string;
+  /** One setting per field of its options object; a setting object shared with another controller is one flag. */
+  readonly settings: SettingTable<O>;
+  /** Every API resource and verb it uses, including the informers it opens and its subresources. */
+  readonly permissions: readonly Permission[];
+  build(options: O): ControllerSpec;
+}
 
 /** Keys of the owners of `obj` whose kind and API group are those of `owner`. */
 export function ownerKeys(obj: KubeObject, owner: KindRef): string[] {

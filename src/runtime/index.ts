@@ -1,7 +1,7 @@
 // The runtime's public surface: what controllers and the operator entry import.
 export type {
   ControllerContext,
-  ControllerFactory,
+  ControllerDefinition,
   ControllerSpec,
   HttpAnswer,
   HttpRequest,
@@ -12,7 +12,7 @@ export type {
   WatchTarget,
 } from './controller.ts';
 export { keyFromLabel, ownerKeys } from './controller.ts';
-export { ConfigError, loadConfig, type Config } from './config.ts';
+export { ConfigError, loadConfig, type Config, type OperatorConfig } from './config.ts';
 export { KubeEventRecorder, type EventRecorder, type EventType } from './events.ts';
 export { Informer, type InformerHandlers } from './informer.ts';
 export { KubeClient, type PatchType } from './kube/client.ts';

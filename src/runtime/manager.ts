@@ -230,7 +230,6 @@ export class Manager {
       informer: (t) => this.#syncedInformer(t, abort.signal),
       events: this.events,
       log,
-      config: this.config,
       signal: abort.signal,
       registry: this.metrics.registry,
       enqueue: (key, afterMs) => (afterMs ? queue.addAfter(key, afterMs) : queue.add(key)),

@@ -7,6 +7,7 @@ import type { Credentials } from '../mysql/system-users.ts';
 import type { Endpoint } from '../mysql/node.ts';
 import { OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
 import { names } from '../api/names.ts';
+import { ConfigError } from '../runtime/config-error.ts';
 
 export type { Credentials };
 
@@ -57,14 +58,7 @@ export interface SidecarConfig {
   cloneSources: { replicas: string; master: string };
 }
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid sidecar configuration: ${problems.join('; ')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
+export { ConfigError };
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

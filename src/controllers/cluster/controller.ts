@@ -1,31 +1,38 @@
-// Registration of the cluster controller in the manager: what it watches and how changes map to
+// The cluster controller as the operator lists it: its settings (options.ts), the API resources
+// and verbs it uses, and its registration in the manager: what it watches and how changes map to
 // clusters. The user Secret has no owner reference to the cluster (the user made it), so a change
 // of it is mapped by name to every cluster of its namespace naming it in spec.secretName.
 // Services are mapped by hand: the shared headless Service has no owner, so a change of it (say,
 // someone deleted it) is mapped to one cluster of its namespace, which puts it back; mapping it
 // to all of them would reconcile every cluster for one object.
 import type { MysqlCluster } from '../../api/index.ts';
-import type { Config } from '../../runtime/config.ts';
-import { ownerKeys, type ControllerFactory } from '../../runtime/controller.ts';
+import { ownerKeys, type ControllerDefinition, type ControllerSpec } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
-import { HEADLESS_SERVICE_NAME } from '../../api/constants.ts';
-import { clusterOptions, type ClusterControllerOptions } from './options.ts';
+import type { Permission } from '../../runtime/permissions.ts';
+import { API_GROUP, HEADLESS_SERVICE_NAME } from '../../api/constants.ts';
+import { CLUSTER_SETTINGS, type ClusterControllerOptions } from './options.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { reconcileCluster } from './reconcile.ts';
 
-export function clusterOptionsFromConfig(config: Config): ClusterControllerOptions {
-  const sidecar = config.sidecarImage;
-  return clusterOptions({
-    ...(sidecar ? { sidecarImage57: sidecar, sidecarImage80: sidecar, sidecarImage84: sidecar, sidecarImageMariaDB: sidecar } : {}),
-    ...(config.orchestratorUrl ? { orchestratorUri: config.orchestratorUrl } : {}),
-    versionImages: config.mysqlImageMap,
-    orcTopologyUser: config.orcTopologyUser,
-    orcTopologyPassword: config.orcTopologyPassword,
-  });
-}
+/**
+ * What the cluster controller does with the API: informers (list, watch) of every kind below,
+ * the writes of reconcile.ts, and the status of MysqlClusters. Events are the runtime's.
+ */
+export const CLUSTER_PERMISSIONS: readonly Permission[] = [
+  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
+  { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['update'] },
+  { group: 'apps', resources: ['statefulsets'], verbs: ['list', 'watch', 'create', 'update'] },
+  { group: '', resources: ['configmaps', 'secrets'], verbs: ['list', 'watch', 'create', 'update'] },
+  // The shared headless Service is deleted with the namespace's last cluster.
+  { group: '', resources: ['services'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+  // Released on keepAfterDelete, deleted after a scale-down with deletePVCsOnScaleDown.
+  { group: '', resources: ['persistentvolumeclaims'], verbs: ['list', 'watch', 'update', 'delete'] },
+  // Deleted when no longer wanted (one replica, minAvailable removed).
+  { group: 'policy', resources: ['poddisruptionbudgets'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+];
 
-export function makeClusterController(opts: ClusterControllerOptions): ReturnType<ControllerFactory> {
+export function makeClusterController(opts: ClusterControllerOptions): ControllerSpec {
   let clusters: Informer<MysqlCluster & KubeObject> | undefined;
   return {
     name: 'cluster',
@@ -62,4 +69,9 @@ export function makeClusterController(opts: ClusterControllerOptions): ReturnTyp
   };
 }
 
-export const clusterController: ControllerFactory = (config) => makeClusterController(clusterOptionsFromConfig(config));
+export const clusterControllerDefinition: ControllerDefinition<ClusterControllerOptions> = {
+  name: 'cluster',
+  settings: CLUSTER_SETTINGS,
+  permissions: CLUSTER_PERMISSIONS,
+  build: makeClusterController,
+};

@@ -1,10 +1,11 @@
 // The node controller: configures replication on every new or restarted MySQL pod of a cluster
 // (docs/node-controller.md). Keyed by pod; a cluster change (FailoverInProgress cleared, a new
 // master in status) and a change of its operated Secret (a fixed password) enqueue its pods.
-import { LABEL_CLUSTER } from '../../api/constants.ts';
+import { API_GROUP, LABEL_CLUSTER } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
-import type { ControllerContext, ControllerFactory, ControllerSpec } from '../../runtime/controller.ts';
+import type { ControllerContext, ControllerDefinition, ControllerSpec } from '../../runtime/controller.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
+import type { Permission } from '../../runtime/permissions.ts';
 import { names } from '../../api/names.ts';
 import { operatedSecretCluster, type PodObject } from '../../topology/index.ts';
 import { CLUSTER_TARGET, POD_TARGET, reconcileNode, SECRET_TARGET, type NodeControllerOptions } from './reconcile-node.ts';
@@ -43,5 +44,17 @@ export function nodeController(opts: NodeControllerOptions = {}): ControllerSpec
   };
 }
 
-/** For `src/controllers/index.ts`: the production wiring (pods resolved by FQDN). */
-export const nodeControllerFactory: ControllerFactory = () => nodeController();
+/** Informers of pods, clusters and Secrets; the pod's condition is its only write. Events are the runtime's. */
+export const NODE_PERMISSIONS: readonly Permission[] = [
+  { group: '', resources: ['pods', 'secrets'], verbs: ['list', 'watch'] },
+  { group: '', resources: ['pods/status'], verbs: ['patch'] },
+  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
+];
+
+/** For `src/controllers/index.ts`: the production wiring (pods resolved by FQDN); no settings yet. */
+export const nodeControllerDefinition: ControllerDefinition<Record<never, never>> = {
+  name: 'node',
+  settings: {},
+  permissions: NODE_PERMISSIONS,
+  build: () => nodeController(),
+};

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { manifests, OPERATOR_AGENT, operatorTest } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
+import { requestsNotAllowed } from '../../support/rbac.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const ref = (kind: string, apiVersion: string, namespace: string, name: string) => ({ kind, apiVersion, namespace, name });
@@ -177,5 +178,9 @@ test('the examples become their StatefulSets, Services, ConfigMaps, Secrets and 
     await eventually('shared Service collected with the last cluster', async () => (await client.getIfExists(ref('Service', 'v1', ns, 'mysql'))) === undefined);
     await eventually('owned PVC collected', async () => (await client.getIfExists(ref('PersistentVolumeClaim', 'v1', ns, 'data-maria-db-mysql-0'))) === undefined);
     assert.ok(await client.getIfExists(ref('PersistentVolumeClaim', 'v1', ns, 'data-my-db-mysql-0')));
+  });
+
+  await t.test("every request the operator made is allowed by the chart's generated RBAC rules", { skip: !env.server && 'no request log on a real cluster' }, () => {
+    assert.deepEqual(requestsNotAllowed(env.server!, OPERATOR_AGENT), []);
   });
 });

@@ -1,16 +1,25 @@
 // Adoption of a cluster the anchor (bitpoke mysql-operator v0.6.3) created: its objects, as the
-// anchor fixtures give them, are loaded into the API before the operator starts. The operator
-// must take them over without changing a Secret value, the ConfigMap or the pod template (which
-// would roll every database), and then make no writes at all.
+// anchor fixtures give them, are loaded into the API before the operator starts. The operator,
+// with every flag at its default, must take them over without changing a Secret value, the
+// ConfigMap or the pod template (which would roll every database), and then make no writes at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { V1ConfigMap, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { controllers } from '../../../src/controllers/index.ts';
+import { buildManager } from '../../../src/main.ts';
+import { loadConfig } from '../../../src/runtime/config.ts';
+import type { KubeClient } from '../../../src/runtime/kube/client.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
 import { OPERATOR_AGENT, startOperator, testApi } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
+import { requestsNotAllowed } from '../../support/rbac.ts';
 
 const ANCHOR = new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url);
 const ANCHOR_UID = '11111111-2222-3333-4444-555555555555';
@@ -26,9 +35,16 @@ function fixture<T extends KubeObject>(file: string, ns: string, uid: string, va
   return parse(text) as T;
 }
 
-test('a cluster created by the anchor is adopted without a rollout and without changing a Secret', async (t) => {
-  const { env, namespace: ns, client } = await testApi(t);
+interface AnchorObjects {
+  cm: V1ConfigMap & KubeObject;
+  secret: V1Secret & KubeObject;
+  sts: V1StatefulSet & KubeObject;
+  /** resourceVersions of the Services (by name) and of the PDB (`pdb`). */
+  created: Map<string, string>;
+}
 
+/** The anchor's sample cluster and every object the anchor made for it, as the anchor left them. */
+async function loadAnchorObjects(client: KubeClient, ns: string): Promise<AnchorObjects> {
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'r' } } as KubeObject);
   const { metadata: _m, ...clusterBody } = parse(readFileSync(new URL('mysqlcluster.yaml', ANCHOR), 'utf8')) as MysqlCluster & KubeObject;
   const cluster = await client.create<MysqlCluster & KubeObject>({ ...clusterBody, metadata: { name: 'my-db', namespace: ns } });
@@ -47,15 +63,24 @@ test('a cluster created by the anchor is adopted without a rollout and without c
       '<OPERATED_SECRET_RESOURCE_VERSION>': secret.metadata!.resourceVersion!,
     }),
   );
+  return { cm, secret, sts, created };
+}
+
+async function synced(client: KubeClient, ns: string): Promise<boolean | undefined> {
+  const c = await client.get<MysqlCluster & KubeObject>({ ...CLUSTER, namespace: ns, name: 'my-db' });
+  return c.status?.conditions?.some((x) => x.type === 'Synced' && x.status === 'True');
+}
+
+test('a cluster created by the anchor is adopted without a rollout and without changing a Secret', async (t) => {
+  const { env, namespace: ns, client } = await testApi(t);
+
+  const { cm, secret, sts, created } = await loadAnchorObjects(client, ns);
   const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
 
-  // The anchor's chart install: its sidecar and exporter images, Orchestrator URL and credentials.
-  const op = await startOperator(env.kubeConfig, ns, { orcTopologyUser: 'orchestrator', orcTopologyPassword: 'PlaceOrc10' });
+  // The anchor's chart install: every flag at its default, the chart's Orchestrator credentials in the variables.
+  const op = await startOperator(env.kubeConfig, ns, [], { ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'PlaceOrc10' });
   t.after(() => op.stop());
-  await eventually('synced', async () => {
-    const c = await client.get<MysqlCluster & KubeObject>({ ...CLUSTER, namespace: ns, name: 'my-db' });
-    return c.status?.conditions?.some((x) => x.type === 'Synced' && x.status === 'True');
-  });
+  await eventually('synced', () => synced(client, ns));
 
   await t.test('no Secret value changes, the ConfigMap is not rewritten', async () => {
     const after = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
@@ -101,4 +126,39 @@ test('a cluster created by the anchor is adopted without a rollout and without c
     const secretAfter = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
     assert.deepEqual(secretAfter.data, secret.data);
   });
+});
+
+// A default install: the operator as main builds it (loadConfig of an empty argv, buildManager,
+// every controller), with only what a deployment must say: where the API is, the namespace, a free
+// metrics port. No ORC_TOPOLOGY_* either: the Secret keeps the values it has.
+test('a default install adopts the anchor cluster: no pod restarts, no Secret changes', async (t) => {
+  const { env, namespace: ns, client } = await testApi(t);
+  const { cm, secret, sts } = await loadAnchorObjects(client, ns);
+  let kubeconfig = process.env['TEST_KUBECONFIG'] ?? '';
+  if (env.server) {
+    const dir = mkdtempSync(join(tmpdir(), 'adoption-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    kubeconfig = join(dir, 'kubeconfig');
+    env.server.writeKubeconfig(kubeconfig);
+  }
+  const mark = env.server?.requestLog.mark() ?? 0;
+  const loaded = loadConfig([], { KUBECONFIG: kubeconfig, WATCH_NAMESPACE: ns, METRICS_ADDR: '127.0.0.1:0' }, controllers);
+  const manager = buildManager(loaded, createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) }));
+  t.after(async () => {
+    await manager.stop();
+    manager.client.close();
+  });
+  await manager.start();
+  await eventually('synced', () => synced(client, ns));
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+
+  const stsAfter = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
+  assert.deepEqual(stsAfter.spec?.template, sts.spec?.template, 'the pod template is the anchor\'s: no pod restarts');
+  assert.equal(stsAfter.metadata?.generation, sts.metadata?.generation);
+  const secretAfter = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
+  assert.deepEqual(secretAfter.data, secret.data);
+  assert.equal(secretAfter.metadata?.resourceVersion, secret.metadata?.resourceVersion, 'the operated Secret is not written');
+  const cmAfter = await get<V1ConfigMap & KubeObject>('ConfigMap', 'v1', 'my-db-mysql');
+  assert.equal(cmAfter.metadata?.resourceVersion, cm.metadata?.resourceVersion);
+  if (env.server) assert.deepEqual(requestsNotAllowed(env.server, manager.client.userAgent, mark), [], "the chart's generated RBAC rules allow every request");
 });

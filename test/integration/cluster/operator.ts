@@ -1,5 +1,6 @@
 // Runs the real manager with the cluster controller against a test API (kube-env), for the
-// cluster controller's integration tests and benchmark.
+// cluster controller's integration tests and benchmark. The controller is built as main builds
+// it: from loadConfig() of the flags and variables a test gives, the rest being the real defaults.
 import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
@@ -11,8 +12,7 @@ import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { makeClusterController } from '../../../src/controllers/cluster/controller.ts';
-import { clusterOptions, type ClusterControllerOptions } from '../../../src/controllers/cluster/options.ts';
+import { clusterControllerDefinition } from '../../../src/controllers/cluster/controller.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
 
 export const OPERATOR_AGENT = 'mysql-operator/cluster-test';
@@ -24,17 +24,16 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-export async function startOperator(
-  kubeConfig: KubeConfig,
-  namespace: string,
-  opts: Partial<ClusterControllerOptions> = {},
-  env: Record<string, string> = {},
-): Promise<RunningOperator> {
-  const config = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '1s', WORKERS: '4', ...env });
+export async function startOperator(kubeConfig: KubeConfig, namespace: string, argv: string[] = [], env: Record<string, string> = {}): Promise<RunningOperator> {
+  const loaded = loadConfig(
+    argv,
+    { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '1s', WORKERS: '4', ...env },
+    [clusterControllerDefinition],
+  );
   const client = new KubeClient(kubeConfig, { userAgent: OPERATOR_AGENT });
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
-  const manager = new Manager({ config, client, log });
-  const spec: ControllerSpec = makeClusterController(clusterOptions(opts));
+  const manager = new Manager({ config: loaded.runtime, client, log });
+  const spec: ControllerSpec = loaded.controllers[0]!.build();
   let count = 0;
   const reconcile = spec.reconcile.bind(spec);
   spec.reconcile = async (req, ctx) => {
@@ -69,9 +68,9 @@ export async function testApi(t: TestContext): Promise<TestApi> {
 }
 
 /** `testApi` with the operator already running in its namespace; stopped after the test. */
-export async function operatorTest(t: TestContext, opts: Partial<ClusterControllerOptions> = {}): Promise<TestApi & { op: RunningOperator }> {
+export async function operatorTest(t: TestContext, argv: string[] = []): Promise<TestApi & { op: RunningOperator }> {
   const api = await testApi(t);
-  const op = await startOperator(api.env.kubeConfig, api.namespace, opts);
+  const op = await startOperator(api.env.kubeConfig, api.namespace, argv);
   t.after(() => op.stop());
   return { ...api, op };
 }

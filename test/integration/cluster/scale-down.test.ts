@@ -4,14 +4,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { operatorTest } from './operator.ts';
+import { OPERATOR_AGENT, operatorTest } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
+import { requestsNotAllowed } from '../../support/rbac.ts';
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const PVC = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 
 test('scale-down keeps PVCs unless the cluster opts in, and never deletes the PVC of ordinal 0', async (t) => {
-  const { namespace: ns, client } = await operatorTest(t);
+  const { env, namespace: ns, client } = await operatorTest(t);
 
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
   for (const name of ['keep', 'drop']) {
@@ -37,4 +38,5 @@ test('scale-down keeps PVCs unless the cluster opts in, and never deletes the PV
   assert.deepEqual(await pvcs('drop'), ['data-drop-mysql-0']);
   await sleep(500);
   assert.deepEqual(await pvcs('keep'), ['data-keep-mysql-0', 'data-keep-mysql-1', 'data-keep-mysql-2']);
+  if (env.server) assert.deepEqual(requestsNotAllowed(env.server, OPERATOR_AGENT), [], "the chart's generated RBAC rules allow every request");
 });

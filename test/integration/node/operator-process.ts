@@ -18,7 +18,7 @@ const killAfter = Number(process.env.NODE_TEST_KILL_AFTER ?? '0');
 const killPod = process.env.NODE_TEST_KILL_POD;
 let steps = 0;
 
-const config = loadConfig(['--metrics-addr', '127.0.0.1:0', '--resync-period', '2s', '--workers', '3'], { ...process.env, LEADER_ELECT: 'false' });
+const config = loadConfig(['--metrics-addr', '127.0.0.1:0', '--resync-period', '2s', '--workers', '3'], { ...process.env, LEADER_ELECT: 'false' }).runtime;
 const log = createLogger({ level: 'info' });
 const kc = new KubeConfig();
 kc.loadFromFile(process.env.KUBECONFIG ?? '');

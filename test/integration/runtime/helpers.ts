@@ -34,7 +34,7 @@ export function testConfig(extra: string[] = [], env: NodeJS.ProcessEnv = {}): C
       ...extra,
     ],
     env,
-  );
+  ).runtime;
 }
 
 /** A started Manager running `spec`, with its own client and an in-memory log; stopped after the test. */

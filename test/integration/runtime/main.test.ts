@@ -29,7 +29,7 @@ describe('operator process', () => {
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^usage: mysql-operator \[flags\]/);
       assert.match(r.stdout, /--workers +WORKERS /);
-      assert.match(r.stdout, /--orc-topology-password +ORC_TOPOLOGY_PASSWORD /);
+      assert.match(r.stdout, /--orchestrator-topology-password +ORC_TOPOLOGY_PASSWORD /);
       assert.doesNotMatch(r.stdout, new RegExp(TOPOLOGY_PASSWORD));
       assert.equal(r.stderr, '');
     });
