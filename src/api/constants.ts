@@ -241,6 +241,8 @@ export const CONTAINER = {
   sidecar: 'sidecar',
   metricsExporter: 'metrics-exporter',
   heartbeat: 'pt-heartbeat',
+  /** Only with spec.queryLimits. */
+  ptKill: 'pt-kill',
 } as const;
 
 export const VOLUME = { conf: 'conf', configMap: 'config-map', data: 'data', tmp: 'tmp' } as const;

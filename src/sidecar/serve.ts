@@ -11,7 +11,7 @@ import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, terminate } from './child.ts';
 import { loopbackConnection } from './loopback-stdio.ts';
 import { backupArgs, toolNames } from './tools.ts';
-import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from './protocol.ts';
+import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from '../api/pod-contract.ts';
 
 const RELAY_BUFFER_BYTES = 1 << 20;
 
