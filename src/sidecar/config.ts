@@ -48,7 +48,11 @@ export interface SidecarConfig {
   exporter: Credentials;
   orchestrator: Credentials;
   backup: Credentials;
-  /** Both set or both undefined (COMPAT.md: "used only when both set"). */
+  /**
+   * Each from its own variable, undefined when unset. The spec's commands are "used only when
+   * both set" (COMPAT.md): the renderers apply that rule, and give the init container only the
+   * decompressor (the anchor's template), the backup Job the compressor.
+   */
   compressCommand: string[] | undefined;
   decompressCommand: string[] | undefined;
   xbstreamExtraArgs: string[];
@@ -200,9 +204,10 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const orchestrator = cred('credentials', KEY.orcTopologyUser, KEY.orcTopologyPassword, 'for the init-file');
   const backup = cred('backup-http', KEY.backupUser, KEY.backupPassword, 'for /xbackup basic auth');
 
-  const compress = splitArgs(r.optional(ENV.backupCompressCommand));
-  const decompress = splitArgs(r.optional(ENV.backupDecompressCommand));
-  const both = compress.length > 0 && decompress.length > 0;
+  const command = (name: string): string[] | undefined => {
+    const words = splitArgs(r.optional(name));
+    return words.length > 0 ? words : undefined;
+  };
 
   const httpPort = r.int(OVERRIDES.httpPort[0], r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
   const mysqlPort = r.int(OVERRIDES.mysqlPort[0], r.override('mysqlPort'), PORT.mysql, 1, 65535);
@@ -227,8 +232,8 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
     exporter,
     orchestrator,
     backup,
-    compressCommand: both ? compress : undefined,
-    decompressCommand: both ? decompress : undefined,
+    compressCommand: command(ENV.backupCompressCommand),
+    decompressCommand: command(ENV.backupDecompressCommand),
     xbstreamExtraArgs: splitArgs(r.optional(ENV.xbstreamExtraArgs)),
     xtrabackupExtraArgs: splitArgs(r.optional(ENV.xtrabackupExtraArgs)),
     xtrabackupPrepareExtraArgs: splitArgs(r.optional(ENV.xtrabackupPrepareExtraArgs)),
