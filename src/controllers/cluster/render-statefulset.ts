@@ -56,6 +56,8 @@ export interface StatefulSetInput {
   ref: ClusterRef;
   version: ServerVersion;
   images: Images;
+  /** The user Secret's key MYSQL_ROOT_PASSWORD reads (decide-root-password.ts). */
+  rootPasswordKey: string;
   opts: ClusterControllerOptions;
   /** The full pod label set (before podSpec.labels). */
   labels: Record<string, string>;
@@ -177,6 +179,7 @@ interface ContainerContext {
   version: string;
   pullPolicy: string;
   userSecret: string;
+  rootPasswordKey: string;
   operatedSecret: string;
   dataMountVolume: string;
   opts: ClusterControllerOptions;
@@ -191,6 +194,7 @@ function containerContext(input: StatefulSetInput): ContainerContext {
     version: input.version.text,
     pullPolicy: spec.podSpec?.imagePullPolicy ?? input.opts.imagePullPolicy,
     userSecret: spec.secretName,
+    rootPasswordKey: input.rootPasswordKey,
     operatedSecret: names.operatedSecret(input.ref.name),
     // With the deprecated tmpfsSize the data directory is the tmpfs (the anchor also mounted the
     // PVC at the same path, which the API server rejects).
@@ -227,7 +231,7 @@ function secretEnv(name: string, secret: string, key: string, optional: boolean)
 
 function userCredentialEnv(ctx: ContainerContext): V1EnvVar[] {
   return [
-    secretEnv(ENV.mysqlRootPassword, ctx.userSecret, USER_SECRET_KEY.rootPassword, false),
+    secretEnv(ENV.mysqlRootPassword, ctx.userSecret, ctx.rootPasswordKey, false),
     secretEnv(ENV.mysqlUser, ctx.userSecret, USER_SECRET_KEY.user, true),
     secretEnv(ENV.mysqlPassword, ctx.userSecret, USER_SECRET_KEY.password, true),
     secretEnv(ENV.mysqlDatabase, ctx.userSecret, USER_SECRET_KEY.database, true),
