@@ -27,7 +27,8 @@ import { getBackup, podEnv, startServeSidecar, BACKUP, type After } from '../tes
 import { loadConfig, type SidecarConfig } from '../src/sidecar/config.ts';
 import { cloneFromPeer, prepareBackup } from '../src/sidecar/clone.ts';
 import { outcomeOf } from '../src/sidecar/child.ts';
-import { backupArgs, extractArgs } from '../src/sidecar/tools.ts';
+import { backupArgs, backupDefaults, extractArgs } from '../src/sidecar/tools.ts';
+import { writeSecretFile } from '../src/sidecar/secret-file.ts';
 
 const quick = process.argv.includes('--quick');
 const dataMb = quick ? 64 : 1024;
@@ -57,26 +58,32 @@ async function load(server: MariaDBServer, mb: number): Promise<number> {
   return rows;
 }
 
+/** What the backup tool runs with: the sidecar's configuration and the option file holding its password. */
+interface Tool {
+  cfg: SidecarConfig;
+  defaultsFile: string;
+}
+
 /** The sidecar's own backup arguments (src/sidecar/tools.ts), aimed at `server` and `targetDir`. */
-function mariabackupArgs(cfg: SidecarConfig, server: MariaDBServer, targetDir: string): string[] {
-  return backupArgs({ ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: targetDir } });
+function mariabackupArgs({ cfg, defaultsFile }: Tool, server: MariaDBServer, targetDir: string): string[] {
+  return backupArgs({ ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: targetDir } }, defaultsFile);
 }
 
 /** `mariabackup --backup --stream=xbstream > /dev/null`; seconds. */
-async function baseline(cfg: SidecarConfig, server: MariaDBServer, targetDir: string): Promise<number> {
+async function baseline(tool: Tool, server: MariaDBServer, targetDir: string): Promise<number> {
   const devNull = openSync('/dev/null', 'w');
   const started = performance.now();
-  const o = await outcomeOf(spawn('mariabackup', mariabackupArgs(cfg, server, targetDir), { stdio: ['ignore', devNull, 'pipe'] }));
+  const o = await outcomeOf(spawn('mariabackup', mariabackupArgs(tool, server, targetDir), { stdio: ['ignore', devNull, 'pipe'] }));
   closeSync(devNull);
   if (!o.ok) throw new Error(`baseline mariabackup failed: ${o.stderrTail}`);
   return (performance.now() - started) / 1000;
 }
 
 /** `mariabackup --backup --stream=xbstream | mbstream <the clone path's extract args>` without the sidecar; seconds. */
-async function localExtract(cfg: SidecarConfig, server: MariaDBServer, targetDir: string, extract: string[]): Promise<number> {
+async function localExtract(tool: Tool, server: MariaDBServer, targetDir: string, extract: string[]): Promise<number> {
   const started = performance.now();
   const script = 'set -o pipefail; n=$1; shift; mariabackup "${@:n+1}" | mbstream "${@:1:n}"';
-  const child = spawn('bash', ['-c', script, 'bash', String(extract.length), ...extract, ...mariabackupArgs(cfg, server, targetDir)], {
+  const child = spawn('bash', ['-c', script, 'bash', String(extract.length), ...extract, ...mariabackupArgs(tool, server, targetDir)], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const o = await outcomeOf(child);
@@ -147,9 +154,12 @@ try {
   t.after(() => rm(work, { recursive: true, force: true }));
   const cfg = loadConfig(podEnv({ MY_POD_NAME: 'c-mysql-1' }), [], ['version', 'backup-http']);
   if (cfg.backup.password !== BACKUP.password) throw new Error('bench: backup credentials differ');
+  const defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
+  t.after(() => defaults.remove());
+  const tool: Tool = { cfg, defaultsFile: defaults.path };
 
   // Page cache warm-up, so neither side pays for the first read from disk.
-  await baseline(cfg, server, join(work, 'xb-warm'));
+  await baseline(tool, server, join(work, 'xb-warm'));
 
   const baselineSeconds: number[] = [];
   const localSeconds: number[] = [];
@@ -162,12 +172,12 @@ try {
   let rssMax = rssAtStart;
   let prepareSeconds = 0;
   for (let i = 0; i < rounds; i++) {
-    baselineSeconds.push(await baseline(cfg, server, join(work, `xb-${i}`)));
+    baselineSeconds.push(await baseline(tool, server, join(work, `xb-${i}`)));
 
     const dir = join(work, `clone-${i}`);
     await mkdir(dir);
     await settle();
-    localSeconds.push(await localExtract(cfg, server, join(work, `xl-${i}`), extractArgs(cfg, dir)));
+    localSeconds.push(await localExtract(tool, server, join(work, `xl-${i}`), extractArgs(cfg, dir)));
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir);
     await settle();

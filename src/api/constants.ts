@@ -151,6 +151,7 @@ export const CLUSTER_REASONS = {
   // Events only (cluster controller)
   pvcKept: 'PVCKept',
   pvcDeleted: 'PVCDeleted',
+  rootPasswordFromPasswordKey: 'RootPasswordFromPasswordKey',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 
@@ -255,6 +256,8 @@ export const CONTAINER = {
   sidecar: 'sidecar',
   metricsExporter: 'metrics-exporter',
   heartbeat: 'pt-heartbeat',
+  /** Only with spec.queryLimits. */
+  ptKill: 'pt-kill',
 } as const;
 
 export const VOLUME = { conf: 'conf', configMap: 'config-map', data: 'data', tmp: 'tmp' } as const;
@@ -289,6 +292,11 @@ export const USER_SECRET_KEY = {
   user: 'USER',
   password: 'PASSWORD',
   database: 'DATABASE',
+  // Ours: a Secret made the generic way (`kubectl create secret generic --from-literal=username=...
+  // --from-literal=password=...`), as our first user guide had it. Its `password` is the root
+  // password when ROOT_PASSWORD is absent; its `username` is not read (root's name is fixed).
+  seedUsername: 'username',
+  seedPassword: 'password',
 } as const;
 
 /** Keys of the generated `<c>-mysql-operated` Secret. */

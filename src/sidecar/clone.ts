@@ -11,7 +11,7 @@ import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, runTool, terminate, ToolError, type ChildOutcome } from './child.ts';
 import { extractArgs, prepareArgs, toolNames } from './tools.ts';
 import { reclaimEvery } from './reclaim.ts';
-import { BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, XBACKUP_PATH, HEALTH_PATH } from './protocol.ts';
+import { BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, XBACKUP_PATH, HEALTH_PATH } from '../api/pod-contract.ts';
 
 export class CloneError extends Error {
   constructor(message: string, options?: ErrorOptions) {

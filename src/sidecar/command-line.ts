@@ -5,9 +5,18 @@
 // a message naming it: an argument silently ignored would hide a template the binary does not
 // understand. Pure.
 import { HEARTBEAT_TABLE } from '../mysql/operator-schema.ts';
-import { OVERRIDE_FLAGS } from './config.ts';
+import { SIDECAR_COMMAND } from '../api/pod-contract.ts';
+import { OVERRIDE_FLAGS, type Need } from './config.ts';
 
 export type SidecarCommand = 'clone-and-init' | 'config-and-serve' | 'heartbeat' | 'take-backup-to';
+
+/** The configuration groups each command requires (loadConfig's `needs`). */
+export const COMMAND_NEEDS: Readonly<Record<SidecarCommand, readonly Need[]>> = {
+  'clone-and-init': ['identity', 'version', 'credentials', 'backup-http'],
+  'config-and-serve': ['version', 'credentials', 'backup-http'],
+  heartbeat: [],
+  'take-backup-to': [],
+};
 
 export interface HeartbeatArgs {
   /** `--defaults-file`: the option file whose [client] the heartbeat connects as; undefined: `<config dir>/heartbeat.conf`. */
@@ -30,12 +39,12 @@ type Arguments = Result<Omit<ParsedCommandLine, 'command'>>;
 
 /** Subcommand (and alias) → command, with the argument style it takes. */
 const COMMANDS: Record<string, { command: SidecarCommand; style: 'sidecar' | 'pt-heartbeat'; positional: number }> = {
-  'clone-and-init': { command: 'clone-and-init', style: 'sidecar', positional: 0 },
-  'config-and-serve': { command: 'config-and-serve', style: 'sidecar', positional: 0 },
+  [SIDECAR_COMMAND.cloneAndInit]: { command: 'clone-and-init', style: 'sidecar', positional: 0 },
+  [SIDECAR_COMMAND.configAndServe]: { command: 'config-and-serve', style: 'sidecar', positional: 0 },
   run: { command: 'config-and-serve', style: 'sidecar', positional: 0 },
   heartbeat: { command: 'heartbeat', style: 'sidecar', positional: 0 },
-  'pt-heartbeat': { command: 'heartbeat', style: 'pt-heartbeat', positional: 0 },
-  'take-backup-to': { command: 'take-backup-to', style: 'sidecar', positional: 2 },
+  [SIDECAR_COMMAND.ptHeartbeat]: { command: 'heartbeat', style: 'pt-heartbeat', positional: 0 },
+  [SIDECAR_COMMAND.takeBackupTo]: { command: 'take-backup-to', style: 'sidecar', positional: 2 },
 };
 
 function isSubcommand(name: string | undefined): boolean {

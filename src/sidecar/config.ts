@@ -1,13 +1,20 @@
-// The sidecar's configuration: read once from the environment of COMPAT.md (and `--flag=value`
-// overrides), validated, with an error naming every missing or bad variable. Pure: callers pass
-// the environment and argv in.
-import { join } from 'node:path';
+// The sidecar's configuration: read once from the pod's environment (the pod contract,
+// src/api/pod-contract.ts, and `--flag=value` overrides), validated, with an error naming every
+// missing or bad variable. Pure: callers pass the environment and argv in.
 import { flavourFromVersionSpec, type Flavour } from '../mysql/flavour.ts';
 import type { Credentials } from '../mysql/system-users.ts';
 import type { Endpoint } from '../mysql/node.ts';
-import { OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
+import { HEADLESS_SERVICE_NAME, OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
 import { names } from '../api/names.ts';
 import { ConfigError } from '../runtime/config-error.ts';
+import {
+  CONF_FILE,
+  confPath,
+  DEFAULT_SERVER_ID_OFFSET,
+  DEFAULT_XTRABACKUP_TARGET_DIR,
+  ENV,
+  MOUNT_PATH,
+} from '../api/pod-contract.ts';
 
 export type { Credentials };
 
@@ -42,7 +49,11 @@ export interface SidecarConfig {
   exporter: Credentials;
   orchestrator: Credentials;
   backup: Credentials;
-  /** Both set or both undefined (COMPAT.md: "used only when both set"). */
+  /**
+   * Each from its own variable, undefined when unset. The spec's commands are "used only when
+   * both set" (COMPAT.md): the renderers apply that rule, and give the init container only the
+   * decompressor (the anchor's template), the backup Job the compressor.
+   */
   compressCommand: string[] | undefined;
   decompressCommand: string[] | undefined;
   xbstreamExtraArgs: string[];
@@ -61,9 +72,6 @@ export interface SidecarConfig {
 export { ConfigError };
 
 export type Env = Readonly<Record<string, string | undefined>>;
-
-export const DEFAULT_SERVER_ID_OFFSET = 100;
-export const DEFAULT_XTRABACKUP_TARGET_DIR = '/tmp/xtrabackup_backupfiles/';
 
 /**
  * Overrides for tests and the sandbox: each is an environment variable, or the flag in the
@@ -162,23 +170,23 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const need = (n: Need, name: string, why: string): string =>
     needs.includes(n) ? r.required(name, why) : (r.optional(name) ?? '');
 
-  const namespace = need('identity', 'MY_NAMESPACE', 'for the pod identity');
-  const clusterName = need('identity', 'MY_CLUSTER_NAME', 'to find the clone sources');
-  const serviceName = r.optional('MY_SERVICE_NAME') ?? 'mysql';
-  const podName = r.optional('MY_POD_NAME') ?? r.optional('HOSTNAME') ?? '';
+  const namespace = need('identity', ENV.namespace, 'for the pod identity');
+  const clusterName = need('identity', ENV.clusterName, 'to find the clone sources');
+  const serviceName = r.optional(ENV.serviceName) ?? HEADLESS_SERVICE_NAME;
+  const podName = r.optional(ENV.podName) ?? r.optional(ENV.hostname) ?? '';
   let ordinal = 0;
   if (needs.includes('identity')) {
     const o = ordinalOf(podName);
-    if (podName === '') r.problems.push('MY_POD_NAME is not set (needed for the server-id)');
-    else if (o === undefined) r.problems.push(`MY_POD_NAME='${podName}' does not end in -<ordinal>`);
+    if (podName === '') r.problems.push(`${ENV.podName} is not set (needed for the server-id)`);
+    else if (o === undefined) r.problems.push(`${ENV.podName}='${podName}' does not end in -<ordinal>`);
     else ordinal = o;
   }
-  const mysqlVersion = need('version', 'MY_MYSQL_VERSION', 'to choose xtrabackup or mariabackup');
+  const mysqlVersion = need('version', ENV.mysqlVersion, 'to choose xtrabackup or mariabackup');
   // Empty only for subcommands that do not need it (heartbeat): the anchor's default then.
   const flavour = flavourFromVersionSpec(mysqlVersion || '5.7');
-  if (flavour === null) r.problems.push(`MY_MYSQL_VERSION='${mysqlVersion}' names no MySQL or MariaDB version`);
-  const serverIdOffset = r.int('MY_SERVER_ID_OFFSET', r.optional('MY_SERVER_ID_OFFSET'), DEFAULT_SERVER_ID_OFFSET, 1, 4294967295 - 1000);
-  const fqdn = r.optional('MY_FQDN') ?? `${podName}.${serviceName}.${namespace}`;
+  if (flavour === null) r.problems.push(`${ENV.mysqlVersion}='${mysqlVersion}' names no MySQL or MariaDB version`);
+  const serverIdOffset = r.int(ENV.serverIdOffset, r.optional(ENV.serverIdOffset), DEFAULT_SERVER_ID_OFFSET, 1, 4294967295 - 1000);
+  const fqdn = r.optional(ENV.fqdn) ?? `${podName}.${serviceName}.${namespace}`;
 
   const cred = (n: Need, userKey: string, passwordKey: string, why: string): Credentials => ({
     user: need(n, userKey, why),
@@ -190,16 +198,17 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const orchestrator = cred('credentials', KEY.orcTopologyUser, KEY.orcTopologyPassword, 'for the init-file');
   const backup = cred('backup-http', KEY.backupUser, KEY.backupPassword, 'for /xbackup basic auth');
 
-  const compress = splitArgs(r.optional('BACKUP_COMPRESS_COMMAND'));
-  const decompress = splitArgs(r.optional('BACKUP_DECOMPRESS_COMMAND'));
-  const both = compress.length > 0 && decompress.length > 0;
+  const command = (name: string): string[] | undefined => {
+    const words = splitArgs(r.optional(name));
+    return words.length > 0 ? words : undefined;
+  };
 
-  const httpPort = r.int('SIDECAR_HTTP_PORT', r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
-  const mysqlPort = r.int('SIDECAR_MYSQL_PORT', r.override('mysqlPort'), PORT.mysql, 1, 65535);
+  const httpPort = r.int(OVERRIDES.httpPort[0], r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
+  const mysqlPort = r.int(OVERRIDES.mysqlPort[0], r.override('mysqlPort'), PORT.mysql, 1, 65535);
 
   if (r.problems.length > 0) throw new ConfigError(r.problems);
 
-  const dataDir = r.override('dataDir') ?? '/var/lib/mysql';
+  const dataDir = r.override('dataDir') ?? MOUNT_PATH.data;
   return {
     namespace,
     podName,
@@ -211,23 +220,23 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
     flavour: flavour!,
     serverIdOffset,
     serverId: ordinal + serverIdOffset,
-    initBucketUri: r.optional('INIT_BUCKET_URI'),
+    initBucketUri: r.optional(ENV.initBucketUri),
     operator,
     replication,
     exporter,
     orchestrator,
     backup,
-    compressCommand: both ? compress : undefined,
-    decompressCommand: both ? decompress : undefined,
-    xbstreamExtraArgs: splitArgs(r.optional('XBSTREAM_EXTRA_ARGS')),
-    xtrabackupExtraArgs: splitArgs(r.optional('XTRABACKUP_EXTRA_ARGS')),
-    xtrabackupPrepareExtraArgs: splitArgs(r.optional('XTRABACKUP_PREPARE_EXTRA_ARGS')),
-    initFileExtraSql: splitSql(r.optional('INITFILE_EXTRA_SQL')),
+    compressCommand: command(ENV.backupCompressCommand),
+    decompressCommand: command(ENV.backupDecompressCommand),
+    xbstreamExtraArgs: splitArgs(r.optional(ENV.xbstreamExtraArgs)),
+    xtrabackupExtraArgs: splitArgs(r.optional(ENV.xtrabackupExtraArgs)),
+    xtrabackupPrepareExtraArgs: splitArgs(r.optional(ENV.xtrabackupPrepareExtraArgs)),
+    initFileExtraSql: splitSql(r.optional(ENV.initFileExtraSql)),
     paths: {
-      configDir: r.override('configDir') ?? '/etc/mysql',
+      configDir: r.override('configDir') ?? MOUNT_PATH.conf,
       dataDir,
-      confSourceDir: r.override('confSourceDir') ?? '/mnt/conf',
-      xtrabackupTargetDir: r.optional('XTRABACKUP_TARGET_DIR') ?? DEFAULT_XTRABACKUP_TARGET_DIR,
+      confSourceDir: r.override('confSourceDir') ?? MOUNT_PATH.configMap,
+      xtrabackupTargetDir: r.optional(ENV.xtrabackupTargetDir) ?? DEFAULT_XTRABACKUP_TARGET_DIR,
     },
     mysql: { host: r.override('mysqlHost') ?? '127.0.0.1', port: mysqlPort },
     http: { host: r.override('httpHost') ?? '0.0.0.0', port: httpPort },
@@ -238,16 +247,15 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   };
 }
 
-/** Paths of the files `clone-and-init` writes (COMPAT.md, anchor pod-files). */
+/** Paths of the files `clone-and-init` writes into `configDir` (the pod contract's CONF_FILE). */
 export function podFilePaths(configDir: string) {
-  const confD = join(configDir, 'conf.d');
   return {
-    myCnf: join(configDir, 'my.cnf'),
-    confD,
-    identity: join(confD, '10-identity.cnf'),
-    initFile: join(confD, 'operator-init.sql'),
-    initFileCnf: join(confD, '10-init-file.cnf'),
-    client: join(configDir, 'client.conf'),
-    heartbeat: join(configDir, 'heartbeat.conf'),
+    myCnf: confPath(CONF_FILE.myCnf, configDir),
+    confD: confPath(CONF_FILE.confD, configDir),
+    identity: confPath(CONF_FILE.identity, configDir),
+    initFile: confPath(CONF_FILE.initFile, configDir),
+    initFileCnf: confPath(CONF_FILE.initFileCnf, configDir),
+    client: confPath(CONF_FILE.client, configDir),
+    heartbeat: confPath(CONF_FILE.heartbeat, configDir),
   };
 }

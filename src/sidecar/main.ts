@@ -11,7 +11,7 @@ import type { Logger } from '../runtime/logger.ts';
 import { errorMessage } from '../runtime/redact.ts';
 import { sidecarLogger } from './log.ts';
 import { ConfigError, loadConfig, OVERRIDE_FLAGS, podFilePaths, type Env } from './config.ts';
-import { parseCommandLine, type ParsedCommandLine } from './command-line.ts';
+import { COMMAND_NEEDS, parseCommandLine, type ParsedCommandLine } from './command-line.ts';
 
 const USAGE = `usage: sidecar <command> [--flag=value ...]
 commands:
@@ -30,10 +30,10 @@ function untilSignal(): Promise<NodeJS.Signals> {
 }
 
 async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<number> {
-  const argv = line.overrides;
+  const load = () => loadConfig(env, line.overrides, COMMAND_NEEDS[line.command]);
   switch (line.command) {
     case 'clone-and-init': {
-      const cfg = loadConfig(env, argv, ['identity', 'version', 'credentials', 'backup-http']);
+      const cfg = load();
       const { cloneAndInit } = await import('./clone-and-init.ts');
       const stop = new AbortController();
       void untilSignal().then(() => stop.abort());
@@ -41,7 +41,7 @@ async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<numb
       return 0;
     }
     case 'config-and-serve': {
-      const cfg = loadConfig(env, argv, ['version', 'credentials', 'backup-http']);
+      const cfg = load();
       const { startServer } = await import('./serve.ts');
       const server = await startServer({ cfg, log });
       const signal = await untilSignal();
@@ -50,7 +50,7 @@ async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<numb
       return 0;
     }
     case 'heartbeat': {
-      const cfg = loadConfig(env, argv, []);
+      const cfg = load();
       const stop = new AbortController();
       void untilSignal().then(() => stop.abort());
       const { runHeartbeatCommand } = await import('./heartbeat-command.ts');

@@ -10,8 +10,9 @@ import type { Logger } from '../runtime/logger.ts';
 import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, terminate } from './child.ts';
 import { loopbackConnection } from './loopback-stdio.ts';
-import { backupArgs, toolNames } from './tools.ts';
-import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from './protocol.ts';
+import { backupArgs, backupDefaults, toolNames } from './tools.ts';
+import { writeSecretFile, type SecretFile } from './secret-file.ts';
+import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from '../api/pod-contract.ts';
 
 const RELAY_BUFFER_BYTES = 1 << 20;
 
@@ -54,12 +55,12 @@ export interface SidecarServer {
 export interface ServeDeps {
   cfg: SidecarConfig;
   log: Logger;
-  /** Starts the backup tool writing to `stdout`; tests substitute a stand-in. */
-  spawnBackup?: (cfg: SidecarConfig, stdout: Socket) => ChildProcess;
+  /** Starts the backup tool writing to `stdout`, its password in `defaultsFile`; tests substitute a stand-in. */
+  spawnBackup?: (cfg: SidecarConfig, stdout: Socket, defaultsFile: string) => ChildProcess;
 }
 
-function spawnBackupTool(cfg: SidecarConfig, stdout: Socket): ChildProcess {
-  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg), { stdio: ['ignore', stdout, 'pipe'] });
+function spawnBackupTool(cfg: SidecarConfig, stdout: Socket, defaultsFile: string): ChildProcess {
+  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg, defaultsFile), { stdio: ['ignore', stdout, 'pipe'] });
 }
 
 /** Resolves once `socket` has closed, whether by end of data or by error. */
@@ -86,9 +87,12 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
     let clientGone = false;
     res.once('close', () => (clientGone = !res.writableFinished));
     const release = await turns.acquire();
+    let defaults: SecretFile | undefined;
     try {
       if (clientGone) return;
       const started = Date.now();
+      // The tool's password, for this stream only: removed (finally) once the tool has exited.
+      defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
       // The tool writes into a loopback connection rather than a pipe (loopback-stdio.ts), which
       // we read 1 MiB at a time into one buffer: no allocation per piece, and a sixteenth of the
       // reads and HTTP chunks of Node's 64 KiB stream reads. The buffer is read into again only
@@ -108,7 +112,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
         return;
       }
       log.info('backup stream started', { remote });
-      const child = spawnBackup(cfg, childEnd);
+      const child = spawnBackup(cfg, childEnd, defaults.path);
       childEnd.destroy();
       running.add(child);
       const outcome = outcomeOf(child);
@@ -135,6 +139,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       if (o.ok) log.info('backup stream finished', fields);
       else log.error('backup tool failed', { ...fields, stderr: o.stderrTail });
     } finally {
+      await defaults?.remove();
       release();
     }
   }

@@ -2,6 +2,7 @@
 // and their argument lists, as the anchor ran them. Pure.
 import { OPERATOR_SCHEMA } from '../api/constants.ts';
 import type { SidecarConfig } from './config.ts';
+import { renderIni } from './ini.ts';
 
 /** The table the clone must not carry over: each pod's own `configured` flag lives there. */
 const EXCLUDED_TABLE = `${OPERATOR_SCHEMA}.status`;
@@ -10,9 +11,14 @@ export function toolNames(flavour: SidecarConfig['flavour']): { backup: string; 
   return flavour.family === 'mariadb' ? { backup: 'mariabackup', stream: 'mbstream' } : { backup: 'xtrabackup', stream: 'xbstream' };
 }
 
-/** `--backup --stream=xbstream` of the local server, as the replication user (anchor). */
-export function backupArgs(cfg: SidecarConfig): string[] {
+/**
+ * `--backup --stream=xbstream` of the local server, as the replication user (anchor). The
+ * password is not among them: it is in `defaultsFile` (backupDefaults, written by the caller),
+ * which both tools read as an option file when it is named first.
+ */
+export function backupArgs(cfg: SidecarConfig, defaultsFile: string): string[] {
   return [
+    `--defaults-extra-file=${defaultsFile}`,
     '--backup',
     '--slave-info',
     '--stream=xbstream',
@@ -20,10 +26,19 @@ export function backupArgs(cfg: SidecarConfig): string[] {
     `--host=${cfg.mysql.host}`,
     `--port=${cfg.mysql.port}`,
     `--user=${cfg.replication.user}`,
-    `--password=${cfg.replication.password}`,
     `--target-dir=${cfg.paths.xtrabackupTargetDir}`,
     ...cfg.xtrabackupExtraArgs,
   ];
+}
+
+/**
+ * The option file of backupArgs: the replication password in the [xtrabackup] group, which
+ * xtrabackup and mariabackup both read for their connection options. The anchor put it on the
+ * command line, where any process of the machine could read it (the tools overwrite it in their
+ * own argv only after they have parsed it).
+ */
+export function backupDefaults(cfg: SidecarConfig): string {
+  return renderIni([{ name: 'xtrabackup', entries: [['password', cfg.replication.password]] }]);
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   strList,
 } from './build.ts';
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
+import { DEFAULT_SERVER_ID_OFFSET, DEFAULT_XTRABACKUP_TARGET_DIR } from '../pod-contract.ts';
 
 const podSpec = obj('PodSpec', 'Extra settings for the pods of the cluster and of its backup Jobs.', {
   imagePullPolicy: enumOf('Pull policy of the MySQL and sidecar images.', ['Always', 'IfNotPresent', 'Never']),
@@ -132,7 +133,7 @@ const spec = obj(
     queryLimits,
     readOnly: bool('Make every node read-only.'),
     // server-id 0 cannot replicate, so the offset of ordinal 0 must be at least 1.
-    serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: 100, minimum: 1 }),
+    serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: DEFAULT_SERVER_ID_OFFSET, minimum: 1 }),
     backupCompressCommand: strList('Command that compresses backups; used only with backupDecompressCommand.'),
     backupDecompressCommand: strList('Command that decompresses backups; used only with backupCompressCommand.'),
     metricsExporterExtraArgs: strList('Extra arguments of mysqld_exporter.'),
@@ -140,7 +141,7 @@ const spec = obj(
     xbstreamExtraArgs: strList('Extra arguments of xbstream / mbstream.'),
     xtrabackupExtraArgs: strList('Extra arguments of xtrabackup / mariabackup --backup.'),
     xtrabackupPrepareExtraArgs: strList('Extra arguments of xtrabackup / mariabackup --prepare.'),
-    xtrabackupTargetDir: str('Scratch directory of xtrabackup.', { default: '/tmp/xtrabackup_backupfiles/' }),
+    xtrabackupTargetDir: str('Scratch directory of xtrabackup.', { default: DEFAULT_XTRABACKUP_TARGET_DIR }),
     initFileExtraSQL: strList('Extra SQL statements appended to the init-file run at every mysqld start.'),
   },
   {

@@ -17,6 +17,7 @@ import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
 import { decideRolloutAnnotations } from './decide-rollout.ts';
+import { announceRootPasswordKey, rootPasswordKeyMessage } from './decide-root-password.ts';
 import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
 import {
@@ -80,6 +81,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     cluster,
     version: valid.version,
     images: valid.images,
+    rootPasswordKey: valid.rootPasswordKey,
     opts,
     existingSecretData,
     rolloutAnnotations: (rendered) =>
@@ -94,13 +96,15 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   });
   const ref = desired.ref;
   const owner = controllerRef(ref);
+  const stsPlan = planStatefulSet(desired.statefulSet, existingSts);
+  const announceRootKey = announceRootPasswordKey(valid.rootPasswordKey, existingSts, stsPlan);
 
   const plans: Array<[Plan<KubeObject>, { apiVersion: string; kind: string }]> = [
     [planConfigMap(desired.configMap, existingCm), KINDS.configMap],
     [planSecret(renderOperatedSecret(ref, desired.secretData), existingSecret), KINDS.secret],
     [planService(desired.headlessService, services.get(ns, names.headlessService())), KINDS.service],
     ...desired.services.map((s) => [planService(s, services.get(ns, s.metadata!.name!)), KINDS.service] as [Plan<KubeObject>, typeof KINDS.service]),
-    [planStatefulSet(desired.statefulSet, existingSts), KINDS.statefulSet],
+    [stsPlan, KINDS.statefulSet],
     [planPodDisruptionBudget(desired.podDisruptionBudget, pdbs.get(ns, names.podDisruptionBudget(req.name)), owner), KINDS.pdb],
   ];
 
@@ -119,6 +123,11 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
       await writeStatus(ctx, cluster, readyNodes, outcome).catch(() => undefined);
     }
     throw err;
+  }
+
+  // After the StatefulSet is written: a failed write is retried and says it then.
+  if (announceRootKey && userSecret) {
+    ctx.events.normal(cluster, CLUSTER_REASONS.rootPasswordFromPasswordKey, rootPasswordKeyMessage(ns, userSecret, valid.rootPasswordKey));
   }
 
   const outcome: SyncOutcome = refusals.length

@@ -19,6 +19,8 @@ export interface RenderInput {
   cluster: MysqlCluster;
   version: ServerVersion;
   images: Images;
+  /** The user Secret's key of the root password (validateCluster). */
+  rootPasswordKey: string;
   opts: ClusterControllerOptions;
   /** Decoded data of the existing operated Secret ({} when there is none). */
   existingSecretData: Readonly<Record<string, string>>;
@@ -83,6 +85,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     ref,
     version,
     images,
+    rootPasswordKey: input.rootPasswordKey,
     opts,
     labels,
     rolloutAnnotations: input.rolloutAnnotations({ configHash, configData: configMap.data ?? {}, secretData }),

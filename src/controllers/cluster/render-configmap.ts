@@ -1,9 +1,8 @@
 // ConfigMap `<c>-mysql`: my.cnf, and the pre-stop script unless the user brings a lifecycle.
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { controllerRef, names, type ClusterRef } from '../../api/names.ts';
-import { PRE_SHUTDOWN_SCRIPT_KEY, renderPreShutdownScript } from './render-pre-shutdown-script.ts';
-
-export const MY_CNF_KEY = 'my.cnf';
+import { CONF_FILE } from '../../api/pod-contract.ts';
+import { renderPreShutdownScript } from './render-pre-shutdown-script.ts';
 
 export function renderConfigMap(
   ref: ClusterRef,
@@ -11,8 +10,9 @@ export function renderConfigMap(
   myCnf: string,
   withPreStopScript: boolean,
 ): V1ConfigMap {
-  const data: Record<string, string> = { [MY_CNF_KEY]: myCnf };
-  if (withPreStopScript) data[PRE_SHUTDOWN_SCRIPT_KEY] = renderPreShutdownScript();
+  // The keys are file names: clone-and-init copies them into the conf directory as they are.
+  const data: Record<string, string> = { [CONF_FILE.myCnf]: myCnf };
+  if (withPreStopScript) data[CONF_FILE.preShutdownScript] = renderPreShutdownScript();
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',

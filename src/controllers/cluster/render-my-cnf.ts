@@ -7,6 +7,7 @@
 import { parseQuantity, quantityMilli } from './quantity.ts';
 import { atLeast } from '../../api/versions.ts';
 import type { ServerVersion } from './resolve-version.ts';
+import { CONF_FILE, confPath, MOUNT_PATH } from '../../api/pod-contract.ts';
 
 export type ConfValue = string | number;
 
@@ -21,8 +22,6 @@ export interface MyCnfInput {
   mysqlConf?: Readonly<Record<string, ConfValue>>;
 }
 
-export const CONF_D_PATH = '/etc/mysql/conf.d';
-
 const KB = 1024;
 const MB = 1024 * KB;
 const GB = 1024 * MB;
@@ -33,7 +32,7 @@ const SQL_MODE_8 =
   'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,NO_ZERO_DATE,NO_ZERO_IN_DATE,ONLY_FULL_GROUP_BY';
 
 const COMMON: Readonly<Record<string, string>> = {
-  'log-bin': '/var/lib/mysql/mysql-bin',
+  'log-bin': `${MOUNT_PATH.data}/mysql-bin`,
   'log-slave-updates': 'on',
   'skip-slave-start': 'on',
   'relay-log-info-repository': 'TABLE',
@@ -229,7 +228,7 @@ export function renderMyCnf(input: MyCnfInput): string {
   for (const k of bytewiseSorted(tables.booleans)) add(k, null);
   addSorted(tables.common);
   addSorted(effectiveMysqlConf(input));
-  add(`!includedir ${CONF_D_PATH}`, null);
+  add(`!includedir ${confPath(CONF_FILE.confD)}`, null);
   return writeIniSection('mysqld', keys);
 }
 

@@ -1,12 +1,13 @@
 // The pre-stop hook of the mysql container: when the pod being stopped is the master and has
 // replicas, ask Orchestrator for a graceful takeover first. Kept byte-identical to the anchor's
 // script (tabs included): its bytes are ConfigMap content, and a changed ConfigMap rolls the pods
-// of an adopted cluster.
+// of an adopted cluster. It reads the mysql container's variables of the pod contract.
+import { CONF_FILE, confPath, ENV } from '../../api/pod-contract.ts';
 
-export const CLIENT_CONF_PATH = '/etc/mysql/client.conf';
-export const PRE_SHUTDOWN_SCRIPT_KEY = 'pre-shutdown-ha.sh';
+const API = ENV.orchHttpApi;
+const ALIAS = ENV.orchClusterAlias;
 
-export function renderPreShutdownScript(clientConf: string = CLIENT_CONF_PATH): string {
+export function renderPreShutdownScript(clientConf: string = confPath(CONF_FILE.client)): string {
   return `#!/bin/bash
 set -ex
 
@@ -22,11 +23,11 @@ echo "hostname=$(hostname) readonly=\${read_only_status} show_slave_status=\${re
 echo "has_replica_hosts=\${has_replica_count}"
 if [ \${read_only_status} -eq 0  ] && [ \${replica_status_count} -eq 0 ] && [ \${has_replica_count} -gt 0 ]
 then
-\t\tmasterhostname=$( curl  -s "\${ORCH_HTTP_API}/master/\${ORCH_CLUSTER_ALIAS}" |  awk -F":" '{print $3}' | awk -F'"' '{print $2}' )
+\t\tmasterhostname=$( curl  -s "\${${API}}/master/\${${ALIAS}}" |  awk -F":" '{print $3}' | awk -F'"' '{print $2}' )
         echo "master from orchestrator: \${masterhostname}"
-        if [ "\${MY_FQDN}" == "\${masterhostname}" ]
+        if [ "\${${ENV.fqdn}}" == "\${masterhostname}" ]
         then
-                curl  -s "\${ORCH_HTTP_API}/graceful-master-takeover-auto/\${ORCH_CLUSTER_ALIAS}"
+                curl  -s "\${${API}}/graceful-master-takeover-auto/\${${ALIAS}}"
 \t\t\t\techo "graceful-master-takeover-auto is ongoing, sleep 5 seconds in order to make sure service can work well."
 \t\t\t\tsleep 5
         fi

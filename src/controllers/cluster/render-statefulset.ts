@@ -28,20 +28,26 @@ import {
   VOLUME,
 } from '../../api/constants.ts';
 import { controllerRef, names, selectorLabels, type ClusterRef } from '../../api/names.ts';
+import {
+  CONF_FILE,
+  confPath,
+  DEFAULT_SERVER_ID_OFFSET,
+  DEFAULT_XTRABACKUP_TARGET_DIR,
+  ENV,
+  envRef,
+  HEALTH_PATH,
+  MOUNT_PATH,
+  MYSQL_UID,
+  PT_KILL_PROGRAM,
+  SIDECAR_COMMAND,
+} from '../../api/pod-contract.ts';
 import type { ClusterControllerOptions } from './options.ts';
-import { CLIENT_CONF_PATH, PRE_SHUTDOWN_SCRIPT_KEY } from './render-pre-shutdown-script.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
 import { atLeast } from '../../api/versions.ts';
 import type { ServerVersion } from './resolve-version.ts';
 
-export const CONF_MOUNT_PATH = '/etc/mysql';
-export const CONFIG_MAP_MOUNT_PATH = '/mnt/conf';
-export const DATA_MOUNT_PATH = '/var/lib/mysql';
-export const HEARTBEAT_CONF_PATH = '/etc/mysql/heartbeat.conf';
-export const DEFAULT_XTRABACKUP_TARGET_DIR = '/tmp/xtrabackup_backupfiles/';
-export const DEFAULT_SERVER_ID_OFFSET = 100;
-const CONTAINER_PT_KILL = 'pt-kill';
-const MYSQL_UID = 999;
+const CLIENT_CONF_PATH = confPath(CONF_FILE.client);
+const EXPORTER_METRICS_PATH = '/metrics';
 
 export const DEFAULT_MYSQL_RESOURCES: V1ResourceRequirements = { requests: { cpu: '200m', memory: '1Gi' } };
 
@@ -50,6 +56,8 @@ export interface StatefulSetInput {
   ref: ClusterRef;
   version: ServerVersion;
   images: Images;
+  /** The user Secret's key MYSQL_ROOT_PASSWORD reads (decide-root-password.ts). */
+  rootPasswordKey: string;
   opts: ClusterControllerOptions;
   /** The full pod label set (before podSpec.labels). */
   labels: Record<string, string>;
@@ -118,7 +126,7 @@ function renderPodSpec(input: StatefulSetInput): V1PodSpec {
 
   const initContainers: V1Container[] = [
     ...(podSpec.initContainers ?? []),
-    container(ctx, CONTAINER.init, input.images.sidecar, ['clone-and-init'], { resources: {} }),
+    container(ctx, CONTAINER.init, input.images.sidecar, [SIDECAR_COMMAND.cloneAndInit], { resources: {} }),
   ];
   if (usesInitOnlyContainer(input)) {
     initContainers.push(
@@ -171,6 +179,7 @@ interface ContainerContext {
   version: string;
   pullPolicy: string;
   userSecret: string;
+  rootPasswordKey: string;
   operatedSecret: string;
   dataMountVolume: string;
   opts: ClusterControllerOptions;
@@ -185,6 +194,7 @@ function containerContext(input: StatefulSetInput): ContainerContext {
     version: input.version.text,
     pullPolicy: spec.podSpec?.imagePullPolicy ?? input.opts.imagePullPolicy,
     userSecret: spec.secretName,
+    rootPasswordKey: input.rootPasswordKey,
     operatedSecret: names.operatedSecret(input.ref.name),
     // With the deprecated tmpfsSize the data directory is the tmpfs (the anchor also mounted the
     // PVC at the same path, which the API server rejects).
@@ -221,10 +231,10 @@ function secretEnv(name: string, secret: string, key: string, optional: boolean)
 
 function userCredentialEnv(ctx: ContainerContext): V1EnvVar[] {
   return [
-    secretEnv('MYSQL_ROOT_PASSWORD', ctx.userSecret, USER_SECRET_KEY.rootPassword, false),
-    secretEnv('MYSQL_USER', ctx.userSecret, USER_SECRET_KEY.user, true),
-    secretEnv('MYSQL_PASSWORD', ctx.userSecret, USER_SECRET_KEY.password, true),
-    secretEnv('MYSQL_DATABASE', ctx.userSecret, USER_SECRET_KEY.database, true),
+    secretEnv(ENV.mysqlRootPassword, ctx.userSecret, ctx.rootPasswordKey, false),
+    secretEnv(ENV.mysqlUser, ctx.userSecret, USER_SECRET_KEY.user, true),
+    secretEnv(ENV.mysqlPassword, ctx.userSecret, USER_SECRET_KEY.password, true),
+    secretEnv(ENV.mysqlDatabase, ctx.userSecret, USER_SECRET_KEY.database, true),
   ];
 }
 
@@ -232,47 +242,51 @@ function userCredentialEnv(ctx: ContainerContext): V1EnvVar[] {
 function envFor(ctx: ContainerContext, name: string): V1EnvVar[] {
   const s = ctx.spec;
   const env: V1EnvVar[] = [
-    fieldEnv('MY_NAMESPACE', 'metadata.namespace'),
-    fieldEnv('MY_POD_NAME', 'metadata.name'),
-    fieldEnv('MY_POD_IP', 'status.podIP'),
-    { name: 'MY_SERVICE_NAME', value: HEADLESS_SERVICE_NAME },
-    { name: 'MY_CLUSTER_NAME', value: ctx.cluster },
-    { name: 'MY_FQDN', value: '$(MY_POD_NAME).$(MY_SERVICE_NAME).$(MY_NAMESPACE)' },
-    { name: 'MY_MYSQL_VERSION', value: ctx.version },
+    fieldEnv(ENV.namespace, 'metadata.namespace'),
+    fieldEnv(ENV.podName, 'metadata.name'),
+    fieldEnv(ENV.podIp, 'status.podIP'),
+    { name: ENV.serviceName, value: HEADLESS_SERVICE_NAME },
+    { name: ENV.clusterName, value: ctx.cluster },
+    { name: ENV.fqdn, value: `${envRef(ENV.podName)}.${envRef(ENV.serviceName)}.${envRef(ENV.namespace)}` },
+    { name: ENV.mysqlVersion, value: ctx.version },
   ];
   const isInit = name === CONTAINER.init;
   const isSidecar = name === CONTAINER.sidecar;
   const initBucket = s.initBucketURL || s.initBucketURI;
-  if (initBucket && isInit) env.push({ name: 'INIT_BUCKET_URI', value: initBucket });
+  if (initBucket && isInit) env.push({ name: ENV.initBucketUri, value: initBucket });
   // The CRD defaults serverIDOffset to 100, which the anchor never persisted: emitting it only
   // when it differs keeps adopted templates unchanged (the sidecar's default is the same 100).
   if (s.serverIDOffset !== undefined && s.serverIDOffset !== DEFAULT_SERVER_ID_OFFSET) {
-    env.push({ name: 'MY_SERVER_ID_OFFSET', value: String(s.serverIDOffset) });
+    env.push({ name: ENV.serverIdOffset, value: String(s.serverIDOffset) });
   }
   if (isInit && s.backupCompressCommand?.length && s.backupDecompressCommand?.length) {
-    env.push({ name: 'BACKUP_DECOMPRESS_COMMAND', value: s.backupDecompressCommand.join(' ') });
+    env.push({ name: ENV.backupDecompressCommand, value: s.backupDecompressCommand.join(' ') });
   }
-  if ((isInit || isSidecar) && s.rcloneExtraArgs?.length) env.push({ name: 'RCLONE_EXTRA_ARGS', value: s.rcloneExtraArgs.join(' ') });
-  if ((isInit || isSidecar) && s.xbstreamExtraArgs?.length) env.push({ name: 'XBSTREAM_EXTRA_ARGS', value: s.xbstreamExtraArgs.join(' ') });
-  if (isSidecar && s.xtrabackupExtraArgs?.length) env.push({ name: 'XTRABACKUP_EXTRA_ARGS', value: s.xtrabackupExtraArgs.join(' ') });
+  if ((isInit || isSidecar) && s.rcloneExtraArgs?.length) env.push({ name: ENV.rcloneExtraArgs, value: s.rcloneExtraArgs.join(' ') });
+  if ((isInit || isSidecar) && s.xbstreamExtraArgs?.length) env.push({ name: ENV.xbstreamExtraArgs, value: s.xbstreamExtraArgs.join(' ') });
+  if (isSidecar && s.xtrabackupExtraArgs?.length) env.push({ name: ENV.xtrabackupExtraArgs, value: s.xtrabackupExtraArgs.join(' ') });
   if (isInit && s.xtrabackupPrepareExtraArgs?.length) {
-    env.push({ name: 'XTRABACKUP_PREPARE_EXTRA_ARGS', value: s.xtrabackupPrepareExtraArgs.join(' ') });
+    env.push({ name: ENV.xtrabackupPrepareExtraArgs, value: s.xtrabackupPrepareExtraArgs.join(' ') });
   }
-  if (isSidecar) env.push({ name: 'XTRABACKUP_TARGET_DIR', value: s.xtrabackupTargetDir || DEFAULT_XTRABACKUP_TARGET_DIR });
-  if (isInit && s.initFileExtraSQL?.length) env.push({ name: 'INITFILE_EXTRA_SQL', value: s.initFileExtraSQL.join(';') });
+  if (isSidecar) env.push({ name: ENV.xtrabackupTargetDir, value: s.xtrabackupTargetDir || DEFAULT_XTRABACKUP_TARGET_DIR });
+  if (isInit && s.initFileExtraSQL?.length) env.push({ name: ENV.initFileExtraSql, value: s.initFileExtraSQL.join(';') });
 
   switch (name) {
     case CONTAINER.init:
-      env.push(secretEnv('BACKUP_USER', ctx.operatedSecret, OPERATED_SECRET_KEY.backupUser, true));
-      env.push(secretEnv('BACKUP_PASSWORD', ctx.operatedSecret, OPERATED_SECRET_KEY.backupPassword, true));
+      // The variables are named as the keys: the sidecar reads them as it reads the envFrom ones.
+      env.push(secretEnv(OPERATED_SECRET_KEY.backupUser, ctx.operatedSecret, OPERATED_SECRET_KEY.backupUser, true));
+      env.push(secretEnv(OPERATED_SECRET_KEY.backupPassword, ctx.operatedSecret, OPERATED_SECRET_KEY.backupPassword, true));
       break;
     case CONTAINER.mysqlInitOnly:
-      env.push({ name: 'MYSQL_INIT_ONLY', value: '1' }, ...userCredentialEnv(ctx));
+      env.push({ name: ENV.mysqlInitOnly, value: '1' }, ...userCredentialEnv(ctx));
       break;
     case CONTAINER.metricsExporter:
-      env.push(secretEnv('USER', ctx.operatedSecret, OPERATED_SECRET_KEY.metricsExporterUser, false));
-      env.push(secretEnv('PASSWORD', ctx.operatedSecret, OPERATED_SECRET_KEY.metricsExporterPassword, false));
-      env.push({ name: 'DATA_SOURCE_NAME', value: `$(USER):$(PASSWORD)@(127.0.0.1:${exporterPort(s)})/` });
+      env.push(secretEnv(ENV.exporterUser, ctx.operatedSecret, OPERATED_SECRET_KEY.metricsExporterUser, false));
+      env.push(secretEnv(ENV.exporterPassword, ctx.operatedSecret, OPERATED_SECRET_KEY.metricsExporterPassword, false));
+      env.push({
+        name: ENV.exporterDataSource,
+        value: `${envRef(ENV.exporterUser)}:${envRef(ENV.exporterPassword)}@(127.0.0.1:${exporterPort(s)})/`,
+      });
       break;
   }
   return env;
@@ -293,18 +307,18 @@ function envSourcesFor(ctx: ContainerContext, name: string): V1EnvFromSource[] {
 }
 
 function volumeMountsFor(ctx: ContainerContext, name: string): V1VolumeMount[] {
-  const conf = { name: VOLUME.conf, mountPath: CONF_MOUNT_PATH };
-  const data = { name: ctx.dataMountVolume, mountPath: DATA_MOUNT_PATH };
+  const conf = { name: VOLUME.conf, mountPath: MOUNT_PATH.conf };
+  const data = { name: ctx.dataMountVolume, mountPath: MOUNT_PATH.data };
   const user = ctx.spec.podSpec?.volumeMounts ?? [];
   switch (name) {
     case CONTAINER.init:
-      return [conf, { name: VOLUME.configMap, mountPath: CONFIG_MAP_MOUNT_PATH }, data];
+      return [conf, { name: VOLUME.configMap, mountPath: MOUNT_PATH.configMap }, data];
     case CONTAINER.mysqlInitOnly:
     case CONTAINER.mysql:
     case CONTAINER.sidecar:
       return [conf, data, ...user];
     case CONTAINER.heartbeat:
-    case CONTAINER_PT_KILL:
+    case CONTAINER.ptKill:
       return [conf];
     default:
       return [];
@@ -338,8 +352,8 @@ function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Conta
     resources: mysqlResources(s),
   });
   c.env!.push(
-    { name: 'ORCH_CLUSTER_ALIAS', value: names.orchestratorAlias(ctx.cluster, ctx.namespace) },
-    { name: 'ORCH_HTTP_API', value: ctx.opts.orchestratorUri },
+    { name: ENV.orchClusterAlias, value: names.orchestratorAlias(ctx.cluster, ctx.namespace) },
+    { name: ENV.orchHttpApi, value: ctx.opts.orchestratorUri },
   );
   if (!usesInitOnlyContainer(input)) c.env!.push(...userCredentialEnv(ctx));
   c.livenessProbe = probe(60, 5, 5, { exec: { command: ['mysqladmin', `--defaults-file=${CLIENT_CONF_PATH}`, 'ping'] } });
@@ -348,7 +362,7 @@ function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Conta
   const lifecycle = s.podSpec?.mysqlLifecycle;
   if (lifecycle) c.lifecycle = lifecycle;
   else if (ctx.opts.failoverBeforeShutdown) {
-    c.lifecycle = { preStop: { exec: { command: ['bash', `${CONF_MOUNT_PATH}/${PRE_SHUTDOWN_SCRIPT_KEY}`] } } };
+    c.lifecycle = { preStop: { exec: { command: ['bash', confPath(CONF_FILE.preShutdownScript)] } } };
   }
   return c;
 }
@@ -357,18 +371,18 @@ function sidecarContainer(ctx: ContainerContext, input: StatefulSetInput): V1Con
   const own = ctx.spec.podSpec?.mysqlOperatorSidecarResources;
   const limits = mysqlResources(ctx.spec).limits;
   const resources: V1ResourceRequirements = own ?? { requests: { cpu: '10m', memory: '64Mi' }, ...(limits ? { limits: { ...limits } } : {}) };
-  const c = container(ctx, CONTAINER.sidecar, input.images.sidecar, ['config-and-serve'], {
+  const c = container(ctx, CONTAINER.sidecar, input.images.sidecar, [SIDECAR_COMMAND.configAndServe], {
     ports: [{ name: PORT_NAME.sidecarHttp, containerPort: PORT.sidecarHttp }],
     resources,
   });
-  c.readinessProbe = probe(30, 5, 5, { httpGet: { path: '/health', port: PORT.sidecarHttp, scheme: 'HTTP' } });
+  c.readinessProbe = probe(30, 5, 5, { httpGet: { path: HEALTH_PATH, port: PORT.sidecarHttp, scheme: 'HTTP' } });
   return c;
 }
 
 function exporterContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
   const args = [
     `--web.listen-address=0.0.0.0:${PORT.metricsExporter}`,
-    '--web.telemetry-path=/metrics',
+    `--web.telemetry-path=${EXPORTER_METRICS_PATH}`,
     '--collect.heartbeat',
     `--collect.heartbeat.database=${OPERATOR_SCHEMA}`,
     ...(ctx.spec.metricsExporterExtraArgs ?? []),
@@ -380,7 +394,7 @@ function exporterContainer(ctx: ContainerContext, input: StatefulSetInput): V1Co
       requests: { cpu: '10m', memory: '32Mi' },
     },
   });
-  c.livenessProbe = probe(30, 30, 30, { httpGet: { path: '/metrics', port: PORT.metricsExporter, scheme: 'HTTP' } });
+  c.livenessProbe = probe(30, 30, 30, { httpGet: { path: EXPORTER_METRICS_PATH, port: PORT.metricsExporter, scheme: 'HTTP' } });
   return c;
 }
 
@@ -395,7 +409,7 @@ const HEARTBEAT_RESOURCES: V1ResourceRequirements = {
 // and run anything else it is not (the real `pt-kill` of query limits) directly.
 function heartbeatContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
   const args = [
-    'pt-heartbeat',
+    SIDECAR_COMMAND.ptHeartbeat,
     '--update',
     '--replace',
     '--check-read-only',
@@ -406,7 +420,7 @@ function heartbeatContainer(ctx: ContainerContext, input: StatefulSetInput): V1C
     'heartbeat',
     '--utc',
     '--defaults-file',
-    HEARTBEAT_CONF_PATH,
+    confPath(CONF_FILE.heartbeat),
     '--fail-successive-errors=20',
   ];
   return container(ctx, CONTAINER.heartbeat, input.images.sidecar, args, {
@@ -415,7 +429,7 @@ function heartbeatContainer(ctx: ContainerContext, input: StatefulSetInput): V1C
 }
 
 function ptKillContainer(ctx: ContainerContext, input: StatefulSetInput, q: QueryLimits): V1Container {
-  const args = ['pt-kill', '--host=127.0.0.1', `--defaults-file=${CLIENT_CONF_PATH}`, '--print', '--wait-after-kill=1'];
+  const args = [PT_KILL_PROGRAM, '--host=127.0.0.1', `--defaults-file=${CLIENT_CONF_PATH}`, '--print', '--wait-after-kill=1'];
   args.push('--busy-time', String(q.maxQueryTime));
   if (q.maxIdleTime !== undefined) args.push('--idle-time', String(q.maxIdleTime));
   args.push(q.killMode === 'query' ? '--kill-query' : '--kill');
@@ -423,7 +437,7 @@ function ptKillContainer(ctx: ContainerContext, input: StatefulSetInput, q: Quer
   if (q.ignoreDb?.length) args.push('--ignore-db', q.ignoreDb.join('|'));
   if (q.ignoreCommands?.length) args.push('--ignore-command', q.ignoreCommands.join('|'));
   if (q.ignoreUser?.length) args.push('--ignore-user', q.ignoreUser.join('|'));
-  return container(ctx, CONTAINER_PT_KILL, input.images.sidecar, args, { resources: structuredClone(HEARTBEAT_RESOURCES) });
+  return container(ctx, CONTAINER.ptKill, input.images.sidecar, args, { resources: structuredClone(HEARTBEAT_RESOURCES) });
 }
 
 function renderVolumes(spec: MysqlClusterSpec, ref: ClusterRef): V1Volume[] {

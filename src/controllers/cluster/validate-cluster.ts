@@ -5,6 +5,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
 import { CLUSTER_REASONS, USER_SECRET_KEY } from '../../api/constants.ts';
 import type { ClusterControllerOptions } from './options.ts';
+import { rootPasswordKey } from './decide-root-password.ts';
 import { resolveVersion, type ServerVersion } from './resolve-version.ts';
 import { selectImages, type Images } from './select-images.ts';
 
@@ -14,7 +15,13 @@ export interface Problem {
 }
 
 export type Validation =
-  | { ok: true; version: ServerVersion; images: Images }
+  | {
+      ok: true;
+      version: ServerVersion;
+      images: Images;
+      /** The user Secret's key of the root password (decide-root-password.ts). */
+      rootPasswordKey: string;
+    }
   | { ok: false; problems: Problem[] };
 
 // Options the operator and the sidecar set per pod or rely on; a user value would break identity,
@@ -54,17 +61,19 @@ export function validateCluster(
     problems.push({ reason: CLUSTER_REASONS.invalidReplicas, message: `spec.replicas is ${spec.replicas}; it must be an integer >= 0` });
   }
 
+  const rootKeys = `${USER_SECRET_KEY.rootPassword} (or ${USER_SECRET_KEY.seedPassword})`;
+  const rootKey = userSecret ? rootPasswordKey(userSecret) : undefined;
   if (!spec.secretName) {
-    problems.push({ reason: CLUSTER_REASONS.userSecretNotFound, message: 'spec.secretName is empty: a Secret with ROOT_PASSWORD is required' });
+    problems.push({ reason: CLUSTER_REASONS.userSecretNotFound, message: `spec.secretName is empty: a Secret with ${rootKeys} is required` });
   } else if (!userSecret) {
     problems.push({
       reason: CLUSTER_REASONS.userSecretNotFound,
-      message: `Secret ${ns}/${spec.secretName} (spec.secretName) does not exist; it must hold ${USER_SECRET_KEY.rootPassword}`,
+      message: `Secret ${ns}/${spec.secretName} (spec.secretName) does not exist; it must hold ${rootKeys}`,
     });
-  } else if (!hasKey(userSecret, USER_SECRET_KEY.rootPassword)) {
+  } else if (!rootKey) {
     problems.push({
       reason: CLUSTER_REASONS.userSecretKeyMissing,
-      message: `Secret ${ns}/${spec.secretName} (spec.secretName) has no non-empty key ${USER_SECRET_KEY.rootPassword}`,
+      message: `Secret ${ns}/${spec.secretName} (spec.secretName) has no non-empty key ${rootKeys}`,
     });
   }
 
@@ -84,12 +93,6 @@ export function validateCluster(
   const images = selectImages(spec, resolved.version, opts);
   if (!images.ok) problems.push({ reason: CLUSTER_REASONS.imageNotDerivable, message: `spec.mysqlVersion: ${images.message}` });
 
-  if (problems.length || !images.ok) return { ok: false, problems };
-  return { ok: true, version: resolved.version, images: images.images };
-}
-
-function hasKey(secret: V1Secret, key: string): boolean {
-  const d = secret.data?.[key];
-  const s = secret.stringData?.[key];
-  return (d !== undefined && d !== '') || (s !== undefined && s !== '');
+  if (problems.length || !images.ok || !rootKey) return { ok: false, problems };
+  return { ok: true, version: resolved.version, images: images.images, rootPasswordKey: rootKey };
 }

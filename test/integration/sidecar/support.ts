@@ -94,7 +94,9 @@ export interface RunningSidecar {
 /** `config-and-serve` for `server`, on a free port of 127.0.0.1; resolves once it listens. */
 export async function startServeSidecar(t: After, server: MariaDBServer, over: Record<string, string | undefined> = {}): Promise<RunningSidecar> {
   const target = await tempDir(t, 'sidecar-xtrabackup-');
-  const env = podEnv({ XTRABACKUP_TARGET_DIR: target, MY_POD_NAME: 'c-mysql-0', ...over });
+  // Its temporary files (the backup tool's option file) go with the test, even when it is killed mid-stream.
+  const tmp = await tempDir(t, 'sidecar-tmp-');
+  const env = podEnv({ XTRABACKUP_TARGET_DIR: target, TMPDIR: tmp, MY_POD_NAME: 'c-mysql-0', ...over });
   const { proc, output, done } = startSidecar(
     ['config-and-serve', '--http-host=127.0.0.1', '--http-port=0', `--mysql-host=${server.host}`, `--mysql-port=${server.port}`],
     env,

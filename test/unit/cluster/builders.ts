@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import type { V1Secret } from '@kubernetes/client-node';
 import type { MysqlCluster, MysqlClusterSpec } from '../../../src/api/index.ts';
 import { clusterOptions, type ClusterControllerOptions } from '../../../src/controllers/cluster/options.ts';
 import { renderCluster, type DesiredState } from '../../../src/controllers/cluster/render-cluster.ts';
@@ -50,14 +51,16 @@ export function render(
   opts: ClusterControllerOptions = ANCHOR_OPTIONS,
   rollout: Record<string, string> = { config_rev: '<CONFIGMAP_RESOURCE_VERSION>', secret_rev: '<OPERATED_SECRET_RESOURCE_VERSION>' },
   existingSecretData: Record<string, string> = {},
+  userSecret: V1Secret = ROOT_SECRET,
 ): DesiredState {
-  const v = validateCluster(c, ROOT_SECRET, opts);
+  const v = validateCluster(c, userSecret, opts);
   if (!v.ok) throw new Error(v.problems.map((p) => p.message).join('; '));
   let n = 0;
   return renderCluster({
     cluster: c,
     version: v.version,
     images: v.images,
+    rootPasswordKey: v.rootPasswordKey,
     opts,
     existingSecretData,
     rolloutAnnotations: () => rollout,

@@ -86,10 +86,15 @@ test('extra arguments and extra SQL are split the way the anchor joined them', (
   assert.equal(cfg.serverId, 1001);
 });
 
-test('a compress command without its decompress command is ignored (both or neither)', () => {
-  const cfg = loadConfig(anchorPodEnv({ BACKUP_COMPRESS_COMMAND: 'zstd' }), [], ALL_NEEDS);
-  assert.equal(cfg.compressCommand, undefined);
-  assert.equal(cfg.decompressCommand, undefined);
+test('each backup command comes from its own variable: the init container gets only the decompressor', () => {
+  // The anchor's template gives the init container BACKUP_DECOMPRESS_COMMAND alone, and only
+  // when the spec sets both commands (render-statefulset.ts applies that rule, not the sidecar).
+  const init = loadConfig(anchorPodEnv({ BACKUP_DECOMPRESS_COMMAND: 'zstd -d' }), [], ALL_NEEDS);
+  assert.deepEqual(init.decompressCommand, ['zstd', '-d']);
+  assert.equal(init.compressCommand, undefined);
+  const job = loadConfig(anchorPodEnv({ BACKUP_COMPRESS_COMMAND: 'zstd' }), [], ALL_NEEDS);
+  assert.deepEqual(job.compressCommand, ['zstd']);
+  assert.equal(job.decompressCommand, undefined);
 });
 
 test('helpers: ordinal from the pod name, argument and SQL splitting', () => {

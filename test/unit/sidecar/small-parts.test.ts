@@ -1,9 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { gtidFromBinlogInfo } from '../../../src/sidecar/binlog-info.ts';
 import { parseIni, renderIni } from '../../../src/sidecar/ini.ts';
 import { authorized } from '../../../src/sidecar/serve.ts';
-import { backupArgs, extractArgs, toolNames } from '../../../src/sidecar/tools.ts';
+import { backupArgs, backupDefaults, extractArgs, toolNames } from '../../../src/sidecar/tools.ts';
+import { writeSecretFile } from '../../../src/sidecar/secret-file.ts';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
@@ -35,12 +38,34 @@ test('basic auth accepts exactly the backup credentials', () => {
 test('the backup runs the anchor arguments with the flavour tool, the status table excluded', () => {
   const maria = loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: 'mariadb-10.11', XTRABACKUP_EXTRA_ARGS: '--parallel=2' }), [], ALL_NEEDS);
   assert.deepEqual(toolNames(maria.flavour), { backup: 'mariabackup', stream: 'mbstream' });
-  assert.deepEqual(backupArgs(maria), [
+  assert.deepEqual(backupArgs(maria, '/tmp/sidecar-secret-x/backup.cnf'), [
+    '--defaults-extra-file=/tmp/sidecar-secret-x/backup.cnf',
     '--backup', '--slave-info', '--stream=xbstream', '--tables-exclude=sys_operator.status',
-    '--host=127.0.0.1', '--port=3306', '--user=sys_replication', '--password=PlaceholderRepl018',
+    '--host=127.0.0.1', '--port=3306', '--user=sys_replication',
     '--target-dir=/tmp/xtrabackup_backupfiles/', '--parallel=2',
   ]);
   assert.deepEqual(toolNames(loadConfig(anchorPodEnv(), [], ALL_NEEDS).flavour), { backup: 'xtrabackup', stream: 'xbstream' });
+});
+
+test('the replication password goes into the option file, never into the arguments', () => {
+  const cfg = loadConfig(anchorPodEnv({ REPLICATION_PASSWORD: 'Repl #1 "x"' }), [], ALL_NEEDS);
+  const args = backupArgs(cfg, '/d/backup.cnf');
+  // The tools take an option file only as their first argument.
+  assert.equal(args[0], '--defaults-extra-file=/d/backup.cnf');
+  assert.ok(!args.some((a) => a.includes('Repl #1') || a.startsWith('--password')), args.join(' '));
+  const file = backupDefaults(cfg);
+  assert.equal(file, '[xtrabackup]\npassword = "Repl #1 \\"x\\""\n\n');
+  assert.equal(parseIni(file).get('xtrabackup')?.get('password'), 'Repl #1 "x"');
+});
+
+test('a secret file is 0600 in a 0700 directory of its own, and goes with it', async () => {
+  const f = await writeSecretFile('backup.cnf', 'secret');
+  assert.equal(await readFile(f.path, 'utf8'), 'secret');
+  assert.equal((await stat(f.path)).mode & 0o777, 0o600);
+  assert.equal((await stat(dirname(f.path))).mode & 0o777, 0o700);
+  await f.remove();
+  await assert.rejects(stat(dirname(f.path)), /ENOENT/);
+  await f.remove();
 });
 
 test('the extractor runs two threads unless XBSTREAM_EXTRA_ARGS says otherwise (its value comes last, and wins)', () => {
