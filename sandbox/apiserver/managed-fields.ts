@@ -429,19 +429,65 @@ function applyMerge(live: unknown, applied: unknown, path: string[], schema: Sch
   }
   if (Array.isArray(applied) && Array.isArray(live)) {
     const lt = schema.listType(path);
-    if (lt.type === 'set') return [...live, ...applied.filter((v) => !live.some((x) => deepEqual(x, v)))];
+    if (lt.type === 'set') return mergeItems(live, applied, (v) => JSON.stringify(v), (_l, r) => clone(r));
     if (lt.type === 'map') {
-      const out = live.map((x) => x);
-      for (const item of applied) {
-        const key = itemKey(item, lt.keys);
-        const idx = out.findIndex((x) => itemKey(x, lt.keys) === key);
-        if (idx >= 0) out[idx] = applyMerge(out[idx], item, path, schema);
-        else out.push(clone(item));
-      }
-      return out;
+      return mergeItems(live, applied, (x) => itemKey(x, lt.keys), (l, r) => (l === undefined ? clone(r) : applyMerge(l, r, path, schema)));
     }
   }
   return clone(applied);
+}
+
+/**
+ * The order structured-merge-diff gives a merged list map or set (mergingWalker.visitListItems):
+ * applied items in the applied order, each new one placed before the next item both lists share,
+ * live-only items where they stood.
+ */
+function mergeItems(live: unknown[], applied: unknown[], id: (x: unknown) => string, merge: (l: unknown, r: unknown) => unknown): unknown[] {
+  const lIds = live.map(id);
+  const rIds = applied.map(id);
+  const inLive = new Map(lIds.map((k, i) => [k, live[i]]));
+  const inApplied = new Set(rIds);
+  const shared = rIds.filter((k) => inLive.has(k));
+  let next = 0;
+  const merged = new Set<string>();
+  const out: unknown[] = [];
+  for (let l = 0, r = 0; l < live.length || r < applied.length;) {
+    if (l < live.length && r < applied.length) {
+      const pe = lIds[l]!;
+      if (pe === rIds[r]) {
+        merged.add(pe);
+        out.push(merge(live[l], applied[r]));
+        l++;
+        r++;
+        next++;
+        continue;
+      }
+      if (inApplied.has(pe) && next < shared.length && shared[next] !== pe) {
+        l++;
+        continue;
+      }
+    }
+    if (l < live.length) {
+      const pe = lIds[l]!;
+      if (!inApplied.has(pe)) {
+        out.push(live[l]);
+        l++;
+        continue;
+      }
+      if (merged.has(pe)) {
+        l++;
+        continue;
+      }
+    }
+    if (r < applied.length) {
+      const pe = rIds[r]!;
+      merged.add(pe);
+      out.push(merge(inLive.get(pe), applied[r]));
+      r++;
+      if (shared[next] === pe) next++;
+    }
+  }
+  return out;
 }
 
 export interface ApplyResult {

@@ -121,3 +121,14 @@ test('a write of the main resource may set managedFields: [{}] resets them, a li
   const entry = { manager: 'm', operation: 'Apply', apiVersion: 'x/v1', time: '2026-01-02T03:04:05.000Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } };
   assert.deepEqual(requestedEntries([entry]), [{ ...entry, time: '2026-01-02T03:04:05Z' }]);
 });
+
+test('apply merges a list map in structured-merge-diff\'s order: a new item goes before the next shared one', () => {
+  const conditions = (...types: string[]) => types.map((type) => ({ type, status: 'True' }));
+  const merge = (live: string[], applied: string[]) =>
+    (serverSideApply(cluster({ conditions: conditions(...live) }), { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, status: { conditions: conditions(...applied) } }, 'm', true, 'x/v1', 'status', ON_STATUS)
+      .object.status.conditions as { type: string }[]).map((c) => c.type);
+  assert.deepEqual(merge(['A', 'C'], ['A', 'B', 'C']), ['A', 'B', 'C']);
+  assert.deepEqual(merge(['S', 'A'], ['B', 'A']), ['S', 'B', 'A']);
+  assert.deepEqual(merge(['A', 'S'], ['A', 'B']), ['A', 'S', 'B']);
+  assert.deepEqual(merge(['C', 'A'], ['A', 'C']), ['A', 'C'], 'shared items take the applied order');
+});
