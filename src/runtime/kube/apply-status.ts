@@ -85,11 +85,13 @@ function checkOwned(owner: StatusOwner, status: Record<string, unknown>): void {
 
 const isLeaf = (s: FieldsV1): boolean => Object.keys(s).length === 0;
 
-/** A node that lost all its children but was a member itself (`.`) is a member leaf again. */
-function normalized(node: FieldsV1): FieldsV1 | undefined {
-  const keys = Object.keys(node);
-  if (keys.length === 0) return undefined;
-  return keys.length === 1 && keys[0] === '.' ? {} : node;
+/**
+ * A node left without children is dropped, even if it was a member itself (`.`): written back as
+ * a bare member, the server would read a map or list-map node as owned atomically and, reconciling
+ * with the schema, give its old owner every field it holds again.
+ */
+function withChildren(node: FieldsV1): FieldsV1 | undefined {
+  return Object.keys(node).some((k) => k !== '.') ? node : undefined;
 }
 
 function unionSets(a: FieldsV1, b: FieldsV1): FieldsV1 {
@@ -124,13 +126,13 @@ export function splitOwned(set: FieldsV1, owner: StatusOwner): { owned: FieldsV1
         else others[item] = sub;
       }
       if (!isLeaf(mine)) owned[k] = mine;
-      const left = normalized(others);
+      const left = withChildren(others);
       if (left) restStatus[k] = left;
     } else restStatus[k] = v;
   }
   if (isLeaf(owned)) return { owned: undefined, rest: set };
   const rest: FieldsV1 = { ...set };
-  const leftStatus = normalized(restStatus);
+  const leftStatus = withChildren(restStatus);
   if (leftStatus) rest['f:status'] = leftStatus;
   else delete rest['f:status'];
   return { owned: { 'f:status': owned }, rest: isLeaf(rest) ? undefined : rest };

@@ -38,6 +38,9 @@ test('splitOwned takes the owner\'s fields and conditions, leaving the rest and 
   assert.deepEqual(splitOwned({ 'f:metadata': { 'f:labels': {} } }, cluster), { owned: undefined, rest: { 'f:metadata': { 'f:labels': {} } } });
   const all = splitOwned({ 'f:status': { 'f:readyNodes': {} } }, cluster);
   assert.deepEqual(all, { owned: { 'f:status': { 'f:readyNodes': {} } }, rest: undefined });
+  // Containers left with no children go, `.` or not: a bare member would read as atomic ownership.
+  const emptied = splitOwned({ 'f:status': { '.': {}, 'f:readyNodes': {}, 'f:conditions': { '.': {}, 'k:{"type":"Synced"}': { '.': {} } } } }, cluster);
+  assert.equal(emptied.rest, undefined);
 });
 
 test('handOver moves each Update entry\'s share into the owner\'s Apply entry; other Apply entries stay', () => {
