@@ -6,9 +6,12 @@
 // Runs against the test API server or a real cluster (TEST_KUBECONFIG).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLUSTER_CONDITION, CLUSTER_REASONS, CLUSTER_STATUS_OWNERS, type MysqlCluster, type MysqlClusterStatus } from '../../../src/api/index.ts';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { CLUSTER_CONDITION, CLUSTER_REASONS, CLUSTER_STATUS_OWNERS, LEGACY_FIELD_MANAGER, type MysqlCluster, type MysqlClusterStatus } from '../../../src/api/index.ts';
 import { applyStatus } from '../../../src/runtime/kube/apply-status.ts';
-import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
 import { operatorTest } from './operator.ts';
 
@@ -150,4 +153,30 @@ test('the cluster controller and a second writer share one status: both parts en
   const before = op.reconciles();
   await eventually('three more reconciles', () => op.reconciles() >= before + 3);
   assert.equal((await get()).metadata?.resourceVersion, end.metadata?.resourceVersion);
+});
+
+test('a status the anchor wrote keeps its conditions and nodes; the cluster controller adds its part and takes it from the old writer', async (t) => {
+  const { namespace: ns, client } = await operatorTest(t);
+  const ref = { ...CLUSTER, namespace: ns, name: 'my-db' };
+  const anchor = parse(readFileSync(new URL('../../golden/cluster/anchor-v0.6.3/mysqlcluster-after-reconcile.yaml', import.meta.url), 'utf8').replaceAll('<T>', '2025-06-01T00:00:00Z')) as Cluster;
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'pw' } } as KubeObject);
+  // Created and its status written before the operator sees it (a cluster stopped here sees it the same).
+  const stopped = await client.create<Cluster>({ ...CLUSTER, metadata: { name: 'my-db', namespace: ns, annotations: anchor.metadata?.annotations }, spec: anchor.spec } as Cluster);
+  const legacy = new KubeClient(client.kubeConfig, { userAgent: 'mysql-operator/v0.6.3', fieldManager: LEGACY_FIELD_MANAGER });
+  t.after(() => legacy.close());
+  await legacy.updateStatus({ ...stopped, status: anchor.status });
+
+  const c = await eventually('Synced', async () => {
+    const cur = await client.get<Cluster & { metadata: { managedFields?: ManagedFieldsEntry[] } }>(ref);
+    return syncedOf(cur)?.status === 'True' && cur.status?.observedGeneration === cur.metadata?.generation ? cur : undefined;
+  });
+  assert.deepEqual(c.status?.nodes, anchor.status?.nodes, 'nodes[] as the anchor left them');
+  assert.deepEqual(c.status?.conditions?.filter((x) => x.type !== CLUSTER_CONDITION.synced), anchor.status?.conditions);
+  assert.equal(c.status?.readyNodes, 0, 'no pod is ready here');
+  const old = c.metadata.managedFields?.find((e) => e.manager === LEGACY_FIELD_MANAGER && e.subresource === 'status');
+  const oldStatus = old?.fieldsV1?.['f:status'] ?? {};
+  assert.equal(oldStatus['f:readyNodes'], undefined, 'readyNodes is the cluster controller\'s alone');
+  assert.ok(oldStatus['f:nodes'], 'the orchestrator controller\'s part stays with the old writer until that controller writes it');
+  const mine = c.metadata.managedFields?.find((e) => e.manager === CLUSTER_STATUS_OWNERS.cluster.fieldManager);
+  assert.deepEqual([mine?.operation, mine?.subresource], ['Apply', 'status']);
 });
