@@ -8,6 +8,7 @@
 // Before each write the sets are reconciled with the schema, like structured-merge-diff's
 // reconcileManagedFieldsWithSchemaChanges: a list that became a list map or set is owned item by
 // item by whoever owned it whole, one that became atomic is owned whole.
+import { unionFields } from '../../src/runtime/kube/fields-v1.ts';
 import { ApiError, statusBody } from './status.ts';
 import { clone, deepEqual, isObject, rfc3339 } from './json.ts';
 import type { SchemaInfo } from './list-types.ts';
@@ -176,15 +177,7 @@ function isMember(node: FieldSet): boolean {
   return Object.keys(node).length === 0 || '.' in node;
 }
 
-export function union(a: FieldSet, b: FieldSet): FieldSet {
-  const aLeaf = Object.keys(a).length === 0;
-  const bLeaf = Object.keys(b).length === 0;
-  if (aLeaf && bLeaf) return {};
-  const out: FieldSet = { ...a };
-  if (aLeaf || bLeaf) out['.'] = {};
-  for (const [k, v] of Object.entries(b)) out[k] = k in out && k !== '.' ? union(out[k], v) : v;
-  return out;
-}
+export const union: (a: FieldSet, b: FieldSet) => FieldSet = unionFields;
 
 /** Members of `a` that are not members of `b` (structure of `b` is irrelevant where b has no members). */
 export function difference(a: FieldSet, b: FieldSet): FieldSet | undefined {

@@ -19,6 +19,7 @@
 // no longer names. Later applies find nothing to hand over: one request per write.
 import type { KubeClient } from './client.ts';
 import { ConflictError } from './errors.ts';
+import { unionFields } from './fields-v1.ts';
 import type { FieldsV1, KubeObject, ManagedFieldsEntry, ObjectRef } from './types.ts';
 
 /** Who writes which part of a status: the field manager and the fields it owns alone. */
@@ -94,14 +95,6 @@ function withChildren(node: FieldsV1): FieldsV1 | undefined {
   return Object.keys(node).some((k) => k !== '.') ? node : undefined;
 }
 
-function unionSets(a: FieldsV1, b: FieldsV1): FieldsV1 {
-  if (isLeaf(a) && isLeaf(b)) return {};
-  const out: FieldsV1 = { ...a };
-  if (isLeaf(a) || isLeaf(b)) out['.'] = {};
-  for (const [k, v] of Object.entries(b)) out[k] = k in out && k !== '.' ? unionSets(out[k]!, v) : v;
-  return out;
-}
-
 function conditionType(itemKey: string): unknown {
   try {
     return (JSON.parse(itemKey.slice(2)) as { type?: unknown }).type;
@@ -156,12 +149,12 @@ export function handOver(entries: readonly ManagedFieldsEntry[], owner: StatusOw
       kept.push(e);
       continue;
     }
-    taken = taken ? unionSets(taken, owned) : owned;
+    taken = taken ? unionFields(taken, owned) : owned;
     if (rest) kept.push({ ...e, fieldsV1: rest });
   }
   if (!taken) return undefined;
   const mine = kept.find(isMine);
-  if (mine) return kept.map((e) => (e === mine ? { ...e, fieldsV1: unionSets(e.fieldsV1 ?? {}, taken) } : e));
+  if (mine) return kept.map((e) => (e === mine ? { ...e, fieldsV1: unionFields(e.fieldsV1 ?? {}, taken) } : e));
   const apiVersion = entries.find((e) => e.apiVersion)?.apiVersion;
   return [...kept, { manager: owner.fieldManager, operation: 'Apply', ...(apiVersion ? { apiVersion } : {}), fieldsType: 'FieldsV1', fieldsV1: taken, subresource: 'status' }];
 }

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { CLUSTER_CONDITION, CLUSTER_REASONS, CLUSTER_STATUS_OWNERS, LEGACY_FIELD_MANAGER, type MysqlCluster, type MysqlClusterStatus } from '../../../src/api/index.ts';
 import { applyStatus } from '../../../src/runtime/kube/apply-status.ts';
+import { sortKeysDeep } from '../../../sandbox/apiserver/json.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ManagedFieldsEntry } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
@@ -45,13 +46,7 @@ function orchestratorPart(ns: string, i: number): Required<Pick<MysqlClusterStat
 }
 
 /** JSON with the keys of every object sorted (the server sorts a custom resource's keys). */
-function canonical(v: unknown): string {
-  const sorted = (x: unknown): unknown =>
-    Array.isArray(x) ? x.map(sorted)
-      : x !== null && typeof x === 'object' ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted((x as Record<string, unknown>)[k])]))
-      : x;
-  return JSON.stringify(sorted(v));
-}
+const canonical = (v: unknown): string => JSON.stringify(sortKeysDeep(v));
 
 /** The orchestrator's part as it stands in an object (its conditions in the order they keep). */
 function orchestratorPartOf(c: Cluster): string | undefined {
