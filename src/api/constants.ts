@@ -111,14 +111,11 @@ export const FINALIZER_USER = 'mysql-operator.presslabs.org/user';
 
 export const FIELD_MANAGER = {
   cluster: 'mysql-operator-cluster',
-  node: 'mysql-operator-node',
   orchestrator: 'mysql-operator-orchestrator',
   backup: 'mysql-operator-backup',
-  backupCron: 'mysql-operator-backupcron',
   database: 'mysql-operator-database',
   user: 'mysql-operator-user',
 } as const;
-export type FieldManager = (typeof FIELD_MANAGER)[keyof typeof FIELD_MANAGER];
 /**
  * The manager of the anchor's writes and of ours before status was owned field by field (Update
  * operations; the client's default for the rest of the operator's writes).
