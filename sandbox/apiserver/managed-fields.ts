@@ -3,7 +3,12 @@
 // `v:<value json>`, `.` = the node itself); a node without children is a member.
 // Update operations take ownership of what they change (from everyone); Apply owns exactly what
 // its configuration names, conflicts with other owners of differing values (409 unless force), and
-// removes fields it owned before and no longer names, unless someone else owns them.
+// removes fields it owned before and no longer names, unless someone else owns them. A manager is
+// its name, operation and subresource: an Apply conflicts with an Update of the same name.
+// Before each write the sets are reconciled with the schema, like structured-merge-diff's
+// reconcileManagedFieldsWithSchemaChanges: a list that became a list map or set is owned item by
+// item by whoever owned it whole, one that became atomic is owned whole.
+import { unionFields } from '../../src/runtime/kube/fields-v1.ts';
 import { ApiError, statusBody } from './status.ts';
 import { clone, deepEqual, isObject, rfc3339 } from './json.ts';
 import type { SchemaInfo } from './list-types.ts';
@@ -172,15 +177,7 @@ function isMember(node: FieldSet): boolean {
   return Object.keys(node).length === 0 || '.' in node;
 }
 
-export function union(a: FieldSet, b: FieldSet): FieldSet {
-  const aLeaf = Object.keys(a).length === 0;
-  const bLeaf = Object.keys(b).length === 0;
-  if (aLeaf && bLeaf) return {};
-  const out: FieldSet = { ...a };
-  if (aLeaf || bLeaf) out['.'] = {};
-  for (const [k, v] of Object.entries(b)) out[k] = k in out && k !== '.' ? union(out[k], v) : v;
-  return out;
-}
+export const union: (a: FieldSet, b: FieldSet) => FieldSet = unionFields;
 
 /** Members of `a` that are not members of `b` (structure of `b` is irrelevant where b has no members). */
 export function difference(a: FieldSet, b: FieldSet): FieldSet | undefined {
@@ -239,7 +236,8 @@ export interface ManagedEntry {
   manager: string;
   operation: 'Update' | 'Apply';
   apiVersion: string;
-  time: string;
+  /** Absent when the manager's first write changed nothing (an Apply of values already there). */
+  time?: string;
   fieldsType: 'FieldsV1';
   fieldsV1: FieldSet;
   subresource?: string;
@@ -253,16 +251,73 @@ function finish(entries: ManagedEntry[]): ManagedEntry[] {
   return entries
     .filter((e) => Object.keys(e.fieldsV1).length > 0)
     .map((e) => {
-      const out: ManagedEntry = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, time: e.time, fieldsType: 'FieldsV1', fieldsV1: sortSet(e.fieldsV1) };
+      const out = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion } as ManagedEntry;
+      if (e.time !== undefined) out.time = e.time;
+      Object.assign(out, { fieldsType: 'FieldsV1', fieldsV1: sortSet(e.fieldsV1) });
       if (e.subresource) out.subresource = e.subresource;
       return out;
     })
     .sort((x, y) => {
       if (x.operation !== y.operation) return x.operation === 'Apply' ? -1 : 1;
-      if (x.time !== y.time) return x.time < y.time ? -1 : 1;
+      if ((x.time ?? '') !== (y.time ?? '')) return (x.time ?? '') < (y.time ?? '') ? -1 : 1;
       if (x.manager !== y.manager) return x.manager < y.manager ? -1 : 1;
+      if (x.apiVersion !== y.apiVersion) return x.apiVersion < y.apiVersion ? -1 : 1;
       return (x.subresource ?? '') < (y.subresource ?? '') ? -1 : 1;
     });
+}
+
+/**
+ * The managedFields a write asked for, as the real server reads them (decodeLiveOrNew): `[{}]`
+ * resets them, a non-empty list of well-formed entries replaces the stored ones, anything else
+ * (absent, empty, malformed) keeps the stored ones (undefined). Only writes of the main resource
+ * may set them.
+ */
+export function requestedEntries(requested: unknown): ManagedEntry[] | undefined {
+  if (!Array.isArray(requested) || requested.length === 0) return undefined;
+  if (requested.length === 1 && isObject(requested[0]) && Object.keys(requested[0]).length === 0) return [];
+  const wellFormed = requested.every((e) =>
+    isObject(e) && typeof e.manager === 'string' && (e.operation === 'Apply' || e.operation === 'Update') &&
+    e.fieldsType === 'FieldsV1' && isObject(e.fieldsV1) && (e.subresource === undefined || typeof e.subresource === 'string'));
+  if (!wellFormed) return undefined;
+  // Times are decoded and encoded again: whatever RFC 3339 spelling came in is stored in seconds.
+  return (clone(requested) as ManagedEntry[]).map((e) => {
+    const t = e.time === undefined || e.time === null ? undefined : Date.parse(String(e.time));
+    const { time: _, ...rest } = e;
+    return t === undefined || Number.isNaN(t) ? rest : { ...rest, time: rfc3339(new Date(t)) };
+  });
+}
+
+/**
+ * The entries with each set brought up to the current schema (CRs): a member that is a whole
+ * list now typed map or set becomes the set of its current items (structured-merge-diff's
+ * buildGranularFieldSet); a tracked list now atomic is owned whole again.
+ */
+function reconcileWithSchema(entries: ManagedEntry[], live: KObj | undefined, opts: Omit<SetOptions, 'markContainers'>): ManagedEntry[] {
+  if (opts.builtin || !live) return entries;
+  return entries.map((e) => ({ ...e, fieldsV1: reconcileNode(e.fieldsV1, live, [], opts) }));
+}
+
+function reconcileNode(node: FieldSet, value: unknown, path: string[], opts: Omit<SetOptions, 'markContainers'>): FieldSet {
+  const out: FieldSet = {};
+  for (const [k, child] of Object.entries(node)) {
+    if (k.startsWith('f:') && isObject(value)) {
+      const field = k.slice(2);
+      const v = value[field];
+      const childPath = [...path, field];
+      const lt = Array.isArray(v) ? opts.schema.listType(childPath).type : undefined;
+      const leaf = Object.keys(child).length === 0;
+      if (leaf && v !== undefined && lt !== undefined && lt !== 'atomic' && v.length > 0) {
+        out[k] = { '.': {}, ...fieldSetOf(v, childPath, { ...opts, markContainers: false }) };
+      } else if (!leaf && lt === 'atomic') {
+        out[k] = {};
+      } else out[k] = leaf ? child : reconcileNode(child, v, childPath, opts);
+    } else if (k.startsWith('k:') && Array.isArray(value)) {
+      const keys = JSON.parse(k.slice(2)) as KObj;
+      const item = value.find((it) => isObject(it) && Object.entries(keys).every(([kk, vv]) => deepEqual(it[kk], vv)));
+      out[k] = reconcileNode(child, item, path, opts);
+    } else out[k] = child;
+  }
+  return out;
 }
 
 export function readEntries(obj: KObj | undefined): ManagedEntry[] {
@@ -278,9 +333,11 @@ export function managedFieldsForUpdate(
   subresource: string | undefined,
   apiVersion: string,
   opts: Omit<SetOptions, 'markContainers'>,
+  /** The entries to start from: the stored ones unless the request set its own. */
+  base: ManagedEntry[] = readEntries(oldObj),
 ): ManagedEntry[] {
   const setOpts: SetOptions = { ...opts, markContainers: true };
-  const entries = readEntries(oldObj);
+  const entries = reconcileWithSchema(base, oldObj, opts);
   const diff = oldObj ? diffSets(oldObj, newObj, setOpts) : { changed: rootSetOf(newObj, setOpts), removed: {} };
   const lost = unionSets(diff.changed, diff.removed);
   const next: ManagedEntry[] = [];
@@ -365,19 +422,65 @@ function applyMerge(live: unknown, applied: unknown, path: string[], schema: Sch
   }
   if (Array.isArray(applied) && Array.isArray(live)) {
     const lt = schema.listType(path);
-    if (lt.type === 'set') return [...live, ...applied.filter((v) => !live.some((x) => deepEqual(x, v)))];
+    if (lt.type === 'set') return mergeItems(live, applied, (v) => JSON.stringify(v), (_l, r) => clone(r));
     if (lt.type === 'map') {
-      const out = live.map((x) => x);
-      for (const item of applied) {
-        const key = itemKey(item, lt.keys);
-        const idx = out.findIndex((x) => itemKey(x, lt.keys) === key);
-        if (idx >= 0) out[idx] = applyMerge(out[idx], item, path, schema);
-        else out.push(clone(item));
-      }
-      return out;
+      return mergeItems(live, applied, (x) => itemKey(x, lt.keys), (l, r) => (l === undefined ? clone(r) : applyMerge(l, r, path, schema)));
     }
   }
   return clone(applied);
+}
+
+/**
+ * The order structured-merge-diff gives a merged list map or set (mergingWalker.visitListItems):
+ * applied items in the applied order, each new one placed before the next item both lists share,
+ * live-only items where they stood.
+ */
+function mergeItems(live: unknown[], applied: unknown[], id: (x: unknown) => string, merge: (l: unknown, r: unknown) => unknown): unknown[] {
+  const lIds = live.map(id);
+  const rIds = applied.map(id);
+  const inLive = new Map(lIds.map((k, i) => [k, live[i]]));
+  const inApplied = new Set(rIds);
+  const shared = rIds.filter((k) => inLive.has(k));
+  let next = 0;
+  const merged = new Set<string>();
+  const out: unknown[] = [];
+  for (let l = 0, r = 0; l < live.length || r < applied.length;) {
+    if (l < live.length && r < applied.length) {
+      const pe = lIds[l]!;
+      if (pe === rIds[r]) {
+        merged.add(pe);
+        out.push(merge(live[l], applied[r]));
+        l++;
+        r++;
+        next++;
+        continue;
+      }
+      if (inApplied.has(pe) && next < shared.length && shared[next] !== pe) {
+        l++;
+        continue;
+      }
+    }
+    if (l < live.length) {
+      const pe = lIds[l]!;
+      if (!inApplied.has(pe)) {
+        out.push(live[l]);
+        l++;
+        continue;
+      }
+      if (merged.has(pe)) {
+        l++;
+        continue;
+      }
+    }
+    if (r < applied.length) {
+      const pe = rIds[r]!;
+      merged.add(pe);
+      out.push(merge(inLive.get(pe), applied[r]));
+      r++;
+      if (shared[next] === pe) next++;
+    }
+  }
+  return out;
 }
 
 export interface ApplyResult {
@@ -396,7 +499,7 @@ export function serverSideApply(
   opts: Omit<SetOptions, 'markContainers'>,
 ): ApplyResult {
   const appliedSet = rootSetOf(applied, { ...opts, markContainers: false });
-  const entries = readEntries(live);
+  const entries = reconcileWithSchema(readEntries(live), live, opts);
   const others = entries.filter((e) => !sameOwner(e, manager, 'Apply', subresource));
   const previous = entries.find((e) => sameOwner(e, manager, 'Apply', subresource));
 
@@ -407,7 +510,7 @@ export function serverSideApply(
       const newVal = valueAt(applied, segs);
       if (isObject(newVal) || (Array.isArray(newVal) && opts.schema.listType(segs.filter((s) => s.startsWith('f:')).map((s) => s.slice(2))).type !== 'atomic')) continue;
       if (deepEqual(liveVal, newVal)) continue;
-      for (const o of others) if (o.manager !== manager && hasMember(o.fieldsV1, segs)) conflicts.push({ owner: o, segs });
+      for (const o of others) if (hasMember(o.fieldsV1, segs)) conflicts.push({ owner: o, segs });
     }
   }
   if (conflicts.length > 0 && !force) throw applyConflict(conflicts);
@@ -429,25 +532,51 @@ export function serverSideApply(
     }
   }
   obj = applyMerge(obj, applied, [], opts.schema) as KObj;
-  // The time moves only when the applier's set changes (an identical apply writes nothing).
-  const time = previous && deepEqual(previous.fieldsV1, sortSet(appliedSet)) ? previous.time : rfc3339();
-  const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion, time, fieldsType: 'FieldsV1', fieldsV1: appliedSet };
+  // The time moves only when the apply changed the object; a first apply that changed nothing
+  // has none (the real fieldmanager's managedFieldsUpdater).
+  const changed = !live || !deepEqual(withoutManaged(live), withoutManaged(obj));
+  const entry: ManagedEntry = { manager, operation: 'Apply', apiVersion, fieldsType: 'FieldsV1', fieldsV1: appliedSet };
+  const time = changed ? rfc3339() : previous?.time;
+  if (time !== undefined) entry.time = time;
   if (subresource) entry.subresource = subresource;
   return { object: obj, managedFields: finish([...kept, entry]) };
+}
+
+function withoutManaged(o: KObj): KObj {
+  if (!isObject(o.metadata)) return o;
+  const { managedFields: _, ...meta } = o.metadata;
+  return { ...o, metadata: meta };
+}
+
+/** The manager as conflicts print it (printManager): name, subresource, and the version of an Update. */
+function printManager(e: ManagedEntry): string {
+  const name = `"${e.manager}"${e.subresource ? ` with subresource "${e.subresource}"` : ''}`;
+  return e.operation === 'Update' ? `${name} using ${e.apiVersion}` : name;
+}
+
+/** The manager identifier the real server sorts conflicts by (the entry's JSON without fields and time). */
+function managerId(e: ManagedEntry): string {
+  return JSON.stringify({ manager: e.manager, operation: e.operation, ...(e.operation === 'Update' ? { apiVersion: e.apiVersion } : {}), ...(e.subresource ? { subresource: e.subresource } : {}) });
 }
 
 function applyConflict(conflicts: { owner: ManagedEntry; segs: string[] }[]): ApiError {
   const causes = conflicts.map((c) => ({
     reason: 'FieldManagerConflict',
-    message: `conflict with "${c.owner.manager}"${c.owner.operation === 'Update' ? ` using ${c.owner.apiVersion}` : ''}`,
+    message: `conflict with ${printManager(c.owner)}`,
     field: formatPath(c.segs),
   }));
   let message: string;
   if (conflicts.length === 1) message = `Apply failed with 1 conflict: ${causes[0]!.message}: ${causes[0]!.field}`;
   else {
-    const byOwner = new Map<string, string[]>();
-    for (const c of causes) byOwner.set(c.message, [...(byOwner.get(c.message) ?? []), c.field]);
-    const parts = [...byOwner].map(([m, fields]) => `${m.replace(/^conflict/, 'conflicts')}:\n${fields.map((f) => `- ${f}`).join('\n')}`);
+    const byOwner = new Map<string, { owner: ManagedEntry; fields: string[] }>();
+    for (const c of conflicts) {
+      const id = managerId(c.owner);
+      const group = byOwner.get(id) ?? { owner: c.owner, fields: [] };
+      group.fields.push(formatPath(c.segs));
+      byOwner.set(id, group);
+    }
+    const parts = [...byOwner].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, g]) => `conflicts with ${printManager(g.owner)}:\n${g.fields.map((f) => `- ${f}`).join('\n')}`);
     message = `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}`;
   }
   return new ApiError(409, statusBody(409, 'Conflict', message, { causes }));

@@ -9,7 +9,7 @@ import { admitCustomResource, defaultCustomResource } from './cr-schema.ts';
 import { UPDATE_RULES } from './update-rules.ts';
 import { base64ErrorAt, dataKeyCauses, metadataCauses, nameCauses } from './meta-validation.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
-import { disownPaths, managedFieldsForUpdate, serverSideApply, type ManagedEntry } from './managed-fields.ts';
+import { disownPaths, managedFieldsForUpdate, requestedEntries, serverSideApply, type ManagedEntry } from './managed-fields.ts';
 import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
 import { Resources, defsFromCrd } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector, type FieldSelector } from './selectors.ts';
@@ -373,6 +373,7 @@ export class ObjectService {
     this.checkTypeMeta(def, candidate);
     let next = this.typed(def, candidate);
     const meta: KObj = next.metadata;
+    const requested: unknown = managed ? undefined : meta.managedFields;
     if (meta.name !== undefined && meta.name !== old.metadata.name) {
       throw badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${old.metadata.name})`);
     }
@@ -404,7 +405,12 @@ export class ObjectService {
     }
     if (managed) m.managedFields = managed;
     else if (sub === 'scale') m.managedFields = disownPaths(old.metadata.managedFields ?? [], [specReplicasSegs(def)]);
-    else m.managedFields = managedFieldsForUpdate(old, next, opts.manager, sub, apiVersionOf(def), this.setOpts(def, sub));
+    else {
+      // A write of the main resource may set managedFields itself (how ownership is handed over
+      // between managers); a subresource write never does.
+      const base = sub === undefined ? requestedEntries(requested) : undefined;
+      m.managedFields = managedFieldsForUpdate(old, next, opts.manager, sub, apiVersionOf(def), this.setOpts(def, sub), base);
+    }
     cleanMetadata(m);
     def.allocate?.(next, this.defaultContext());
     m.resourceVersion = old.metadata.resourceVersion;

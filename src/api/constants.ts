@@ -105,6 +105,24 @@ export const FINALIZER_DATABASE = 'mysql-operator.presslabs.org/database';
 export const FINALIZER_USER = 'mysql-operator.presslabs.org/user';
 
 // ---------------------------------------------------------------------------------------------
+// Field managers: each writer applies with its own, so the server records which fields it owns
+// (metadata.managedFields) and several writers share one status without overwriting each other.
+// ---------------------------------------------------------------------------------------------
+
+export const FIELD_MANAGER = {
+  cluster: 'mysql-operator-cluster',
+  orchestrator: 'mysql-operator-orchestrator',
+  backup: 'mysql-operator-backup',
+  database: 'mysql-operator-database',
+  user: 'mysql-operator-user',
+} as const;
+/**
+ * The manager of the anchor's writes and of ours before status was owned field by field (Update
+ * operations; the client's default for the rest of the operator's writes).
+ */
+export const LEGACY_FIELD_MANAGER = 'mysql-operator';
+
+// ---------------------------------------------------------------------------------------------
 // Conditions
 // ---------------------------------------------------------------------------------------------
 

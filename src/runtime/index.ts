@@ -16,6 +16,7 @@ export { ConfigError, loadConfig, type Config, type OperatorConfig } from './con
 export { KubeEventRecorder, type EventRecorder, type EventType } from './events.ts';
 export { Informer, type InformerHandlers } from './informer.ts';
 export { KubeClient, type PatchType } from './kube/client.ts';
+export { applyStatus, type StatusOwner } from './kube/apply-status.ts';
 export {
   AlreadyExistsError,
   ConflictError,

@@ -61,6 +61,15 @@ export function list(description: string, items: JSONSchemaProps, extra: Extra =
   return { type: 'array', description, items, ...extra };
 }
 
+/**
+ * A list merged by key (x-kubernetes-list-type: map): server-side apply owns and merges its
+ * items one by one, so several writers can each own some. The keys must be required (or
+ * defaulted) properties of the items: kube-apiserver refuses the CRD otherwise.
+ */
+export function mapList(description: string, items: JSONSchemaProps, keys: readonly string[]): JSONSchemaProps {
+  return list(description, items, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': [...keys] });
+}
+
 export function strList(description: string, extra: Extra = {}): JSONSchemaProps {
   return list(description, { type: 'string' }, extra);
 }
@@ -105,7 +114,7 @@ export function k8sList(tsType: string, description: string): JSONSchemaProps {
   return list(description, k8sObject(tsType, ''));
 }
 
-/** Kubernetes-style condition; `full` adds reason and message. */
+/** Kubernetes-style conditions, one per type (a list map keyed by `type`); `full` adds reason and message. */
 export function conditionList(name: string, description: string, full: boolean): JSONSchemaProps {
   const properties: Record<string, JSONSchemaProps> = {
     type: str('Type of the condition.'),
@@ -116,5 +125,5 @@ export function conditionList(name: string, description: string, full: boolean):
     properties['reason'] = str('One-word CamelCase reason for the last transition.');
     properties['message'] = str('Human-readable details of the last transition.');
   }
-  return list(description, obj(name, '', properties, { required: ['type', 'status'] }));
+  return mapList(description, obj(name, '', properties, { required: ['type', 'status'] }), ['type']);
 }

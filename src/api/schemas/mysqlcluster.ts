@@ -18,6 +18,7 @@ import {
   k8sList,
   k8sObject,
   list,
+  mapList,
   mapOf,
   obj,
   str,
@@ -165,7 +166,7 @@ const status = obj('MysqlClusterStatus', 'Observed state of the cluster.', {
   observedGeneration: int64('Ours: the metadata.generation the operator last acted on.'),
   readyNodes: int32('Number of ready MySQL pods.'),
   conditions: conditionList('ClusterCondition', 'Ready, PendingFailoverAck, ReadOnly, FailoverInProgress.', true),
-  nodes: list('One entry per node known to Orchestrator.', nodeStatus),
+  nodes: mapList('One entry per node known to Orchestrator.', nodeStatus, ['name']),
 });
 
 export const mysqlCluster: KindDefinition = {

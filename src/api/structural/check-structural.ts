@@ -180,11 +180,39 @@ class Checker {
       if (items['type'] !== 'object') {
         this.errs.push(invalid(`${path}.items.type`, items['type'] ?? '', 'must be object if parent array\'s x-kubernetes-list-type is map'));
       }
+      if (Array.isArray(keys)) this.mapKeys(keys, items, path);
     } else if (keys !== undefined) {
       this.errs.push(forbidden(`${path}.x-kubernetes-list-map-keys`, 'must be empty if x-kubernetes-list-type is not map'));
     }
     if (lt === 'set' && (items['type'] === 'object' || items['type'] === 'array') && items['x-kubernetes-map-type'] !== 'atomic') {
       this.errs.push(invalid(`${path}.items.type`, items['type'], 'must be a scalar type if parent array\'s x-kubernetes-list-type is set'));
+    }
+    if ((lt === 'set' || lt === 'map') && items['nullable'] === true) {
+      this.errs.push(forbidden(`${path}.items.nullable`, `cannot be nullable when x-kubernetes-list-type is ${lt}`));
+    }
+  }
+
+  /** Upstream's checks of x-kubernetes-list-map-keys: item properties, scalar, unique, never absent nor null. */
+  private mapKeys(keys: unknown[], items: Raw, path: string): void {
+    const props = isPlainObject(items['properties']) ? items['properties'] : {};
+    const requiredKeys = Array.isArray(items['required']) ? items['required'] : [];
+    const seen = new Set<unknown>();
+    for (const k of keys) {
+      const prop = typeof k === 'string' && isPlainObject(props[k]) ? props[k] : undefined;
+      if (!prop) {
+        this.errs.push(invalid(`${path}.x-kubernetes-list-map-keys`, keys, 'entries must all be names of item properties'));
+      } else if (prop['type'] === 'array' || prop['type'] === 'object') {
+        this.errs.push(invalid(`${path}.items.properties[${String(k)}].type`, items['type'], 'must be a scalar type if parent array\'s x-kubernetes-list-type is map'));
+      }
+      if (seen.has(k)) this.errs.push(invalid(`${path}.x-kubernetes-list-map-keys`, keys, 'must not contain duplicate entries'));
+      seen.add(k);
+      if (!prop) continue;
+      if (!requiredKeys.includes(k) && prop['default'] === undefined) {
+        this.errs.push(required(`${path}.items.properties[${String(k)}].default`, 'this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property'));
+      }
+      if (prop['nullable'] === true) {
+        this.errs.push(forbidden(`${path}.items.properties[${String(k)}].nullable`, 'this property is in x-kubernetes-list-map-keys, so it cannot be nullable'));
+      }
     }
   }
 

@@ -20,8 +20,10 @@ import { reconcileCluster } from './reconcile.ts';
  * the writes of reconcile.ts, and the status of MysqlClusters. Events are the runtime's.
  */
 export const CLUSTER_PERMISSIONS: readonly Permission[] = [
-  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
-  { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['update'] },
+  // patch on the object: applyStatus's one-time hand-over of managedFields from an older writer.
+  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch', 'patch'] },
+  // Its part of the status, by server-side apply (applyStatus).
+  { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['patch'] },
   { group: 'apps', resources: ['statefulsets'], verbs: ['list', 'watch', 'create', 'update'] },
   { group: '', resources: ['configmaps', 'secrets'], verbs: ['list', 'watch', 'create', 'update'] },
   // The shared headless Service is deleted with the namespace's last cluster.

@@ -1,6 +1,7 @@
-// The part of MysqlCluster.status this controller owns: readyNodes, observedGeneration and the
-// Synced condition. nodes[] and the Orchestrator conditions belong to the orchestrator controller
-// and are carried over untouched.
+// The part of MysqlCluster.status this controller owns (CLUSTER_STATUS_OWNERS.cluster):
+// readyNodes, observedGeneration and the Synced condition. nodes[] and the Orchestrator conditions
+// belong to the orchestrator controller; this controller never names them, so its server-side
+// apply leaves them as they are (docs/cluster-controller.md, "Status").
 import type { MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
 import { CLUSTER_CONDITION, CONDITION_STATUS } from '../../api/constants.ts';
 import { transitionTime } from '../condition-time.ts';
@@ -13,35 +14,35 @@ export interface SyncOutcome {
 
 type Condition = NonNullable<MysqlClusterStatus['conditions']>[number];
 
-/** The new status, or undefined when nothing this controller owns changed (no write). */
-export function decideStatus(
-  cluster: MysqlCluster,
-  readyNodes: number,
-  outcome: SyncOutcome,
-  now: Date,
-): MysqlClusterStatus | undefined {
+/** Everything this controller owns, named on every write: a field left out would be removed. */
+export interface ClusterOwnedStatus {
+  readyNodes: number;
+  observedGeneration?: number;
+  conditions: [Condition];
+}
+
+/**
+ * This controller's fields as they should be, or undefined when the cluster's status already
+ * holds them (no write: zero writes in steady state). The Synced condition keeps its
+ * lastTransitionTime while its status stays.
+ */
+export function decideStatus(cluster: MysqlCluster, readyNodes: number, outcome: SyncOutcome, now: Date): ClusterOwnedStatus | undefined {
   const status = cluster.status ?? {};
-  const conditions = [...(status.conditions ?? [])];
   const wanted = outcome.ok ? CONDITION_STATUS.true : CONDITION_STATUS.false;
-  const i = conditions.findIndex((c) => c.type === CLUSTER_CONDITION.synced);
-  const current = i >= 0 ? conditions[i] : undefined;
+  const current = status.conditions?.find((c) => c.type === CLUSTER_CONDITION.synced);
   const conditionSame = current?.status === wanted && current.reason === outcome.reason && current.message === outcome.message;
   const generation = cluster.metadata?.generation;
   if (conditionSame && status.readyNodes === readyNodes && (generation === undefined || status.observedGeneration === generation)) {
     return undefined;
   }
-  const next: Condition = {
+  const synced = {
     type: CLUSTER_CONDITION.synced,
     status: wanted,
     reason: outcome.reason,
     message: outcome.message,
     lastTransitionTime: transitionTime(current, wanted, now),
   } as Condition;
-  if (i >= 0) conditions[i] = next;
-  else conditions.push(next);
-  const out: MysqlClusterStatus = { ...status, readyNodes, conditions };
-  if (generation !== undefined) out.observedGeneration = generation;
-  return out;
+  return generation === undefined ? { readyNodes, conditions: [synced] } : { readyNodes, observedGeneration: generation, conditions: [synced] };
 }
 
 /** True when the Synced condition is about to change: the moment to record an Event. */

@@ -10,8 +10,10 @@ import type {
 } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
 import { CLUSTER_REASONS } from '../../api/constants.ts';
+import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
+import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { AlreadyExistsError, ConflictError } from '../../runtime/kube/errors.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
@@ -203,8 +205,10 @@ async function removeSharedServiceIfUnused(
   log.info('deleted the shared headless Service: no cluster left in the namespace', { step: 'shared-service' });
 }
 
+/** Applies this controller's part of the status, only when it changed; the other parts are not touched. */
 async function writeStatus(ctx: ControllerContext, cluster: MysqlCluster & KubeObject, readyNodes: number, outcome: SyncOutcome): Promise<void> {
   const status = decideStatus(cluster, readyNodes, outcome, new Date());
   if (!status) return;
-  await ctx.client.updateStatus({ ...cluster, status });
+  const ref = { ...KINDS.cluster, namespace: cluster.metadata?.namespace, name: cluster.metadata?.name ?? '' };
+  await applyStatus(ctx.client, ref, CLUSTER_STATUS_OWNERS.cluster, { ...status });
 }

@@ -380,16 +380,20 @@ export class KubeClient {
     });
   }
 
+  /**
+   * PATCH in one of the four forms. `fieldManager` overrides the client's for this call: a
+   * server-side apply records ownership per field manager, so each writer applies with its own.
+   */
   async patch<T extends KubeObject = KubeObject>(
     ref: ObjectRef,
     patch: unknown,
-    opts: { type?: PatchType; subresource?: string; force?: boolean } = {},
+    opts: { type?: PatchType; subresource?: string; force?: boolean; fieldManager?: string } = {},
   ): Promise<T> {
     const type = opts.type ?? 'merge';
     return this.request<T>('PATCH', await this.pathFor(ref, opts.subresource), {
       body: patch,
       contentType: PATCH_CONTENT_TYPE[type],
-      query: { fieldManager: this.fieldManager, force: type === 'apply' && opts.force ? true : undefined },
+      query: { fieldManager: opts.fieldManager ?? this.fieldManager, force: type === 'apply' && opts.force ? true : undefined },
     });
   }
 

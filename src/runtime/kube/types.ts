@@ -10,6 +10,19 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
+/** One writer's fields (metadata.managedFields): FieldsV1 is a tree of `f:<field>`, `k:<keys>`, `v:<value>`, `.`. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: 'FieldsV1';
+  fieldsV1?: FieldsV1;
+  subresource?: string;
+}
+
+export type FieldsV1 = { [key: string]: FieldsV1 };
+
 export interface ObjectMeta {
   name?: string;
   generateName?: string;

@@ -345,6 +345,34 @@ describe('checkStructural', () => {
     ]);
   });
 
+  it('refuses list-map keys that are not required or defaulted scalar item properties (the real rules)', () => {
+    const listMap = (keys: string[], items: JSONSchemaProps): JSONSchemaProps => ({
+      type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys, items,
+    });
+    const item = (props: Record<string, JSONSchemaProps>, required?: string[]): JSONSchemaProps => ({ type: 'object', properties: props, ...(required ? { required } : {}) });
+    const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties';
+    const schema = root({
+      type: 'object',
+      properties: {
+        ok: listMap(['type'], item({ type: { type: 'string' } }, ['type'])),
+        defaulted: listMap(['protocol'], item({ protocol: { type: 'string', default: 'TCP' } })),
+        optional: listMap(['name'], item({ name: { type: 'string' } })),
+        nullable: listMap(['name'], item({ name: { type: 'string', nullable: true } }, ['name'])),
+        unknown: listMap(['nope'], item({ name: { type: 'string' } }, ['name'])),
+        nested: listMap(['obj'], item({ obj: { type: 'object' } }, ['obj'])),
+        twice: listMap(['a', 'a'], item({ a: { type: 'string' } }, ['a'])),
+      },
+    });
+    assert.deepEqual(checkStructural(schema).map((e) => `${e.field}: ${e.reason}`), [
+      `${base}[optional].items.properties[name].default: FieldValueRequired`,
+      `${base}[nullable].items.properties[name].nullable: FieldValueForbidden`,
+      `${base}[unknown].x-kubernetes-list-map-keys: FieldValueInvalid`,
+      `${base}[nested].items.properties[obj].type: FieldValueInvalid`,
+      `${base}[twice].x-kubernetes-list-map-keys: FieldValueInvalid`,
+    ]);
+    assert.match(checkStructural(schema)[0]!.message ?? '', /must have a default or be a required property/);
+  });
+
   it('allows only name and generateName under the root metadata', () => {
     const schema = root({ type: 'object' });
     (schema.properties as Record<string, JSONSchemaProps>)['metadata'] = {

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANNOTATION_CONFIG_HASH, CLUSTER_CONDITION, CLUSTER_REASONS } from '../../../src/api/constants.ts';
+import { ANNOTATION_CONFIG_HASH } from '../../../src/api/constants.ts';
 import { decidePvcCleanup, pvcOrdinal } from '../../../src/controllers/cluster/decide-pvcs.ts';
 import { decideRolloutAnnotations } from '../../../src/controllers/cluster/decide-rollout.ts';
-import { decideStatus } from '../../../src/controllers/cluster/decide-status.ts';
 import { operatedSecretData, PASSWORD_LENGTH } from '../../../src/controllers/cluster/render-operated-secret.ts';
 import { randomPassword } from '../../../src/mysql/system-users.ts';
 import { cluster } from './builders.ts';
@@ -62,23 +61,6 @@ test("Orchestrator's topology credentials follow the operator's configuration wh
   assert.equal(d['ORC_TOPOLOGY_PASSWORD'], 'p');
   const kept = operatedSecretData({ ORC_TOPOLOGY_USER: 'old', ORC_TOPOLOGY_PASSWORD: 'old' }, { user: '', password: '' });
   assert.equal(kept['ORC_TOPOLOGY_PASSWORD'], 'old');
-});
-
-test('status: readyNodes, observedGeneration and the Synced condition; no write when unchanged', () => {
-  const c = cluster({}, { generation: 4 });
-  c.status = { conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', lastTransitionTime: 'x' } as never], nodes: [{ name: 'n' }] };
-  const ok = { ok: true, reason: CLUSTER_REASONS.resourcesSynced, message: 'm' };
-  const s = decideStatus(c, 2, ok, new Date('2026-01-01T00:00:00Z'))!;
-  assert.equal(s.readyNodes, 2);
-  assert.equal(s.observedGeneration, 4);
-  assert.deepEqual(s.nodes, [{ name: 'n' }], 'nodes[] belongs to the orchestrator controller');
-  assert.equal(s.conditions?.[0]?.type, 'Ready');
-  assert.deepEqual(s.conditions?.[1], { type: CLUSTER_CONDITION.synced, status: 'True', reason: ok.reason, message: 'm', lastTransitionTime: '2026-01-01T00:00:00Z' });
-  c.status = s;
-  assert.equal(decideStatus(c, 2, ok, new Date()), undefined);
-  const bad = decideStatus(c, 2, { ok: false, reason: CLUSTER_REASONS.userSecretNotFound, message: 'gone' }, new Date('2026-02-01T00:00:00Z'))!;
-  assert.equal(bad.conditions?.[1]?.status, 'False');
-  assert.equal(bad.conditions?.[1]?.lastTransitionTime, '2026-02-01T00:00:00Z');
 });
 
 test('scale-down keeps PVCs unless the cluster opts in, and never deletes ordinal 0', () => {

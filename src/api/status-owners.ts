@@ -1,0 +1,26 @@
+// Who writes which part of a status. Every field of a status has exactly one owning controller
+// (DESIGN.md §2); each applies its part with its own field manager (src/runtime/kube/apply-status.ts)
+// and names the whole of it on every write. A unit test checks the owners of a kind share nothing
+// and cover its status schema.
+import type { StatusOwner } from '../runtime/kube/apply-status.ts';
+import { CLUSTER_CONDITION, FIELD_MANAGER } from './constants.ts';
+
+export const CLUSTER_STATUS_OWNERS = {
+  /** The Kubernetes objects of the cluster: how many pods are ready, which spec was acted on. */
+  cluster: {
+    fieldManager: FIELD_MANAGER.cluster,
+    fields: ['readyNodes', 'observedGeneration'],
+    conditions: [CLUSTER_CONDITION.synced],
+  },
+  /** Orchestrator's view of the topology. */
+  orchestrator: {
+    fieldManager: FIELD_MANAGER.orchestrator,
+    fields: ['nodes'],
+    conditions: [
+      CLUSTER_CONDITION.ready,
+      CLUSTER_CONDITION.pendingFailoverAck,
+      CLUSTER_CONDITION.readOnly,
+      CLUSTER_CONDITION.failoverInProgress,
+    ],
+  },
+} as const satisfies Record<string, StatusOwner>;
