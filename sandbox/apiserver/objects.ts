@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { checkCrd } from '../../src/api/structural/index.ts';
 import { admitCustomResource, defaultCustomResource } from './cr-schema.ts';
+import { builtinCauses, decodeBuiltin } from './builtin-validation.ts';
 import { UPDATE_RULES } from './update-rules.ts';
 import { base64ErrorAt, dataKeyCauses, metadataCauses, nameCauses } from './meta-validation.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
@@ -248,6 +249,8 @@ export class ObjectService {
         if (old.spec.clusterIPs) obj.spec.clusterIPs = old.spec.clusterIPs;
       }
       def.defaulter?.(obj, this.defaultContext());
+      const refused = builtinCauses(def, obj);
+      if (refused.length > 0) throw invalid(def, name, refused);
       return obj;
     }
     const result = admitCustomResource(def, obj, old, sub);
@@ -279,6 +282,7 @@ export class ObjectService {
     obj.apiVersion = apiVersionOf(def);
     obj.kind = def.kind;
     obj.metadata = isObject(obj.metadata) ? obj.metadata : {};
+    if (def.builtin) decodeBuiltin(def, obj);
     return obj;
   }
 

@@ -144,8 +144,9 @@ test('built-in immutability: StatefulSet spec beyond replicas/template/updateStr
   const apps = env.kubeConfig.makeApiClient(AppsV1Api);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
-  const sts = await apps.createNamespacedStatefulSet({ namespace: ns, body: STS });
-  const err = await expectApiError(apps.replaceNamespacedStatefulSet({ namespace: ns, name: 'db', body: { ...sts, spec: { ...sts.spec!, serviceName: 'other' } } }));
+  await apps.createNamespacedStatefulSet({ namespace: ns, body: STS });
+  // A patch, not a replace of the created object: a real StatefulSet controller writes status at once (409 on a stale replace).
+  const err = await expectApiError(apps.patchNamespacedStatefulSet({ namespace: ns, name: 'db', body: { spec: { serviceName: 'other' } } }, MERGE_PATCH));
   assert.equal(err.code, 422);
   const cause = (err.status.details as { causes: { reason: string; field: string; message: string }[] }).causes[0]!;
   assert.equal(cause.reason, 'FieldValueForbidden');

@@ -6,6 +6,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { microTime } from '../../../src/runtime/leader-election.ts';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/kube-apiserver/', import.meta.url));
 
@@ -22,6 +23,11 @@ export interface FixtureRow {
   status: number;
   contentType: string;
   responseHeaders: Record<string, string | string[]>;
+}
+
+/** A Date client-node serialises as a MicroTime (six fractional digits) instead of toISOString's milliseconds. */
+export function asMicroTime(d: Date): Date {
+  return Object.assign(new Date(d), { toISOString: () => microTime(d) });
 }
 
 export function fixtureIndex(): FixtureRow[] {

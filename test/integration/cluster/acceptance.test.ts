@@ -7,6 +7,7 @@ import type { V1ConfigMap, V1PersistentVolumeClaim, V1Secret, V1Service, V1State
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { AlreadyExistsError } from '../../../src/runtime/kube/errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { manifests, OPERATOR_AGENT, operatorTest } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
@@ -149,8 +150,12 @@ test('the examples become their StatefulSets, Services, ConfigMaps, Secrets and 
       },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
     });
-    await client.create(pvc(my, 0));
-    await client.create(pvc(maria, 0));
+    // A real StatefulSet controller may have made these claims already (no owner references in v1.26).
+    const ensure = (claim: V1PersistentVolumeClaim & KubeObject) => client.create(claim).catch((e: unknown) => {
+      if (!(e instanceof AlreadyExistsError)) throw e;
+    });
+    await ensure(pvc(my, 0));
+    await ensure(pvc(maria, 0));
     // my-db keeps its data after deletion; its existing PVC loses the owner reference.
     await patchCluster({ volumeSpec: { keepAfterDelete: true } });
     await eventually('PVC released', async () => {

@@ -1,0 +1,14 @@
+// Built-in kinds as kube-apiserver admits them: decoded (and refused with 400) against the
+// Kubernetes OpenAPI schemas, then validated (422) by the schema's required fields and enums and
+// by the cross-field rules no schema expresses.
+import { schemaCauses } from './builtin-schema.ts';
+import { ruleCauses } from './builtin-rules.ts';
+import type { StatusCause } from './status.ts';
+import type { KObj, ResourceDef } from './types.ts';
+
+export { decodeBuiltin } from './builtin-schema.ts';
+
+/** Why the real server's validation would refuse `obj` (decoded and defaulted), in its field paths and messages. */
+export function builtinCauses(def: ResourceDef, obj: KObj): StatusCause[] {
+  return [...schemaCauses(def, obj), ...ruleCauses(def, obj)];
+}
