@@ -165,6 +165,8 @@ export class ApiHttpHandler {
         for (const run of this.held.splice(0, this.held.length)) run();
         this.watches.flushHeld();
       },
+      heldRequests: () => this.held.length,
+      lostEvents: () => this.watches.lostEvents,
     });
   }
 
