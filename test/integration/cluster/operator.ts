@@ -14,13 +14,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { makeClusterController } from '../../../src/controllers/cluster/controller.ts';
 import { clusterOptions, type ClusterControllerOptions } from '../../../src/controllers/cluster/options.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
+import { ReconcileLog } from '../../support/reconciles.ts';
 
 export const OPERATOR_AGENT = 'mysql-operator/cluster-test';
 
 export interface RunningOperator {
   manager: Manager;
-  /** Reconciles run so far. */
-  reconciles(): number;
+  /** Every finished reconcile of the cluster controller. */
+  reconciles: ReconcileLog;
   stop(): Promise<void>;
 }
 
@@ -35,17 +36,13 @@ export async function startOperator(
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
   const manager = new Manager({ config, client, log });
   const spec: ControllerSpec = makeClusterController(clusterOptions(opts));
-  let count = 0;
-  const reconcile = spec.reconcile.bind(spec);
-  spec.reconcile = async (req, ctx) => {
-    count++;
-    return reconcile(req, ctx);
-  };
+  const reconciles = new ReconcileLog();
+  reconciles.record(spec);
   manager.add(spec);
   await manager.start();
   return {
     manager,
-    reconciles: () => count,
+    reconciles,
     stop: async () => {
       await manager.stop();
       client.close();
@@ -59,6 +56,9 @@ export interface TestApi {
   /** The test's own client, with a user agent other than the operator's. */
   client: KubeClient;
 }
+
+/** Why a check of the operator's write requests cannot run on a real cluster. */
+export const NEEDS_REQUEST_LOG = "needs the test API server's request log: a real cluster does not list the requests it received";
 
 /** A fresh namespace on the test API and a client for the test; closed after the test. */
 export async function testApi(t: TestContext): Promise<TestApi> {
