@@ -49,7 +49,7 @@ function normaliseOption(key: string): string {
 export function ownedMysqlConfKeys(conf: Readonly<Record<string, unknown>> | undefined): string[] {
   return Object.keys(conf ?? {}).filter((k) => {
     const name = normaliseOption(k);
-    return OWNED_MYSQL_CONF.some((owned) => owned.startsWith(name));
+    return name !== '' && OWNED_MYSQL_CONF.some((owned) => owned.startsWith(name));
   });
 }
 
