@@ -1,8 +1,9 @@
 // The project's test command (after `pretest` installed what the tests need): type-checks,
 // then runs every test file under test/ with node's test runner. Arguments name test files to run
-// alone, without the type-check.
+// alone, without the type-check; `--golden` names the tests that compare with golden files (those
+// importing test/support/golden.ts), which `npm run golden` runs with UPDATE_GOLDEN=1.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function run(cmd: string, args: string[]): void {
@@ -23,7 +24,10 @@ function testFiles(dir: string): string[] {
   return out;
 }
 
-const only = process.argv.slice(2);
+const golden = process.argv.includes('--golden');
+const only = golden
+  ? testFiles('test').filter((f) => readFileSync(f, 'utf8').includes('/support/golden.ts'))
+  : process.argv.slice(2);
 if (only.length === 0) {
   run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']);
 }

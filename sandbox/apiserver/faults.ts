@@ -26,6 +26,8 @@ export interface FaultHooks {
   expireWindow(): void;
   setWatchesSilenced(silenced: boolean): void;
   onResume(): void;
+  heldRequests(): number;
+  lostEvents(): number;
 }
 
 export interface RequestFacts {
@@ -97,6 +99,16 @@ export class Faults {
 
   get paused(): boolean {
     return this.pausedFlag;
+  }
+
+  /** Requests received while paused and not answered yet: a test's barrier for "it got here". */
+  get heldRequests(): number {
+    return this.hooks.heldRequests();
+  }
+
+  /** Watch events lost so far to silenced watches (one per event and watch). */
+  get lostEvents(): number {
+    return this.hooks.lostEvents();
   }
 
   /** Removes every pending rule and resumes. */

@@ -165,6 +165,8 @@ export class ApiHttpHandler {
         for (const run of this.held.splice(0, this.held.length)) run();
         this.watches.flushHeld();
       },
+      heldRequests: () => this.held.length,
+      lostEvents: () => this.watches.lostEvents,
     });
   }
 
@@ -220,7 +222,8 @@ export class ApiHttpHandler {
     try {
       const facts = { verb: info.verb, resource: info.resource, namespace: info.namespace, name: info.name, subresource: info.subresource };
       const delay = this.faults.takeDelay(facts);
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      // Unref'd: a request held past the server's stop must not keep the process alive.
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay).unref());
       const failure = this.faults.takeFailure(facts);
       if (failure) throw faultStatus(failure.status, failure.message);
       this.authenticate(req, info);

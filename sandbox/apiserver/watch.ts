@@ -88,6 +88,10 @@ class Watcher {
       type = now && before ? 'MODIFIED' : now ? 'ADDED' : before ? 'DELETED' : undefined;
     }
     if (!type) return;
+    if (this.hub.silenced) {
+      if (!this.closed) this.hub.lostEvents++;
+      return;
+    }
     if (this.req.asStored && type === ev.type && this.req.present(ev.object) === ev.object) {
       let line = ev.lines.get('json');
       if (line === undefined) {
@@ -142,6 +146,8 @@ export class WatchHub {
   readonly store: Store;
   readonly watchers = new Set<Watcher>();
   silenced = false;
+  /** Events a watch did not get because watches were silenced (see Faults.lostEvents). */
+  lostEvents = 0;
   readonly paused: () => boolean;
   private readonly bookmarkIntervalMs: number;
   private readonly unsubscribe: () => void;

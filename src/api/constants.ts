@@ -164,6 +164,7 @@ export const CLUSTER_REASONS = {
   unknownMysqlVersion: 'UnknownMysqlVersion',
   imageNotDerivable: 'ImageNotDerivable',
   operatorOwnedMysqlConf: 'OperatorOwnedMysqlConf',
+  invalidMysqlConf: 'InvalidMysqlConf',
   invalidReplicas: 'InvalidReplicas',
   syncFailed: 'SyncFailed',
   // Events only (cluster controller)

@@ -34,6 +34,8 @@ export interface LeaderElectionOptions {
   /** Called when leadership is lost or given up; controllers must stop. */
   onStoppedLeading: () => void | Promise<void>;
   onNewLeader?: (identity: string) => void;
+  /** Monotonic milliseconds for the expiry and renew-deadline rules; default `performance.now`. */
+  now?: () => number;
 }
 
 /** Kubernetes MicroTime: RFC 3339 with exactly six fractional digits. */
@@ -43,14 +45,16 @@ export function microTime(d: Date): string {
 
 export class LeaderElector {
   readonly #o: LeaderElectionOptions;
+  readonly #now: () => number;
   #leader = false;
   #observedRecord = '';
-  #observedAt = 0; // performance.now() when the record last changed
+  #observedAt = 0; // #now() when the record last changed
   #observedHolder = '';
   #stateKnown = false;
 
   constructor(opts: LeaderElectionOptions) {
     this.#o = opts;
+    this.#now = opts.now ?? (() => performance.now());
   }
 
   get isLeader(): boolean {
@@ -104,7 +108,7 @@ export class LeaderElector {
     this.#observe(spec);
     const holder = spec.holderIdentity ?? '';
     const ours = holder === this.#o.identity;
-    const expired = performance.now() - this.#observedAt > (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+    const expired = this.#now() - this.#observedAt > (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
     if (holder && !ours && !expired) return false;
     const next: Lease = {
       ...lease,
@@ -131,7 +135,7 @@ export class LeaderElector {
     const record = JSON.stringify([spec.holderIdentity ?? '', spec.renewTime ?? '', spec.acquireTime ?? '', spec.leaseTransitions ?? 0]);
     if (record !== this.#observedRecord) {
       this.#observedRecord = record;
-      this.#observedAt = performance.now();
+      this.#observedAt = this.#now();
     }
     const holder = spec.holderIdentity ?? '';
     if (holder !== this.#observedHolder) {
@@ -142,7 +146,9 @@ export class LeaderElector {
 
   async #attempt(timeoutMs: number): Promise<boolean> {
     try {
-      return await this.tryAcquireOrRenew(AbortSignal.timeout(Math.max(1, timeoutMs)));
+      // AbortSignal.timeout() takes whole milliseconds only (it throws on 1299.9, which made
+      // every renewal fail and the leader step down each renew deadline).
+      return await this.tryAcquireOrRenew(AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))));
     } catch (err) {
       this.#o.log?.warn('lease request failed', { lease: this.#o.name, error: errorMessage(err) });
       return false;
@@ -167,7 +173,7 @@ export class LeaderElector {
       this.#leader = true;
       this.#o.log?.info('became leader', { lease: this.#o.name, identity: this.#o.identity });
       this.#o.onStartedLeading();
-      let lastRenew = performance.now();
+      let lastRenew = this.#now();
       while (!signal.aborted) {
         try {
           await sleep(this.#o.retryPeriodMs, undefined, { signal });
@@ -175,9 +181,9 @@ export class LeaderElector {
           break;
         }
         // The attempt may not outlive the renew deadline: past it, another may take the Lease.
-        const left = this.#o.renewDeadlineMs - (performance.now() - lastRenew);
-        if (left > 0 && (await this.#attempt(left))) lastRenew = performance.now();
-        else if (this.#observedHolder !== this.#o.identity || performance.now() - lastRenew > this.#o.renewDeadlineMs) {
+        const left = this.#o.renewDeadlineMs - (this.#now() - lastRenew);
+        if (left > 0 && (await this.#attempt(left))) lastRenew = this.#now();
+        else if (this.#observedHolder !== this.#o.identity || this.#now() - lastRenew > this.#o.renewDeadlineMs) {
           this.#o.log?.warn('lost leadership', { lease: this.#o.name, holder: this.#observedHolder });
           break;
         }

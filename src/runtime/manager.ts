@@ -61,6 +61,7 @@ export class Manager {
   readonly fatal: Promise<Error> = new Promise((resolve) => (this.#fatal = resolve));
   #elector: LeaderElector | undefined;
   #electorLoop: Promise<void> | undefined;
+  #campaigning = false;
   #server: http.Server | undefined;
   #started = false;
   #stopping: Promise<void> | undefined;
@@ -113,6 +114,14 @@ export class Manager {
   /** True while this process leads (always true with leader election off, once started). */
   get isLeader(): boolean {
     return this.#leader;
+  }
+
+  /**
+   * True while leader election runs (campaigning, leading or standing by); false once it is over
+   * for good: after stop, or after a step-down that left reconciles running (see `fatal`).
+   */
+  get campaigning(): boolean {
+    return this.#campaigning;
   }
 
   /** Names of the controllers whose workers are running now. */
@@ -195,7 +204,10 @@ export class Manager {
       onStoppedLeading: () => this.#stopLeading(),
       onNewLeader: (holder) => this.log.info('leader observed', { lease, holder }),
     });
-    this.#electorLoop = this.#elector.run(this.#campaign.signal);
+    this.#campaigning = true;
+    this.#electorLoop = this.#elector.run(this.#campaign.signal).finally(() => {
+      this.#campaigning = false;
+    });
   }
 
   #becomeLeader(): void {

@@ -94,6 +94,11 @@ export class WorkQueue {
     return this.#processing.size;
   }
 
+  /** Keys waiting for a delayed add (`addAfter`, a backoff retry, `requeueAfterMs`). */
+  get delayed(): number {
+    return this.#waiting.size;
+  }
+
   get shuttingDown(): boolean {
     return this.#shuttingDown;
   }

@@ -36,9 +36,20 @@ export function authorized(header: string | undefined, expected: Credentials): b
 /** A FIFO of turns: each caller gets a release function when every earlier caller released. */
 class OneAtATime {
   #tail: Promise<void> = Promise.resolve();
+  #holders = 0; // callers that acquired and have not released yet, waiting or not
+  /** True when a caller would have to wait for its turn. */
+  get busy(): boolean {
+    return this.#holders > 0;
+  }
   acquire(): Promise<() => void> {
     let release!: () => void;
-    const done = new Promise<void>((resolve) => (release = resolve));
+    this.#holders++;
+    const done = new Promise<void>((resolve) => {
+      release = () => {
+        this.#holders--;
+        resolve();
+      };
+    });
     const turn = this.#tail.then(() => release);
     this.#tail = this.#tail.then(() => done);
     return turn;
@@ -86,6 +97,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
     }
     let clientGone = false;
     res.once('close', () => (clientGone = !res.writableFinished));
+    if (turns.busy) log.info('backup request waits for the stream in progress', { remote });
     const release = await turns.acquire();
     let defaults: SecretFile | undefined;
     try {

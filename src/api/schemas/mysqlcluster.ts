@@ -28,6 +28,15 @@ import {
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
 import { DEFAULT_SERVER_ID_OFFSET, DEFAULT_XTRABACKUP_TARGET_DIR } from '../pod-contract.ts';
 
+/**
+ * A mysqlConf value holds no line break nor other control character but tab: my.cnf is read line
+ * by line, so a line break would add options of the user's own past the check of the ones the
+ * operator owns (e.g. init-file). ASCII only, so that Go's RE2 in kube-apiserver and JavaScript
+ * read it alike. Keys cannot be checked by the schema (no propertyNames; a CEL rule over an
+ * unbounded map exceeds the API server's cost budget): the cluster controller checks both.
+ */
+export const MYSQL_CONF_VALUE_PATTERN = '^[^\\x00-\\x08\\x0A-\\x1F\\x7F]*$';
+
 const podSpec = obj('PodSpec', 'Extra settings for the pods of the cluster and of its backup Jobs.', {
   imagePullPolicy: enumOf('Pull policy of the MySQL and sidecar images.', ['Always', 'IfNotPresent', 'Never']),
   imagePullSecrets: list(
@@ -123,7 +132,10 @@ const spec = obj(
     backupScheduleJobsHistoryLimit: int32('Number of scheduled MysqlBackups kept; unset keeps all.', {
       minimum: 0,
     }),
-    mysqlConf: mapOf('Extra [mysqld] options; they override the computed ones.', intOrString('')),
+    mysqlConf: mapOf(
+      'Extra [mysqld] options; they override the computed ones.',
+      intOrString('', { pattern: MYSQL_CONF_VALUE_PATTERN }),
+    ),
     podSpec,
     volumeSpec,
     tmpfsSize: intOrString('Deprecated: size of a tmpfs data directory.'),

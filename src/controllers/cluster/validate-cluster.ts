@@ -3,6 +3,7 @@
 // Synced=False condition and an Event naming the field, the Secret or the key.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
+import { MYSQL_CONF_VALUE_PATTERN } from '../../api/schemas/mysqlcluster.ts';
 import { CLUSTER_REASONS, USER_SECRET_KEY } from '../../api/constants.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { rootPasswordKey } from './decide-root-password.ts';
@@ -40,12 +41,56 @@ const OWNED_MYSQL_CONF = [
   'super-read-only',
 ] as const;
 
+// mysqld takes `_` for `-`, `loose-` (ignore when unknown) and `skip-`/`disable-`/`enable-`/
+// `maximum-` in front of a name (`skip-read-only` turns read-only off), and MariaDB takes any
+// unambiguous prefix of a name (getopt-prefix-matching, on by default: `init-fil` is init-file).
 function normaliseOption(key: string): string {
-  return key.trim().toLowerCase().replace(/_/g, '-').replace(/^loose-/, '');
+  return key
+    .trim()
+    .toLowerCase()
+    .replace(/_/g, '-')
+    .replace(/^loose-/, '')
+    .replace(/^(skip|disable|enable|maximum)-/, '');
 }
 
 export function ownedMysqlConfKeys(conf: Readonly<Record<string, unknown>> | undefined): string[] {
-  return Object.keys(conf ?? {}).filter((k) => (OWNED_MYSQL_CONF as readonly string[]).includes(normaliseOption(k)));
+  return Object.keys(conf ?? {}).filter((k) => {
+    const name = normaliseOption(k);
+    return name !== '' && OWNED_MYSQL_CONF.some((owned) => owned.startsWith(name));
+  });
+}
+
+// An option name as mysqld knows them (`validate_password.policy` and MariaDB's
+// `<connection>.replicate_do_db` carry a dot). Anything else could start a line of its own in
+// my.cnf: a comment (`#`, `;`), a section (`[`), a directive (`!include`), or an `=` inside the key.
+const OPTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const OPTION_VALUE = new RegExp(MYSQL_CONF_VALUE_PATTERN);
+
+/** The field path of a mysqlConf entry, with a key that is no option name quoted as JSON. */
+function confField(key: string): string {
+  return OPTION_NAME.test(key) ? `spec.mysqlConf.${key}` : `spec.mysqlConf[${JSON.stringify(key)}]`;
+}
+
+/**
+ * mysqlConf entries that would not stay one `key = value` line of my.cnf: each would let the
+ * user add lines of their own (an init-file, an !include) past the owned-key check.
+ */
+export function unsafeMysqlConf(conf: Readonly<Record<string, unknown>> | undefined): Problem[] {
+  const problems: Problem[] = [];
+  for (const [key, value] of Object.entries(conf ?? {})) {
+    if (!OPTION_NAME.test(key)) {
+      problems.push({
+        reason: CLUSTER_REASONS.invalidMysqlConf,
+        message: `${confField(key)} is not an option name: use letters, digits, '-', '_' and '.', starting with a letter or digit`,
+      });
+    } else if (!OPTION_VALUE.test(String(value))) {
+      problems.push({
+        reason: CLUSTER_REASONS.invalidMysqlConf,
+        message: `${confField(key)} holds a line break or another control character, which my.cnf cannot carry in a value`,
+      });
+    }
+  }
+  return problems;
 }
 
 export function validateCluster(
@@ -81,9 +126,10 @@ export function validateCluster(
   if (owned.length) {
     problems.push({
       reason: CLUSTER_REASONS.operatorOwnedMysqlConf,
-      message: `spec.mysqlConf sets ${owned.map((k) => `"${k}"`).join(', ')}, which the operator sets itself; remove ${owned.length > 1 ? 'them' : 'it'}`,
+      message: `spec.mysqlConf sets ${owned.map((k) => JSON.stringify(k)).join(', ')}, which the operator sets itself; remove ${owned.length > 1 ? 'them' : 'it'}`,
     });
   }
+  problems.push(...unsafeMysqlConf(spec.mysqlConf));
 
   const resolved = resolveVersion(spec.mysqlVersion);
   if (!resolved.ok) {

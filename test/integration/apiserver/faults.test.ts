@@ -64,7 +64,7 @@ test('delayNext holds a request; pause holds everything until resume', { skip: S
   const paused = core.listNamespacedConfigMap({ namespace: env.namespace }).then(() => {
     answered = true;
   });
-  await new Promise((r) => setTimeout(r, 100));
+  await eventually('the list to reach the paused server', () => faults.heldRequests === 1);
   assert.equal(answered, false, 'no answer while paused');
   faults.resume();
   await paused;
@@ -103,9 +103,10 @@ test('silenced watches stay open but deliver nothing until unsilenced and re-est
   const env = await kubeEnv(t);
   const { core, ns, inf, inSync } = await informed(t, env);
   await inSync();
+  const lost = env.server!.faults.lostEvents;
   env.server!.faults.silenceWatches();
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'quiet' } } });
-  await new Promise((r) => setTimeout(r, 200));
+  await eventually('the informer watch to lose the event', () => env.server!.faults.lostEvents === lost + 1);
   assert.equal(inf.list().some((c) => c.metadata?.name === 'quiet'), false, 'the event was swallowed');
   env.server!.faults.unsilenceWatches();
   env.server!.faults.dropWatches({ graceful: true });

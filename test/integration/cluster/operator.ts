@@ -14,13 +14,14 @@ import { Manager } from '../../../src/runtime/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterControllerDefinition } from '../../../src/controllers/cluster/controller.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
+import { ReconcileLog } from '../../support/reconciles.ts';
 
 export const OPERATOR_AGENT = 'mysql-operator/cluster-test';
 
 export interface RunningOperator {
   manager: Manager;
-  /** Reconciles run so far. */
-  reconciles(): number;
+  /** Every finished reconcile of the cluster controller. */
+  reconciles: ReconcileLog;
   stop(): Promise<void>;
 }
 
@@ -34,17 +35,13 @@ export async function startOperator(kubeConfig: KubeConfig, namespace: string, a
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
   const manager = new Manager({ config: loaded.runtime, client, log });
   const spec: ControllerSpec = loaded.controllers[0]!.build();
-  let count = 0;
-  const reconcile = spec.reconcile.bind(spec);
-  spec.reconcile = async (req, ctx) => {
-    count++;
-    return reconcile(req, ctx);
-  };
+  const reconciles = new ReconcileLog();
+  reconciles.record(spec);
   manager.add(spec);
   await manager.start();
   return {
     manager,
-    reconciles: () => count,
+    reconciles,
     stop: async () => {
       await manager.stop();
       client.close();
@@ -58,6 +55,9 @@ export interface TestApi {
   /** The test's own client, with a user agent other than the operator's. */
   client: KubeClient;
 }
+
+/** Why a check of the operator's write requests cannot run on a real cluster. */
+export const NEEDS_REQUEST_LOG = "needs the test API server's request log: a real cluster does not list the requests it received";
 
 /** A fresh namespace on the test API and a client for the test; closed after the test. */
 export async function testApi(t: TestContext): Promise<TestApi> {

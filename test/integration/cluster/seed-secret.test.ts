@@ -47,8 +47,8 @@ test('a {username, password} Secret: the root password is read from `password`, 
   assert.equal(renderedRootPasswordKey(await sts('anchored')), 'ROOT_PASSWORD', 'a Secret with ROOT_PASSWORD keeps the anchor template');
 
   // Several more reconciles of every cluster (RESYNC_PERIOD is 1 s), then count.
-  const after = op.reconciles();
-  await eventually('more reconciles', async () => op.reconciles() >= after + 9);
+  const after = op.reconciles.mark();
+  await eventually('more reconciles', async () => op.reconciles.mark() >= after + 9);
   const said = await eventually('the Event', async () => {
     const e = await events(client, ns, 'seeded', CLUSTER_REASONS.rootPasswordFromPasswordKey);
     return e.length ? e : undefined;

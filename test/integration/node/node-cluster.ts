@@ -16,6 +16,7 @@ import type { PodCondition, PodObject } from '../../../src/topology/index.ts';
 import { flavourFromVersionSpec, renderInitFile, type MysqlNode } from '../../../src/mysql/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
+import { ReconcileLog } from '../../support/reconciles.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 
@@ -49,6 +50,8 @@ export interface Operator {
   /** Resolves with the exit code (null when killed by a signal). */
   exited: Promise<number | null>;
   output(): string;
+  /** The node controller's finished reconciles, as the process reports them. */
+  reconciles: ReconcileLog;
   stop(): Promise<void>;
 }
 
@@ -233,7 +236,15 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
       });
       operators.add(child);
       let out = '';
-      child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
+      let partial = '';
+      const reconciles = new ReconcileLog();
+      child.stdout?.on('data', (d: Buffer) => {
+        const text = d.toString('utf8');
+        out += text;
+        const lines = (partial + text).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) reconciles.addLine(line);
+      });
       child.stderr?.on('data', (d: Buffer) => (out += d.toString('utf8')));
       const exited = new Promise<number | null>((resolve) =>
         child.once('exit', (code) => {
@@ -244,6 +255,7 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
       return {
         exited,
         output: () => out,
+        reconciles,
         async stop() {
           if (child.exitCode !== null || child.signalCode !== null) return;
           child.kill('SIGTERM');

@@ -12,6 +12,7 @@ import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
+import { ReconcileLog } from '../../support/reconciles.ts';
 
 const endpoints = JSON.parse(process.env.NODE_TEST_ENDPOINTS ?? '{}') as Record<string, string>;
 const killAfter = Number(process.env.NODE_TEST_KILL_AFTER ?? '0');
@@ -23,25 +24,26 @@ const log = createLogger({ level: 'info' });
 const kc = new KubeConfig();
 kc.loadFromFile(process.env.KUBECONFIG ?? '');
 const manager = new Manager({ config, client: new KubeClient(kc), log });
-manager.add(
-  nodeController({
-    resolve: (pod) => {
-      const e = endpoints[pod.name];
-      if (!e) return { host: pod.fqdn, port: 3306 };
-      const i = e.lastIndexOf(':');
-      return { host: e.slice(0, i), port: Number(e.slice(i + 1)) };
-    },
-    connectRetrySeconds: 1,
-    afterStep: (pod, step) => {
-      if (killPod !== undefined && pod !== killPod) return;
-      steps++;
-      if (killAfter > 0 && steps >= killAfter) {
-        process.stdout.write(`${JSON.stringify({ message: 'test: killing the operator', pod, step: step.kind, steps })}\n`);
-        process.kill(process.pid, 'SIGKILL');
-      }
-    },
-  }),
-);
+const spec = nodeController({
+  resolve: (pod) => {
+    const e = endpoints[pod.name];
+    if (!e) return { host: pod.fqdn, port: 3306 };
+    const i = e.lastIndexOf(':');
+    return { host: e.slice(0, i), port: Number(e.slice(i + 1)) };
+  },
+  connectRetrySeconds: 1,
+  afterStep: (pod, step) => {
+    if (killPod !== undefined && pod !== killPod) return;
+    steps++;
+    if (killAfter > 0 && steps >= killAfter) {
+      process.stdout.write(`${JSON.stringify({ message: 'test: killing the operator', pod, step: step.kind, steps })}\n`);
+      process.kill(process.pid, 'SIGKILL');
+    }
+  },
+});
+// Each finished reconcile as a line the test reads back (test/support/reconciles.ts).
+new ReconcileLog((r) => process.stdout.write(ReconcileLog.line(r))).record(spec);
+manager.add(spec);
 await manager.start();
 process.once('SIGTERM', () => {
   manager.stop().then(() => process.exit(0), () => process.exit(1));

@@ -1,5 +1,7 @@
 // Two managers against one Lease: only the holder runs controllers; when the holder dies without
-// releasing, the other takes over within the lease duration; a graceful stop hands over at once.
+// releasing, the other takes over; a graceful stop hands over without waiting for expiry. How long
+// each takes is measured by bench/leader-election.ts; the expiry rule on an injected clock is in
+// test/unit/runtime/leader-election.test.ts.
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { ControllerSpec } from '../../../src/runtime/controller.ts';
@@ -25,9 +27,10 @@ interface Candidate {
   reconciled: string[];
   /** Reconciles that ran while this candidate did not lead (must stay empty). */
   reconciledWhileNotLeader: string[];
+  lines: string[];
 }
 
-async function candidates(t: TestContext, env: KubeEnv, n: number): Promise<Candidate[]> {
+async function candidates(t: TestContext, env: KubeEnv, n: number, timings = TIMINGS): Promise<Candidate[]> {
   const out: Candidate[] = [];
   for (let i = 0; i < n; i++) {
     const identity = `op-${i}`;
@@ -43,9 +46,9 @@ async function candidates(t: TestContext, env: KubeEnv, n: number): Promise<Cand
       },
     };
     const client = new KubeClient(env.kubeConfig);
-    const { log } = memoryLogger();
+    const { log, lines } = memoryLogger();
     manager = new Manager({
-      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', identity, ...TIMINGS]),
+      config: testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', identity, ...timings]),
       client,
       log,
     });
@@ -56,17 +59,17 @@ async function candidates(t: TestContext, env: KubeEnv, n: number): Promise<Cand
       await m.stop();
       client.close();
     });
-    out.push({ identity, manager: m, reconciled, reconciledWhileNotLeader });
+    out.push({ identity, manager: m, reconciled, reconciledWhileNotLeader, lines });
   }
   return out;
 }
 
-async function readLease(env: KubeEnv): Promise<Lease> {
-  const client = new KubeClient(env.kubeConfig);
+async function readLease(env: KubeEnv, client?: KubeClient): Promise<Lease> {
+  const c = client ?? new KubeClient(env.kubeConfig);
   try {
-    return await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: LEASE_NAME });
+    return await c.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: LEASE_NAME });
   } finally {
-    client.close();
+    if (!client) c.close();
   }
 }
 
@@ -84,15 +87,21 @@ describe('leader election', () => {
     const cs = await candidates(t, env, 2);
     await eventually('a leader is elected', () => leaders(cs).length === 1);
     await eventually('both know the leadership state', () => cs.every((c) => c.manager.ready));
-    // Sample across several retry periods: never two leaders, never controllers on a non-leader.
-    // (Exactly one is liveness; a starved machine may hand over in between, which is allowed.)
-    for (let i = 0; i < 20; i++) {
-      assert.ok(leaders(cs).length <= 1, 'at most one leader');
-      for (const c of running(cs)) assert.ok(c.manager.isLeader, `${c.identity} runs controllers only while leading`);
-      await new Promise((r) => setTimeout(r, RETRY_MS / 2));
-    }
+    // Sampled until the Lease has been renewed four times: never two leaders, never controllers
+    // on a non-leader. (Exactly one is liveness; a starved machine may hand over in between, which
+    // is allowed.)
     const client = new KubeClient(env.kubeConfig);
     t.after(() => client.close());
+    const renewals = new Set<string>();
+    const violations: string[] = [];
+    await eventually('four renewals of the Lease', async () => {
+      if (leaders(cs).length > 1) violations.push('two leaders');
+      for (const c of running(cs)) if (!c.manager.isLeader) violations.push(`${c.identity} runs controllers without leading`);
+      renewals.add((await readLease(env, client)).spec?.renewTime ?? '');
+      return renewals.size >= 4;
+    });
+    assert.deepEqual(violations, []);
+    for (const c of cs) assert.equal(c.lines.filter((l) => l.includes('lost leadership')).length, 0, `${c.identity} never lost leadership`);
     await client.create({ ...CM, metadata: { name: 'work', namespace: env.namespace } });
     await eventually('a leader reconciles', () => cs.some((c) => c.reconciled.includes(`${env.namespace}/work`)));
     for (const c of cs) assert.deepEqual(c.reconciledWhileNotLeader, [], `${c.identity} reconciled only while leading`);
@@ -100,7 +109,7 @@ describe('leader election', () => {
     assert.deepEqual(leaders(cs).map((c) => c.identity), [holder]);
   });
 
-  it('when the leader dies without releasing, the standby takes over within the lease duration', async (t) => {
+  it('when the leader dies without releasing, the standby takes over once the Lease expires', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     const cs = await candidates(t, env, 2);
     await eventually('a leader is elected', () => leaders(cs).length === 1);
@@ -110,18 +119,14 @@ describe('leader election', () => {
     await dead.manager.stop({ release: false }); // a crash: the Lease still names it
     const afterDeath = await readLease(env);
     assert.equal(afterDeath.spec?.holderIdentity, dead.identity, 'the Lease was not released');
-    const lastRenew = Date.parse(afterDeath.spec?.renewTime ?? '');
 
+    // Not before the dead holder's record has stayed unchanged for a lease duration: the unit test
+    // checks that rule on an injected clock, bench/leader-election.ts measures the takeover.
     await eventually('the standby leads', () => standby.manager.isLeader, LEASE_MS * 4);
     assert.deepEqual(running(cs).map((c) => c.identity), [standby.identity]);
     const lease = await readLease(env);
     assert.equal(lease.spec?.holderIdentity, standby.identity);
     assert.equal(lease.spec?.leaseTransitions, 1);
-    // Taken once the dead holder's record had been unchanged for a lease duration (seen by the
-    // standby at its next retry, with the retry jitter): not earlier, not much later.
-    const handover = Date.parse(lease.spec?.acquireTime ?? '') - lastRenew;
-    assert.ok(handover >= LEASE_MS - RETRY_MS * 2, `not before the lease expired (${handover} ms)`);
-    assert.ok(handover <= LEASE_MS + 1500, `within the lease duration plus retry periods and latency (${handover} ms)`);
 
     const client = new KubeClient(env.kubeConfig);
     t.after(() => client.close());
@@ -132,18 +137,17 @@ describe('leader election', () => {
 
   it('a graceful stop releases the Lease and the standby takes over without waiting for expiry', async (t) => {
     const env = await kubeEnv(t, { crds: false });
-    const cs = await candidates(t, env, 2);
+    // A Lease that lasts an hour: a takeover during the test cannot come from its expiry.
+    const cs = await candidates(t, env, 2, ['--lease-duration', '1h', '--renew-deadline', `${RENEW_MS}ms`, '--retry-period', `${RETRY_MS}ms`]);
     await eventually('a leader is elected', () => leaders(cs).length === 1);
     const [old] = leaders(cs);
     const standby = cs.find((c) => c !== old);
     assert.ok(old && standby);
-    const stoppedAt = Date.now();
     await old.manager.stop();
-    await eventually('the standby leads', () => standby.manager.isLeader, LEASE_MS * 4);
+    await eventually('the standby leads', () => standby.manager.isLeader);
     const lease = await readLease(env);
     assert.equal(lease.spec?.holderIdentity, standby.identity);
-    const handover = Date.parse(lease.spec?.acquireTime ?? '') - stoppedAt;
-    assert.ok(handover < LEASE_MS, `handed over before the lease would have expired (${handover} ms)`);
+    assert.equal(lease.spec?.leaseTransitions, 1);
   });
 
   it('a leader that cannot renew steps down and stops its controllers', async (t) => {
@@ -183,17 +187,18 @@ describe('leader election', () => {
     await eventually('the reconcile hangs', () => started);
     env.server.faults.failNext({ resource: 'leases' }, { status: 500, count: 1_000_000 });
     await eventually('it gives up', () => fatal !== undefined, LEASE_MS * 4);
+    const mark = env.server.requestLog.mark();
     assert.equal(manager.isLeader, false);
     assert.deepEqual(manager.runningControllers, []);
     assert.ok(lines.some((l) => l.includes('lost leadership with reconciles still running')));
-    env.server.faults.clear();
-    const mark = env.server.requestLog.mark();
-    await new Promise((r) => setTimeout(r, RETRY_MS * 6)); // room for campaigns that must not happen
+    // Its election loop has returned: nothing is left that could campaign again.
+    await eventually('its campaign to end', () => !manager.campaigning);
     assert.equal(env.server.requestLog.filter({ resource: 'leases' }, mark).length, 0, 'no campaign after giving up');
+    env.server.faults.clear();
     assert.equal(manager.isLeader, false);
   });
 
-  it('a leader whose renewals hang steps down before its Lease could expire', async (t) => {
+  it('a leader whose renewals hang steps down and stops its controllers', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     if (!env.server) return t.skip('needs fault injection (not on a real cluster)');
     const [only] = await candidates(t, env, 1);
@@ -201,15 +206,13 @@ describe('leader election', () => {
     await eventually('it leads', () => only.manager.isLeader);
     await eventually('it renewed at least once', async () => (await readLease(env)).spec?.leaseTransitions === 0 && only.manager.isLeader);
     env.server.faults.delayNext({ resource: 'leases' }, { ms: 60_000, count: 1_000_000 });
+    // Within the renew deadline, so before a standby could take the Lease: measured by
+    // bench/leader-election.ts (stepdown_ratio).
     await eventually('it steps down', () => !only.manager.isLeader, LEASE_MS * 4);
-    const steppedDown = Date.now();
     assert.deepEqual(only.manager.runningControllers, [], 'its controllers stop with the step-down');
-    // Stopped (without release) before the renewals are let through again, so it cannot take the
-    // Lease back and move renewTime while the test reads it.
+    // Stopped without a release, which would wait for the held Lease requests.
     await only.manager.stop({ release: false });
     env.server.faults.clear();
-    const lastRenew = Date.parse((await readLease(env)).spec?.renewTime ?? '');
-    assert.ok(steppedDown - lastRenew < LEASE_MS, `stepped down ${steppedDown - lastRenew} ms after its last renewal`);
   });
 
   it('two electors racing for a fresh Lease never both win', async (t) => {

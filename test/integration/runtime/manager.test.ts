@@ -184,8 +184,12 @@ describe('manager', () => {
     });
     await client.create({ ...CM, metadata: { name: 's', namespace: env.namespace } });
     await eventually('a reconcile is in flight', () => started);
-    const stopping = manager.stop();
-    setTimeout(release, 100);
+    let stopped = false;
+    const stopping = manager.stop().then(() => void (stopped = true));
+    // Controllers leave the running list when the drain begins: stop is now waiting on the gate.
+    await eventually('stop to be draining', () => manager.runningControllers.length === 0);
+    assert.equal(stopped, false, 'stop waits while the reconcile runs');
+    release();
     await stopping;
     assert.equal(finished, true, 'stop waited for the in-flight reconcile');
     const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: 'mysql-operator-leader-election' });

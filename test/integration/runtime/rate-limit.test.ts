@@ -33,9 +33,11 @@ describe('client-side rate limit', () => {
     await burstOfLists(client, env.namespace);
     assert.equal(waits.length, N);
     assert.equal(delayed(waits), N - 1, 'every request after the first had to wait for a token');
-    if (!env.server) return; // the order check needs the test server's request log
-    const seen = env.server.requestLog.entries.filter((e) => e.userAgent === agent).map((e) => Number(e.query['limit']));
-    assert.deepEqual(seen, Array.from({ length: N }, (_, i) => i + 1), 'the server received them in the order they were asked for');
+    const skip = env.server ? false : "needs the test API server's request log: a real cluster does not say in which order it received requests";
+    await t.test('the server received them in the order they were asked for', { skip }, () => {
+      const seen = env.server!.requestLog.entries.filter((e) => e.userAgent === agent).map((e) => Number(e.query['limit']));
+      assert.deepEqual(seen, Array.from({ length: N }, (_, i) => i + 1));
+    });
   });
 
   it('with a burst as large as the requests, none waits', async (t) => {

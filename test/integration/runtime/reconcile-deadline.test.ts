@@ -33,7 +33,7 @@ describe('reconcile deadline', () => {
     const config = testConfig(['--namespace', env.namespace, '--reconcile-timeout', '300ms'], { LEADER_ELECT: 'false' });
     const { manager, client, lines } = await runManager(t, env.kubeConfig, spec, config, { informer: { relistPeriodMs: 0 } });
     await client.create({ ...CM, metadata: { name: 'target', namespace: env.namespace } });
-    // The first read of `target` hangs ten deadlines (the server's timer keeps the test alive that long).
+    // The first read of `target` hangs ten deadlines.
     env.server.faults.delayNext({ verb: 'get', resource: 'configmaps', name: 'target' }, { ms: 3000 });
     await client.create({ ...CM, metadata: { name: 'primary', namespace: env.namespace } });
 

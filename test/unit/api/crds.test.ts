@@ -118,6 +118,17 @@ describe('API surface of COMPAT.md', () => {
     });
   });
 
+  it('MysqlCluster: a mysqlConf value with a line break or another control character is refused, naming the field', () => {
+    const cluster = (mysqlConf: Record<string, unknown>) =>
+      admit(crds, { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c' }, spec: { secretName: 's', mysqlConf } });
+    for (const value of ['1\ninit-file=/tmp/x', '1\rx', 'a\u0000b']) {
+      const { messages } = cluster({ max_connections: value });
+      assert.equal(messages.length, 1, JSON.stringify(value));
+      assert.match(messages[0]!, /^spec\.mysqlConf\.max_connections: Invalid value: .* should match/);
+    }
+    assert.deepEqual(cluster({ max_connections: 100, 'sql-mode': '\tSTRICT_TRANS_TABLES', 'log-error': '/var/log/x#1' }).messages, []);
+  });
+
   it('MysqlCluster status: readyNodes, conditions, nodes and observedGeneration', () => {
     const status = crds.get('MysqlCluster')?.crd['spec'].versions[0].schema.openAPIV3Schema.properties.status;
     assert.deepEqual(Object.keys(status.properties).sort(), ['conditions', 'nodes', 'observedGeneration', 'readyNodes']);

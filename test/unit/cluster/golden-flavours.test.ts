@@ -1,21 +1,11 @@
 // Golden files per server flavour: my.cnf and the StatefulSet of the same cluster spec.
-// Regenerate after an intended change with UPDATE_GOLDEN=1 and review the diff.
+// Regenerate after an intended change with `npm run golden` and review the diff.
 import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
+import { assertGolden } from '../../support/golden.ts';
 import { cluster, GOLDEN_DIR, render, wire } from './builders.ts';
 
 const FLAVOURS = ['5.7', '8.0', '8.4', 'mariadb-10.6', 'mariadb-10.11', 'mariadb-11.4'];
-
-function golden(file: string, actual: string): void {
-  const path = `${GOLDEN_DIR}flavours/${file}`;
-  if (process.env['UPDATE_GOLDEN'] === '1' || !existsSync(path)) {
-    mkdirSync(`${GOLDEN_DIR}flavours`, { recursive: true });
-    writeFileSync(path, actual);
-  }
-  assert.equal(actual, readFileSync(path, 'utf8'), `${file} differs from its golden file`);
-}
 
 for (const version of FLAVOURS) {
   const c = cluster({
@@ -28,10 +18,10 @@ for (const version of FLAVOURS) {
   const desired = render(c, undefined, { 'mysql.presslabs.org/config-hash': '<HASH>' });
 
   test(`my.cnf for ${version} matches its golden file`, () => {
-    golden(`${version}.my.cnf`, desired.configMap.data!['my.cnf']!);
+    assertGolden(`${GOLDEN_DIR}flavours/${version}.my.cnf`, desired.configMap.data!['my.cnf']!);
   });
 
   test(`StatefulSet for ${version} matches its golden file`, () => {
-    golden(`${version}.statefulset.yaml`, stringify(wire(desired.statefulSet)));
+    assertGolden(`${GOLDEN_DIR}flavours/${version}.statefulset.yaml`, stringify(wire(desired.statefulSet)));
   });
 }

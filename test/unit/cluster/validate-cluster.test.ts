@@ -56,6 +56,40 @@ test('mysqlConf keys the operator owns are refused, in any spelling', () => {
   assert.doesNotMatch(p!.message, /max-connections/);
 });
 
+test('mysqlConf keys that mysqld reads as an owned option are refused: prefixes, skip-/disable-/enable-, loose-', () => {
+  // MariaDB 10.11 reads `init-fil` as init-file and `report-hos` as report-host
+  // (getopt-prefix-matching is on by default), and `skip-read-only` as read-only=0.
+  const sneaky = ['init-fil', 'report-hos', 'skip-read-only', 'disable_log_bin', 'loose-skip-init-file', 'Enable-GTID-Mode', 'maximum-server-id'];
+  const [p] = problems(cluster({ mysqlConf: Object.fromEntries(sneaky.map((k) => [k, 1])) }), ROOT_SECRET);
+  assert.equal(p?.reason, CLUSTER_REASONS.operatorOwnedMysqlConf);
+  for (const k of sneaky) assert.ok(p!.message.includes(`"${k}"`), k);
+  // Options of their own, some sharing a beginning with an owned one.
+  const fine = ['skip-name-resolve', 'skip-slave-start', 'port-open-timeout', 'log-bin-trust-function-creators', 'read_buffer_size', 'init-connect', 'validate_password.policy'];
+  assert.equal(validateCluster(cluster({ mysqlConf: Object.fromEntries(fine.map((k) => [k, 1])) }), ROOT_SECRET, opts).ok, true);
+});
+
+test('a mysqlConf value with a line break or another control character is refused, naming the field', () => {
+  for (const value of ['1\ninit-file=/tmp/x', '1\r\ninit-file=/tmp/x', '1\rinit-file=/tmp/x', '1\u0000x', 'a\u001bb', 'a\u007fb']) {
+    const ps = problems(cluster({ mysqlConf: { max_connections: value, 'max-allowed-packet': '64M' } }), ROOT_SECRET);
+    assert.deepEqual(ps.map((p) => p.reason), [CLUSTER_REASONS.invalidMysqlConf], JSON.stringify(value));
+    assert.match(ps[0]!.message, /^spec\.mysqlConf\.max_connections holds a line break or another control character/);
+  }
+  // A tab, quotes, # and = stay inside the value's line.
+  const ok = { 'sql-mode': '\tSTRICT_TRANS_TABLES', 'log-error': '/var/log/"x"#1', 'optimizer-switch': 'index_merge=off', 'max-connections': 10 };
+  assert.equal(validateCluster(cluster({ mysqlConf: ok }), ROOT_SECRET, opts).ok, true);
+});
+
+test('a mysqlConf key that is no option name is refused, quoted in the field path', () => {
+  const keys = ['x\ninit-file', 'x\rinit-file', '[client]', '!include /etc/secret.cnf', '!includedir /tmp', '#comment', ';comment', 'a=b', 'a:b', ' max-connections', 'max connections', '', 'a\u0000b', 'a`b'];
+  const ps = problems(cluster({ mysqlConf: Object.fromEntries(keys.map((k) => [k, '1'])) }), ROOT_SECRET);
+  const invalid = ps.filter((p) => p.reason === CLUSTER_REASONS.invalidMysqlConf);
+  assert.deepEqual(
+    invalid.map((p) => p.message.slice(0, p.message.indexOf(' is not an option name'))),
+    keys.map((k) => `spec.mysqlConf[${JSON.stringify(k)}]`),
+  );
+  for (const p of ps) assert.doesNotMatch(p.message, /[\n\r\u0000]/, 'messages carry no raw control characters');
+});
+
 test('negative replicas are refused', () => {
   assert.equal(problems(cluster({ replicas: -1 }), ROOT_SECRET)[0]?.reason, CLUSTER_REASONS.invalidReplicas);
 });

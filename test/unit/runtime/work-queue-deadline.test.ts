@@ -63,10 +63,11 @@ describe('WorkQueue deadline', () => {
     s.q.add('stuck');
     await eventually('the deadline to pass', () => s.timeouts.length === 1);
     for (let i = 0; i < 5; i++) s.q.add('stuck');
-    // Give the backoff retry (5 ms) and the adds every chance to start a second call.
+    // Every chance to start a second call has passed: the adds, the backoff retry (its delay used
+    // up), and a free worker that took another key and found nothing else queued.
     s.q.add('other');
-    await eventually('another key handled', () => s.count('other') === 1);
-    await new Promise((r) => setTimeout(r, 50));
+    await eventually('another key handled and the retry added', () => s.count('other') === 1 && s.q.delayed === 0 && s.q.inFlight === 1);
+    assert.equal(s.q.depth, 0, 'the abandoned key is not queued');
     assert.equal(s.count('stuck'), 1, 'not handled again while the abandoned call runs');
     assert.equal(s.q.inFlight, 1, 'the abandoned key is still in flight');
     s.release();

@@ -31,8 +31,9 @@ describe('WorkQueue', () => {
     for (let i = 0; i < 50; i++) q.add('ns/a');
     assert.equal(q.depth, 0, 'a key in flight is not queued a second time');
     gate.resolve();
-    await eventually('the second call to finish', () => calls.length === 2 && running === 0);
-    await new Promise((r) => setTimeout(r, 20));
+    // Done with the key (no longer in flight): had it been dirty again it would be queued now.
+    await eventually('the second call to finish', () => calls.length === 2 && q.inFlight === 0);
+    assert.equal(q.depth + q.delayed, 0, 'nothing left to run');
     assert.deepEqual(calls, ['ns/a', 'ns/a']);
     assert.equal(maxRunning, 1);
     assert.equal(await q.shutdown(), true);
@@ -106,8 +107,10 @@ describe('WorkQueue', () => {
     await eventually('the requeued call', () => calls.length === 2);
     q.addAfter('late', 60_000);
     q.addAfter('late', 5);
+    assert.equal(q.delayed, 1, 'one pending delay per key');
     await eventually('the delayed key', () => calls.length === 3);
     assert.deepEqual(calls, ['k', 'k', 'late']);
+    assert.equal(q.delayed, 0, 'the delay was used up');
     await q.shutdown();
   });
 

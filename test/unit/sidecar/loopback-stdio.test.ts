@@ -6,14 +6,26 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loopbackConnection } from '../../../src/sidecar/loopback-stdio.ts';
+import { eventually } from '../../support/wait.ts';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
-test('a child writing 24 MiB into the connection while the reader pauses delivers every byte, in order', async (t) => {
+/** The number of write(2), to see in /proc/<pid>/syscall that a process is blocked in it. */
+const WRITE_SYSCALL = ({ x64: 1, arm64: 64 } as Record<string, number>)[process.arch];
+
+/** True while `pid` is blocked in write(2) (the kernel reports a sleeping task's syscall). */
+function blockedInWrite(pid: number): boolean {
+  return readFileSync(`/proc/${pid}/syscall`, 'utf8').split(' ')[0] === String(WRITE_SYSCALL);
+}
+
+const SKIP = WRITE_SYSCALL === undefined ? `the number of write(2) is known here for x64 and arm64, not ${process.arch}` : false;
+
+test('a child writing 24 MiB into the connection while the reader pauses delivers every byte, in order', { skip: SKIP }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'loopback-stdio-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   // More than the kernel buffers hold, so the child must block in write() (a non-blocking fd
@@ -27,7 +39,7 @@ test('a child writing 24 MiB into the connection while the reader pauses deliver
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += String(c)));
   ourEnd.pause();
-  await new Promise((r) => setTimeout(r, 300));
+  await eventually('the child to block writing into the full connection', () => blockedInWrite(child.pid!));
   const chunks: Buffer[] = [];
   ourEnd.on('data', (c: Buffer) => chunks.push(c));
   ourEnd.resume();

@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { startServer } from '../../../src/sidecar/serve.ts';
+import { eventually } from '../../support/wait.ts';
 
 const AUTH = { user: 'sys_backups', password: 'pw-1' };
 
@@ -117,7 +118,7 @@ test('a client that leaves while waiting for its turn never starts a tool', asyn
   const first = get(s.url);
   const waiting = http.get(`${s.url}/xbackup`, { agent: false, auth: `${AUTH.user}:${AUTH.password}` });
   waiting.on('error', () => undefined);
-  await new Promise((r) => setTimeout(r, 50));
+  await eventually('the second request to wait for its turn', () => s.logs().includes('backup request waits for the stream in progress'));
   waiting.destroy();
   assert.equal((await first).trailer, 'Success');
   assert.equal((await get(s.url)).trailer, 'Success');
