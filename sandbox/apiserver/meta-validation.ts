@@ -88,8 +88,9 @@ export function base64ErrorAt(s: string): number {
   return -1;
 }
 
-export function metadataCauses(meta: KObj): StatusCause[] {
-  const out: StatusCause[] = [];
+/** ObjectMeta rules of a create, or of an update when `old` (the stored metadata) is given. */
+export function metadataCauses(meta: KObj, old?: KObj): StatusCause[] {
+  const out: StatusCause[] = old ? newFinalizerCauses(meta, old) : [];
   for (const [k, v] of Object.entries((meta.labels ?? {}) as Record<string, unknown>)) {
     out.push(...keyCauses('metadata.labels', k));
     const value = String(v);
@@ -106,5 +107,81 @@ export function metadataCauses(meta: KObj): StatusCause[] {
   if (size > TOTAL_ANNOTATION_SIZE) {
     out.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE} bytes`, field: 'metadata.annotations' });
   }
+  out.push(...ownerReferenceCauses(meta), ...finalizerCauses(meta));
   return out;
+}
+
+const SYSTEM_FINALIZERS = ['orphan', 'foregroundDeletion'];
+
+/** Go's %#v of a []string, as field errors print slices. */
+function goStrings(values: string[]): string {
+  return `[]string{${values.map((v) => JSON.stringify(v)).join(', ')}}`;
+}
+
+/**
+ * metadata.finalizers (ValidateFinalizers): each a qualified name, and not both `orphan` and
+ * `foregroundDeletion`.
+ */
+function finalizerCauses(meta: KObj): StatusCause[] {
+  const field = 'metadata.finalizers';
+  const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers.map(String) : [];
+  const out: StatusCause[] = [];
+  // A finalizer is a qualified name, checked as label keys are (IsQualifiedName).
+  for (const f of finalizers) out.push(...keyCauses(field, f));
+  if (SYSTEM_FINALIZERS.every((s) => finalizers.includes(s))) {
+    out.push(invalidValue(field, goStrings(finalizers), 'finalizer orphan and foregroundDeletion cannot be both set'));
+  }
+  return out;
+}
+
+/** While the object is being deleted, no finalizer may be added (ValidateNoNewFinalizers). */
+function newFinalizerCauses(meta: KObj, old: KObj): StatusCause[] {
+  if (!old.deletionTimestamp) return [];
+  const finalizers: string[] = Array.isArray(meta.finalizers) ? meta.finalizers.map(String) : [];
+  const before = new Set(Array.isArray(old.finalizers) ? old.finalizers.map(String) : []);
+  const added = [...new Set(finalizers.filter((f) => !before.has(f)))].sort();
+  if (added.length === 0) return [];
+  return [{
+    reason: 'FieldValueForbidden',
+    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${goStrings(added)}`,
+    field: 'metadata.finalizers',
+  }];
+}
+
+function invalidValue(field: string, shown: string, detail: string): StatusCause {
+  return { reason: 'FieldValueInvalid', message: `Invalid value: ${shown}: ${detail}`, field };
+}
+
+/** metadata.ownerReferences (ValidateOwnerReferences of v1.26): required parts, at most one controller. */
+function ownerReferenceCauses(meta: KObj): StatusCause[] {
+  const field = 'metadata.ownerReferences';
+  const refs: KObj[] = Array.isArray(meta.ownerReferences) ? meta.ownerReferences.filter((r: unknown) => r !== null && typeof r === 'object') : [];
+  const out: StatusCause[] = [];
+  let firstController = '';
+  for (const ref of refs) {
+    const apiVersion = String(ref.apiVersion ?? '');
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    if (version === '') out.push(invalid(`${field}.apiVersion`, apiVersion, 'version must not be empty'));
+    if (!ref.kind) out.push(invalid(`${field}.kind`, String(ref.kind ?? ''), 'kind must not be empty'));
+    if (!ref.name) out.push(invalid(`${field}.name`, String(ref.name ?? ''), 'name must not be empty'));
+    if (!ref.uid) out.push(invalid(`${field}.uid`, String(ref.uid ?? ''), 'uid must not be empty'));
+    if (apiVersion === 'v1' && ref.kind === 'Event') {
+      out.push(invalidValue(field, goOwnerReference(ref), '/v1, Kind=Event is disallowed from being an owner'));
+    }
+    if (ref.controller === true) {
+      const current = `${ref.kind ?? ''}/${ref.name ?? ''}`;
+      if (firstController === '') firstController = current;
+      else {
+        out.push(invalidValue(field, `[]v1.OwnerReference{${refs.map(goOwnerReference).join(', ')}}`,
+          `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
+      }
+    }
+  }
+  return out;
+}
+
+/** Go's %#v of a v1.OwnerReference; the real server prints the pointers' addresses, this a fixed one. */
+function goOwnerReference(ref: KObj): string {
+  const ptr = (v: unknown) => (v === undefined || v === null ? '(*bool)(nil)' : '(*bool)(0xc000000000)');
+  return `v1.OwnerReference{APIVersion:${JSON.stringify(String(ref.apiVersion ?? ''))}, Kind:${JSON.stringify(String(ref.kind ?? ''))}, Name:${JSON.stringify(String(ref.name ?? ''))}, UID:${JSON.stringify(String(ref.uid ?? ''))}, Controller:${ptr(ref.controller)}, BlockOwnerDeletion:${ptr(ref.blockOwnerDeletion)}}`;
 }

@@ -27,6 +27,8 @@ export interface WriteOptions {
   fieldValidation: string;
   /** Filled with Warning header texts (pruned unknown fields). */
   warnings: string[];
+  /** Paths of fields the request body gives twice (reported once, by the first admission). */
+  duplicateFields?: string[];
 }
 
 export interface DeleteOptions {
@@ -63,6 +65,10 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 const CR_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', APPLY_PATCH];
 const BUILTIN_PATCH_TYPES = [...CR_PATCH_TYPES, 'application/strategic-merge-patch+json'];
 const SYSTEM_FINALIZERS = { orphan: 'orphan', foreground: 'foregroundDeletion' };
+/** Go package of a group's internal types, named in conversion errors. */
+const INTERNAL_PACKAGES: Record<string, string> = { '': 'core', 'events.k8s.io': 'core', 'rbac.authorization.k8s.io': 'rbac' };
+/** Registries with ReturnDeletedObject: a DELETE that removes one answers the object, not a Status. */
+const RETURNS_DELETED_OBJECT = new Set(['pods', 'services', 'serviceaccounts']);
 
 export function encodeContinue(rv: number, start: string): string {
   return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
@@ -244,6 +250,7 @@ export class ObjectService {
       if (keys.length > 0) throw invalid(def, name, keys);
     }
     if (def.builtin) {
+      this.strictDecoding(def, opts, []);
       if (old && def.resource === 'services' && isObject(old.spec) && isObject(obj.spec) && !obj.spec.clusterIP) {
         obj.spec.clusterIP = old.spec.clusterIP;
         if (old.spec.clusterIPs) obj.spec.clusterIPs = old.spec.clusterIPs;
@@ -254,15 +261,20 @@ export class ObjectService {
       return obj;
     }
     const result = admitCustomResource(def, obj, old, sub);
-    if (result.unknownFields.length > 0) {
-      if (opts.fieldValidation === 'Strict') {
-        const fields = result.unknownFields.map((f) => `unknown field "${f}"`).join(', ');
-        throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${fields}`);
-      }
-      if (opts.fieldValidation !== 'Ignore') for (const f of result.unknownFields) opts.warnings.push(`unknown field "${f}"`);
-    }
+    this.strictDecoding(def, opts, result.unknownFields);
     if (result.causes.length > 0) throw invalid(def, name, result.causes);
     return result.object;
+  }
+
+  /** Duplicate fields of the request body, then unknown ones: 400 under Strict, Warning headers under Warn. */
+  private strictDecoding(def: ResourceDef, opts: WriteOptions, unknownFields: string[]): void {
+    const errors = [...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`), ...unknownFields.map((f) => `unknown field "${f}"`)];
+    opts.duplicateFields = [];
+    if (errors.length === 0) return;
+    if (opts.fieldValidation === 'Strict') {
+      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${errors.join(', ')}`);
+    }
+    if (opts.fieldValidation !== 'Ignore') opts.warnings.push(...errors);
   }
 
   private checkTypeMeta(def: ResourceDef, body: unknown): asserts body is KObj {
@@ -272,6 +284,11 @@ export class ObjectService {
       throw badRequest(`the API version in the data (${body.apiVersion}) does not match the expected API version (${gv})`);
     }
     if (body.kind !== undefined && body.kind !== def.kind) {
+      // A built-in body of another kind of the same version decodes, then fails to convert.
+      if (def.builtin && this.resources.all().some((d) => d.builtin && !d.view && apiVersionOf(d) === gv && d.kind === body.kind)) {
+        const internal = INTERNAL_PACKAGES[def.group] ?? def.group.split('.')[0];
+        throw badRequest(`${body.kind} in version "${def.version}" cannot be handled as a ${def.kind}: converting (${def.version}.${body.kind}) to (${internal}.${def.kind}): unknown conversion`);
+      }
       throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${def.kind})`);
     }
   }
@@ -332,7 +349,8 @@ export class ObjectService {
     m.managedFields = managed ?? managedFieldsForUpdate(undefined, obj, opts.manager, undefined, apiVersionOf(def), this.setOpts(def));
     cleanMetadata(m);
     def.allocate?.(obj, this.defaultContext());
-    if (opts.dryRun) return orderObject(def, { ...obj, metadata: { ...m, resourceVersion: String(this.store.currentRv()) } });
+    // Dry-run storage answers the object as it would be stored, without a resourceVersion.
+    if (opts.dryRun) return orderObject(def, obj);
     m.resourceVersion = String(this.store.nextRv());
     const stored = orderObject(def, obj);
     this.store.put(this.rkey(def), stored, 'ADDED');
@@ -399,7 +417,7 @@ export class ObjectService {
     }
     next = this.admit(def, next, old, opts, old.metadata.name, sub);
     const rule = def.builtin && sub === undefined ? UPDATE_RULES[def.resource] : undefined;
-    const refused = [...metadataCauses(next.metadata), ...(rule?.(old, next) ?? [])];
+    const refused = [...metadataCauses(next.metadata, old.metadata), ...(rule?.(old, next) ?? [])];
     if (refused.length > 0) throw invalid(def, old.metadata.name, refused);
     const m: KObj = next.metadata;
     cleanMetadata(m);
@@ -496,7 +514,6 @@ export class ObjectService {
       throw badRequest(`error decoding YAML: ${(e as Error).message}`);
     }
     if (!isObject(applied)) throw badRequest('apply patch must be an object');
-    if (!opts.manager || opts.manager === 'unknown-apply') throw badRequest('PATCH, fieldManager is required for apply requests');
     if (!applied.apiVersion || !applied.kind) {
       throw badRequest(`error decoding YAML: ${!applied.kind ? "Object 'Kind' is missing" : "Object 'apiVersion' is missing"} in '${raw.slice(0, 60)}'`);
     }
@@ -536,16 +553,15 @@ export class ObjectService {
     if (!['Background', 'Foreground', 'Orphan'].includes(policy)) {
       throw invalid(def, name, [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`, field: 'propagationPolicy' }]);
     }
-    if (opts.dryRun) return obj;
     const finalizers: string[] = [...(obj.metadata.finalizers ?? [])];
     const add = policy === 'Orphan' ? SYSTEM_FINALIZERS.orphan : policy === 'Foreground' ? SYSTEM_FINALIZERS.foreground : undefined;
     if (add && !finalizers.includes(add)) finalizers.push(add);
-    if (def.resource === 'namespaces' && def.group === '') return this.deleteNamespace(def, obj);
+    if (def.resource === 'namespaces' && def.group === '') return this.deleteNamespace(def, obj, opts.dryRun);
     const grace = podGracePeriod(def, obj, o.gracePeriodSeconds);
-    if (grace > 0) return this.deleteGracefully(def, obj, finalizers, grace);
+    if (grace > 0) return this.deleteGracefully(def, obj, finalizers, grace, opts.dryRun);
     if (finalizers.length === 0) {
-      this.removeNow(def, obj);
-      return successStatus(def, obj);
+      if (!opts.dryRun) this.removeNow(def, obj);
+      return RETURNS_DELETED_OBJECT.has(resourceKey(def)) ? obj : successStatus(def, obj);
     }
     const next = clone(obj);
     next.metadata.finalizers = finalizers;
@@ -555,31 +571,32 @@ export class ObjectService {
     }
     next.metadata.deletionGracePeriodSeconds = 0;
     if (deepEqual(next, obj)) return obj;
-    return this.writeModified(def, next);
+    return this.writeModified(def, next, opts.dryRun);
   }
 
   /** A pod on a node terminates first: its kubelet (the sandbox's) deletes it with grace 0. */
-  private deleteGracefully(def: ResourceDef, obj: KObj, finalizers: string[], grace: number): KObj {
+  private deleteGracefully(def: ResourceDef, obj: KObj, finalizers: string[], grace: number, dryRun: boolean): KObj {
     const current = obj.metadata.deletionGracePeriodSeconds;
     if (obj.metadata.deletionTimestamp && current !== undefined && current <= grace) return obj;
     const next = clone(obj);
     if (finalizers.length > 0) next.metadata.finalizers = finalizers;
     next.metadata.deletionTimestamp = rfc3339(new Date(Date.now() + grace * 1000));
     next.metadata.deletionGracePeriodSeconds = grace;
-    return this.writeModified(def, next);
+    return this.writeModified(def, next, dryRun);
   }
 
-  private deleteNamespace(def: ResourceDef, obj: KObj): KObj {
+  private deleteNamespace(def: ResourceDef, obj: KObj, dryRun: boolean): KObj {
     if (obj.metadata.deletionTimestamp) return obj;
     const next = clone(obj);
     next.metadata.deletionTimestamp = rfc3339();
     next.metadata.deletionGracePeriodSeconds = 0;
     next.status = { ...(next.status ?? {}), phase: 'Terminating' };
-    return this.writeModified(def, next);
+    return this.writeModified(def, next, dryRun);
   }
 
-  /** Stores `next` of a deletion in progress under a fresh resourceVersion (a MODIFIED event). */
-  private writeModified(def: ResourceDef, next: KObj): KObj {
+  /** Stores `next` of a deletion in progress under a fresh resourceVersion (a MODIFIED event); a dry run only answers it. */
+  private writeModified(def: ResourceDef, next: KObj, dryRun = false): KObj {
+    if (dryRun) return orderObject(def, next);
     next.metadata.resourceVersion = String(this.store.nextRv());
     const stored = orderObject(def, next);
     this.store.put(this.rkey(def), stored, 'MODIFIED');

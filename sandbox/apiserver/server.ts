@@ -10,6 +10,9 @@ import { Faults } from './faults.ts';
 import { isObject, orderMetadata } from './json.ts';
 import { listBody, listMeta, ObjectService, type WriteOptions } from './objects.ts';
 import { RequestLog } from './request-log.ts';
+import { bodyMediaType, checkListOptions, checkResourceVersion, checkWriteOptions, deleteOptions } from './request-options.ts';
+import { duplicateFields } from './duplicate-fields.ts';
+import { parse as parseYaml } from 'yaml';
 import { parseLabelSelector } from './selectors.ts';
 import {
   ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
@@ -115,12 +118,6 @@ function parseJsonBody(raw: string, kind: string): KObj {
     const quoted = raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw;
     throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${msg} (${quoted})`);
   }
-}
-
-function gracePeriod(v: unknown): { gracePeriodSeconds?: number } {
-  if (v === undefined || v === null || v === '') return {};
-  const n = Number(v);
-  return Number.isFinite(n) ? { gracePeriodSeconds: n } : {};
 }
 
 interface Negotiated {
@@ -309,13 +306,36 @@ export class ApiHttpHandler {
   private writeOptions(req: IncomingMessage, info: RequestInfo): WriteOptions {
     const ua = req.headers['user-agent'] ?? '';
     const fromUa = ua.split('/')[0] ?? '';
-    const isApply = (req.headers['content-type'] ?? '').startsWith('application/apply-patch');
     return {
-      manager: info.query.get('fieldManager') ?? (isApply ? 'unknown-apply' : fromUa || 'unknown'),
+      manager: info.query.get('fieldManager') || fromUa || 'unknown',
       dryRun: info.query.getAll('dryRun').includes('All'),
       fieldValidation: info.query.get('fieldValidation') ?? 'Warn',
       warnings: [],
     };
+  }
+
+  /** A create or update body in JSON or YAML; the fields JSON gives twice go to the strict decoding check. */
+  private async objectBody(req: IncomingMessage, kind: string, opts: WriteOptions): Promise<KObj> {
+    const type = bodyMediaType(req.headers['content-type']);
+    const raw = await readBody(req);
+    if (type === 'yaml') {
+      try {
+        return parseYaml(raw) as KObj;
+      } catch (e) {
+        throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; yaml parse error: ${(e as Error).message}`);
+      }
+    }
+    const body = parseJsonBody(raw, kind);
+    opts.duplicateFields = duplicateFields(raw);
+    return body;
+  }
+
+  private async deleteBody(req: IncomingMessage, q: URLSearchParams) {
+    const raw = await readBody(req);
+    if (!raw.trim()) return deleteOptions(q, undefined);
+    bodyMediaType(req.headers['content-type']);
+    const body = parseJsonBody(raw, 'DeleteOptions');
+    return deleteOptions(q, isObject(body) ? body : {});
   }
 
   private async resource(
@@ -341,6 +361,8 @@ export class ApiHttpHandler {
     const ns = def.namespaced ? info.namespace : undefined;
     if (def.namespaced && info.namespace === undefined && info.name !== undefined) throw resourceNotFound();
     if (sub === undefined && !def.verbs.includes(info.verb)) throw methodNotAllowed();
+    // A collection serves GET, POST and DELETE only.
+    if ((info.verb === 'update' || info.verb === 'patch') && info.name === undefined) throw methodNotAllowed();
     const nego = negotiate(req.headers.accept);
     const q = info.query;
     // Renders an object as the service returns it (views already converted) in the negotiated form.
@@ -355,12 +377,17 @@ export class ApiHttpHandler {
 
     switch (info.verb) {
       case 'get': {
+        checkResourceVersion(q.get('resourceVersion'), 'get', def);
         const obj = this.svc.get(def, ns, info.name!);
         send(200, sub === 'scale' ? this.svc.scaleOf(def, obj) : render(obj));
         return;
       }
       case 'list': {
         const limit = Number(q.get('limit') ?? '0');
+        checkListOptions(q, false);
+        // Paged, continued and exact lists are served by etcd, the rest by the watch cache.
+        const fromEtcd = (limit > 0 && q.get('resourceVersion') !== '0') || Boolean(q.get('continue')) || q.get('resourceVersionMatch') === 'Exact';
+        checkResourceVersion(q.get('resourceVersion'), fromEtcd ? 'pagedList' : 'list', def);
         const result = this.svc.list(def, ns, {
           labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector'), limit: Number.isFinite(limit) ? limit : 0,
           continue: q.get('continue'), resourceVersion: q.get('resourceVersion'), resourceVersionMatch: q.get('resourceVersionMatch'),
@@ -377,6 +404,8 @@ export class ApiHttpHandler {
         return;
       }
       case 'watch': {
+        checkListOptions(q, true);
+        checkResourceVersion(q.get('resourceVersion'), 'watch', def);
         const timeout = q.get('timeoutSeconds');
         const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
         const labels = parseLabelSelector(q.get('labelSelector'));
@@ -403,13 +432,15 @@ export class ApiHttpHandler {
           return;
         }
         if (info.name !== undefined && def.builtin) throw methodNotAllowed();
-        const body = parseJsonBody(await readBody(req), def.kind);
+        checkWriteOptions('create', q, false);
+        const body = await this.objectBody(req, def.kind, opts);
         const created = this.svc.create(def, ns, body, opts);
         send(201, render(created), warn());
         return;
       }
       case 'update': {
-        const body = parseJsonBody(await readBody(req), sub === 'scale' ? 'Scale' : def.kind);
+        checkWriteOptions('update', q, false);
+        const body = await this.objectBody(req, sub === 'scale' ? 'Scale' : def.kind, opts);
         if (sub === 'scale') {
           send(200, this.svc.updateScale(def, ns, info.name!, body, opts));
           return;
@@ -418,8 +449,9 @@ export class ApiHttpHandler {
         return;
       }
       case 'patch': {
-        const raw = await readBody(req);
         const ct = req.headers['content-type'] ?? '';
+        checkWriteOptions('patch', q, ct.startsWith('application/apply-patch'));
+        const raw = await readBody(req);
         if (sub === 'scale') {
           send(200, this.svc.patchScale(def, ns, info.name!, ct, raw, opts));
           return;
@@ -429,22 +461,21 @@ export class ApiHttpHandler {
         return;
       }
       case 'delete': {
-        const raw = await readBody(req);
-        const body = raw.trim() ? parseJsonBody(raw, 'DeleteOptions') : {};
+        const o = await this.deleteBody(req, q);
         const result = this.svc.delete(def, ns, info.name!, {
-          propagationPolicy: q.get('propagationPolicy') ?? body.propagationPolicy ?? (body.orphanDependents === true ? 'Orphan' : undefined),
-          preconditions: isObject(body.preconditions) ? body.preconditions : {},
-          ...gracePeriod(q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds),
-        }, { ...opts, dryRun: opts.dryRun || (Array.isArray(body.dryRun) && body.dryRun.includes('All')) });
+          propagationPolicy: o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined),
+          preconditions: o.preconditions ?? {},
+          ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
+        }, { ...opts, dryRun: o.dryRun.includes('All') });
         send(200, result.kind === 'Status' ? result : render(result));
         return;
       }
       case 'deletecollection': {
-        const raw = await readBody(req);
-        const body = raw.trim() ? parseJsonBody(raw, 'DeleteOptions') : {};
+        checkListOptions(q, false);
+        const o = await this.deleteBody(req, q);
         send(200, this.svc.deleteCollection(def, ns, { labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector') }, {
-          propagationPolicy: q.get('propagationPolicy') ?? body.propagationPolicy,
-        }, opts));
+          propagationPolicy: o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined),
+        }, { ...opts, dryRun: o.dryRun.includes('All') }));
         return;
       }
       default:

@@ -92,6 +92,12 @@ class Watcher {
       if (!this.closed) this.hub.lostEvents++;
       return;
     }
+    // An object that stops matching leaves as its previous state under the event's resourceVersion,
+    // as the watch cache sends it (cacheWatcher.convertToWatchEvent).
+    if (type === 'DELETED' && ev.type === 'MODIFIED' && ev.prev) {
+      this.sendObject(type, { ...ev.prev, metadata: { ...ev.prev.metadata, resourceVersion: ev.object.metadata.resourceVersion } });
+      return;
+    }
     if (this.req.asStored && type === ev.type && this.req.present(ev.object) === ev.object) {
       let line = ev.lines.get('json');
       if (line === undefined) {
