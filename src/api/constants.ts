@@ -165,6 +165,8 @@ export const CLUSTER_REASONS = {
   imageNotDerivable: 'ImageNotDerivable',
   operatorOwnedMysqlConf: 'OperatorOwnedMysqlConf',
   invalidReplicas: 'InvalidReplicas',
+  invalidQuantity: 'InvalidQuantity',
+  invalidMinAvailable: 'InvalidMinAvailable',
   syncFailed: 'SyncFailed',
   // Events only (cluster controller)
   pvcKept: 'PVCKept',

@@ -8,6 +8,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { rootPasswordKey } from './decide-root-password.ts';
 import { resolveVersion, type ServerVersion } from './resolve-version.ts';
 import { selectImages, type Images } from './select-images.ts';
+import { renderedValueProblems } from './validate-values.ts';
 
 export interface Problem {
   reason: string;
@@ -84,6 +85,8 @@ export function validateCluster(
       message: `spec.mysqlConf sets ${owned.map((k) => `"${k}"`).join(', ')}, which the operator sets itself; remove ${owned.length > 1 ? 'them' : 'it'}`,
     });
   }
+
+  problems.push(...renderedValueProblems(spec));
 
   const resolved = resolveVersion(spec.mysqlVersion);
   if (!resolved.ok) {
