@@ -20,17 +20,10 @@ export function parseFieldPath(path: string): Segment[] {
   return out;
 }
 
-function formatFieldPath(segments: readonly Segment[]): string {
-  let out = '';
-  for (const s of segments) {
-    if (typeof s === 'number') out += `[${s}]`;
-    else if (!/^[A-Za-z0-9_-]+$/.test(s)) out += `[${s}]`;
-    else out += out ? `.${s}` : s;
-  }
-  return out;
+/** `base` followed by `rest`: `.name` for plain keys, `[i]` or `[key]` for indexes and keys with dots or slashes. */
+export function fieldAt(base: string, rest: readonly Segment[]): string {
+  return rest.reduce<string>((out, s) => (typeof s === 'string' && /^[A-Za-z0-9_-]+$/.test(s) ? `${out}.${s}` : `${out}[${s}]`), base);
 }
-
-const at = (base: string, rest: readonly Segment[]): string => (rest.length ? `${base}.${formatFieldPath(rest)}`.replace(/\.\[/g, '[') : base);
 
 /** Extra items the user appends after the operator's: index `i` of `total` is the user's `i - (total - user)`. */
 function appended(i: number, total: number, user: number): number | undefined {
@@ -45,7 +38,7 @@ function operatorContainerField(spec: MysqlClusterSpec, c: V1Container, rest: re
   const [head, ...tail] = rest;
   if (head === 'volumeMounts' && typeof tail[0] === 'number') {
     const j = appended(tail[0], c.volumeMounts?.length ?? 0, podSpec.volumeMounts?.length ?? 0);
-    if (j !== undefined) return at(`spec.podSpec.volumeMounts[${j}]`, tail.slice(1));
+    if (j !== undefined) return fieldAt(`spec.podSpec.volumeMounts[${j}]`, tail.slice(1));
   }
   if (head === 'imagePullPolicy' && podSpec.imagePullPolicy) return 'spec.podSpec.imagePullPolicy';
   if (head === 'image') {
@@ -55,23 +48,23 @@ function operatorContainerField(spec: MysqlClusterSpec, c: V1Container, rest: re
   switch (c.name) {
     case CONTAINER.mysql:
     case CONTAINER.mysqlInitOnly:
-      if (head === 'resources' && podSpec.resources) return at('spec.podSpec.resources', tail);
-      if (head === 'lifecycle' && podSpec.mysqlLifecycle) return at('spec.podSpec.mysqlLifecycle', tail);
+      if (head === 'resources' && podSpec.resources) return fieldAt('spec.podSpec.resources', tail);
+      if (head === 'lifecycle' && podSpec.mysqlLifecycle) return fieldAt('spec.podSpec.mysqlLifecycle', tail);
       return undefined;
     case CONTAINER.sidecar:
-      if (head === 'resources' && podSpec.mysqlOperatorSidecarResources) return at('spec.podSpec.mysqlOperatorSidecarResources', tail);
+      if (head === 'resources' && podSpec.mysqlOperatorSidecarResources) return fieldAt('spec.podSpec.mysqlOperatorSidecarResources', tail);
       // Without its own resources the sidecar takes the mysql container's limits.
-      if (head === 'resources' && podSpec.resources?.limits) return at('spec.podSpec.resources.limits', tail[0] === 'limits' ? tail.slice(1) : []);
+      if (head === 'resources' && podSpec.resources?.limits) return fieldAt('spec.podSpec.resources.limits', tail[0] === 'limits' ? tail.slice(1) : []);
       return undefined;
     case CONTAINER.metricsExporter:
-      if (head === 'resources' && podSpec.metricsExporterResources) return at('spec.podSpec.metricsExporterResources', tail);
+      if (head === 'resources' && podSpec.metricsExporterResources) return fieldAt('spec.podSpec.metricsExporterResources', tail);
       if (head === 'args' && typeof tail[0] === 'number') {
         const j = appended(tail[0], c.args?.length ?? 0, spec.metricsExporterExtraArgs?.length ?? 0);
         if (j !== undefined) return `spec.metricsExporterExtraArgs[${j}]`;
       }
       return undefined;
     case CONTAINER.heartbeat:
-      if (head === 'resources' && podSpec.ptHeartbeatResources) return at('spec.podSpec.ptHeartbeatResources', tail);
+      if (head === 'resources' && podSpec.ptHeartbeatResources) return fieldAt('spec.podSpec.ptHeartbeatResources', tail);
       return undefined;
     default:
       return undefined;
@@ -83,7 +76,7 @@ function containerField(spec: MysqlClusterSpec, pod: V1PodSpec, list: 'initConta
   const user = spec.podSpec?.[list]?.length ?? 0;
   // The user's init containers come before the operator's, their other containers after.
   const j = list === 'initContainers' ? (i < user ? i : undefined) : appended(i, rendered.length, user);
-  if (j !== undefined) return at(`spec.podSpec.${list}[${j}]`, rest);
+  if (j !== undefined) return fieldAt(`spec.podSpec.${list}[${j}]`, rest);
   const c = rendered[i];
   return c ? operatorContainerField(spec, c, rest) : undefined;
 }
@@ -91,10 +84,10 @@ function containerField(spec: MysqlClusterSpec, pod: V1PodSpec, list: 'initConta
 function volumeField(spec: MysqlClusterSpec, pod: V1PodSpec, i: number, rest: readonly Segment[]): string | undefined {
   const volumes = pod.volumes ?? [];
   const j = appended(i, volumes.length, spec.podSpec?.volumes?.length ?? 0);
-  if (j !== undefined) return at(`spec.podSpec.volumes[${j}]`, rest);
+  if (j !== undefined) return fieldAt(`spec.podSpec.volumes[${j}]`, rest);
   const name = volumes[i]?.name;
   if (name === VOLUME.tmp) return 'spec.tmpfsSize';
-  if (name === VOLUME.data && (rest[0] === 'hostPath' || rest[0] === 'emptyDir') && spec.volumeSpec?.[rest[0]]) return at('spec.volumeSpec', rest);
+  if (name === VOLUME.data && (rest[0] === 'hostPath' || rest[0] === 'emptyDir') && spec.volumeSpec?.[rest[0]]) return fieldAt('spec.volumeSpec', rest);
   return undefined;
 }
 
@@ -106,7 +99,7 @@ function podField(spec: MysqlClusterSpec, pod: V1PodSpec, path: readonly Segment
   if ((head === 'containers' || head === 'initContainers') && typeof i === 'number') return containerField(spec, pod, head, i, rest);
   if (head === 'volumes' && typeof i === 'number') return volumeField(spec, pod, i, rest);
   const field = POD_FIELDS.find((f) => f === head);
-  if (field && spec.podSpec?.[field] !== undefined) return at(`spec.podSpec.${field}`, path.slice(1));
+  if (field && spec.podSpec?.[field] !== undefined) return fieldAt(`spec.podSpec.${field}`, path.slice(1));
   return undefined;
 }
 
@@ -116,10 +109,10 @@ function statefulSetField(spec: MysqlClusterSpec, sts: V1StatefulSet, path: read
   if (b === 'replicas') return 'spec.replicas';
   if (b === 'template' && c === 'spec') return podField(spec, sts.spec?.template?.spec ?? { containers: [] }, rest);
   if (b === 'template' && c === 'metadata' && (rest[0] === 'labels' || rest[0] === 'annotations') && spec.podSpec?.[rest[0]]) {
-    return at(`spec.podSpec.${rest[0]}`, rest.slice(1));
+    return fieldAt(`spec.podSpec.${rest[0]}`, rest.slice(1));
   }
   if (b === 'volumeClaimTemplates' && c === 0 && rest[0] === 'spec' && spec.volumeSpec?.persistentVolumeClaim) {
-    return at('spec.volumeSpec.persistentVolumeClaim', rest.slice(1));
+    return fieldAt('spec.volumeSpec.persistentVolumeClaim', rest.slice(1));
   }
   return undefined;
 }

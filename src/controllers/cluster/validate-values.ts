@@ -4,16 +4,12 @@
 import type { MysqlClusterSpec } from '../../api/index.ts';
 import { CLUSTER_REASONS } from '../../api/constants.ts';
 import { quantityProblem } from '../../api/quantity.ts';
+import { fieldAt } from './user-field.ts';
 import type { Problem } from './validate-cluster.ts';
 
 type Values = Readonly<Record<string, unknown>>;
 
 const RESOURCE_FIELDS = ['resources', 'mysqlOperatorSidecarResources', 'metricsExporterResources', 'ptHeartbeatResources'] as const;
-
-/** A map key in a field path: dotted when plain, bracketed when it holds dots or slashes (`limits[nvidia.com/gpu]`). */
-function keyPath(at: string, key: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(key) ? `${at}.${key}` : `${at}[${key}]`;
-}
 
 function asValues(v: unknown): Values {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Values) : {};
@@ -28,7 +24,7 @@ function quantities(spec: MysqlClusterSpec): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   const requirements = (at: string, r: unknown): void => {
     for (const part of ['requests', 'limits']) {
-      for (const [k, v] of Object.entries(asValues(asValues(r)[part]))) out.push([keyPath(`${at}.${part}`, k), v]);
+      for (const [k, v] of Object.entries(asValues(asValues(r)[part]))) out.push([fieldAt(`${at}.${part}`, [k]), v]);
     }
   };
   const sizeLimit = (at: string, emptyDir: unknown): void => {
