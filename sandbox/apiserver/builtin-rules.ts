@@ -1,7 +1,7 @@
 // What kube-apiserver v1.26 validation refuses in built-in kinds beyond what an OpenAPI schema can
 // say (cross-field and value rules), with the messages of pkg/apis/*/validation and
 // apimachinery's field.Error rendering (Go's %#v for values without a String method).
-import { canonicalQuantity } from './quantity.ts';
+import { canonicalQuantity } from '../../src/api/quantity.ts';
 import type { StatusCause } from './status.ts';
 import { resourceKey, type KObj, type ResourceDef } from './types.ts';
 

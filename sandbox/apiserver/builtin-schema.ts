@@ -1,7 +1,7 @@
 // Built-in kinds checked against the Kubernetes OpenAPI schemas of the `kubernetes-models` package
 // (precompiled validators), as kube-apiserver's decoder and validation would refuse them:
 // - decoding (400 BadRequest, "<Kind> in version "v1" cannot be handled as a <Kind>: ..."): wrong
-//   JSON types, resource.Quantity strings (quantity.ts) and metav1.Time/MicroTime (go-time.ts);
+//   JSON types, resource.Quantity strings (src/api/quantity.ts) and metav1.Time/MicroTime (go-time.ts);
 //   decoding also rewrites quantities and times to the form the server stores;
 // - validation (422 Invalid causes): required fields and enums of the schema.
 // The OpenAPI schema gives Time and MicroTime the same `date-time` format: which fields are
@@ -31,7 +31,7 @@ import { validate as service } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Se
 import { validate as serviceAccount } from 'kubernetes-models/_schemas/IoK8sApiCoreV1ServiceAccount';
 import { validate as statefulSet } from 'kubernetes-models/_schemas/IoK8sApiAppsV1StatefulSet';
 import { canonicalTime } from './go-time.ts';
-import { canonicalQuantity } from './quantity.ts';
+import { canonicalQuantity } from '../../src/api/quantity.ts';
 import { ApiError, badRequest, type StatusCause } from './status.ts';
 import { resourceKey, type KObj, type ResourceDef } from './types.ts';
 

@@ -166,6 +166,8 @@ export const CLUSTER_REASONS = {
   operatorOwnedMysqlConf: 'OperatorOwnedMysqlConf',
   invalidMysqlConf: 'InvalidMysqlConf',
   invalidReplicas: 'InvalidReplicas',
+  invalidQuantity: 'InvalidQuantity',
+  invalidMinAvailable: 'InvalidMinAvailable',
   syncFailed: 'SyncFailed',
   // Events only (cluster controller)
   pvcKept: 'PVCKept',

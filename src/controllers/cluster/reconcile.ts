@@ -14,7 +14,7 @@ import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
-import { AlreadyExistsError, ConflictError } from '../../runtime/kube/errors.ts';
+import { AlreadyExistsError, ConflictError, KubeApiError } from '../../runtime/kube/errors.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
@@ -36,6 +36,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { renderOperatedSecret } from './render-operated-secret.ts';
+import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
 export async function reconcileCluster(req: Request, ctx: ControllerContext, opts: ClusterControllerOptions): Promise<void> {
@@ -112,15 +113,21 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
 
   // act
   const refusals: string[] = [];
+  // The object being written, to name the user's fields when the API server refuses it.
+  let writing: { kind: string; object: KubeObject } | undefined;
   try {
     for (const [plan, kind] of plans) {
+      writing = plan.op === 'create' || plan.op === 'update' ? { kind: kind.kind, object: plan.object } : undefined;
       const refused = await act(ctx, plan, kind, log);
       if (refused) refusals.push(refused);
     }
+    writing = undefined;
     await releaseOrCleanPvcs(ctx, cluster, existingSts?.status?.replicas ?? 0, log);
   } catch (err) {
     if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) {
-      const outcome: SyncOutcome = { ok: false, reason: CLUSTER_REASONS.syncFailed, message: errorMessage(err) };
+      const causes = err instanceof KubeApiError ? (err.status?.details?.causes ?? []) : [];
+      const message = writing ? refusalMessage(cluster.spec, writing.kind, writing.object, causes, errorMessage(err)) : errorMessage(err);
+      const outcome: SyncOutcome = { ok: false, reason: CLUSTER_REASONS.syncFailed, message };
       if (syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
       await writeStatus(ctx, cluster, readyNodes, outcome).catch(() => undefined);
     }

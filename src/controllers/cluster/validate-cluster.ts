@@ -9,6 +9,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { rootPasswordKey } from './decide-root-password.ts';
 import { resolveVersion, type ServerVersion } from './resolve-version.ts';
 import { selectImages, type Images } from './select-images.ts';
+import { renderedValueProblems } from './validate-values.ts';
 
 export interface Problem {
   reason: string;
@@ -130,6 +131,8 @@ export function validateCluster(
     });
   }
   problems.push(...unsafeMysqlConf(spec.mysqlConf));
+
+  problems.push(...renderedValueProblems(spec));
 
   const resolved = resolveVersion(spec.mysqlVersion);
   if (!resolved.ok) {

@@ -24,10 +24,33 @@ async function warnings(client: KubeClient, namespace: string, name: string): Pr
   return list.items.filter((e) => e.type === 'Warning' && e.involvedObject?.name === name);
 }
 
+interface Refusal {
+  name: string;
+  spec: Record<string, unknown>;
+  reason: string;
+  message: RegExp;
+}
+
+/** Waits for the cluster's Synced=False and its Warning Event, both with the case's reason and message. */
+async function expectRefused(client: KubeClient, namespace: string, c: Refusal): Promise<void> {
+  const cond = await eventually(`${c.name} condition`, async () => {
+    const x = await condition(client, namespace, c.name);
+    return x?.status === 'False' ? x : undefined;
+  });
+  assert.equal(cond.reason, c.reason, c.name);
+  assert.match(cond.message ?? '', c.message, c.name);
+  const events = await eventually(`${c.name} event`, async () => {
+    const w = await warnings(client, namespace, c.name);
+    return w.length ? w : undefined;
+  });
+  assert.equal(events[0]?.reason, c.reason, c.name);
+  assert.match(events[0]?.message ?? '', c.message, c.name);
+}
+
 test('bad input gives a precise condition and Event and creates nothing; fixing it converges', async (t) => {
   const { namespace: ns, client } = await operatorTest(t);
 
-  const cases: Array<{ name: string; spec: Record<string, unknown>; reason: string; message: RegExp }> = [
+  const cases: Refusal[] = [
     { name: 'no-secret', spec: { secretName: 'absent' }, reason: 'UserSecretNotFound', message: new RegExp(`Secret ${ns}/absent \\(spec\\.secretName\\) does not exist`) },
     { name: 'no-root', spec: { secretName: 'no-root-pw' }, reason: 'UserSecretKeyMissing', message: /no-root-pw .* ROOT_PASSWORD/ },
     { name: 'bad-version', spec: { secretName: 'ok', mysqlVersion: '9.9' }, reason: 'UnknownMysqlVersion', message: /mysqlVersion "9\.9"/ },
@@ -41,17 +64,7 @@ test('bad input gives a precise condition and Event and creates nothing; fixing 
   for (const c of cases) await client.create({ ...CLUSTER, metadata: { name: c.name, namespace: ns }, spec: c.spec } as KubeObject);
 
   for (const c of cases) {
-    const cond = await eventually(`${c.name} condition`, async () => {
-      const x = await condition(client, ns, c.name);
-      return x?.status === 'False' ? x : undefined;
-    });
-    assert.equal(cond.reason, c.reason, c.name);
-    assert.match(cond.message ?? '', c.message, c.name);
-    const events = await eventually(`${c.name} event`, async () => {
-      const w = await warnings(client, ns, c.name);
-      return w.length ? w : undefined;
-    });
-    assert.equal(events[0]?.reason, c.reason);
+    await expectRefused(client, ns, c);
     assert.equal(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${c.name}-mysql` }), undefined);
   }
   // Negative replicas never reach us: the CRD schema refuses them.
@@ -117,5 +130,49 @@ test('a mysqlConf value with a line break is refused by the CRD; a cluster store
     const after = await client.get<KubeObject & { data?: Record<string, string> }>(cmRef);
     assert.equal(after.metadata?.resourceVersion, before.metadata?.resourceVersion, 'the ConfigMap was not written');
     assert.deepEqual(after.data, before.data);
+  });
+});
+
+test('a value that would make a rendered object invalid names the MysqlCluster field, and nothing is written', async (t) => {
+  const { namespace: ns, client } = await operatorTest(t);
+  const sts = (name: string) => client.getIfExists<KubeObject & { spec?: unknown }>({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${name}-mysql` });
+  const pdb = (name: string) => client.getIfExists<KubeObject & { spec?: unknown }>({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: ns, name: `${name}-mysql` });
+  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ok', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
+
+  // The CRD takes all three: resources are the embedded Kubernetes type, minAvailable an int-or-string.
+  const cases: Refusal[] = [
+    // The API server answers 400 naming no field: the operator refuses it first.
+    { name: 'lots', spec: { podSpec: { resources: { requests: { memory: 'lots' } } } }, reason: 'InvalidQuantity', message: /^spec\.podSpec\.resources\.requests\.memory is "lots": quantities must match/ },
+    { name: 'over-100', spec: { replicas: 2, minAvailable: '150%' }, reason: 'InvalidMinAvailable', message: /^spec\.minAvailable is "150%": .*100%/ },
+    // The API server's 422 names the StatefulSet's path; the condition names the user's too.
+    {
+      name: 'over-limit',
+      spec: { podSpec: { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } } },
+      reason: 'SyncFailed',
+      message: /^spec\.podSpec\.resources\.requests: the API server refused StatefulSet over-limit-mysql: .*spec\.template\.spec\.containers\[0\]\.resources\.requests: Invalid value: "2Gi": must be less than or equal to memory limit/,
+    },
+  ];
+  for (const c of cases) await client.create({ ...CLUSTER, metadata: { name: c.name, namespace: ns }, spec: { secretName: 'ok', ...c.spec } } as KubeObject);
+
+  for (const c of cases) {
+    await expectRefused(client, ns, c);
+    assert.equal(await sts(c.name), undefined, c.name);
+    assert.equal(await pdb(c.name), undefined, c.name);
+  }
+
+  await t.test('breaking a synced cluster keeps its StatefulSet and PodDisruptionBudget as they were', async () => {
+    await client.create({ ...CLUSTER, metadata: { name: 'fine', namespace: ns }, spec: { secretName: 'ok', replicas: 2 } } as KubeObject);
+    await eventually('fine synced', async () => (await condition(client, ns, 'fine'))?.status === 'True');
+    const before = { sts: (await sts('fine'))?.spec, pdb: (await pdb('fine'))?.spec };
+    assert.ok(before.sts && before.pdb);
+    await client.patch({ ...CLUSTER, namespace: ns, name: 'fine' }, { spec: { minAvailable: '150%' } }, { type: 'merge' });
+    await eventually('minAvailable refused', async () => (await condition(client, ns, 'fine'))?.reason === 'InvalidMinAvailable');
+    await client.patch({ ...CLUSTER, namespace: ns, name: 'fine' }, { spec: { minAvailable: null, podSpec: { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } } } }, { type: 'merge' });
+    const refused = await eventually('requests over limits refused', async () => {
+      const x = await condition(client, ns, 'fine');
+      return x?.reason === 'SyncFailed' ? x : undefined;
+    });
+    assert.match(refused.message ?? '', /^spec\.podSpec\.resources\.requests: /);
+    assert.deepEqual({ sts: (await sts('fine'))?.spec, pdb: (await pdb('fine'))?.spec }, before);
   });
 });

@@ -15,7 +15,8 @@ test('scale-down keeps PVCs unless the cluster opts in, and never deletes the PV
 
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
   for (const name of ['keep', 'drop']) {
-    await client.create({ ...CLUSTER, metadata: { name, namespace: ns }, spec: { replicas: 3, secretName: 's' } } as KubeObject);
+    // The claims come first: a real StatefulSet controller then uses them instead of creating
+    // data-<c>-mysql-0 itself (which would make this create fail with 409).
     for (let i = 0; i < 3; i++) {
       await client.create({
         ...PVC,
@@ -27,6 +28,7 @@ test('scale-down keeps PVCs unless the cluster opts in, and never deletes the PV
         spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
       } as KubeObject);
     }
+    await client.create({ ...CLUSTER, metadata: { name, namespace: ns }, spec: { replicas: 3, secretName: 's' } } as KubeObject);
   }
   const pvcs = async (name: string) =>
     (await client.list(PVC, { namespace: ns, labelSelector: { 'mysql.presslabs.org/cluster': name } })).items.map((p) => p.metadata?.name).sort();

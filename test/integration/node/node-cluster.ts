@@ -3,8 +3,10 @@
 // the pods' mysqld (the operator resolves pod names to their loopback addresses); the operator
 // runs as a child process (operator-process.ts) so tests can kill it.
 //
-// Pods get `spec.nodeName` of a node that does not exist, so on a real cluster no kubelet touches
-// them and the status this harness writes (as a kubelet would) stays.
+// Pods name a scheduler that does not exist and no node, so on a real cluster no scheduler binds
+// them, no kubelet runs them, and the status this harness writes (as a kubelet would) stays. (A pod
+// bound to a node that does not exist is force-deleted by the pod garbage collector after ~40 s.)
+// No StatefulSet exists here (only the node controller runs), so nothing else claims their names.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -166,7 +168,7 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
           namespace: ns,
           labels: { [LABEL_CLUSTER]: CLUSTER, [LABEL_APP_NAME]: APP_NAME_VALUE, [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE },
         },
-        spec: { nodeName: 'node-that-does-not-exist', hostname: podName(i), subdomain: 'mysql', containers: [{ name: 'mysql', image: 'mariadb:10.11' }] },
+        spec: { schedulerName: 'no-scheduler-runs-this', hostname: podName(i), subdomain: 'mysql', containers: [{ name: 'mysql', image: 'mariadb:10.11' }] },
       } as never);
       await nc.markStarted(i);
     },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalQuantity, QUANTITY_FORMAT_ERROR } from '../../../sandbox/apiserver/quantity.ts';
+import { canonicalQuantity, QUANTITY_FORMAT_ERROR } from '../../../src/api/quantity.ts';
 import { canonicalTime } from '../../../sandbox/apiserver/go-time.ts';
 import { compareQuantities } from '../../../sandbox/apiserver/builtin-rules.ts';
 

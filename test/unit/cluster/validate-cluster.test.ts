@@ -101,3 +101,39 @@ test('every problem is reported, not only the first', () => {
     [CLUSTER_REASONS.invalidReplicas, CLUSTER_REASONS.userSecretNotFound, CLUSTER_REASONS.operatorOwnedMysqlConf],
   );
 });
+
+test('quantities the API server cannot decode are refused with the field that holds them', () => {
+  const bad = problems(
+    cluster({
+      podSpec: {
+        resources: { requests: { memory: 'lots' } },
+        ptHeartbeatResources: { limits: { cpu: '-1' } },
+        containers: [{ name: 'x', image: 'x', resources: { limits: { 'nvidia.com/gpu': '1x' } } }],
+      },
+      volumeSpec: { persistentVolumeClaim: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5 GB' } } } },
+      tmpfsSize: 'big',
+    }),
+    ROOT_SECRET,
+  );
+  assert.deepEqual(bad.map((p) => p.reason), Array(5).fill(CLUSTER_REASONS.invalidQuantity));
+  assert.deepEqual(bad.map((p) => p.message.split(' is ')[0]), [
+    'spec.podSpec.resources.requests.memory',
+    'spec.podSpec.ptHeartbeatResources.limits.cpu',
+    'spec.podSpec.containers[0].resources.limits[nvidia.com/gpu]',
+    'spec.volumeSpec.persistentVolumeClaim.resources.requests.storage',
+    'spec.tmpfsSize',
+  ]);
+  assert.match(bad[0]!.message, /"lots": quantities must match the regular expression/);
+  assert.match(bad[1]!.message, /must be greater than or equal to 0/);
+  const good = cluster({ podSpec: { resources: { requests: { memory: '1.5Gi', cpu: 0.5 as never }, limits: { cpu: '1e3' } } }, tmpfsSize: 1024 });
+  assert.equal(validateCluster(good, ROOT_SECRET, opts).ok, true);
+});
+
+test('minAvailable must be pods >= 0 or a percentage up to 100%', () => {
+  for (const v of ['150%', '2', 'half', -1]) {
+    const [p] = problems(cluster({ minAvailable: v }), ROOT_SECRET);
+    assert.equal(p?.reason, CLUSTER_REASONS.invalidMinAvailable, String(v));
+    assert.match(p!.message, new RegExp(`^spec\\.minAvailable is ${JSON.stringify(v).replace(/[.%]/g, '\\$&')}: `), String(v));
+  }
+  for (const v of ['100%', '0%', 2, 0, '']) assert.equal(validateCluster(cluster({ minAvailable: v }), ROOT_SECRET, opts).ok, true, String(v));
+});

@@ -110,3 +110,17 @@ export function canonicalQuantity(str: string): string {
   if (format === 'DecimalExponent') return `${sign}${amount}${exp === 0 ? '' : `e${exp}`}`;
   return `${sign}${amount}${DECIMAL_BY_EXP.get(exp) ?? `e${exp}`}`;
 }
+
+/**
+ * Why the real server would refuse `value` where a resource.Quantity goes, in its own words
+ * (parse errors) or the validation's ("must be greater than or equal to 0"); undefined when it is fine.
+ */
+export function quantityProblem(value: unknown): string | undefined {
+  if (typeof value === 'number') return value < 0 ? 'must be greater than or equal to 0' : undefined;
+  if (typeof value !== 'string') return QUANTITY_FORMAT_ERROR;
+  try {
+    return canonicalQuantity(value).startsWith('-') ? 'must be greater than or equal to 0' : undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
