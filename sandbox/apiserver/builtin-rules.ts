@@ -2,6 +2,7 @@
 // say (cross-field and value rules), with the messages of pkg/apis/*/validation and
 // apimachinery's field.Error rendering (Go's %#v for values without a String method).
 import { canonicalQuantity } from '../../src/api/quantity.ts';
+import { keyCauses } from './meta-validation.ts';
 import type { StatusCause } from './status.ts';
 import { resourceKey, type KObj, type ResourceDef } from './types.ts';
 
@@ -175,9 +176,32 @@ const RULES: Record<string, Rule> = {
     const involved = String(o.involvedObject?.namespace ?? '');
     const timed = o.eventTime !== undefined && o.eventTime !== null;
     const ok = involved === '' ? (timed ? ns === 'default' || ns === 'kube-system' : ns === '' || ns === 'default') : timed || ns === involved;
-    return ok ? [] : [invalid('involvedObject.namespace', JSON.stringify(involved), 'does not match event.namespace')];
+    const out = ok ? [] : [invalid('involvedObject.namespace', JSON.stringify(involved), 'does not match event.namespace')];
+    return timed ? [...out, ...timedEventCauses(o)] : out;
   },
 };
+
+/** legacyValidateEvent of v1.26 for an Event with eventTime (both APIs): the paths are the
+ * events.k8s.io names, the values core/v1's; lengths are Go's byte counts. Messages are refused,
+ * never truncated (the client's recorder truncates, not the server). */
+function timedEventCauses(o: KObj): StatusCause[] {
+  const out: StatusCause[] = [];
+  const text = (v: unknown) => (typeof v === 'string' ? v : '');
+  const atMost = (field: string, value: string, limit: number) => {
+    if (Buffer.byteLength(value) > limit) out.push(invalid(field, '""', `can have at most ${limit} characters`));
+  };
+  const controller = text(o.reportingComponent);
+  if (controller === '') out.push(required('reportingController'));
+  out.push(...keyCauses('reportingController', controller));
+  if (text(o.reportingInstance) === '') out.push(required('reportingInstance'));
+  atMost('reportingInstance', text(o.reportingInstance), 128);
+  if (text(o.action) === '') out.push(required('action'));
+  atMost('action', text(o.action), 128);
+  if (text(o.reason) === '') out.push(required('reason'));
+  atMost('reason', text(o.reason), 128);
+  atMost('message', text(o.message), 1024);
+  return out;
+}
 
 /** The cross-field rules of `def`'s kind that `obj` (decoded and defaulted) breaks. */
 export function ruleCauses(def: ResourceDef, obj: KObj): StatusCause[] {

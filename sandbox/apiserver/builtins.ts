@@ -2,6 +2,7 @@
 // v1.26.1 (names, short names, categories, storage version hashes) and the defaults the real
 // registry strategies fill in for the fields the operator and the sandbox read.
 import { eventFromView, eventSelectorToCore, eventToView } from './event-view.ts';
+import { forbidden } from './status.ts';
 import type { DefaultContext, KObj, ResourceDef, ScaleSpec } from './types.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -41,7 +42,7 @@ const ROWS: Row[] = [
   { gv: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], hash: 'XwShjMxG9Fs=', status: true },
   {
     gv: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', shortNames: ['pvc'], hash: 'QWTyNDq0dC4=', status: true,
-    defaulter: defaultPvc, initialStatus: () => ({ phase: 'Pending' }),
+    defaulter: defaultPvc, allocate: protectPvc, initialStatus: () => ({ phase: 'Pending' }),
   },
   { gv: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], hash: 'HN/zwEC+JgM=', status: true, initialStatus: () => ({ phase: 'Pending' }) },
   {
@@ -69,7 +70,7 @@ const ROWS: Row[] = [
   },
   {
     gv: 'batch/v1', resource: 'jobs', kind: 'Job', categories: ['all'], hash: 'mudhfqk/qZY=', status: true, generation: true,
-    defaulter: (o) => defaultJobSpec(o.spec), initialStatus: () => ({}),
+    defaulter: (o) => defaultJobSpec(o.spec), allocate: generateJobSelector, initialStatus: () => ({}),
   },
   {
     gv: 'policy/v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', shortNames: ['pdb'], hash: '6BGBu0kpHtk=', status: true,
@@ -124,7 +125,12 @@ function setDefault(o: KObj, key: string, value: unknown): void {
   if (o[key] === undefined) o[key] = value;
 }
 
+/** The fields Go always encodes (structs and metav1.Time are never omitted; a zero Time is null). */
 function defaultCoreEvent(o: KObj): void {
+  setDefault(o, 'involvedObject', {});
+  setDefault(o, 'source', {});
+  setDefault(o, 'firstTimestamp', null);
+  setDefault(o, 'lastTimestamp', null);
   setDefault(o, 'eventTime', null);
   setDefault(o, 'reportingComponent', '');
   setDefault(o, 'reportingInstance', '');
@@ -139,7 +145,7 @@ function defaultSecret(o: KObj): void {
   if (o.stringData && typeof o.stringData === 'object') {
     const data: KObj = { ...(o.data ?? {}) };
     for (const [k, v] of Object.entries(o.stringData as KObj)) data[k] = Buffer.from(String(v)).toString('base64');
-    o.data = Object.fromEntries(Object.entries(data).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    o.data = sortedKeys(data);
   }
   delete o.stringData;
   setDefault(o, 'type', 'Opaque');
@@ -161,6 +167,8 @@ function defaultService(o: KObj): void {
     setDefault(s, 'sessionAffinity', 'None');
     setDefault(s, 'internalTrafficPolicy', 'Cluster');
   }
+  if (s.type === 'NodePort' || s.type === 'LoadBalancer') setDefault(s, 'externalTrafficPolicy', 'Cluster');
+  if (s.type === 'LoadBalancer') setDefault(s, 'allocateLoadBalancerNodePorts', true);
 }
 
 function allocateService(o: KObj, ctx: DefaultContext): void {
@@ -170,6 +178,24 @@ function allocateService(o: KObj, ctx: DefaultContext): void {
   setDefault(s, 'clusterIPs', [s.clusterIP]);
   setDefault(s, 'ipFamilies', ['IPv4']);
   setDefault(s, 'ipFamilyPolicy', 'SingleStack');
+  allocateNodePorts(s, ctx);
+}
+
+/** The service registry's node ports: kept from the stored object for the same port, else allocated. */
+function allocateNodePorts(s: KObj, ctx: DefaultContext): void {
+  const wants = s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
+  const oldSpec: KObj = ctx.old?.spec ?? {};
+  if (wants) {
+    const oldPorts = (oldSpec.ports ?? []) as KObj[];
+    for (const p of (s.ports ?? []) as KObj[]) {
+      if (p.nodePort) continue;
+      const kept = oldPorts.find((o) => o.port === p.port && o.protocol === p.protocol)?.nodePort;
+      p.nodePort = kept ?? ctx.allocateNodePort();
+    }
+  }
+  if (s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local' && !s.healthCheckNodePort) {
+    s.healthCheckNodePort = oldSpec.healthCheckNodePort ?? ctx.allocateNodePort();
+  }
 }
 
 function defaultContainer(c: KObj): void {
@@ -196,9 +222,13 @@ function defaultPodSpec(spec: KObj | undefined, isPod: boolean): void {
 
 const TOKEN_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
-/** What the ServiceAccount admission plugin and the pod strategy add to a new pod. */
-function admitPod(o: KObj): void {
+/** What the admission plugins and the pod strategy add to a pod (after ownership: no manager owns it). */
+function admitPod(o: KObj, ctx: DefaultContext): void {
   const spec: KObj = (o.spec ??= {});
+  if (ctx.stockAdmission) {
+    admitPriority(o, ctx.old);
+    addDefaultTolerations(spec);
+  }
   setDefault(spec, 'serviceAccountName', spec.serviceAccount ?? 'default');
   setDefault(spec, 'serviceAccount', spec.serviceAccountName);
   const containers = [...((spec.initContainers ?? []) as KObj[]), ...((spec.containers ?? []) as KObj[])];
@@ -219,6 +249,73 @@ function admitPod(o: KObj): void {
     for (const c of containers) c.volumeMounts = [...((c.volumeMounts ?? []) as KObj[]), { name, readOnly: true, mountPath: TOKEN_MOUNT }];
   }
   if (o.status && o.status.qosClass === undefined) o.status.qosClass = qosClass(containers);
+}
+
+/** The priority classes kube-apiserver creates at start (no PriorityClass can be created here). */
+const SYSTEM_PRIORITY_CLASSES: Record<string, number> = { 'system-node-critical': 2000001000, 'system-cluster-critical': 2000000000 };
+
+/** The Priority admission plugin (plugin/pkg/admission/priority) with no default PriorityClass. */
+function admitPriority(o: KObj, old: KObj | undefined): void {
+  const spec: KObj = o.spec;
+  if (old) {
+    // Set on create; an update keeps it (validation refuses a change).
+    setDefault(spec, 'priority', old.spec?.priority);
+    setDefault(spec, 'preemptionPolicy', old.spec?.preemptionPolicy);
+    return;
+  }
+  const refuse = (why: string) => forbidden(`pods "${o.metadata?.name ?? ''}" is forbidden: ${why}`, { name: o.metadata?.name ?? '', kind: 'pods' });
+  const className = String(spec.priorityClassName ?? '');
+  const priority = className === '' ? 0 : SYSTEM_PRIORITY_CLASSES[className];
+  if (priority === undefined) throw refuse(`no PriorityClass with name ${className} was found`);
+  if (spec.priority !== undefined && spec.priority !== priority) {
+    throw refuse(`the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`);
+  }
+  spec.priority = priority;
+  if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== 'PreemptLowerPriority') {
+    throw refuse(`the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`);
+  }
+  spec.preemptionPolicy = 'PreemptLowerPriority';
+}
+
+/** The DefaultTolerationSeconds admission plugin: 300 s on not-ready and unreachable nodes unless tolerated already. */
+function addDefaultTolerations(spec: KObj): void {
+  const tolerations = (spec.tolerations ?? []) as KObj[];
+  const tolerates = (key: string) => tolerations.some((t) => (!t.key || t.key === key) && (!t.effect || t.effect === 'NoExecute'));
+  const added = ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']
+    .filter((key) => !tolerates(key))
+    .map((key) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }));
+  if (added.length > 0) spec.tolerations = [...tolerations, ...added];
+}
+
+const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
+
+/** The StorageObjectInUseProtection admission plugin: a new claim is kept while a pod uses it. */
+function protectPvc(o: KObj, ctx: DefaultContext): void {
+  if (ctx.old || !ctx.stockAdmission) return;
+  const fins = (o.metadata.finalizers ?? []) as string[];
+  if (!fins.includes(PVC_PROTECTION)) o.metadata.finalizers = [...fins, PVC_PROTECTION];
+}
+
+/** The Job strategy of v1.26 on create: the tracking annotation, then the generated selector and
+ * template labels unless `manualSelector` (generateSelector; the batch.kubernetes.io/ labels came in 1.27). */
+function generateJobSelector(o: KObj, ctx: DefaultContext): void {
+  if (ctx.old) return;
+  o.metadata.annotations = sortedKeys({ ...(o.metadata.annotations ?? {}), 'batch.kubernetes.io/job-tracking': '' });
+  const s: KObj = (o.spec ??= {});
+  if (s.manualSelector === true) return;
+  const uid = String(o.metadata.uid);
+  const t: KObj = (s.template ??= {});
+  t.metadata ??= {};
+  const labels: KObj = { ...(t.metadata.labels ?? {}) };
+  setDefault(labels, 'controller-uid', uid);
+  setDefault(labels, 'job-name', o.metadata.name);
+  t.metadata.labels = sortedKeys(labels);
+  s.selector ??= {};
+  s.selector.matchLabels = sortedKeys({ 'controller-uid': uid, ...(s.selector.matchLabels ?? {}) });
+}
+
+function sortedKeys(m: KObj): KObj {
+  return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function qosClass(containers: KObj[]): string {

@@ -24,12 +24,16 @@ function empty(v: unknown): boolean {
   return v === undefined || v === null || v === '' || v === 0 || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as KObj).length === 0);
 }
 
-/** A stored core/v1 Event as events.k8s.io/v1 shows it (Go omits the empty fields). */
+/** What Go encodes even when zero: structs (`{}`) and metav1.Time/MicroTime (`null`). */
+const ALWAYS: Record<string, unknown> = { eventTime: null, regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null };
+
+/** A stored core/v1 Event as events.k8s.io/v1 shows it (Go omits the other empty fields). */
 export function eventToView(core: KObj): KObj {
   const out: KObj = { kind: 'Event', apiVersion: 'events.k8s.io/v1', metadata: core.metadata };
   for (const [view, field] of PAIRS) {
     const v = core[field];
-    if (view === 'eventTime' ? v !== undefined : !empty(v)) out[view] = v;
+    if (!empty(v)) out[view] = v;
+    else if (Object.hasOwn(ALWAYS, view)) out[view] = v ?? ALWAYS[view];
   }
   return out;
 }

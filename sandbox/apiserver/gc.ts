@@ -2,7 +2,8 @@
 // the garbage collector (ownerReferences with background, foreground and orphan propagation,
 // dangling references), the namespace controller (empty a terminating namespace, then remove
 // it), and what every new namespace gets on a real cluster (the `kube-root-ca.crt` ConfigMap and
-// the `default` ServiceAccount), so namespace contents look the same here and there.
+// the `default` ServiceAccount), so namespace contents look the same here and there; and the PVC
+// protection controller (a deleted claim goes once no running pod uses it).
 import { clone } from './json.ts';
 import type { ObjectService } from './objects.ts';
 import type { KObj, ResourceDef } from './types.ts';
@@ -13,10 +14,12 @@ type Task =
   | { kind: 'ownerGone'; uid: string }
   | { kind: 'owner'; uid: string }
   | { kind: 'dependent'; uid: string }
-  | { kind: 'namespace'; name: string };
+  | { kind: 'namespace'; name: string }
+  | { kind: 'claims'; namespace: string };
 
 /** The test server has no CA: the ConfigMap exists for parity, its content is a marker. */
 const TEST_CA_PLACEHOLDER = '# test API server: plain HTTP, no cluster CA\n';
+const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 const GC_MANAGER = { manager: 'kube-controller-manager', dryRun: false, fieldValidation: 'Ignore', warnings: [] as string[] };
 
 export class GarbageCollector {
@@ -64,6 +67,9 @@ export class GarbageCollector {
     if (obj.metadata.deletionTimestamp && (fins.includes('orphan') || fins.includes('foregroundDeletion'))) {
       this.enqueue({ kind: 'owner', uid: obj.metadata.uid });
     }
+    if (def.group === '' && (def.resource === 'persistentvolumeclaims' ? obj.metadata.deletionTimestamp && fins.includes(PVC_PROTECTION) : def.resource === 'pods')) {
+      this.enqueue({ kind: 'claims', namespace: obj.metadata.namespace });
+    }
     if (def.resource === 'namespaces' && def.group === '') {
       if (obj.metadata.deletionTimestamp) this.enqueue({ kind: 'namespace', name: obj.metadata.name });
       else if (!this.seeded.has(obj.metadata.uid)) {
@@ -73,8 +79,9 @@ export class GarbageCollector {
     }
   }
 
-  private removed(_def: ResourceDef, obj: KObj): void {
+  private removed(def: ResourceDef, obj: KObj): void {
     this.index(obj, false);
+    if (def.group === '' && def.resource === 'pods') this.enqueue({ kind: 'claims', namespace: obj.metadata.namespace });
     this.enqueue({ kind: 'ownerGone', uid: obj.metadata.uid });
     for (const ref of (obj.metadata.ownerReferences ?? []) as KObj[]) this.enqueue({ kind: 'owner', uid: ref.uid });
     if (obj.metadata.namespace) {
@@ -124,6 +131,9 @@ export class GarbageCollector {
         return;
       case 'namespaceCreated':
         this.seedNamespace(t.name);
+        return;
+      case 'claims':
+        this.releaseClaims(t.namespace);
         return;
     }
   }
@@ -210,6 +220,21 @@ export class GarbageCollector {
     const next = clone(cur);
     next.metadata.finalizers = (next.metadata.finalizers as string[]).filter((f) => f !== finalizer);
     this.svc.commit(def, cur, next, GC_MANAGER, undefined);
+  }
+
+  /** Drops the protection finalizer of deleted claims no pod uses (pods that ended do not count). */
+  private releaseClaims(ns: string): void {
+    const pvcDef = this.defOf('persistentvolumeclaims');
+    if (!pvcDef) return;
+    const deleted = this.svc.store.list('persistentvolumeclaims', ns)
+      .filter((c) => c.metadata.deletionTimestamp && (c.metadata.finalizers ?? []).includes(PVC_PROTECTION));
+    if (deleted.length === 0) return;
+    const used = new Set<string>();
+    for (const pod of this.svc.store.list('pods', ns)) {
+      if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
+      for (const v of (pod.spec?.volumes ?? []) as KObj[]) if (v.persistentVolumeClaim?.claimName) used.add(v.persistentVolumeClaim.claimName);
+    }
+    for (const c of deleted) if (!used.has(c.metadata.name)) this.dropFinalizer(pvcDef, c.metadata.uid, PVC_PROTECTION);
   }
 
   private seedNamespace(ns: string): void {

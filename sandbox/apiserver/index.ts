@@ -38,6 +38,9 @@ export interface ApiServerOptions {
   crds?: (KObj | string)[];
   /** Serve HTTPS with a self-signed certificate (needs the openssl CLI); the kubeconfig carries its CA. */
   tls?: boolean;
+  /** Admission as a stock cluster enables it (default): Pod priority and default tolerations, the
+   * PVC protection finalizer. false: only the plugins of the recorded v1.26.1 run (fixture replay). */
+  stockAdmission?: boolean;
 }
 
 export interface ApiServer {
@@ -67,7 +70,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const token = opts.token === undefined ? randomBytes(16).toString('hex') : opts.token;
   const store = new Store(opts.watchWindow ?? 50_000);
   const resources = new Resources();
-  const service = new ObjectService(store, resources);
+  const service = new ObjectService(store, resources, opts.stockAdmission ?? true);
   const gc = new GarbageCollector(service);
   let address = '';
   const handler = new ApiHttpHandler(service, {

@@ -15,7 +15,8 @@ function invalid(field: string, value: string, detail: string): StatusCause {
   return { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${detail}`, field };
 }
 
-function keyCauses(field: string, key: string): StatusCause[] {
+/** IsQualifiedName: label keys, finalizers, an Event's reportingController. */
+export function keyCauses(field: string, key: string): StatusCause[] {
   const parts = key.split('/');
   if (parts.length > 2) return [invalid(field, key, "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")];
   const name = parts[parts.length - 1]!;

@@ -19,7 +19,7 @@ import {
   statusBody, successStatus, unsupportedPatch,
 } from './status.ts';
 import { Store, objectKey } from './store.ts';
-import { apiVersionOf, resourceKey, type KObj, type ResourceDef } from './types.ts';
+import { apiVersionOf, resourceKey, type DefaultContext, type KObj, type ResourceDef } from './types.ts';
 
 export interface WriteOptions {
   manager: string;
@@ -106,10 +106,13 @@ export class ObjectService {
   readonly resources: Resources;
   hooks: LifecycleHooks = { removed: () => {}, written: () => {} };
   private readonly usedIps = new Set<string>();
+  private readonly usedNodePorts = new Set<number>();
+  private readonly stockAdmission: boolean;
 
-  constructor(store: Store, resources: Resources) {
+  constructor(store: Store, resources: Resources, stockAdmission = true) {
     this.store = store;
     this.resources = resources;
+    this.stockAdmission = stockAdmission;
   }
 
   private allocateClusterIP(): string {
@@ -123,8 +126,19 @@ export class ObjectService {
     return `10.0.1.${Math.floor(Math.random() * 254) + 1}`;
   }
 
-  private defaultContext() {
-    return { allocateClusterIP: () => this.allocateClusterIP() };
+  private allocateNodePort(): number {
+    if (this.usedNodePorts.size >= 2768) throw internalError('failed to allocate a nodePort: range is full');
+    for (;;) {
+      const port = 30000 + Math.floor(Math.random() * 2768);
+      if (!this.usedNodePorts.has(port)) {
+        this.usedNodePorts.add(port);
+        return port;
+      }
+    }
+  }
+
+  private defaultContext(old?: KObj): DefaultContext {
+    return { allocateClusterIP: () => this.allocateClusterIP(), allocateNodePort: () => this.allocateNodePort(), old, stockAdmission: this.stockAdmission };
   }
 
   rkey(def: ResourceDef): string {
@@ -255,7 +269,7 @@ export class ObjectService {
         obj.spec.clusterIP = old.spec.clusterIP;
         if (old.spec.clusterIPs) obj.spec.clusterIPs = old.spec.clusterIPs;
       }
-      def.defaulter?.(obj, this.defaultContext());
+      def.defaulter?.(obj, this.defaultContext(old));
       const refused = builtinCauses(def, obj);
       if (refused.length > 0) throw invalid(def, name, refused);
       return obj;
@@ -434,7 +448,7 @@ export class ObjectService {
       m.managedFields = managedFieldsForUpdate(old, next, opts.manager, sub, apiVersionOf(def), this.setOpts(def, sub), base);
     }
     cleanMetadata(m);
-    def.allocate?.(next, this.defaultContext());
+    def.allocate?.(next, this.defaultContext(old));
     m.resourceVersion = old.metadata.resourceVersion;
     if (deepEqual(withoutResourceVersion(old), withoutResourceVersion(next))) return old;
     if (opts.dryRun) return orderObject(def, next);

@@ -56,6 +56,13 @@ export interface ResourceDef {
 
 export interface DefaultContext {
   allocateClusterIP: () => string;
+  /** A free port of the NodePort range (30000-32767), as the service registry allocates it. */
+  allocateNodePort: () => number;
+  /** The stored object of an update (undefined on create). */
+  old?: KObj;
+  /** The admission plugins a stock cluster enables by default run (Priority,
+   * DefaultTolerationSeconds, StorageObjectInUseProtection); false: only those of the recorded run. */
+  stockAdmission: boolean;
 }
 
 export function resourceKey(def: Pick<ResourceDef, 'group' | 'resource'>): string {
