@@ -81,3 +81,30 @@ test('events.k8s.io/v1 refuses at create what core/v1 still takes from old clien
   });
   assert.equal(legacy.status, 201, legacy.text);
 });
+
+test('a Job keeps its completions, completionMode, selector and pod template (a suspended one its containers)', async (t) => {
+  const env = await kubeEnv(t);
+  const base = `/apis/batch/v1/namespaces/${env.namespace}/jobs`;
+  const body = {
+    apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j1' },
+    spec: { suspend: true, completions: 2, parallelism: 1, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } },
+  };
+  assert.equal((await raw(env.kubeConfig, 'POST', base, { body: json(body) })).status, 201);
+  const patch = (spec: Record<string, unknown>) => raw(env.kubeConfig, 'PATCH', `${base}/j1`, { contentType: 'application/merge-patch+json', body: json({ spec }) });
+  const causes = (r: { json: any }) => r.json.details.causes.map((c: any) => [c.field, c.message]);
+
+  const completions = await patch({ completions: 3 });
+  assert.equal(completions.status, 422, completions.text);
+  assert.deepEqual(causes(completions), [['spec.completions', 'Invalid value: 3: field is immutable']]);
+  const mode = await patch({ completionMode: 'Indexed' });
+  assert.equal(mode.status, 422, mode.text);
+  assert.deepEqual(causes(mode), [['spec.completionMode', 'Invalid value: "Indexed": field is immutable']]);
+  const image = await patch({ template: { spec: { containers: [{ name: 'c', image: 'alpine' }] } } });
+  assert.equal(image.status, 422, image.text);
+  assert.deepEqual(causes(image).map(([f]: string[]) => f), ['spec.template']);
+  assert.match(causes(image)[0][1], /^Invalid value: .*: field is immutable$/);
+
+  const allowed = await patch({ parallelism: 2, suspend: false, activeDeadlineSeconds: 600 });
+  assert.equal(allowed.status, 200, allowed.text);
+  assert.equal(allowed.json.spec.parallelism, 2);
+});
