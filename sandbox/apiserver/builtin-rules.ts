@@ -128,7 +128,13 @@ const SECRET_KEYS: Record<string, string[]> = {
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 
-type Rule = (o: KObj) => StatusCause[];
+/** What a rule may depend on besides the object: the request's API version and whether it creates. */
+export interface RuleContext {
+  requestVersion: string;
+  creating: boolean;
+}
+
+type Rule = (o: KObj, ctx: RuleContext) => StatusCause[];
 
 const RULES: Record<string, Rule> = {
   'statefulsets.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
@@ -171,13 +177,14 @@ const RULES: Record<string, Rule> = {
     if (typeof s.leaseTransitions === 'number' && s.leaseTransitions < 0) out.push(invalid('spec.leaseTransitions', String(s.leaseTransitions), 'must be greater than or equal to 0'));
     return out;
   },
-  events: (o) => {
+  events: (o, ctx) => {
     const ns = o.metadata?.namespace ?? '';
     const involved = String(o.involvedObject?.namespace ?? '');
     const timed = o.eventTime !== undefined && o.eventTime !== null;
     const ok = involved === '' ? (timed ? ns === 'default' || ns === 'kube-system' : ns === '' || ns === 'default') : timed || ns === involved;
     const out = ok ? [] : [invalid('involvedObject.namespace', JSON.stringify(involved), 'does not match event.namespace')];
-    return timed ? [...out, ...timedEventCauses(o)] : out;
+    if (timed) out.push(...timedEventCauses(o));
+    return ctx.creating && ctx.requestVersion === 'events.k8s.io/v1' ? [...out, ...eventsV1CreateCauses(o)] : out;
   },
 };
 
@@ -203,7 +210,25 @@ function timedEventCauses(o: KObj): StatusCause[] {
   return out;
 }
 
+/** ValidateEventCreate's strict part, for Events created through events.k8s.io/v1 (core/v1 keeps
+ * the legacy rules for old clients). The paths are the internal (core) field names, as in v1.26. */
+function eventsV1CreateCauses(o: KObj): StatusCause[] {
+  const out: StatusCause[] = [];
+  const unset = (v: unknown) => v === undefined || v === null;
+  if (o.series) {
+    if (!(Number(o.series.count ?? 0) >= 2)) out.push(invalid('series.count', '""', 'should be at least 2'));
+    if (unset(o.series.lastObservedTime)) out.push(required('series.lastObservedTime'));
+  }
+  if (unset(o.eventTime)) out.push(required('eventTime'));
+  if (o.type !== 'Normal' && o.type !== 'Warning') out.push(invalid('type', '""', `has invalid value: ${o.type ?? ''}`));
+  if (!unset(o.firstTimestamp)) out.push(invalid('firstTimestamp', '""', 'needs to be unset'));
+  if (!unset(o.lastTimestamp)) out.push(invalid('lastTimestamp', '""', 'needs to be unset'));
+  if (o.count) out.push(invalid('count', '""', 'needs to be unset'));
+  if (o.source?.component || o.source?.host) out.push(invalid('source', '""', 'needs to be unset'));
+  return out;
+}
+
 /** The cross-field rules of `def`'s kind that `obj` (decoded and defaulted) breaks. */
-export function ruleCauses(def: ResourceDef, obj: KObj): StatusCause[] {
-  return RULES[resourceKey(def)]?.(obj) ?? [];
+export function ruleCauses(def: ResourceDef, obj: KObj, ctx: RuleContext): StatusCause[] {
+  return RULES[resourceKey(def)]?.(obj, ctx) ?? [];
 }

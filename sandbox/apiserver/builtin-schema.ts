@@ -152,6 +152,51 @@ export function decodeBuiltin(def: ResourceDef, obj: KObj): void {
   }
 }
 
+/** Objects the schemas leave open (`type: object` alone): Go keeps their contents as sent. */
+const FREE_FORM_META = /^\/metadata\/managedFields\/[0-9]+\/fieldsV1$/;
+const FREE_FORM: Record<string, RegExp> = { 'controllerrevisions.apps': /^\/data$/ };
+
+/** A copy of `v` in which the children of the objects at `parents` are replaced by `leaf`. */
+function cutAt(v: unknown, at: string, parents: Set<string>, leaf: unknown): unknown {
+  if (!v || typeof v !== 'object') return v;
+  const cut = parents.has(at);
+  const child = (k: string, x: unknown) => (cut ? leaf : cutAt(x, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, parents, leaf));
+  if (Array.isArray(v)) return v.map((x, i) => child(String(i), x));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, child(k, x)]));
+}
+
+/**
+ * Removes from `obj` the fields its Go type lacks, as Go's decoder drops them, and returns their
+ * paths as sigs.k8s.io/json names them (`spec.template.spec.containers[0].foo`). The compiled
+ * schemas do not close objects, so a field is known when a value no type accepts fails at its path:
+ * one probe per depth, each field of that depth replaced by a Symbol. Maps fail through their
+ * `additionalProperties`, so their keys are kept.
+ */
+export function dropUnknownFields(def: ResourceDef, obj: KObj): string[] {
+  const validate = VALIDATORS[resourceKey(def)] as Validator | undefined;
+  if (!validate) return [];
+  const freeForm = [FREE_FORM_META, ...[FREE_FORM[resourceKey(def)] ?? []].flat()];
+  const unknown: string[] = [];
+  let level = [''];
+  while (level.length > 0) {
+    validate(cutAt(obj, '', new Set(level), Symbol('probe')));
+    const known = new Set((validate.errors ?? []).map((e) => e.instancePath));
+    const next: string[] = [];
+    for (const at of level) {
+      const node = pointerGet(obj, at) as Record<string, unknown>;
+      for (const k of Object.keys(node)) {
+        const path = `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        if (!Array.isArray(node) && !known.has(path)) {
+          unknown.push(fieldPath(path));
+          delete node[k];
+        } else if (node[k] !== null && typeof node[k] === 'object' && !freeForm.some((r) => r.test(path))) next.push(path);
+      }
+    }
+    level = next;
+  }
+  return unknown;
+}
+
 /** The schema's required fields and enums that a decoded object misses, outside status and metadata (their own rules). */
 export function schemaCauses(def: ResourceDef, obj: KObj): StatusCause[] {
   const validate = VALIDATORS[resourceKey(def)] as Validator | undefined;

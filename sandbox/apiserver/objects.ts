@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { checkCrd } from '../../src/api/structural/index.ts';
 import { admitCustomResource, defaultCustomResource } from './cr-schema.ts';
-import { builtinCauses, decodeBuiltin } from './builtin-validation.ts';
+import { builtinCauses, decodeBuiltin, dropUnknownFields } from './builtin-validation.ts';
 import { UPDATE_RULES } from './update-rules.ts';
 import { base64ErrorAt, dataKeyCauses, metadataCauses, nameCauses } from './meta-validation.ts';
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
@@ -29,6 +29,8 @@ export interface WriteOptions {
   warnings: string[];
   /** Paths of fields the request body gives twice (reported once, by the first admission). */
   duplicateFields?: string[];
+  /** The API version a view's request came through (events.k8s.io/v1 Events are stored as core/v1): some rules depend on it. */
+  requestVersion?: string;
 }
 
 export interface DeleteOptions {
@@ -264,13 +266,13 @@ export class ObjectService {
       if (keys.length > 0) throw invalid(def, name, keys);
     }
     if (def.builtin) {
-      this.strictDecoding(def, opts, []);
+      this.strictDecoding(def, opts, dropUnknownFields(def, obj));
       if (old && def.resource === 'services' && isObject(old.spec) && isObject(obj.spec) && !obj.spec.clusterIP) {
         obj.spec.clusterIP = old.spec.clusterIP;
         if (old.spec.clusterIPs) obj.spec.clusterIPs = old.spec.clusterIPs;
       }
       def.defaulter?.(obj, this.defaultContext(old));
-      const refused = builtinCauses(def, obj);
+      const refused = builtinCauses(def, obj, { requestVersion: opts.requestVersion ?? apiVersionOf(def), creating: old === undefined });
       if (refused.length > 0) throw invalid(def, name, refused);
       return obj;
     }
@@ -319,7 +321,7 @@ export class ObjectService {
 
   create(def: ResourceDef, ns: string | undefined, body: KObj, opts: WriteOptions, managed?: ManagedEntry[]): KObj {
     this.checkTypeMeta(def, body);
-    if (def.view) return this.present(def, this.create(this.storageOf(def), ns, def.view.fromView(body), opts));
+    if (def.view) return this.present(def, this.create(this.storageOf(def), ns, def.view.fromView(body), { ...opts, requestVersion: apiVersionOf(def) }));
     let obj = this.typed(def, body);
     const meta: KObj = obj.metadata;
     if (def.namespaced) {

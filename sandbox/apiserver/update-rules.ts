@@ -29,12 +29,13 @@ const statefulSet: UpdateRule = (old, next) => {
 const selectorImmutable: UpdateRule = (old, next) =>
   deepEqual(old.spec?.selector, next.spec?.selector) ? [] : [immutable('spec.selector', next.spec?.selector)];
 
+// v1.26 validateJobSpecUpdate, in its order; parallelism, suspend, activeDeadlineSeconds and
+// backoffLimit stay mutable.
 const job: UpdateRule = (old, next) => {
-  const causes = selectorImmutable(old, next);
+  const changed = (k: string) => (deepEqual(old.spec?.[k], next.spec?.[k]) ? [] : [immutable(`spec.${k}`, next.spec?.[k])]);
   const template = (t: KObj | undefined) => ({ ...(t ?? {}), metadata: { ...(t?.metadata ?? {}), labels: undefined, annotations: undefined } });
-  if (!deepEqual(template(old.spec?.template), template(next.spec?.template))) causes.push(immutable('spec.template', next.spec?.template));
-  if (old.spec?.completions !== next.spec?.completions) causes.push(immutable('spec.completions', next.spec?.completions));
-  return causes;
+  const templateCauses = deepEqual(template(old.spec?.template), template(next.spec?.template)) ? [] : [immutable('spec.template', next.spec?.template)];
+  return [...changed('completions'), ...selectorImmutable(old, next), ...templateCauses, ...changed('completionMode'), ...changed('podFailurePolicy')];
 };
 
 const pvc: UpdateRule = (old, next) => {
