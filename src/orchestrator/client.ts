@@ -69,7 +69,8 @@ export interface OrchestratorClient {
 
 interface Call {
   path: string;
-  retry: boolean;
+  /** Extra attempts when Orchestrator did not answer: only for reads. */
+  retries: number;
   timeoutMs: number;
   signal: AbortSignal | undefined;
 }
@@ -93,9 +94,9 @@ export function orchestratorClient(opts: OrchestratorClientOptions): Orchestrato
   });
 
   const read = (path: string, o: CallOptions | undefined): Promise<unknown> =>
-    call(http, { path, retry: true, timeoutMs, signal: o?.signal }, readRetries, retryDelayMs);
+    call(http, { path, retries: readRetries, timeoutMs, signal: o?.signal }, retryDelayMs);
   const write = (path: string, o: CallOptions | undefined, ms = timeoutMs): Promise<unknown> =>
-    call(http, { path, retry: false, timeoutMs: ms, signal: o?.signal }, 0, retryDelayMs);
+    call(http, { path, retries: 0, timeoutMs: ms, signal: o?.signal }, retryDelayMs);
 
   return {
     discover: async (key, o) => {
@@ -185,12 +186,12 @@ function envelope<T>(body: unknown, path: string, decode: (v: unknown, at: At) =
   return decode(o['Details'], { route: here.route, path: 'Details' });
 }
 
-async function call(http: AxiosInstance, c: Call, retries: number, delayMs: number): Promise<unknown> {
+async function call(http: AxiosInstance, c: Call, delayMs: number): Promise<unknown> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await once(http, c);
     } catch (e) {
-      const again = c.retry && attempt < retries && e instanceof OrchestratorError && e.kind === 'unreachable';
+      const again = attempt < c.retries && e instanceof OrchestratorError && e.kind === 'unreachable';
       if (!again) throw e;
       await sleep(delayMs * 2 ** attempt, undefined, { signal: c.signal });
     }
