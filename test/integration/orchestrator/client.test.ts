@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { orchestratorClient, OrchestratorError, type OrchestratorClient, type OrchestratorErrorKind } from '../../../src/orchestrator/index.ts';
+import {
+  orchestratorClient,
+  OrchestratorError,
+  type AnalysisEntry as A,
+  type ClusterInfo as C,
+  type Instance as I,
+  type OrchestratorClient,
+  type OrchestratorErrorKind,
+  type Recovery as R,
+} from '../../../src/orchestrator/index.ts';
 
 const FIXTURES = new URL('../../fixtures/orchestrator/', import.meta.url);
 const JSON_TYPE = 'application/json; charset=UTF-8';
@@ -157,7 +166,7 @@ test('the client decodes every recorded answer it has a method for, asking the r
     await t.test(`${row.file} (${row.method} ${row.path} → ${row.status})`, async () => {
       serve(srv, row);
       srv.requests.length = 0;
-      const m = method.route.exec(row.path)!.map((s) => s ?? undefined) as string[];
+      const m = [...method.route.exec(row.path)!] as string[];
       const result = method.call(client, m);
       if (row.status === 200) decoded.set(row.file, await result);
       else {
@@ -183,10 +192,6 @@ test('decoded values are what the recorded servers were doing', () => {
     return decoded.get(file) as T;
   };
   const k = (h: string) => ({ host: h, port: 3306 });
-  type I = import('../../../src/orchestrator/index.ts').Instance;
-  type R = import('../../../src/orchestrator/index.ts').Recovery;
-  type A = import('../../../src/orchestrator/index.ts').AnalysisEntry;
-  type C = import('../../../src/orchestrator/index.ts').ClusterInfo;
 
   const master = got<I>('instance_master_127.0.0.11_3306.json');
   assert.deepEqual([master.key, master.master, master.readOnly, master.clusterAlias, master.clusterName], [k('127.0.0.11'), null, false, 'labcluster', '127.0.0.11:3306']);
