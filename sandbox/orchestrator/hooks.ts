@@ -18,6 +18,8 @@ export interface HookContext {
   failed: Key;
   clusterName: string;
   clusterAlias: string;
+  /** No DetectClusterDomainQuery: the cluster name in recoveries, empty in graceful takeovers (as recorded). */
+  clusterDomain: string;
   replicas: Key[];
   isDowntimed: boolean;
   autoMasterRecovery: boolean;
@@ -42,8 +44,7 @@ export function placeholders(c: HookContext): Map<string, string> {
     ['failedPort', String(c.failed.port)],
     ['failureCluster', c.clusterName],
     ['failureClusterAlias', c.clusterAlias],
-    // No DetectClusterDomainQuery: Orchestrator falls back to the cluster name.
-    ['failureClusterDomain', c.clusterName],
+    ['failureClusterDomain', c.clusterDomain],
     ['countSlaves', String(c.replicas.length)],
     ['countReplicas', String(c.replicas.length)],
     ['isDowntimed', String(c.isDowntimed)],

@@ -127,7 +127,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   function hookContext(a: { failed: InstanceState; replicas: Key[]; clusterName: string; clusterAlias: string }, over: Partial<HookContext>): HookContext {
     return {
       failureType: 'DeadMaster', failureDescription: '', command: '', failed: a.failed.key, clusterName: a.clusterName,
-      clusterAlias: a.clusterAlias, replicas: a.replicas, isDowntimed: false,
+      clusterAlias: a.clusterAlias, clusterDomain: a.clusterName, replicas: a.replicas, isDowntimed: false,
       autoMasterRecovery: autoRecovers(cfg, a.clusterName, a.clusterAlias), orchestratorHost: orcHost,
       recoveryUID: '', isSuccessful: false, successor: null, ...over,
     };
@@ -156,6 +156,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     clusterAlias: string;
     description: string;
     command: string;
+    clusterDomain: string;
     designated: InstanceState | null;
   }
 
@@ -172,7 +173,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     recoveries.push(rec);
     const base = { failed: f.failed, replicas: rec.replicas, clusterName: f.clusterName, clusterAlias: f.clusterAlias };
     const ctx = (over: Partial<HookContext>): HookContext =>
-      hookContext(base, { failureDescription: f.description, command: f.command, recoveryUID: rec.uid, ...over });
+      hookContext(base, { failureDescription: f.description, command: f.command, recoveryUID: rec.uid, clusterDomain: f.clusterDomain, ...over });
     const end = (): RecoveryRecord => {
       rec.active = false;
       rec.endedAt = new Date();
@@ -217,7 +218,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   }
 
   /** OnFailureDetection runs once per instance and actionable flag until the block period ends. */
-  async function detect(a: Analysis, clusterName: string, clusterAlias: string, command: string): Promise<void> {
+  async function detect(a: Analysis, clusterName: string, clusterAlias: string, command: string, clusterDomain = clusterName): Promise<void> {
     const id = `${keyText(a.master.key)}|${a.actionable}`;
     const blockMs = cfg.failureDetectionPeriodBlockMinutes * 60000;
     if (command === '' && (detections.get(id) ?? -Infinity) + blockMs > Date.now()) return;
@@ -225,7 +226,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     detectionCount += 1;
     await hooks('OnFailureDetectionProcesses', hookContext(
       { failed: a.master, replicas: a.replicas.map((r) => r.key), clusterName, clusterAlias },
-      { failureType: a.code, failureDescription: a.description, command, recoveryUID: uid() },
+      { failureType: a.code, failureDescription: a.description, command, recoveryUID: uid(), clusterDomain },
     )).catch((e: Error) => process.stderr.write(`orchestrator stand-in: OnFailureDetectionProcesses failed: ${e.message}\n`));
   }
 
@@ -236,7 +237,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       await detect(a, clusterName, clusterAlias, '');
       if (!a.actionable || !autoRecovers(cfg, clusterName, clusterAlias)) continue;
       if ((blockedUntil.get(clusterName) ?? 0) > Date.now()) continue;
-      const rec = await recover({ failed: a.master, replicas: a.replicas, clusterName, clusterAlias, description: a.description, command: '', designated: null });
+      const rec = await recover({ failed: a.master, replicas: a.replicas, clusterName, clusterAlias, description: a.description, command: '', clusterDomain: clusterName, designated: null });
       if (!rec.successful) blockedUntil.set(clusterName, Date.now() + cfg.recoveryPeriodBlockSeconds * 1000);
     }
   }
@@ -271,13 +272,13 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const designated = designatedKey ? replicas.find((r) => sameKey(r.key, designatedKey)) : chooseSuccessor(replicas);
     if (!designated) throw new ApiError(designatedKey ? `GracefulMasterTakeover: designated instance ${keyText(designatedKey)} is not a direct replica of ${keyText(master.key)}` : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`);
     const clusterAlias = clusterAliasOf(instances, clusterName);
+    const base = { failed: master, replicas: [designated.key], clusterName, clusterAlias };
     // The siblings move below the designated replica first, so it is the master's only replica.
     for (const r of replicas) if (r !== designated) await repoint(r, designated.key, 'slave_pos', true);
-    const base = { failed: master, replicas: [designated.key], clusterName, clusterAlias };
     const command = 'graceful-master-takeover';
     try {
       await hooks('PreGracefulTakeoverProcesses', hookContext(base, {
-        command, isSuccessful: true, successor: { key: designated.key, alias: '', binlogCoordinates: null },
+        command, clusterDomain: '', isSuccessful: true, successor: { key: designated.key, alias: '', binlogCoordinates: null },
       }));
     } catch (e) {
       throw new ApiError(`Failed running PreGracefulTakeoverProcesses: ${(e as Error).message}`);
@@ -286,13 +287,13 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     await m.setReadOnly(true);
     master.readOnly = true;
     await waitCaughtUp(await nodeFor(designated.key), await m.gtidExecuted());
-    await detect({ code: 'DeadMaster', description: '', actionable: true, master, replicas: [designated] }, clusterName, clusterAlias, command);
-    const rec = await recover({ failed: master, replicas: [designated], clusterName, clusterAlias, description: '', command, designated });
+    await detect({ code: 'DeadMaster', description: '', actionable: true, master, replicas: [designated] }, clusterName, clusterAlias, command, '');
+    const rec = await recover({ failed: master, replicas: [designated], clusterName, clusterAlias, description: '', command, clusterDomain: '', designated });
     if (!rec.successful) throw new ApiError(`GracefulMasterTakeover: ${rec.errors.join('; ')}`);
     // As recorded: current_pos for the demoted master; only the -auto variant starts it.
     await repoint(master, designated.key, 'current_pos', auto);
     const after = hookContext(base, {
-      command, recoveryUID: rec.uid, isSuccessful: true,
+      command, clusterDomain: '', recoveryUID: rec.uid, isSuccessful: true,
       successor: { key: designated.key, alias: designated.instanceAlias, binlogCoordinates: null },
     });
     const binlog = await (await nodeFor(designated.key)).binlogPosition();
