@@ -55,6 +55,12 @@ export interface ReadOnlyState {
   superReadOnly: boolean | null;
 }
 
+/** Where the server's own binlog ends (SHOW MASTER STATUS); null with the binlog off. */
+export interface BinlogPosition {
+  file: string;
+  position: number;
+}
+
 export interface SeedResult {
   seeded: boolean;
   /** The backup's GTID set, when the datadir came from a backup. */
@@ -84,6 +90,12 @@ export interface MysqlNode {
   /** After a clone or restore: seeds `backup_gtid_purged` once; a second call does nothing. */
   seedGtidAfterClone(): Promise<SeedResult>;
   gtidExecuted(): Promise<string>;
+  binlogPosition(): Promise<BinlogPosition | null>;
+  /**
+   * Runs a query that configuration supplies as text (Orchestrator's DetectClusterAliasQuery,
+   * ReplicationCredentialsQuery) and returns the first row's columns as text; [] without a row.
+   */
+  firstRowOf(query: string): Promise<string[]>;
   getStatusValue(name: string): Promise<string | null>;
   /** Written with the binlog off: sys_operator.status is per node. Works on a read-only server. */
   setStatusValue(name: string, value: string): Promise<void>;
@@ -344,6 +356,20 @@ class Node implements MysqlNode {
 
   gtidExecuted(): Promise<string> {
     return this.exclusive(() => this.gtidNow());
+  }
+
+  binlogPosition(): Promise<BinlogPosition | null> {
+    return this.exclusive(async () => {
+      const row = (await this.q(showBinlogStatusStatement(this.flavour)))[0];
+      return row ? { file: String(row['File']), position: Number(row['Position']) } : null;
+    });
+  }
+
+  firstRowOf(query: string): Promise<string[]> {
+    return this.exclusive(async () => {
+      const row = (await this.q(stmt(query)))[0];
+      return row ? Object.values(row).map((v) => (v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v))) : [];
+    });
   }
 
   getStatusValue(name: string): Promise<string | null> {

@@ -1,0 +1,136 @@
+// Pure: what the stand-in concludes from the instances it polls, and whom it promotes.
+import { keyText, type Key } from './hooks.ts';
+
+export interface Downtime {
+  owner: string;
+  reason: string;
+  endsAt: Date;
+}
+
+export interface InstanceState {
+  key: Key;
+  /** False from the first failed check until a check succeeds again. */
+  lastCheckValid: boolean;
+  /** Failed checks in a row. */
+  failedChecks: number;
+  lastSeen: Date | null;
+  firstSeen: Date;
+  serverId: number;
+  version: string;
+  versionComment: string;
+  readOnly: boolean;
+  instanceAlias: string;
+  suggestedClusterAlias: string;
+  master: Key | null;
+  ioRunning: boolean;
+  sqlRunning: boolean;
+  usingGtid: boolean;
+  /** MariaDB gtid_slave_pos (replicas) or gtid_current_pos (a master). */
+  gtidPosition: string;
+  /** Gtid_IO_Pos: what the IO thread has fetched, applied or not. */
+  gtidReceived: string;
+  lastIoError: string;
+  lastSqlError: string;
+  secondsBehind: number | null;
+  binlog: { file: string; position: number } | null;
+  downtime: Downtime | null;
+}
+
+export const sameKey = (a: Key | null, b: Key | null): boolean => a !== null && b !== null && a.host === b.host && a.port === b.port;
+
+export function replicasOf(all: readonly InstanceState[], master: Key): InstanceState[] {
+  return all.filter((i) => sameKey(i.master, master));
+}
+
+/** The top of the replication chain `i` belongs to (itself when it has no known master). */
+export function rootOf(all: readonly InstanceState[], i: InstanceState): InstanceState {
+  let cur = i;
+  for (let hops = 0; hops < all.length; hops++) {
+    const up = all.find((x) => sameKey(x.key, cur.master));
+    if (!up) return cur;
+    cur = up;
+  }
+  return cur;
+}
+
+/** Orchestrator names a cluster after its master: `host:port`, a new name after each promotion. */
+export const clusterNameOf = (all: readonly InstanceState[], i: InstanceState): string => keyText(rootOf(all, i).key);
+
+/**
+ * The alias a live member suggests (DetectClusterAliasQuery), else the name: a dead old master
+ * left alone in its own cluster loses the alias to the cluster that carries on (as recorded).
+ */
+export function clusterAliasOf(all: readonly InstanceState[], clusterName: string): string {
+  const members = all.filter((i) => clusterNameOf(all, i) === clusterName);
+  const live = members.find((i) => i.lastCheckValid && i.suggestedClusterAlias !== '');
+  return live?.suggestedClusterAlias ?? clusterName;
+}
+
+export type AnalysisCode = 'DeadMaster' | 'UnreachableMaster';
+
+export interface Analysis {
+  code: AnalysisCode;
+  description: string;
+  /** Only DeadMaster leads to a recovery. */
+  actionable: boolean;
+  master: InstanceState;
+  replicas: InstanceState[];
+}
+
+export const DESCRIPTIONS: Record<AnalysisCode, string> = {
+  DeadMaster: 'Master cannot be reached by orchestrator and none of its replicas is replicating',
+  UnreachableMaster: 'Master cannot be reached by orchestrator but it has replicating replicas; possibly a network/host issue',
+};
+
+const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
+
+/**
+ * A master that fails its check is first UnreachableMaster: the replicas' state the stand-in
+ * holds is older than the failed check (the real one reported it ~1 s before DeadMaster in every
+ * recorded kill). It is DeadMaster once it failed again and no replica's IO thread runs.
+ */
+export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
+  const out: Analysis[] = [];
+  for (const m of all) {
+    if (m.master !== null || m.lastCheckValid || isDowntimed(m, now)) continue;
+    const replicas = replicasOf(all, m.key);
+    if (replicas.length === 0) continue;
+    const dead = m.failedChecks >= 2 && replicas.every((r) => !r.ioRunning);
+    const code: AnalysisCode = dead ? 'DeadMaster' : 'UnreachableMaster';
+    out.push({ code, description: DESCRIPTIONS[code], actionable: dead, master: m, replicas });
+  }
+  return out;
+}
+
+function gtidSeqs(pos: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const part of pos.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+    const [domain, , seq] = part.split('-');
+    if (domain !== undefined && seq !== undefined) m.set(domain, Math.max(m.get(domain) ?? 0, Number(seq)));
+  }
+  return m;
+}
+
+/** True when position `a` holds every transaction of position `b` (per GTID domain). */
+export function gtidCovers(a: string, b: string): boolean {
+  const as = gtidSeqs(a);
+  for (const [domain, seq] of gtidSeqs(b)) if ((as.get(domain) ?? 0) < seq) return false;
+  return true;
+}
+
+const gtidTotal = (pos: string): number => [...gtidSeqs(pos).values()].reduce((a, b) => a + b, 0);
+
+/** The reachable replica that applied the most; ties go to the lowest key, so runs repeat. */
+export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceState | null {
+  const candidates = replicas.filter((r) => r.lastCheckValid && r.downtime === null).sort((a, b) =>
+    gtidTotal(b.gtidPosition) - gtidTotal(a.gtidPosition) || keyText(a.key).localeCompare(keyText(b.key)));
+  return candidates[0] ?? null;
+}
+
+/**
+ * FailMasterPromotionIfSQLThreadNotUpToDate: a candidate whose IO thread fetched more than its
+ * SQL thread applied would lose those transactions when promoted.
+ */
+export function sqlThreadBehind(r: InstanceState): boolean {
+  return !gtidCovers(r.gtidPosition, r.gtidReceived);
+}

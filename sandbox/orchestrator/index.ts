@@ -1,0 +1,480 @@
+// An Orchestrator stand-in for tests and the sandbox, never shipped: it answers the routes of
+// fixtures/orchestrator/ in the recorded shapes, polls the MariaDB servers it discovered, and on a
+// dead master performs a real failover with the recorded hook calls. See docs/orchestrator-stand-in.md.
+import { randomBytes, createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { connectNode, MysqlError, type MysqlNode } from '../../src/mysql/index.ts';
+import {
+  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, gtidCovers, replicasOf, rootOf, sameKey, sqlThreadBehind,
+  type Analysis, type InstanceState,
+} from './analysis.ts';
+import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
+import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
+import { clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
+
+export interface StandInOptions {
+  config: StandInConfig;
+  host?: string;
+  port?: number;
+  /** `{orchestratorHost}`: os.hostname() by default, as the real one. */
+  orchestratorHost?: string;
+}
+
+export interface StandIn {
+  readonly url: string;
+  /** Poll rounds finished (an observable barrier for tests). */
+  readonly pollRounds: number;
+  stop(): Promise<void>;
+}
+
+class ApiError extends Error {
+  /** Orchestrator prefixes some messages with its log timestamp. */
+  readonly logged: boolean;
+  constructor(message: string, logged = false) {
+    super(message);
+    this.logged = logged;
+  }
+}
+
+const LOST_IN_RECOVERY_MS = 365 * 24 * 3600 * 1000;
+const CATCH_UP_TIMEOUT_MS = 10000;
+
+export async function startOrchestratorStandIn(opts: StandInOptions): Promise<StandIn> {
+  const cfg = opts.config;
+  const orcHost = opts.orchestratorHost ?? hostname();
+  const token = randomBytes(32).toString('hex');
+  const startedAt = new Date();
+  const instances: InstanceState[] = [];
+  const nodes = new Map<string, MysqlNode>();
+  const recoveries: RecoveryRecord[] = [];
+  const detections = new Map<string, number>();
+  const blockedUntil = new Map<string, number>();
+  let detectionCount = 0;
+  let rounds = 0;
+  let stopped = false;
+  // Recoveries, takeovers and polling take turns: one changes the topology at a time.
+  let turn: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = turn.then(fn, fn);
+    turn = run.catch(() => undefined);
+    return run;
+  };
+
+  const find = (k: Key): InstanceState | undefined => instances.find((i) => sameKey(i.key, k));
+  const uid = (): string => `${BigInt(Date.now()) * 1000000n + BigInt(process.hrtime()[1] % 1000000)}:${createHash('sha256').update(randomBytes(16)).digest('hex')}`;
+
+  async function nodeFor(k: Key): Promise<MysqlNode> {
+    const existing = nodes.get(keyText(k));
+    if (existing) return existing;
+    const n = await connectNode({
+      host: k.host, port: k.port, user: cfg.topologyUser, password: cfg.topologyPassword,
+      connectTimeoutMs: cfg.connectTimeoutSeconds * 1000, queryTimeoutMs: 5000,
+    });
+    nodes.set(keyText(k), n);
+    return n;
+  }
+
+  function dropNode(k: Key): void {
+    const n = nodes.get(keyText(k));
+    nodes.delete(keyText(k));
+    void n?.close();
+  }
+
+  /** Reads one server; returns its state or throws the connection error. */
+  async function read(k: Key, prev: InstanceState | undefined): Promise<InstanceState> {
+    let n: MysqlNode;
+    try {
+      n = await nodeFor(k);
+      const info = await n.serverInfo();
+      const readOnly = await n.isReadOnly();
+      const repl = await n.replicationStatus();
+      const binlog = await n.binlogPosition();
+      const alias = cfg.detectClusterAliasQuery ? (await n.firstRowOf(cfg.detectClusterAliasQuery))[0] ?? '' : '';
+      const instanceAlias = cfg.detectInstanceAliasQuery ? (await n.firstRowOf(cfg.detectInstanceAliasQuery))[0] ?? '' : '';
+      const now = new Date();
+      return {
+        key: k, lastCheckValid: true, failedChecks: 0, lastSeen: now, firstSeen: prev?.firstSeen ?? now,
+        serverId: info.serverId, version: info.version, versionComment: info.versionComment, readOnly,
+        instanceAlias, suggestedClusterAlias: alias,
+        master: repl && repl.masterHost !== '' ? { host: repl.masterHost, port: repl.masterPort } : null,
+        ioRunning: repl?.ioRunning ?? false, sqlRunning: repl?.sqlRunning ?? false, usingGtid: repl?.usingGtid ?? false,
+        gtidPosition: repl ? repl.gtidExecuted : info.gtidExecuted, gtidReceived: repl?.gtidReceived ?? '',
+        lastIoError: repl?.lastIoError ?? '', lastSqlError: repl?.lastSqlError ?? '', secondsBehind: repl?.secondsBehind ?? null,
+        binlog, downtime: prev?.downtime ?? null,
+      };
+    } catch (e) {
+      dropNode(k);
+      throw e;
+    }
+  }
+
+  async function poll(k: Key): Promise<void> {
+    const prev = find(k);
+    try {
+      const next = await read(k, prev);
+      if (prev) Object.assign(prev, next);
+      else instances.push(next);
+    } catch {
+      if (prev) {
+        prev.lastCheckValid = false;
+        prev.failedChecks += 1;
+      }
+    }
+  }
+
+  function hookContext(a: { failed: InstanceState; replicas: Key[]; clusterName: string; clusterAlias: string }, over: Partial<HookContext>): HookContext {
+    return {
+      failureType: 'DeadMaster', failureDescription: '', command: '', failed: a.failed.key, clusterName: a.clusterName,
+      clusterAlias: a.clusterAlias, clusterDomain: a.clusterName, replicas: a.replicas, isDowntimed: false,
+      autoMasterRecovery: autoRecovers(cfg, a.clusterName, a.clusterAlias), orchestratorHost: orcHost,
+      recoveryUID: '', isSuccessful: false, successor: null, ...over,
+    };
+  }
+
+  const hooks = (list: HookList, c: HookContext): Promise<void> => runHooks(cfg.hooks[list], c);
+
+  async function replicationCredentials(n: MysqlNode): Promise<{ user: string; password: string }> {
+    const [user, password] = await n.firstRowOf(cfg.replicationCredentialsQuery);
+    if (!user) throw new Error('ReplicationCredentialsQuery returned no user');
+    return { user, password: password ?? '' };
+  }
+
+  /** Points `replica` at `master` and starts it. */
+  async function repoint(replica: InstanceState, master: Key, pos: 'slave_pos' | 'current_pos', start: boolean): Promise<void> {
+    const n = await nodeFor(replica.key);
+    await n.pointAt(master, await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
+    if (start) await n.startReplication();
+    replica.master = master;
+  }
+
+  interface Failure {
+    failed: InstanceState;
+    replicas: InstanceState[];
+    clusterName: string;
+    clusterAlias: string;
+    description: string;
+    command: string;
+    clusterDomain: string;
+    designated: InstanceState | null;
+  }
+
+  /**
+   * PreFailover, promotion, repointing, Post* hooks: the part automatic recoveries and graceful
+   * takeovers share. Returns the record; a failed recovery leaves the topology as it was.
+   */
+  async function recover(f: Failure): Promise<RecoveryRecord> {
+    const rec: RecoveryRecord = {
+      id: recoveries.length + 1, uid: uid(), analysis: 'DeadMaster', failed: f.failed.key, clusterName: f.clusterName,
+      clusterAlias: f.clusterAlias, replicas: f.replicas.map((r) => r.key), successor: null, successorAlias: '',
+      active: true, successful: false, errors: [], startedAt: new Date(), endedAt: null, acknowledged: null, detectionId: detectionCount,
+    };
+    recoveries.push(rec);
+    const base = { failed: f.failed, replicas: rec.replicas, clusterName: f.clusterName, clusterAlias: f.clusterAlias };
+    const ctx = (over: Partial<HookContext>): HookContext =>
+      hookContext(base, { failureDescription: f.description, command: f.command, recoveryUID: rec.uid, clusterDomain: f.clusterDomain, ...over });
+    const end = (): RecoveryRecord => {
+      rec.active = false;
+      rec.endedAt = new Date();
+      return rec;
+    };
+    try {
+      await hooks('PreFailoverProcesses', ctx({}));
+    } catch (e) {
+      // Aborted before anything changed: no Post* hook, tried again after RecoveryPeriodBlockSeconds.
+      rec.errors.push(`Failed running PreFailoverProcesses: ${(e as Error).message}`);
+      return end();
+    }
+    const candidate = f.designated ?? chooseSuccessor(f.replicas);
+    if (!candidate || (f.designated === null && sqlThreadBehind(candidate))) {
+      rec.errors.push(candidate ? `promotion of ${keyText(candidate.key)} refused: its SQL thread is not up to date` : 'no candidate replica');
+      await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((e: Error) => rec.errors.push(e.message));
+      return end();
+    }
+    try {
+      const n = await nodeFor(candidate.key);
+      await n.resetReplication();
+      await n.setReadOnly(false);
+      candidate.master = null;
+      candidate.readOnly = false;
+      for (const r of f.replicas) if (r !== candidate) await repoint(r, candidate.key, 'slave_pos', true);
+      const binlog = await n.binlogPosition();
+      f.failed.downtime = { owner: orcHost, reason: 'lost-in-recovery', endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) };
+      rec.successor = candidate.key;
+      rec.successorAlias = candidate.instanceAlias;
+      rec.successful = true;
+      const done = ctx({
+        isSuccessful: true,
+        successor: { key: candidate.key, alias: candidate.instanceAlias, binlogCoordinates: binlog ? `${binlog.file}:${binlog.position}` : null },
+      });
+      await hooks('PostMasterFailoverProcesses', done).catch((e: Error) => rec.errors.push(e.message));
+      await hooks('PostFailoverProcesses', done).catch((e: Error) => rec.errors.push(e.message));
+    } catch (e) {
+      rec.errors.push((e as Error).message);
+      await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((err: Error) => rec.errors.push(err.message));
+    }
+    return end();
+  }
+
+  /** OnFailureDetection runs once per instance and actionable flag until the block period ends. */
+  async function detect(a: Analysis, clusterName: string, clusterAlias: string, command: string, clusterDomain = clusterName): Promise<void> {
+    const id = `${keyText(a.master.key)}|${a.actionable}`;
+    const blockMs = cfg.failureDetectionPeriodBlockMinutes * 60000;
+    if (command === '' && (detections.get(id) ?? -Infinity) + blockMs > Date.now()) return;
+    detections.set(id, Date.now());
+    detectionCount += 1;
+    await hooks('OnFailureDetectionProcesses', hookContext(
+      { failed: a.master, replicas: a.replicas.map((r) => r.key), clusterName, clusterAlias },
+      { failureType: a.code, failureDescription: a.description, command, recoveryUID: uid(), clusterDomain },
+    )).catch((e: Error) => process.stderr.write(`orchestrator stand-in: OnFailureDetectionProcesses failed: ${e.message}\n`));
+  }
+
+  async function checkAndRecover(): Promise<void> {
+    for (const a of analyze(instances, new Date())) {
+      const clusterName = clusterNameOf(instances, a.master);
+      const clusterAlias = clusterAliasOf(instances, clusterName);
+      await detect(a, clusterName, clusterAlias, '');
+      if (!a.actionable || !autoRecovers(cfg, clusterName, clusterAlias)) continue;
+      if ((blockedUntil.get(clusterName) ?? 0) > Date.now()) continue;
+      const rec = await recover({ failed: a.master, replicas: a.replicas, clusterName, clusterAlias, description: a.description, command: '', clusterDomain: clusterName, designated: null });
+      if (!rec.successful) blockedUntil.set(clusterName, Date.now() + cfg.recoveryPeriodBlockSeconds * 1000);
+    }
+  }
+
+  async function pollLoop(): Promise<void> {
+    while (!stopped) {
+      await exclusive(async () => {
+        await Promise.all(instances.map((i) => poll(i.key)));
+        await checkAndRecover();
+      }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
+      rounds += 1;
+      if (!stopped) await sleep(cfg.instancePollSeconds * 1000);
+    }
+  }
+
+  async function waitCaughtUp(n: MysqlNode, target: string): Promise<void> {
+    const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
+    for (;;) {
+      const st = await n.replicationStatus();
+      if (st && gtidCovers(st.gtidExecuted, target)) return;
+      if (Date.now() > deadline) throw new ApiError(`designated instance did not catch up with ${target} within ${CATCH_UP_TIMEOUT_MS / 1000}s`);
+      await sleep(50);
+    }
+  }
+
+  /** graceful-master-takeover(-auto): demote, let the successor catch up, promote, repoint the old master. */
+  async function gracefulTakeover(hint: string, designatedKey: Key | null, auto: boolean): Promise<RecoveryRecord> {
+    const clusterName = resolveCluster(hint);
+    const master = instances.find((i) => i.master === null && clusterNameOf(instances, i) === clusterName);
+    if (!master || !master.lastCheckValid) throw new ApiError(`Cannot deduce cluster master for ${clusterName}`);
+    const replicas = replicasOf(instances, master.key);
+    const designated = designatedKey ? replicas.find((r) => sameKey(r.key, designatedKey)) : chooseSuccessor(replicas);
+    if (!designated) throw new ApiError(designatedKey ? `GracefulMasterTakeover: designated instance ${keyText(designatedKey)} is not a direct replica of ${keyText(master.key)}` : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`);
+    const clusterAlias = clusterAliasOf(instances, clusterName);
+    const base = { failed: master, replicas: [designated.key], clusterName, clusterAlias };
+    // The siblings move below the designated replica first, so it is the master's only replica.
+    for (const r of replicas) if (r !== designated) await repoint(r, designated.key, 'slave_pos', true);
+    const command = 'graceful-master-takeover';
+    try {
+      await hooks('PreGracefulTakeoverProcesses', hookContext(base, {
+        command, clusterDomain: '', isSuccessful: true, successor: { key: designated.key, alias: '', binlogCoordinates: null },
+      }));
+    } catch (e) {
+      throw new ApiError(`Failed running PreGracefulTakeoverProcesses: ${(e as Error).message}`);
+    }
+    const m = await nodeFor(master.key);
+    await m.setReadOnly(true);
+    master.readOnly = true;
+    await waitCaughtUp(await nodeFor(designated.key), await m.gtidExecuted());
+    await detect({ code: 'DeadMaster', description: '', actionable: true, master, replicas: [designated] }, clusterName, clusterAlias, command, '');
+    const rec = await recover({ failed: master, replicas: [designated], clusterName, clusterAlias, description: '', command, clusterDomain: '', designated });
+    if (!rec.successful) throw new ApiError(`GracefulMasterTakeover: ${rec.errors.join('; ')}`);
+    // As recorded: current_pos for the demoted master; only the -auto variant starts it.
+    await repoint(master, designated.key, 'current_pos', auto);
+    const after = hookContext(base, {
+      command, clusterDomain: '', recoveryUID: rec.uid, isSuccessful: true,
+      successor: { key: designated.key, alias: designated.instanceAlias, binlogCoordinates: null },
+    });
+    const binlog = await (await nodeFor(designated.key)).binlogPosition();
+    if (after.successor && binlog) after.successor.binlogCoordinates = `${binlog.file}:${binlog.position}`;
+    await hooks('PostGracefulTakeoverProcesses', after).catch((e: Error) => rec.errors.push(e.message));
+    return rec;
+  }
+
+  function resolveCluster(hint: string): string {
+    const names = [...new Set(instances.map((i) => clusterNameOf(instances, i)))];
+    if (names.includes(hint)) return hint;
+    const byAlias = names.find((n) => clusterAliasOf(instances, n) === hint);
+    if (byAlias) return byAlias;
+    const byInstance = instances.find((i) => keyText(i.key) === hint);
+    if (byInstance) return clusterNameOf(instances, byInstance);
+    throw new ApiError(`Unable to determine cluster name. clusterHint=${hint}`, true);
+  }
+
+  function parseKey(host: string | undefined, port: string | undefined): Key {
+    if (!host || !port || !/^\d+$/.test(port)) throw new ApiError(`Invalid port: ${port ?? ''}`);
+    return { host, port: Number(port) };
+  }
+
+  function known(k: Key): InstanceState {
+    const i = find(k);
+    if (!i) throw new ApiError(`Cannot read instance: ${keyText(k)}`);
+    return i;
+  }
+
+  function dialError(k: Key, e: unknown): ApiError {
+    if (e instanceof MysqlError && e.code === 'ECONNREFUSED') return new ApiError(`dial tcp ${keyText(k)}: connect: connection refused`);
+    return new ApiError(e instanceof Error ? e.message : String(e));
+  }
+
+  const members = (clusterName: string): InstanceState[] => instances.filter((i) => clusterNameOf(instances, i) === clusterName);
+  const ok = (message: string, details: unknown): unknown => ({ Code: 'OK', Message: message, Details: details });
+  const inst = (i: InstanceState): unknown => instanceJson(instances, i, new Date());
+  const autoFor = (name: string): boolean => autoRecovers(cfg, name, clusterAliasOf(instances, name));
+  const recJson = (r: RecoveryRecord): unknown => recoveryJson(r, orcHost, autoFor(r.clusterName));
+
+  async function route(parts: string[], q: URLSearchParams): Promise<unknown> {
+    const [a, b, c, d] = parts;
+    switch (a) {
+      case 'health':
+      case 'status':
+        return healthJson(orcHost, token, startedAt, new Date());
+      case 'discover': {
+        const k = parseKey(b, c);
+        return exclusive(async () => {
+          try {
+            const next = await read(k, find(k));
+            const prev = find(k);
+            if (prev) Object.assign(prev, next);
+            else instances.push(next);
+            return ok(`Instance discovered: ${keyText(k)}`, inst(find(k) ?? next));
+          } catch (e) {
+            throw dialError(k, e);
+          }
+        });
+      }
+      case 'forget': {
+        const k = parseKey(b, c);
+        const i = find(k);
+        if (!i) throw new ApiError(`ForgetInstance(): instance ${keyText(k)} not found`, true);
+        instances.splice(instances.indexOf(i), 1);
+        dropNode(k);
+        return ok(`Instance forgotten: ${keyText(k)}`, keyJson(k));
+      }
+      case 'instance':
+        return inst(known(parseKey(b, c)));
+      case 'all-instances':
+        return instances.map(inst);
+      case 'clusters':
+        return [...new Set(instances.map((i) => clusterNameOf(instances, i)))];
+      case 'clusters-info':
+        return [...new Set(instances.map((i) => clusterNameOf(instances, i)))].map((n) => clusterInfoJson(instances, n, autoFor(n)));
+      case 'cluster':
+        return members(resolveCluster(b === 'alias' ? c ?? '' : b ?? '')).map(inst);
+      case 'cluster-info': {
+        const n = resolveCluster(b === 'alias' ? c ?? '' : b ?? '');
+        return clusterInfoJson(instances, n, autoFor(n));
+      }
+      case 'master': {
+        const n = resolveCluster(b ?? '');
+        const m = members(n).find((i) => i.master === null) ?? rootOf(instances, members(n)[0] ?? known({ host: n, port: 0 }));
+        return inst(m);
+      }
+      case 'audit-recovery': {
+        let list = [...recoveries].reverse();
+        if (b === 'cluster') list = list.filter((r) => r.clusterName === c);
+        if (b === 'alias') list = list.filter((r) => r.clusterAlias === c);
+        if (q.get('unacknowledged') === 'true') list = list.filter((r) => r.acknowledged === null);
+        return list.map(recJson);
+      }
+      case 'ack-recovery': {
+        const n = resolveCluster(b === 'cluster' || b === 'alias' ? c ?? '' : b ?? '');
+        const comment = q.get('comment') ?? '';
+        if (comment === '') throw new ApiError('No acknowledge comment given');
+        const alias = clusterAliasOf(instances, n);
+        for (const r of recoveries) {
+          if ((r.clusterName === n || r.clusterAlias === alias) && !r.acknowledged) r.acknowledged = { at: new Date(), by: orcHost, comment };
+        }
+        return ok('Acknowledged cluster recoveries', n);
+      }
+      case 'replication-analysis':
+        return ok('Analysis', analyze(instances, new Date()).map((x) => ({ AnalyzedInstanceKey: keyJson(x.master.key), Analysis: x.code, Description: x.description })));
+      case 'begin-downtime': {
+        const k = parseKey(b, c);
+        const i = known(k);
+        const duration = parts[5] ?? '';
+        const m = /^(\d+)([smhd])$/.exec(duration);
+        if (!m) throw new ApiError(`Cannot parse simple time: ${duration}`);
+        const unit = { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
+        i.downtime = { owner: d ?? '', reason: parts[4] ?? '', endsAt: new Date(Date.now() + Number(m[1]) * unit * 1000) };
+        return ok(`Downtime begun: ${keyText(k)}`, keyJson(k));
+      }
+      case 'end-downtime': {
+        const k = parseKey(b, c);
+        known(k).downtime = null;
+        return ok(`Downtime ended: ${keyText(k)}`, keyJson(k));
+      }
+      case 'set-read-only':
+      case 'set-writeable': {
+        const k = parseKey(b, c);
+        const readOnly = a === 'set-read-only';
+        try {
+          await (await nodeFor(k)).setReadOnly(readOnly);
+        } catch (e) {
+          throw dialError(k, e);
+        }
+        await poll(k);
+        return ok(readOnly ? 'Server set as read-only' : 'Server set as writeable', inst(known(k)));
+      }
+      case 'graceful-master-takeover':
+      case 'graceful-master-takeover-auto': {
+        const designated = c !== undefined ? parseKey(c, d) : null;
+        if (designated === null && a === 'graceful-master-takeover') throw new ApiError('GracefulMasterTakeover: designated instance required');
+        const rec = await exclusive(() => gracefulTakeover(b ?? '', designated, a === 'graceful-master-takeover-auto'));
+        return ok('graceful-master-takeover: successor promoted', recJson(rec));
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://stand-in');
+    const parts = url.pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    const notFound = (): void => {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found');
+    };
+    if (req.method !== 'GET' || parts[0] !== 'api') return notFound();
+    try {
+      const body = await route(parts.slice(1), url.searchParams);
+      if (body === undefined) return notFound();
+      res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
+    } catch (e) {
+      const message = e instanceof ApiError && e.logged ? `${plainTime(new Date())} ERROR ${e.message}` : (e as Error).message;
+      res.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify({ Code: 'ERROR', Message: message, Details: null }));
+    }
+  }
+
+  const server: Server = createServer((req, res) => { void handle(req, res); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('orchestrator stand-in: no TCP address');
+  const loop = pollLoop();
+  return {
+    url: `http://${addr.address}:${addr.port}`,
+    get pollRounds() { return rounds; },
+    stop: async () => {
+      stopped = true;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await loop;
+      for (const n of nodes.values()) await n.close();
+      nodes.clear();
+    },
+  };
+}
+
