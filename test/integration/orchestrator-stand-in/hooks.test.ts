@@ -1,6 +1,6 @@
 // The Orchestrator stand-in against three real MariaDB servers: the hook calls it makes in a
 // graceful takeover and in a failover whose PreFailover fails first match what Orchestrator 3.2.6
-// made in the recordings of ../shared/fixtures/orchestrator/hooks/ (order, placeholder and ORC_*
+// made in the recordings of test/fixtures/orchestrator/hooks/ (a copy of ../shared's) (order, placeholder and ORC_*
 // values; hosts by role, recovery UIDs by identity, times, coordinates and aliases masked).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { startOrchestratorStandIn } from '../../../sandbox/orchestrator/index.ts
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 
-const HOOKS = new URL('../../../../shared/fixtures/orchestrator/hooks/', import.meta.url).pathname;
+const HOOKS = new URL('../../fixtures/orchestrator/hooks/', import.meta.url).pathname;
 
 interface HookCall {
   hook: string;
