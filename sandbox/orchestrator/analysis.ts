@@ -85,9 +85,11 @@ export const DESCRIPTIONS: Record<AnalysisCode, string> = {
 const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
 
 /**
- * A master that fails its check is first UnreachableMaster: the replicas' state the stand-in
- * holds is older than the failed check (the real one reported it ~1 s before DeadMaster in every
- * recorded kill). It is DeadMaster once it failed again and no replica's IO thread runs.
+ * A master that fails its check is DeadMaster when none of its replicas replicates (both threads
+ * running), else UnreachableMaster. At the first failed check the replicas' IO threads count as
+ * running: the real one's view of the replicas lagged the master's check, so a plain kill was
+ * UnreachableMaster ~1 s before DeadMaster in every recording, while replicas whose SQL thread was
+ * stopped made it DeadMaster at once (failover-unsuccessful).
  */
 export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
   const out: Analysis[] = [];
@@ -95,7 +97,8 @@ export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
     if (m.master !== null || m.lastCheckValid || isDowntimed(m, now)) continue;
     const replicas = replicasOf(all, m.key);
     if (replicas.length === 0) continue;
-    const dead = m.failedChecks >= 2 && replicas.every((r) => !r.ioRunning);
+    const replicating = (r: InstanceState): boolean => r.sqlRunning && (r.ioRunning || m.failedChecks < 2);
+    const dead = !replicas.some(replicating);
     const code: AnalysisCode = dead ? 'DeadMaster' : 'UnreachableMaster';
     out.push({ code, description: DESCRIPTIONS[code], actionable: dead, master: m, replicas });
   }

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNode, MysqlError, type MysqlNode } from '../../src/mysql/index.ts';
 import {
   analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, gtidCovers, replicasOf, rootOf, sameKey, sqlThreadBehind,
-  type Analysis, type InstanceState,
+  type Analysis, type Downtime, type InstanceState,
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
 import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
@@ -133,6 +133,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     };
   }
 
+  const lostInRecovery = (): Downtime => ({ owner: orcHost, reason: 'lost-in-recovery', endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) });
   const hooks = (list: HookList, c: HookContext): Promise<void> => runHooks(cfg.hooks[list], c);
 
   async function replicationCredentials(n: MysqlNode): Promise<{ user: string; password: string }> {
@@ -188,6 +189,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     }
     const candidate = f.designated ?? chooseSuccessor(f.replicas);
     if (!candidate || (f.designated === null && sqlThreadBehind(candidate))) {
+      // As recorded: the refused recovery still downtimes the dead master, so it is not retried.
+      f.failed.downtime = lostInRecovery();
       rec.errors.push(candidate ? `promotion of ${keyText(candidate.key)} refused: its SQL thread is not up to date` : 'no candidate replica');
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((e: Error) => rec.errors.push(e.message));
       return end();
@@ -200,7 +203,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       candidate.readOnly = false;
       for (const r of f.replicas) if (r !== candidate) await repoint(r, candidate.key, 'slave_pos', true);
       const binlog = await n.binlogPosition();
-      f.failed.downtime = { owner: orcHost, reason: 'lost-in-recovery', endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) };
+      f.failed.downtime = lostInRecovery();
       rec.successor = candidate.key;
       rec.successorAlias = candidate.instanceAlias;
       rec.successful = true;

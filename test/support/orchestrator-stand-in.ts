@@ -1,0 +1,141 @@
+// The Orchestrator stand-in watching three real MariaDB servers (pod0 the master, pod1 and pod2
+// its replicas) with the recorded hook configuration, and the hook-call comparison with the
+// recordings of test/fixtures/orchestrator/hooks/ (a copy of ../shared's): hosts by role, recovery
+// UIDs by identity, times, coordinates and aliases masked.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HOOK_LISTS, parseConfig } from '../../sandbox/orchestrator/config.ts';
+import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrator/index.ts';
+import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
+import { eventually } from './wait.ts';
+
+export const HOOKS = new URL('../fixtures/orchestrator/hooks/', import.meta.url).pathname;
+export const ALIAS = 'my-db.default';
+
+export interface HookCall {
+  hook: string;
+  args: Map<string, string>;
+  orc: Map<string, string>;
+}
+
+export function parseLog(text: string): HookCall[] {
+  return text.split('\n').filter((l) => l !== '').map((line) => {
+    const call: HookCall = { hook: '', args: new Map(), orc: new Map() };
+    for (const f of line.split('\t')) {
+      const eq = f.indexOf('=');
+      const [k, v] = [f.slice(0, eq), f.slice(eq + 1)];
+      if (k === 'hook') call.hook = v;
+      else if (k === 'ts') continue;
+      else if (k.startsWith('ORC_')) call.orc.set(k, v);
+      else call.args.set(k, v);
+    }
+    return call;
+  });
+}
+
+/** Hosts by role (FAILED, SUCCESSOR, OTHER), UIDs numbered by first appearance, volatile values masked. */
+export function normalize(calls: HookCall[]): string[] {
+  const first = calls[0];
+  assert.ok(first, 'no hook call');
+  // Roles first from the failed and successor hosts, so OTHER is whatever is left.
+  const roles = new Map<string, string>([[first.args.get('failedHost') ?? '', 'FAILED']]);
+  const succ = calls.map((c) => c.args.get('successorHost') ?? '').find((h) => h !== '' && !h.startsWith('{'));
+  if (succ) roles.set(succ, 'SUCCESSOR');
+  const uids = new Map<string, string>();
+  const mapHost = (hp: string): string => {
+    const i = hp.lastIndexOf(':');
+    const host = i < 0 ? hp : hp.slice(0, i);
+    if (!roles.has(host)) roles.set(host, 'OTHER');
+    return (roles.get(host) ?? host) + (i < 0 ? '' : hp.slice(i));
+  };
+  const value = (name: string, v: string): string => {
+    if (v === '' || v.startsWith('{')) return v;
+    if (/^(failedHost|successorHost|failureCluster|failureClusterDomain)$/.test(name) || /_(FAILED_HOST|SUCCESSOR_HOST|FAILURE_CLUSTER|FAILURE_CLUSTER_DOMAIN)$/.test(name)) return mapHost(v);
+    if (/^(slaveHosts|replicaHosts|ORC_REPLICA_HOSTS)$/.test(name)) return v.split(',').map(mapHost).sort().join(',');
+    if (/^(recoveryUID|ORC_RECOVERY_UID)$/.test(name)) {
+      if (!uids.has(v)) uids.set(v, `UID${uids.size + 1}`);
+      return uids.get(v) ?? v;
+    }
+    if (/^(successorBinlogCoordinates|ORC_SUCCESSOR_BINLOG_COORDINATES)$/.test(name)) return 'COORDINATES';
+    if (/^(successorAlias|ORC_SUCCESSOR_ALIAS)$/.test(name)) return 'ALIAS';
+    return v;
+  };
+  return calls.map((c) => [
+    `hook=${c.hook}`,
+    ...[...c.args].map(([k, v]) => `${k}=${value(k, v)}`),
+    ...[...c.orc].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${value(k, v)}`),
+  ].join(' | '));
+}
+
+/** Orchestrator retried a failing PreFailover a timing-dependent number of times: keep the first and the last. */
+export function collapseRetries(calls: HookCall[]): HookCall[] {
+  const pre = (c: HookCall | undefined): boolean => c?.hook === 'PreFailoverProcesses';
+  return calls.filter((c, i) => !(pre(c) && pre(calls[i - 1]) && pre(calls[i + 1])));
+}
+
+export const recorded = (scenario: string): HookCall[] => parseLog(readFileSync(join(HOOKS, `${scenario}.txt`), 'utf8'));
+
+export interface StandInLab {
+  servers: [MariaDBServer, MariaDBServer, MariaDBServer];
+  standIn: StandIn;
+  /** Lab controls of hook-log.sh: `<Hook>.exit` and `<Hook>.sleep` files go here. */
+  ctl: string;
+  get(path: string): Promise<{ status: number; body: any }>;
+  /** The hook calls made so far. */
+  hookLines(): HookCall[];
+  clearHookLog(): void;
+}
+
+/**
+ * Starts the servers (`pod0` writable, the others replicating from it, one table written) and the
+ * stand-in with the recorded config, discovers them and waits until they form one cluster.
+ * Hook-log.sh finds its log through variables set in each hook command, so labs can run side by
+ * side in one process.
+ */
+export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string): Promise<StandInLab> {
+  const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
+  t.after(() => rmSync(ctl, { recursive: true, force: true }));
+  const log = join(ctl, 'hooks.log');
+
+  const servers = await Promise.all([0, 1, 2].map((i) =>
+    startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
+  const [s0, s1, s2] = servers;
+  await (await s0.node()).setReadOnly(false);
+  for (const r of [s1, s2]) {
+    const n = await r.node();
+    await n.pointAt({ host: s0.host, port: s0.port }, TEST_SYSTEM_USERS.replication);
+    await n.startReplication();
+  }
+  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+
+  const recordedConf = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
+  const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
+  const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
+  const config = parseConfig(JSON.stringify({
+    ...recordedConf,
+    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, (recordedConf[h] as string[]).map((cmd) => env + cmd)])),
+    MySQLTopologyUser: orc.user,
+    MySQLTopologyPassword: orc.password,
+    DetectClusterAliasQuery: `SELECT '${ALIAS}'`,
+    ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
+    RecoveryPeriodBlockSeconds: 1,
+  }));
+  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0' });
+  t.after(() => standIn.stop());
+  const get = async (path: string): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${standIn.url}${path}`);
+    return { status: res.status, body: await res.json() };
+  };
+  for (const s of servers) assert.equal((await get(`/api/discover/${s.host}/${s.port}`)).body.Code, 'OK');
+  await eventually('all three in one cluster', async () => (await get(`/api/cluster/${ALIAS}`)).body.length === 3);
+  return {
+    servers,
+    standIn,
+    ctl,
+    get,
+    hookLines: () => (existsSync(log) ? parseLog(readFileSync(log, 'utf8')) : []),
+    clearHookLog: () => rmSync(log, { force: true }),
+  };
+}
