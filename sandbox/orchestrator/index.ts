@@ -12,7 +12,7 @@ import {
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
 import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
-import { clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
+import { analysisJson, clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
 
 export interface StandInOptions {
   config: StandInConfig;
@@ -402,7 +402,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         return ok('Acknowledged cluster recoveries', n);
       }
       case 'replication-analysis':
-        return ok('Analysis', analyze(instances, new Date()).map((x) => ({ AnalyzedInstanceKey: keyJson(x.master.key), Analysis: x.code, Description: x.description })));
+        return ok('Analysis', analyze(instances, new Date()).map((x) => analysisJson(instances, x, autoFor(clusterNameOf(instances, x.master)))));
       case 'begin-downtime': {
         const k = parseKey(b, c);
         const i = known(k);

@@ -1,7 +1,7 @@
 // Bodies in the shapes of Orchestrator 3.2.6's answers (fixtures/orchestrator/): a recorded body
 // is the template, the fields the stand-in knows are filled in, the others keep recorded defaults.
 import { readFileSync } from 'node:fs';
-import { clusterAliasOf, clusterNameOf, replicasOf, type InstanceState } from './analysis.ts';
+import { clusterAliasOf, clusterNameOf, replicasOf, type Analysis, type InstanceState } from './analysis.ts';
 import type { Key } from './hooks.ts';
 
 const template = (name: string): Record<string, unknown> =>
@@ -97,24 +97,46 @@ export interface RecoveryRecord {
   detectionId: number;
 }
 
+const ENTRY = RECOVERY['AnalysisEntry'] as Record<string, unknown>;
+
+/** The AnalysisEntry fields a replication-analysis row and a recovery share. */
+function entryJson(e: { failed: Key; clusterName: string; clusterAlias: string; replicas: Key[]; analysis: string }, autoRecovery: boolean): Record<string, unknown> {
+  return {
+    ...ENTRY,
+    AnalyzedInstanceKey: keyJson(e.failed),
+    ClusterDetails: {
+      ClusterName: e.clusterName, ClusterAlias: e.clusterAlias, ClusterDomain: '', CountInstances: 0, HeuristicLag: 0,
+      HasAutomatedMasterRecovery: autoRecovery, HasAutomatedIntermediateMasterRecovery: autoRecovery,
+    },
+    CountReplicas: e.replicas.length,
+    Replicas: e.replicas.map(keyJson),
+    SlaveHosts: e.replicas.map(keyJson),
+    Analysis: e.analysis,
+  };
+}
+
+/** One row of /api/replication-analysis: a master the stand-in cannot reach. */
+export function analysisJson(all: readonly InstanceState[], a: Analysis, autoRecovery: boolean): Record<string, unknown> {
+  const clusterName = clusterNameOf(all, a.master);
+  const replicas = a.replicas.map((r) => r.key);
+  return {
+    ...entryJson({ failed: a.master.key, clusterName, clusterAlias: clusterAliasOf(all, clusterName), replicas, analysis: a.code }, autoRecovery),
+    Description: a.description,
+    IsMaster: true,
+    LastCheckValid: false,
+    CountValidReplicas: a.replicas.filter((r) => r.lastCheckValid).length,
+    CountValidReplicatingReplicas: a.replicas.filter((r) => r.lastCheckValid && r.ioRunning && r.sqlRunning).length,
+    IsActionableRecovery: a.actionable,
+    IsReadOnly: a.master.readOnly,
+  };
+}
+
 export function recoveryJson(r: RecoveryRecord, nodeHostname: string, autoRecovery: boolean): Record<string, unknown> {
-  const entry = RECOVERY['AnalysisEntry'] as Record<string, unknown>;
   return {
     ...RECOVERY,
     Id: r.id,
     UID: r.uid,
-    AnalysisEntry: {
-      ...entry,
-      AnalyzedInstanceKey: keyJson(r.failed),
-      ClusterDetails: {
-        ClusterName: r.clusterName, ClusterAlias: r.clusterAlias, ClusterDomain: '', CountInstances: 0, HeuristicLag: 0,
-        HasAutomatedMasterRecovery: autoRecovery, HasAutomatedIntermediateMasterRecovery: autoRecovery,
-      },
-      CountReplicas: r.replicas.length,
-      Replicas: r.replicas.map(keyJson),
-      SlaveHosts: r.replicas.map(keyJson),
-      Analysis: r.analysis,
-    },
+    AnalysisEntry: entryJson(r, autoRecovery),
     SuccessorKey: r.successor ? keyJson(r.successor) : null,
     SuccessorAlias: r.successorAlias,
     IsActive: r.active,
@@ -124,7 +146,7 @@ export function recoveryJson(r: RecoveryRecord, nodeHostname: string, autoRecove
     RecoveryEndTimestamp: r.endedAt ? plainTime(r.endedAt) : '',
     ProcessingNodeHostname: nodeHostname,
     Acknowledged: r.acknowledged !== null,
-    AcknowledgedAt: r.acknowledged ? plainTime(r.acknowledged.at) : '',
+    AcknowledgedAt: r.acknowledged ? rfc3339(r.acknowledged.at) : '',
     AcknowledgedBy: r.acknowledged?.by ?? '',
     AcknowledgedComment: r.acknowledged?.comment ?? '',
     LastDetectionId: r.detectionId,
