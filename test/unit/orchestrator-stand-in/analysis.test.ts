@@ -1,0 +1,59 @@
+// What the stand-in concludes from the instances it polled: the analysis Orchestrator 3.2.6
+// reported in the recordings, and whom it promotes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { analyze, chooseSuccessor, gtidCovers, sqlThreadBehind, type InstanceState } from '../../../sandbox/orchestrator/analysis.ts';
+
+const NOW = new Date('2026-11-24T00:00:00Z');
+const M = { host: 'my-db-mysql-0.mysql.default', port: 3306 };
+
+function instance(host: string, over: Partial<InstanceState> = {}): InstanceState {
+  return {
+    key: { host, port: 3306 }, lastCheckValid: true, failedChecks: 0, lastSeen: NOW, firstSeen: NOW, serverId: 1,
+    version: '10.11', versionComment: '', readOnly: true, instanceAlias: host, suggestedClusterAlias: 'my-db.default',
+    master: M, ioRunning: true, sqlRunning: true, usingGtid: true, gtidPosition: '0-11-5', gtidReceived: '0-11-5',
+    lastIoError: '', lastSqlError: '', secondsBehind: 0, binlog: null, downtime: null, ...over,
+  };
+}
+const deadMaster = (failedChecks: number, over: Partial<InstanceState> = {}): InstanceState =>
+  instance(M.host, { master: null, readOnly: false, lastCheckValid: false, failedChecks, ...over });
+const codes = (all: InstanceState[]): string[] => analyze(all, NOW).map((a) => `${a.code}${a.actionable ? '!' : ''}`);
+
+test('a killed master is UnreachableMaster at the first failed check and an actionable DeadMaster once the replicas lost it', () => {
+  const lost = { ioRunning: false };
+  assert.deepEqual(codes([deadMaster(1), instance('r1', lost), instance('r2', lost)]), ['UnreachableMaster']);
+  assert.deepEqual(codes([deadMaster(2), instance('r1', lost), instance('r2', lost)]), ['DeadMaster!']);
+  // One replica still replicating: the master may only be cut off from the stand-in.
+  assert.deepEqual(codes([deadMaster(2), instance('r1'), instance('r2', lost)]), ['UnreachableMaster']);
+});
+
+test('replicas whose SQL thread is stopped make the failed master DeadMaster at once (failover-unsuccessful)', () => {
+  assert.deepEqual(codes([deadMaster(1), instance('r1', { sqlRunning: false }), instance('r2', { sqlRunning: false })]), ['DeadMaster!']);
+});
+
+test('a reachable, downtimed or replica-less master has no analysis', () => {
+  assert.deepEqual(codes([instance(M.host, { master: null }), instance('r1')]), []);
+  const downtime = { owner: 'o', reason: 'lost-in-recovery', endsAt: new Date(NOW.getTime() + 1000) };
+  assert.deepEqual(codes([deadMaster(3, { downtime }), instance('r1', { ioRunning: false })]), []);
+  assert.deepEqual(codes([deadMaster(3, { downtime: { ...downtime, endsAt: NOW } }), instance('r1', { ioRunning: false })]), ['DeadMaster!']);
+  assert.deepEqual(codes([deadMaster(3)]), []);
+});
+
+test('the successor is the reachable, not downtimed replica that applied the most, ties to the lowest key', () => {
+  const pick = (...r: InstanceState[]): string | undefined => chooseSuccessor(r)?.key.host;
+  assert.equal(pick(instance('a', { gtidPosition: '0-11-5' }), instance('b', { gtidPosition: '0-11-7' })), 'b');
+  assert.equal(pick(instance('b'), instance('a')), 'a');
+  assert.equal(pick(instance('a', { gtidPosition: '0-11-9', lastCheckValid: false }), instance('b')), 'b');
+  const downtime = { owner: 'o', reason: 'r', endsAt: NOW };
+  assert.equal(pick(instance('a', { gtidPosition: '0-11-9', downtime }), instance('b')), 'b');
+  assert.equal(pick(instance('a', { lastCheckValid: false })), undefined);
+});
+
+test('GTID positions compare per domain; a candidate that fetched more than it applied is behind', () => {
+  assert.equal(gtidCovers('0-11-9,1-12-3', '0-13-9, 1-12-2'), true);
+  assert.equal(gtidCovers('0-11-9', '0-11-9,1-12-1'), false);
+  assert.equal(gtidCovers('', ''), true);
+  // failover-unsuccessful_setup.txt: gtid_slave_pos 0-12-6, Gtid_IO_Pos 0-13-9.
+  assert.equal(sqlThreadBehind(instance('r', { gtidPosition: '0-12-6', gtidReceived: '0-13-9' })), true);
+  assert.equal(sqlThreadBehind(instance('r', { gtidPosition: '0-13-9', gtidReceived: '0-13-9' })), false);
+});
