@@ -63,7 +63,8 @@ describe('decideLabels', () => {
     const instances = [instance(0, null), instance(1, 2), instance(2, null)];
     const stale = { ...g, servers: [node(0, replicaServer(2)), ...g.servers.slice(1)], orchestrator: reachable({ master: instances[0]!, instances }) };
     const d = labels(stale);
-    assert.deepEqual(text(d.patches), [`${podName(0)} role=replica healthy=no`]);
+    // 2, writable but not Orchestrator's master, serves no reads either.
+    assert.deepEqual(text(d.patches), [`${podName(0)} role=replica healthy=yes`, `${podName(2)} role=replica healthy=no`]);
     assert.deepEqual(d.noMaster, {
       reason: 'MasterDisagreement',
       message: `Orchestrator's master ${podName(0)}.mysql.default:3306 replicates from 127.0.0.13:3306`,
