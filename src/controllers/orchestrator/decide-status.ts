@@ -7,6 +7,7 @@
 // Replicating and ReadOnly are what the server said this pass, fresher than Orchestrator's last
 // poll, else Orchestrator's recent check, else Unknown.
 import { CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS, NODE_CONDITION, type ConditionStatus } from '../../api/constants.ts';
+import { clusterWithDefaults } from '../../api/defaults.ts';
 import type { ClusterCondition, NodeCondition, NodeStatus } from '../../api/index.ts';
 import { names, podFqdn } from '../../api/names.ts';
 import type { Recovery } from '../../orchestrator/index.ts';
@@ -14,9 +15,6 @@ import { transitionTime } from '../condition-time.ts';
 import { decideFailover } from './decide-failover.ts';
 import { decideMaster } from './decide-master.ts';
 import { checkedRecently, isOrchestratorMaster, keyName, podNodes, type Gathered, type PodNode } from './gathered.ts';
-
-/** The anchor's default of spec.maxSlaveLatency, for a cluster read without schema defaults. */
-const DEFAULT_MAX_SLAVE_LATENCY = 30;
 
 /** Everything this controller owns, named on every write: a field left out would be removed. */
 export interface OrchestratorOwnedStatus {
@@ -33,18 +31,18 @@ export interface StatusDecision {
 const tri = (b: boolean | undefined): ConditionStatus =>
   b === undefined ? CONDITION_STATUS.unknown : b ? CONDITION_STATUS.true : CONDITION_STATUS.false;
 
-function nodeConditionValues(g: Gathered, n: PodNode): Record<string, ConditionStatus> {
+/** `maxLag`: spec.maxSlaveLatency; undefined leaves Lagged Unknown. */
+function nodeConditionValues(g: Gathered, n: PodNode, maxLag: number | undefined): Record<string, ConditionStatus> {
   const orc = g.orchestrator;
   const inst = n.instance !== undefined && checkedRecently(n.instance) ? n.instance : undefined;
   const s = n.server?.reachable ? n.server : undefined;
   const isMaster = isOrchestratorMaster(g, n);
-  const maxLag = g.cluster.spec?.maxSlaveLatency ?? DEFAULT_MAX_SLAVE_LATENCY;
 
   let master: boolean | undefined;
   if (orc.kind === 'reachable' && (orc.master !== null || n.instance !== undefined)) master = isMaster;
 
   let lagged: boolean | undefined;
-  if (inst !== undefined) lagged = isMaster ? false : inst.lagSeconds === null ? undefined : inst.lagSeconds > maxLag;
+  if (inst !== undefined) lagged = isMaster ? false : inst.lagSeconds === null || maxLag === undefined ? undefined : inst.lagSeconds > maxLag;
 
   let replicating: boolean | undefined;
   if (s !== undefined) replicating = s.replication !== null && s.replication.ioState === 'running' && s.replication.sqlRunning;
@@ -61,9 +59,11 @@ function nodeConditionValues(g: Gathered, n: PodNode): Record<string, ConditionS
 
 function decideNodes(g: Gathered, nodes: readonly PodNode[]): NodeStatus[] {
   const old = g.cluster.status?.nodes ?? [];
+  // The cached cluster carries the schema defaults; a builder's or an old CRD's may not.
+  const maxLag = clusterWithDefaults(g.cluster).spec?.maxSlaveLatency;
   return nodes.map((n) => {
     const previous = old.find((o) => o.name === n.pod.fqdn)?.conditions ?? [];
-    const conditions = Object.entries(nodeConditionValues(g, n)).map(([type, status]): NodeCondition => ({
+    const conditions = Object.entries(nodeConditionValues(g, n, maxLag)).map(([type, status]): NodeCondition => ({
       type,
       status,
       lastTransitionTime: transitionTime(previous.find((c) => c.type === type), status, g.now),

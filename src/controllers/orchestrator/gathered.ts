@@ -42,7 +42,7 @@ export interface PodNode {
   /** The instance key Orchestrator uses for the pod. */
   key: InstanceKey;
   labels: Record<string, string>;
-  /** null: the server was not observed (pod not running) . */
+  /** null: the server was not observed (pod not running). */
   server: ServerView | null;
   /** undefined: Orchestrator does not know the pod (or is unreachable). */
   instance: Instance | undefined;

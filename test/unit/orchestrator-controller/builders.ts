@@ -109,7 +109,7 @@ export function mysqlCluster(spec: Partial<MysqlClusterSpec> = {}, status: Mysql
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind: 'MysqlCluster',
     metadata: { name: CLUSTER, namespace: NS },
-    spec: { secretName: `${CLUSTER}-secret`, replicas: 3, maxSlaveLatency: 30, ...spec },
+    spec: { secretName: `${CLUSTER}-secret`, replicas: 3, ...spec },
     status: { readyNodes: spec.replicas ?? 3, ...status },
   };
 }
