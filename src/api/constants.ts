@@ -169,6 +169,10 @@ export const CLUSTER_REASONS = {
   invalidQuantity: 'InvalidQuantity',
   invalidMinAvailable: 'InvalidMinAvailable',
   syncFailed: 'SyncFailed',
+  // Ready, PendingFailoverAck, FailoverInProgress (ours, orchestrator controller)
+  orchestratorUnreachable: 'OrchestratorUnreachable',
+  masterDisagreement: 'MasterDisagreement',
+  masterNotHealthy: 'MasterNotHealthy',
   // Events only (cluster controller)
   pvcKept: 'PVCKept',
   pvcDeleted: 'PVCDeleted',
@@ -247,6 +251,25 @@ export const NODE_REASONS = {
   nodeConfigured: 'NodeConfigured',
 } as const;
 export type NodeReason = (typeof NODE_REASONS)[keyof typeof NODE_REASONS];
+
+/**
+ * Orchestrator controller: why no pod is labelled master, why nothing is registered, relabelled,
+ * made read-only or acknowledged in a pass.
+ */
+export const ORCHESTRATOR_REASONS = {
+  orchestratorUnreachable: CLUSTER_REASONS.orchestratorUnreachable,
+  /** Orchestrator names no master for the cluster's alias. */
+  noMaster: TOPOLOGY_REASONS.noMaster,
+  /** Orchestrator's master and what its server says (read_only, replication, reachability) differ. */
+  masterDisagreement: CLUSTER_REASONS.masterDisagreement,
+  failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
+  /** A removed pod's instance was seen by Orchestrator too recently to forget it. */
+  forgetGracePeriod: 'ForgetGracePeriod',
+  /** A recovery is younger than the acknowledgement grace period. */
+  recoveryTooRecent: 'RecoveryTooRecent',
+  clusterNotReady: 'ClusterNotReady',
+} as const;
+export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
 
 // ---------------------------------------------------------------------------------------------
 // Spec enums

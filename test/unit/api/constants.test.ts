@@ -52,6 +52,14 @@ describe('constants of COMPAT.md', () => {
     ]);
   });
 
+  it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
+    assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
+      'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'FailoverInProgress', 'ForgetGracePeriod',
+      'RecoveryTooRecent', 'ClusterNotReady',
+    ]);
+    assert.ok(Object.values(api.CLUSTER_REASONS).includes('MasterNotHealthy' as never));
+  });
+
   it('group, version, kinds and plurals', () => {
     assert.equal(api.API_GROUP_VERSION, 'mysql.presslabs.org/v1alpha1');
     assert.deepEqual(api.PLURALS, {
