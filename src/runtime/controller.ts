@@ -8,12 +8,18 @@ import { groupOf, objectKey, type KindRef, type KubeObject, type LabelSelector }
 import type { Logger } from './logger.ts';
 import type { Permission } from './permissions.ts';
 import type { SettingTable } from './settings.ts';
+import type { Projection } from './projection.ts';
 
 /** A kind to watch, optionally narrowed. The namespace defaults to the manager's watch namespace. */
 export interface WatchTarget extends KindRef {
   /** `''` = all namespaces; omitted = the manager's `--namespace`. Ignored for cluster-scoped kinds. */
   namespace?: string;
   labelSelector?: LabelSelector;
+  /**
+   * What the cache keeps of each object (`src/runtime/projection.ts`); part of the informer's
+   * identity, so every reader of a kind should name the same one (declare it with the kind).
+   */
+  projection?: Projection;
 }
 
 /** What reconcile is asked to make true: the object `namespace/name` of the primary kind. */

@@ -40,3 +40,4 @@ export {
 } from './kube/types.ts';
 export { createLogger, errorMessage, redact, redactString, type Logger } from './logger.ts';
 export { Manager } from './manager.ts';
+export { isCachedCopy, LAST_APPLIED_ANNOTATION, type Projection } from './projection.ts';

@@ -9,11 +9,14 @@ import { GoneError, KubeApiError } from './kube/errors.ts';
 import { watchEventError, type KubeClient, type WatchEvent } from './kube/client.ts';
 import { objectKey, selectorString, type KindRef, type KubeObject, type LabelSelector } from './kube/types.ts';
 import { errorMessage, type Logger } from './logger.ts';
+import { cachedCopy, StringTable, type Projection } from './projection.ts';
 
 export interface InformerTarget extends KindRef {
   /** `''` or omitted: all namespaces. */
   namespace?: string;
   labelSelector?: LabelSelector;
+  /** What the cache keeps of each object beyond the default trimming (projection.ts). */
+  projection?: Projection;
 }
 
 export interface InformerHandlers<T> {
@@ -48,24 +51,16 @@ export interface InformerOptions {
 
 type WatchEnd = 'closed' | 'stalled' | 'relist' | 'gone' | 'aborted';
 
-/**
- * Drops `metadata.managedFields` from cached objects: often the largest part of an object, never
- * needed by a reconcile, and an update that omits it keeps the server's copy.
- */
-function slim<T extends KubeObject>(o: T): T {
-  if (o.metadata) delete (o.metadata as { managedFields?: unknown }).managedFields;
-  return o;
-}
-
-/** The identity of an informer: one per (kind, namespace, selector) in a manager. */
+/** The identity of an informer: one per (kind, namespace, selector, projection) in a manager. */
 export function informerId(t: InformerTarget): string {
-  return `${t.apiVersion}|${t.kind}|${t.namespace ?? ''}|${selectorString(t.labelSelector)}`;
+  return `${t.apiVersion}|${t.kind}|${t.namespace ?? ''}|${selectorString(t.labelSelector)}|${t.projection?.name ?? ''}`;
 }
 
 export class Informer<T extends KubeObject = KubeObject> {
   readonly target: InformerTarget;
   readonly #opts: InformerOptions;
   readonly #cache = new ObjectCache<T>();
+  readonly #strings = new StringTable();
   readonly #handlers = new Set<InformerHandlers<T>>();
   readonly #abort = new AbortController();
   readonly #log: Logger | undefined;
@@ -236,7 +231,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       labelSelector: target.labelSelector,
     });
     const fresh = new Map<string, T>();
-    for (const o of list.items) fresh.set(objectKey(o), slim(o));
+    // A new string table for the new copies: strings only the old copies held are forgotten.
+    this.#strings.reset();
+    for (const o of list.items) fresh.set(objectKey(o), this.#cached(o));
+    this.#strings.settle();
     const removed: T[] = [];
     for (const key of this.#cache.keys()) {
       if (!fresh.has(key)) {
@@ -323,19 +321,24 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
   }
 
+  /** What the cache keeps of a server object (projection.ts); handlers see the same. */
+  #cached(o: T): T {
+    return cachedCopy(o, this.target.projection, this.#strings);
+  }
+
   #apply(ev: WatchEvent<T>): void {
-    slim(ev.object);
     const rv = ev.object.metadata?.resourceVersion;
     if (rv) this.#resourceVersion = rv;
     if (ev.type === 'BOOKMARK') return;
+    const obj = this.#cached(ev.object);
     if (ev.type === 'DELETED') {
-      const old = this.#cache.delete(objectKey(ev.object));
-      if (old) this.#emit('onDelete', ev.object);
+      const old = this.#cache.delete(objectKey(obj));
+      if (old) this.#emit('onDelete', obj);
       return;
     }
-    const old = this.#cache.set(ev.object);
-    if (old) this.#emitUpdate(old, ev.object);
-    else this.#emit('onAdd', ev.object);
+    const old = this.#cache.set(obj);
+    if (old) this.#emitUpdate(old, obj);
+    else this.#emit('onAdd', obj);
   }
 
   #emit(kind: 'onAdd' | 'onDelete', obj: T): void {

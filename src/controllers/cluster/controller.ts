@@ -17,21 +17,22 @@ import { reconcileCluster } from './reconcile.ts';
 
 /**
  * What the cluster controller does with the API: informers (list, watch) of every kind below,
- * the writes of reconcile.ts, and the status of MysqlClusters. Events are the runtime's.
+ * the writes of reconcile.ts (get: an update is decided again on the object fetched whole, not on
+ * the cache's projection), and the status of MysqlClusters. Events are the runtime's.
  */
 export const CLUSTER_PERMISSIONS: readonly Permission[] = [
   // patch on the object: applyStatus's one-time hand-over of managedFields from an older writer.
   { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch', 'patch'] },
   // Its part of the status, by server-side apply (applyStatus).
   { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['patch'] },
-  { group: 'apps', resources: ['statefulsets'], verbs: ['list', 'watch', 'create', 'update'] },
-  { group: '', resources: ['configmaps', 'secrets'], verbs: ['list', 'watch', 'create', 'update'] },
+  { group: 'apps', resources: ['statefulsets'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
+  { group: '', resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
   // The shared headless Service is deleted with the namespace's last cluster.
-  { group: '', resources: ['services'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+  { group: '', resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
   // Released on keepAfterDelete, deleted after a scale-down with deletePVCsOnScaleDown.
-  { group: '', resources: ['persistentvolumeclaims'], verbs: ['list', 'watch', 'update', 'delete'] },
+  { group: '', resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'update', 'delete'] },
   // Deleted when no longer wanted (one replica, minAvailable removed).
-  { group: 'policy', resources: ['poddisruptionbudgets'], verbs: ['list', 'watch', 'create', 'update', 'delete'] },
+  { group: 'policy', resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
 ];
 
 export function makeClusterController(opts: ClusterControllerOptions): ControllerSpec {

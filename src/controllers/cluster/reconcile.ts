@@ -15,7 +15,7 @@ import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { AlreadyExistsError, ConflictError, KubeApiError } from '../../runtime/kube/errors.ts';
-import type { KubeObject } from '../../runtime/kube/types.ts';
+import type { KindRef, KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
 import { decideRolloutAnnotations } from './decide-rollout.ts';
@@ -99,26 +99,30 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   });
   const ref = desired.ref;
   const owner = controllerRef(ref);
-  const stsPlan = planStatefulSet(desired.statefulSet, existingSts);
-  const announceRootKey = announceRootPasswordKey(valid.rootPasswordKey, existingSts, stsPlan);
+  const announceRootKey = announceRootPasswordKey(valid.rootPasswordKey, existingSts, planStatefulSet(desired.statefulSet, existingSts));
 
-  const plans: Array<[Plan<KubeObject>, { apiVersion: string; kind: string }]> = [
-    [planConfigMap(desired.configMap, existingCm), KINDS.configMap],
-    [planSecret(renderOperatedSecret(ref, desired.secretData), existingSecret), KINDS.secret],
-    [planService(desired.headlessService, services.get(ns, names.headlessService())), KINDS.service],
-    ...desired.services.map((s) => [planService(s, services.get(ns, s.metadata!.name!)), KINDS.service] as [Plan<KubeObject>, typeof KINDS.service]),
-    [stsPlan, KINDS.statefulSet],
-    [planPodDisruptionBudget(desired.podDisruptionBudget, pdbs.get(ns, names.podDisruptionBudget(req.name)), owner), KINDS.pdb],
+  const write = <T extends KubeObject>(kind: KindRef, name: string, cached: T | undefined, plan: (existing: T | undefined) => Plan<T>): Write =>
+    ({ kind, namespace: ns, name, cached, plan: plan as Write['plan'] });
+  const operatedSecret = renderOperatedSecret(ref, desired.secretData);
+  const writes: Write[] = [
+    write(KINDS.configMap, names.configMap(req.name), existingCm, (e) => planConfigMap(desired.configMap, e)),
+    write(KINDS.secret, names.operatedSecret(req.name), existingSecret, (e) => planSecret(operatedSecret, e)),
+    write(KINDS.service, names.headlessService(), services.get(ns, names.headlessService()), (e) => planService(desired.headlessService, e)),
+    ...desired.services.map((s) => write(KINDS.service, s.metadata!.name!, services.get(ns, s.metadata!.name!), (e) => planService(s, e))),
+    write(KINDS.statefulSet, names.statefulSet(req.name), existingSts, (e) => planStatefulSet(desired.statefulSet, e)),
+    write(KINDS.pdb, names.podDisruptionBudget(req.name), pdbs.get(ns, names.podDisruptionBudget(req.name)), (e) =>
+      planPodDisruptionBudget(desired.podDisruptionBudget, e, owner),
+    ),
   ];
 
   // act
   const refusals: string[] = [];
   // The object being written, to name the user's fields when the API server refuses it.
-  let writing: { kind: string; object: KubeObject } | undefined;
+  let writing: Write | undefined;
   try {
-    for (const [plan, kind] of plans) {
-      writing = plan.op === 'create' || plan.op === 'update' ? { kind: kind.kind, object: plan.object } : undefined;
-      const refused = await act(ctx, plan, kind, log);
+    for (const w of writes) {
+      writing = w;
+      const refused = await act(ctx, w, log);
       if (refused) refusals.push(refused);
     }
     writing = undefined;
@@ -126,7 +130,11 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   } catch (err) {
     if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) {
       const causes = err instanceof KubeApiError ? (err.status?.details?.causes ?? []) : [];
-      const message = writing ? refusalMessage(cluster.spec, writing.kind, writing.object, causes, errorMessage(err)) : errorMessage(err);
+      const sent = writing?.plan(writing.cached);
+      const message =
+        sent?.op === 'create' || sent?.op === 'update'
+          ? refusalMessage(cluster.spec, writing!.kind.kind, sent.object, causes, errorMessage(err))
+          : errorMessage(err);
       const outcome: SyncOutcome = { ok: false, reason: CLUSTER_REASONS.syncFailed, message };
       if (syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
       await writeStatus(ctx, cluster, readyNodes, outcome).catch(() => undefined);
@@ -146,13 +154,39 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   await writeStatus(ctx, cluster, readyNodes, outcome);
 }
 
-async function act(
-  ctx: ControllerContext,
-  plan: Plan<KubeObject>,
-  kind: { apiVersion: string; kind: string },
-  log: Logger,
-): Promise<string | undefined> {
-  const typed = <T extends KubeObject>(o: T): T => ({ ...o, apiVersion: kind.apiVersion, kind: kind.kind });
+/** One object a reconcile may write, and how to decide what to send given the existing one. */
+interface Write {
+  kind: KindRef;
+  namespace: string;
+  name: string;
+  /** The informer's copy: a projection of the server's object (shared/projections.ts). */
+  cached: KubeObject | undefined;
+  plan(existing: KubeObject | undefined): Plan<KubeObject>;
+}
+
+/**
+ * Decides on the cached copy, which is all a reconcile needs when nothing is to be written (the
+ * steady state). An update is never built from the cached copy, which lacks what the projection
+ * dropped (a PUT of it would delete that on the server): it is decided again on the server's
+ * whole object, fetched now, and sent with that object's resourceVersion, if that is still the
+ * version the cache holds. A newer one means the decision was made on stale state, as a PUT of
+ * the cached copy would have found: a ConflictError, retried once the cache has caught up.
+ */
+async function act(ctx: ControllerContext, w: Write, log: Logger): Promise<string | undefined> {
+  const ref = { apiVersion: w.kind.apiVersion, kind: w.kind.kind, namespace: w.namespace, name: w.name };
+  let plan = w.plan(w.cached);
+  if (plan.op === 'update') {
+    const fresh = await ctx.client.getIfExists(ref);
+    const cachedVersion = w.cached?.metadata?.resourceVersion;
+    if (!fresh || fresh.metadata?.resourceVersion !== cachedVersion) {
+      throw new ConflictError('PUT', `${w.kind.kind} ${w.namespace}/${w.name}`, 409, {
+        reason: 'Conflict',
+        message: `the cache holds resourceVersion ${cachedVersion}, the server ${fresh?.metadata?.resourceVersion ?? 'none'}: decided on stale state`,
+      });
+    }
+    plan = w.plan(fresh);
+  }
+  const typed = <T extends KubeObject>(o: T): T => ({ ...o, apiVersion: w.kind.apiVersion, kind: w.kind.kind });
   switch (plan.op) {
     case 'none':
       return undefined;
@@ -165,10 +199,10 @@ async function act(
       await ctx.client.update(typed(plan.object));
       break;
     case 'delete':
-      await ctx.client.delete({ ...kind, namespace: plan.object.metadata?.namespace, name: plan.object.metadata?.name ?? '' });
+      await ctx.client.delete(ref);
       break;
   }
-  log.info(`${plan.op} ${kind.kind}`, { step: 'apply', object: plan.object.metadata?.name });
+  log.info(`${plan.op} ${w.kind.kind}`, { step: 'apply', object: w.name });
   return undefined;
 }
 
@@ -183,14 +217,15 @@ async function releaseOrCleanPvcs(
   const ns = cluster.metadata?.namespace ?? '';
   const ref = clusterRef(cluster);
   const pvcs = (await ctx.informer<V1PersistentVolumeClaim & KubeObject>(KINDS.pvc)).list({ namespace: ns, labels: selectorLabels(ref.name) });
+  const pvcWrite = (pvc: V1PersistentVolumeClaim & KubeObject, plan: Write['plan']): Write =>
+    ({ kind: KINDS.pvc, namespace: ns, name: pvc.metadata?.name ?? '', cached: pvc, plan });
   if (volume.keepAfterDelete) {
     for (const pvc of pvcs) {
-      const plan = planPvcRelease(pvc, ref.uid);
-      if (plan.op === 'update') await act(ctx, plan as Plan<KubeObject>, KINDS.pvc, log);
+      await act(ctx, pvcWrite(pvc, (e) => (e ? planPvcRelease(e, ref.uid) : { op: 'none' })), log);
     }
   }
   for (const pvc of decidePvcCleanup(cluster, pvcs, currentReplicas).remove) {
-    await act(ctx, { op: 'delete', object: pvc }, KINDS.pvc, log);
+    await act(ctx, pvcWrite(pvc, () => ({ op: 'delete', object: pvc })), log);
     ctx.events.normal(cluster, CLUSTER_REASONS.pvcDeleted, `deleted PVC ${pvc.metadata?.name} after scale-down (volumeSpec.deletePVCsOnScaleDown)`);
   }
 }

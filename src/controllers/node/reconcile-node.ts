@@ -20,8 +20,7 @@ import { decideNodeStep, type NodePod, type NodeStep, type StepKind } from './de
 import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './node-condition.ts';
 
 export const POD_TARGET = {
-  apiVersion: 'v1',
-  kind: 'Pod',
+  ...KINDS.pod,
   labelSelector: namespaceSelectorLabels(),
 };
 /** The cluster controller's targets, so both controllers share one cache of each. */

@@ -1,13 +1,16 @@
 // The kinds the controllers read and write, as informer targets. One definition, so controllers
-// that read the same kind share one informer (and one cache) in the manager.
+// that read the same kind share one informer (and one cache) in the manager. Each names what its
+// cache keeps (projections.ts): a controller that starts reading another field adds it there.
 import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER } from '../../api/constants.ts';
+import { PROJECTIONS } from './projections.ts';
 
 export const KINDS = {
   cluster: { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER },
-  statefulSet: { apiVersion: 'apps/v1', kind: 'StatefulSet' },
-  service: { apiVersion: 'v1', kind: 'Service' },
-  configMap: { apiVersion: 'v1', kind: 'ConfigMap' },
-  secret: { apiVersion: 'v1', kind: 'Secret' },
-  pdb: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+  statefulSet: { apiVersion: 'apps/v1', kind: 'StatefulSet', projection: PROJECTIONS.statefulSet },
+  service: { apiVersion: 'v1', kind: 'Service', projection: PROJECTIONS.service },
+  configMap: { apiVersion: 'v1', kind: 'ConfigMap', projection: PROJECTIONS.configMap },
+  secret: { apiVersion: 'v1', kind: 'Secret', projection: PROJECTIONS.secret },
+  pdb: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', projection: PROJECTIONS.pdb },
   pvc: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
+  pod: { apiVersion: 'v1', kind: 'Pod', projection: PROJECTIONS.pod },
 } as const;

@@ -6,6 +6,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { apiError, NotFoundError, statusError, type StatusBody } from './errors.ts';
 import type { TokenBucket } from './token-bucket.ts';
+import { isCachedCopy } from '../projection.ts';
 import {
   selectorString,
   type KindRef,
@@ -364,8 +365,15 @@ export class KubeClient {
     return this.request<T>('POST', path, { body: obj, query: { fieldManager: this.fieldManager }, signal: opts.signal });
   }
 
-  /** PUT: optimistic concurrency through `metadata.resourceVersion` (stale → ConflictError). */
+  /**
+   * PUT: optimistic concurrency through `metadata.resourceVersion` (stale → ConflictError).
+   * Refuses a body built from an informer's cached copy: the cache holds a projection, and a PUT
+   * of it would delete on the server what the cache dropped (docs/runtime.md, "What the caches hold").
+   */
   async update<T extends KubeObject>(obj: T, opts: CallOptions = {}): Promise<T> {
+    if (isCachedCopy(obj) || (obj.metadata && isCachedCopy(obj.metadata))) {
+      throw new Error(`${obj.kind} ${obj.metadata?.name}: refusing to PUT an object built from a cached copy; GET it first, or patch`);
+    }
     return this.request<T>('PUT', await this.pathFor(this.#refOf(obj)), {
       signal: opts.signal,
       body: obj,

@@ -87,8 +87,9 @@ describe('flags mentioned in docs and comments', () => {
     ...files('src/controllers', '.ts').filter((f) => !/\/render-[^/]+\.ts$/.test(f)),
   ];
   // Not operator flags: `--help`, the benchmarks' `--quick`, the sandbox's `--check`, kubectl's
-  // `--from-literal`, the placeholders of settings.ts.
-  const others = new Set(['help', 'quick', 'check', 'from-literal', 'flag', 'name']);
+  // `--from-literal`, node's own `--max-semi-space-size` and `--trace-gc`, the placeholders of
+  // settings.ts.
+  const others = new Set(['help', 'quick', 'check', 'from-literal', 'max-semi-space-size', 'trace-gc', 'flag', 'name']);
   // The anchor's flags docs/adoption-from-anchor.md lists as not taken by this operator.
   const notTaken = new Set(['debug', 'orchestrator-concurrent-reconciles', 'allow-cross-namespace-user', 'allow-cross-namespace-database']);
 
