@@ -79,6 +79,13 @@ test('a replication error that quotes a password (a replicated CREATE USER) is m
   // with MariaDB's error text quoting the statement, password included.
   await r.sql("SET SESSION sql_log_bin = 0; CREATE USER 'app'@'%' IDENTIFIED BY 'other'");
   await m.sql(`SET GLOBAL read_only = 0; CREATE USER 'app'@'%' IDENTIFIED BY '${password}'`);
+  // The replica already replicates and has stopped on that statement before the operator looks:
+  // had the operator started replication itself, it could mark the pod configured in the moment
+  // between the SQL thread starting and failing (a race the test must not depend on).
+  const replica = await c.root(1);
+  await replica.pointAt({ host: m.host, port: m.port }, TEST_SYSTEM_USERS.replication);
+  await replica.startReplication();
+  await eventually('the replica stopped on the replicated CREATE USER', async () => (await replica.replicationStatus())?.lastSqlErrno === 1396);
   await c.bootstrap();
 
   const cond = await c.waitCondition(1, 'False', /ReplicationError/);
