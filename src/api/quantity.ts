@@ -112,6 +112,31 @@ export function canonicalQuantity(str: string): string {
 }
 
 /**
+ * The quantity as a number (Go's AsApproximateFloat64), for sizing MySQL from requests and limits
+ * and for comparing values; undefined for what ParseQuantity refuses. Numbers pass through.
+ */
+export function quantityNumber(q: string | number | undefined): number | undefined {
+  if (q === undefined) return undefined;
+  if (typeof q === 'number') return Number.isFinite(q) ? q : undefined;
+  const str = q.trim();
+  if (str === '') return undefined;
+  try {
+    const p = split(str);
+    const { base, exponent } = interpret(p.suffix);
+    const magnitude = Number(`${p.num}.${p.denom || '0'}`) * base ** exponent;
+    return p.positive ? magnitude : -magnitude;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Quantity.MilliValue(): thousandths, rounded up. */
+export function quantityMilli(q: string | number | undefined): number | undefined {
+  const v = quantityNumber(q);
+  return v === undefined ? undefined : Math.ceil(v * 1000 - 1e-6);
+}
+
+/**
  * Why the real server would refuse `value` where a resource.Quantity goes, in its own words
  * (parse errors) or the validation's ("must be greater than or equal to 0"); undefined when it is fine.
  */

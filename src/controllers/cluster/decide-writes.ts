@@ -12,7 +12,7 @@ import type {
 import { ANNOTATION_SPEC_HASH } from '../../api/constants.ts';
 import type { OwnerReference } from '../../runtime/kube/types.ts';
 import { stableHash } from './hash.ts';
-import { parseQuantity } from './quantity.ts';
+import { quantityNumber } from '../../api/quantity.ts';
 
 export type Plan<T> =
   | { op: 'none' }
@@ -51,8 +51,8 @@ export function ownedSubset(desired: unknown, existing: unknown, key = '', paren
   }
   if (desired === existing) return true;
   if ((QUANTITY_PARENTS.has(parent) || QUANTITY_KEYS.has(key)) && (typeof desired === 'string' || typeof desired === 'number')) {
-    const a = parseQuantity(desired);
-    const b = parseQuantity(existing as string | number | undefined);
+    const a = quantityNumber(desired);
+    const b = quantityNumber(existing as string | number | undefined);
     return a !== undefined && a === b;
   }
   return false;

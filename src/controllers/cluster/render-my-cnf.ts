@@ -4,7 +4,7 @@
 // the server line's table, the bare boolean keys, the common keys, then spec.mysqlConf with the
 // values computed from resources. A mysqlConf key already present in an earlier group keeps that
 // position and takes the user's value.
-import { parseQuantity, quantityMilli } from './quantity.ts';
+import { quantityMilli, quantityNumber } from '../../api/quantity.ts';
 import { atLeast } from '../../api/versions.ts';
 import type { ServerVersion } from './resolve-version.ts';
 import { CONF_FILE, confPath, MOUNT_PATH } from '../../api/pod-contract.ts';
@@ -135,7 +135,7 @@ export function effectiveMysqlConf(input: MyCnfInput): Record<string, ConfValue>
     if (!(k in conf)) conf[k] = v;
   };
   const v = input.version;
-  const mem = Math.ceil(parseQuantity(input.memoryRequest) ?? 0);
+  const mem = Math.ceil(quantityNumber(input.memoryRequest) ?? 0);
 
   let bufferPool = 128 * MB; // the server's own default
   const computedPool = innodbBufferPoolSize(mem);
@@ -148,7 +148,7 @@ export function effectiveMysqlConf(input: MyCnfInput): Record<string, ConfValue>
   if (v.family === 'mysql' && atLeast(v, 8, 4)) setIfAbsent('innodb-redo-log-capacity', humanizeSize(2 * logFile));
   else setIfAbsent('innodb-log-file-size', humanizeSize(logFile));
 
-  const storage = parseQuantity(input.storageRequest);
+  const storage = quantityNumber(input.storageRequest);
   if (storage !== undefined) {
     const space = Math.ceil(storage);
     let spaceLimit = Math.trunc(space / 2);
