@@ -16,7 +16,7 @@ import {
   changeMasterStatement, gtidExecutedQuery, gtidSlavePosQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
   sessionBinlogStatement, setReadOnlyStatements, showBinlogStatusStatement, showReplicationStatusStatement,
   startReplicationStatement, stopReplicationStatement,
-  type PointAtOptions, type ReplicationSource,
+  type PointAtOptions,
 } from './replication-statements.ts';
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
@@ -80,7 +80,7 @@ export interface MysqlNode {
   /** Null when no replication is configured. */
   replicationStatus(): Promise<ReplicationStatus | null>;
   /** Stops replication and points it at `source` (GTID auto-position / slave_pos by default); does not start it. */
-  pointAt(source: ReplicationSource, creds: Credentials, opts?: PointAtOptions): Promise<void>;
+  pointAt(source: Endpoint, creds: Credentials, opts?: PointAtOptions): Promise<void>;
   startReplication(): Promise<void>;
   stopReplication(): Promise<void>;
   /** Stops replication and forgets the master. */
@@ -293,7 +293,7 @@ class Node implements MysqlNode {
     return this.exclusive(() => this.replicationNow());
   }
 
-  pointAt(source: ReplicationSource, creds: Credentials, opts?: PointAtOptions): Promise<void> {
+  pointAt(source: Endpoint, creds: Credentials, opts?: PointAtOptions): Promise<void> {
     const change = changeMasterStatement(this.flavour, source, creds, opts);
     return this.exclusive(async () => {
       await this.stopThreads();

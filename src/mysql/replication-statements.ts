@@ -10,11 +10,8 @@ import { hasSuperReadOnly, usesResetBinaryLogs, usesSourceReplicaSyntax } from '
 import { compactGtidSet } from './gtid-set.ts';
 import { secret, stmt, type Statement } from './sql-text.ts';
 import type { Credentials } from './system-users.ts';
+import type { Endpoint } from './node.ts';
 
-export interface ReplicationSource {
-  host: string;
-  port: number;
-}
 
 /**
  * How the replica finds its starting point. `gtid`: MySQL auto-position, MariaDB
@@ -33,7 +30,7 @@ export interface PointAtOptions {
 
 export function changeMasterStatement(
   f: Flavour,
-  source: ReplicationSource,
+  source: Endpoint,
   creds: Credentials,
   opts: PointAtOptions = {},
 ): Statement {

@@ -5,7 +5,7 @@ import { flavourFromVersionSpec, type Flavour } from '../mysql/flavour.ts';
 import type { Credentials } from '../mysql/system-users.ts';
 import type { Endpoint } from '../mysql/node.ts';
 import { HEADLESS_SERVICE_NAME, OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
-import { names } from '../api/names.ts';
+import { names, podOrdinal } from '../api/names.ts';
 import { ConfigError } from '../runtime/config-error.ts';
 import {
   CONF_FILE,
@@ -104,12 +104,6 @@ export function parseFlags(argv: readonly string[]): { flags: Map<string, string
   return { flags, args };
 }
 
-/** The StatefulSet ordinal: the last `-<digits>` of the pod name. */
-export function ordinalOf(podName: string): number | undefined {
-  const m = /-(\d+)$/.exec(podName);
-  return m ? Number(m[1]) : undefined;
-}
-
 /** Whitespace-separated argument lists, as the anchor passes *_EXTRA_ARGS. */
 export function splitArgs(value: string | undefined): string[] {
   return (value ?? '').split(/\s+/).filter((s) => s !== '');
@@ -176,9 +170,9 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const podName = r.optional(ENV.podName) ?? r.optional(ENV.hostname) ?? '';
   let ordinal = 0;
   if (needs.includes('identity')) {
-    const o = ordinalOf(podName);
+    const o = podOrdinal(podName);
     if (podName === '') r.problems.push(`${ENV.podName} is not set (needed for the server-id)`);
-    else if (o === undefined) r.problems.push(`${ENV.podName}='${podName}' does not end in -<ordinal>`);
+    else if (o < 0) r.problems.push(`${ENV.podName}='${podName}' does not end in -<ordinal>`);
     else ordinal = o;
   }
   const mysqlVersion = need('version', ENV.mysqlVersion, 'to choose xtrabackup or mariabackup');

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError, loadConfig, ordinalOf, splitArgs, splitSql } from '../../../src/sidecar/config.ts';
+import { ConfigError, loadConfig, splitArgs, splitSql } from '../../../src/sidecar/config.ts';
+import { podOrdinal } from '../../../src/api/names.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
 test('the anchor pod environment gives server-id ordinal + 100, the anchor paths and peer URLs', () => {
@@ -98,8 +99,8 @@ test('each backup command comes from its own variable: the init container gets o
 });
 
 test('helpers: ordinal from the pod name, argument and SQL splitting', () => {
-  assert.equal(ordinalOf('my-db-mysql-12'), 12);
-  assert.equal(ordinalOf('my-db-mysql'), undefined);
+  assert.equal(podOrdinal('my-db-mysql-12'), 12);
+  assert.equal(podOrdinal('my-db-mysql'), -1);
   assert.deepEqual(splitArgs(' a  b '), ['a', 'b']);
   assert.deepEqual(splitArgs(undefined), []);
   assert.deepEqual(splitSql(';;a;'), ['a']);
