@@ -1,4 +1,5 @@
 // Pure: what the stand-in concludes from the instances it polls, and whom it promotes.
+import { gtidCovers, gtidSequences } from '../../src/mysql/gtid-set.ts';
 import { keyText, type Key } from './hooks.ts';
 
 export interface Downtime {
@@ -105,23 +106,7 @@ export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
   return out;
 }
 
-function gtidSeqs(pos: string): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const part of pos.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
-    const [domain, , seq] = part.split('-');
-    if (domain !== undefined && seq !== undefined) m.set(domain, Math.max(m.get(domain) ?? 0, Number(seq)));
-  }
-  return m;
-}
-
-/** True when position `a` holds every transaction of position `b` (per GTID domain). */
-export function gtidCovers(a: string, b: string): boolean {
-  const as = gtidSeqs(a);
-  for (const [domain, seq] of gtidSeqs(b)) if ((as.get(domain) ?? 0) < seq) return false;
-  return true;
-}
-
-const gtidTotal = (pos: string): number => [...gtidSeqs(pos).values()].reduce((a, b) => a + b, 0);
+const gtidTotal = (pos: string): number => [...gtidSequences(pos).values()].reduce((a, b) => a + b, 0);
 
 /** The reachable replica that applied the most; ties go to the lowest key, so runs repeat. */
 export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceState | null {

@@ -6,8 +6,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNode, MysqlError, type MysqlNode } from '../../src/mysql/index.ts';
+import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
-  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, gtidCovers, replicasOf, rootOf, sameKey, sqlThreadBehind,
+  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, replicasOf, rootOf, sameKey, sqlThreadBehind,
   type Analysis, type Downtime, type InstanceState,
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';

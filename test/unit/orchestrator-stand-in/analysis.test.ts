@@ -2,7 +2,8 @@
 // reported in the recordings, and whom it promotes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { analyze, chooseSuccessor, gtidCovers, sqlThreadBehind, type InstanceState } from '../../../sandbox/orchestrator/analysis.ts';
+import { analyze, chooseSuccessor, sqlThreadBehind, type InstanceState } from '../../../sandbox/orchestrator/analysis.ts';
+import { gtidCovers } from '../../../src/mysql/gtid-set.ts';
 
 const NOW = new Date('2026-11-24T00:00:00Z');
 const M = { host: 'my-db-mysql-0.mysql.default', port: 3306 };
