@@ -139,6 +139,7 @@ type Rule = (o: KObj, ctx: RuleContext) => StatusCause[];
 const RULES: Record<string, Rule> = {
   'statefulsets.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
   'deployments.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
+  'replicasets.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
   'jobs.batch': (o) => {
     const policy = o.spec?.template?.spec?.restartPolicy;
     const out = policy === 'OnFailure' || policy === 'Never' ? [] : [notSupported('spec.template.spec.restartPolicy', policy, ['OnFailure', 'Never'])];

@@ -24,6 +24,7 @@ import { validate as pdb } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1PodD
 import { validate as persistentVolume } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolume';
 import { validate as pod } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Pod';
 import { validate as pvc } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolumeClaim';
+import { validate as replicaSet } from 'kubernetes-models/_schemas/IoK8sApiAppsV1ReplicaSet';
 import { validate as role } from 'kubernetes-models/_schemas/IoK8sApiRbacV1Role';
 import { validate as roleBinding } from 'kubernetes-models/_schemas/IoK8sApiRbacV1RoleBinding';
 import { validate as secret } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Secret';
@@ -45,7 +46,7 @@ type Validator = ((data: unknown) => boolean) & { errors?: SchemaError[] | null 
 const VALIDATORS: Record<string, (data: unknown) => boolean> = {
   configmaps: configMap, endpoints, events: event, namespaces: namespace, nodes: node, persistentvolumeclaims: pvc,
   persistentvolumes: persistentVolume, pods: pod, secrets: secret, serviceaccounts: serviceAccount, services: service,
-  'controllerrevisions.apps': controllerRevision, 'deployments.apps': deployment, 'statefulsets.apps': statefulSet,
+  'controllerrevisions.apps': controllerRevision, 'deployments.apps': deployment, 'replicasets.apps': replicaSet, 'statefulsets.apps': statefulSet,
   'cronjobs.batch': cronJob, 'jobs.batch': job, 'poddisruptionbudgets.policy': pdb, 'leases.coordination.k8s.io': lease,
   'endpointslices.discovery.k8s.io': endpointSlice, 'roles.rbac.authorization.k8s.io': role,
   'rolebindings.rbac.authorization.k8s.io': roleBinding, 'clusterroles.rbac.authorization.k8s.io': clusterRole,

@@ -61,6 +61,10 @@ const ROWS: Row[] = [
     scale: STS_SCALE, generation: true, defaulter: defaultDeployment, initialStatus: () => ({}),
   },
   {
+    gv: 'apps/v1', resource: 'replicasets', kind: 'ReplicaSet', shortNames: ['rs'], categories: ['all'], hash: 'P1RzHs8/mWQ=', status: true,
+    scale: STS_SCALE, generation: true, defaulter: defaultReplicaSet, initialStatus: () => ({ replicas: 0 }),
+  },
+  {
     gv: 'apps/v1', resource: 'statefulsets', kind: 'StatefulSet', shortNames: ['sts'], categories: ['all'], hash: 'H+vl74LkKdo=', status: true,
     scale: STS_SCALE, generation: true, defaulter: defaultStatefulSet, initialStatus: () => ({ replicas: 0, availableReplicas: 0 }),
   },
@@ -350,6 +354,12 @@ function defaultStatefulSet(o: KObj): void {
   setDefault(s, 'updateStrategy', { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
   if (s.updateStrategy.type === 'RollingUpdate') s.updateStrategy.rollingUpdate ??= { partition: 0 };
   setDefault(s, 'revisionHistoryLimit', 10);
+}
+
+function defaultReplicaSet(o: KObj): void {
+  const s: KObj = (o.spec ??= {});
+  setDefault(s, 'replicas', 1);
+  defaultTemplate(s.template);
 }
 
 function defaultDeployment(o: KObj): void {

@@ -670,6 +670,9 @@ export class ObjectService {
     if (old.spec?.nodeName) throw conflict(def, name, `pod ${name} is already assigned to node "${old.spec.nodeName}"`);
     const next = clone(old);
     next.spec = { ...next.spec, nodeName: node };
+    // assignPod sets PodScheduled (podutil.UpdatePodCondition), replacing a False one the scheduler wrote.
+    const others = ((next.status?.conditions ?? []) as KObj[]).filter((c) => c.type !== 'PodScheduled');
+    next.status = { ...next.status, conditions: [...others, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339() }] };
     this.commit(def, old, next, opts, 'binding');
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   }

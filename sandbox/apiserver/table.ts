@@ -62,6 +62,7 @@ const BUILTIN_COLUMNS: Record<string, Column[]> = {
   pods: [nameCol, col('Ready', podReady), col('Status', (o) => (o.metadata.deletionTimestamp ? 'Terminating' : o.status?.phase ?? '')), col('Restarts', restarts, 'string'), ageCol, col('IP', (o) => o.status?.podIP ?? '<none>', 'string', 1), col('Node', (o) => o.spec?.nodeName ?? '<none>', 'string', 1)],
   statefulsets: [nameCol, col('Ready', (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`), ageCol],
   deployments: [nameCol, col('Ready', (o) => `${o.status?.readyReplicas ?? 0}/${o.spec?.replicas ?? 0}`), col('Up-to-date', (o) => o.status?.updatedReplicas ?? 0, 'integer'), col('Available', (o) => o.status?.availableReplicas ?? 0, 'integer'), ageCol],
+  replicasets: [nameCol, col('Desired', (o) => o.spec?.replicas ?? 0, 'integer'), col('Current', (o) => o.status?.replicas ?? 0, 'integer'), col('Ready', (o) => o.status?.readyReplicas ?? 0, 'integer'), ageCol],
   services: [nameCol, col('Type', (o) => o.spec?.type ?? ''), col('Cluster-IP', (o) => o.spec?.clusterIP ?? ''), col('External-IP', () => '<none>'), col('Port(s)', servicePorts), ageCol],
   configmaps: [nameCol, col('Data', (o) => Object.keys(o.data ?? {}).length + Object.keys(o.binaryData ?? {}).length, 'integer'), ageCol],
   secrets: [nameCol, col('Type', (o) => o.type ?? ''), col('Data', (o) => Object.keys(o.data ?? {}).length, 'integer'), ageCol],

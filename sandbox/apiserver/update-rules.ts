@@ -75,6 +75,7 @@ const immutableData: UpdateRule = (old, next) => {
 export const UPDATE_RULES: Record<string, UpdateRule> = {
   statefulsets: statefulSet,
   deployments: selectorImmutable,
+  replicasets: selectorImmutable,
   jobs: job,
   persistentvolumeclaims: pvc,
   pods: pod,
