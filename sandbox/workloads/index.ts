@@ -11,6 +11,7 @@ import { createLogger, errorMessage, type Logger } from '../../src/runtime/logge
 import { Manager } from '../../src/runtime/manager.ts';
 import type { WorkloadEnv } from './env.ts';
 import { endpointsController } from './endpoints-controller.ts';
+import { jobController } from './job-controller.ts';
 import { statefulSetController } from './statefulset-controller.ts';
 import { schedulerController } from './scheduler.ts';
 import { volumeController } from './volume-controller.ts';
@@ -66,7 +67,7 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
     nodeName: opts.nodeName,
     jobBackoffMs: opts.jobBackoffMs ?? 10_000,
   };
-  const specs = [statefulSetController, volumeController, schedulerController, endpointsController].map((c) => c(env));
+  const specs = [statefulSetController, volumeController, schedulerController, endpointsController, jobController].map((c) => c(env));
   for (const spec of specs) manager.add(spec);
   const targets = specs.flatMap((s) => [s.for, ...(s.owns ?? []), ...(s.watches ?? []).map((w) => w.target)]);
 
