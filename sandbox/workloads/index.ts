@@ -10,6 +10,7 @@ import { KubeClient } from '../../src/runtime/kube/client.ts';
 import { createLogger, errorMessage, type Logger } from '../../src/runtime/logger.ts';
 import { Manager } from '../../src/runtime/manager.ts';
 import type { WorkloadEnv } from './env.ts';
+import { deploymentController, replicaSetController } from './deployment-controller.ts';
 import { endpointsController } from './endpoints-controller.ts';
 import { jobController } from './job-controller.ts';
 import { statefulSetController } from './statefulset-controller.ts';
@@ -67,7 +68,7 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
     nodeName: opts.nodeName,
     jobBackoffMs: opts.jobBackoffMs ?? 10_000,
   };
-  const specs = [statefulSetController, volumeController, schedulerController, endpointsController, jobController].map((c) => c(env));
+  const specs = [statefulSetController, volumeController, schedulerController, endpointsController, jobController, deploymentController, replicaSetController].map((c) => c(env));
   for (const spec of specs) manager.add(spec);
   const targets = specs.flatMap((s) => [s.for, ...(s.owns ?? []), ...(s.watches ?? []).map((w) => w.target)]);
 
