@@ -427,7 +427,7 @@ export class ObjectService {
       if (next.status === undefined) delete base.status;
       else base.status = next.status;
       next = base;
-    } else if (def.hasStatus && sub !== 'scale') {
+    } else if (def.hasStatus && sub !== 'scale' && sub !== 'binding') {
       if (old.status === undefined) delete next.status;
       else next.status = clone(old.status);
     }

@@ -9,7 +9,8 @@ import { Informer } from '../../../src/runtime/informer.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { isNotFound } from '../../../src/runtime/kube/errors.ts';
 
-export type PodOutcome = 'ready' | 'running' | 'succeed' | 'fail';
+/** `none`: the kubelet leaves the pod as the controllers made it. */
+export type PodOutcome = 'ready' | 'running' | 'succeed' | 'fail' | 'none';
 
 export interface FakeKubelet {
   /** `added:<pod>`, `ready:<pod>` (turned Ready), `deleted:<pod>`, in the order the watch saw them. */
@@ -46,6 +47,7 @@ export async function startFakeKubelet(
         return;
       }
       const want = outcome(pod);
+      if (want === 'none') return;
       const phase = want === 'succeed' ? 'Succeeded' : want === 'fail' ? 'Failed' : 'Running';
       const isReady = want === 'ready';
       if (pod.status?.phase === phase && ready(pod) === isReady) return;
