@@ -7,6 +7,7 @@ import { decideReplicaSet } from './decide-replicaset.ts';
 import type { WorkloadEnv } from './env.ts';
 import { COMPONENT, DEPLOYMENT, POD, REPLICA_SET } from './kinds.ts';
 import { isControlledBy } from './pods.ts';
+import { writePods } from './pod-writes.ts';
 
 export function deploymentController(env: WorkloadEnv): ControllerSpec {
   const events = env.events(COMPONENT.deployment);
@@ -49,13 +50,7 @@ export function replicaSetController(env: WorkloadEnv): ControllerSpec {
       if (!rs) return;
       const pods = (await ctx.informer<V1Pod>(POD)).list({ namespace: req.namespace }).filter((p) => isControlledBy(p, rs));
       const plan = decideReplicaSet({ rs, pods, now: Date.now() });
-      for (const pod of plan.create) {
-        const made = await ctx.client.create(pod);
-        events.normal(rs, 'SuccessfulCreate', `Created pod: ${made.metadata?.name}`);
-      }
-      for (const name of plan.delete) {
-        if (await ctx.client.delete({ ...POD, namespace: req.namespace, name })) events.normal(rs, 'SuccessfulDelete', `Deleted pod: ${name}`);
-      }
+      await writePods(ctx.client, events, rs, plan.create, plan.delete);
       if (plan.status) await ctx.client.updateStatus({ ...rs, status: plan.status });
       // minReadySeconds passes without an event.
       if ((rs.spec?.minReadySeconds ?? 0) > 0 && (plan.status?.availableReplicas ?? 0) < (plan.status?.readyReplicas ?? 0)) return { requeueAfterMs: 1000 };

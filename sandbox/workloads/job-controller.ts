@@ -6,6 +6,7 @@ import { decideJob } from './decide-job.ts';
 import type { WorkloadEnv } from './env.ts';
 import { COMPONENT, JOB, POD } from './kinds.ts';
 import { isControlledBy } from './pods.ts';
+import { writePods } from './pod-writes.ts';
 
 export function jobController(env: WorkloadEnv): ControllerSpec {
   const events = env.events(COMPONENT.job);
@@ -18,13 +19,7 @@ export function jobController(env: WorkloadEnv): ControllerSpec {
       if (!job || job.metadata?.deletionTimestamp) return;
       const pods = (await ctx.informer<V1Pod>(POD)).list({ namespace: req.namespace }).filter((p) => isControlledBy(p, job));
       const plan = decideJob({ job, pods, now: Date.now(), backoffBaseMs: env.jobBackoffMs });
-      for (const pod of plan.create) {
-        const made = await ctx.client.create(pod);
-        events.normal(job, 'SuccessfulCreate', `Created pod: ${made.metadata?.name}`);
-      }
-      for (const name of plan.delete) {
-        if (await ctx.client.delete({ ...POD, namespace: req.namespace, name })) events.normal(job, 'SuccessfulDelete', `Deleted pod: ${name}`);
-      }
+      await writePods(ctx.client, events, job, plan.create, plan.delete);
       if (plan.status) await ctx.client.updateStatus({ ...job, status: plan.status });
       for (const e of plan.events) (e.type === 'Normal' ? events.normal : events.warning).call(events, job, e.reason, e.message);
       return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;

@@ -10,26 +10,17 @@ import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { eventually } from '../../support/wait.ts';
 import { cluster, render } from '../../unit/cluster/builders.ts';
+import { statefulSet } from '../../unit/workloads/builders.ts';
 import { at, NODE, ONLY_TEST_SERVER, workloadsEnv } from './helpers.ts';
 
 const STS = { apiVersion: 'apps/v1', kind: 'StatefulSet' };
 const POD = { apiVersion: 'v1', kind: 'Pod' };
 const PVC = { apiVersion: 'v1', kind: 'PersistentVolumeClaim' };
 
+/** The unit tests' set, created fresh in the test's namespace. */
 function simpleSet(namespace: string, extra: Partial<NonNullable<V1StatefulSet['spec']>> = {}): V1StatefulSet {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'StatefulSet',
-    metadata: { name: 'web', namespace },
-    spec: {
-      replicas: 3,
-      serviceName: 'web',
-      selector: { matchLabels: { app: 'web' } },
-      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } },
-      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
-      ...extra,
-    },
-  };
+  const s = statefulSet(extra);
+  return { ...s, metadata: { name: 'web', namespace } };
 }
 
 async function settled(client: KubeClient, namespace: string, name: string, ready: number): Promise<V1StatefulSet> {
