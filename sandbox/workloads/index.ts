@@ -83,10 +83,15 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
     })();
     return stopping;
   };
-  opts.signal?.addEventListener('abort', () => void stop().catch((err: unknown) => log.error('stopping the workload controllers failed', { error: errorMessage(err) })), { once: true });
+  const onAbort = (): void => void stop().catch((err: unknown) => log.error('stopping the workload controllers failed', { error: errorMessage(err) }));
+  if (opts.signal?.aborted) onAbort();
+  else opts.signal?.addEventListener('abort', onAbort, { once: true });
   const ready = (async () => {
+    if (halt.signal.aborted) throw new Error('the workload controllers were stopped before they started');
     await manager.start();
     await Promise.all(targets.map((t) => manager.informerFor(t).waitForSync(halt.signal)));
   })();
+  // Callers that stop without awaiting `ready` must not get an unhandled rejection.
+  ready.catch(() => undefined);
   return { ready, stop };
 }

@@ -28,10 +28,15 @@ export function volumeController(env: WorkloadEnv): ControllerSpec {
       const ref = { ...PVC, namespace: req.namespace, name: req.name };
       for (const a of decideVolumes({ namespace: req.namespace, name: req.name, claim, volumes, inUse, workDir: env.workDir })) {
         switch (a.type) {
-          case 'reclaim':
+          case 'reclaim': {
+            // The cache may still show a volume reclaimed by the pass before, whose directory is
+            // by now the new claim's: only a volume the server still has is reclaimed.
+            const current = await ctx.client.getIfExists({ ...PV, name: a.volume });
+            if (!current) break;
             if (a.directory) await rm(a.directory, { recursive: true, force: true });
-            await ctx.client.delete({ ...PV, name: a.volume });
+            await ctx.client.delete({ ...PV, name: a.volume }, { preconditions: { uid: current.metadata!.uid! } });
             break;
+          }
           case 'release':
             await ctx.client.patchStatus({ ...PV, name: a.volume }, { status: { phase: 'Released' } });
             break;

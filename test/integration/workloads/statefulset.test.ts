@@ -94,6 +94,36 @@ test('a deleted pod comes back under its name with the same claim and its data',
   assert.equal(readFileSync(join(dir, 'marker'), 'utf8'), 'kept');
 });
 
+test('a pod deleted with its claim comes back on a new, empty claim once the old one is gone', { skip: ONLY_TEST_SERVER }, async (t) => {
+  const env = await workloadsEnv(t);
+  const client = env.kubelet.client;
+  const ns = env.namespace;
+  await client.create(simpleSet(ns));
+  await settled(client, ns, 'web', 3);
+  const oldClaim = await client.get<V1PersistentVolumeClaim>({ ...PVC, namespace: ns, name: 'data-web-2' });
+  const dir = join(env.workDir, 'volumes', ns, 'data-web-2');
+  writeFileSync(join(dir, 'marker'), 'old data');
+
+  await client.delete({ ...PVC, namespace: ns, name: 'data-web-2' });
+  const protectedClaim = await client.get<V1PersistentVolumeClaim>({ ...PVC, namespace: ns, name: 'data-web-2' });
+  assert.ok(protectedClaim.metadata?.deletionTimestamp, 'the claim waits for its pod (pvc-protection)');
+  await client.delete({ ...POD, namespace: ns, name: 'web-2' });
+
+  const fresh = await eventually('web-2 Ready on a new claim', async () => {
+    const c = await client.get<V1PersistentVolumeClaim>({ ...PVC, namespace: ns, name: 'data-web-2' });
+    const p = await pod(client, ns, 'web-2');
+    const ready = p.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True');
+    return c.metadata?.uid !== oldClaim.metadata?.uid && c.status?.phase === 'Bound' && ready && c;
+  });
+  assert.notEqual(fresh.spec?.volumeName, oldClaim.spec?.volumeName);
+  assert.ok(existsSync(dir), 'the new claim has its directory');
+  assert.equal(existsSync(join(dir, 'marker')), false, 'and it is empty');
+  await eventually('the old volume deleted', async () => {
+    const pvs = (await client.list<V1PersistentVolume>({ apiVersion: 'v1', kind: 'PersistentVolume' })).items;
+    return !pvs.some((v) => v.metadata?.name === oldClaim.spec?.volumeName);
+  });
+});
+
 test('a failed pod is deleted and recreated', { skip: ONLY_TEST_SERVER }, async (t) => {
   const failedOnce = new Set<string>();
   const env = await workloadsEnv(t, {
