@@ -53,9 +53,12 @@ test('the master Service\'s EndpointSlice and Endpoints follow the role label fr
   const p0 = await client.get<V1Pod>({ ...POD, namespace: ns, name: 'db-0' });
   assert.deepEqual(slice?.endpoints[0]?.addresses, [p0.status?.podIP]);
 
+  const moved = performance.now();
   await client.patch({ ...POD, namespace: ns, name: 'db-0' }, { metadata: { labels: { role: 'replica' } } });
   await client.patch({ ...POD, namespace: ns, name: 'db-1' }, { metadata: { labels: { role: 'master' } } });
   await eventually('db-1 behind the master Service', async () => (await endpointsOf(client, ns, 'db-master')) === 'db-1:ready');
+  // Reported, not asserted: the issue's "within a second" is a property of the watch path.
+  t.diagnostic(`slice followed the role label in ${Math.round(performance.now() - moved)} ms`);
   const ep = await eventually('Endpoints follow', async () => {
     const e = await client.get<V1Endpoints>({ apiVersion: 'v1', kind: 'Endpoints', namespace: ns, name: 'db-master' });
     return e.subsets?.[0]?.addresses?.map((a) => a.targetRef?.name).join(',') === 'db-1' && e;
