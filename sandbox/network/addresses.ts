@@ -31,7 +31,11 @@ export function slotPlan(slot: number): SlotPlan {
 
 /** The host-side end of a pod's veth pair: `<bridge>v<last octet>`, at most 13 characters. */
 export function vethName(plan: SlotPlan, podIp: string): string {
-  return `${plan.bridge}v${podIp.split('.')[3]}`;
+  return `${vethPrefix(plan.bridge)}${podIp.split('.')[3]}`;
+}
+
+export function vethPrefix(bridge: string): string {
+  return `${bridge}v`;
 }
 
 /** Network namespace names of one sandbox share its bridge's name as prefix (crash cleanup finds them). */

@@ -3,7 +3,7 @@
 // crashed run left behind (its pods' namespaces, veths and the bridge).
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { freeSlot, netnsPrefix, SLOTS, type SlotPlan } from './addresses.ts';
+import { freeSlot, netnsPrefix, SLOTS, vethPrefix, type SlotPlan } from './addresses.ts';
 import { createBridge, deleteLink, deleteNetns, IpCommandError, linkNames, netnsNames, usedCidrs } from './ip.ts';
 
 export interface AddressClaim extends SlotPlan {
@@ -17,8 +17,8 @@ const STATE_FILE = 'state.json';
 
 async function removeSandbox(bridge: string): Promise<void> {
   for (const ns of await netnsNames()) if (ns.startsWith(netnsPrefix(bridge))) await deleteNetns(ns);
-  // Deleting the bridge leaves its ports' veths; their pod ends went with the namespaces above,
-  // and a veth pair dies with either end.
+  // A veth pair dies with its pod end's namespace, unless a process still holds that namespace.
+  for (const link of await linkNames()) if (link.startsWith(vethPrefix(bridge))) await deleteLink(link);
   await deleteLink(bridge);
 }
 
