@@ -2,7 +2,8 @@
 // sandboxes side by side get their own bridge and ranges, and stop (or the next start after a
 // crash) removes every namespace, link and address it made.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,23 @@ test('a start with the work dir of a crashed run removes what that run left', { 
   assert.ok(!netnsList().includes(pod.net.netns));
   assert.ok(next.bridge === bridge || !links().includes(bridge));
   assert.ok(links().includes(next.bridge));
+});
+
+test('a start removes the sandbox of a process that died without stopping it, whatever its work dir', { skip }, async (t) => {
+  const dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'sandbox-network-'))));
+  t.after(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+  const code = `import(process.argv[1]).then((m) => m.claimAddresses(process.argv[2])).then((c) => console.log(c.bridge));`;
+  const child = spawn(process.execPath, ['-e', code, new URL('../../../sandbox/network/claim.ts', import.meta.url).href, dirs[0]!]);
+  t.after(() => void child.kill('SIGKILL'));
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  const orphan = line.toString().trim();
+  assert.ok(links().includes(orphan));
+  child.kill('SIGKILL');
+  await once(child, 'close');
+
+  const claim = await claimAddresses(dirs[1]!);
+  t.after(() => claim.release());
+  assert.ok(!links().includes(orphan) || claim.bridge === orphan);
 });
 
 test('sandboxes side by side get their own bridge and address ranges', { skip }, async (t) => {
