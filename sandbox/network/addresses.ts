@@ -82,11 +82,16 @@ export function freeSlot(from: number, taken: { links: ReadonlySet<string>; cidr
   return undefined;
 }
 
-/** The lowest free pod address of the slot (.2 to .254; .1 is the gateway). */
-export function nextPodIp(plan: SlotPlan, used: ReadonlySet<string>): string | undefined {
+/**
+ * The first free pod address (.2 to .254; .1 is the gateway) after `last`, wrapping around: as the
+ * host-local IPAM of CNI, an address just released is the last to be given again, so a new pod does
+ * not take an IP that watchers may still see on a deleted one.
+ */
+export function nextPodIp(plan: SlotPlan, used: ReadonlySet<string>, last?: string): string | undefined {
   const prefix = plan.gateway.slice(0, plan.gateway.lastIndexOf('.'));
-  for (let host = 2; host < 255; host++) {
-    const ip = `${prefix}.${host}`;
+  const after = last === undefined ? 1 : Number(last.slice(last.lastIndexOf('.') + 1));
+  for (let i = 1; i <= 253; i++) {
+    const ip = `${prefix}.${2 + ((after - 2 + i + 253) % 253)}`;
     if (!used.has(ip)) return ip;
   }
   return undefined;

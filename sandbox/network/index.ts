@@ -6,7 +6,7 @@ import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Informer } from '../../src/runtime/informer.ts';
 import { KubeClient } from '../../src/runtime/kube/client.ts';
-import { errorMessage, type Logger } from '../../src/runtime/logger.ts';
+import { createLogger, errorMessage, type Logger } from '../../src/runtime/logger.ts';
 import { claimAddresses, type AddressClaim } from './claim.ts';
 import { dnsRecords, renderHostsFile, resolveName, type DnsRecord } from './hosts.ts';
 import { PodNetworks, writeInPlace, type PodNetwork } from './pods.ts';
@@ -25,6 +25,7 @@ export interface SandboxNetworkOptions {
   /** Addresses claimed beforehand (`claimAddresses`), so the API server could be given `serviceCIDR`; released on stop. */
   claim?: AddressClaim;
   signal?: AbortSignal;
+  /** Default: warnings and errors to stderr (a refresh that failed, a ClusterIP it cannot serve). */
   log?: Logger;
 }
 
@@ -49,11 +50,11 @@ const SERVICE: { apiVersion: string; kind: string } = { apiVersion: 'v1', kind: 
 
 export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<SandboxNetwork> {
   if (!opts.client && !opts.kubeConfig) throw new Error('startSandboxNetwork: kubeConfig or client is required');
-  const log = opts.log?.child({ component: 'sandbox-network' });
+  const log = (opts.log ?? createLogger({ level: 'warn', stream: process.stderr })).child({ component: 'sandbox-network' });
   const claim = opts.claim ?? (await claimAddresses(opts.workDir));
   const client = opts.client ?? new KubeClient(opts.kubeConfig!, { userAgent: 'sandbox-network' });
-  const pods = new Informer<V1Pod & { metadata: object }>({ client, target: POD, ...(log ? { log } : {}) });
-  const services = new Informer<V1Service & { metadata: object }>({ client, target: SERVICE, ...(log ? { log } : {}) });
+  const pods = new Informer<V1Pod & { metadata: object }>({ client, target: POD, log });
+  const services = new Informer<V1Service & { metadata: object }>({ client, target: SERVICE, log });
   let records: DnsRecord[] = [];
   const podNetworks = new PodNetworks(claim, (identity) => renderHostsFile(identity, records));
   const proxy = new ServiceProxy(
@@ -80,7 +81,7 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
           try {
             await refreshOnce();
           } catch (e) {
-            log?.warn('sandbox network: refresh failed', { error: errorMessage(e) });
+            log.warn('sandbox network: refresh failed', { error: errorMessage(e) });
           }
         }
       } finally {

@@ -62,6 +62,7 @@ export class PodNetworks implements PodNetwork {
   /** The operation under way per uid: attach and detach of one pod never interleave. */
   readonly #busy = new Map<string, Promise<unknown>>();
   #closed = false;
+  #lastIp: string | undefined;
 
   constructor(claim: AddressClaim, hostsText: (pod: PodIdentity) => string) {
     this.#claim = claim;
@@ -105,8 +106,9 @@ export class PodNetworks implements PodNetwork {
     if (known) return known.attachment;
     if (this.#closed) throw new Error(`attach ${pod.namespace}/${pod.name}: the sandbox network is stopping`);
     const used = new Set([...this.#attached.values()].map((a) => a.attachment.ip));
-    const ip = nextPodIp(this.#claim, used);
+    const ip = nextPodIp(this.#claim, used, this.#lastIp);
     if (!ip) throw new Error(`attach ${pod.namespace}/${pod.name}: no address left in ${this.#claim.podCIDR}`);
+    this.#lastIp = ip;
     const attachment: PodNetworkAttachment = { ip, netns: netnsName(this.#claim, pod.uid), hostsFile: join(this.#hostsDir, pod.uid) };
     const identity: PodIdentity = { ip, namespace: pod.namespace, hostname: pod.hostname, ...(pod.subdomain ? { subdomain: pod.subdomain } : {}) };
     // Reserved before the first await, so a concurrent attach of another pod takes another address.

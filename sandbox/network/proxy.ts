@@ -64,11 +64,11 @@ interface Running {
 export class ServiceProxy {
   readonly #bridge: string;
   readonly #view: ProxyView;
-  readonly #log: Logger | undefined;
+  readonly #log: Logger;
   readonly #running = new Map<string, Running>();
   readonly #sockets = new Set<Socket>();
 
-  constructor(bridge: string, view: ProxyView, log?: Logger) {
+  constructor(bridge: string, view: ProxyView, log: Logger) {
     this.#bridge = bridge;
     this.#view = view;
     this.#log = log;
@@ -104,7 +104,7 @@ export class ServiceProxy {
       } catch (e) {
         // Another process holds the address and port (a ClusterIP of a real cluster that another
         // sandbox also serves): the Service is unreachable here, said once per sync.
-        this.#log?.warn('service proxy: cannot listen', { service: `${l.namespace}/${l.service}`, address: key, error: errorMessage(e) });
+        this.#log.warn('service proxy: cannot listen', { service: `${l.namespace}/${l.service}`, address: key, error: errorMessage(e) });
       }
     }
   }

@@ -10,11 +10,13 @@ test('a slot is skipped when its bridge exists or its ranges meet a range the ma
   assert.equal(freeSlot(0, { links: new Set(), cidrs: ['10.0.0.0/8'] }), undefined);
 });
 
-test('pod addresses start after the gateway and never repeat; link names fit IFNAMSIZ', () => {
+test('pod addresses start after the gateway, go round, and an address just freed is given last; link names fit IFNAMSIZ', () => {
   const plan = slotPlan(255);
   assert.equal(plan.gateway, '10.213.255.1');
   assert.equal(nextPodIp(plan, new Set()), '10.213.255.2');
   assert.equal(nextPodIp(plan, new Set(['10.213.255.2'])), '10.213.255.3');
+  assert.equal(nextPodIp(plan, new Set(), '10.213.255.7'), '10.213.255.8', 'not .2, though free');
+  assert.equal(nextPodIp(plan, new Set(['10.213.255.2']), '10.213.255.254'), '10.213.255.3', 'wraps past the gateway');
   const all = new Set(Array.from({ length: 253 }, (_, i) => `10.213.255.${i + 2}`));
   assert.equal(nextPodIp(plan, all), undefined);
   assert.ok(`${vethName(plan, '10.213.255.254')}p`.length <= 15);
