@@ -113,10 +113,17 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
 /**
  * The stand-in with the recorded config (`alias` as every server's cluster alias, the system
  * users of TEST_SYSTEM_USERS) watching running servers that already form one cluster: discovers
- * them and waits until it sees one cluster of all of them. Hook-log.sh finds its log through
- * variables set in each hook command, so labs can run side by side in one process.
+ * them and waits until it sees one cluster of all of them. `byReportHost`: instances are known
+ * by their report_host (a pod FQDN), as the chart's Orchestrator knows them, through the
+ * stand-in's `hosts` table. Hook-log.sh finds its log through variables set in each hook command,
+ * so labs can run side by side in one process.
  */
-export async function watchWithStandIn(t: NonNullable<StartMariaDBOptions['t']>, servers: readonly MariaDBServer[], alias: string): Promise<StandInWatch> {
+export async function watchWithStandIn(
+  t: NonNullable<StartMariaDBOptions['t']>,
+  servers: readonly MariaDBServer[],
+  alias: string,
+  opts: { byReportHost?: boolean } = {},
+): Promise<StandInWatch> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
@@ -132,13 +139,14 @@ export async function watchWithStandIn(t: NonNullable<StartMariaDBOptions['t']>,
     ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
     RecoveryPeriodBlockSeconds: 1,
   }));
-  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0' });
+  const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
+  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());
   const get = async (path: string): Promise<{ status: number; body: any }> => {
     const res = await fetch(`${standIn.url}${path}`);
     return { status: res.status, body: await res.json() };
   };
-  for (const s of servers) assert.equal((await get(`/api/discover/${s.host}/${s.port}`)).body.Code, 'OK');
+  for (const s of servers) assert.equal((await get(`/api/discover/${opts.byReportHost ? s.reportHost : s.host}/${s.port}`)).body.Code, 'OK');
   await eventually(`all ${servers.length} in one cluster`, async () => (await get(`/api/cluster/${alias}`)).body.length === servers.length);
   return {
     standIn,
