@@ -99,15 +99,20 @@ export interface StandInLab extends StandInWatch {
 export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string): Promise<StandInLab> {
   const servers = await Promise.all([0, 1, 2].map((i) =>
     startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
-  const [s0, s1, s2] = servers;
-  await (await s0.node()).setReadOnly(false);
-  for (const r of [s1, s2]) {
+  await formCluster(servers);
+  return { servers, ...(await watchWithStandIn(t, servers, ALIAS)) };
+}
+
+/** The first server the writable master, the others replicating from it, and table app.t with one row. */
+export async function formCluster([master, ...replicas]: readonly MariaDBServer[]): Promise<void> {
+  if (!master) throw new Error('formCluster: no server');
+  await (await master.node()).setReadOnly(false);
+  for (const r of replicas) {
     const n = await r.node();
-    await n.pointAt({ host: s0.host, port: s0.port }, TEST_SYSTEM_USERS.replication);
+    await n.pointAt({ host: master.host, port: master.port }, TEST_SYSTEM_USERS.replication);
     await n.startReplication();
   }
-  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
-  return { servers, ...(await watchWithStandIn(t, servers, ALIAS)) };
+  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
 }
 
 /**

@@ -19,7 +19,7 @@ import { clusterOptions } from '../../../src/controllers/cluster/options.ts';
 import { renderClientConf } from '../../../src/sidecar/render-pod-files.ts';
 import { containerEnv } from '../../support/kubelet-env.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
-import { watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
+import { formCluster, watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
 import { cluster, render, ROOT_SECRET } from '../../unit/cluster/builders.ts';
 
 const NS = 'default';
@@ -36,14 +36,7 @@ async function lab(t: { after(fn: () => unknown): void }): Promise<{ servers: Ma
     const pod = names.pod(CLUSTER, i);
     return startMariaDB({ name: pod, serverId: 100 + i, reportHost: podFqdn(pod, NS), systemUsers: true, t });
   }));
-  const [s0, s1, s2] = servers as [MariaDBServer, MariaDBServer, MariaDBServer];
-  await (await s0.node()).setReadOnly(false);
-  for (const r of [s1, s2]) {
-    const n = await r.node();
-    await n.pointAt({ host: s0.host, port: s0.port }, TEST_SYSTEM_USERS.replication);
-    await n.startReplication();
-  }
-  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+  await formCluster(servers);
   return { servers, orc: await watchWithStandIn(t, servers, ALIAS, { byReportHost: true }) };
 }
 
