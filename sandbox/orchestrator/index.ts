@@ -21,6 +21,12 @@ export interface StandInOptions {
   port?: number;
   /** `{orchestratorHost}`: os.hostname() by default, as the real one. */
   orchestratorHost?: string;
+  /**
+   * Name → address, as the /etc/hosts of the machine the real one runs on: instances discovered
+   * by name are known and reported by that name (as pod FQDNs are in a cluster), while connections
+   * and CHANGE MASTER go to the address, and a replica's Master_Host address maps back to the name.
+   */
+  hosts?: Readonly<Record<string, string>>;
 }
 
 export interface StandIn {
@@ -63,6 +69,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     return run;
   };
 
+  const hosts = opts.hosts ?? {};
+  const nameByAddress = new Map(Object.entries(hosts).map(([name, address]) => [address, name]));
+  const address = (k: Key): Key => ({ host: hosts[k.host] ?? k.host, port: k.port });
+  const nameOf = (host: string): string => nameByAddress.get(host) ?? host;
   const find = (k: Key): InstanceState | undefined => instances.find((i) => sameKey(i.key, k));
   const uid = (): string => `${BigInt(Date.now()) * 1000000n + BigInt(process.hrtime()[1] % 1000000)}:${createHash('sha256').update(randomBytes(16)).digest('hex')}`;
 
@@ -70,7 +80,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const existing = nodes.get(keyText(k));
     if (existing) return existing;
     const n = await connectNode({
-      host: k.host, port: k.port, user: cfg.topologyUser, password: cfg.topologyPassword,
+      ...address(k), user: cfg.topologyUser, password: cfg.topologyPassword,
       connectTimeoutMs: cfg.connectTimeoutSeconds * 1000, queryTimeoutMs: 5000,
     });
     nodes.set(keyText(k), n);
@@ -99,7 +109,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         key: k, lastCheckValid: true, failedChecks: 0, lastSeen: now, firstSeen: prev?.firstSeen ?? now,
         serverId: info.serverId, version: info.version, versionComment: info.versionComment, readOnly,
         instanceAlias, suggestedClusterAlias: alias,
-        master: repl && repl.masterHost !== '' ? { host: repl.masterHost, port: repl.masterPort } : null,
+        master: repl && repl.masterHost !== '' ? { host: nameOf(repl.masterHost), port: repl.masterPort } : null,
         ioRunning: repl?.ioRunning ?? false, sqlRunning: repl?.sqlRunning ?? false, usingGtid: repl?.usingGtid ?? false,
         gtidPosition: repl ? repl.gtidExecuted : info.gtidExecuted, gtidReceived: repl?.gtidReceived ?? '',
         lastIoError: repl?.lastIoError ?? '', lastSqlError: repl?.lastSqlError ?? '', secondsBehind: repl?.secondsBehind ?? null,
@@ -146,7 +156,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   /** Points `replica` at `master` and starts it. */
   async function repoint(replica: InstanceState, master: Key, pos: 'slave_pos' | 'current_pos', start: boolean): Promise<void> {
     const n = await nodeFor(replica.key);
-    await n.pointAt(master, await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
+    await n.pointAt(address(master), await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
     if (start) await n.startReplication();
     replica.master = master;
   }

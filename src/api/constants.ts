@@ -243,6 +243,11 @@ export const NODE_REASONS = {
   replicationNotRunning: 'ReplicationNotRunning',
   replicationAccessDenied: 'ReplicationAccessDenied',
   replicationError: 'ReplicationError',
+  /**
+   * The pod holds transactions the master lacks (an old master's writes no replica received):
+   * it is not made a replica, stays read-only and, not replicating, out of the Services.
+   */
+  errantTransactions: 'ErrantTransactions',
   // Refusals before a decision: the operated Secret, or a step that threw
   operatedSecretMissing: 'OperatedSecretMissing',
   operatedSecretIncomplete: TOPOLOGY_REASONS.operatedSecretIncomplete,

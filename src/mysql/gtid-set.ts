@@ -22,3 +22,74 @@ export function gtidCovers(a: string, b: string): boolean {
   for (const [domain, seq] of gtidSequences(b)) if ((as.get(domain) ?? 0) < seq) return false;
   return true;
 }
+
+/**
+ * The transactions of `server`'s history that `master`'s history lacks: errant transactions that
+ * forbid making `server` a replica of `master` (it would diverge, or replication fails with
+ * 1236/1950). Histories are what `gtidHistoryQuery` reads:
+ * - MariaDB `gtid_binlog_state`: the last GTID per (domain, server_id). Sequence numbers are
+ *   domain-wide, so comparing positions per domain (gtidCovers) misses an old master's write once
+ *   the new master has written more; per (domain, server_id) it does not. Each entry of `server`
+ *   whose (domain, server_id) the master has at a lower sequence, or not at all, is returned.
+ * - MySQL `gtid_executed`: GTID sets; the result is the set difference, one `uuid:intervals` each.
+ */
+export function extraGtids(family: 'mysql' | 'mariadb', server: string, master: string): string[] {
+  return family === 'mariadb' ? extraMariadbGtids(server, master) : extraMysqlGtids(server, master);
+}
+
+function mariadbState(state: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const part of compactGtidSet(state).split(',').filter((s) => s !== '')) {
+    const [domain, server, seq] = part.split('-');
+    if (domain === undefined || server === undefined || seq === undefined) continue;
+    const key = `${domain}-${server}`;
+    m.set(key, Math.max(m.get(key) ?? 0, Number(seq)));
+  }
+  return m;
+}
+
+function extraMariadbGtids(server: string, master: string): string[] {
+  const have = mariadbState(master);
+  return [...mariadbState(server)].filter(([key, seq]) => (have.get(key) ?? 0) < seq).map(([key, seq]) => `${key}-${seq}`);
+}
+
+type Intervals = [number, number][];
+
+/** `uuid:1-5:7,uuid2:3` → uuid → intervals; a tagged group (MySQL 8.4 `uuid:tag:1-3`) is keyed `uuid:tag`. */
+function mysqlSet(set: string): Map<string, Intervals> {
+  const m = new Map<string, Intervals>();
+  for (const part of compactGtidSet(set).toLowerCase().split(',').filter((s) => s !== '')) {
+    const [uuid = '', ...fields] = part.split(':');
+    let key = uuid;
+    for (const f of fields) {
+      const r = /^(\d+)(?:-(\d+))?$/.exec(f);
+      if (r) m.set(key, [...(m.get(key) ?? []), [Number(r[1]), Number(r[2] ?? r[1])]]);
+      else key = `${uuid}:${f}`;
+    }
+  }
+  return m;
+}
+
+function subtract(a: Intervals, b: Intervals): Intervals {
+  let out: Intervals = [...a].sort((x, y) => x[0] - y[0]);
+  for (const [bs, be] of b) {
+    out = out.flatMap(([s, e]): Intervals => {
+      if (be < s || bs > e) return [[s, e]];
+      const keep: Intervals = [];
+      if (s < bs) keep.push([s, bs - 1]);
+      if (e > be) keep.push([be + 1, e]);
+      return keep;
+    });
+  }
+  return out;
+}
+
+function extraMysqlGtids(server: string, master: string): string[] {
+  const have = mysqlSet(master);
+  const out: string[] = [];
+  for (const [key, list] of mysqlSet(server)) {
+    const rest = subtract(list, have.get(key) ?? []);
+    if (rest.length > 0) out.push(`${key}:${rest.map(([s, e]) => (s === e ? `${s}` : `${s}-${e}`)).join(':')}`);
+  }
+  return out;
+}

@@ -7,4 +7,5 @@ export * from './replication-statements.ts';
 export * from './operator-schema.ts';
 export * from './system-users.ts';
 export * from './init-file.ts';
+export * from './gtid-set.ts';
 export { quoteIdentifier, quoteString, render, secret, type Statement } from './sql-text.ts';

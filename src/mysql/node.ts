@@ -13,7 +13,7 @@ import {
   writeHeartbeatStatement, type HeartbeatPosition,
 } from './operator-schema.ts';
 import {
-  changeMasterStatement, gtidExecutedQuery, gtidSlavePosQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
+  changeMasterStatement, gtidExecutedQuery, gtidHistoryQuery, gtidSlavePosQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
   sessionBinlogStatement, setReadOnlyStatements, showBinlogStatusStatement, showReplicationStatusStatement,
   startReplicationStatement, stopReplicationStatement,
   type PointAtOptions,
@@ -90,6 +90,8 @@ export interface MysqlNode {
   /** After a clone or restore: seeds `backup_gtid_purged` once; a second call does nothing. */
   seedGtidAfterClone(): Promise<SeedResult>;
   gtidExecuted(): Promise<string>;
+  /** What `extraGtids` compares: MySQL gtid_executed, MariaDB gtid_binlog_state. */
+  gtidHistory(): Promise<string>;
   binlogPosition(): Promise<BinlogPosition | null>;
   /**
    * Runs a query that configuration supplies as text (Orchestrator's DetectClusterAliasQuery,
@@ -356,6 +358,10 @@ class Node implements MysqlNode {
 
   gtidExecuted(): Promise<string> {
     return this.exclusive(() => this.gtidNow());
+  }
+
+  gtidHistory(): Promise<string> {
+    return this.exclusive(async () => compactGtidSet(String((await this.q(gtidHistoryQuery(this.flavour)))[0]?.['gtid'] ?? '')));
   }
 
   binlogPosition(): Promise<BinlogPosition | null> {

@@ -125,6 +125,17 @@ export function gtidExecutedQuery(f: Flavour): Statement {
     : 'SELECT @@global.gtid_executed AS gtid');
 }
 
+/**
+ * Every transaction the server holds, in the form `extraGtids` compares across servers: MySQL
+ * gtid_executed; MariaDB gtid_binlog_state (the last GTID per domain and server_id, which tells
+ * an old master's own writes apart from those of the server that replaced it).
+ */
+export function gtidHistoryQuery(f: Flavour): Statement {
+  return stmt(f.family === 'mariadb'
+    ? 'SELECT @@global.gtid_binlog_state AS gtid'
+    : 'SELECT @@global.gtid_executed AS gtid');
+}
+
 /** MariaDB's replica position; SHOW SLAVE STATUS does not show it. */
 export function gtidSlavePosQuery(): Statement {
   return stmt('SELECT @@global.gtid_slave_pos AS gtid');

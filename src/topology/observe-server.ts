@@ -24,14 +24,17 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
   const configured = await node.isConfigured();
   const replication = replicationView(await node.replicationStatus());
   const gtidExecuted = await node.gtidExecuted();
+  const gtidHistory = await node.gtidHistory();
   const backup = await node.getStatusValue(STATUS.backupGtidPurged);
   const seeded = await node.getStatusValue(STATUS.setGtidPurged);
   return {
     reachable: true,
+    family: node.flavour.family,
     readOnly,
     configured,
     replication,
     gtidExecuted,
+    gtidHistory,
     backupGtidPurged: backup === null || backup === '' ? null : backup,
     gtidSeeded: seeded !== null,
   };

@@ -1,6 +1,7 @@
 // What the servers of a cluster say about themselves, as plain values the decisions read
 // (observe-server.ts gathers them through src/mysql).
 
+import type { ServerFamily } from '../api/versions.ts';
 import type { Endpoint } from '../mysql/index.ts';
 
 export type { Endpoint };
@@ -27,6 +28,7 @@ export type ServerView =
   | { reachable: false; problem: ServerProblem; message: string }
   | {
       reachable: true;
+      family: ServerFamily;
       readOnly: boolean;
       /** `sys_operator.status` row `configured = 1` (the anchor's readiness). */
       configured: boolean;
@@ -34,6 +36,8 @@ export type ServerView =
       replication: ReplicationView | null;
       /** Every transaction the server has, written or applied: MySQL gtid_executed, MariaDB gtid_current_pos. */
       gtidExecuted: string;
+      /** The same, in the form `extraGtids` compares across servers (MariaDB: gtid_binlog_state). */
+      gtidHistory: string;
       /** `backup_gtid_purged` row: the clone's GTID set still to be seeded, or null. */
       backupGtidPurged: string | null;
       /** `set_gtid_purged` row present: the seed has been applied. */

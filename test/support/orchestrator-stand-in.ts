@@ -77,8 +77,8 @@ export function collapseRetries(calls: HookCall[]): HookCall[] {
 
 export const recorded = (scenario: string): HookCall[] => parseLog(readFileSync(join(HOOKS, `${scenario}.txt`), 'utf8'));
 
-export interface StandInLab {
-  servers: [MariaDBServer, MariaDBServer, MariaDBServer];
+/** The stand-in watching some servers, its hook log and the lab controls of hook-log.sh. */
+export interface StandInWatch {
   standIn: StandIn;
   /** Lab controls of hook-log.sh: `<Hook>.exit` and `<Hook>.sleep` files go here. */
   ctl: string;
@@ -88,28 +88,50 @@ export interface StandInLab {
   clearHookLog(): void;
 }
 
+export interface StandInLab extends StandInWatch {
+  servers: [MariaDBServer, MariaDBServer, MariaDBServer];
+}
+
 /**
  * Starts the servers (`pod0` writable, the others replicating from it, one table written) and the
  * stand-in with the recorded config, discovers them and waits until they form one cluster.
- * Hook-log.sh finds its log through variables set in each hook command, so labs can run side by
- * side in one process.
  */
 export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string): Promise<StandInLab> {
+  const servers = await Promise.all([0, 1, 2].map((i) =>
+    startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
+  await formCluster(servers);
+  return { servers, ...(await watchWithStandIn(t, servers, ALIAS)) };
+}
+
+/** The first server the writable master, the others replicating from it, and table app.t with one row. */
+export async function formCluster([master, ...replicas]: readonly MariaDBServer[]): Promise<void> {
+  if (!master) throw new Error('formCluster: no server');
+  await (await master.node()).setReadOnly(false);
+  for (const r of replicas) {
+    const n = await r.node();
+    await n.pointAt({ host: master.host, port: master.port }, TEST_SYSTEM_USERS.replication);
+    await n.startReplication();
+  }
+  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+}
+
+/**
+ * The stand-in with the recorded config (`alias` as every server's cluster alias, the system
+ * users of TEST_SYSTEM_USERS) watching running servers that already form one cluster: discovers
+ * them and waits until it sees one cluster of all of them. `byReportHost`: instances are known
+ * by their report_host (a pod FQDN), as the chart's Orchestrator knows them, through the
+ * stand-in's `hosts` table. Hook-log.sh finds its log through variables set in each hook command,
+ * so labs can run side by side in one process.
+ */
+export async function watchWithStandIn(
+  t: NonNullable<StartMariaDBOptions['t']>,
+  servers: readonly MariaDBServer[],
+  alias: string,
+  opts: { byReportHost?: boolean } = {},
+): Promise<StandInWatch> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
-
-  const servers = await Promise.all([0, 1, 2].map((i) =>
-    startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
-  const [s0, s1, s2] = servers;
-  await (await s0.node()).setReadOnly(false);
-  for (const r of [s1, s2]) {
-    const n = await r.node();
-    await n.pointAt({ host: s0.host, port: s0.port }, TEST_SYSTEM_USERS.replication);
-    await n.startReplication();
-  }
-  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
-
   const recordedConf = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
   const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
@@ -118,20 +140,20 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
     ...Object.fromEntries(HOOK_LISTS.map((h) => [h, (recordedConf[h] as string[]).map((cmd) => env + cmd)])),
     MySQLTopologyUser: orc.user,
     MySQLTopologyPassword: orc.password,
-    DetectClusterAliasQuery: `SELECT '${ALIAS}'`,
+    DetectClusterAliasQuery: `SELECT '${alias}'`,
     ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
     RecoveryPeriodBlockSeconds: 1,
   }));
-  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0' });
+  const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
+  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());
   const get = async (path: string): Promise<{ status: number; body: any }> => {
     const res = await fetch(`${standIn.url}${path}`);
     return { status: res.status, body: await res.json() };
   };
-  for (const s of servers) assert.equal((await get(`/api/discover/${s.host}/${s.port}`)).body.Code, 'OK');
-  await eventually('all three in one cluster', async () => (await get(`/api/cluster/${ALIAS}`)).body.length === 3);
+  for (const s of servers) assert.equal((await get(`/api/discover/${opts.byReportHost ? s.reportHost : s.host}/${s.port}`)).body.Code, 'OK');
+  await eventually(`all ${servers.length} in one cluster`, async () => (await get(`/api/cluster/${alias}`)).body.length === servers.length);
   return {
-    servers,
     standIn,
     ctl,
     get,

@@ -2,9 +2,10 @@
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
 import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/constants.ts';
 import { names } from '../../api/names.ts';
+import { extraGtids, gtidCovers } from '../../mysql/gtid-set.ts';
 import {
   asNode, chooseMaster, masterUnreachableMessage, sameEndpoint,
-  type ClusterView, type NodeView, type PodView, type ReplicationView, type ServerView,
+  type ClusterView, type NodeView, type PodView, type ReachableServer, type ReplicationView, type ServerView,
 } from '../../topology/index.ts';
 
 export interface NodePod extends PodView {
@@ -30,7 +31,11 @@ export interface NodeGathered {
 export type NodeStep =
   | { kind: 'setReadOnly' }
   | { kind: 'seedGtid'; gtid: string }
-  | { kind: 'pointAt'; master: NodeView }
+  /**
+   * `fromOwnPosition`: start from everything the server holds (MariaDB `current_pos`) instead of
+   * its replica position (`slave_pos`). MySQL's auto-position always does.
+   */
+  | { kind: 'pointAt'; master: NodeView; fromOwnPosition: boolean }
   | { kind: 'startReplication' }
   | { kind: 'markConfigured'; role: 'master' | 'replica'; master: string };
 
@@ -76,6 +81,29 @@ function replicationFailure(g: NodeGathered, rep: ReplicationView, master: NodeV
   return wait(NODE_REASONS.replicationNotRunning, `replication from ${master.pod} was started but does not run`);
 }
 
+/**
+ * MariaDB: a server that replicates from no one yet (a demoted master, a fresh clone) or that
+ * wrote transactions of its own has a replica position (gtid_slave_pos) behind what it holds; a
+ * demoted master pointed with slave_pos would ask its new master for transactions it already
+ * has. Its own position is safe once no errant transaction is left (checked before pointing).
+ */
+function fromOwnPosition(self: ReachableServer): boolean {
+  if (self.family !== 'mariadb') return false;
+  const rep = self.replication;
+  return rep === null ? self.gtidExecuted !== '' : !gtidCovers(rep.gtidApplied, self.gtidExecuted);
+}
+
+/** Transactions this server holds that the master lacks: pointing it there would fork or fail. */
+function errant(g: NodeGathered, self: ReachableServer, master: NodeView, masterServer: ReachableServer): NodeDecision | null {
+  const extra = extraGtids(self.family, self.gtidHistory, masterServer.gtidHistory);
+  if (extra.length === 0) return null;
+  return wait(
+    NODE_REASONS.errantTransactions,
+    `${g.pod.name} holds transactions the master ${master.pod} lacks: ${extra.join(', ')}; it is not made a replica and ` +
+      'stays read-only; remove them on the master too or rebuild this pod from a backup',
+  );
+}
+
 export function decideNodeStep(g: NodeGathered): NodeDecision {
   const { pod, self, cluster } = g;
   if (pod.deleting || !pod.mysqlRunning) {
@@ -111,11 +139,12 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
 
   if (!self.readOnly) return step({ kind: 'setReadOnly' });
   if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
-  if (master.server?.reachable !== true) return wait(NODE_REASONS.masterUnreachable, masterUnreachableMessage(choice));
+  const masterServer = master.server;
+  if (masterServer?.reachable !== true) return wait(NODE_REASONS.masterUnreachable, masterUnreachableMessage(choice));
 
   const rep = self.replication;
   if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {
-    return step({ kind: 'pointAt', master });
+    return errant(g, self, master, masterServer) ?? step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
   }
   // Stopped threads (skip-slave-start after a restart, a re-point, an error) get one START per
   // pass; START also clears errors left from before, so they are judged only after it.
@@ -126,7 +155,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   // The IO thread retries on its own; an error may be fixed since (a new password in the Secret):
   // re-point once per pass, which re-reads the credentials.
   if (rep.lastIoErrno !== 0) {
-    if (!g.attempted.includes('pointAt')) return step({ kind: 'pointAt', master });
+    if (!g.attempted.includes('pointAt')) return step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
     return replicationFailure(g, rep, master);
   }
   if (rep.ioState === 'connecting') {

@@ -150,7 +150,10 @@ async function act(step: NodeStep, node: MysqlNode, creds: OperatedCredentials, 
       await node.seedGtid(step.gtid);
       break;
     case 'pointAt':
-      await node.pointAt(step.master.endpoint, creds.replication, { connectRetrySeconds: pass.opts.connectRetrySeconds });
+      await node.pointAt(step.master.endpoint, creds.replication, {
+        connectRetrySeconds: pass.opts.connectRetrySeconds,
+        start: { kind: 'gtid', mariadbPos: step.fromOwnPosition ? 'current_pos' : 'slave_pos' },
+      });
       break;
     case 'startReplication':
       await node.startReplication();

@@ -171,3 +171,46 @@ test('a pod that Orchestrator calls master but which replicates is not touched',
   });
   assert.equal(stepKind(decideNodeStep(g)), 'wait:MasterViewStale');
 });
+
+// The old master after a failover (issue 12): pod 0 wrote 0-100-1..10 as master, pod 1 received
+// them all, was promoted and wrote 0-101-11..12. MariaDB's binlog state keeps the last GTID per
+// domain and server_id.
+const promoted = node(1, master({ gtidExecuted: '0-101-12', gtidHistory: '0-100-10,0-101-12' }));
+const orcNamesPod1 = cluster({ orchestrator: orchestrator(fqdn(1)) });
+
+test('an old master that comes back read-only is pointed at the new master from its own GTID position (current_pos)', () => {
+  const old = server({ gtidExecuted: '0-100-10', gtidHistory: '0-100-10' });
+  const d = decideNodeStep(gathered(0, old, [promoted], { cluster: orcNamesPod1 }));
+  assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? `${d.step.master.pod} own=${d.step.fromOwnPosition}` : stepKind(d), `${podName(1)} own=true`);
+});
+
+test('an old master that holds a transaction the new master lacks is not made a replica, and the GTID is named', () => {
+  const old = server({ gtidExecuted: '0-100-11', gtidHistory: '0-100-11' });
+  const d = decideNodeStep(gathered(0, old, [promoted], { cluster: orcNamesPod1 }));
+  assert.equal(stepKind(d), 'wait:ErrantTransactions');
+  assert.match(d.kind === 'wait' ? d.message : '', /my-db-mysql-0 holds transactions the master my-db-mysql-1 lacks: 0-100-11;/);
+});
+
+test('the errant check does not rely on sequence numbers alone: the new master wrote more than the old one', () => {
+  // gtidCovers('0-101-12', '0-100-11') holds per domain, yet 0-100-11 is in no binlog of pod 1.
+  const old = server({ gtidExecuted: '0-100-11', gtidHistory: '0-100-11' });
+  assert.equal(stepKind(decideNodeStep(gathered(0, old, [promoted], { cluster: orcNamesPod1 }))), 'wait:ErrantTransactions');
+});
+
+test('an old master still writable after its restart is made read-only before anything else', () => {
+  const old = server({ readOnly: false, gtidExecuted: '0-100-11', gtidHistory: '0-100-11' });
+  assert.equal(stepKind(decideNodeStep(gathered(0, old, [promoted], { cluster: orcNamesPod1 }))), 'setReadOnly');
+});
+
+test('a replica re-pointed to a new master keeps its replica position (slave_pos); a MySQL server always auto-positions', () => {
+  const replica = server({ configured: true, gtidExecuted: '0-100-10', gtidHistory: '0-100-10', replication: replicating(0, { gtidApplied: '0-100-10' }) });
+  const d = decideNodeStep(gathered(2, replica, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }));
+  assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? d.step.fromOwnPosition : null, false);
+  const mysqlOld = server({ family: 'mysql', gtidExecuted: 'aaaa:1-10', gtidHistory: 'aaaa:1-10' });
+  const mysqlNew = node(1, master({ family: 'mysql', gtidHistory: 'aaaa:1-10,bbbb:1-2' }));
+  const m = decideNodeStep(gathered(0, mysqlOld, [mysqlNew], { cluster: orcNamesPod1 }));
+  assert.equal(m.kind === 'step' && m.step.kind === 'pointAt' ? m.step.fromOwnPosition : null, false);
+  const errantMysql = server({ family: 'mysql', gtidHistory: 'aaaa:1-11' });
+  const e = decideNodeStep(gathered(0, errantMysql, [mysqlNew], { cluster: orcNamesPod1 }));
+  assert.match(e.kind === 'wait' ? e.message : '', /lacks: aaaa:11;/);
+});

@@ -1,0 +1,24 @@
+// Errant transactions: what a server holds that its would-be master lacks.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { extraGtids, gtidHistoryQuery, render, flavourFromVersionSpec } from '../../../src/mysql/index.ts';
+
+test('MariaDB: binlog state entries are compared per domain and server_id, not per domain', () => {
+  assert.deepEqual(extraGtids('mariadb', '0-100-10', '0-100-10,0-101-12'), []);
+  assert.deepEqual(extraGtids('mariadb', '0-100-11', '0-100-10,0-101-12'), ['0-100-11']);
+  assert.deepEqual(extraGtids('mariadb', '0-100-11,1-100-3', '0-100-11'), ['1-100-3']);
+  assert.deepEqual(extraGtids('mariadb', '0-101-5, 0-100-9', '0-100-10,0-101-12'), []);
+  assert.deepEqual(extraGtids('mariadb', '', '0-100-1'), []);
+});
+
+test('MySQL: the GTID set difference, interval by interval, tags kept apart', () => {
+  assert.deepEqual(extraGtids('mysql', 'aaaa:1-10', 'aaaa:1-10,bbbb:1-2'), []);
+  assert.deepEqual(extraGtids('mysql', 'aaaa:1-12', 'aaaa:1-10'), ['aaaa:11-12']);
+  assert.deepEqual(extraGtids('mysql', 'AAAA:1-20,\nbbbb:1-3', 'aaaa:1-4:6-9:15,bbbb:1-3'), ['aaaa:5:10-14:16-20']);
+  assert.deepEqual(extraGtids('mysql', 'aaaa:1-3:t1:1-2', 'aaaa:1-3'), ['aaaa:t1:1-2']);
+});
+
+test('the history a server is compared by: gtid_binlog_state on MariaDB, gtid_executed on MySQL', () => {
+  assert.equal(render(gtidHistoryQuery(flavourFromVersionSpec('mariadb-10.11')!)), 'SELECT @@global.gtid_binlog_state AS gtid');
+  assert.equal(render(gtidHistoryQuery(flavourFromVersionSpec('8.0')!)), 'SELECT @@global.gtid_executed AS gtid');
+});
