@@ -10,6 +10,7 @@ import { names } from '../../api/names.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { isOrchestratorError, type Instance, type InstanceKey, type OrchestratorClient } from '../../orchestrator/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
+import type { Informer } from '../../runtime/informer.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
@@ -81,15 +82,25 @@ export class ControllerMemory {
 
 export async function reconcileOrchestrator(req: Request, ctx: ControllerContext, deps: PassDeps): Promise<ReconcileResult | void> {
   const metrics = orchestratorMetrics(ctx.registry);
-  const cluster = (await ctx.informer<Cluster>(KINDS.cluster)).get(req.namespace, req.name);
+  const clusters = await ctx.informer<Cluster>(KINDS.cluster);
+  const cluster = clusters.get(req.namespace, req.name);
   if (!cluster) {
     deps.memory.forget(req.key);
     countReady(deps.memory, metrics.clustersByReady);
     return;
   }
-  const g = await gather(req, ctx, cluster, deps);
-  const pass = new Pass(req, ctx, cluster, g, deps);
+  const pods = await ctx.informer<PodObject>(POD_TARGET);
+  const g = await gather(req, ctx, cluster, pods, deps);
+  const pass = new Pass(req, ctx, g, deps, { clusters, pods });
+  try {
+    return await act(pass, g, deps, metrics);
+  } finally {
+    await pass.cachesCaughtUp();
+  }
+}
 
+async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>): Promise<ReconcileResult | void> {
+  const req = pass.req;
   const registration = decideRegistration(g, deps.opts.forgetGraceMs);
   const finalizer = decideFinalizer(g, registration, deps.opts.finalizerTimeoutMs);
   if (isDeleting(g)) return pass.finish(finalizer);
@@ -105,9 +116,7 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
   countReady(deps.memory, metrics.clustersByReady);
 
   const labels = decideLabels(g, decided.status.nodes);
-  for (const patch of labels.patches) {
-    await ctx.client.patch(pass.podRef(patch.pod), { metadata: { labels: patch.labels } }, { type: 'merge' });
-  }
+  for (const patch of labels.patches) await pass.label(patch.pod, patch.labels);
   const labelledAt = new Date();
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
@@ -148,8 +157,8 @@ function countReady(memory: ControllerMemory, gauge: ReturnType<typeof orchestra
 // ---------------------------------------------------------------------------------------------
 // Gather
 
-async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, deps: PassDeps): Promise<Gathered> {
-  const pods = (await ctx.informer<PodObject>(POD_TARGET)).list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
+async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, deps: PassDeps): Promise<Gathered> {
+  const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
   const servers = await observeServers(ctx, cluster, pods, deps);
   const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
   const orchestrator = await askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal);
@@ -214,28 +223,77 @@ async function unless<T, F>(kind: 'unknown-cluster' | 'unknown-instance', p: Pro
 // ---------------------------------------------------------------------------------------------
 // Act
 
+/** How long the end of a pass waits for the caches to show its writes. */
+const CACHE_CATCH_UP_MS = 2_000;
+
+/**
+ * Resolves once the cached object is no longer at `before` (watch events come in order, so any
+ * later version holds the write), or after CACHE_CATCH_UP_MS, or on abort.
+ */
+function cacheMoved(cache: Informer<KubeObject>, namespace: string, name: string, before: string | undefined, signal: AbortSignal): Promise<void> {
+  const moved = (): boolean => cache.get(namespace, name)?.metadata?.resourceVersion !== before;
+  return new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (moved()) done();
+    };
+    const off = cache.addHandlers({ onUpdate: check, onDelete: check });
+    const timer = setTimeout(() => done(), CACHE_CATCH_UP_MS);
+    function done(): void {
+      off();
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+    check();
+  });
+}
+
 /** The writes of one pass, each with its Event; a failure throws and ends the pass. */
 class Pass {
-  readonly #req: Request;
+  readonly req: Request;
   readonly #ctx: ControllerContext;
   readonly #cluster: Cluster;
   readonly #g: Gathered;
   readonly #deps: PassDeps;
+  readonly #caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> };
+  /** Objects written, with the cached resourceVersion the pass decided on. */
+  readonly #written = new Map<string, { cache: Informer<KubeObject>; name: string; before: string | undefined }>();
 
-  constructor(req: Request, ctx: ControllerContext, cluster: Cluster, g: Gathered, deps: PassDeps) {
-    this.#req = req;
+  constructor(req: Request, ctx: ControllerContext, g: Gathered, deps: PassDeps, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> }) {
+    this.req = req;
     this.#ctx = ctx;
-    this.#cluster = cluster;
+    this.#cluster = g.cluster as Cluster;
     this.#g = g;
     this.#deps = deps;
+    this.#caches = caches;
   }
 
-  podRef(pod: string): ObjectRef {
-    return { apiVersion: 'v1', kind: 'Pod', namespace: this.#req.namespace, name: pod };
+  /**
+   * Waits until the caches show this pass's writes, so the next pass of the cluster (which may
+   * start at once: our own writes enqueue it) does not decide on the versions before them and
+   * write, or announce, the same again.
+   */
+  async cachesCaughtUp(): Promise<void> {
+    await Promise.all([...this.#written.values()].map((w) => cacheMoved(w.cache, this.req.namespace, w.name, w.before, this.#ctx.signal)));
+  }
+
+  #wrote(cache: Informer<KubeObject>, name: string, before: string | undefined): void {
+    if (!this.#written.has(`${cache.target.kind}/${name}`)) this.#written.set(`${cache.target.kind}/${name}`, { cache, name, before });
+  }
+
+  #clusterWritten(): void {
+    this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion);
+  }
+
+  async label(pod: string, labels: Record<string, string>): Promise<void> {
+    const before = this.#caches.pods.get(this.req.namespace, pod)?.metadata?.resourceVersion;
+    await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
+    this.#wrote(this.#caches.pods, pod, before);
   }
 
   #clusterRef(): ObjectRef {
-    return { apiVersion: this.#cluster.apiVersion ?? KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: this.#req.namespace, name: this.#req.name };
+    return { apiVersion: this.#cluster.apiVersion ?? KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: this.req.namespace, name: this.req.name };
   }
 
   /** Guarded by resourceVersion: a merge patch replaces the whole list, and others may change it. */
@@ -243,12 +301,13 @@ class Pass {
     const others = (this.#cluster.metadata?.finalizers ?? []).filter((f) => f !== FINALIZER_ORCHESTRATOR);
     const finalizers = present ? [...others, FINALIZER_ORCHESTRATOR] : others;
     await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' });
+    this.#clusterWritten();
   }
 
   async discover(key: InstanceKey): Promise<void> {
     try {
       await this.#deps.orchestrator.discover(key, { signal: this.#ctx.signal });
-      this.#ctx.log.info('registered in Orchestrator', { cluster: this.#req.key, instance: keyName(key) });
+      this.#ctx.log.info('registered in Orchestrator', { cluster: this.req.key, instance: keyName(key) });
     } catch (e) {
       // Its server does not answer Orchestrator yet: not yet, and nothing to tell anyone.
       if (isOrchestratorError(e) && e.kind === 'mysql-unreachable') return;
@@ -267,13 +326,14 @@ class Pass {
 
   async writeStatus(status: ReturnType<typeof decideStatus>['status']): Promise<void> {
     await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions });
+    this.#clusterWritten();
   }
 
   /** An Event when the master label moved (or went), else when the reason for no master changed. */
   announceMaster(master: string | undefined, noMaster: { reason: string; message: string } | undefined): void {
     const before = podNodes(this.#g).filter((n) => roleLabel(n) === ROLE.master).map((n) => n.pod.name);
     const moved = master === undefined ? before.length > 0 : before.length !== 1 || before[0] !== master;
-    const changed = this.#deps.memory.holdChanged(this.#req.key, 'master', noMaster?.reason);
+    const changed = this.#deps.memory.holdChanged(this.req.key, 'master', noMaster?.reason);
     if (master !== undefined && moved) {
       this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.masterLabelled, `role=master on ${master}${before.length > 0 ? ` (was ${before.join(', ')})` : ''}`);
     } else if (noMaster !== undefined && (moved || changed)) {
@@ -295,7 +355,7 @@ class Pass {
 
   /** A decision not to act, as an Event when its reason changed since the last pass. */
   hold(kind: string, held: { reason: string; message: string } | undefined): void {
-    if (!this.#deps.memory.holdChanged(this.#req.key, kind, held?.reason) || held === undefined) return;
+    if (!this.#deps.memory.holdChanged(this.req.key, kind, held?.reason) || held === undefined) return;
     if (EXPECTED_HOLDS.has(held.reason)) this.#ctx.events.normal(this.#cluster, held.reason, held.message);
     else this.#ctx.events.warning(this.#cluster, held.reason, held.message);
   }
@@ -306,7 +366,7 @@ class Pass {
       case 'forget':
         for (const key of d.keys) await this.forget(key);
         await this.setFinalizer(false);
-        this.#deps.memory.forget(this.#req.key);
+        this.#deps.memory.forget(this.req.key);
         return;
       case 'wait': {
         const decided = decideStatus(this.#g);
@@ -317,7 +377,7 @@ class Pass {
       case 'release':
         await this.setFinalizer(false);
         this.#ctx.events.warning(this.#cluster, d.reason, d.message);
-        this.#deps.memory.forget(this.#req.key);
+        this.#deps.memory.forget(this.req.key);
         return;
       default:
         return;

@@ -10,8 +10,9 @@ import { renderClusterServices } from '../../../src/controllers/cluster/render-s
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
 import { eventually } from '../../support/wait.ts';
+import { NEEDS_REQUEST_LOG } from '../cluster/operator.ts';
 import { CLUSTER, podName } from '../node/node-cluster.ts';
-import { fqdn, masters, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
+import { fqdn, masters, OPERATOR_AGENT, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 
@@ -70,6 +71,14 @@ test('the orchestrator controller keeps status, labels and registration in step 
       return true;
     });
     assert.equal(await lab.nc.servers[0]!.sql('SELECT @@read_only AS ro').then((r) => Number(r[0]?.['ro'])), 0, 'the master was made writable');
+  });
+
+  await t.test('steady state makes no writes', { skip: lab.nc.kube.server ? false : NEEDS_REQUEST_LOG }, async () => {
+    const log = lab.nc.kube.server!.requestLog;
+    const mark = log.mark();
+    // Three finished passes: at least two ran wholly inside the window.
+    await lab.passes(3);
+    assert.deepEqual(log.writes(mark).filter((e) => e.userAgent === OPERATOR_AGENT).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
   });
 
   await t.test("the Services' selectors pick exactly the labelled pods", async () => {
@@ -163,4 +172,17 @@ test('the orchestrator controller keeps status, labels and registration in step 
     const all = (await lab.orc('/api/all-instances')).body as Array<{ Key: { Hostname: string } }>;
     assert.deepEqual(all.map((i) => i.Key.Hostname).filter((h) => h.endsWith(`.mysql.${ns}`)), []);
   });
+});
+
+test('a cluster deleted while Orchestrator is down waits for it, then goes without forgetting, saying so', async (t) => {
+  const lab = await orcLab(t, { finalizerTimeoutMs: 3000 });
+  await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+  await lab.orchestrator.cut();
+  await lab.client.delete({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER });
+  await eventually('a Warning that the deletion waits for Orchestrator', async () => (await eventReasons(lab)).includes('OrchestratorUnreachable'));
+  await eventually('the cluster to be gone', async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER })) === undefined);
+  assert.ok((await eventReasons(lab)).includes('ForgetAbandoned'));
+  // Nothing was forgotten: Orchestrator still knows the three servers.
+  const instances = (await lab.orc(`/api/cluster/alias/${CLUSTER}.${lab.ns}`)).body as unknown[];
+  assert.equal(instances.length, 3);
 });
