@@ -257,6 +257,8 @@ class Pass {
   readonly #g: Gathered;
   readonly #deps: PassDeps;
   readonly #caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> };
+  /** Reasons of the hold Events of this pass. */
+  readonly #announced = new Set<string>();
   /** Objects written, with the cached resourceVersion the pass decided on. */
   readonly #written = new Map<string, { cache: Informer<KubeObject>; name: string; before: string | undefined }>();
 
@@ -338,6 +340,7 @@ class Pass {
       this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.masterLabelled, `role=master on ${master}${before.length > 0 ? ` (was ${before.join(', ')})` : ''}`);
     } else if (noMaster !== undefined && (moved || changed)) {
       const taken = moved ? `role=master taken from ${before.join(', ')}: ` : 'no pod is labelled master: ';
+      this.#announced.add(noMaster.reason);
       this.#ctx.events.warning(this.#cluster, noMaster.reason, `${taken}${noMaster.message}`);
     }
   }
@@ -353,9 +356,14 @@ class Pass {
     this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.recoveriesAcknowledged, `recoveries ${ids.join(', ')} acknowledged in Orchestrator`);
   }
 
-  /** A decision not to act, as an Event when its reason changed since the last pass. */
+  /**
+   * A decision not to act, as an Event when its reason changed since the last pass; one per reason
+   * and pass (Orchestrator down holds every kind of decision for the same reason).
+   */
   hold(kind: string, held: { reason: string; message: string } | undefined): void {
     if (!this.#deps.memory.holdChanged(this.req.key, kind, held?.reason) || held === undefined) return;
+    if (this.#announced.has(held.reason)) return;
+    this.#announced.add(held.reason);
     if (EXPECTED_HOLDS.has(held.reason)) this.#ctx.events.normal(this.#cluster, held.reason, held.message);
     else this.#ctx.events.warning(this.#cluster, held.reason, held.message);
   }
