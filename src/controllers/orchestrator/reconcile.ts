@@ -3,7 +3,7 @@
 // with the pure decide-*.ts; then act in a fixed order, stopping at the first failure (the next
 // pass decides again on fresh data).
 import {
-  CONDITION_STATUS, FINALIZER_ORCHESTRATOR, LABEL_CLUSTER, ORCHESTRATOR_REASONS, ROLE, type ConditionStatus,
+  CONDITION_STATUS, FINALIZER_ORCHESTRATOR, LABEL_CLUSTER, LABEL_ROLE, ORCHESTRATOR_REASONS, ROLE, type ConditionStatus,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { names } from '../../api/names.ts';
@@ -23,7 +23,7 @@ import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook } from './decide-hook.ts';
-import { decideLabels } from './decide-labels.ts';
+import { decideLabels, type LabelPatch } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
@@ -120,7 +120,7 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
   const labelledAt = new Date();
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
-  pass.announceMaster(master?.name, labels.noMaster);
+  pass.announceMaster(labels.patches, labels.noMaster);
 
   const readOnly = decideReadOnly(g);
   if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
@@ -331,18 +331,27 @@ class Pass {
     this.#clusterWritten();
   }
 
-  /** An Event when the master label moved (or went), else when the reason for no master changed. */
-  announceMaster(master: string | undefined, noMaster: { reason: string; message: string } | undefined): void {
-    const before = podNodes(this.#g).filter((n) => roleLabel(n) === ROLE.master).map((n) => n.pod.name);
-    const moved = master === undefined ? before.length > 0 : before.length !== 1 || before[0] !== master;
+  /**
+   * An Event when the patches moved role=master (to a pod, or off every pod), else when the reason
+   * no master is labelled changed; while Orchestrator is unreachable the labels stay as they were.
+   */
+  announceMaster(patches: readonly LabelPatch[], noMaster: { reason: string; message: string } | undefined): void {
+    const role = new Map(podNodes(this.#g).map((n) => [n.pod.name, roleLabel(n)]));
+    const masters = (): string[] => [...role].filter(([, r]) => r === ROLE.master).map(([pod]) => pod);
+    const before = masters();
+    for (const p of patches) role.set(p.pod, p.labels[LABEL_ROLE]);
+    const after = masters();
+    const moved = after.join() !== before.join();
     const changed = this.#deps.memory.holdChanged(this.req.key, 'master', noMaster?.reason);
-    if (master !== undefined && moved) {
-      this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.masterLabelled, `role=master on ${master}${before.length > 0 ? ` (was ${before.join(', ')})` : ''}`);
-    } else if (noMaster !== undefined && (moved || changed)) {
-      const taken = moved ? `role=master taken from ${before.join(', ')}: ` : 'no pod is labelled master: ';
-      this.#announced.add(noMaster.reason);
-      this.#ctx.events.warning(this.#cluster, noMaster.reason, `${taken}${noMaster.message}`);
+    if (moved && after.length > 0) {
+      const was = before.length > 0 ? ` (was ${before.join(', ')})` : '';
+      this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.masterLabelled, `role=master on ${after.join(', ')}${was}`);
+      return;
     }
+    if (noMaster === undefined || !(moved || changed)) return;
+    const what = moved ? `role=master taken from ${before.join(', ')}` : after.length > 0 ? `role=master left on ${after.join(', ')}` : 'no pod is labelled master';
+    this.#announced.add(noMaster.reason);
+    this.#ctx.events.warning(this.#cluster, noMaster.reason, `${what}: ${noMaster.message}`);
   }
 
   async setReadOnly(key: InstanceKey, readOnly: boolean): Promise<void> {
