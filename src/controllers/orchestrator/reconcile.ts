@@ -159,9 +159,13 @@ function countReady(memory: ControllerMemory, gauge: ReturnType<typeof orchestra
 
 async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, deps: PassDeps): Promise<Gathered> {
   const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
-  const servers = await observeServers(ctx, cluster, pods, deps);
   const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
-  const orchestrator = await askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal);
+  // Side by side: a dead master's server may take its connect timeout to fail, and the labels
+  // wait for the slower of the two.
+  const [servers, orchestrator] = await Promise.all([
+    observeServers(ctx, cluster, pods, deps),
+    askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal),
+  ]);
   const now = new Date();
   const latest = deps.signals.latest(req.key);
   const hook = freshHook(latest, now);

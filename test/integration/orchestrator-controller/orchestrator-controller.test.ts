@@ -126,7 +126,7 @@ test('the orchestrator controller keeps status, labels and registration in step 
     await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
   });
 
-  await t.test('the master is SIGKILLed: role=master moves to the pod Orchestrator promoted, never two at once', async () => {
+  await t.test('the master is SIGKILLed: role=master moves to the pod Orchestrator promoted, never two at once', async (st) => {
     const page = await lab.metrics();
     const successfulBefore = sample(page, 'mysql_operator_failovers_total{outcome="successful"}');
     await lab.nc.servers[0]!.kill();
@@ -150,6 +150,7 @@ test('the orchestrator controller keeps status, labels and registration in step 
     });
     // The PostMasterFailover hook call was followed to the label (hook-to-labels observed once).
     assert.equal(sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_count'), 1);
+    st.diagnostic(`PostMasterFailover hook call to role=master on ${pod}: ${sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_sum')} s`);
     assert.deepEqual(masters(await lab.pods()), [pod]);
   });
 
