@@ -199,20 +199,32 @@ async function observeServers(ctx: ControllerContext, cluster: Cluster, pods: re
 export async function askOrchestrator(client: OrchestratorClient, clusterAlias: string, pods: readonly InstanceKey[], signal: AbortSignal): Promise<OrchestratorState> {
   const o = { signal };
   try {
-    const [master, listed, analysis, recoveries] = await Promise.all([
+    const [master, listed, analysis, recoveries] = await allInOrder([
       unless('unknown-cluster', client.master(clusterAlias, o), null),
       unless('unknown-cluster', client.clusterByAlias(clusterAlias, o), []),
       client.replicationAnalysis(clusterAlias, o),
       unless('unknown-cluster', client.recoveries(clusterAlias, o), []),
-    ]);
+    ] as const);
     const unlisted = pods.filter((k) => !listed.some((i) => sameInstance(i.key, k)));
-    const more = await Promise.all(unlisted.map((k) => unless('unknown-instance', client.instance(k, o), undefined)));
+    const more = await allInOrder(unlisted.map((k) => unless('unknown-instance', client.instance(k, o), undefined)));
     const instances = [...listed, ...more.filter((i): i is Instance => i !== undefined)];
     return { kind: 'reachable', master, instances, analysis, recoveries };
   } catch (e) {
     if (isOrchestratorError(e)) return { kind: 'unreachable', message: e.message };
     throw e;
   }
+}
+
+/**
+ * Promise.all, but a failure is the first one in the list's order rather than the first to
+ * happen: the message goes into status, and one that changed with the timing would rewrite it on
+ * every pass while Orchestrator stays down.
+ */
+async function allInOrder<T extends readonly unknown[]>(ps: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const settled = await Promise.allSettled(ps);
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }
 
 async function unless<T, F>(kind: 'unknown-cluster' | 'unknown-instance', p: Promise<T>, fallback: F): Promise<T | F> {
