@@ -71,6 +71,7 @@ test('the orchestrator controller keeps status, labels and registration in step 
       return true;
     });
     assert.equal(await lab.nc.servers[0]!.sql('SELECT @@read_only AS ro').then((r) => Number(r[0]?.['ro'])), 0, 'the master was made writable');
+    await eventually('the cluster counted Ready', async () => sample(await lab.metrics(), 'mysql_operator_clusters{ready="True"}') === 1);
   });
 
   await t.test('steady state makes no writes', { skip: lab.nc.kube.server ? false : NEEDS_REQUEST_LOG }, async () => {
@@ -115,6 +116,7 @@ test('the orchestrator controller keeps status, labels and registration in step 
     const before = await lab.pods();
     await lab.orchestrator.cut();
     await waitCondition(lab, 'Ready', 'Unknown', 'OrchestratorUnreachable');
+    await eventually('the cluster counted Unknown', async () => sample(await lab.metrics(), 'mysql_operator_clusters{ready="Unknown"}') === 1);
     const cluster = await lab.cluster();
     assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.status, 'Unknown');
     assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.reason, 'OrchestratorUnreachable');
