@@ -121,6 +121,17 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
   pass.announceMaster(labels.patches, labels.noMaster);
+  // Measured and counted here, before the steps that may fail: the labels are what the hook waits for.
+  const hook = decideHook(g.hook, master?.fqdn, labelledAt);
+  if (hook.kind === 'settle' && g.hook) {
+    if (hook.landedSeconds !== undefined) metrics.hookToLabelsSeconds.observe(hook.landedSeconds);
+    deps.signals.settle(g.hook);
+  }
+  if (g.orchestrator.kind === 'reachable') {
+    const { seen, counted } = countFailovers(deps.memory.failoversSeen.get(req.key), g.orchestrator.recoveries);
+    deps.memory.failoversSeen.set(req.key, seen);
+    for (const r of counted) metrics.failovers.inc({ outcome: r.successful ? 'successful' : 'failed' });
+  }
 
   const readOnly = decideReadOnly(g);
   if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
@@ -133,17 +144,6 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
   pass.hold('ack', ack.kind === 'hold' ? ack : undefined);
   if (ack.kind === 'ack') await pass.acknowledge(ack.recoveries.map((r) => r.id), ack.comment);
 
-  if (g.orchestrator.kind === 'reachable') {
-    const { seen, counted } = countFailovers(deps.memory.failoversSeen.get(req.key), g.orchestrator.recoveries);
-    deps.memory.failoversSeen.set(req.key, seen);
-    for (const r of counted) metrics.failovers.inc({ outcome: r.successful ? 'successful' : 'failed' });
-  }
-
-  const hook = decideHook(g.hook, master?.fqdn, labelledAt);
-  if (hook.kind === 'settle' && g.hook) {
-    if (hook.landedSeconds !== undefined) metrics.hookToLabelsSeconds.observe(hook.landedSeconds);
-    deps.signals.settle(g.hook);
-  }
   if (hook.kind === 'poll') return { requeueAfterMs: hook.afterMs };
 }
 
