@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HOOK_LISTS, parseConfig } from '../../sandbox/orchestrator/config.ts';
+import { HOOK_LISTS, parseConfig, type HookList, type StandInConfig } from '../../sandbox/orchestrator/config.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrator/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
 import { eventually } from './wait.ts';
@@ -77,6 +77,27 @@ export function collapseRetries(calls: HookCall[]): HookCall[] {
 
 export const recorded = (scenario: string): HookCall[] => parseLog(readFileSync(join(HOOKS, `${scenario}.txt`), 'utf8'));
 
+/** The configuration of the recorded Orchestrator (fixtures/orchestrator/hooks/). */
+export const RECORDED_CONF = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
+
+/**
+ * The recorded configuration for servers started with the test system users: their topology and
+ * replication credentials, every server in the cluster `alias`, a recovery blocked for 1 s only,
+ * and `hooks` (lists not given run nothing).
+ */
+export function standInConfig(alias: string, hooks: Partial<Record<HookList, string[]>>): StandInConfig {
+  const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
+  return parseConfig(JSON.stringify({
+    ...RECORDED_CONF,
+    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, hooks[h] ?? []])),
+    MySQLTopologyUser: orc.user,
+    MySQLTopologyPassword: orc.password,
+    DetectClusterAliasQuery: `SELECT '${alias}'`,
+    ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
+    RecoveryPeriodBlockSeconds: 1,
+  }));
+}
+
 /** The stand-in watching some servers, its hook log and the lab controls of hook-log.sh. */
 export interface StandInWatch {
   standIn: StandIn;
@@ -132,18 +153,8 @@ export async function watchWithStandIn(
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
-  const recordedConf = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
-  const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
-  const config = parseConfig(JSON.stringify({
-    ...recordedConf,
-    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, (recordedConf[h] as string[]).map((cmd) => env + cmd)])),
-    MySQLTopologyUser: orc.user,
-    MySQLTopologyPassword: orc.password,
-    DetectClusterAliasQuery: `SELECT '${alias}'`,
-    ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
-    RecoveryPeriodBlockSeconds: 1,
-  }));
+  const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, (RECORDED_CONF[h] as string[]).map((cmd) => env + cmd)])));
   const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
   const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());
