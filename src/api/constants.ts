@@ -54,6 +54,8 @@ export const LABEL_BACKUP_CLUSTER = 'cluster';
 export const APP_NAME_VALUE = 'mysql';
 export const MANAGED_BY_VALUE = 'mysql.presslabs.org';
 export const COMPONENT_DATABASE = 'database';
+/** Ours: app.kubernetes.io/component of backup Job pods (without app.kubernetes.io/name, so no Service selects them). */
+export const COMPONENT_BACKUP = 'backup';
 export const BACKUP_RECURRENT_TRUE = 'true';
 
 /** Kubernetes' well-known node label; the pods' anti-affinity spreads them over its values. */
