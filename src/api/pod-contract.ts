@@ -113,26 +113,6 @@ export const BACKUP_STATUS_TRAILER = 'X-Backup-Status';
 export const BACKUP_SUCCESS = 'Success';
 export const BACKUP_FAILED = 'Failed';
 
-/**
- * What `take-backup-to` reports on success (ours): one JSON line on stdout and the same line in
- * TERMINATION_LOG, which the backup controller reads from the Job pod's termination message
- * into the MysqlBackup's status. The position is the backup's (xtrabackup_binlog_info).
- */
-export interface BackupReport {
-  /** The object written (the final name, not the temporary one). */
-  url: string;
-  /** Size of the stored object. */
-  bytes: number;
-  durationMs: number;
-  binlogFile?: string;
-  binlogPosition?: number;
-  /** GTID set executed at the backup's position (MySQL) or its GTID position (MariaDB). */
-  gtidExecuted?: string;
-}
-
-/** The container's terminationMessagePath (Kubernetes' default), where take-backup-to writes its report. */
-export const TERMINATION_LOG = '/dev/termination-log';
-
 /** server-id = ordinal + this, when spec.serverIDOffset (MY_SERVER_ID_OFFSET) does not say. */
 export const DEFAULT_SERVER_ID_OFFSET = 100;
 /** Scratch directory of `xtrabackup --backup`, when spec.xtrabackupTargetDir does not say. */
