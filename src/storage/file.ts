@@ -1,12 +1,24 @@
-// The file:// backend: tests and local runs. Same contract as S3: temporary name beside the
-// final one, rename on success (atomic within a directory), nothing left behind on failure.
+// The file:// backend: tests and local runs. An upload is written under a temporary name beside
+// the final one and renamed on success (atomic within a directory); on failure it is removed.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
-import { isTemporaryName, parseBackupUrl, StorageError, temporaryName, type BackupStorage, type StoredObject } from './location.ts';
+import { counted, ownError, parseBackupUrl, StorageError, type BackupStorage, type StoredObject } from './location.ts';
+
+/** Marks a temporary upload's name, which never ends in `.xbackup.gz` and which list() leaves out. */
+const TEMPORARY_MARK = '.uploading-';
+
+/** The temporary name an upload of `name` goes to first (unique per attempt). */
+function temporaryName(name: string): string {
+  return `${name}${TEMPORARY_MARK}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function isTemporaryName(name: string): boolean {
+  return name.includes(TEMPORARY_MARK);
+}
 
 function pathOf(url: string): string {
   const loc = parseBackupUrl(url);
@@ -37,19 +49,19 @@ export const fileStorage: BackupStorage = {
   async upload(url, body: Readable, opts = {}) {
     const path = pathOf(url);
     const tmp = join(dirname(path), temporaryName(basename(path)));
-    let bytes = 0;
-    body.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    const { stream, bytes } = counted(body);
     try {
       await mkdir(dirname(path), { recursive: true });
-      await pipeline(body, createWriteStream(tmp, { flags: 'wx' }), { signal: opts.signal });
+      await pipeline(stream, createWriteStream(tmp, { flags: 'wx' }), { signal: opts.signal });
       await rename(tmp, path);
     } catch (err) {
       await rm(tmp, { force: true });
-      if (err instanceof StorageError) throw err;
+      const own = ownError(body);
+      if (own) throw own;
       if ((err as Error).name === 'AbortError') throw new StorageError('aborted', `upload to ${url} aborted`, { cause: err });
       throw ioError(url, err);
     }
-    return { bytes };
+    return { bytes: bytes() };
   },
 
   async list(prefixUrl) {

@@ -1,6 +1,6 @@
 // Backup URLs, the object naming rule, the storage interface and its one error type: what
 // every backend and every caller of src/storage shares (pure).
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** Credentials and options: the keys of the storage Secret (COMPAT.md "Storage"). */
@@ -19,9 +19,13 @@ export interface StoredObject {
 export interface BackupStorage {
   /** Opens the object at `url` for streaming reads; rejects with StorageError('not-found') when it is missing. */
   openRead(url: string): Promise<Readable>;
-  /** Streams `body` to a temporary name beside `url` and moves it to `url` only when the stream ended cleanly; on failure nothing is left at either name. */
+  /**
+   * Streams `body` to `url` so that nothing appears there unless the stream ended cleanly; on
+   * failure nothing is left behind (file: a temporary name beside `url`, renamed; S3: a multipart
+   * upload, invisible until completed). Rejects with the body's own error when the body broke.
+   */
   upload(url: string, body: Readable, opts?: { signal?: AbortSignal }): Promise<{ bytes: number }>;
-  /** The objects directly under `prefixUrl` (a folder when it ends in `/`, else a name prefix), temporary uploads left out. */
+  /** The objects directly under `prefixUrl` (a folder when it ends in `/`, else a name prefix); uploads in flight are never listed. */
   list(prefixUrl: string): Promise<StoredObject[]>;
   /** Removes the object; a missing object is success. */
   delete(url: string): Promise<void>;
@@ -78,18 +82,6 @@ export function parseBackupUrl(url: string): BackupLocation {
   throw new StorageError('unsupported-scheme', UNSUPPORTED[scheme] ?? `${scheme}:// backups are not supported; use s3:// or file://`);
 }
 
-/** The suffix of a temporary upload's name: never `.xbackup.gz`, so no backup filter matches it. */
-const TEMPORARY_MARK = '.uploading-';
-
-/** The temporary name an upload of `name` goes to first (unique per attempt). */
-export function temporaryName(name: string): string {
-  return `${name}${TEMPORARY_MARK}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-}
-
-export function isTemporaryName(name: string): boolean {
-  return name.includes(TEMPORARY_MARK);
-}
-
 export const BACKUP_SUFFIX = '.xbackup.gz';
 /** Opt-in zstd objects (docs/backups.md); the anchor knew only `.xbackup.gz`. */
 export const BACKUP_SUFFIX_ZSTD = '.xbackup.zst';
@@ -110,4 +102,27 @@ export type Compression = 'gzip' | 'zstd';
 /** The format an object at `url` is written in: zstd only when its name says so. */
 export function compressionOf(url: string): Compression {
   return url.endsWith(BACKUP_SUFFIX_ZSTD) ? 'zstd' : 'gzip';
+}
+
+/**
+ * `body` through a byte counter, for the backends' `{ bytes }`. The counter fails with the body's
+ * error when the body breaks, and destroying the counter destroys the body.
+ */
+export function counted(body: Readable): { stream: Readable; bytes: () => number } {
+  let n = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      n += chunk.length;
+      cb(null, chunk);
+    },
+  });
+  pipeline(body, counter, () => undefined);
+  return { stream: counter, bytes: () => n };
+}
+
+/** The error `body` broke with on its own, not the abort of a consumer that gave up on it. */
+export function ownError(body: Readable): Error | undefined {
+  const err = body.errored as (Error & { code?: string }) | null;
+  if (!err || err.name === 'AbortError' || err.code === 'ERR_STREAM_PREMATURE_CLOSE') return undefined;
+  return err;
 }

@@ -1,7 +1,7 @@
 // Backup URLs and object names: what the backup controller, the backup Job and the restore agree on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { backupObjectUrl, compressionOf, isTemporaryName, parseBackupUrl, StorageError, temporaryName } from '../../../src/storage/index.ts';
+import { backupObjectUrl, compressionOf, parseBackupUrl, StorageError } from '../../../src/storage/index.ts';
 
 test('s3 and file URLs parse into their parts', () => {
   assert.deepEqual(parseBackupUrl('s3://my-bucket/my-db/x.xbackup.gz'), { scheme: 's3', bucket: 'my-bucket', key: 'my-db/x.xbackup.gz' });
@@ -30,12 +30,4 @@ test("the anchor's object rule: a .xbackup.gz URL is used as is, anything else i
   assert.equal(backupObjectUrl('s3://b/db/one.xbackup.zst', 'bk'), 's3://b/db/one.xbackup.zst');
   assert.equal(compressionOf('s3://b/db/one.xbackup.zst'), 'zstd');
   assert.equal(compressionOf('s3://b/db/one.xbackup.gz'), 'gzip');
-});
-
-test('temporary upload names never look like backups', () => {
-  const tmp = temporaryName('c-auto-2026-01-01t00-00-00.xbackup.gz');
-  assert.ok(isTemporaryName(tmp));
-  assert.ok(!tmp.endsWith('.xbackup.gz'));
-  assert.notEqual(tmp, temporaryName('c-auto-2026-01-01t00-00-00.xbackup.gz'));
-  assert.ok(!isTemporaryName('c-auto-2026-01-01t00-00-00.xbackup.gz'));
 });
