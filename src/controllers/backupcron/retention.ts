@@ -28,8 +28,9 @@ export function parseRetentionPeriod(text: string): number | undefined {
 }
 
 function createdMs(b: Backup): number {
-  const t = b.metadata?.creationTimestamp;
-  return t ? Date.parse(String(t)) : 0;
+  // A Date in the client's types, a string in the JSON the informer holds.
+  const t: unknown = b.metadata?.creationTimestamp;
+  return t instanceof Date ? t.getTime() : typeof t === 'string' ? Date.parse(t) : 0;
 }
 
 /** Names of the backups to delete, oldest first. */

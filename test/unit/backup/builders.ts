@@ -36,7 +36,7 @@ export function cluster(spec: Partial<MysqlClusterSpec> = {}, nodes: NodeState[]
 /** Pods by name, with role/healthy labels: `[role, healthy]` per ordinal. */
 export function pods(labels: Array<[string, string] | undefined>): Map<string, KubeObject> {
   return new Map(
-    labels.map((l, i) => [`my-db-mysql-${i}`, { metadata: { name: `my-db-mysql-${i}`, namespace: NS, labels: l ? { role: l[0], healthy: l[1] } : {} } }] as const),
+    labels.map((l, i): [string, KubeObject] => [`my-db-mysql-${i}`, { metadata: { name: `my-db-mysql-${i}`, namespace: NS, labels: l ? { role: l[0], healthy: l[1] } : {} } }]),
   );
 }
 

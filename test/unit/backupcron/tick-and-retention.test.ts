@@ -15,9 +15,9 @@ function cluster(spec: Partial<MysqlCluster['spec']> = {}): MysqlCluster & KubeO
 
 type State = 'running' | 'complete' | 'failed';
 function scheduled(name: string, created: string, state: State): Backup {
-  const t = (type: string, on: boolean) => ({ type, status: on ? 'True' : 'False', lastTransitionTime: created });
+  const t = (type: string, on: boolean) => ({ type, status: on ? 'True' : 'False', lastTransitionTime: created }) as NonNullable<NonNullable<Backup['status']>['conditions']>[number];
   return {
-    metadata: { name, namespace: 'default', creationTimestamp: created, labels: { recurrent: 'true', cluster: 'my-db' } },
+    metadata: { name, namespace: 'default', creationTimestamp: created as unknown as Date, labels: { recurrent: 'true', cluster: 'my-db' } },
     spec: { clusterName: 'my-db' },
     status: {
       completed: state === 'complete',
