@@ -153,14 +153,14 @@ export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { st
   if (downtimedHost(backup)) {
     conditions.push(condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.downtimeEnded, `Orchestrator manages ${s?.sourceNode} again`, now));
   }
+  // The report's times are the sidecar's own, closer to the backup than the Job's.
   return withConditions(s, conditions, {
     completed: ok,
-    startTime: outcome.startTime ?? s?.startTime,
-    completionTime: outcome.completionTime ?? kubeTime(now),
+    startTime: r?.startTime ?? outcome.startTime ?? s?.startTime,
+    completionTime: r?.completionTime ?? outcome.completionTime ?? kubeTime(now),
     ...(r ? { backupURL: r.url, sizeBytes: r.bytes } : {}),
-    ...(r?.binlogFile ? { binlogFile: r.binlogFile } : {}),
-    ...(r?.binlogPosition !== undefined ? { binlogPosition: r.binlogPosition } : {}),
-    ...(r?.gtidExecuted ? { gtidExecuted: r.gtidExecuted } : {}),
+    ...(r?.position ? { binlogFile: r.position.binlogFile, binlogPosition: r.position.binlogPosition } : {}),
+    ...(r?.position?.gtid ? { gtidExecuted: r.position.gtid } : {}),
   });
 }
 

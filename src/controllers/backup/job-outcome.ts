@@ -1,7 +1,7 @@
 // Where a backup Job stands, read from the Job's conditions and its pods' termination messages
-// (the report take-backup-to writes there, or, on failure, the tail of its log).
+// (the report take-backup-to writes there, src/api/backup-report.ts, or on failure its error).
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { BackupReport } from '../../api/pod-contract.ts';
+import { parseBackupReport, type BackupReport } from '../../api/backup-report.ts';
 import { BACKUP_CONTAINER } from './render-job.ts';
 
 export type JobOutcome =
@@ -21,30 +21,6 @@ export type JobOutcome =
 const MAX_QUOTE = 1024;
 
 const str = (v: unknown): v is string => typeof v === 'string';
-const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-/** The last line of `text` that is a report; undefined when there is none. */
-export function parseBackupReport(text: string | undefined): BackupReport | undefined {
-  const lines = (text ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('{'));
-  for (const line of lines.reverse()) {
-    let v: Record<string, unknown>;
-    try {
-      v = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (!str(v.url) || !num(v.bytes)) continue;
-    return {
-      url: v.url,
-      bytes: v.bytes,
-      durationMs: num(v.durationMs) ? v.durationMs : 0,
-      ...(str(v.binlogFile) ? { binlogFile: v.binlogFile } : {}),
-      ...(num(v.binlogPosition) ? { binlogPosition: v.binlogPosition } : {}),
-      ...(str(v.gtidExecuted) ? { gtidExecuted: v.gtidExecuted } : {}),
-    };
-  }
-  return undefined;
-}
 
 function terminated(pod: V1Pod) {
   return pod.status?.containerStatuses?.find((c) => c.name === BACKUP_CONTAINER)?.state?.terminated;
@@ -78,6 +54,6 @@ export function jobOutcome(job: V1Job | undefined, pods: readonly V1Pod[]): JobO
     message,
     startTime,
     completionTime: iso(job.status?.completionTime) ?? iso(done.lastTransitionTime),
-    report: succeeded ? parseBackupReport(podMessage) : undefined,
+    report: succeeded && podMessage ? parseBackupReport(podMessage) : undefined,
   };
 }

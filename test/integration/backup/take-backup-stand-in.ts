@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import type { BackupReport } from '../../../src/api/pod-contract.ts';
+import type { BackupReport } from '../../../src/api/backup-report.ts';
 import { storageFor } from '../../../src/storage/index.ts';
 
 const [command, host, url] = process.argv.slice(2);
@@ -24,10 +24,20 @@ if (process.env.STAND_IN_FAIL) {
   console.error(`upload to ${url} failed: ${process.env.STAND_IN_FAIL}`);
   process.exit(1);
 }
-const started = Date.now();
-const body = gzipSync(Buffer.from(`xbstream of ${host}\n`.repeat(100)));
-const { bytes } = await storageFor(url, process.env).upload(url, Readable.from([body]));
-const report: BackupReport = { url, bytes, durationMs: Date.now() - started, binlogFile: 'mysql-bin.000002', binlogPosition: 4711, gtidExecuted: '0-101-17' };
+const started = new Date();
+const stream = Buffer.from(`xbstream of ${host}\n`.repeat(100));
+const { bytes } = await storageFor(url, process.env).upload(url, Readable.from([gzipSync(stream)]));
+const completed = new Date();
+const report: BackupReport = {
+  url,
+  bytes,
+  streamBytes: stream.length,
+  source: host,
+  startTime: started.toISOString(),
+  completionTime: completed.toISOString(),
+  durationSeconds: (completed.getTime() - started.getTime()) / 1000,
+  position: { binlogFile: 'mysql-bin.000002', binlogPosition: 4711, gtid: '0-101-17' },
+};
 const line = JSON.stringify(report);
 console.log(line);
 if (process.env.TERMINATION_LOG_FILE) writeFileSync(process.env.TERMINATION_LOG_FILE, line);

@@ -10,11 +10,21 @@ import {
   statusChange,
   type Backup,
 } from '../../../src/controllers/backup/decide-backup.ts';
-import { jobOutcome, parseBackupReport } from '../../../src/controllers/backup/job-outcome.ts';
+import { jobOutcome } from '../../../src/controllers/backup/job-outcome.ts';
 import { anchorCluster, anchorObject, wire } from '../cluster/builders.ts';
 import { NOW, OPTS, backup, cluster, fqdn, job, jobPod, pods } from './builders.ts';
 
-const REPORT = { url: 's3://bucket/my-db/b.xbackup.gz', bytes: 123456, durationMs: 2500, binlogFile: 'mysql-bin.000003', binlogPosition: 1234, gtidExecuted: '0-100-42' };
+// As the sidecar's take-backup-to reports it (src/api/backup-report.ts).
+const REPORT = {
+  url: 's3://bucket/my-db/b.xbackup.gz',
+  bytes: 123456,
+  streamBytes: 999999,
+  source: 'my-db-mysql-1.mysql.default',
+  startTime: '2026-01-01T00:00:01.500Z',
+  completionTime: '2026-01-01T00:00:03.900Z',
+  durationSeconds: 2.4,
+  position: { binlogFile: 'mysql-bin.000003', binlogPosition: 1234, gtid: '0-100-42' },
+};
 
 function started(d: ReturnType<typeof decideStart>) {
   assert.equal(d.action, 'start', JSON.stringify(d));
@@ -93,7 +103,7 @@ describe('the status from the Job', () => {
     assert.equal(s.completed, true);
     assert.deepEqual(
       [s.backupURL, s.sizeBytes, s.startTime, s.completionTime, s.sourceNode, s.binlogFile, s.binlogPosition, s.gtidExecuted],
-      [REPORT.url, 123456, '2026-01-01T00:00:01Z', '2026-01-01T00:00:04Z', fqdn(1), 'mysql-bin.000003', 1234, '0-100-42'],
+      [REPORT.url, 123456, REPORT.startTime, REPORT.completionTime, fqdn(1), 'mysql-bin.000003', 1234, '0-100-42'],
     );
     assert.deepEqual(s.conditions!.map((c) => [c.type, c.status, c.reason]), [
       ['Complete', 'True', 'CompletionsReached'],
@@ -126,10 +136,10 @@ describe('the status from the Job', () => {
     assert.equal(jobOutcome(undefined, []).state, 'absent');
   });
 
-  it('the report is the last JSON line with url and bytes; other lines and broken JSON are ignored', () => {
-    assert.deepEqual(parseBackupReport(`progress 50%\n${JSON.stringify(REPORT)}\n`), REPORT);
-    assert.equal(parseBackupReport('{"url": "x"'), undefined);
-    assert.equal(parseBackupReport('{"bytes": 3}'), undefined);
-    assert.equal(parseBackupReport(undefined), undefined);
+  it("the report is read from the pod that succeeded, after the container's other output", () => {
+    const outcome = jobOutcome(job({ type: 'Complete' }), [jobPod(1, 'network hiccup', '2026-01-01T00:00:02Z'), jobPod(0, `progress\n${JSON.stringify(REPORT)}`)]);
+    assert.deepEqual((outcome as { report: unknown }).report, REPORT);
+    const noReport = jobOutcome(job({ type: 'Complete' }), []);
+    assert.equal((noReport as { report: unknown }).report, undefined);
   });
 });
