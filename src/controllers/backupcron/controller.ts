@@ -40,9 +40,9 @@ export interface BackupCronDeps {
   now?: () => Date;
 }
 
-/** The scheduled MysqlBackups of a cluster (the labels the schedule puts on them). */
-function scheduledBackups(backups: { list(q: { namespace: string; labels: Record<string, string> }): Backup[] }, ns: string, cluster: string): Backup[] {
-  return backups.list({ namespace: ns, labels: { [LABEL_BACKUP_RECURRENT]: BACKUP_RECURRENT_TRUE, [LABEL_BACKUP_CLUSTER]: cluster } });
+/** The labels the schedule puts on a cluster's backups (anchor). */
+function scheduledLabels(cluster: string): Record<string, string> {
+  return { [LABEL_BACKUP_RECURRENT]: BACKUP_RECURRENT_TRUE, [LABEL_BACKUP_CLUSTER]: cluster };
 }
 
 export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerSpec {
@@ -63,10 +63,12 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     if (!ctx || ctx.signal.aborted) return;
     const { namespace, name } = parseKey(key);
     const log = ctx.log.child({ cluster: name, namespace, step: 'tick' });
-    const [clusters, backups] = await Promise.all([ctx.informer<Cluster>(KINDS.cluster), ctx.informer<Backup>(KINDS.backup)]);
-    const cluster = clusters.get(namespace, name);
+    const cluster = (await ctx.informer<Cluster>(KINDS.cluster)).get(namespace, name);
     if (!cluster) return;
-    const d = decideTick(cluster, scheduledBackups(backups, namespace, name), at);
+    // From the API, not the cache: whether this tick's backup exists, or one still runs, must not
+    // be missed because a watch event is late (right after a restart, or the previous tick).
+    const listed = await ctx.client.list<Backup>(KINDS.backup, { namespace, labelSelector: scheduledLabels(name) });
+    const d = decideTick(cluster, listed.items, at);
     if (d.action === 'skip') {
       if (d.why === 'running') ctx.events.normal(cluster, CLUSTER_REASONS.scheduledBackupSkipped, d.message);
       log.info('scheduled backup not created', { reason: d.why, message: d.message });
@@ -101,9 +103,9 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
       stopTicker(req.key);
     } else if (!current || !sameSchedule(current.schedule, d.schedule)) {
       stopTicker(req.key);
-      const ticker = startTicker(d.schedule, (at) => {
-        tick(req.key, at).catch((err: unknown) => runCtx?.log.error('scheduled backup failed', { cluster: req.name, namespace: req.namespace, error: errorMessage(err) }));
-      });
+      const ticker = startTicker(d.schedule, (at) =>
+        tick(req.key, at).catch((err: unknown) => runCtx?.log.error('scheduled backup failed', { cluster: req.name, namespace: req.namespace, error: errorMessage(err) })),
+      );
       running.set(req.key, { schedule: d.schedule, ticker });
       log.info('backup schedule started', { schedule: cluster.spec.backupSchedule });
     }
@@ -115,7 +117,7 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
       await applyStatus(ctx.client, { ...KINDS.cluster, namespace: req.namespace, name: req.name }, CLUSTER_STATUS_OWNERS.backupCron, { conditions });
     }
     if (d.state !== 'scheduled') return;
-    for (const name of chooseBackupsToPrune(scheduledBackups(backups, req.namespace, req.name), d.retention, now())) {
+    for (const name of chooseBackupsToPrune(backups.list({ namespace: req.namespace, labels: scheduledLabels(req.name) }), d.retention, now())) {
       if (await ctx.client.delete({ ...KINDS.backup, namespace: req.namespace, name })) {
         ctx.events.normal(cluster, CLUSTER_REASONS.scheduledBackupPruned, `deleted MysqlBackup ${name} (retention)`);
       }

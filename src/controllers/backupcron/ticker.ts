@@ -7,8 +7,11 @@ export interface Ticker {
   stop(): void;
 }
 
-/** Calls `onTick` with each tick's scheduled time (not the time the callback ran). */
-export type StartTicker = (schedule: Schedule, onTick: (at: Date) => void) => Ticker;
+/**
+ * Calls `onTick` with each tick's scheduled time (not the time the callback ran). `onTick`'s
+ * promise settles when the tick's work is done: a ticker driven by a test awaits it.
+ */
+export type StartTicker = (schedule: Schedule, onTick: (at: Date) => Promise<void>) => Ticker;
 
 /**
  * `@every` ticks fall on multiples of the interval since the epoch, not on multiples since the
@@ -21,7 +24,7 @@ export function nextEveryTick(nowMs: number, intervalMs: number): number {
 
 export const startTicker: StartTicker = (schedule, onTick) => {
   if (schedule.kind === 'cron') {
-    const task = cron.schedule(schedule.pattern, (c) => onTick(c.date), {
+    const task = cron.schedule(schedule.pattern, (c) => void onTick(c.date), {
       ...(schedule.timezone ? { timezone: schedule.timezone } : {}),
       // A tick delayed by a busy event loop is still a tick: the name makes it run at most once.
       suppressMissedWarning: true,
@@ -32,7 +35,7 @@ export const startTicker: StartTicker = (schedule, onTick) => {
   const arm = (): void => {
     const next = nextEveryTick(Date.now(), schedule.intervalMs);
     timer = setTimeout(() => {
-      onTick(new Date(next));
+      void onTick(new Date(next));
       arm();
     }, next - Date.now());
   };

@@ -18,15 +18,15 @@ import { ReconcileLog } from '../../support/reconciles.ts';
 
 /** Schedules the controller started and not stopped; the test fires their ticks. */
 export class ManualTicker {
-  readonly active = new Set<{ schedule: Schedule; onTick: (at: Date) => void }>();
+  readonly active = new Set<{ schedule: Schedule; onTick: (at: Date) => Promise<void> }>();
   readonly start: StartTicker = (schedule, onTick) => {
     const entry = { schedule, onTick };
     this.active.add(entry);
     return { stop: () => void this.active.delete(entry) };
   };
-  /** Fires a tick at `at` on every running schedule (as node-cron would at that time). */
-  fire(at: Date): void {
-    for (const e of this.active) e.onTick(at);
+  /** Fires a tick at `at` on every running schedule (as node-cron would at that time); settles when they are handled. */
+  async fire(at: Date): Promise<void> {
+    await Promise.all([...this.active].map((e) => e.onTick(at)));
   }
 }
 
@@ -39,7 +39,12 @@ export interface RunningOperator {
 /** Refuses connections at once: Orchestrator "not running". */
 export const NO_ORCHESTRATOR = 'http://127.0.0.1:1/api';
 
-export async function startBackupOperator(kubeConfig: KubeConfig, namespace: string, env: Record<string, string> = {}): Promise<RunningOperator> {
+export async function startBackupOperator(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  run: { backup?: boolean; backupCron?: boolean } = { backup: true, backupCron: true },
+  env: Record<string, string> = {},
+): Promise<RunningOperator> {
   const loaded = loadConfig(
     [],
     { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '2s', ORCHESTRATOR_URL: NO_ORCHESTRATOR, ...env },
@@ -51,7 +56,10 @@ export async function startBackupOperator(kubeConfig: KubeConfig, namespace: str
   const ticker = new ManualTicker();
   const reconciles = new ReconcileLog();
   const backupOpts = loaded.controllers.find((c) => c.name === 'backup')!.options as BackupControllerOptions;
-  const specs = [makeBackupController(backupOpts), makeBackupCronController({ startTicker: ticker.start })];
+  const specs = [
+    ...(run.backup ? [makeBackupController(backupOpts)] : []),
+    ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start })] : []),
+  ];
   for (const spec of specs) {
     reconciles.record(spec);
     manager.add(spec);
