@@ -33,12 +33,14 @@ export interface RestoreReport {
   position?: BackupPosition;
 }
 
-/** The report in a termination message or a Job's stdout: the last line that parses as one; undefined otherwise. */
+/** The report in a termination message or a Job's output (log lines are JSON too): the last line that is one. */
 export function parseBackupReport(text: string): BackupReport | undefined {
   for (const line of text.trim().split('\n').reverse()) {
     try {
       const v = JSON.parse(line) as Partial<BackupReport>;
-      if (typeof v.url === 'string' && typeof v.bytes === 'number') return v as BackupReport;
+      if (typeof v.url === 'string' && typeof v.bytes === 'number' && typeof v.completionTime === 'string' && typeof v.source === 'string') {
+        return v as BackupReport;
+      }
     } catch {
       // not the report line
     }
