@@ -1,38 +1,66 @@
-// The backup controller against the test API server: a MysqlBackup becomes a Job; the Job's
-// command, run here as its pod would run it (its environment resolved as the kubelet does, the
-// stand-in take-backup-to writing through src/storage to a file:// folder), with the Job's status
-// written as the Job controller would, completes or fails the backup.
+// The backup controller against the test API server, with real parts behind the Job: MariaDB
+// with mariabackup, the sidecar serving /xbackup, storage's file:// backend (s3rver, storage's new
+// devDependency, is not installed where this branch was written; the storage tests cover S3). A MysqlBackup becomes a Job; the Job's
+// container, run here as its pod would run it (the real sidecar's take-backup-to, its
+// environment resolved as the kubelet does, the pod FQDN resolved to the source's sidecar as the
+// pod network's DNS would), with the pod and Job status written as the kubelet and the Job
+// controller would, completes or fails the backup.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { test, type TestContext } from 'node:test';
+import { before, test, type TestContext } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import type { MysqlBackup } from '../../../src/api/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
 import { containerEnv } from '../../support/kubelet-env.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
+import { startMariaDB } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
+import { BACKUP as BACKUP_IDENTITY, SIDECAR_MAIN, fileCleanups, fillData, startServeSidecar, type RunningSidecar } from '../sidecar/support.ts';
 import { startBackupOperator } from './operator.ts';
 
 type Backup = MysqlBackup & KubeObject;
 const BACKUP = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlBackup' };
 const JOB = { apiVersion: 'batch/v1', kind: 'Job' };
-const STAND_IN = new URL('./take-backup-stand-in.ts', import.meta.url).pathname;
 const NEEDS_JOB_STATUS_BY_HAND =
   "writes the Job's status and pod as the Job controller would; on a real cluster that controller runs the Job (with an image that is not there)";
 
-const SECRETS = {
-  'my-db-mysql-operated': { BACKUP_USER: 'sys_backups', BACKUP_PASSWORD: 'b4ckup-pw' },
-  'my-db-backup': { AWS_ACCESS_KEY_ID: 'key-id', AWS_SECRET_ACCESS_KEY: 's3cr3t' },
-};
+const suite = fileCleanups();
+/** The folder backups go to, as a file:// URL ending in `/`. */
+let bucket = 's3://bucket/';
+let storage: BackupStorage;
+let sourceSidecar: RunningSidecar;
+let sourceGtid = '';
+let secrets: Record<string, Record<string, string>>;
+
+// One source server and its sidecar for the file: starting MariaDB is the slow part.
+before(async () => {
+  if (process.env.TEST_KUBECONFIG) return;
+  const folder = mkdtempSync(join(tmpdir(), 'backup-ctl-store-'));
+  suite.after(() => rmSync(folder, { recursive: true, force: true }));
+  bucket = `${pathToFileURL(folder).href}/`;
+  storage = storageFor(bucket, {});
+  const source = await startMariaDB({ name: 'backup-source', systemUsers: true, t: suite });
+  await (await source.node()).setReadOnly(false);
+  await fillData(source, 2);
+  sourceGtid = String((await source.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.['g']);
+  sourceSidecar = await startServeSidecar(suite, source);
+  secrets = {
+    'my-db-mysql-operated': { BACKUP_USER: BACKUP_IDENTITY.user, BACKUP_PASSWORD: BACKUP_IDENTITY.password },
+    // The storage Secret's keys reach the container (file:// reads none of them).
+    'my-db-backup': { AWS_ACCESS_KEY_ID: 'key-id', AWS_SECRET_ACCESS_KEY: 'not-used-by-file' },
+  };
+});
 
 interface Lab {
   client: KubeClient;
   ns: string;
+  /** Termination logs of the Job pods run here. */
   folder: string;
   fqdn: (i: number) => string;
 }
@@ -44,14 +72,14 @@ async function lab(t: TestContext): Promise<Lab> {
   t.after(() => client.close());
   const folder = mkdtempSync(join(tmpdir(), 'backup-ctl-'));
   t.after(() => rmSync(folder, { recursive: true, force: true }));
-  for (const [name, data] of Object.entries(SECRETS)) {
+  for (const [name, data] of Object.entries(secrets ?? {})) {
     await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, stringData: data } as KubeObject);
   }
   await client.create({
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind: 'MysqlCluster',
     metadata: { name: 'my-db', namespace: ns },
-    spec: { replicas: 2, secretName: 'my-db-secret', backupURL: `${pathToFileURL(folder).href}/`, backupSecretName: 'my-db-backup' },
+    spec: { replicas: 2, secretName: 'my-db-secret', backupURL: `${bucket}my-db/`, backupSecretName: 'my-db-backup' },
   } as KubeObject);
   const fqdn = (i: number) => `my-db-mysql-${i}.mysql.${ns}`;
   // What the orchestrator controller says of the topology: pod 0 master, pod 1 a healthy replica.
@@ -83,11 +111,12 @@ const backupRef = (l: Lab, name: string) => ({ ...BACKUP, namespace: l.ns, name 
 const getBackup = (l: Lab, name: string) => l.client.get<Backup>(backupRef(l, name));
 
 /**
- * Runs the Job's container as its pod would (the kubelet's environment, the image's entrypoint
- * being the sidecar), then records what the kubelet and the Job controller would: the pod with
- * the container's termination message, and the Job's final condition.
+ * Runs the Job's container as its pod would (the kubelet's environment, the sidecar image's
+ * entrypoint, the pod FQDN reaching the source's sidecar), then records what the kubelet and the
+ * Job controller would: the pod with the container's termination message, and the Job's final
+ * condition.
  */
-async function runJobPod(l: Lab, job: V1Job & KubeObject, extraEnv: Record<string, string> = {}): Promise<number> {
+async function runJobPod(l: Lab, job: V1Job & KubeObject): Promise<number> {
   const spec = job.spec!.template.spec!;
   const container = spec.containers[0]!;
   const pod: V1Pod & KubeObject = {
@@ -101,19 +130,27 @@ async function runJobPod(l: Lab, job: V1Job & KubeObject, extraEnv: Record<strin
     },
     spec,
   };
-  const env = containerEnv(container, pod, SECRETS);
+  const env = containerEnv(container, pod, secrets);
+  // The kubelet's /dev/termination-log: the sidecar's path override, an empty file as the kubelet makes it.
   const termination = join(l.folder, `${job.metadata!.name}.termination-log`);
+  writeFileSync(termination, '');
+  const [command, host, url] = container.args!;
+  const args = [command!, host === l.fqdn(1) || host === l.fqdn(0) ? sourceSidecar.url : host!, url!];
   const started = new Date();
-  const child = spawn(process.execPath, [STAND_IN, ...container.args!], {
-    env: { PATH: process.env.PATH, ...env, ...extraEnv, TERMINATION_LOG_FILE: termination },
+  const child = spawn(process.execPath, [SIDECAR_MAIN, ...args], {
+    env: { PATH: process.env.PATH, ...env, SIDECAR_TERMINATION_LOG: termination },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   child.stdout.resume();
-  const exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+  // As the Job's activeDeadlineSeconds would: a hung container is killed, not waited for.
+  const deadline = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const exitCode = await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? 137)));
+  clearTimeout(deadline);
   // FallbackToLogsOnError: the file first; on failure without one, the log's tail.
-  const message = existsSync(termination) ? readFileSync(termination, 'utf8') : exitCode !== 0 ? stderr.slice(-2048) : '';
+  const written = readFileSync(termination, 'utf8');
+  const message = written || (exitCode !== 0 ? stderr.slice(-2048) : '');
   const finished = new Date();
   await l.client.create(pod);
   await l.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: l.ns, name: pod.metadata!.name! }, {
@@ -155,7 +192,7 @@ test('a MysqlBackup becomes a Job from the healthy replica; run, it completes th
   if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_JOB_STATUS_BY_HAND);
   const l = await lab(t);
   const job = await createBackup(l, 'b1');
-  const url = `${pathToFileURL(l.folder).href}/b1.xbackup.gz`;
+  const url = `${bucket}my-db/b1.xbackup.gz`;
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args, ['take-backup-to', l.fqdn(1), url]);
   assert.deepEqual(job.metadata!.ownerReferences!.map((o) => [o.kind, o.name, o.controller]), [['MysqlBackup', 'b1', true]]);
   const running = await getBackup(l, 'b1');
@@ -170,7 +207,10 @@ test('a MysqlBackup becomes a Job from the healthy replica; run, it completes th
     return b.status?.completed === true && b;
   });
   const s = done.status!;
-  assert.deepEqual([s.backupURL, s.sizeBytes, s.sourceNode, s.binlogFile, s.binlogPosition, s.gtidExecuted], [url, statSync(new URL(url)).size, l.fqdn(1), 'mysql-bin.000002', 4711, '0-101-17']);
+  const [stored] = await storage.list(url);
+  assert.deepEqual([s.backupURL, s.sizeBytes, s.sourceNode, s.gtidExecuted], [url, stored?.bytes, l.fqdn(1), sourceGtid]);
+  assert.match(s.binlogFile ?? '', /^mysql-bin\.\d+$/);
+  assert.ok((s.binlogPosition ?? 0) > 0);
   assert.ok(s.startTime && s.completionTime && s.startTime <= s.completionTime, `${s.startTime} .. ${s.completionTime}`);
   assert.deepEqual(s.conditions!.filter((c) => c.type !== 'ReplicaDowntimed').map((c) => [c.type, c.status, c.reason]), [
     ['Complete', 'True', 'CompletionsReached'],
@@ -181,16 +221,20 @@ test('a MysqlBackup becomes a Job from the healthy replica; run, it completes th
 test('a backup whose upload fails ends Failed with the reason, not completed, and leaves no object', async (t) => {
   if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_JOB_STATUS_BY_HAND);
   const l = await lab(t);
-  const job = await createBackup(l, 'b2');
-  assert.equal(await runJobPod(l, job, { STAND_IN_FAIL: 'AccessDenied' }), 1);
+  // A folder that cannot be made (a file stands where it would go): the upload fails as a
+  // refused write would, once the stream from the source has begun.
+  writeFileSync(join(l.folder, 'blocker'), '');
+  const job = await createBackup(l, 'b2', { backupURL: `${pathToFileURL(l.folder).href}/blocker/my-db/` });
+  assert.notEqual(await runJobPod(l, job), 0);
   const failed = await eventually('b2 Failed', async () => {
     const b = await getBackup(l, 'b2');
     return b.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True') && b;
   });
   assert.equal(failed.status!.completed, false);
-  assert.match(failed.status!.conditions!.find((c) => c.type === 'Failed')!.message!, /backoff limit; backup container: upload to .*b2\.xbackup\.gz failed: AccessDenied/);
+  const message = failed.status!.conditions!.find((c) => c.type === 'Failed')!.message!;
+  assert.match(message, /^Job has reached the specified backoff limit; backup container: .*blocker\/my-db\/b2\.xbackup\.gz/);
   assert.equal(failed.status!.sizeBytes, undefined);
-  assert.equal(existsSync(join(l.folder, 'b2.xbackup.gz')), false);
+  assert.deepEqual(readdirSync(l.folder, { recursive: true }).filter((f) => String(f).includes('b2.xbackup')), [], 'no object, no temporary one');
 });
 
 test('remoteDeletePolicy delete: deleting the MysqlBackup deletes its stored object, then the MysqlBackup goes', async (t) => {
@@ -200,11 +244,11 @@ test('remoteDeletePolicy delete: deleting the MysqlBackup deletes its stored obj
   await eventually('the cleanup finalizer', async () => (await getBackup(l, 'b3')).metadata?.finalizers?.includes('backups.mysql.presslabs.org/remote-storage-cleanup'));
   await runJobPod(l, job);
   await eventually('b3 completed', async () => (await getBackup(l, 'b3')).status?.completed === true);
-  const object = join(l.folder, 'b3.xbackup.gz');
-  assert.ok(existsSync(object));
+  const object = `${bucket}my-db/b3.xbackup.gz`;
+  assert.equal((await storage.list(object)).length, 1);
   await l.client.delete(backupRef(l, 'b3'));
   await eventually('b3 gone', async () => !(await l.client.getIfExists(backupRef(l, 'b3'))));
-  assert.equal(existsSync(object), false);
+  assert.deepEqual(await storage.list(object), []);
 });
 
 test('a MysqlBackup of a cluster that does not exist makes no Job; Failed names spec.clusterName', async (t) => {
