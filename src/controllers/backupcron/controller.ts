@@ -12,7 +12,14 @@ import {
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
-import { keyFromLabel, type ControllerContext, type ControllerDefinition, type ControllerSpec, type Request } from '../../runtime/controller.ts';
+import {
+  keyFromLabel,
+  type ControllerContext,
+  type ControllerDefinition,
+  type ControllerSpec,
+  type ReconcileResult,
+  type Request,
+} from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { AlreadyExistsError } from '../../runtime/kube/errors.ts';
 import { parseKey, type KubeObject } from '../../runtime/kube/types.ts';
@@ -84,7 +91,7 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     }
   }
 
-  async function reconcile(req: Request, ctx: ControllerContext): Promise<void> {
+  async function reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void> {
     const [clusters, backups] = await Promise.all([ctx.informer<Cluster>(KINDS.cluster), ctx.informer<Backup>(KINDS.backup)]);
     const cluster = clusters.get(req.namespace, req.name);
     if (!cluster || cluster.metadata?.deletionTimestamp) {
@@ -97,9 +104,12 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     const d = decideSchedule(cluster.spec);
     const conditions = decideScheduleCondition(cluster, d, now());
 
-    // act: the timer first (it needs no API), then the condition, then retention
+    // act: the timer first (it needs no API), then the condition, then retention.
+    // The start hook runs just after the queue starts: a first reconcile may come before it.
+    if (!runCtx) return { requeueAfterMs: 1000 };
     const current = running.get(req.key);
-    if (d.state !== 'scheduled') {
+    // A reconcile still running when the controller stopped (leadership lost) starts no timer.
+    if (d.state !== 'scheduled' || runCtx.signal.aborted) {
       stopTicker(req.key);
     } else if (!current || !sameSchedule(current.schedule, d.schedule)) {
       stopTicker(req.key);
