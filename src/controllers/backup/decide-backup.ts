@@ -140,8 +140,11 @@ export function startedStatus(backup: Backup, url: string, source: string, downt
   ], { completed: false, backupURL: url, sourceNode: source, startTime: s?.startTime ?? kubeTime(now) });
 }
 
-/** The status once the Job has ended; `released`: the downtime was ended (or there was none). */
-export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { state: 'succeeded' | 'failed' }>, now: Date): OwnedStatus {
+/**
+ * The status once the Job has ended. `released`: whether Orchestrator took the end of the
+ * source's downtime; if not, the downtime ends by itself at its duration, which the condition says.
+ */
+export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { state: 'succeeded' | 'failed' }>, released: boolean, now: Date): OwnedStatus {
   const s = backup.status;
   const ok = outcome.state === 'succeeded';
   const reason = outcome.reason || (ok ? BACKUP_REASONS.jobSucceeded : BACKUP_REASONS.jobFailed);
@@ -150,9 +153,7 @@ export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { st
     condition(s, BACKUP_CONDITION.complete, ok ? CONDITION_STATUS.true : CONDITION_STATUS.false, reason, outcome.message, now),
     condition(s, BACKUP_CONDITION.failed, ok ? CONDITION_STATUS.false : CONDITION_STATUS.true, reason, outcome.message, now),
   ];
-  if (downtimedHost(backup)) {
-    conditions.push(condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.downtimeEnded, `Orchestrator manages ${s?.sourceNode} again`, now));
-  }
+  if (downtimedHost(backup)) conditions.push(released ? downtimeEnded(s, now) : downtimeLeft(s, now));
   // The report's times are the sidecar's own, closer to the backup than the Job's.
   return withConditions(s, conditions, {
     completed: ok,
@@ -164,9 +165,16 @@ export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { st
   });
 }
 
-/** Only the ReplicaDowntimed condition turned False: the Job is gone before it ended. */
+function downtimeEnded(s: MysqlBackupStatus | undefined, now: Date): Condition {
+  return condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.downtimeEnded, `Orchestrator manages ${s?.sourceNode} again`, now);
+}
+
+function downtimeLeft(s: MysqlBackupStatus | undefined, now: Date): Condition {
+  const message = `Orchestrator did not take the end of ${s?.sourceNode}'s downtime; it ends by itself at the backup timeout`;
+  return condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.orchestratorUnreachable, message, now);
+}
+
+/** Only the ReplicaDowntimed condition turned False, for a finished backup still marked downtimed. */
 export function releasedStatus(backup: Backup, now: Date): OwnedStatus {
-  return withConditions(backup.status, [
-    condition(backup.status, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.downtimeEnded, `Orchestrator manages ${backup.status?.sourceNode} again`, now),
-  ]);
+  return withConditions(backup.status, [downtimeEnded(backup.status, now)]);
 }

@@ -89,8 +89,8 @@ export async function reconcileBackup(req: Request, ctx: ControllerContext, opts
   }
   if (outcome.state === 'running') return;
   if (outcome.state === 'succeeded' || outcome.state === 'failed') {
-    if (host) await endDowntime(deps, host, ctx, log);
-    const status = finishedStatus(backup, outcome, now);
+    const released = host ? await endDowntime(deps, host, ctx, log) : true;
+    const status = finishedStatus(backup, outcome, released, now);
     const ok = outcome.state === 'succeeded';
     const what = ok ? `backup stored at ${status.backupURL}` : `backup failed: ${outcome.message || outcome.reason}`;
     if (ok) ctx.events.normal(backup, BACKUP_REASONS.jobSucceeded, what);

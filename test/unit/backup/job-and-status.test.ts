@@ -99,7 +99,7 @@ describe('the status from the Job', () => {
     const running = backup('b', {}, startedStatus(backup(), REPORT.url, fqdn(1), { ok: true }, NOW));
     const outcome = jobOutcome(job({ type: 'Complete', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }), [jobPod(0, JSON.stringify(REPORT))]);
     assert.equal(outcome.state, 'succeeded');
-    const s = finishedStatus(running, outcome as Extract<typeof outcome, { state: 'succeeded' }>, NOW);
+    const s = finishedStatus(running, outcome as Extract<typeof outcome, { state: 'succeeded' }>, true, NOW);
     assert.equal(s.completed, true);
     assert.deepEqual(
       [s.backupURL, s.sizeBytes, s.startTime, s.completionTime, s.sourceNode, s.binlogFile, s.binlogPosition, s.gtidExecuted],
@@ -111,6 +111,9 @@ describe('the status from the Job', () => {
       ['ReplicaDowntimed', 'False', 'DowntimeEnded'],
     ]);
     assert.equal(statusChange(backup('b', {}, s).status, s), undefined, 'the same status again is no write');
+    const kept = finishedStatus(running, outcome as Extract<typeof outcome, { state: 'succeeded' }>, false, NOW).conditions!.find((c) => c.type === 'ReplicaDowntimed')!;
+    assert.deepEqual([kept.status, kept.reason], ['False', 'OrchestratorUnreachable']);
+    assert.match(kept.message!, /ends by itself at the backup timeout/);
   });
 
   it("a failed Job: Failed True, not completed, the message quoting the container's last words", () => {
@@ -118,7 +121,7 @@ describe('the status from the Job', () => {
       jobPod(1, 'first attempt', '2026-01-01T00:00:02Z'),
       jobPod(1, 'upload to s3://bucket/my-db/b.xbackup.gz failed: AccessDenied', '2026-01-01T00:00:04Z'),
     ]);
-    const s = finishedStatus(backup(), outcome as Extract<typeof outcome, { state: 'failed' }>, NOW);
+    const s = finishedStatus(backup(), outcome as Extract<typeof outcome, { state: 'failed' }>, true, NOW);
     assert.equal(s.completed, false);
     assert.equal(s.sizeBytes, undefined);
     const failed = s.conditions!.find((c) => c.type === 'Failed')!;
