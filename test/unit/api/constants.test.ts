@@ -38,7 +38,7 @@ describe('constants of COMPAT.md', () => {
       assert.ok(Object.values(api.CLUSTER_REASONS).includes(r as never), r);
     }
     assert.deepEqual(Object.values(api.NODE_CONDITION), ['Lagged', 'Replicating', 'Master', 'ReadOnly']);
-    assert.deepEqual(Object.values(api.BACKUP_CONDITION), ['Complete', 'Failed']);
+    assert.deepEqual([api.BACKUP_CONDITION.complete, api.BACKUP_CONDITION.failed], ['Complete', 'Failed']);
     assert.deepEqual(Object.values(api.PROVISION_REASONS), ['ProvisionSucceeded', 'ProvisionFailed']);
     assert.equal(api.POD_CONDITION_NODE_INITIALIZED, 'mysql.presslabs.org/NodeInitialized');
     assert.deepEqual(Object.values(api.POD_INIT_REASONS), ['mysqlInitializationSucceeded', 'mysqlInitializationFailed']);
@@ -48,14 +48,15 @@ describe('constants of COMPAT.md', () => {
     assert.deepEqual(Object.values(api.NODE_REASONS), [
       'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
       'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
-      'ReplicationError', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
+      'ReplicationError', 'ErrantTransactions', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
     ]);
   });
 
   it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
       'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'FailoverInProgress', 'ForgetGracePeriod',
-      'RecoveryTooRecent', 'ClusterNotReady',
+      'RecoveryTooRecent', 'ClusterNotReady', 'MasterLabelled', 'ReadOnlyChanged', 'RecoveriesAcknowledged',
+      'InstanceForgotten', 'ForgetAbandoned',
     ]);
     assert.ok(Object.values(api.CLUSTER_REASONS).includes('MasterNotHealthy' as never));
   });
