@@ -1,13 +1,16 @@
 // How one container becomes a local process: the command line that enters the pod's network
-// namespace, makes a private mount and UTS namespace, mounts the pod's volumes at the container
-// paths, sets the hostname, and execs the program. Pure: the I/O (existence checks, spawning)
-// is the caller's. The process keeps one PID from `ip netns exec` to the program (each step
-// execs the next), so signals and `nsenter -t <pid>` reach the container's program.
+// namespace, makes a private mount and UTS namespace, builds the container's root, mounts the
+// pod's volumes at the container paths, sets the hostname, and execs the program chrooted into
+// that root. Pure: the I/O (existence checks, spawning) is the caller's. The process keeps one
+// PID from `ip netns exec` to the program (each step execs the next), so signals and
+// `nsenter -t <pid>` reach the container's program.
 //
 // Nothing on the host changes: every mount happens inside the private mount namespace
-// (propagation private). A mount point missing on the host is created inside an overlay over
-// its deepest existing parent, whose upper layer is a tmpfs private to the namespace: the
-// directory exists only for the container, and the parent keeps its contents.
+// (propagation private). The container's root is a tmpfs private to the namespace holding a bind
+// of each top-level entry of the host's root, so a missing top-level mount point is simply made
+// there; a missing deeper one is made inside an overlay over its deepest existing parent, whose
+// upper layer is on that tmpfs: the directory exists only for the container, the parent keeps
+// its contents, and the volumes' sources stay host paths outside it.
 import { dirname, posix } from 'node:path';
 
 export interface Mount {
@@ -48,8 +51,8 @@ export function mountOrder(mounts: readonly Mount[]): Mount[] {
 }
 
 /**
- * The deepest existing ancestor of each missing mount point: where an overlay must go so the mount
- * point can be made. `exists` sees the host (what the namespace starts with).
+ * The deepest existing ancestor of each missing mount point below the top level: where an overlay
+ * must go so the mount point can be made. `exists` sees the host (what the namespace starts with).
  */
 export function overlaysFor(mounts: readonly Mount[], exists: (path: string) => boolean): string[] {
   const out = new Set<string>();
@@ -57,11 +60,7 @@ export function overlaysFor(mounts: readonly Mount[], exists: (path: string) => 
     if (exists(m.target)) continue;
     let parent = dirname(m.target);
     while (parent !== '/' && !exists(parent)) parent = dirname(parent);
-    if (parent === '/') throw new Error(`mount path ${m.target}: its parent is /, which the sandbox kubelet cannot overlay; use a path under an existing directory`);
-    // A mount source seen through the overlay would be the overlay's copy, and writes to it lost.
-    const hidden = mounts.find((s) => s.source === parent || s.source.startsWith(`${parent}/`));
-    if (hidden) throw new Error(`mount path ${m.target}: creating it needs an overlay over ${parent}, which holds the source of ${hidden.target}`);
-    out.add(parent);
+    if (parent !== '/') out.add(parent);
   }
   // An overlay inside another one is not needed: the outer one already makes the tree writable.
   const sorted = [...out].sort((a, b) => depth(a) - depth(b));
@@ -70,27 +69,38 @@ export function overlaysFor(mounts: readonly Mount[], exists: (path: string) => 
 
 /** The shell script run inside the new namespaces before the program. */
 export function setupScript(spec: LaunchSpec, overlays: readonly string[]): string {
-  const lines = ['set -e'];
+  const root = `${spec.scratch}/root`;
+  const at = (p: string) => q(`${root}${p}`);
+  // The host's top-level entry holding the scratch directory is bound without its submounts, so
+  // the new root does not contain itself.
+  const scratchTop = `/${spec.scratch.split('/').filter(Boolean)[0] ?? ''}`;
+  const lines = [
+    'set -e',
+    `mount -t tmpfs kubelet-scratch ${q(spec.scratch)}`,
+    `mkdir ${q(root)}`,
+    'for e in /* /.[!.]*; do',
+    '  [ -e "$e" ] || [ -L "$e" ] || continue',
+    `  n=${q(root)}"$e"`,
+    '  if [ -L "$e" ]; then ln -s "$(readlink "$e")" "$n"',
+    `  elif [ -d "$e" ]; then mkdir "$n"; if [ "$e" = ${q(scratchTop)} ]; then mount --bind "$e" "$n"; else mount --rbind "$e" "$n"; fi`,
+    '  else : > "$n"; mount --bind "$e" "$n"; fi',
+    'done',
+  ];
   if (spec.hostname !== undefined) lines.push(`hostname ${q(spec.hostname)}`);
-  if (overlays.length > 0) {
-    lines.push(`mount -t tmpfs kubelet-scratch ${q(spec.scratch)}`);
-    overlays.forEach((dir, i) => {
-      const up = `${spec.scratch}/${i}`;
-      lines.push(`mkdir -p ${q(`${up}/upper`)} ${q(`${up}/work`)}`);
-      lines.push(`mount -t overlay overlay -o ${q(`lowerdir=${dir},upperdir=${up}/upper,workdir=${up}/work`)} ${q(dir)}`);
-    });
-  }
+  overlays.forEach((dir, i) => {
+    const up = `${spec.scratch}/overlay/${i}`;
+    lines.push(`mkdir -p ${q(`${up}/upper`)} ${q(`${up}/work`)}`);
+    lines.push(`mount -t overlay overlay -o ${q(`lowerdir=${root}${dir},upperdir=${up}/upper,workdir=${up}/work`)} ${at(dir)}`);
+  });
   for (const m of spec.mounts) {
-    if (m.file) lines.push(`[ -e ${q(m.target)} ] || { mkdir -p ${q(dirname(m.target))}; : > ${q(m.target)}; }`);
-    else lines.push(`[ -d ${q(m.target)} ] || mkdir -p ${q(m.target)}`);
-    lines.push(`mount --bind ${q(m.source)} ${q(m.target)}`);
-    if (m.readOnly) lines.push(`mount -o remount,bind,ro ${q(m.target)}`);
+    if (m.file) lines.push(`[ -e ${at(m.target)} ] || { mkdir -p ${at(dirname(m.target))}; : > ${at(m.target)}; }`);
+    else lines.push(`[ -d ${at(m.target)} ] || mkdir -p ${at(m.target)}`);
+    lines.push(`mount --bind ${q(m.source)} ${at(m.target)}`);
+    if (m.readOnly) lines.push(`mount -o remount,bind,ro ${at(m.target)}`);
   }
-  if (spec.workingDir) lines.push(`cd ${q(spec.workingDir)}`);
-  lines.push('exec "$@"');
+  lines.push(`exec chroot ${q(root)} /bin/sh -c 'cd "$0" && exec "$@"' ${q(spec.workingDir || '/')} "$@"`);
   return lines.join('\n');
 }
-
 /** argv of the whole launch. */
 export function launchArgv(spec: LaunchSpec, exists: (path: string) => boolean): string[] {
   const script = setupScript(spec, overlaysFor(spec.mounts, exists));

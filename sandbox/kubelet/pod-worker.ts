@@ -282,8 +282,7 @@ export class PodWorker {
     }
     const net = this.#attachment!;
     const ordered = mountOrder(mounts);
-    // The image's own writable places come after the volumes (a volume source under /tmp stays
-    // reachable), then the volumes that go inside them.
+    // The image's own writable places come after the volumes, then the volumes inside them.
     const isInside = (m: Mount) => privateDirs.some((d) => m.target === d || m.target.startsWith(`${d}/`));
     const extra: Mount[] = [];
     if (net.hostsFile !== HOST_HOSTS_FILE && !mounts.some((m) => m.target === HOST_HOSTS_FILE)) {

@@ -31,7 +31,7 @@ function portOf(port: number | string, container: V1Container): number {
 
 export function runExec(action: V1ExecAction, t: ProbeTarget, timeoutMs: number): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    const child = spawn('nsenter', ['-t', String(t.pid), '-m', '-u', '-n', '--', ...(action.command ?? [])], {
+    const child = spawn('nsenter', ['-t', String(t.pid), '-m', '-u', '-n', '-r', '-w', '--', ...(action.command ?? [])], {
       env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...t.env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

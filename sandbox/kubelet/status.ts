@@ -64,8 +64,9 @@ export function podPhase(pod: V1Pod, rt: PodRuntime): string {
 interface Condition {
   type: string;
   status: 'True' | 'False';
-  reason?: string;
-  message?: string;
+  /** null removes an earlier reason in the strategic merge (conditions merge field by field). */
+  reason: string | null;
+  message: string | null;
   lastProbeTime: null;
   lastTransitionTime: string;
 }
@@ -74,7 +75,7 @@ function condition(pod: V1Pod, type: string, ok: boolean, reason?: string, messa
   const prev = pod.status?.conditions?.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
   const since = prev && prev.status === status && prev.lastTransitionTime ? String(prev.lastTransitionTime as unknown as string) : now();
-  return { type, status, ...(ok ? {} : { reason, message }), lastProbeTime: null, lastTransitionTime: since };
+  return { type, status, reason: ok ? null : (reason ?? null), message: ok ? null : (message ?? null), lastProbeTime: null, lastTransitionTime: since };
 }
 
 function containerStatus(r: ContainerRecord): Record<string, unknown> {
