@@ -3,7 +3,7 @@
 // proxies `kubectl logs` here through the Node's daemonEndpoints, as a real one does. Plain HTTP
 // on the loopback address: no client certificates in the sandbox.
 import http from 'node:http';
-import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
 export interface LogSource {
@@ -17,24 +17,35 @@ function lastLines(text: string, n: number): string {
   return lines.slice(Math.max(lines.length - n, 0)).join('');
 }
 
+/**
+ * Streams what the container writes after `from` until it stops. Reads through a descriptor
+ * opened now: the pod's directory may be removed (pod deleted) before the follower has read
+ * the last lines.
+ */
 async function follow(path: string, from: number, res: http.ServerResponse, running: () => boolean): Promise<void> {
+  const fd = openSync(path, 'r');
   let pos = from;
   let closed = false;
   res.on('close', () => {
     closed = true;
   });
-  for (;;) {
-    const size = statSync(path, { throwIfNoEntry: false })?.size ?? pos;
-    if (size > pos) {
-      await new Promise<void>((resolve) => {
-        createReadStream(path, { start: pos, end: size - 1 }).on('end', resolve).on('error', () => resolve()).pipe(res, { end: false });
-      });
-      pos = size;
+  try {
+    for (;;) {
+      const wasRunning = running();
+      const size = fstatSync(fd).size;
+      if (size > pos) {
+        const buf = Buffer.alloc(size - pos);
+        readSync(fd, buf, 0, buf.length, pos);
+        res.write(buf);
+        pos = size;
+      }
+      if (closed || (!wasRunning && fstatSync(fd).size <= pos)) break;
+      await new Promise((r) => setTimeout(r, 200));
     }
-    if (closed || (!running() && (statSync(path, { throwIfNoEntry: false })?.size ?? pos) <= pos)) break;
-    await new Promise((r) => setTimeout(r, 200));
+  } finally {
+    closeSync(fd);
+    res.end();
   }
-  res.end();
 }
 
 export async function startLogServer(source: LogSource, host = '127.0.0.1'): Promise<{ port: number; stop(): Promise<void> }> {
