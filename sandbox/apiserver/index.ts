@@ -41,6 +41,9 @@ export interface ApiServerOptions {
   /** Admission as a stock cluster enables it (default): Pod priority and default tolerations, the
    * PVC protection finalizer. false: only the plugins of the recorded v1.26.1 run (fixture replay). */
   stockAdmission?: boolean;
+  /** Where Service ClusterIPs come from (default 10.0.0.0/24); sandboxes side by side each pass
+   * their network's own range (sandbox/network claimAddresses) so their ClusterIPs never meet. */
+  serviceCIDR?: string;
 }
 
 export interface ApiServer {
@@ -70,7 +73,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const token = opts.token === undefined ? randomBytes(16).toString('hex') : opts.token;
   const store = new Store(opts.watchWindow ?? 50_000);
   const resources = new Resources();
-  const service = new ObjectService(store, resources, opts.stockAdmission ?? true);
+  const service = new ObjectService(store, resources, opts.stockAdmission ?? true, opts.serviceCIDR);
   const gc = new GarbageCollector(service);
   let address = '';
   const handler = new ApiHttpHandler(service, {

@@ -103,6 +103,16 @@ function withoutResourceVersion(o: KObj): KObj {
   return { ...o, metadata: meta };
 }
 
+function parseServiceCIDR(cidr: string): { first: number; size: number } {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
+  const octets = m ? m.slice(1, 5).map(Number) : [];
+  const prefix = m ? Number(m[5]) : NaN;
+  if (!m || octets.some((o) => o > 255) || prefix < 8 || prefix > 29) throw new Error(`serviceCIDR ${JSON.stringify(cidr)}: want an IPv4 range a.b.c.d/8 to /29`);
+  const size = 2 ** (32 - prefix);
+  const n = octets.reduce((acc, o) => acc * 256 + o, 0);
+  return { first: n - (n % size), size };
+}
+
 export class ObjectService {
   readonly store: Store;
   readonly resources: Resources;
@@ -110,22 +120,29 @@ export class ObjectService {
   private readonly usedIps = new Set<string>();
   private readonly usedNodePorts = new Set<number>();
   private readonly stockAdmission: boolean;
+  /** First address and size of the Service ClusterIP range. */
+  private readonly serviceRange: { first: number; size: number };
 
-  constructor(store: Store, resources: Resources, stockAdmission = true) {
+  constructor(store: Store, resources: Resources, stockAdmission = true, serviceCIDR = '10.0.0.0/24') {
     this.store = store;
     this.resources = resources;
     this.stockAdmission = stockAdmission;
+    this.serviceRange = parseServiceCIDR(serviceCIDR);
   }
 
+  /** A random free address of the range, never its network address, its first host (the real
+   * server's `kubernetes` Service) or its broadcast address. */
   private allocateClusterIP(): string {
-    for (let i = 0; i < 1000; i++) {
-      const ip = `10.0.0.${2 + Math.floor(Math.random() * 252)}`;
+    const { first, size } = this.serviceRange;
+    if (this.usedIps.size >= size - 3) throw internalError('failed to allocate a serviceIP: range is full');
+    for (;;) {
+      const n = first + 2 + Math.floor(Math.random() * (size - 3));
+      const ip = [24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.');
       if (!this.usedIps.has(ip)) {
         this.usedIps.add(ip);
         return ip;
       }
     }
-    return `10.0.1.${Math.floor(Math.random() * 254) + 1}`;
   }
 
   private allocateNodePort(): number {

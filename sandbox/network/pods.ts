@@ -1,0 +1,134 @@
+// Pods' network namespaces: attach gives a pod its namespace, address and hosts file; detach
+// takes them away. Idempotent per pod uid (the kubelet may attach again after its own restart of
+// a pod's containers), and one operation per uid at a time.
+import { mkdir, open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { netnsName, nextPodIp, vethName } from './addresses.ts';
+import type { AddressClaim } from './claim.ts';
+import type { PodIdentity } from './hosts.ts';
+import { createPodNetns, deleteLink, deleteNetns } from './ip.ts';
+
+export interface PodNetworkAttachment {
+  ip: string;
+  /** The name for `ip netns exec`. */
+  netns: string;
+  /** The path to bind-mount over /etc/hosts; rewritten in place (same inode) as names change. */
+  hostsFile: string;
+}
+
+export interface PodRef {
+  uid: string;
+  namespace: string;
+  name: string;
+  hostname: string;
+  subdomain?: string;
+}
+
+export interface PodNetwork {
+  /** The pod's network namespace with its own address on the sandbox bridge; idempotent per uid. */
+  attach(pod: PodRef): Promise<PodNetworkAttachment>;
+  detach(uid: string): Promise<void>;
+}
+
+export interface AttachedPod {
+  attachment: PodNetworkAttachment;
+  identity: PodIdentity;
+}
+
+const UID = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * Writes `text` into the file at `path` without replacing it: a bind mount holds the inode, so a
+ * rename would leave the pod reading the old file. Truncate and write, unless it already says so.
+ */
+export async function writeInPlace(path: string, text: string): Promise<boolean> {
+  const f = await open(path, 'a+');
+  try {
+    const current = await f.readFile('utf8');
+    if (current === text) return false;
+    await f.truncate(0);
+    await f.write(text, 0);
+    return true;
+  } finally {
+    await f.close();
+  }
+}
+
+export class PodNetworks implements PodNetwork {
+  readonly #claim: AddressClaim;
+  readonly #hostsDir: string;
+  readonly #hostsText: (pod: PodIdentity) => string;
+  readonly #attached = new Map<string, AttachedPod>();
+  /** The operation under way per uid: attach and detach of one pod never interleave. */
+  readonly #busy = new Map<string, Promise<unknown>>();
+  #closed = false;
+
+  constructor(claim: AddressClaim, hostsText: (pod: PodIdentity) => string) {
+    this.#claim = claim;
+    this.#hostsDir = join(claim.dir, 'hosts');
+    this.#hostsText = hostsText;
+  }
+
+  /** The pods attached now, for refreshing their hosts files. */
+  attached(): AttachedPod[] {
+    return [...this.#attached.values()];
+  }
+
+  attach(pod: PodRef): Promise<PodNetworkAttachment> {
+    if (!UID.test(pod.uid)) return Promise.reject(new Error(`attach: pod uid ${JSON.stringify(pod.uid)} is not a Kubernetes uid`));
+    return this.#serial(pod.uid, () => this.#attach(pod));
+  }
+
+  detach(uid: string): Promise<void> {
+    return this.#serial(uid, () => this.#detach(uid));
+  }
+
+  /** Detaches every pod; attach refuses afterwards. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#attached.keys()].map((uid) => this.detach(uid)));
+  }
+
+  #serial<T>(uid: string, op: () => Promise<T>): Promise<T> {
+    const prev = this.#busy.get(uid) ?? Promise.resolve();
+    const next = prev.then(op, op);
+    const settled = next.catch(() => {});
+    this.#busy.set(uid, settled);
+    void settled.then(() => {
+      if (this.#busy.get(uid) === settled) this.#busy.delete(uid);
+    });
+    return next;
+  }
+
+  async #attach(pod: PodRef): Promise<PodNetworkAttachment> {
+    const known = this.#attached.get(pod.uid);
+    if (known) return known.attachment;
+    if (this.#closed) throw new Error(`attach ${pod.namespace}/${pod.name}: the sandbox network is stopping`);
+    const used = new Set([...this.#attached.values()].map((a) => a.attachment.ip));
+    const ip = nextPodIp(this.#claim, used);
+    if (!ip) throw new Error(`attach ${pod.namespace}/${pod.name}: no address left in ${this.#claim.podCIDR}`);
+    const attachment: PodNetworkAttachment = { ip, netns: netnsName(this.#claim, pod.uid), hostsFile: join(this.#hostsDir, pod.uid) };
+    const identity: PodIdentity = { ip, namespace: pod.namespace, hostname: pod.hostname, ...(pod.subdomain ? { subdomain: pod.subdomain } : {}) };
+    // Reserved before the first await, so a concurrent attach of another pod takes another address.
+    this.#attached.set(pod.uid, { attachment, identity });
+    try {
+      await createPodNetns({ netns: attachment.netns, hostVeth: vethName(this.#claim, ip), bridge: this.#claim.bridge, ipCidr: `${ip}/24`, gateway: this.#claim.gateway });
+      await mkdir(this.#hostsDir, { recursive: true });
+      await writeInPlace(attachment.hostsFile, this.#hostsText(identity));
+    } catch (e) {
+      await this.#detach(pod.uid);
+      throw e;
+    }
+    return attachment;
+  }
+
+  async #detach(uid: string): Promise<void> {
+    const known = this.#attached.get(uid);
+    if (!known) return;
+    // The veth first: a process still inside keeps the namespace alive, but not its link to the bridge.
+    await deleteLink(vethName(this.#claim, known.attachment.ip));
+    await deleteNetns(known.attachment.netns);
+    await rm(known.attachment.hostsFile, { force: true });
+    this.#attached.delete(uid);
+  }
+}

@@ -1,0 +1,71 @@
+// Pods on the sandbox network: each in its own network namespace with its address on the
+// sandbox's bridge, finding the others by the names the cluster DNS would answer, through a
+// hosts file that follows pods and Services while it stays bind-mounted.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { test } from 'node:test';
+import { podFqdn } from '../../../src/api/names.ts';
+import { eventually } from '../../support/wait.ts';
+import { createService, echoServer, greeting, networkEnv, runningPod, skipReason } from './helpers.ts';
+
+const skip = skipReason();
+
+test('two pods reach each other by pod FQDN and by Service name from their hosts files', { skip }, async (t) => {
+  const env = await networkEnv(t);
+  await createService(env, { name: 'mysql', selector: { app: 'db' }, ports: [{ name: 'mysql', port: 3306 }], headless: true });
+  const a = await runningPod(env, 'db-0', { labels: { app: 'db' }, subdomain: 'mysql' });
+  const b = await runningPod(env, 'db-1', { labels: { app: 'db' }, subdomain: 'mysql' });
+  assert.notEqual(a.net.ip, b.net.ip);
+  assert.notEqual(a.net.netns, b.net.netns);
+
+  // The operator's short form (report-host, Orchestrator) and the full one resolve alike.
+  const short = podFqdn('db-1', env.namespace);
+  const full = `${short}.svc.cluster.local`;
+  await eventually(`${short} in db-0's hosts file`, () => env.net.resolve(full) === b.net.ip);
+  await env.net.settled();
+  await echoServer(t, b.net, 'db-1', 3306);
+  assert.equal(await greeting(t, a.net, short, 3306), 'db-1');
+  assert.equal(await greeting(t, a.net, full, 3306), 'db-1');
+  // The pod sees its own name, as the kubelet's hosts file gives it.
+  await echoServer(t, a.net, 'db-0', 3306);
+  assert.equal(await greeting(t, a.net, 'db-0', 3306), 'db-0');
+  assert.ok([a.net.ip, b.net.ip].includes(env.net.resolve(`mysql.${env.namespace}.svc.cluster.local`) ?? ''), 'a headless Service name → its pods');
+});
+
+test('a hosts file bind-mounted into a pod shows names added after the mount (rewritten in place)', { skip }, async (t) => {
+  const env = await networkEnv(t);
+  const a = await runningPod(env, 'app-0');
+  const inode = statSync(a.net.hostsFile).ino;
+  // A reader that mounted the file before the change, and reads it when told to.
+  const reader = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" /etc/hosts && echo mounted && read go && cat /etc/hosts', a.net.hostsFile]);
+  t.after(() => void reader.kill('SIGKILL'));
+  let out = '';
+  reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await eventually('the reader to mount the hosts file', () => out.includes('mounted'));
+
+  const svc = await createService(env, { name: 'web', selector: { app: 'web' }, ports: [{ port: 80 }] });
+  const name = `web.${env.namespace}.svc.cluster.local`;
+  await eventually(`${name} in the lookup`, () => env.net.resolve(name) === svc.spec!.clusterIP);
+  await env.net.settled();
+
+  reader.stdin.write('go\n');
+  await new Promise((resolve) => reader.once('close', resolve));
+  assert.match(out, new RegExp(`^${svc.spec!.clusterIP!.replaceAll('.', '\\.')}\\t${name.replaceAll('.', '\\.')}\\t`, 'm'));
+  assert.match(out, /^\S+\tweb$/m, 'the bare Service name, for pods of its namespace');
+  assert.equal(statSync(a.net.hostsFile).ino, inode);
+});
+
+test('a pod not ready is left out of a headless Service\'s names unless it publishes not-ready addresses', { skip }, async (t) => {
+  const env = await networkEnv(t);
+  await createService(env, { name: 'ready-only', selector: { app: 'db' }, ports: [{ port: 3306 }], headless: true });
+  await env.client.create({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'all', namespace: env.namespace },
+    spec: { clusterIP: 'None', publishNotReadyAddresses: true, selector: { app: 'db' }, ports: [{ port: 3306 }] },
+  });
+  const p = await runningPod(env, 'db-0', { labels: { app: 'db' } });
+  await env.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: 'db-0' }, { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+  await eventually('the not-ready pod under the publishing Service only', () => env.net.resolve(`all.${env.namespace}`) === p.net.ip && env.net.resolve(`ready-only.${env.namespace}`) === undefined);
+});
