@@ -180,3 +180,28 @@ test('a pod of restartPolicy OnFailure ends Succeeded; an image with no local pr
     await env.stop();
   }
 });
+
+test('a readiness gate holds Ready until its owner sets it, and the kubelet keeps conditions it does not own', { skip: SKIP_REAL }, async (t) => {
+  const env = await kubeletEnv(t);
+  const { client, namespace: ns } = env;
+  try {
+    const gate = 'example.com/replicated';
+    await client.create(shellPod(ns, 'gated', { readinessGates: [{ conditionType: gate }], containers: [{ name: 'app', image: SHELL_IMAGE, args: ['-c', 'exec sleep 1000'] }] }));
+    const waiting = await eventually('the container to be ready while the pod waits for its gate', async () => {
+      const p = await getPod(client, ns, 'gated');
+      return p?.status?.conditions?.find((c) => c.type === 'ContainersReady')?.status === 'True' && p;
+    });
+    assert.equal(ready(waiting), 'False');
+    assert.equal(waiting.status?.conditions?.find((c) => c.type === 'Ready')?.reason, 'ReadinessGatesNotReady');
+
+    // The gate's owner writes its condition the way a controller does: a strategic merge of the status.
+    await client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: 'gated' }, {
+      status: { conditions: [{ type: gate, status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] },
+    }, 'strategic');
+    await eventually('the pod to turn Ready', async () => ready(await getPod(client, ns, 'gated')) === 'True');
+    const after = await getPod(client, ns, 'gated');
+    assert.equal(after?.status?.conditions?.find((c) => c.type === gate)?.status, 'True', 'the gate\'s condition is kept');
+  } finally {
+    await env.stop();
+  }
+});
