@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PT_KILL_PROGRAM } from '../../src/api/pod-contract.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -46,6 +47,8 @@ export interface ImageRule {
   privateDirs?: readonly string[];
   /** Set when the rule plays the image with a stand-in, said plainly in the log and an Event. */
   standIn?: boolean;
+  /** Narrows the rule to some arguments (those given, or the defaults). */
+  when?: (args: readonly string[]) => boolean;
 }
 
 export interface ImageTableOptions {
@@ -103,6 +106,13 @@ function builtinRules(path: string): ImageRule[] {
       privateDirs: ['/run/mysqld'],
     },
     {
+      // pt-kill is the sidecar image's own percona-toolkit program, not a sidecar command.
+      describe: () => 'Debian\'s percona-toolkit pt-kill (the sidecar image\'s own program)',
+      matches: (ref) => /^mysql-operator-sidecar/.test(ref.name),
+      entrypoint: (args) => [...args],
+      when: (args) => args[0] === PT_KILL_PROGRAM,
+    },
+    {
       describe: () => 'this checkout\'s sidecar (node src/sidecar/main.ts)',
       matches: (ref) => /^mysql-operator-sidecar/.test(ref.name),
       entrypoint: (args) => [process.execPath, join(REPO, 'src/sidecar/main.ts'), ...args],
@@ -141,7 +151,8 @@ export function resolveImage(
   opts: ImageTableOptions = {},
 ): ResolvedImage {
   const ref = parseImage(image);
-  const rule = [...(opts.extra ?? []), ...builtinRules(opts.path ?? process.env.PATH ?? '')].find((r) => r.matches(ref));
+  const rule = [...(opts.extra ?? []), ...builtinRules(opts.path ?? process.env.PATH ?? '')]
+    .find((r) => r.matches(ref) && (!r.when || r.when(args.length > 0 ? args : (r.defaultArgs ?? []))));
   if (!rule) {
     return { ok: false, reason: REASON_NO_LOCAL_PROGRAM, message: `no local program for image ${image} (the sandbox maps images in sandbox/kubelet/images.ts)` };
   }

@@ -73,6 +73,16 @@ export async function kubeletEnv(t: TestContext, opts: { backoff?: { baseMs: num
   return { ...env, client, kubelet, workDir, scratch, hostsFiles, stop };
 }
 
+/** Runs `body` with a kubelet env, stopped afterwards whatever happens. */
+export async function withKubelet(t: TestContext, opts: { backoff?: { baseMs: number; maxMs: number } }, body: (env: KubeletEnv) => Promise<void>): Promise<void> {
+  const env = await kubeletEnv(t, opts);
+  try {
+    await body(env);
+  } finally {
+    await env.stop();
+  }
+}
+
 export function shellPod(namespace: string, name: string, spec: Partial<NonNullable<V1Pod['spec']>>, labels: Record<string, string> = {}): V1Pod {
   return {
     apiVersion: 'v1', kind: 'Pod',

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { parseImage, resolveImage, REASON_NO_LOCAL_PROGRAM } from '../../../sandbox/kubelet/images.ts';
 import { overlaysFor, type Mount } from '../../../sandbox/kubelet/launch.ts';
 import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
@@ -44,6 +45,9 @@ test('the sidecar and operator images run this checkout; orchestrator falls back
   assert.deepEqual(sidecar.argv.slice(0, 1), [process.execPath]);
   assert.match(sidecar.argv[1]!, /src\/sidecar\/main\.ts$/);
   assert.equal(sidecar.argv[2], 'clone-and-init');
+  const ptKill = resolveImage('mysql-operator-sidecar:latest', [], [PT_KILL_PROGRAM, '--print']);
+  assert.ok(ptKill.ok);
+  assert.deepEqual(ptKill.argv, [PT_KILL_PROGRAM, '--print'], 'pt-kill is the image\'s own program, Debian\'s percona-toolkit here');
   const orc = resolveImage('docker.io/bitpoke/mysql-operator-orchestrator:v0.6.3', [], [], { path: '/nonexistent' });
   assert.ok(orc.ok);
   assert.equal(orc.standIn, true);
