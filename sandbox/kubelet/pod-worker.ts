@@ -4,6 +4,7 @@
 // period, then the pod is deleted for good. Status is reported through `onChange`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
+import { hostname as osHostname } from 'node:os';
 import { join, posix } from 'node:path';
 import type { V1Container, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import type { KubeClient } from '../../src/runtime/kube/client.ts';
@@ -306,7 +307,9 @@ export class PodWorker {
       if (!(e instanceof ContainerConfigError)) throw e;
       return this.#cannotStart(rec, 'CreateContainerConfigError', e.message);
     }
-    const hostname = podHostname(this.pod);
+    // A host-network pod shares the node's UTS namespace, so its hostname is the node's.
+    const hostNet = this.pod.spec?.hostNetwork === true;
+    const hostname = hostNet ? osHostname() : podHostname(this.pod);
     env = { PATH: HOST_PATH, HOSTNAME: hostname, ...env };
     const image = resolveImage(spec.image ?? '', expandArgs(spec.command, env), expandArgs(spec.args, env), this.#ctx.images);
     if (!image.ok) {
@@ -324,7 +327,7 @@ export class PodWorker {
     try {
       argv = launchArgv({
         netns: this.#attachment!.netns,
-        hostname: this.pod.spec?.hostNetwork ? undefined : hostname,
+        hostname: hostNet ? undefined : hostname,
         mounts: this.#mounts(spec, image.privateDirs, runDir),
         workingDir: spec.workingDir,
         scratch,

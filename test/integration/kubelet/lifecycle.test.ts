@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -179,4 +180,20 @@ test('a readiness gate holds Ready until its owner sets it, and the kubelet keep
   await eventually('the pod to turn Ready', async () => ready(await getPod(client, ns, 'gated')) === 'True');
   const after = await getPod(client, ns, 'gated');
   assert.equal(after?.status?.conditions?.find((c) => c.type === gate)?.status, 'True', 'the gate\'s condition is kept');
+}));
+
+test('a hostNetwork pod gets the node\'s address and hostname, and the host\'s /etc/hosts', { skip: SKIP_REAL }, (t) => withKubelet(t, {}, async (env) => {
+  const { client, namespace: ns } = env;
+  await client.create(shellPod(ns, 'on-host', {
+    hostNetwork: true, restartPolicy: 'Never',
+    containers: [{ name: 'c', image: SHELL_IMAGE, volumeMounts: [{ name: 'out', mountPath: '/out' }], args: ['-c', 'echo "$(hostname) $HOSTNAME" > /out/names; cat /etc/hosts > /out/hosts'] }],
+    volumes: [{ name: 'out', hostPath: { path: env.scratch } }],
+  }));
+  const done = await eventually('the pod to succeed', async () => {
+    const p = await getPod(client, ns, 'on-host');
+    return p?.status?.phase === 'Succeeded' && p;
+  });
+  assert.equal(done.status?.podIP, done.status?.hostIP);
+  assert.equal(readFileSync(join(env.scratch, 'names'), 'utf8'), `${hostname()} ${hostname()}\n`);
+  assert.equal(readFileSync(join(env.scratch, 'hosts'), 'utf8'), readFileSync('/etc/hosts', 'utf8'));
 }));
