@@ -239,14 +239,17 @@ export class PodWorker {
       }
       if (src.kind === 'files') {
         if (writeAtomically(src.path, src.files, this.#written.get(v.name))) this.#written.set(v.name, src.files);
-      } else {
+      } else if (!existsSync(src.path)) {
         mkdirSync(src.path, { recursive: true });
       }
       this.#volumes.set(v.name, src);
     }
     if (waits.length > 0) {
       for (const m of waits) this.#warnOnce('FailedMount', m);
-      for (const rec of [...this.init, ...this.containers]) rec.state = { waiting: { reason: 'ContainerCreating', message: waits.join('; ') } };
+      // Containers already running keep running (a real kubelet does not stop them either).
+      for (const rec of [...this.init, ...this.containers]) {
+        if ('waiting' in rec.state) rec.state = { waiting: { reason: 'ContainerCreating', message: waits.join('; ') } };
+      }
       this.#changed();
       return false;
     }
@@ -299,6 +302,8 @@ export class PodWorker {
 
   /** One run of a container; its exit code, or undefined when it could not start (reason on the record). */
   async #runOnce(rec: ContainerRecord, spec: V1Container, init: boolean): Promise<number | undefined> {
+    // Nothing below awaits before the spawn: a termination either comes first or sees the run.
+    if (this.stopping) return undefined;
     const pod = this.#podWithIP();
     let env: Record<string, string>;
     try {
