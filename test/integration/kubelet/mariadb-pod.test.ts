@@ -89,6 +89,7 @@ test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and expo
   try {
     const info = await node.serverInfo();
     assert.match(info.version, /MariaDB/i, 'the local mariadbd plays the MariaDB image');
+    assert.equal(info.hostname, podName, '@@hostname is the pod\'s (Orchestrator derives the cluster alias from it)');
     await node.markConfigured();
   } finally {
     await node.close();
