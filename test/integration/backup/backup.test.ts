@@ -17,7 +17,7 @@ import type { MysqlBackup } from '../../../src/api/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
-import { containerEnv } from '../../support/kubelet-env.ts';
+import { containerEnv } from '../../../sandbox/kubelet/env.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { startMariaDB } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
@@ -130,7 +130,7 @@ async function runJobPod(l: Lab, job: V1Job & KubeObject): Promise<number> {
     },
     spec,
   };
-  const env = containerEnv(container, pod, secrets);
+  const env = containerEnv(container, pod, { secrets });
   // The kubelet's /dev/termination-log: the sidecar's path override, an empty file as the kubelet makes it.
   const termination = join(l.folder, `${job.metadata!.name}.termination-log`);
   writeFileSync(termination, '');
