@@ -34,6 +34,8 @@ export interface BackupStorage {
 export type StorageErrorCode =
   | 'unsupported-scheme'
   | 'bad-url'
+  /** The storage Secret's keys do not make sense together. */
+  | 'bad-config'
   | 'not-found'
   | 'no-bucket'
   | 'access-denied'

@@ -22,7 +22,7 @@ function flag(env: StorageEnv, key: string): boolean | undefined {
   if (v === undefined || v === '') return undefined;
   if (v === 'true' || v === '1') return true;
   if (v === 'false' || v === '0') return false;
-  throw new StorageError('bad-url', `${key} must be true or false, not '${env[key]}'`);
+  throw new StorageError('bad-config', `${key} must be true or false, not '${env[key]}'`);
 }
 
 export function s3Options(env: StorageEnv): S3Options {
@@ -32,7 +32,7 @@ export function s3Options(env: StorageEnv): S3Options {
   const secretAccessKey = nonEmpty('AWS_SECRET_ACCESS_KEY') ?? nonEmpty('AWS_SECRET_KEY');
   if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
     const missing = accessKeyId ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID';
-    throw new StorageError('access-denied', `storage credentials: ${missing} is missing while its pair is set`);
+    throw new StorageError('bad-config', `storage credentials: ${missing} is missing while its pair is set`);
   }
   let endpoint = nonEmpty('S3_ENDPOINT');
   if (endpoint && !/^https?:\/\//i.test(endpoint)) endpoint = `https://${endpoint}`;

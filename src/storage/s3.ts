@@ -1,28 +1,14 @@
 // The s3:// backend (AWS SDK v3). Uploads stream as a multipart upload straight to the final
-// key: S3 shows a multipart upload at its key only when it is completed, and lib-storage
-// completes it only after the body ended cleanly (a body that errors aborts the upload, its
+// key (s3-upload.ts): S3 shows a multipart upload at its key only when it is completed, and it
+// is completed only after the body ended cleanly (a body that errors aborts the upload, its
 // parts deleted). So the multipart upload is the temporary name; a copy under a second name
 // would double the writes, need UploadPartCopy above S3's 5 GiB CopyObject limit, and leave a
 // visible object behind a crash between copy and delete (docs/backups.md).
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  type ObjectCannedACL,
-  type StorageClass,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { counted, ownError, parseBackupUrl, StorageError, type BackupStorage, type StoredObject } from './location.ts';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ownError, parseBackupUrl, StorageError, type BackupStorage, type StoredObject } from './location.ts';
 import type { S3Options } from './s3-config.ts';
-
-/**
- * Part size and parts in flight bound an upload's memory: (queue + 1) × part ≈ 64 MiB. S3 allows
- * 10,000 parts, so one object can hold up to ~156 GiB of compressed backup.
- */
-export const PART_SIZE = 16 << 20;
-const QUEUE_SIZE = 3;
+import { multipartUpload } from './s3-upload.ts';
 
 function locate(url: string): { bucket: string; key: string } {
   const loc = parseBackupUrl(url);
@@ -79,34 +65,14 @@ export function s3Storage(opts: S3Options): BackupStorage {
 
     async upload(url, body, uploadOpts = {}) {
       const { bucket, key } = locate(url);
-      const { stream, bytes } = counted(body);
-      const abort = new AbortController();
-      const upload = new Upload({
-        client,
-        partSize: PART_SIZE,
-        queueSize: QUEUE_SIZE,
-        abortController: abort,
-        params: {
-          Bucket: bucket,
-          Key: key,
-          Body: stream,
-          ContentType: 'application/octet-stream',
-          ...(opts.acl ? { ACL: opts.acl as ObjectCannedACL } : {}),
-          ...(opts.storageClass ? { StorageClass: opts.storageClass as StorageClass } : {}),
-        },
-      });
-      const onAbort = () => abort.abort();
-      uploadOpts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        await upload.done();
+        const bytes = await multipartUpload({ client, bucket, key, opts, ...(uploadOpts.signal ? { signal: uploadOpts.signal } : {}) }, body);
+        return { bytes };
       } catch (err) {
-        stream.destroy();
+        body.destroy();
         // A body that broke is the cause to report, not the upload's reaction to it.
         throw ownError(body) ?? s3Error(url, err);
-      } finally {
-        uploadOpts.signal?.removeEventListener('abort', onAbort);
       }
-      return { bytes: bytes() };
     },
 
     async list(prefixUrl) {

@@ -172,7 +172,7 @@ test('a BACKUP_COMPRESS_COMMAND that fails stores nothing', async (t) => {
   assert.deepEqual(await objectsIn('cmd/'), []);
 });
 
-test('restoring a missing or truncated backup fails clearly and leaves the data directory empty', async (t) => {
+test('restoring a missing, truncated or uncompressed backup fails clearly and leaves the data directory empty', async (t) => {
   const missing = await restore(t, `s3://${s3.bucket}/nope/c-auto-0.xbackup.gz`);
   assert.notEqual(missing.run.code, 0);
   assert.match(missing.run.output, /c-auto-0\.xbackup\.gz does not exist/);
@@ -191,6 +191,13 @@ test('restoring a missing or truncated backup fails clearly and leaves the data 
   assert.match(truncated.run.output, /c-auto-6\.xbackup\.gz is truncated or corrupt \(gzip: unexpected end of file\)/);
   assert.match(await readFile(truncated.terminationLog, 'utf8'), /truncated or corrupt/);
   assert.deepEqual(await readdir(truncated.target.datadir), []);
+
+  const plainUrl = `s3://${s3.bucket}/plain/c-auto-7.xbackup.gz`;
+  await storage.upload(plainUrl, Readable.from([Buffer.from('XBSTCK01 but never compressed')]));
+  const plain = await restore(t, plainUrl);
+  assert.notEqual(plain.run.code, 0);
+  assert.match(plain.run.output, /c-auto-7\.xbackup\.gz is neither gzip nor zstd \(it starts with 58425354\w*\); not a backup object/);
+  assert.deepEqual(await readdir(plain.target.datadir), []);
 });
 
 function childrenOf(pid: number, name: string): number[] {

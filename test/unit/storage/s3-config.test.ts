@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { s3Options } from '../../../src/storage/s3-config.ts';
+import { partSize } from '../../../src/storage/s3-upload.ts';
 
 test('AWS itself: region default us-east-1, virtual-host addressing, keys with a session token', () => {
   const o = s3Options({ AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_SESSION_TOKEN: 'T' });
@@ -28,4 +29,14 @@ test('ACL and storage class pass through; bad flags and half a key pair are name
   assert.equal(o.storageClass, 'STANDARD_IA');
   assert.throws(() => s3Options({ S3_FORCE_PATH_STYLE: 'yes' }), /S3_FORCE_PATH_STYLE must be true or false/);
   assert.throws(() => s3Options({ AWS_SECRET_ACCESS_KEY: 'SK' }), /AWS_ACCESS_KEY_ID is missing/);
+});
+
+test('multipart parts start at 8 MiB and double every 2,000 parts: ~480 GiB in 10,000 parts', () => {
+  assert.equal(partSize(1), 8 << 20);
+  assert.equal(partSize(2000), 8 << 20);
+  assert.equal(partSize(2001), 16 << 20);
+  let total = 0;
+  for (let n = 1; n <= 10_000; n++) total += partSize(n);
+  assert.ok(total / 2 ** 30 > 480, `${total / 2 ** 30} GiB`);
+  assert.ok(partSize(10_000) <= 5 * 2 ** 30, 'within S3 part size limit');
 });
