@@ -3,6 +3,13 @@
 // between all of them, and `--help`, docs/flags.md and chart/rbac/rules.yaml come from this list.
 import type { ControllerDefinition } from '../runtime/controller.ts';
 import { clusterControllerDefinition } from './cluster/controller.ts';
+import { databaseControllerDefinition } from './database/controller.ts';
 import { nodeControllerDefinition } from './node/node-controller.ts';
+import { userControllerDefinition } from './user/controller.ts';
 
-export const controllers: readonly ControllerDefinition[] = [clusterControllerDefinition, nodeControllerDefinition];
+export const controllers: readonly ControllerDefinition[] = [
+  clusterControllerDefinition,
+  nodeControllerDefinition,
+  databaseControllerDefinition,
+  userControllerDefinition,
+];
