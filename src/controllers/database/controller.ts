@@ -13,10 +13,20 @@ import { decideDatabase, describeDatabaseChange, desiredDatabase, type DesiredDa
 
 type DatabaseObject = MysqlDatabase & KubeObject;
 
+export const DATABASE_SETTINGS: SettingTable<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {
+  allowCrossNamespace: booleanSetting({
+    flag: 'allow-cross-namespace-database',
+    env: 'ALLOW_CROSS_NAMESPACE_DATABASE',
+    help: 'a MysqlDatabase may name a MysqlCluster of another namespace',
+    default: 'false',
+  }),
+};
+
 export const DATABASE_KIND: ProvisionKind<DatabaseObject, DesiredDatabase> = {
   target: KINDS.database,
   finalizer: FINALIZER_DATABASE,
   owner: DATABASE_STATUS_OWNER,
+  crossNamespaceFlag: DATABASE_SETTINGS.allowCrossNamespace.flag,
   desired: async (obj) => desiredDatabase(obj.spec),
   async apply(node, d) {
     const changes = decideDatabase(d, await node.database(d.name));
@@ -27,15 +37,6 @@ export const DATABASE_KIND: ProvisionKind<DatabaseObject, DesiredDatabase> = {
   async drop(node, obj) {
     await node.applyChanges([{ kind: 'dropDatabase', name: obj.spec.database }]);
   },
-};
-
-export const DATABASE_SETTINGS: SettingTable<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {
-  allowCrossNamespace: booleanSetting({
-    flag: 'allow-cross-namespace-database',
-    env: 'ALLOW_CROSS_NAMESPACE_DATABASE',
-    help: 'a MysqlDatabase may name a MysqlCluster of another namespace',
-    default: 'false',
-  }),
 };
 
 export function databaseController(opts: ProvisionOptions): ControllerSpec {

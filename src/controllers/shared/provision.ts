@@ -70,6 +70,8 @@ export interface ProvisionKind<T extends ProvisionedObject, D> {
   target: KindRef;
   finalizer: string;
   owner: StatusOwner;
+  /** The flag that allows a clusterRef to another namespace, named in the refusal. */
+  crossNamespaceFlag: string;
   /** The desired state, or why the spec cannot be applied (naming the field). May read the API (the password Secret). */
   desired(obj: T, flavour: Flavour, ctx: ControllerContext): Promise<D | Refusal>;
   /** Makes the master hold `desired`; returns what it did, in words (empty: nothing to do). */
@@ -142,7 +144,7 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
 
   if (crossNamespace) {
     return report(pass, refusal(PROVISION_REASONS.crossNamespaceRefused,
-      `spec.clusterRef.namespace ${ref.namespace} is not the object's namespace ${req.namespace}, and the operator does not allow that (--allow-cross-namespace-*)`), false);
+      `spec.clusterRef.namespace ${ref.namespace} is not the object's namespace ${req.namespace}, and the operator does not allow that (--${kind.crossNamespaceFlag})`), false);
   }
   // Held before anything exists in MySQL, so a deletion cannot leave it behind.
   if (!obj.metadata?.finalizers?.includes(kind.finalizer)) {

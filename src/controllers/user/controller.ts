@@ -43,10 +43,20 @@ function lastApplied(obj: UserObject): string[] {
   return obj.status?.allowedHosts ?? [];
 }
 
+export const USER_SETTINGS: SettingTable<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {
+  allowCrossNamespace: booleanSetting({
+    flag: 'allow-cross-namespace-user',
+    env: 'ALLOW_CROSS_NAMESPACE_USER',
+    help: 'a MysqlUser may name a MysqlCluster of another namespace (whoever can create MysqlUsers can then add accounts to any cluster)',
+    default: 'false',
+  }),
+};
+
 export const USER_KIND: ProvisionKind<UserObject, WithPassword> = {
   target: KINDS.user,
   finalizer: FINALIZER_USER,
   owner: USER_STATUS_OWNER,
+  crossNamespaceFlag: USER_SETTINGS.allowCrossNamespace.flag,
   async desired(obj, flavour, ctx) {
     const user = desiredUser(obj.spec, flavour);
     if ('refused' in user) return user;
@@ -68,15 +78,6 @@ export const USER_KIND: ProvisionKind<UserObject, WithPassword> = {
     const hosts = [...new Set([...obj.spec.allowedHosts, ...lastApplied(obj)])];
     await node.applyChanges(hosts.map((host) => ({ kind: 'dropUser', account: { user: obj.spec.user, host } })));
   },
-};
-
-export const USER_SETTINGS: SettingTable<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {
-  allowCrossNamespace: booleanSetting({
-    flag: 'allow-cross-namespace-user',
-    env: 'ALLOW_CROSS_NAMESPACE_USER',
-    help: 'a MysqlUser may name a MysqlCluster of another namespace (whoever can create MysqlUsers can then add accounts to any cluster)',
-    default: 'false',
-  }),
 };
 
 export function userController(opts: ProvisionOptions): ControllerSpec {
