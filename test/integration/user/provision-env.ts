@@ -3,6 +3,7 @@
 // node-cluster.ts), made writable as the orchestrator controller would, with root's password in
 // the cluster's Secret; and the operator's user and database controllers running in this process
 // (built from their settings as main builds them), resolving the pod to that server.
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import mysql from 'mysql2/promise';
@@ -100,7 +101,9 @@ export { podName };
 
 /** Logs in as `user` from the loopback address `from` (MariaDB sees it as the client host). */
 export async function login(server: MariaDBServer, user: string, password: string, from: string): Promise<mysql.Connection> {
-  const c = await mysql.createConnection({ host: server.host, port: server.port, user, password, localAddress: from, connectTimeout: 3000 });
+  // mysql2 ignores its own localAddress option: bind the socket ourselves.
+  const stream = () => connect({ host: server.host, port: server.port, localAddress: from });
+  const c = await mysql.createConnection({ user, password, stream, connectTimeout: 3000 });
   c.on('error', () => undefined);
   return c;
 }

@@ -8,7 +8,10 @@ import { test } from 'node:test';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
 import { CLUSTER } from '../node/node-cluster.ts';
-import { login, provisionEnv, tryAs, type ProvisionEnv } from './provision-env.ts';
+import type { MysqlUserSpec } from '../../../src/api/index.ts';
+import { decideAccount } from '../../../src/controllers/user/decide-account.ts';
+import { desiredUser } from '../../../src/controllers/user/desired-user.ts';
+import { login, provisionEnv, ROOT, tryAs, type ProvisionEnv } from './provision-env.ts';
 
 const HOST_A = '127.0.0.2';
 const HOST_B = '127.0.0.3';
@@ -79,6 +82,13 @@ test('a user on two hosts does exactly what was granted; a removed permission is
   }
   const limits = await env.root("SELECT max_user_connections AS n FROM mysql.user WHERE User = 'app' AND Host = ?", [HOST_A]);
   assert.equal(Number(limits[0]?.['n']), 5);
+  // Steady state: what the server now holds needs no change (its password hash, patterns and
+  // privilege names read back as the operator wrote them), so a later pass writes nothing.
+  const obj = await env.client.get<KubeObject & { spec: MysqlUserSpec }>(env.ref('MysqlUser', 'app'));
+  const node = await env.server.node({ ...env.server.rootParams(), password: ROOT.password });
+  const desired = desiredUser(obj.spec, node.flavour);
+  assert.ok(!('refused' in desired));
+  assert.deepEqual(decideAccount(desired, 'app-secret-1', await node.accounts('app'), [HOST_A, HOST_B]), []);
   // From a host that is not allowed, nobody gets in.
   assert.equal(await tryAs(env.server, { user: 'app', password: 'app-secret-1', from: '127.0.0.4' }, 'SELECT 1'), ER_ACCESS_DENIED);
 
@@ -157,7 +167,11 @@ test('hostile names are escaped (a schema named % grants nothing else) or refuse
   assert.equal(await tryAs(env.server, who, `CREATE TABLE ${quoted}.t (id INT)`), 0, 'ALL on its schema');
   assert.equal(await tryAs(env.server, who, 'SELECT * FROM other.t'), ER_TABLEACCESS_DENIED, '% in the schema name is no wildcard');
 
-  // Refused before anything runs: the user name is over MariaDB's 80 characters; a privilege is SQL.
+  // MariaDB's longest user name is accepted; one more character is refused before anything runs,
+  // as is a privilege that is SQL.
+  await createUser(env, 'longest', { user: 'v'.repeat(80), password: { name: 'h-pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] });
+  await env.waitReady('MysqlUser', 'longest', 'True');
+  assert.deepEqual(await hostsOf(env, 'v'.repeat(80)), [HOST_A]);
   await createUser(env, 'too-long', { user: 'u'.repeat(81), password: { name: 'h-pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] });
   const long = await env.waitReady('MysqlUser', 'too-long', 'False', 'InvalidSpec');
   assert.match(long.message ?? '', /^spec\.user "u+" is longer than 80 characters$/);
