@@ -38,22 +38,21 @@ function length(s: string): number {
 // Outside the Basic Multilingual Plane: MySQL and MariaDB identifiers refuse them.
 const SUPPLEMENTARY = /[\u{10000}-\u{10FFFF}]/u;
 
+function accountPartProblem(value: string, max: number): string | null {
+  if (value.length === 0) return 'is empty';
+  if (value.includes('\0')) return 'contains a NUL character';
+  if (length(value) > max) return `is longer than ${max} characters`;
+  return null;
+}
+
 /** Why MySQL would refuse or truncate this user name, or null. */
 export function userNameProblem(f: Flavour, user: string): string | null {
-  if (user.length === 0) return 'is empty';
-  if (user.includes('\0')) return 'contains a NUL character';
-  const max = maxUserNameLength(f);
-  if (length(user) > max) return `is longer than ${max} characters`;
-  return null;
+  return accountPartProblem(user, maxUserNameLength(f));
 }
 
 /** Why MySQL would refuse or truncate this host of an account, or null. */
 export function hostProblem(f: Flavour, host: string): string | null {
-  if (host.length === 0) return 'is empty';
-  if (host.includes('\0')) return 'contains a NUL character';
-  const max = maxHostLength(f);
-  if (length(host) > max) return `is longer than ${max} characters`;
-  return null;
+  return accountPartProblem(host, maxHostLength(f));
 }
 
 /** Why MySQL would refuse this schema or table name, or null. */

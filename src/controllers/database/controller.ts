@@ -1,6 +1,6 @@
 // The database controller: MysqlDatabase → a schema with its character set and collation on the
 // cluster's master (docs/users-and-databases.md).
-import { API_GROUP, FINALIZER_DATABASE, PLURAL_MYSQL_DATABASES } from '../../api/constants.ts';
+import { FINALIZER_DATABASE, PLURAL_MYSQL_DATABASES } from '../../api/constants.ts';
 import type { MysqlCluster, MysqlDatabase } from '../../api/index.ts';
 import { DATABASE_STATUS_OWNER } from '../../api/status-owners.ts';
 import type { ControllerDefinition, ControllerSpec } from '../../runtime/controller.ts';
@@ -8,7 +8,7 @@ import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { booleanSetting, type SettingTable } from '../../runtime/settings.ts';
 import { KINDS } from '../shared/kinds.ts';
-import { clusterRefOf, reconcileProvisioned, watchReferences, type ProvisionKind, type ProvisionOptions } from '../shared/provision.ts';
+import { namesCluster, provisionPermissions, reconcileProvisioned, watchReferences, type ProvisionKind, type ProvisionOptions } from '../shared/provision.ts';
 import { decideDatabase, describeDatabaseChange, desiredDatabase, type DesiredDatabase } from './desired-database.ts';
 
 type DatabaseObject = MysqlDatabase & KubeObject;
@@ -47,20 +47,11 @@ export function databaseController(opts: ProvisionOptions): ControllerSpec {
     backoff: { baseMs: 1000, maxMs: 30_000 },
     reconcile: (req, ctx) => reconcileProvisioned(req, ctx, DATABASE_KIND, opts),
     start: (ctx, enqueue) =>
-      watchReferences<DatabaseObject, MysqlCluster>(ctx, enqueue, KINDS.database, KINDS.cluster, (d, c) => {
-        const ref = clusterRefOf(d);
-        return ref.namespace === c.metadata?.namespace && ref.name === c.metadata?.name;
-      }),
+      watchReferences<DatabaseObject, MysqlCluster>(ctx, enqueue, KINDS.database, KINDS.cluster, namesCluster),
   };
 }
 
-/** MysqlDatabases (finalizer patch, status apply), clusters, their pods and Secrets. */
-export const DATABASE_PERMISSIONS: readonly Permission[] = [
-  { group: API_GROUP, resources: [PLURAL_MYSQL_DATABASES], verbs: ['list', 'watch', 'patch'] },
-  { group: API_GROUP, resources: [`${PLURAL_MYSQL_DATABASES}/status`], verbs: ['patch'] },
-  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
-  { group: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'] },
-];
+export const DATABASE_PERMISSIONS: readonly Permission[] = provisionPermissions(PLURAL_MYSQL_DATABASES);
 
 export const databaseControllerDefinition: ControllerDefinition<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {
   name: 'database',

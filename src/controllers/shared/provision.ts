@@ -5,7 +5,7 @@
 // Ready=False condition with a reason and an Event. The kinds bring the parts that differ:
 // validating the spec, applying it, dropping it.
 import {
-  ANNOTATION_RESOURCE_DELETION_POLICY, CONDITION_STATUS, LABEL_CLUSTER, PROVISION_CONDITION, PROVISION_REASONS,
+  ANNOTATION_RESOURCE_DELETION_POLICY, API_GROUP, CONDITION_STATUS, PLURAL_MYSQL_CLUSTERS, LABEL_CLUSTER, PROVISION_CONDITION, PROVISION_REASONS,
   RESOURCE_DELETION_POLICY, type ProvisionReason,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
@@ -18,6 +18,7 @@ import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { objectKey, type KindRef, type KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
+import type { Permission } from '../../runtime/permissions.ts';
 import { redactString } from '../../runtime/redact.ts';
 import { clusterView, connectToMaster, type PassServersOptions, type PodObject, type ResolvePod } from '../../topology/index.ts';
 import { rootPasswordKey } from '../cluster/decide-root-password.ts';
@@ -93,6 +94,22 @@ export class ProvisionWaitError extends Error {
     this.name = 'ProvisionWaitError';
     this.reason = reason;
   }
+}
+
+/** Whether `obj`'s clusterRef names `cluster`: a cluster's change enqueues the objects naming it. */
+export function namesCluster(obj: ProvisionedObject, cluster: KubeObject): boolean {
+  const ref = clusterRefOf(obj);
+  return ref.namespace === cluster.metadata?.namespace && ref.name === cluster.metadata?.name;
+}
+
+/** What both controllers do with the API: their kind (finalizer patch, status apply), clusters, pods and Secrets. */
+export function provisionPermissions(plural: string): Permission[] {
+  return [
+    { group: API_GROUP, resources: [plural], verbs: ['list', 'watch', 'patch'] },
+    { group: API_GROUP, resources: [`${plural}/status`], verbs: ['patch'] },
+    { group: API_GROUP, resources: [PLURAL_MYSQL_CLUSTERS], verbs: ['list', 'watch'] },
+    { group: '', resources: ['secrets', 'pods'], verbs: ['list', 'watch'] },
+  ];
 }
 
 export function clusterRefOf(obj: ProvisionedObject): { namespace: string; name: string } {

@@ -1,7 +1,7 @@
 // The user controller: MysqlUser → accounts, password, limits and grants on the cluster's master
 // (docs/users-and-databases.md). The password Secret is watched: a rotation enqueues every
 // MysqlUser that names it, so it applies within seconds, not at the next resync.
-import { API_GROUP, FINALIZER_USER, PLURAL_MYSQL_USERS, PROVISION_REASONS } from '../../api/constants.ts';
+import { FINALIZER_USER, PLURAL_MYSQL_USERS, PROVISION_REASONS } from '../../api/constants.ts';
 import type { MysqlCluster, MysqlUser } from '../../api/index.ts';
 import { USER_STATUS_OWNER } from '../../api/status-owners.ts';
 import type { MysqlNode } from '../../mysql/index.ts';
@@ -12,7 +12,7 @@ import type { Permission } from '../../runtime/permissions.ts';
 import { booleanSetting, type SettingTable } from '../../runtime/settings.ts';
 import { KINDS } from '../shared/kinds.ts';
 import {
-  clusterRefOf, reconcileProvisioned, refusal, watchReferences, type ProvisionKind, type ProvisionOptions, type Refusal,
+  namesCluster, provisionPermissions, reconcileProvisioned, refusal, watchReferences, type ProvisionKind, type ProvisionOptions, type Refusal,
 } from '../shared/provision.ts';
 import { decideAccount, describeChange } from './decide-account.ts';
 import { desiredUser, type DesiredUser } from './desired-user.ts';
@@ -91,22 +91,16 @@ export function userController(opts: ProvisionOptions): ControllerSpec {
       await Promise.all([
         watchReferences<UserObject, SecretObject>(ctx, enqueue, KINDS.user, KINDS.secret, (u, s) =>
           u.metadata?.namespace === s.metadata?.namespace && u.spec.password.name === s.metadata?.name),
-        watchReferences<UserObject, MysqlCluster>(ctx, enqueue, KINDS.user, KINDS.cluster, (u, c) => {
-          const ref = clusterRefOf(u);
-          return ref.namespace === c.metadata?.namespace && ref.name === c.metadata?.name;
-        }),
+        watchReferences<UserObject, MysqlCluster>(ctx, enqueue, KINDS.user, KINDS.cluster, namesCluster),
       ]);
     },
   };
 }
 
-/** MysqlUsers (finalizer patch, status apply), the password Secret (get), clusters, their pods and Secrets. */
+/** As the database controller, and a GET of the password Secret. */
 export const USER_PERMISSIONS: readonly Permission[] = [
-  { group: API_GROUP, resources: [PLURAL_MYSQL_USERS], verbs: ['list', 'watch', 'patch'] },
-  { group: API_GROUP, resources: [`${PLURAL_MYSQL_USERS}/status`], verbs: ['patch'] },
-  { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch'] },
-  { group: '', resources: ['secrets'], verbs: ['get', 'list', 'watch'] },
-  { group: '', resources: ['pods'], verbs: ['list', 'watch'] },
+  ...provisionPermissions(PLURAL_MYSQL_USERS),
+  { group: '', resources: ['secrets'], verbs: ['get'] },
 ];
 
 export const userControllerDefinition: ControllerDefinition<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {

@@ -25,23 +25,25 @@ async function createPasswordSecret(env: ProvisionEnv, name: string, password: s
   await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: env.ns }, data: { PASSWORD: b64(password) } } as never);
 }
 
-async function createUser(env: ProvisionEnv, name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): Promise<void> {
+async function createObject(
+  env: ProvisionEnv,
+  kind: 'MysqlUser' | 'MysqlDatabase',
+  name: string,
+  spec: Record<string, unknown>,
+  annotations?: Record<string, string>,
+): Promise<void> {
   await env.client.create({
     apiVersion: 'mysql.presslabs.org/v1alpha1',
-    kind: 'MysqlUser',
+    kind,
     metadata: { name, namespace: env.ns, ...(annotations ? { annotations } : {}) },
     spec: { clusterRef: { name: CLUSTER }, ...spec },
   } as never);
 }
 
-async function createDatabase(env: ProvisionEnv, name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): Promise<void> {
-  await env.client.create({
-    apiVersion: 'mysql.presslabs.org/v1alpha1',
-    kind: 'MysqlDatabase',
-    metadata: { name, namespace: env.ns, ...(annotations ? { annotations } : {}) },
-    spec: { clusterRef: { name: CLUSTER }, ...spec },
-  } as never);
-}
+const createUser = (env: ProvisionEnv, name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) =>
+  createObject(env, 'MysqlUser', name, spec, annotations);
+const createDatabase = (env: ProvisionEnv, name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) =>
+  createObject(env, 'MysqlDatabase', name, spec, annotations);
 
 async function hostsOf(env: ProvisionEnv, user: string): Promise<string[]> {
   return (await env.root('SELECT Host FROM mysql.user WHERE User = ? ORDER BY Host', [user])).map((r) => String(r['Host']));
