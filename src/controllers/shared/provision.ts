@@ -266,16 +266,23 @@ async function report<T extends ProvisionedObject, D>(
   fields: Record<string, unknown> = pass.kind.statusFields(pass.obj, undefined, false),
 ): Promise<void> {
   const { obj, ctx } = pass;
-  ctx.events.warning(obj, r.refused, redactString(r.message));
-  pass.log.info('not applied', { reason: r.refused, message: redactString(r.message) });
-  await writeStatus(pass, readyCondition(condition(obj), false, r.refused, r.message, new Date()), fields);
-  if (retry) throw new ProvisionWaitError(r.refused, redactString(r.message));
+  const message = redactString(r.message);
+  // One Event per new condition: the retries of a wait, and the pass a status write itself
+  // triggers, add none.
+  if (await writeStatus(pass, readyCondition(condition(obj), false, r.refused, r.message, new Date()), fields)) {
+    if (r.refused === PROVISION_REASONS.failoverInProgress) ctx.events.normal(obj, r.refused, message);
+    else ctx.events.warning(obj, r.refused, message);
+    pass.log.info('not applied', { reason: r.refused, message });
+  }
+  if (retry) throw new ProvisionWaitError(r.refused, message);
 }
 
-async function writeStatus<T extends ProvisionedObject, D>(pass: Pass<T, D>, cond: ProvisionCondition, fields: Record<string, unknown>): Promise<void> {
+/** Applies the status when it differs from the cached one; whether it did. */
+async function writeStatus<T extends ProvisionedObject, D>(pass: Pass<T, D>, cond: ProvisionCondition, fields: Record<string, unknown>): Promise<boolean> {
   const { obj, kind, ctx, req } = pass;
-  if (sameStatus(obj, cond, fields)) return;
+  if (sameStatus(obj, cond, fields)) return false;
   await applyStatus(ctx.client, { ...kind.target, namespace: req.namespace, name: req.name }, kind.owner, { conditions: [cond], ...fields });
+  return true;
 }
 
 /** Guarded by the cached resourceVersion: a stale cache gets a conflict and the key is retried. */
