@@ -268,12 +268,65 @@ export function nativePasswordHash(password: string): string {
   return `*${createHash('sha1').update(inner).digest('hex').toUpperCase()}`;
 }
 
+const CRYPT_ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+// The byte triples of the digest, in the order SHA-256-crypt writes them (the last is 2 bytes).
+const CRYPT_ORDER = [
+  [0, 10, 20], [21, 1, 11], [12, 22, 2], [3, 13, 23], [24, 4, 14], [15, 25, 5], [6, 16, 26], [27, 7, 17], [18, 28, 8], [9, 19, 29],
+] as const;
+
+function sha256(...parts: Buffer[]): Buffer {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest();
+}
+
+function repeatTo(block: Buffer, length: number): Buffer {
+  return Buffer.concat(Array.from({ length: Math.ceil(length / block.length) }, () => block)).subarray(0, length);
+}
+
 /**
- * Whether the account logs in with `password`. Null when that cannot be told from the stored
- * form: caching_sha2_password and sha256_password salt it (MySQL 8's default).
+ * SHA-256-crypt (Drepper's `$5$` algorithm, what `openssl passwd -5` computes), without its
+ * 16-byte salt cap: MySQL's caching_sha2_password stores it with a 20-byte salt.
+ */
+export function sha256Crypt(password: string, saltText: string, rounds: number): string {
+  const key = Buffer.from(password, 'utf8');
+  const salt = Buffer.from(saltText, 'utf8');
+  const b = sha256(key, salt, key);
+  const a = createHash('sha256').update(key).update(salt);
+  a.update(repeatTo(b, key.length));
+  for (let i = key.length; i > 0; i >>= 1) a.update(i & 1 ? b : key);
+  let c = a.digest();
+  const p = repeatTo(sha256(...Array.from({ length: key.length }, () => key)), key.length);
+  const sBytes = repeatTo(sha256(...Array.from({ length: 16 + c[0]! }, () => salt)), salt.length);
+  for (let r = 0; r < rounds; r++) {
+    const h = createHash('sha256').update(r & 1 ? p : c);
+    if (r % 3) h.update(sBytes);
+    if (r % 7) h.update(p);
+    c = h.update(r & 1 ? c : p).digest();
+  }
+  const chars = (w: number, n: number): string => {
+    let out = '';
+    for (let i = 0; i < n; i++, w >>= 6) out += CRYPT_ALPHABET[w & 0x3f];
+    return out;
+  };
+  return CRYPT_ORDER.map(([x, y, z]) => chars((c[x]! << 16) | (c[y]! << 8) | c[z]!, 4)).join('') + chars((c[31]! << 8) | c[30]!, 3);
+}
+
+// `$A$<rounds / 1000, 3 hex digits>$<20-byte salt><43-character digest>`
+const CACHING_SHA2 = /^\$A\$([0-9A-Fa-f]{3})\$([\s\S]{20})([./0-9A-Za-z]{43})$/;
+
+/**
+ * Whether the account logs in with `password`, from its stored hash: mysql_native_password's
+ * (MariaDB, MySQL 5.7) or caching_sha2_password's (MySQL 8), whose salt it carries. Null when the
+ * plugin's form is not one of those (sha256_password, an unreadable string); false for other
+ * plugins (ed25519, unix_socket...), which the spec's password replaces.
  */
 export function passwordMatches(a: ObservedAccount, password: string): boolean | null {
-  if (a.plugin === 'caching_sha2_password' || a.plugin === 'sha256_password') return null;
+  if (a.plugin === 'caching_sha2_password') {
+    const m = CACHING_SHA2.exec(a.authenticationString);
+    return m ? sha256Crypt(password, m[2]!, parseInt(m[1]!, 16) * 1000) === m[3] : null;
+  }
+  if (a.plugin === 'sha256_password') return null;
   if (a.plugin !== 'mysql_native_password' && a.plugin !== '') return false;
   return a.authenticationString === nativePasswordHash(password);
 }

@@ -53,7 +53,7 @@ export function decideAccount(
       out.push(...grantChanges(account, d.grants, []));
       continue;
     }
-    // Unknown (a salted hash, MySQL 8's default plugin) is set again: the password must hold.
+    // A stored form that cannot be compared (sha256_password) is set again: the password must hold.
     if (passwordMatches(seen, password) !== true) out.push({ kind: 'setPassword', account, password });
     if (!sameLimits(seen.limits, d.limits)) out.push({ kind: 'setLimits', account, limits: d.limits });
     out.push(...grantChanges(account, d.grants, seen.grants));
