@@ -237,21 +237,6 @@ export const BACKUP_REASONS = {
 } as const;
 export type BackupReason = (typeof BACKUP_REASONS)[keyof typeof BACKUP_REASONS];
 
-/** MysqlDatabase and MysqlUser status.conditions[].type (anchor). */
-export const PROVISION_CONDITION = { ready: 'Ready' } as const;
-export const PROVISION_REASONS = {
-  provisionSucceeded: 'ProvisionSucceeded',
-  provisionFailed: 'ProvisionFailed',
-} as const;
-export type ProvisionReason = (typeof PROVISION_REASONS)[keyof typeof PROVISION_REASONS];
-
-/** Pod readiness gate / condition the node controller sets once a pod is configured (anchor). */
-export const POD_CONDITION_NODE_INITIALIZED = 'mysql.presslabs.org/NodeInitialized';
-export const POD_INIT_REASONS = {
-  succeeded: 'mysqlInitializationSucceeded',
-  failed: 'mysqlInitializationFailed',
-} as const;
-
 /**
  * Topology (src/topology): why there is no master to act on, from the master choice and from
  * connect-to-master. Controllers that talk to the master report them as their own reasons.
@@ -265,6 +250,44 @@ export const TOPOLOGY_REASONS = {
   operatedSecretIncomplete: 'OperatedSecretIncomplete',
 } as const;
 export type TopologyReason = (typeof TOPOLOGY_REASONS)[keyof typeof TOPOLOGY_REASONS];
+
+/** MysqlDatabase and MysqlUser status.conditions[].type (anchor). */
+export const PROVISION_CONDITION = { ready: 'Ready' } as const;
+export const PROVISION_REASONS = {
+  provisionSucceeded: 'ProvisionSucceeded',
+  provisionFailed: 'ProvisionFailed',
+  // Ours (user and database controllers): why nothing was written (yet)
+  /** clusterRef names another namespace and the operator's flag does not allow it. */
+  crossNamespaceRefused: 'CrossNamespaceRefused',
+  clusterNotFound: 'ClusterNotFound',
+  /** A name, privilege, limit or character set MySQL would refuse, truncate or misread; the message names the field. */
+  invalidSpec: 'InvalidSpec',
+  passwordSecretNotFound: 'PasswordSecretNotFound',
+  passwordKeyMissing: 'PasswordKeyMissing',
+  /** The cluster's Secret (spec.secretName) has no root password: the operator writes accounts as root. */
+  rootPasswordMissing: 'RootPasswordMissing',
+  /** Root's login to the master failed (wrong password, host not allowed...). */
+  rootAccessDenied: 'RootAccessDenied',
+  /** The chosen master is read-only: no writable master, so nothing is written until there is one. */
+  masterReadOnly: 'MasterReadOnly',
+  failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
+  noMaster: TOPOLOGY_REASONS.noMaster,
+  masterConflict: TOPOLOGY_REASONS.masterConflict,
+  masterViewStale: TOPOLOGY_REASONS.masterViewStale,
+  masterUnreachable: TOPOLOGY_REASONS.masterUnreachable,
+  operatedSecretIncomplete: TOPOLOGY_REASONS.operatedSecretIncomplete,
+  // Events only, on deletion
+  dropped: 'Dropped',
+  retained: 'Retained',
+} as const;
+export type ProvisionReason = (typeof PROVISION_REASONS)[keyof typeof PROVISION_REASONS];
+
+/** Pod readiness gate / condition the node controller sets once a pod is configured (anchor). */
+export const POD_CONDITION_NODE_INITIALIZED = 'mysql.presslabs.org/NodeInitialized';
+export const POD_INIT_REASONS = {
+  succeeded: 'mysqlInitializationSucceeded',
+  failed: 'mysqlInitializationFailed',
+} as const;
 
 /**
  * Node controller: reasons of its Events on pods, and the `<Reason>: ` prefix of a failed

@@ -5,8 +5,10 @@ import type { ControllerDefinition } from '../runtime/controller.ts';
 import { backupControllerDefinition } from './backup/controller.ts';
 import { backupCronControllerDefinition } from './backupcron/controller.ts';
 import { clusterControllerDefinition } from './cluster/controller.ts';
+import { databaseControllerDefinition } from './database/controller.ts';
 import { nodeControllerDefinition } from './node/node-controller.ts';
 import { orchestratorControllerDefinition } from './orchestrator/controller.ts';
+import { userControllerDefinition } from './user/controller.ts';
 
 export const controllers: readonly ControllerDefinition[] = [
   clusterControllerDefinition,
@@ -14,4 +16,6 @@ export const controllers: readonly ControllerDefinition[] = [
   backupControllerDefinition,
   backupCronControllerDefinition,
   orchestratorControllerDefinition,
+  databaseControllerDefinition,
+  userControllerDefinition,
 ];

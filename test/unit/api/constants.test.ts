@@ -39,7 +39,7 @@ describe('constants of COMPAT.md', () => {
     }
     assert.deepEqual(Object.values(api.NODE_CONDITION), ['Lagged', 'Replicating', 'Master', 'ReadOnly']);
     assert.deepEqual([api.BACKUP_CONDITION.complete, api.BACKUP_CONDITION.failed], ['Complete', 'Failed']);
-    assert.deepEqual(Object.values(api.PROVISION_REASONS), ['ProvisionSucceeded', 'ProvisionFailed']);
+    assert.deepEqual(Object.values(api.PROVISION_REASONS).slice(0, 2), ['ProvisionSucceeded', 'ProvisionFailed']);
     assert.equal(api.POD_CONDITION_NODE_INITIALIZED, 'mysql.presslabs.org/NodeInitialized');
     assert.deepEqual(Object.values(api.POD_INIT_REASONS), ['mysqlInitializationSucceeded', 'mysqlInitializationFailed']);
   });
@@ -49,6 +49,14 @@ describe('constants of COMPAT.md', () => {
       'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
       'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
       'ReplicationError', 'ErrantTransactions', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
+    ]);
+  });
+
+  it('user and database controller reasons (Ready condition, Events) keep their spelling', () => {
+    assert.deepEqual(Object.values(api.PROVISION_REASONS), [
+      'ProvisionSucceeded', 'ProvisionFailed', 'CrossNamespaceRefused', 'ClusterNotFound', 'InvalidSpec', 'PasswordSecretNotFound',
+      'PasswordKeyMissing', 'RootPasswordMissing', 'RootAccessDenied', 'MasterReadOnly', 'FailoverInProgress', 'NoMaster',
+      'MasterConflict', 'MasterViewStale', 'MasterUnreachable', 'OperatedSecretIncomplete', 'Dropped', 'Retained',
     ]);
   });
 
