@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HOOK_LISTS, parseConfig } from '../../sandbox/orchestrator/config.ts';
+import { HOOK_LISTS, parseConfig, type HookList } from '../../sandbox/orchestrator/config.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrator/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
 import { eventually } from './wait.ts';
@@ -94,7 +94,14 @@ export interface StandInLab {
  * Hook-log.sh finds its log through variables set in each hook command, so labs can run side by
  * side in one process.
  */
-export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string): Promise<StandInLab> {
+export interface StandInLabOptions {
+  /** The cluster alias `DetectClusterAliasQuery` answers (default ALIAS). */
+  alias?: string;
+  /** Commands run after the recorded hook-log.sh in these hook lists (e.g. the operator's failover hook). */
+  extraHooks?: Partial<Record<HookList, string[]>>;
+}
+
+export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string, opts: StandInLabOptions = {}): Promise<StandInLab> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
@@ -115,10 +122,10 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
   const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
   const config = parseConfig(JSON.stringify({
     ...recordedConf,
-    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, (recordedConf[h] as string[]).map((cmd) => env + cmd)])),
+    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(recordedConf[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])),
     MySQLTopologyUser: orc.user,
     MySQLTopologyPassword: orc.password,
-    DetectClusterAliasQuery: `SELECT '${ALIAS}'`,
+    DetectClusterAliasQuery: `SELECT '${opts.alias ?? ALIAS}'`,
     ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
     RecoveryPeriodBlockSeconds: 1,
   }));
@@ -129,7 +136,7 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
     return { status: res.status, body: await res.json() };
   };
   for (const s of servers) assert.equal((await get(`/api/discover/${s.host}/${s.port}`)).body.Code, 'OK');
-  await eventually('all three in one cluster', async () => (await get(`/api/cluster/${ALIAS}`)).body.length === 3);
+  await eventually('all three in one cluster', async () => (await get(`/api/cluster/${opts.alias ?? ALIAS}`)).body.length === 3);
   return {
     servers,
     standIn,
