@@ -268,6 +268,15 @@ export const ORCHESTRATOR_REASONS = {
   /** A recovery is younger than the acknowledgement grace period. */
   recoveryTooRecent: 'RecoveryTooRecent',
   clusterNotReady: 'ClusterNotReady',
+  // Events only: what a pass did
+  /** role=master moved to a pod (or was taken from one). */
+  masterLabelled: 'MasterLabelled',
+  /** A server made read-only or writable through Orchestrator. */
+  readOnlyChanged: 'ReadOnlyChanged',
+  recoveriesAcknowledged: 'RecoveriesAcknowledged',
+  instanceForgotten: 'InstanceForgotten',
+  /** The cluster is deleted while Orchestrator stayed unreachable: the finalizer went without forgetting. */
+  forgetAbandoned: 'ForgetAbandoned',
 } as const;
 export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
 

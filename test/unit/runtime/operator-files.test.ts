@@ -14,6 +14,7 @@ import { allows, policyRules } from '../../../src/runtime/permissions.ts';
 import { distinctSettings } from '../../../src/runtime/settings.ts';
 import type { WatchTarget } from '../../../src/runtime/controller.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
+import { DEFAULT_ORCHESTRATOR_OPTIONS } from '../../../src/controllers/orchestrator/options.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -52,7 +53,7 @@ describe('generated operator files', () => {
 describe('declared permissions', () => {
   // Resource names of the kinds the controllers watch: the plural is the lower-cased kind + s.
   const resourceOf = (t: WatchTarget) => ({ group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '', resource: `${t.kind.toLowerCase()}s` });
-  const optionsOf: Record<string, object> = { cluster: DEFAULT_CLUSTER_OPTIONS };
+  const optionsOf: Record<string, object> = { cluster: DEFAULT_CLUSTER_OPTIONS, orchestrator: DEFAULT_ORCHESTRATOR_OPTIONS };
 
   for (const def of controllers) {
     it(`${def.name}: list and watch of every kind its spec watches (for, owns, watches)`, () => {
