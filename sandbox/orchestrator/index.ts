@@ -21,6 +21,13 @@ export interface StandInOptions {
   port?: number;
   /** `{orchestratorHost}`: os.hostname() by default, as the real one. */
   orchestratorHost?: string;
+  /**
+   * Name → IP address, as /etc/hosts would give them: an instance discovered by a name here is
+   * reached at its address, and a server replicating from that address is known as a replica of
+   * the name. Tests name servers by pod FQDN as the operator does, on machines where those names
+   * resolve nowhere.
+   */
+  hosts?: ReadonlyMap<string, string>;
 }
 
 export interface StandIn {
@@ -64,13 +71,16 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   };
 
   const find = (k: Key): InstanceState | undefined => instances.find((i) => sameKey(i.key, k));
+  const hosts = opts.hosts ?? new Map<string, string>();
+  const dial = (k: Key): Key => ({ host: hosts.get(k.host) ?? k.host, port: k.port });
+  const named = (k: Key): Key => ({ host: [...hosts].find(([, ip]) => ip === k.host)?.[0] ?? k.host, port: k.port });
   const uid = (): string => `${BigInt(Date.now()) * 1000000n + BigInt(process.hrtime()[1] % 1000000)}:${createHash('sha256').update(randomBytes(16)).digest('hex')}`;
 
   async function nodeFor(k: Key): Promise<MysqlNode> {
     const existing = nodes.get(keyText(k));
     if (existing) return existing;
     const n = await connectNode({
-      host: k.host, port: k.port, user: cfg.topologyUser, password: cfg.topologyPassword,
+      ...dial(k), user: cfg.topologyUser, password: cfg.topologyPassword,
       connectTimeoutMs: cfg.connectTimeoutSeconds * 1000, queryTimeoutMs: 5000,
     });
     nodes.set(keyText(k), n);
@@ -99,7 +109,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         key: k, lastCheckValid: true, failedChecks: 0, lastSeen: now, firstSeen: prev?.firstSeen ?? now,
         serverId: info.serverId, version: info.version, versionComment: info.versionComment, readOnly,
         instanceAlias, suggestedClusterAlias: alias,
-        master: repl && repl.masterHost !== '' ? { host: repl.masterHost, port: repl.masterPort } : null,
+        master: repl && repl.masterHost !== '' ? named({ host: repl.masterHost, port: repl.masterPort }) : null,
         ioRunning: repl?.ioRunning ?? false, sqlRunning: repl?.sqlRunning ?? false, usingGtid: repl?.usingGtid ?? false,
         gtidPosition: repl ? repl.gtidExecuted : info.gtidExecuted, gtidReceived: repl?.gtidReceived ?? '',
         lastIoError: repl?.lastIoError ?? '', lastSqlError: repl?.lastSqlError ?? '', secondsBehind: repl?.secondsBehind ?? null,
@@ -146,7 +156,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   /** Points `replica` at `master` and starts it. */
   async function repoint(replica: InstanceState, master: Key, pos: 'slave_pos' | 'current_pos', start: boolean): Promise<void> {
     const n = await nodeFor(replica.key);
-    await n.pointAt(master, await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
+    await n.pointAt(dial(master), await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
     if (start) await n.startReplication();
     replica.master = master;
   }

@@ -268,8 +268,28 @@ export const ORCHESTRATOR_REASONS = {
   /** A recovery is younger than the acknowledgement grace period. */
   recoveryTooRecent: 'RecoveryTooRecent',
   clusterNotReady: 'ClusterNotReady',
+  // Events only: what a pass did
+  /** role=master moved to a pod (or was taken from one). */
+  masterLabelled: 'MasterLabelled',
+  /** A server made read-only or writable through Orchestrator. */
+  readOnlyChanged: 'ReadOnlyChanged',
+  recoveriesAcknowledged: 'RecoveriesAcknowledged',
+  instanceForgotten: 'InstanceForgotten',
+  /** The cluster is deleted while Orchestrator stayed unreachable: the finalizer went without forgetting. */
+  forgetAbandoned: 'ForgetAbandoned',
 } as const;
 export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
+
+/**
+ * Reasons of the Events the failover hook records on a MysqlCluster, one per Orchestrator hook
+ * process it accepts (src/controllers/orchestrator/hook.ts).
+ */
+export const FAILOVER_HOOK_REASONS = {
+  PreFailover: 'OrchestratorFailoverStarted',
+  PostMasterFailover: 'OrchestratorMasterPromoted',
+  PostGracefulTakeover: 'OrchestratorGracefulTakeover',
+  PostUnsuccessfulFailover: 'OrchestratorFailoverFailed',
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 // Spec enums

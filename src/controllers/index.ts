@@ -4,5 +4,6 @@
 import type { ControllerDefinition } from '../runtime/controller.ts';
 import { clusterControllerDefinition } from './cluster/controller.ts';
 import { nodeControllerDefinition } from './node/node-controller.ts';
+import { orchestratorControllerDefinition } from './orchestrator/controller.ts';
 
-export const controllers: readonly ControllerDefinition[] = [clusterControllerDefinition, nodeControllerDefinition];
+export const controllers: readonly ControllerDefinition[] = [clusterControllerDefinition, nodeControllerDefinition, orchestratorControllerDefinition];

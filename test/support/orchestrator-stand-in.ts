@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HOOK_LISTS, parseConfig } from '../../sandbox/orchestrator/config.ts';
+import { HOOK_LISTS, parseConfig, type HookList, type StandInConfig } from '../../sandbox/orchestrator/config.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrator/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
 import { eventually } from './wait.ts';
@@ -77,6 +77,27 @@ export function collapseRetries(calls: HookCall[]): HookCall[] {
 
 export const recorded = (scenario: string): HookCall[] => parseLog(readFileSync(join(HOOKS, `${scenario}.txt`), 'utf8'));
 
+/** The configuration of the recorded Orchestrator (fixtures/orchestrator/hooks/). */
+export const RECORDED_CONF = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
+
+/**
+ * The recorded configuration for servers started with the test system users: their topology and
+ * replication credentials, every server in the cluster `alias`, a recovery blocked for 1 s only,
+ * and `hooks` (lists not given run nothing).
+ */
+export function standInConfig(alias: string, hooks: Partial<Record<HookList, string[]>>): StandInConfig {
+  const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
+  return parseConfig(JSON.stringify({
+    ...RECORDED_CONF,
+    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, hooks[h] ?? []])),
+    MySQLTopologyUser: orc.user,
+    MySQLTopologyPassword: orc.password,
+    DetectClusterAliasQuery: `SELECT '${alias}'`,
+    ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
+    RecoveryPeriodBlockSeconds: 1,
+  }));
+}
+
 export interface StandInLab {
   servers: [MariaDBServer, MariaDBServer, MariaDBServer];
   standIn: StandIn;
@@ -88,13 +109,20 @@ export interface StandInLab {
   clearHookLog(): void;
 }
 
+export interface StandInLabOptions {
+  /** The cluster alias `DetectClusterAliasQuery` answers (default ALIAS). */
+  alias?: string;
+  /** Commands run after the recorded hook-log.sh in these hook lists (e.g. the operator's failover hook). */
+  extraHooks?: Partial<Record<HookList, string[]>>;
+}
+
 /**
  * Starts the servers (`pod0` writable, the others replicating from it, one table written) and the
  * stand-in with the recorded config, discovers them and waits until they form one cluster.
  * Hook-log.sh finds its log through variables set in each hook command, so labs can run side by
  * side in one process.
  */
-export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string): Promise<StandInLab> {
+export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string, opts: StandInLabOptions = {}): Promise<StandInLab> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
@@ -110,18 +138,8 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
   }
   await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
 
-  const recordedConf = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
-  const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
-  const config = parseConfig(JSON.stringify({
-    ...recordedConf,
-    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, (recordedConf[h] as string[]).map((cmd) => env + cmd)])),
-    MySQLTopologyUser: orc.user,
-    MySQLTopologyPassword: orc.password,
-    DetectClusterAliasQuery: `SELECT '${ALIAS}'`,
-    ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
-    RecoveryPeriodBlockSeconds: 1,
-  }));
+  const config = standInConfig(opts.alias ?? ALIAS, Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])));
   const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0' });
   t.after(() => standIn.stop());
   const get = async (path: string): Promise<{ status: number; body: any }> => {
@@ -129,7 +147,7 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
     return { status: res.status, body: await res.json() };
   };
   for (const s of servers) assert.equal((await get(`/api/discover/${s.host}/${s.port}`)).body.Code, 'OK');
-  await eventually('all three in one cluster', async () => (await get(`/api/cluster/${ALIAS}`)).body.length === 3);
+  await eventually('all three in one cluster', async () => (await get(`/api/cluster/${opts.alias ?? ALIAS}`)).body.length === 3);
   return {
     servers,
     standIn,

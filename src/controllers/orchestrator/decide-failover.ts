@@ -24,7 +24,9 @@ function analysisText(a: AnalysisEntry): string {
 /**
  * In progress while a recovery is active, or while Orchestrator's analysis shows a master failure
  * it recovers from: between detection and the recovery, and between the retries of a recovery a
- * PreFailover hook aborted. Unknown (`undefined`) while Orchestrator is unreachable.
+ * PreFailover hook aborted. Also while a fresh PreFailover hook call says one began that
+ * Orchestrator's API does not show yet (its hooks run before the recovery is visible there).
+ * Unknown (`undefined`) while Orchestrator is unreachable.
  */
 export function decideFailover(g: Gathered): FailoverState | undefined {
   const orc = g.orchestrator;
@@ -36,6 +38,10 @@ export function decideFailover(g: Gathered): FailoverState | undefined {
     const newest = orc.recoveries[0];
     const last = newest && !newest.successful && newest.errors.length > 0 ? `; ${recoveryText(newest)} failed: ${newest.errors.join('; ')}` : '';
     return { inProgress: true, message: `Orchestrator detected ${failures.map(analysisText).join(', ')}${last}` };
+  }
+  if (g.hook?.process === 'PreFailover') {
+    const failed = g.hook.failed ? ` of ${g.hook.failed}` : '';
+    return { inProgress: true, message: `Orchestrator's PreFailover hook announced a failover${failed} at ${g.hook.at.toISOString()}` };
   }
   return { inProgress: false };
 }

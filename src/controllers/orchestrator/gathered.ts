@@ -5,6 +5,7 @@ import { LABEL_HEALTHY, LABEL_ROLE, PORT } from '../../api/constants.ts';
 import { names } from '../../api/names.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { AnalysisEntry, Instance, InstanceKey, Recovery } from '../../orchestrator/index.ts';
+import type { HookSignal } from './hook-signals.ts';
 import { nodePods, normalizeHostName, resolveByFqdn, type NodeView, type PodObject, type PodView, type ServerView } from '../../topology/index.ts';
 
 /** Orchestrator's answers for the cluster's alias, or why there are none. */
@@ -33,6 +34,8 @@ export interface Gathered {
   /** What each pod's server said this pass (topology's observeNodes); a pod left out was not observed. */
   servers: readonly NodeView[];
   orchestrator: OrchestratorState;
+  /** The newest failover hook call about the cluster, when it is fresh (hook-signals.ts). */
+  hook?: HookSignal;
   now: Date;
 }
 

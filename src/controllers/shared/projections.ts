@@ -80,7 +80,10 @@ export const PROJECTIONS = {
       return { ...head(p), spec: p.spec } as KubeObject;
     },
   },
-  /** Node controller (pod-view.ts): metadata and status; not the spec (containers, volumes, env). */
+  /**
+   * Node and orchestrator controllers (pod-view.ts; the labels role and healthy, the cluster
+   * label it lists pods by): metadata and status; not the spec (containers, volumes, env).
+   */
   pod: {
     name: 'pod-status',
     keep(o) {

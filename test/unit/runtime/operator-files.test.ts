@@ -14,6 +14,7 @@ import { allows, policyRules } from '../../../src/runtime/permissions.ts';
 import { distinctSettings } from '../../../src/runtime/settings.ts';
 import type { WatchTarget } from '../../../src/runtime/controller.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
+import { DEFAULT_ORCHESTRATOR_OPTIONS } from '../../../src/controllers/orchestrator/options.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -52,7 +53,7 @@ describe('generated operator files', () => {
 describe('declared permissions', () => {
   // Resource names of the kinds the controllers watch: the plural is the lower-cased kind + s.
   const resourceOf = (t: WatchTarget) => ({ group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '', resource: `${t.kind.toLowerCase()}s` });
-  const optionsOf: Record<string, object> = { cluster: DEFAULT_CLUSTER_OPTIONS };
+  const optionsOf: Record<string, object> = { cluster: DEFAULT_CLUSTER_OPTIONS, orchestrator: DEFAULT_ORCHESTRATOR_OPTIONS };
 
   for (const def of controllers) {
     it(`${def.name}: list and watch of every kind its spec watches (for, owns, watches)`, () => {
@@ -87,9 +88,11 @@ describe('flags mentioned in docs and comments', () => {
     ...files('src/controllers', '.ts').filter((f) => !/\/render-[^/]+\.ts$/.test(f)),
   ];
   // Not operator flags: `--help`, the benchmarks' `--quick`, the sandbox's `--check`, kubectl's
-  // `--from-literal`, node's own heap and GC-tracing flags, the placeholders of settings.ts.
+  // `--from-literal`, node's own heap and GC-tracing flags, the placeholders of settings.ts, curl's
+  // flags in the failover hook's command line.
   const nodeFlags = ['max-semi-space-size', 'max-old-space-size', 'trace-gc', 'trace-gc-verbose'];
-  const others = new Set(['help', 'quick', 'check', 'from-literal', ...nodeFlags, 'flag', 'name']);
+  const curlFlags = ['data-urlencode', 'max-time'];
+  const others = new Set(['help', 'quick', 'check', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags]);
   // The anchor's flags docs/adoption-from-anchor.md lists as not taken by this operator.
   const notTaken = new Set(['debug', 'orchestrator-concurrent-reconciles', 'allow-cross-namespace-user', 'allow-cross-namespace-database']);
 

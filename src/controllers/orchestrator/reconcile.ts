@@ -1,0 +1,394 @@
+// One pass of the orchestrator controller over one cluster (docs/orchestrator-controller.md):
+// gather the cluster, its pods, what their servers say and Orchestrator's whole view of it; decide
+// with the pure decide-*.ts; then act in a fixed order, stopping at the first failure (the next
+// pass decides again on fresh data).
+import {
+  CONDITION_STATUS, FINALIZER_ORCHESTRATOR, LABEL_CLUSTER, ORCHESTRATOR_REASONS, ROLE, type ConditionStatus,
+} from '../../api/constants.ts';
+import type { MysqlCluster } from '../../api/index.ts';
+import { names } from '../../api/names.ts';
+import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
+import { isOrchestratorError, type Instance, type InstanceKey, type OrchestratorClient } from '../../orchestrator/index.ts';
+import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
+import type { Informer } from '../../runtime/informer.ts';
+import { applyStatus } from '../../runtime/kube/apply-status.ts';
+import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
+import {
+  credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
+  type NodeView, type PassServersOptions, type PodObject, type ResolvePod,
+} from '../../topology/index.ts';
+import { POD_TARGET } from '../node/reconcile-node.ts';
+import { KINDS } from '../shared/kinds.ts';
+import { countFailovers } from './count-failovers.ts';
+import { decideAck } from './decide-ack.ts';
+import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
+import { decideHook, freshHook } from './decide-hook.ts';
+import { decideLabels } from './decide-labels.ts';
+import { decideMaster } from './decide-master.ts';
+import { decideReadOnly } from './decide-read-only.ts';
+import { decideRegistration } from './decide-registration.ts';
+import { decideStatus, isReady } from './decide-status.ts';
+import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
+import type { FailoverSignals } from './hook-signals.ts';
+import { orchestratorMetrics } from './metrics.ts';
+import type { OrchestratorControllerOptions } from './options.ts';
+
+type Cluster = MysqlCluster & KubeObject;
+
+/** What a pass needs besides its options: the Orchestrator client, the shared signals, the memory. */
+export interface PassDeps {
+  opts: OrchestratorControllerOptions;
+  orchestrator: OrchestratorClient;
+  signals: FailoverSignals;
+  memory: ControllerMemory;
+  /** Pod → address of its server; default `<pod>.mysql.<ns>:3306`. */
+  resolve?: ResolvePod;
+  servers?: PassServersOptions;
+}
+
+/** Waits that are the system working as intended: Normal Events, not Warnings. */
+const EXPECTED_HOLDS: ReadonlySet<string> = new Set([
+  ORCHESTRATOR_REASONS.failoverInProgress,
+  ORCHESTRATOR_REASONS.forgetGracePeriod,
+  ORCHESTRATOR_REASONS.recoveryTooRecent,
+  ORCHESTRATOR_REASONS.clusterNotReady,
+]);
+
+/**
+ * What the controller remembers between passes, per cluster key: the Ready status (for the
+ * clusters gauge), the recoveries already counted, and the last reason each kind of decision held
+ * for (so a hold is an Event when it changes, not on every pass).
+ */
+export class ControllerMemory {
+  readonly ready = new Map<string, ConditionStatus>();
+  readonly failoversSeen = new Map<string, Set<string>>();
+  readonly #holds = new Map<string, string>();
+
+  /** True when `kind` of the cluster now holds for another reason than last pass (or did not hold). */
+  holdChanged(cluster: string, kind: string, reason: string | undefined): boolean {
+    const k = `${cluster}\u0000${kind}`;
+    const before = this.#holds.get(k);
+    if (reason === undefined) this.#holds.delete(k);
+    else this.#holds.set(k, reason);
+    return reason !== undefined && reason !== before;
+  }
+
+  forget(cluster: string): void {
+    this.ready.delete(cluster);
+    this.failoversSeen.delete(cluster);
+    for (const k of this.#holds.keys()) if (k.startsWith(`${cluster}\u0000`)) this.#holds.delete(k);
+  }
+}
+
+export async function reconcileOrchestrator(req: Request, ctx: ControllerContext, deps: PassDeps): Promise<ReconcileResult | void> {
+  const metrics = orchestratorMetrics(ctx.registry);
+  const clusters = await ctx.informer<Cluster>(KINDS.cluster);
+  const cluster = clusters.get(req.namespace, req.name);
+  if (!cluster) {
+    deps.memory.forget(req.key);
+    countReady(deps.memory, metrics.clustersByReady);
+    return;
+  }
+  const pods = await ctx.informer<PodObject>(POD_TARGET);
+  const g = await gather(req, ctx, cluster, pods, deps);
+  const pass = new Pass(req, ctx, g, deps, { clusters, pods });
+  try {
+    return await act(pass, g, deps, metrics);
+  } finally {
+    await pass.cachesCaughtUp();
+  }
+}
+
+async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>): Promise<ReconcileResult | void> {
+  const req = pass.req;
+  const registration = decideRegistration(g, deps.opts.forgetGraceMs);
+  const finalizer = decideFinalizer(g, registration, deps.opts.finalizerTimeoutMs);
+  if (isDeleting(g)) return pass.finish(finalizer);
+
+  if (finalizer.kind === 'add') await pass.setFinalizer(true);
+  for (const key of registration.discover) await pass.discover(key);
+  for (const key of registration.forget) await pass.forget(key);
+  pass.hold('forget', registration.held[0]);
+
+  const decided = decideStatus(g);
+  if (decided.write) await pass.writeStatus(decided.status);
+  deps.memory.ready.set(req.key, decided.status.conditions[0].status);
+  countReady(deps.memory, metrics.clustersByReady);
+
+  const labels = decideLabels(g, decided.status.nodes);
+  for (const patch of labels.patches) await pass.label(patch.pod, patch.labels);
+  const labelledAt = new Date();
+  const verdict = decideMaster(g);
+  const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
+  pass.announceMaster(master?.name, labels.noMaster);
+
+  const readOnly = decideReadOnly(g);
+  if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
+  else {
+    pass.hold('readOnly', undefined);
+    for (const change of readOnly.changes) await pass.setReadOnly(change.key, change.readOnly);
+  }
+
+  const ack = decideAck(g, isReady(decided.status), deps.opts.ackGraceMs);
+  pass.hold('ack', ack.kind === 'hold' ? ack : undefined);
+  if (ack.kind === 'ack') await pass.acknowledge(ack.recoveries.map((r) => r.id), ack.comment);
+
+  if (g.orchestrator.kind === 'reachable') {
+    const { seen, counted } = countFailovers(deps.memory.failoversSeen.get(req.key), g.orchestrator.recoveries);
+    deps.memory.failoversSeen.set(req.key, seen);
+    for (const r of counted) metrics.failovers.inc({ outcome: r.successful ? 'successful' : 'failed' });
+  }
+
+  const hook = decideHook(g.hook, master?.fqdn, labelledAt);
+  if (hook.kind === 'settle' && g.hook) {
+    if (hook.landedSeconds !== undefined) metrics.hookToLabelsSeconds.observe(hook.landedSeconds);
+    deps.signals.settle(g.hook);
+  }
+  if (hook.kind === 'poll') return { requeueAfterMs: hook.afterMs };
+}
+
+/** The clusters gauge from the remembered Ready status of each. */
+function countReady(memory: ControllerMemory, gauge: ReturnType<typeof orchestratorMetrics>['clustersByReady']): void {
+  for (const status of Object.values(CONDITION_STATUS)) {
+    gauge.set({ ready: status }, [...memory.ready.values()].filter((s) => s === status).length);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gather
+
+async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, deps: PassDeps): Promise<Gathered> {
+  const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
+  const servers = await observeServers(ctx, cluster, pods, deps);
+  const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
+  const orchestrator = await askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal);
+  const now = new Date();
+  const latest = deps.signals.latest(req.key);
+  const hook = freshHook(latest, now);
+  if (latest !== undefined && hook === undefined) deps.signals.settle(latest);
+  return { cluster, pods, servers, orchestrator, now, ...(hook ? { hook } : {}) };
+}
+
+/** What each running pod's server says, as the operator user; connections closed before returning. */
+async function observeServers(ctx: ControllerContext, cluster: Cluster, pods: readonly PodObject[], deps: PassDeps): Promise<NodeView[]> {
+  const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
+  const name = names.operatedSecret(cluster.metadata?.name ?? '');
+  const secret = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(cluster.metadata?.namespace ?? '', name);
+  const creds = credentialsFrom(secret?.data);
+  if ('missing' in creds) {
+    // Not observed is not "down": the decisions read an unanswered server as a reason not to act.
+    const message = secret ? missingKeyMessage(cluster.metadata?.name ?? '', creds.missing) : `Secret ${name} does not exist yet`;
+    return views.map((p) => ({ pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server: p.mysqlRunning && !p.deleting ? { reachable: false, problem: 'other', message } : null }));
+  }
+  const servers = new PassServers(creds.operator, deps.servers);
+  try {
+    return await servers.observeNodes(views);
+  } finally {
+    await servers.closeAll();
+  }
+}
+
+/**
+ * Orchestrator's whole view of the cluster, or `unreachable`: never a half view, which the labels
+ * would follow. `unknown-cluster` is "no cluster yet" and `unknown-instance` "not registered".
+ */
+export async function askOrchestrator(client: OrchestratorClient, clusterAlias: string, pods: readonly InstanceKey[], signal: AbortSignal): Promise<OrchestratorState> {
+  const o = { signal };
+  try {
+    const [master, listed, analysis, recoveries] = await Promise.all([
+      unless('unknown-cluster', client.master(clusterAlias, o), null),
+      unless('unknown-cluster', client.clusterByAlias(clusterAlias, o), []),
+      client.replicationAnalysis(clusterAlias, o),
+      unless('unknown-cluster', client.recoveries(clusterAlias, o), []),
+    ]);
+    const unlisted = pods.filter((k) => !listed.some((i) => sameInstance(i.key, k)));
+    const more = await Promise.all(unlisted.map((k) => unless('unknown-instance', client.instance(k, o), undefined)));
+    const instances = [...listed, ...more.filter((i): i is Instance => i !== undefined)];
+    return { kind: 'reachable', master, instances, analysis, recoveries };
+  } catch (e) {
+    if (isOrchestratorError(e)) return { kind: 'unreachable', message: e.message };
+    throw e;
+  }
+}
+
+async function unless<T, F>(kind: 'unknown-cluster' | 'unknown-instance', p: Promise<T>, fallback: F): Promise<T | F> {
+  try {
+    return await p;
+  } catch (e) {
+    if (isOrchestratorError(e) && e.kind === kind) return fallback;
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Act
+
+/** How long the end of a pass waits for the caches to show its writes. */
+const CACHE_CATCH_UP_MS = 2_000;
+
+/**
+ * Resolves once the cached object is no longer at `before` (watch events come in order, so any
+ * later version holds the write), or after CACHE_CATCH_UP_MS, or on abort.
+ */
+function cacheMoved(cache: Informer<KubeObject>, namespace: string, name: string, before: string | undefined, signal: AbortSignal): Promise<void> {
+  const moved = (): boolean => cache.get(namespace, name)?.metadata?.resourceVersion !== before;
+  return new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (moved()) done();
+    };
+    const off = cache.addHandlers({ onUpdate: check, onDelete: check });
+    const timer = setTimeout(() => done(), CACHE_CATCH_UP_MS);
+    function done(): void {
+      off();
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+    check();
+  });
+}
+
+/** The writes of one pass, each with its Event; a failure throws and ends the pass. */
+class Pass {
+  readonly req: Request;
+  readonly #ctx: ControllerContext;
+  readonly #cluster: Cluster;
+  readonly #g: Gathered;
+  readonly #deps: PassDeps;
+  readonly #caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> };
+  /** Reasons of the hold Events of this pass. */
+  readonly #announced = new Set<string>();
+  /** Objects written, with the cached resourceVersion the pass decided on. */
+  readonly #written = new Map<string, { cache: Informer<KubeObject>; name: string; before: string | undefined }>();
+
+  constructor(req: Request, ctx: ControllerContext, g: Gathered, deps: PassDeps, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> }) {
+    this.req = req;
+    this.#ctx = ctx;
+    this.#cluster = g.cluster as Cluster;
+    this.#g = g;
+    this.#deps = deps;
+    this.#caches = caches;
+  }
+
+  /**
+   * Waits until the caches show this pass's writes, so the next pass of the cluster (which may
+   * start at once: our own writes enqueue it) does not decide on the versions before them and
+   * write, or announce, the same again.
+   */
+  async cachesCaughtUp(): Promise<void> {
+    await Promise.all([...this.#written.values()].map((w) => cacheMoved(w.cache, this.req.namespace, w.name, w.before, this.#ctx.signal)));
+  }
+
+  #wrote(cache: Informer<KubeObject>, name: string, before: string | undefined): void {
+    if (!this.#written.has(`${cache.target.kind}/${name}`)) this.#written.set(`${cache.target.kind}/${name}`, { cache, name, before });
+  }
+
+  #clusterWritten(): void {
+    this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion);
+  }
+
+  async label(pod: string, labels: Record<string, string>): Promise<void> {
+    const before = this.#caches.pods.get(this.req.namespace, pod)?.metadata?.resourceVersion;
+    await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
+    this.#wrote(this.#caches.pods, pod, before);
+  }
+
+  #clusterRef(): ObjectRef {
+    return { apiVersion: this.#cluster.apiVersion ?? KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: this.req.namespace, name: this.req.name };
+  }
+
+  /** Guarded by resourceVersion: a merge patch replaces the whole list, and others may change it. */
+  async setFinalizer(present: boolean): Promise<void> {
+    const others = (this.#cluster.metadata?.finalizers ?? []).filter((f) => f !== FINALIZER_ORCHESTRATOR);
+    const finalizers = present ? [...others, FINALIZER_ORCHESTRATOR] : others;
+    await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' });
+    this.#clusterWritten();
+  }
+
+  async discover(key: InstanceKey): Promise<void> {
+    try {
+      await this.#deps.orchestrator.discover(key, { signal: this.#ctx.signal });
+      this.#ctx.log.info('registered in Orchestrator', { cluster: this.req.key, instance: keyName(key) });
+    } catch (e) {
+      // Its server does not answer Orchestrator yet: not yet, and nothing to tell anyone.
+      if (isOrchestratorError(e) && e.kind === 'mysql-unreachable') return;
+      throw e;
+    }
+  }
+
+  async forget(key: InstanceKey): Promise<void> {
+    try {
+      await this.#deps.orchestrator.forget(key, { signal: this.#ctx.signal });
+    } catch (e) {
+      if (!(isOrchestratorError(e) && e.kind === 'unknown-instance')) throw e;
+    }
+    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.instanceForgotten, `${keyName(key)} forgotten in Orchestrator`);
+  }
+
+  async writeStatus(status: ReturnType<typeof decideStatus>['status']): Promise<void> {
+    await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions });
+    this.#clusterWritten();
+  }
+
+  /** An Event when the master label moved (or went), else when the reason for no master changed. */
+  announceMaster(master: string | undefined, noMaster: { reason: string; message: string } | undefined): void {
+    const before = podNodes(this.#g).filter((n) => roleLabel(n) === ROLE.master).map((n) => n.pod.name);
+    const moved = master === undefined ? before.length > 0 : before.length !== 1 || before[0] !== master;
+    const changed = this.#deps.memory.holdChanged(this.req.key, 'master', noMaster?.reason);
+    if (master !== undefined && moved) {
+      this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.masterLabelled, `role=master on ${master}${before.length > 0 ? ` (was ${before.join(', ')})` : ''}`);
+    } else if (noMaster !== undefined && (moved || changed)) {
+      const taken = moved ? `role=master taken from ${before.join(', ')}: ` : 'no pod is labelled master: ';
+      this.#announced.add(noMaster.reason);
+      this.#ctx.events.warning(this.#cluster, noMaster.reason, `${taken}${noMaster.message}`);
+    }
+  }
+
+  async setReadOnly(key: InstanceKey, readOnly: boolean): Promise<void> {
+    const o = { signal: this.#ctx.signal };
+    await (readOnly ? this.#deps.orchestrator.setReadOnly(key, o) : this.#deps.orchestrator.setWriteable(key, o));
+    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.readOnlyChanged, `${keyName(key)} made ${readOnly ? 'read-only' : 'writable'} through Orchestrator`);
+  }
+
+  async acknowledge(ids: number[], comment: string): Promise<void> {
+    await this.#deps.orchestrator.ackRecoveries(alias(this.#g), comment, { signal: this.#ctx.signal });
+    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.recoveriesAcknowledged, `recoveries ${ids.join(', ')} acknowledged in Orchestrator`);
+  }
+
+  /**
+   * A decision not to act, as an Event when its reason changed since the last pass; one per reason
+   * and pass (Orchestrator down holds every kind of decision for the same reason).
+   */
+  hold(kind: string, held: { reason: string; message: string } | undefined): void {
+    if (!this.#deps.memory.holdChanged(this.req.key, kind, held?.reason) || held === undefined) return;
+    if (this.#announced.has(held.reason)) return;
+    this.#announced.add(held.reason);
+    if (EXPECTED_HOLDS.has(held.reason)) this.#ctx.events.normal(this.#cluster, held.reason, held.message);
+    else this.#ctx.events.warning(this.#cluster, held.reason, held.message);
+  }
+
+  /** A cluster being deleted: forget its instances, then let it go (decide-finalizer.ts). */
+  async finish(d: FinalizerDecision): Promise<ReconcileResult | void> {
+    switch (d.kind) {
+      case 'forget':
+        for (const key of d.keys) await this.forget(key);
+        await this.setFinalizer(false);
+        this.#deps.memory.forget(this.req.key);
+        return;
+      case 'wait': {
+        const decided = decideStatus(this.#g);
+        if (decided.write) await this.writeStatus(decided.status);
+        this.hold('delete', d);
+        return { requeueAfterMs: d.retryAfterMs };
+      }
+      case 'release':
+        await this.setFinalizer(false);
+        this.#ctx.events.warning(this.#cluster, d.reason, d.message);
+        this.#deps.memory.forget(this.req.key);
+        return;
+      default:
+        return;
+    }
+  }
+}

@@ -1,0 +1,260 @@
+// The orchestrator controller's component lab: the node tests' cluster (node-cluster.ts: the test
+// API server or TEST_KUBECONFIG holding the MysqlCluster, its operated Secret and Pod objects over
+// three real MariaDB servers), pod 0 the master and the others replicating from it, the
+// Orchestrator stand-in knowing the servers by their pod FQDNs (its `hosts`), reached through a
+// proxy the test can cut to play an Orchestrator that is down, and the controller running in this
+// process with short periods. The stand-in's failover hooks call a test route served next to the
+// controller, which records the call into the controller's FailoverSignals and enqueues the
+// cluster, as the operator's hook endpoint does.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { TestContext } from 'node:test';
+import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../../src/api/constants.ts';
+import type { MysqlCluster } from '../../../src/api/index.ts';
+import { names, podFqdn } from '../../../src/api/names.ts';
+import { orchestratorController } from '../../../src/controllers/orchestrator/controller.ts';
+import { HOOK_PROCESSES, type FailoverSignals, type HookProcess } from '../../../src/controllers/orchestrator/hook-signals.ts';
+import { DEFAULT_ORCHESTRATOR_OPTIONS, type OrchestratorControllerOptions } from '../../../src/controllers/orchestrator/options.ts';
+import type { HttpRoute } from '../../../src/runtime/controller.ts';
+import { loadConfig } from '../../../src/runtime/config.ts';
+import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
+import { Manager } from '../../../src/runtime/manager.ts';
+import type { PodObject } from '../../../src/topology/index.ts';
+import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchestrator/index.ts';
+import { standInConfig } from '../../support/orchestrator-stand-in.ts';
+import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { ReconcileLog } from '../../support/reconciles.ts';
+import { CLUSTER, nodeCluster, podName, type NodeCluster } from '../node/node-cluster.ts';
+
+export const OPERATOR_AGENT = 'mysql-operator/orchestrator-test';
+const HOOK_PATH = '/test/orchestrator-hook';
+const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+
+/** A TCP proxy to `target` that can be cut (connections refused, open ones reset) and restored on the same port. */
+export interface Cut {
+  url: string;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+}
+
+async function cuttableProxy(target: { host: string; port: number }): Promise<Cut> {
+  const open = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const listen = async (): Promise<void> => {
+    const s = createServer((client) => {
+      const upstream = connect(target.port, target.host);
+      for (const sock of [client, upstream]) {
+        open.add(sock);
+        sock.once('close', () => open.delete(sock));
+        sock.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => resolve());
+    });
+    port = (s.address() as { port: number }).port;
+    server = s;
+  };
+  const cut = async (): Promise<void> => {
+    const s = server;
+    server = undefined;
+    for (const sock of open) sock.destroy();
+    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+  };
+  await listen();
+  return { url: `http://127.0.0.1:${port}`, cut, restore: listen };
+}
+
+/** The stand-in's hook command: the call the chart's hooks make, to the test route. */
+function hookCommand(process: HookProcess, urlFile: string): string {
+  const query = `process=${process}&alias={failureClusterAlias}&failed={failedHost}:{failedPort}&successor={successorHost}:{successorPort}`;
+  // -g: an unknown placeholder stays literal ({successorHost}), which curl would read as a glob.
+  return `curl -sg -o /dev/null "$(cat '${urlFile}')${HOOK_PATH}?${query}"`;
+}
+
+/** What the operator's hook endpoint does with a call, without its authentication (hook.ts owns that). */
+function testHookRoute(signals: FailoverSignals): HttpRoute {
+  return {
+    method: 'GET',
+    path: HOOK_PATH,
+    async handle(req, ctx) {
+      const process = req.query.get('process') as HookProcess;
+      const alias = req.query.get('alias') ?? '';
+      if (!HOOK_PROCESSES.includes(process) || !alias.includes('.')) return { status: 400 };
+      const i = alias.lastIndexOf('.');
+      const clusterKey = `${alias.slice(i + 1)}/${alias.slice(0, i)}`;
+      const known = (v: string | null): string | undefined => (v && !v.includes('{') ? v : undefined);
+      signals.record({ process, clusterKey, failed: known(req.query.get('failed')), successor: known(req.query.get('successor')), at: new Date() });
+      ctx.enqueue(clusterKey);
+      return { status: 200 };
+    },
+  };
+}
+
+export interface OrcLab {
+  nc: NodeCluster;
+  ns: string;
+  client: KubeClient;
+  clusterKey: string;
+  standIn: StandIn;
+  orchestrator: Cut;
+  manager: Manager;
+  reconciles: ReconcileLog;
+  /** GET of the stand-in's API (not through the proxy). */
+  orc(path: string): Promise<{ status: number; body: any }>;
+  cluster(): Promise<MysqlCluster & KubeObject>;
+  pods(): Promise<PodObject[]>;
+  /** The text of the operator's /metrics page. */
+  metrics(): Promise<string>;
+  /** Waits for `n` reconciles of the cluster that began after now. */
+  passes(n?: number): Promise<void>;
+}
+
+export function fqdn(ns: string, i: number): string {
+  return podFqdn(podName(i), ns);
+}
+
+/** The lab, running, with every part cleaned up after the test. */
+export async function orcLab(t: TestContext, over: Partial<OrchestratorControllerOptions> = {}): Promise<OrcLab> {
+  const nc = await nodeCluster(t, 3);
+  const { ns, client } = nc;
+  const dir = mkdtempSync(join(tmpdir(), 'orc-ctl-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Pod 0 the master (read-only: the controller makes Orchestrator's master writable), 1 and 2 its replicas.
+  const [s0] = nc.servers;
+  for (const i of [1, 2]) {
+    const n = await nc.root(i);
+    await n.pointAt({ host: s0!.host, port: s0!.port }, TEST_SYSTEM_USERS.replication);
+    await n.startReplication();
+  }
+
+  const urlFile = join(dir, 'hook-url');
+  const hooks = {
+    PreFailoverProcesses: [hookCommand('PreFailover', urlFile)],
+    PostMasterFailoverProcesses: [hookCommand('PostMasterFailover', urlFile)],
+    PostUnsuccessfulFailoverProcesses: [hookCommand('PostUnsuccessfulFailover', urlFile)],
+    PostGracefulTakeoverProcesses: [hookCommand('PostGracefulTakeover', urlFile)],
+  };
+  const hosts = new Map(nc.servers.map((s, i) => [fqdn(ns, i), s.host]));
+  const standIn = await startOrchestratorStandIn({ config: standInConfig(names.orchestratorAlias(CLUSTER, ns), hooks), hosts });
+  t.after(() => standIn.stop());
+  const u = new URL(standIn.url);
+  const orchestrator = await cuttableProxy({ host: u.hostname, port: Number(u.port) });
+  t.after(() => orchestrator.cut());
+
+  await nc.createCluster(3);
+  await nc.createOperatedSecret();
+  for (let i = 0; i < 3; i++) await nc.createPod(i);
+  // The cluster controller's part of the status, which Ready reads: every pod of the StatefulSet ready.
+  await client.patchStatus({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { status: { readyNodes: 3 } });
+
+  const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, WORKERS: '2' }).runtime;
+  const opClient = new KubeClient(nc.kube.kubeConfig, { userAgent: OPERATOR_AGENT });
+  const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) }) });
+  const byPod = new Map(nc.servers.map((s, i) => [podName(i), { host: s.host, port: s.port }]));
+  const spec = orchestratorController(
+    { ...DEFAULT_ORCHESTRATOR_OPTIONS, orchestratorUri: `${orchestrator.url}/api`, resyncPeriodMs: 1000, forgetGraceMs: 3000, finalizerTimeoutMs: 60_000, ...over },
+    {
+      resolve: (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 },
+      routes: (signals) => [testHookRoute(signals)],
+      servers: { connectTimeoutMs: 1000 },
+    },
+  );
+  const reconciles = new ReconcileLog();
+  reconciles.record(spec);
+  manager.add(spec);
+  await manager.start();
+  t.after(async () => {
+    await manager.stop();
+    opClient.close();
+  });
+  const addr = manager.httpAddress!;
+  const operatorUrl = `http://127.0.0.1:${addr.port}`;
+  writeFileSync(urlFile, operatorUrl);
+
+  const clusterKey = `${ns}/${CLUSTER}`;
+  const lab: OrcLab = {
+    nc,
+    ns,
+    client,
+    clusterKey,
+    standIn,
+    orchestrator,
+    manager,
+    reconciles,
+    async orc(path) {
+      const res = await fetch(`${standIn.url}${path}`);
+      return { status: res.status, body: await res.json() };
+    },
+    cluster: () => client.get<MysqlCluster & KubeObject>({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }),
+    async pods() {
+      const list = await client.list<PodObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: { [LABEL_CLUSTER]: CLUSTER } });
+      return list.items;
+    },
+    async metrics() {
+      return (await fetch(`${operatorUrl}/metrics`)).text();
+    },
+    passes: (n = 2) => reconciles.settled([clusterKey], reconciles.mark(), n),
+  };
+  return lab;
+}
+
+/** Pod names carrying role=master. */
+export function masters(pods: readonly PodObject[]): string[] {
+  return pods.filter((p) => p.metadata?.labels?.[LABEL_ROLE] === ROLE.master).map((p) => p.metadata?.name ?? '').sort();
+}
+
+/**
+ * Watches the cluster's pods from now on and records every moment (every pod version the API
+ * server sends) at which more than one pod carried role=master. A watch that fails is recorded too:
+ * the test would otherwise not know what it missed.
+ */
+export async function watchMasters(lab: OrcLab, t: TestContext): Promise<{ violations: string[]; events: number }> {
+  const state = { violations: [] as string[], events: 0 };
+  const ref = { apiVersion: 'v1', kind: 'Pod' };
+  const selector = { [LABEL_CLUSTER]: CLUSTER };
+  const labels = new Map<string, string | undefined>();
+  const first = await lab.client.list<PodObject>(ref, { namespace: lab.ns, labelSelector: selector });
+  for (const p of first.items) labels.set(p.metadata?.name ?? '', p.metadata?.labels?.[LABEL_ROLE]);
+  let rv = first.metadata?.resourceVersion;
+  const stop = new AbortController();
+  t.after(() => stop.abort());
+  const check = (): void => {
+    const on = [...labels].filter(([, role]) => role === ROLE.master).map(([name]) => name);
+    if (on.length > 1) state.violations.push(`rv ${rv}: ${on.join(', ')}`);
+  };
+  check();
+  let opened!: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  void (async () => {
+    // A watch the server ends (its timeout) is resumed from the last version seen.
+    while (!stop.signal.aborted) {
+      try {
+        await lab.client.watch<PodObject>(ref, { namespace: lab.ns, resourceVersion: rv, labelSelector: selector, signal: stop.signal, onOpen: opened }, (ev) => {
+          if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
+          const name = ev.object.metadata?.name ?? '';
+          rv = ev.object.metadata?.resourceVersion ?? rv;
+          if (ev.type === 'DELETED') labels.delete(name);
+          else labels.set(name, ev.object.metadata?.labels?.[LABEL_ROLE]);
+          state.events++;
+          check();
+        });
+      } catch (e) {
+        if (!stop.signal.aborted) state.violations.push(`the watch failed: ${(e as Error).message}`);
+        opened();
+        return;
+      }
+    }
+  })();
+  await open;
+  return state;
+}

@@ -1,0 +1,188 @@
+// The orchestrator controller against the test API server (or TEST_KUBECONFIG), three real MariaDB
+// servers and the Orchestrator stand-in (orc-lab.ts). One cluster lives through the scenarios in
+// order: registered, lagging replica, Orchestrator down and back, master killed, scale-down, deleted.
+// The flavour that ran is MariaDB (the stand-in speaks MariaDB GTID only).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FINALIZER_ORCHESTRATOR, LABEL_HEALTHY, LABEL_ROLE } from '../../../src/api/constants.ts';
+import type { ClusterCondition, NodeStatus } from '../../../src/api/index.ts';
+import { renderClusterServices } from '../../../src/controllers/cluster/render-services.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import type { PodObject } from '../../../src/topology/index.ts';
+import { eventually } from '../../support/wait.ts';
+import { NEEDS_REQUEST_LOG } from '../cluster/operator.ts';
+import { CLUSTER, podName } from '../node/node-cluster.ts';
+import { fqdn, masters, OPERATOR_AGENT, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
+
+const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+
+function condition(conditions: readonly ClusterCondition[] | undefined, type: string): ClusterCondition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+function nodeCondition(nodes: readonly NodeStatus[] | undefined, name: string, type: string): string | undefined {
+  return nodes?.find((n) => n.name === name)?.conditions?.find((c) => c.type === type)?.status;
+}
+
+function labelsOf(pods: readonly PodObject[]): Record<string, string> {
+  return Object.fromEntries(pods.map((p) => [p.metadata?.name ?? '', `${p.metadata?.labels?.[LABEL_ROLE]}/${p.metadata?.labels?.[LABEL_HEALTHY]}`]));
+}
+
+/** Waits until the cluster's condition `type` has `status` (and `reason`); throws the last one seen. */
+function waitCondition(lab: OrcLab, type: string, status: string, reason?: string) {
+  return eventually(`${type}=${status}${reason ? ` (${reason})` : ''}`, async () => {
+    const c = condition((await lab.cluster()).status?.conditions, type);
+    if (c?.status === status && (reason === undefined || c.reason === reason)) return c;
+    throw new Error(`last: ${JSON.stringify(c)}`);
+  }, 60_000);
+}
+
+async function eventReasons(lab: OrcLab): Promise<string[]> {
+  const list = await lab.client.list<KubeObject & { reason?: string; involvedObject?: { name?: string } }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns });
+  return list.items.filter((e) => e.involvedObject?.name === CLUSTER).map((e) => e.reason ?? '');
+}
+
+/** The value of a sample of the operator's /metrics page, or 0 when it is not there. */
+function sample(page: string, name: string): number {
+  const line = page.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.slice(name.length + 1));
+}
+
+test('the orchestrator controller keeps status, labels and registration in step with Orchestrator', async (t) => {
+  const lab = await orcLab(t);
+  const { ns } = lab;
+  const watch = await watchMasters(lab, t);
+  const alias = `${CLUSTER}.${ns}`;
+
+  await t.test('a new 3-node cluster is registered; status shows one master and two replicating replicas', async () => {
+    await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+    const instances = (await lab.orc(`/api/cluster/alias/${alias}`)).body as Array<{ Key: { Hostname: string; Port: number } }>;
+    assert.deepEqual(instances.map((i) => `${i.Key.Hostname}:${i.Key.Port}`).sort(), [0, 1, 2].map((i) => `${fqdn(ns, i)}:3306`));
+    const cluster = await lab.cluster();
+    assert.ok(cluster.metadata?.finalizers?.includes(FINALIZER_ORCHESTRATOR), 'the finalizer is on the cluster');
+    const nodes = cluster.status?.nodes;
+    assert.deepEqual([0, 1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Master')), ['True', 'False', 'False']);
+    assert.deepEqual([0, 1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Replicating')), ['False', 'True', 'True']);
+    assert.deepEqual([1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Lagged')), ['False', 'False']);
+    assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.reason, 'ClusterMasterHealthy');
+    await eventually('labels', async () => {
+      const l = labelsOf(await lab.pods());
+      assert.deepEqual(l, { [podName(0)]: 'master/yes', [podName(1)]: 'replica/yes', [podName(2)]: 'replica/yes' });
+      return true;
+    });
+    assert.equal(await lab.nc.servers[0]!.sql('SELECT @@read_only AS ro').then((r) => Number(r[0]?.['ro'])), 0, 'the master was made writable');
+  });
+
+  await t.test('steady state makes no writes', { skip: lab.nc.kube.server ? false : NEEDS_REQUEST_LOG }, async () => {
+    const log = lab.nc.kube.server!.requestLog;
+    const mark = log.mark();
+    // Three finished passes: at least two ran wholly inside the window.
+    await lab.passes(3);
+    assert.deepEqual(log.writes(mark).filter((e) => e.userAgent === OPERATOR_AGENT).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
+  });
+
+  await t.test("the Services' selectors pick exactly the labelled pods", async () => {
+    const cluster = await lab.cluster();
+    const services = renderClusterServices({ name: CLUSTER, namespace: ns, uid: cluster.metadata?.uid ?? '' }, {});
+    const picked: Record<string, string[]> = {};
+    for (const svc of services) {
+      const list = await lab.client.list<PodObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: svc.spec?.selector ?? {} });
+      picked[svc.metadata?.name ?? ''] = list.items.map((p) => p.metadata?.name ?? '').sort();
+    }
+    assert.deepEqual(picked, {
+      [`${CLUSTER}-mysql-master`]: [podName(0)],
+      [`${CLUSTER}-mysql`]: [podName(0), podName(1), podName(2)],
+      [`${CLUSTER}-mysql-replicas`]: [podName(1), podName(2)],
+    });
+  });
+
+  await t.test('a lagging replica is Lagged and healthy=no, and comes back once it catches up', async () => {
+    await lab.client.patch({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { spec: { maxSlaveLatency: 1 } });
+    const replica = lab.nc.servers[2]!;
+    await replica.sql('STOP SLAVE; CHANGE MASTER TO MASTER_DELAY=3600; START SLAVE');
+    await lab.nc.servers[0]!.sql('CREATE DATABASE IF NOT EXISTS app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+    await eventually('pod 2 lagged and out of the Services', async () => {
+      const cluster = await lab.cluster();
+      assert.equal(nodeCondition(cluster.status?.nodes, fqdn(ns, 2), 'Lagged'), 'True');
+      assert.equal(labelsOf(await lab.pods())[podName(2)], 'replica/no');
+      return true;
+    });
+    await replica.sql('STOP SLAVE; CHANGE MASTER TO MASTER_DELAY=0; START SLAVE');
+    await eventually('pod 2 back in the Services', async () => labelsOf(await lab.pods())[podName(2)] === 'replica/yes');
+  });
+
+  await t.test('Orchestrator down: Ready and FailoverInProgress Unknown, labels untouched; back: Ready again', async () => {
+    const before = await lab.pods();
+    await lab.orchestrator.cut();
+    await waitCondition(lab, 'Ready', 'Unknown', 'OrchestratorUnreachable');
+    const cluster = await lab.cluster();
+    assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.status, 'Unknown');
+    assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.reason, 'OrchestratorUnreachable');
+    // Passes that saw Orchestrator unreachable have run; no pod was written.
+    await lab.passes(2);
+    const after = await lab.pods();
+    assert.deepEqual(after.map((p) => [p.metadata?.name, p.metadata?.resourceVersion]), before.map((p) => [p.metadata?.name, p.metadata?.resourceVersion]));
+    await lab.orchestrator.restore();
+    await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+  });
+
+  await t.test('the master is SIGKILLed: role=master moves to the pod Orchestrator promoted, never two at once', async () => {
+    const page = await lab.metrics();
+    const successfulBefore = sample(page, 'mysql_operator_failovers_total{outcome="successful"}');
+    await lab.nc.servers[0]!.kill();
+    const promoted = await eventually('Orchestrator to promote a replica', async () => {
+      const m = (await lab.orc(`/api/master/${alias}`)).body as { Key?: { Hostname: string } };
+      const host = m.Key?.Hostname;
+      return host !== undefined && host !== fqdn(ns, 0) ? host : undefined;
+    }, 60_000);
+    const pod = promoted.split('.')[0]!;
+    await eventually(`role=master on ${pod}`, async () => {
+      const l = labelsOf(await lab.pods());
+      assert.equal(l[pod], 'master/yes');
+      assert.equal(l[podName(0)]?.startsWith('replica/'), true);
+      return true;
+    });
+    assert.deepEqual(watch.violations, [], 'never two pods with role=master');
+    assert.ok(watch.events > 0, 'the watch saw the relabelling');
+    const metrics = await eventually('the failover in the metrics', async () => {
+      const p = await lab.metrics();
+      return sample(p, 'mysql_operator_failovers_total{outcome="successful"}') === successfulBefore + 1 ? p : undefined;
+    });
+    // The PostMasterFailover hook call was followed to the label (hook-to-labels observed once).
+    assert.equal(sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_count'), 1);
+    assert.deepEqual(masters(await lab.pods()), [pod]);
+  });
+
+  await t.test("scale-down: a removed pod's instance is forgotten once Orchestrator has not seen it for the grace period", async () => {
+    const master = masters(await lab.pods())[0];
+    const victim = [2, 1].find((i) => podName(i) !== master)!;
+    await lab.client.patch({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { spec: { replicas: 2 } });
+    await lab.client.patchStatus({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { status: { readyNodes: 2 } });
+    await lab.nc.servers[victim]!.stop();
+    await lab.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: podName(victim) });
+    await eventually(`${fqdn(ns, victim)} forgotten`, async () => (await lab.orc(`/api/instance/${fqdn(ns, victim)}/3306`)).status === 500, 60_000);
+    const reasons = await eventReasons(lab);
+    assert.ok(reasons.includes('ForgetGracePeriod'), `held first for the grace period: ${reasons.join(', ')}`);
+    assert.ok(reasons.includes('InstanceForgotten'), reasons.join(', '));
+  });
+
+  await t.test('deleting the cluster forgets every instance in Orchestrator and removes the finalizer', async () => {
+    await lab.client.delete({ ...CLUSTER_REF, namespace: ns, name: CLUSTER });
+    await eventually('the cluster to be gone', async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: ns, name: CLUSTER })) === undefined, 60_000);
+    const all = (await lab.orc('/api/all-instances')).body as Array<{ Key: { Hostname: string } }>;
+    assert.deepEqual(all.map((i) => i.Key.Hostname).filter((h) => h.endsWith(`.mysql.${ns}`)), []);
+  });
+});
+
+test('a cluster deleted while Orchestrator is down waits for it, then goes without forgetting, saying so', async (t) => {
+  const lab = await orcLab(t, { finalizerTimeoutMs: 3000 });
+  await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+  await lab.orchestrator.cut();
+  await lab.client.delete({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER });
+  await eventually('a Warning that the deletion waits for Orchestrator', async () => (await eventReasons(lab)).includes('OrchestratorUnreachable'));
+  await eventually('the cluster to be gone', async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER })) === undefined);
+  assert.ok((await eventReasons(lab)).includes('ForgetAbandoned'));
+  // Nothing was forgotten: Orchestrator still knows the three servers.
+  const instances = (await lab.orc(`/api/cluster/alias/${CLUSTER}.${lab.ns}`)).body as unknown[];
+  assert.equal(instances.length, 3);
+});
