@@ -159,7 +159,7 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       const main = roles.find((r) => !r.metadata!.name!.endsWith('-leader-election'))!;
       assert.deepEqual(main.rules, GENERATED_RULES);
       assert.deepEqual(main.rules, parse(readFileSync(`${CHART}/rbac/rules.yaml`, 'utf8')));
-      const binding = only<Obj>(docs, main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', (b) => b.roleRef.name === main.metadata!.name);
+      const binding = only<Obj>(docs, main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', (b) => (b as Obj)['roleRef'].name === main.metadata!.name);
       assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: operatorDeployment(docs).spec!.template.spec!.serviceAccountName, namespace: 'mysql-operator' }]);
     });
   });
