@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { kubeEnv } from '../../support/kube-env.ts';
-import { ALL_ON, kubeconfigFile, kubectl, render, served, toYaml, type RenderOptions } from './helm.ts';
+import { kubeconfigFile, kubectl, served } from '../../support/kubectl.ts';
+import { ALL_ON, render, toYaml, type RenderOptions } from './helm.ts';
 
 const VARIANTS: Record<string, RenderOptions> = { 'default values': {}, 'every option on': { values: [ALL_ON] } };
 

@@ -1,8 +1,7 @@
 // The real helm (.tools/bin/helm) on this checkout's chart/, and what the chart renders, for the
 // chart's tests.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { writeFileSync } from 'node:fs';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 
@@ -10,7 +9,6 @@ export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const CHART = `${REPO}chart`;
 export const ALL_ON = `${CHART}/ci/all-on-values.yaml`;
 export const HELM = `${REPO}.tools/bin/helm`;
-export const KUBECTL = `${REPO}.tools/bin/kubectl`;
 
 export interface Run {
   status: number | null;
@@ -67,39 +65,6 @@ export function only<T = KubeObject>(docs: readonly KubeObject[], kind: string, 
   const found = docs.filter((d) => d.kind === kind && pick(d));
   if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`);
   return found[0] as T;
-}
-
-/** A kubeconfig file for kubectl: TEST_KUBECONFIG's, or the test API server's written to `dir`. */
-export function kubeconfigFile(kubeConfig: { exportConfig(): string }, dir: string): string {
-  if (process.env.TEST_KUBECONFIG) return process.env.TEST_KUBECONFIG;
-  const path = `${dir}/kubeconfig`;
-  writeFileSync(path, kubeConfig.exportConfig(), { mode: 0o600 });
-  return path;
-}
-
-/**
- * The real kubectl with `kubeconfig`, `yaml` on stdin when given. Asynchronous: the test API
- * server answers from this very process.
- */
-export function kubectl(kubeconfig: string, args: readonly string[], yaml?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(yaml ?? '');
-  });
-}
-
-/** Whether the API server serves `apiVersion` `kind` (discovery). */
-export async function served(kubeconfig: string, apiVersion: string, kind: string): Promise<boolean> {
-  const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-  const r = await kubectl(kubeconfig, ['get', '--raw', path]);
-  if (r.status !== 0) return false;
-  return (JSON.parse(r.stdout) as { resources: { kind: string }[] }).resources.some((res) => res.kind === kind);
 }
 
 export function toYaml(docs: readonly KubeObject[]): string {

@@ -14,7 +14,8 @@ import { clusterControllerDefinition } from '../../../src/controllers/cluster/co
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
 import { manifests, startOperator, testApi, type RunningOperator } from '../cluster/operator.ts';
-import { kubeconfigFile, kubectl, only, render, toYaml } from './helm.ts';
+import { kubeconfigFile, kubectl } from '../../support/kubectl.ts';
+import { only, render, toYaml } from './helm.ts';
 
 const CLUSTER_FLAGS = new Set(Object.values(clusterControllerDefinition.settings ?? {}).map((s) => s.flag));
 const CLUSTER_VARS = new Set(Object.values(clusterControllerDefinition.settings ?? {}).map((s) => s.env));
