@@ -249,6 +249,15 @@ describe('the chart, further', () => {
     assert.equal(nodeOptions, nodeFlags);
   });
 
+  it("the operator's ServiceMonitor selects the operator's Service and scrapes its port", () => {
+    const docs = render({ values: [ALL_ON] });
+    const monitor = only<Obj>(docs, 'ServiceMonitor', (m) => !m.metadata!.name!.endsWith('-clusters'));
+    const svc = serviceFor(docs, operatorDeployment(docs).spec!.template.metadata!.labels!);
+    for (const [k, v] of Object.entries(monitor['spec'].selector.matchLabels as Record<string, string>)) assert.equal(svc.metadata!.labels![k], v, k);
+    assert.equal(monitor['spec'].endpoints[0].port, svc.spec!.ports![0]!.name);
+    assert.deepEqual(monitor['spec'].namespaceSelector, { matchNames: ['mysql-operator'] });
+  });
+
   it('with watchNamespace: a Role there with the generated rules, and the Lease rules in the release namespace', () => {
     const docs = render({ set: ['watchNamespace=databases'] });
     const roles = docs.filter((d) => d.kind === 'Role') as (V1Role & KubeObject)[];
