@@ -18,6 +18,7 @@ import { hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-
 import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';
 import { policyRules } from '../../../src/runtime/permissions.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { parseConfig } from '../../../sandbox/orchestrator/config.ts';
 import { ALL_ON, CHART, HELM, only, render, renderError, REPO, run, type RenderOptions } from './helm.ts';
 
 type Obj = KubeObject & Record<string, any>;
@@ -209,7 +210,7 @@ describe('the chart, further', () => {
     assert.equal(orchestratorConfig(render())['InstancePollSeconds'], 1);
   });
 
-  it("Orchestrator's init script writes the member's own config and a credentials file only its user reads", () => {
+  it("Orchestrator's init script writes the member's own config and a credentials file only its user reads; the stand-in loads them", () => {
     const docs = render({ namespace: 'ops' });
     const cm = only<V1ConfigMap>(docs, 'ConfigMap');
     const init = orchestratorSet(docs).spec!.template.spec!.initContainers![0]!;
@@ -232,6 +233,10 @@ describe('the chart, further', () => {
       assert.equal(rendered['HTTPAdvertise'], 'http://mysql-operator-orc-1.mysql-operator-orc.ops:3000');
       assert.equal(readFileSync(`${dir}/conf/orc-topology.cnf`, 'utf8'), '[client]\nuser=orchestrator\npassword=p%s"w\n');
       assert.equal(statSync(`${dir}/conf/orc-topology.cnf`).mode & 0o777, 0o600);
+      // The sandbox plays the Orchestrator image with the stand-in when no orchestrator binary is on PATH.
+      const standIn = parseConfig(JSON.stringify({ ...rendered, MySQLTopologyCredentialsConfigFile: `${dir}/conf/orc-topology.cnf` }), (f) => readFileSync(f, 'utf8'));
+      assert.deepEqual([standIn.topologyUser, standIn.topologyPassword, standIn.instancePollSeconds], ['orchestrator', 'p%s"w', 1]);
+      assert.equal(standIn.hooks.PostMasterFailoverProcesses.length, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
