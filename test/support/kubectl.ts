@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 export const KUBECTL = fileURLToPath(new URL('../../.tools/bin/kubectl', import.meta.url));
 
-export interface KubectlRun {
+/** What a command printed and how it ended. */
+export interface CommandRun {
   status: number | null;
   stdout: string;
   stderr: string;
@@ -24,7 +25,7 @@ export function kubeconfigFile(kubeConfig: { exportConfig(): string }, dir: stri
  * The real kubectl with `kubeconfig`, `yaml` on stdin when given. Asynchronous: the test API
  * server answers from this very process.
  */
-export function kubectl(kubeconfig: string, args: readonly string[], yaml?: string): Promise<KubectlRun> {
+export function kubectl(kubeconfig: string, args: readonly string[], yaml?: string): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
