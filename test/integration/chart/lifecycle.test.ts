@@ -15,7 +15,7 @@ import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
 import { manifests, startOperator, testApi, type RunningOperator } from '../cluster/operator.ts';
 import { kubeconfigFile, kubectl } from '../../support/kubectl.ts';
-import { only, render, toYaml } from './helm.ts';
+import { CHART, only, render, toYaml } from './helm.ts';
 
 const CLUSTER_FLAGS = new Set(Object.values(clusterControllerDefinition.settings ?? {}).map((s) => s.flag));
 const CLUSTER_VARS = new Set(Object.values(clusterControllerDefinition.settings ?? {}).map((s) => s.env));
@@ -59,6 +59,12 @@ test('install, an upgrade changing an operator flag, and uninstall: the operator
   await op.reconciles.settled([`${ns}/my-db`], op.reconciles.mark(), 2);
   const db = await eventually('the database StatefulSet', () => client.get<V1StatefulSet & KubeObject>(sts));
   await op.stop();
+
+  await t.test("upgrade: the CRDs first, as chart/README.md says (helm does not upgrade crds/)", async () => {
+    const r = await kubectl(kubeconfig, ['apply', '--server-side', '--force-conflicts', '-f', `${CHART}/crds/`]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim().split('\n').length, 4, r.stdout);
+  });
 
   await t.test('upgrade: the changed flag changes the operator pod template (a rollout)', async () => {
     const v2 = release(['extraArgs={--workers=8}']);
