@@ -41,3 +41,11 @@ test('RecoverMasterClusterFilters match the cluster name or alias; none means no
   assert.equal(autoRecovers(parse({ RecoverMasterClusterFilters: ['other'] }), 'h:3306', 'my-db.default'), false);
   assert.equal(autoRecovers(parse({}), 'h:3306', 'my-db.default'), false);
 });
+
+test("the topology account from MySQLTopologyCredentialsConfigFile's [client] section, as the chart gives it", () => {
+  const files: Record<string, string> = { '/etc/orchestrator/orc-topology.cnf': '[mysqld]\nuser=mysql\n[client]\nuser = orc\npassword=p=w\n' };
+  const text = JSON.stringify({ ...MINIMAL, MySQLTopologyUser: undefined, MySQLTopologyCredentialsConfigFile: '/etc/orchestrator/orc-topology.cnf' });
+  const cfg = parseConfig(text, (path) => files[path]!);
+  assert.deepEqual([cfg.topologyUser, cfg.topologyPassword], ['orc', 'p=w']);
+  assert.throws(() => parseConfig(text), /MySQLTopologyUser is required/, 'no file reader: the file is not read');
+});
