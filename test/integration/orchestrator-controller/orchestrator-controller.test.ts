@@ -1,20 +1,37 @@
 // The orchestrator controller against the test API server (or TEST_KUBECONFIG), three real MariaDB
-// servers and the Orchestrator stand-in (orc-lab.ts). One cluster lives through the scenarios in
-// order: registered, lagging replica, Orchestrator down and back, master killed, scale-down, deleted.
+// servers and the Orchestrator stand-in (orc-lab.ts), with the node controller as the operator runs
+// them. One cluster lives through the scenarios in order: registered, lagging replica, Orchestrator
+// down and back, master killed (the failover held open at its PreFailover hook), the old master
+// back as a replica and the recovery acknowledged, a planned stop of the master's pod, scale-down,
+// deleted.
 // The flavour that ran is MariaDB (the stand-in speaks MariaDB GTID only).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FINALIZER_ORCHESTRATOR, LABEL_HEALTHY, LABEL_ROLE } from '../../../src/api/constants.ts';
 import type { ClusterCondition, NodeStatus } from '../../../src/api/index.ts';
 import { renderClusterServices } from '../../../src/controllers/cluster/render-services.ts';
+import { verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
+import type { MariaDBServer } from '../../support/mariadb.ts';
+import { NO_MOUNT_NS, runPreStop } from '../../support/pre-stop.ts';
 import { eventually } from '../../support/wait.ts';
 import { NEEDS_REQUEST_LOG } from '../cluster/operator.ts';
 import { CLUSTER, podName } from '../node/node-cluster.ts';
 import { fqdn, masters, OPERATOR_AGENT, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
+/** Short, so the test sees a recovery acknowledged. */
+const ACK_GRACE_MS = 3000;
+
+/** The fields of Orchestrator's audit-recovery entries the test reads. */
+interface Recovery {
+  Id: number;
+  RecoveryStartTimestamp: string;
+  Acknowledged: boolean;
+  AcknowledgedAt: string;
+  AcknowledgedComment: string;
+}
 
 function condition(conditions: readonly ClusterCondition[] | undefined, type: string): ClusterCondition | undefined {
   return conditions?.find((c) => c.type === type);
@@ -42,6 +59,24 @@ async function eventReasons(lab: OrcLab): Promise<string[]> {
   return list.items.filter((e) => e.involvedObject?.name === CLUSTER).map((e) => e.reason ?? '');
 }
 
+function ordinalOf(pod: string | undefined): number {
+  const i = Number(pod?.slice(pod.lastIndexOf('-') + 1));
+  assert.ok(Number.isInteger(i), `a pod of the cluster: ${pod}`);
+  return i;
+}
+
+/** The server standing in for a pod's mysqld. */
+function serverOf(lab: OrcLab, pod: string | undefined): MariaDBServer {
+  return lab.nc.servers[ordinalOf(pod)]!;
+}
+
+async function audit(lab: OrcLab, id: number): Promise<Recovery> {
+  const all = (await lab.orc(`/api/audit-recovery/alias/${CLUSTER}.${lab.ns}`)).body as Recovery[];
+  const r = all.find((x) => x.Id === id);
+  assert.ok(r, `recovery ${id} in Orchestrator's audit`);
+  return r;
+}
+
 /** The value of a sample of the operator's /metrics page, or 0 when it is not there. */
 function sample(page: string, name: string): number {
   const line = page.split('\n').find((l) => l.startsWith(`${name} `));
@@ -49,7 +84,7 @@ function sample(page: string, name: string): number {
 }
 
 test('the orchestrator controller keeps status, labels and registration in step with Orchestrator', async (t) => {
-  const lab = await orcLab(t);
+  const lab = await orcLab(t, { ackGraceMs: ACK_GRACE_MS });
   const { ns } = lab;
   const watch = await watchMasters(lab, t);
   const alias = `${CLUSTER}.${ns}`;
@@ -72,6 +107,8 @@ test('the orchestrator controller keeps status, labels and registration in step 
     });
     assert.equal(await lab.nc.servers[0]!.sql('SELECT @@read_only AS ro').then((r) => Number(r[0]?.['ro'])), 0, 'the master was made writable');
     await eventually('the cluster counted Ready', async () => sample(await lab.metrics(), 'mysql_operator_clusters{ready="True"}') === 1);
+    // The node controller configured every pod and verified it since its mysqld started.
+    await eventually('every pod verified by the node controller', async () => (await lab.pods()).every(verifiedSinceStart));
   });
 
   await t.test('steady state makes no writes', { skip: lab.nc.kube.server ? false : NEEDS_REQUEST_LOG }, async () => {
@@ -128,10 +165,22 @@ test('the orchestrator controller keeps status, labels and registration in step 
     await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
   });
 
-  await t.test('the master is SIGKILLed: role=master moves to the pod Orchestrator promoted, never two at once', async (st) => {
+  await t.test('the master is SIGKILLed: FailoverInProgress while Orchestrator fails over; role=master moves to the pod Orchestrator promoted, never two at once', async (st) => {
     const page = await lab.metrics();
     const successfulBefore = sample(page, 'mysql_operator_failovers_total{outcome="successful"}');
+    lab.failoverGate.hold();
     await lab.nc.servers[0]!.kill();
+    // Orchestrator's recovery waits in its PreFailover hook, before the hook call to the operator:
+    // the condition comes from Orchestrator's own view, held open while it is checked.
+    const during = await waitCondition(lab, 'FailoverInProgress', 'True', 'OrcFailoverInProgress');
+    assert.match(during.message ?? '', new RegExp(`(DeadMaster|DeadMasterAndSomeReplicas) on ${fqdn(ns, 0).replaceAll('.', '\\.')}:3306`));
+    await eventually('the FailoverInProgress Event', async () => (await eventReasons(lab)).includes('FailoverInProgress'));
+    // Passes that saw the failover have run: nothing was promoted or made writable under Orchestrator.
+    await lab.passes(2);
+    assert.equal((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname, fqdn(ns, 0));
+    for (const i of [1, 2]) assert.equal(await (await lab.nc.root(i)).isReadOnly(), true, `${podName(i)} still read-only`);
+    lab.failoverGate.release();
+
     const promoted = await eventually('Orchestrator to promote a replica', async () => {
       const m = (await lab.orc(`/api/master/${alias}`)).body as { Key?: { Hostname: string } };
       const host = m.Key?.Hostname;
@@ -144,6 +193,7 @@ test('the orchestrator controller keeps status, labels and registration in step 
       assert.equal(l[podName(0)]?.startsWith('replica/'), true);
       return true;
     });
+    await waitCondition(lab, 'FailoverInProgress', 'False', 'ClusterMasterHealthy');
     assert.deepEqual(watch.violations, [], 'never two pods with role=master');
     assert.ok(watch.events > 0, 'the watch saw the relabelling');
     const metrics = await eventually('the failover in the metrics', async () => {
@@ -153,6 +203,72 @@ test('the orchestrator controller keeps status, labels and registration in step 
     // The PostMasterFailover hook call was followed to the label (hook-to-labels observed once).
     assert.equal(sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_count'), 1);
     st.diagnostic(`PostMasterFailover hook call to role=master on ${pod}: ${sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_sum')} s`);
+    assert.deepEqual(masters(await lab.pods()), [pod]);
+  });
+
+  await t.test('the old master, restarted, rejoins as a replica; the recovery is acknowledged once the cluster is Ready again and the grace has passed, never before', async () => {
+    const [recovery] = (await lab.orc(`/api/audit-recovery/alias/${alias}`)).body as Recovery[];
+    assert.ok(recovery && !recovery.Acknowledged, 'the failover is not acknowledged yet');
+    // The grace passes while the old master is down; passes that could acknowledge then hold.
+    const started = Date.parse(recovery.RecoveryStartTimestamp);
+    await eventually('the ack grace to pass', () => Date.now() > started + 1000 + ACK_GRACE_MS);
+    await lab.passes(2);
+    let cluster = await lab.cluster();
+    assert.equal(condition(cluster.status?.conditions, 'Ready')?.status, 'False');
+    assert.equal(condition(cluster.status?.conditions, 'PendingFailoverAck')?.status, 'True');
+    assert.match(condition(cluster.status?.conditions, 'PendingFailoverAck')?.message ?? '', new RegExp(`unacknowledged recoveries: ${recovery.Id} `));
+    assert.equal((await audit(lab, recovery.Id)).Acknowledged, false, 'not acknowledged while the cluster is not Ready');
+    assert.ok((await eventReasons(lab)).includes('ClusterNotReady'), 'the hold is an Event');
+
+    const [master] = masters(await lab.pods());
+    const changes = watch.masterChanges.length;
+    await lab.nc.servers[0]!.start();
+    await lab.nc.markStarted(0);
+    await eventually('the old master to replicate from the new one', async () => {
+      const rs = await (await lab.nc.root(0)).replicationStatus();
+      return rs?.masterHost === serverOf(lab, master).host && rs.ioRunning && rs.sqlRunning;
+    }, 60_000);
+    await eventually(`${podName(0)} a healthy replica`, async () => labelsOf(await lab.pods())[podName(0)] === 'replica/yes', 60_000);
+    const ready = await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+    await waitCondition(lab, 'PendingFailoverAck', 'False', 'NoPendingFailoverAckExists');
+    const acked = await audit(lab, recovery.Id);
+    assert.equal(acked.Acknowledged, true);
+    assert.match(acked.AcknowledgedComment, /^mysql-operator: cluster Ready/);
+    // Both to the second: the acknowledgement came no earlier than Ready turned True.
+    assert.ok(Date.parse(acked.AcknowledgedAt) >= Date.parse(ready.lastTransitionTime ?? ''), `acknowledged at ${acked.AcknowledgedAt}, Ready since ${ready.lastTransitionTime}`);
+    assert.ok((await eventReasons(lab)).includes('RecoveriesAcknowledged'));
+    cluster = await lab.cluster();
+    assert.equal(nodeCondition(cluster.status?.nodes, fqdn(ns, 0), 'Replicating'), 'True');
+    assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
+    // The master's pod kept role=master throughout: the old master coming back moved no label.
+    assert.deepEqual(watch.masterChanges.slice(changes), [], `role=master on ${master} throughout`);
+  });
+
+  await t.test("a planned stop of the master's pod: its preStop hands the master over first, and the labels follow", { skip: NO_MOUNT_NS }, async (st) => {
+    const [was] = masters(await lab.pods());
+    const m = ordinalOf(was);
+    const server = serverOf(lab, was);
+    const res = await runPreStop(st, { cluster: CLUSTER, namespace: ns, orchestratorUrl: lab.orchestrator.url }, m, server);
+    assert.equal(res.code, 0, res.output);
+    assert.match(res.output, /graceful-master-takeover-auto is ongoing/);
+    // Checked once the script returned, before mysqld stops: the takeover is done.
+    const now = String((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname);
+    assert.notEqual(now, fqdn(ns, m));
+    const pod = now.split('.')[0]!;
+    // The kubelet stops the container and starts it again (a rolling update's restart).
+    await server.stop();
+    await server.start();
+    await lab.nc.markStarted(m);
+    await eventually(`role=master on ${pod}, ${podName(m)} a healthy replica`, async () => {
+      const l = labelsOf(await lab.pods());
+      assert.equal(l[pod], 'master/yes');
+      assert.equal(l[podName(m)], 'replica/yes');
+      return true;
+    }, 60_000);
+    const rs = await (await lab.nc.root(m)).replicationStatus();
+    assert.equal(rs?.masterHost, serverOf(lab, pod).host, 'the old master replicates from the new one');
+    await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+    assert.deepEqual(watch.violations, [], 'never two pods with role=master');
     assert.deepEqual(masters(await lab.pods()), [pod]);
   });
 
