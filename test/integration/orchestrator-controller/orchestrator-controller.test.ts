@@ -17,7 +17,7 @@ import type { MariaDBServer } from '../../support/mariadb.ts';
 import { NO_MOUNT_NS, runPreStop } from '../../support/pre-stop.ts';
 import { eventually } from '../../support/wait.ts';
 import { NEEDS_REQUEST_LOG } from '../cluster/operator.ts';
-import { CLUSTER, podName } from '../node/node-cluster.ts';
+import { CLUSTER, podName, waitSameData } from '../node/node-cluster.ts';
 import { fqdn, masters, OPERATOR_AGENT, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
@@ -57,6 +57,15 @@ function waitCondition(lab: OrcLab, type: string, status: string, reason?: strin
 async function eventReasons(lab: OrcLab): Promise<string[]> {
   const list = await lab.client.list<KubeObject & { reason?: string; involvedObject?: { name?: string } }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns });
   return list.items.filter((e) => e.involvedObject?.name === CLUSTER).map((e) => e.reason ?? '');
+}
+
+/** Waits until Orchestrator names a master other than pod `old`; its pod's name. */
+async function promotedFrom(lab: OrcLab, old: number): Promise<string> {
+  const host = await eventually('Orchestrator to promote a replica', async () => {
+    const h = (await lab.orc(`/api/master/${CLUSTER}.${lab.ns}`)).body?.Key?.Hostname as string | undefined;
+    return h !== undefined && h !== fqdn(lab.ns, old) ? h : undefined;
+  }, 60_000);
+  return host.split('.')[0]!;
 }
 
 function ordinalOf(pod: string | undefined): number {
@@ -181,12 +190,7 @@ test('the orchestrator controller keeps status, labels and registration in step 
     for (const i of [1, 2]) assert.equal(await (await lab.nc.root(i)).isReadOnly(), true, `${podName(i)} still read-only`);
     lab.failoverGate.release();
 
-    const promoted = await eventually('Orchestrator to promote a replica', async () => {
-      const m = (await lab.orc(`/api/master/${alias}`)).body as { Key?: { Hostname: string } };
-      const host = m.Key?.Hostname;
-      return host !== undefined && host !== fqdn(ns, 0) ? host : undefined;
-    }, 60_000);
-    const pod = promoted.split('.')[0]!;
+    const pod = await promotedFrom(lab, 0);
     await eventually(`role=master on ${pod}`, async () => {
       const l = labelsOf(await lab.pods());
       assert.equal(l[pod], 'master/yes');
@@ -307,4 +311,41 @@ test('a cluster deleted while Orchestrator is down waits for it, then goes witho
   // Nothing was forgotten: Orchestrator still knows the three servers.
   const instances = (await lab.orc(`/api/cluster/alias/${CLUSTER}.${lab.ns}`)).body as unknown[];
   assert.equal(instances.length, 3);
+});
+
+test('an old master holding a write the new master lacks stays out of the Services, and role=master stays on the new master', async (t) => {
+  const lab = await orcLab(t);
+  const { ns } = lab;
+  await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+  await eventually('every pod verified by the node controller', async () => (await lab.pods()).every(verifiedSinceStart));
+  const [s0, s1, s2] = lab.nc.servers as [MariaDBServer, MariaDBServer, MariaDBServer];
+  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+  await waitSameData(s0, s1, 'app.t');
+  await waitSameData(s0, s2, 'app.t');
+  // A write the replicas never receive before the master dies (asynchronous replication).
+  for (const r of [s1, s2]) await r.sql('STOP SLAVE IO_THREAD');
+  await s0.sql('INSERT INTO app.t VALUES (2)');
+  const errant = String((await s0.sql('SELECT @@global.gtid_binlog_pos AS g'))[0]?.['g']);
+  await s0.kill();
+  const pod = await promotedFrom(lab, 0);
+  await eventually(`role=master on ${pod}`, async () => labelsOf(await lab.pods())[pod] === 'master/yes', 60_000);
+  const watch = await watchMasters(lab, t);
+
+  await s0.start();
+  await lab.nc.markStarted(0);
+  const refused = await lab.nc.waitCondition(0, 'False', /^ErrantTransactions: /);
+  assert.match(refused.message ?? '', new RegExp(`lacks: ${errant};`));
+  // Orchestrator has polled the old master since it came back, and passes that saw it have run.
+  await eventually(`Orchestrator to see ${podName(0)} again`, async () => (await lab.orc(`/api/instance/${fqdn(ns, 0)}/3306`)).body?.IsLastCheckValid === true);
+  await lab.passes(2);
+  assert.equal(String((await lab.orc(`/api/master/${CLUSTER}.${ns}`)).body?.Key?.Hostname), fqdn(ns, ordinalOf(pod)), "Orchestrator's master is still the promoted one");
+  const labels = labelsOf(await lab.pods());
+  assert.equal(labels[pod], 'master/yes');
+  assert.equal(labels[podName(0)], 'replica/no', 'the old master is out of the Services');
+  assert.deepEqual(watch.masterChanges, [pod], `role=master stayed on ${pod}`);
+  assert.deepEqual(watch.violations, []);
+  const ready = condition((await lab.cluster()).status?.conditions, 'Ready');
+  assert.equal(ready?.reason, 'NotReplicating');
+  assert.match(ready?.message ?? '', new RegExp(fqdn(ns, 0).replaceAll('.', '\\.')));
+  assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
 });
