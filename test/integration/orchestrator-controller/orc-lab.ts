@@ -128,6 +128,8 @@ export interface OrcLab {
   metrics(): Promise<string>;
   /** Waits for `n` reconciles of the cluster that began after now. */
   passes(n?: number): Promise<void>;
+  /** Waits for `n` node controller reconciles of each pod that began after now. */
+  nodePasses(n?: number): Promise<void>;
   /** While held, a failover Orchestrator begins waits in its PreFailover hook (before the hook call to the operator). */
   failoverGate: { hold(): void; release(): void };
 }
@@ -195,7 +197,10 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   const reconciles = new ReconcileLog();
   reconciles.record(spec);
   manager.add(spec);
-  manager.add(nodeController({ resolve, connectRetrySeconds: 1 }));
+  const node = nodeController({ resolve, connectRetrySeconds: 1 });
+  const nodeReconciles = new ReconcileLog();
+  nodeReconciles.record(node);
+  manager.add(node);
   await manager.start();
   t.after(async () => {
     await manager.stop();
@@ -228,6 +233,10 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
       return (await fetch(`${operatorUrl}/metrics`)).text();
     },
     passes: (n = 2) => reconciles.settled([clusterKey], reconciles.mark(), n),
+    async nodePasses(n = 2) {
+      const keys = (await lab.pods()).map((p) => `${ns}/${p.metadata?.name}`);
+      await nodeReconciles.settled(keys, nodeReconciles.mark(), n);
+    },
     failoverGate,
   };
   return lab;
