@@ -188,9 +188,11 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       const during = await waitCondition(lab, 'FailoverInProgress', 'True', 'OrcFailoverInProgress');
       assert.match(during.message ?? '', new RegExp(`(DeadMaster|DeadMasterAndSomeReplicas) on ${fqdn(ns, 0).replaceAll('.', '\\.')}:3306`));
       await eventually('the FailoverInProgress Event', async () => (await eventReasons(lab)).includes('FailoverInProgress'));
-      // Passes that saw the failover have run: nothing was promoted or made writable under Orchestrator.
+      // Passes that saw the failover have run: the dead master's label is off, nobody else has it,
+      // and nothing was made writable under Orchestrator.
       await lab.passes(2);
-      assert.equal((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname, fqdn(ns, 0));
+      assert.equal((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname, fqdn(ns, 0), 'the failover is still held');
+      assert.deepEqual(masters(await lab.pods()), []);
       for (const i of [1, 2]) assert.equal(await (await lab.nc.root(i)).isReadOnly(), true, `${podName(i)} still read-only`);
       lab.failoverGate.release();
 
@@ -226,7 +228,7 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       assert.equal(condition(cluster.status?.conditions, 'PendingFailoverAck')?.status, 'True');
       assert.match(condition(cluster.status?.conditions, 'PendingFailoverAck')?.message ?? '', new RegExp(`unacknowledged recoveries: ${recovery.Id} `));
       assert.equal((await audit(lab, recovery.Id)).Acknowledged, false, 'not acknowledged while the cluster is not Ready');
-      assert.ok((await eventReasons(lab)).includes('ClusterNotReady'), 'the hold is an Event');
+      await eventually('the ClusterNotReady Event of the hold', async () => (await eventReasons(lab)).includes('ClusterNotReady'));
 
       const [master] = masters(await lab.pods());
       const changes = watch.masterChanges.length;
@@ -244,7 +246,7 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       assert.match(acked.AcknowledgedComment, /^mysql-operator: cluster Ready/);
       // Both to the second: the acknowledgement came no earlier than Ready turned True.
       assert.ok(Date.parse(acked.AcknowledgedAt) >= Date.parse(ready.lastTransitionTime ?? ''), `acknowledged at ${acked.AcknowledgedAt}, Ready since ${ready.lastTransitionTime}`);
-      assert.ok((await eventReasons(lab)).includes('RecoveriesAcknowledged'));
+      await eventually('the RecoveriesAcknowledged Event', async () => (await eventReasons(lab)).includes('RecoveriesAcknowledged'));
       cluster = await lab.cluster();
       assert.equal(nodeCondition(cluster.status?.nodes, fqdn(ns, 0), 'Replicating'), 'True');
       assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
