@@ -249,9 +249,9 @@ export function masters(pods: readonly PodObject[]): string[] {
 
 /**
  * Watches the cluster's pods from now on and records every moment (every pod version the API
- * server sends) at which more than one pod carried role=master, and each change of the set of pods
- * carrying it (`masterChanges`, names joined by commas, '' for none). A watch that fails is
- * recorded too: the test would otherwise not know what it missed.
+ * server sends) at which more than one pod carried role=master, and the pods carrying it
+ * (`masterChanges`: as the watch began, then at each change; names joined by commas, '' for none).
+ * A watch that fails is recorded too: the test would otherwise not know what it missed.
  */
 export async function watchMasters(lab: OrcLab, t: TestContext): Promise<{ violations: string[]; events: number; masterChanges: string[] }> {
   const state = { violations: [] as string[], events: 0, masterChanges: [] as string[] };
