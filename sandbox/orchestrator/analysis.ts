@@ -65,11 +65,15 @@ const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== nul
 /**
  * The alias a live member suggests (DetectClusterAliasQuery), else the name: an old master left
  * alone in its own cluster, dead or restarted, loses the alias to the cluster that carries on (as
- * recorded; Orchestrator skips instances downtimed lost-in-recovery when it registers aliases).
+ * recorded). The real one keeps aliases in a table that follows each promotion and that a failed,
+ * still downtimed master does not update; alone is the state a recovery leaves such a master in,
+ * while one promoted again later (a takeover and back) has replicas and keeps the alias.
  */
 export function clusterAliasOf(all: readonly InstanceState[], clusterName: string, now = new Date()): string {
   const members = all.filter((i) => clusterNameOf(all, i) === clusterName);
-  const live = members.find((i) => i.lastCheckValid && i.suggestedClusterAlias !== '' && !(isDowntimed(i, now) && i.downtime?.reason === LOST_IN_RECOVERY));
+  const [only] = members;
+  if (members.length === 1 && only && isDowntimed(only, now) && only.downtime?.reason === LOST_IN_RECOVERY) return clusterName;
+  const live = members.find((i) => i.lastCheckValid && i.suggestedClusterAlias !== '');
   return live?.suggestedClusterAlias ?? clusterName;
 }
 

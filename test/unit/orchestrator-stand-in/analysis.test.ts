@@ -69,4 +69,7 @@ test('a demoted old master back alone in its own cluster does not take the alias
   assert.equal(clusterAliasOf(all, `${S.host}:3306`, NOW), 'my-db.default');
   // Once its downtime is over it is an ordinary live member again.
   assert.equal(clusterAliasOf([{ ...old, downtime: { ...lost, endsAt: NOW } }, ...all.slice(1)], `${M.host}:3306`, NOW), 'my-db.default');
+  // Promoted again later (a graceful takeover and back), still downtimed but with replicas: the alias followed it.
+  const back = [old, instance(S.host, { master: M, downtime: lost })];
+  assert.equal(clusterAliasOf(back, `${M.host}:3306`, NOW), 'my-db.default');
 });
