@@ -14,8 +14,13 @@ const MAGIC = Buffer.from('k8s\0', 'latin1');
 const root = protobuf.parse(readFileSync(new URL('./k8s-subset.proto', import.meta.url), 'utf8'), { keepCase: true }).root;
 const unknownType = root.lookupType('k8s.Unknown');
 
+/** A message type of k8s-subset.proto, for tests that encode bodies as client-go does. */
+export function protobufType(name: string): protobuf.Type {
+  return root.lookupType(`k8s.${name}`);
+}
+
 /** The kinds whose messages k8s-subset.proto holds, by the name the envelope gives. */
-const DECODABLE_KINDS = new Set(['Namespace', 'Secret', 'ConfigMap', 'ServiceAccount', 'Service', 'DeleteOptions', 'Status']);
+const DECODABLE_KINDS = new Set(['Namespace', 'Secret', 'ConfigMap', 'ServiceAccount', 'Service', 'DeleteOptions']);
 
 /**
  * Fields that are pointers in Go: marshalled only when set, so a zero value on the wire is a
@@ -24,7 +29,7 @@ const DECODABLE_KINDS = new Set(['Namespace', 'Secret', 'ConfigMap', 'ServiceAcc
  */
 const POINTER_FIELDS = new Set([
   'ObjectMeta.deletionGracePeriodSeconds', 'OwnerReference.controller', 'OwnerReference.blockOwnerDeletion',
-  'ListMeta.remainingItemCount', 'DeleteOptions.gracePeriodSeconds', 'DeleteOptions.orphanDependents',
+  'DeleteOptions.gracePeriodSeconds', 'DeleteOptions.orphanDependents',
   'DeleteOptions.propagationPolicy', 'Preconditions.uid', 'Preconditions.resourceVersion',
   'Secret.immutable', 'ConfigMap.immutable', 'ServiceAccount.automountServiceAccountToken',
   'ServiceSpec.ipFamilyPolicy', 'ServiceSpec.allocateLoadBalancerNodePorts', 'ServiceSpec.loadBalancerClass',
@@ -109,24 +114,20 @@ function valueJson(field: protobuf.Field, value: unknown): unknown {
 }
 
 /** The messages whose JSON form is not an object. */
-const SPECIAL_MESSAGES = new Set(['Time', 'MicroTime', 'IntOrString', 'Quantity', 'FieldsV1']);
+const SPECIAL_MESSAGES = new Set(['Time', 'IntOrString', 'FieldsV1']);
 
 function specialJson(type: protobuf.Type, message: Decoded): unknown {
   switch (type.name) {
-    case 'Time':
-    case 'MicroTime': {
+    case 'Time': {
       const seconds = Number(String(message.seconds ?? 0));
       const nanos = Number(message.nanos ?? 0);
       // Go writes the zero time as an empty message: JSON `null`, i.e. unset.
       if (seconds === 0 && nanos === 0) return null;
-      const iso = new Date(seconds * 1000).toISOString().slice(0, 19);
-      if (type.name === 'Time') return `${iso}Z`;
-      return `${iso}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
+      // metav1.Time's JSON form has whole seconds.
+      return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
     }
     case 'IntOrString':
       return Number(String(message.type ?? 0)) === 1 ? (message.strVal ?? '') : (message.intVal ?? 0);
-    case 'Quantity':
-      return message.string ?? '';
     case 'FieldsV1': {
       const raw = message.Raw as Uint8Array | undefined;
       return raw && raw.length ? JSON.parse(Buffer.from(raw).toString('utf8')) : {};

@@ -200,7 +200,7 @@ export class ApiHttpHandler {
       this.requestLog.add({
         time: Date.now(), method, path: info.path, query: Object.fromEntries(info.query), verb: info.verb,
         group: info.isResource ? info.group : undefined, resource: info.resource, subresource: info.subresource,
-        namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'],
+        namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'], contentType: req.headers['content-type'],
       });
     };
     const send = (code: number, body: unknown, extra: Record<string, string | string[]> = {}, indent = false) => {
