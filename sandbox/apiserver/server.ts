@@ -14,6 +14,7 @@ import { bodyMediaType, checkListOptions, checkResourceVersion, checkWriteOption
 import { duplicateFields } from './duplicate-fields.ts';
 import { parse as parseYaml } from 'yaml';
 import { parseLabelSelector } from './selectors.ts';
+import { kubeletEndpoint, logContainer, proxyLogs } from './pod-logs.ts';
 import {
   ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
 } from './status.ts';
@@ -354,7 +355,8 @@ export class ApiHttpHandler {
     }
     const sub = info.subresource;
     const binding = sub === 'binding' && def.resource === 'pods' && def.group === '';
-    if (sub !== undefined && !binding && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
+    const podLog = sub === 'log' && def.resource === 'pods' && def.group === '';
+    if (sub !== undefined && !binding && !podLog && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
       if (def.builtin) throw resourceNotFound();
       throw new TextNotFound();
     }
@@ -375,6 +377,15 @@ export class ApiHttpHandler {
     const opts = this.writeOptions(req, info);
     const warn = (): Record<string, string[]> => (opts.warnings.length ? { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`) } : {});
 
+    if (podLog) {
+      if (info.verb !== 'get') throw methodNotAllowed();
+      const pod = this.svc.get(def, ns, info.name!);
+      const container = logContainer(pod, q.get('container'));
+      const nodes = resources.find('', 'v1', 'nodes')!;
+      const node = pod.spec?.nodeName ? this.svc.list(nodes, undefined, { fieldSelector: `metadata.name=${pod.spec.nodeName}` }).items[0] : undefined;
+      logWatch(await proxyLogs(kubeletEndpoint(pod, node), pod, container, q, res, this.baseHeaders()));
+      return;
+    }
     switch (info.verb) {
       case 'get': {
         checkResourceVersion(q.get('resourceVersion'), 'get', def);

@@ -12,7 +12,7 @@ import { names, podFqdn } from '../../../src/api/names.ts';
 import { ENV, PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { COMMAND_NEEDS, parseCommandLine, type ParsedCommandLine } from '../../../src/sidecar/command-line.ts';
 import { loadConfig, podFilePaths, type SidecarConfig } from '../../../src/sidecar/config.ts';
-import { containerEnv, mountsOf, type SecretsByName } from '../../support/kubelet-env.ts';
+import { containerEnv, mountsOf, type SecretsByName } from '../../../sandbox/kubelet/env.ts';
 import { cluster, render } from '../cluster/builders.ts';
 
 const NAMESPACE = 'prod';
@@ -78,7 +78,7 @@ for (const version of ['5.7', '8.0', 'mariadb-10.11']) {
   const loaded: Loaded[] = all.flatMap((container) => {
     const parsed = parseCommandLine(container.args ?? []);
     if (container.image !== sidecarImage || !parsed.ok) return [];
-    const env = containerEnv(container, pod, secrets);
+    const env = containerEnv(container, pod, { secrets });
     // Records every variable the sidecar looks at.
     const recording = new Proxy(env, {
       get: (target, name) => {

@@ -1,0 +1,121 @@
+// The sandbox kubelet's pure parts: the images table, where overlays go, the pod phase and the
+// status patch (only the kubelet's own conditions), and what a volume is or waits for.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
+import { PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
+import { parseImage, resolveImage, REASON_NO_LOCAL_PROGRAM } from '../../../sandbox/kubelet/images.ts';
+import { overlaysFor, type Mount } from '../../../sandbox/kubelet/launch.ts';
+import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
+import { volumeSource, type VolumeContext } from '../../../sandbox/kubelet/volumes.ts';
+
+const GOLDEN = fileURLToPath(new URL('../../golden/cluster/', import.meta.url));
+
+test('every image the operator renders has a local program', () => {
+  const images = new Set<string>();
+  for (const dir of ['flavours', 'anchor-v0.6.3']) {
+    for (const f of readdirSync(GOLDEN + dir).filter((n) => n.endsWith('statefulset.yaml'))) {
+      const sts = parseAllDocuments(readFileSync(`${GOLDEN}${dir}/${f}`, 'utf8'))[0]!.toJS() as V1StatefulSet;
+      const spec = sts.spec!.template.spec!;
+      for (const c of [...(spec.initContainers ?? []), ...spec.containers]) images.add(c.image!);
+    }
+  }
+  assert.ok(images.size >= 8);
+  for (const image of images) assert.equal(resolveImage(image, [], []).ok, true, image);
+});
+
+test('server images run the entrypoint on mariadbd and say so; the container\'s command replaces the entrypoint', () => {
+  const r = resolveImage('percona@sha256:caab4e854bd75040d07802bf1862bfef1d2b4db0acbc9c4aaf5c21c698fdd393', [], []);
+  assert.ok(r.ok);
+  assert.match(r.argv[1]!, /mysql-entrypoint\.sh$/);
+  assert.equal(r.argv.at(-1), 'mysqld', 'the image default CMD');
+  assert.match(r.description, /local mariadbd\) standing in for percona$/);
+  assert.deepEqual(r.privateDirs, ['/run/mysqld']);
+  const own = resolveImage('docker.io/library/mariadb:10.11.10', ['/bin/true'], ['x']);
+  assert.ok(own.ok);
+  assert.deepEqual(own.argv, ['/bin/true', 'x']);
+});
+
+test('the sidecar and operator images run this checkout; orchestrator falls back to the stand-in, said plainly', () => {
+  const sidecar = resolveImage('docker.io/bitpoke/mysql-operator-sidecar-8.0:v0.6.3', [], ['clone-and-init']);
+  assert.ok(sidecar.ok);
+  assert.deepEqual(sidecar.argv.slice(0, 1), [process.execPath]);
+  assert.match(sidecar.argv[1]!, /src\/sidecar\/main\.ts$/);
+  assert.equal(sidecar.argv[2], 'clone-and-init');
+  const ptKill = resolveImage('mysql-operator-sidecar:latest', [], [PT_KILL_PROGRAM, '--print']);
+  assert.ok(ptKill.ok);
+  assert.deepEqual(ptKill.argv, [PT_KILL_PROGRAM, '--print'], 'pt-kill is the image\'s own program, Debian\'s percona-toolkit here');
+  const orc = resolveImage('docker.io/bitpoke/mysql-operator-orchestrator:v0.6.3', [], [], { path: '/nonexistent' });
+  assert.ok(orc.ok);
+  assert.equal(orc.standIn, true);
+  assert.match(orc.description, /stand-in .*not a real Orchestrator/);
+  assert.deepEqual(orc.argv.slice(-4), ['--listen', '0.0.0.0:3000', '--config', '/etc/orchestrator/orchestrator.conf.json']);
+});
+
+test('an image with no local program gets a waiting reason naming it', () => {
+  const r = resolveImage('quay.io/someone/thing:2', [], []);
+  assert.deepEqual(r, { ok: false, reason: REASON_NO_LOCAL_PROGRAM, message: 'no local program for image quay.io/someone/thing:2 (the sandbox maps images in sandbox/kubelet/images.ts)' });
+  assert.deepEqual(parseImage('localhost:5000/library/mariadb:11'), { name: 'mariadb', repository: 'mariadb', tag: '11' });
+});
+
+test('a missing mount point below the top level gets one overlay over its deepest existing parent', () => {
+  const exists = (p: string) => ['/', '/etc', '/etc/mysql', '/var', '/var/lib'].includes(p);
+  const m = (target: string): Mount => ({ source: '/src', target, readOnly: false, file: false });
+  assert.deepEqual(overlaysFor([m('/etc/mysql'), m('/data'), m('/etc/mysql/a/b'), m('/etc/mysql/c'), m('/var/lib/x')], exists), ['/etc/mysql', '/var/lib']);
+  assert.deepEqual(overlaysFor([m('/etc/new/deep'), m('/etc/mysql/x')], exists), ['/etc'], 'an overlay inside another is dropped');
+});
+
+function rec(name: string, state: ContainerRecord['state'], extra: Partial<ContainerRecord> = {}): ContainerRecord {
+  return { name, image: 'i', state, lastState: undefined, restartCount: 0, ready: false, started: false, containerID: undefined, ...extra };
+}
+
+function runtime(containers: ContainerRecord[], extra: Partial<PodRuntime> = {}): PodRuntime {
+  return { init: [], containers, initialized: true, initFailed: false, podIP: '10.0.0.2', hostIP: '10.0.0.1', startTime: '2026-01-01T00:00:00Z', ...extra };
+}
+
+const done = (exitCode: number): ContainerRecord['state'] => ({ terminated: { exitCode, reason: exitCode ? 'Error' : 'Completed', startedAt: 't', finishedAt: 't' } });
+
+test('the phase follows the restart policy', () => {
+  const pod = (restartPolicy: string): V1Pod => ({ spec: { restartPolicy, containers: [] } });
+  assert.equal(podPhase(pod('Always'), runtime([rec('a', done(0))])), 'Running');
+  assert.equal(podPhase(pod('OnFailure'), runtime([rec('a', done(0))])), 'Succeeded');
+  assert.equal(podPhase(pod('OnFailure'), runtime([rec('a', done(1))])), 'Running');
+  assert.equal(podPhase(pod('Never'), runtime([rec('a', done(0)), rec('b', done(2))])), 'Failed');
+  assert.equal(podPhase(pod('Always'), runtime([rec('a', { waiting: { reason: 'ContainerCreating' } })])), 'Pending');
+  assert.equal(podPhase(pod('Always'), runtime([], { initialized: false })), 'Pending');
+  assert.equal(podPhase(pod('Never'), runtime([], { initialized: false, initFailed: true })), 'Failed');
+});
+
+test('the status patch names only the kubelet\'s conditions and waits for readiness gates', () => {
+  const pod: V1Pod = {
+    spec: { containers: [], readinessGates: [{ conditionType: 'example.com/gate' }] },
+    status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'example.com/gate', status: 'False' }] },
+  };
+  const patch = podStatusPatch(pod, runtime([rec('a', { running: { startedAt: 't' } }, { ready: true, started: true })]));
+  const conditions = patch.conditions as Array<{ type: string; status: string; message: string | null }>;
+  assert.deepEqual(conditions.map((c) => c.type), ['Initialized', 'Ready', 'ContainersReady']);
+  assert.equal(conditions.find((c) => c.type === 'ContainersReady')?.status, 'True');
+  const readyCond = conditions.find((c) => c.type === 'Ready')!;
+  assert.equal(readyCond.status, 'False');
+  assert.equal(readyCond.message, 'the status of pod readiness gate "example.com/gate" is not "True", but False');
+  const gated = { ...pod, status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'example.com/gate', status: 'True' }] } };
+  const ok = (podStatusPatch(gated, runtime([rec('a', { running: { startedAt: 't' } }, { ready: true })])).conditions as typeof conditions).find((c) => c.type === 'Ready')!;
+  assert.deepEqual([ok.status, ok.message], ['True', null], 'a True condition clears an earlier message');
+});
+
+test('volumes: a missing required object waits with the kubelet\'s message, an optional one is empty, an unbound claim uses the work dir', () => {
+  const ctx: VolumeContext = {
+    pod: { metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [] } }, podDir: '/w/pods/u', workDir: '/w', allocatable: {}, serviceAccountToken: '',
+    secrets: new Map([['s', undefined]]), configMaps: new Map([['c', { data: { a: '1' } }]]),
+    claims: new Map([['data', { spec: {} }]]), volumes: new Map(),
+  };
+  assert.deepEqual(volumeSource({ name: 'v', secret: { secretName: 's' } }, ctx), { kind: 'wait', message: 'MountVolume.SetUp failed for volume "v": secret "s" not found' });
+  const optional = volumeSource({ name: 'v', secret: { secretName: 's', optional: true } }, ctx);
+  assert.ok(optional.kind === 'files' && optional.files.size === 0);
+  assert.deepEqual(volumeSource({ name: 'v', configMap: { name: 'c', items: [{ key: 'b', path: 'b' }] } }, ctx), { kind: 'wait', message: 'MountVolume.SetUp failed for volume "v": configmap references non-existent config key: b' });
+  assert.deepEqual(volumeSource({ name: 'd', persistentVolumeClaim: { claimName: 'data' } }, ctx), { kind: 'dir', path: '/w/volumes/ns/data', readOnly: false });
+  assert.deepEqual(volumeSource({ name: 'd', persistentVolumeClaim: { claimName: 'other' } }, ctx), { kind: 'wait', message: 'persistentvolumeclaim "other" not found' });
+});
