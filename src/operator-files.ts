@@ -1,7 +1,9 @@
 // Files generated from what the runtime and the controllers of src/controllers/index.ts declare
 // (`npm run gen` writes them, a test fails when they are stale): the reference of every flag and
-// variable, and the RBAC rules the chart gives the operator.
+// variable, the RBAC rules the chart gives the operator, and the command lines the chart gives
+// Orchestrator's failover hooks.
 import { controllers } from './controllers/index.ts';
+import { hookProcessesConfig } from './controllers/orchestrator/hook-request.ts';
 import type { ControllerDefinition } from './runtime/controller.ts';
 import { permissionSections, settingSections } from './runtime/config.ts';
 import { policyRulesYaml } from './runtime/permissions.ts';
@@ -9,6 +11,13 @@ import { settingsMarkdown } from './runtime/settings.ts';
 
 export const FLAGS_DOC = 'docs/flags.md';
 export const RBAC_RULES = 'chart/rbac/rules.yaml';
+export const FAILOVER_HOOKS = 'chart/files/failover-hooks.json';
+
+/**
+ * What the chart puts in place of these in chart/files/failover-hooks.json: the operator's Service
+ * URL and the mounted secret file are known only when the chart renders.
+ */
+export const FAILOVER_HOOK_PLACEHOLDERS = { operatorUrl: '@OPERATOR_URL@', secretFile: '@SECRET_FILE@' } as const;
 
 function flagsDoc(defs: readonly ControllerDefinition[]): string {
   return `# Flags and variables of the operator
@@ -37,9 +46,14 @@ this list under \`rules:\`. Each rule says which parts need it.
   );
 }
 
+function failoverHooks(): string {
+  return `${JSON.stringify(hookProcessesConfig(FAILOVER_HOOK_PLACEHOLDERS), null, 2)}\n`;
+}
+
 export function operatorFiles(defs: readonly ControllerDefinition[] = controllers): Map<string, string> {
   return new Map([
     [FLAGS_DOC, flagsDoc(defs)],
     [RBAC_RULES, rbacRules(defs)],
+    [FAILOVER_HOOKS, failoverHooks()],
   ]);
 }

@@ -285,6 +285,17 @@ export const ORCHESTRATOR_REASONS = {
 } as const;
 export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
 
+/**
+ * Reasons of the Events the failover hook records on a MysqlCluster, one per Orchestrator hook
+ * process it accepts (src/controllers/orchestrator/hook.ts).
+ */
+export const FAILOVER_HOOK_REASONS = {
+  PreFailover: 'OrchestratorFailoverStarted',
+  PostMasterFailover: 'OrchestratorMasterPromoted',
+  PostGracefulTakeover: 'OrchestratorGracefulTakeover',
+  PostUnsuccessfulFailover: 'OrchestratorFailoverFailed',
+} as const;
+
 // ---------------------------------------------------------------------------------------------
 // Spec enums
 // ---------------------------------------------------------------------------------------------

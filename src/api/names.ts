@@ -40,6 +40,21 @@ export const names = {
   pod: (c: string, ordinal: number) => `${c}-mysql-${ordinal}`,
 } as const;
 
+/**
+ * The cluster an Orchestrator cluster alias (`names.orchestratorAlias`) names, or null when the text
+ * is no such alias. A namespace is a DNS label without dots, a cluster name may hold dots: the
+ * namespace is what follows the last one.
+ */
+export function clusterOfOrchestratorAlias(alias: string): { name: string; namespace: string } | null {
+  const dot = alias.lastIndexOf('.');
+  const name = alias.slice(0, dot);
+  const namespace = alias.slice(dot + 1);
+  const subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+  const label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+  if (dot < 0 || name.length > 253 || namespace.length > 63 || !subdomain.test(name) || !label.test(namespace)) return null;
+  return { name, namespace };
+}
+
 /** `<pod>.mysql.<ns>`: the name Orchestrator and status.nodes know the server by (report-host). */
 export function podFqdn(pod: string, namespace: string): string {
   return `${pod}.${HEADLESS_SERVICE_NAME}.${namespace}`;

@@ -109,6 +109,13 @@ export interface StandInWatch {
   clearHookLog(): void;
 }
 
+export interface StandInLabOptions {
+  /** The cluster alias `DetectClusterAliasQuery` answers (default ALIAS). */
+  alias?: string;
+  /** Commands run after the recorded hook-log.sh in these hook lists (e.g. the operator's failover hook). */
+  extraHooks?: Partial<Record<HookList, string[]>>;
+}
+
 export interface StandInLab extends StandInWatch {
   servers: [MariaDBServer, MariaDBServer, MariaDBServer];
 }
@@ -117,11 +124,11 @@ export interface StandInLab extends StandInWatch {
  * Starts the servers (`pod0` writable, the others replicating from it, one table written) and the
  * stand-in with the recorded config, discovers them and waits until they form one cluster.
  */
-export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string): Promise<StandInLab> {
+export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string, opts: StandInLabOptions = {}): Promise<StandInLab> {
   const servers = await Promise.all([0, 1, 2].map((i) =>
     startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
   await formCluster(servers);
-  return { servers, ...(await watchWithStandIn(t, servers, ALIAS)) };
+  return { servers, ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, { extraHooks: opts.extraHooks })) };
 }
 
 /** The first server the writable master, the others replicating from it, and table app.t with one row. */
@@ -141,20 +148,20 @@ export async function formCluster([master, ...replicas]: readonly MariaDBServer[
  * users of TEST_SYSTEM_USERS) watching running servers that already form one cluster: discovers
  * them and waits until it sees one cluster of all of them. `byReportHost`: instances are known
  * by their report_host (a pod FQDN), as the chart's Orchestrator knows them, through the
- * stand-in's `hosts` table. Hook-log.sh finds its log through variables set in each hook command,
- * so labs can run side by side in one process.
+ * stand-in's `hosts` table. `extraHooks` run after the recorded hook-log.sh. Hook-log.sh finds
+ * its log through variables set in each hook command, so labs can run side by side in one process.
  */
 export async function watchWithStandIn(
   t: NonNullable<StartMariaDBOptions['t']>,
   servers: readonly MariaDBServer[],
   alias: string,
-  opts: { byReportHost?: boolean } = {},
+  opts: { byReportHost?: boolean; extraHooks?: StandInLabOptions['extraHooks'] } = {},
 ): Promise<StandInWatch> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
-  const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, (RECORDED_CONF[h] as string[]).map((cmd) => env + cmd)])));
+  const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])));
   const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
   const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());

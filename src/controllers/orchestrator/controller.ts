@@ -10,6 +10,7 @@ import type { Permission } from '../../runtime/permissions.ts';
 import { operatedSecretCluster, type PassServersOptions, type ResolvePod } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
 import { KINDS } from '../shared/kinds.ts';
+import { failoverHookRoute, logFailoverHookState } from './hook.ts';
 import { FailoverSignals } from './hook-signals.ts';
 import { ORCHESTRATOR_SETTINGS, type OrchestratorControllerOptions } from './options.ts';
 import { ControllerMemory, reconcileOrchestrator } from './reconcile.ts';
@@ -76,5 +77,8 @@ export const orchestratorControllerDefinition: ControllerDefinition<Orchestrator
   name: 'orchestrator',
   settings: ORCHESTRATOR_SETTINGS,
   permissions: ORCHESTRATOR_PERMISSIONS,
-  build: (opts) => orchestratorController(opts),
+  build: (opts) => ({
+    ...orchestratorController(opts, { routes: (signals) => [failoverHookRoute({ options: opts, signals })] }),
+    start: (ctx) => logFailoverHookState(ctx.log, opts),
+  }),
 };

@@ -8,7 +8,7 @@ export interface OrchestratorMetrics {
   failovers: Counter<'outcome'>;
   /** Seconds from a Post* failover hook call to the `role=master` label on the promoted pod. */
   hookToLabelsSeconds: Histogram;
-  /** Calls to the failover hook endpoint, by process and result (`accepted`, `unauthorized`, `invalid`, `unknown-cluster`). */
+  /** Calls to the failover hook endpoint, by process and result (hook-request.ts `HOOK_RESULT`). */
   hookCalls: Counter<'process' | 'result'>;
 }
 

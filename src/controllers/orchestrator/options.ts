@@ -3,8 +3,10 @@
 // no flags for the rest, so they carry this project's names.
 import { defaultsOf, durationSetting, type SettingTable } from '../../runtime/settings.ts';
 import { ORCHESTRATOR_URI_SETTING } from '../cluster/options.ts';
+import { FAILOVER_HOOK_SETTINGS, type FailoverHookOptions } from './hook.ts';
 
-export interface OrchestratorControllerOptions {
+/** The failover hook's secret settings are the controller's: the hook is one of its routes. */
+export interface OrchestratorControllerOptions extends FailoverHookOptions {
   /** Orchestrator's HTTP API. It always has a value: the chart's Orchestrator by default. */
   orchestratorUri: string;
   /** How often each cluster is looked at without a change or a hook call. */
@@ -44,6 +46,7 @@ export const ORCHESTRATOR_SETTINGS: SettingTable<OrchestratorControllerOptions> 
     help: 'how long a deleted cluster waits for an unreachable Orchestrator to forget its servers before it goes anyway',
     default: '5m',
   }),
+  ...FAILOVER_HOOK_SETTINGS,
 };
 
 export const DEFAULT_ORCHESTRATOR_OPTIONS: OrchestratorControllerOptions = defaultsOf(ORCHESTRATOR_SETTINGS);

@@ -1,5 +1,5 @@
 // `node src/main.ts` as a real process: bad flags exit 2 naming the flag, --help exits 0; against an
-// API server it becomes ready, serves metrics, and on SIGTERM releases the Lease and exits 0.
+// API server it becomes ready, serves metrics and the failover hook, and on SIGTERM releases the Lease and exits 0.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { eventually } from '../../support/wait.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
 const TOPOLOGY_PASSWORD = 'Topo-Secret-0815';
+const HOOK_SECRET = 'Hook-Secret-4711';
 
 describe('operator process', () => {
   it('refuses an invalid flag with exit code 2 and a message naming it', () => {
@@ -49,7 +50,7 @@ describe('operator process', () => {
       process.execPath,
       [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
         '--metrics-addr', '127.0.0.1:0', '--identity', 'main-test', '--retry-period', '200ms'],
-      { env: { PATH: process.env['PATH'], ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD }, stdio: ['ignore', 'pipe', 'pipe'] },
+      { env: { PATH: process.env['PATH'], ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD, FAILOVER_HOOK_SECRET: HOOK_SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     let err = '';
@@ -70,6 +71,11 @@ describe('operator process', () => {
     assert.match(metrics, /leader_election_is_leader\{lease="mysql-operator-leader-election"\} 1/);
     assert.match(metrics, /process_cpu_seconds_total/);
     assert.match(metrics, /rest_client_rate_limiter_duration_seconds_count [1-9]/, 'requests went through the rate limiter');
+    // The orchestrator controller serves the failover hook with the secret of FAILOVER_HOOK_SECRET.
+    const hook = (secret: string) => fetch(`http://127.0.0.1:${port}/hooks/orchestrator/failover`, {
+      method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: `process=PreFailover&alias=none.${env.namespace}`,
+    });
+    assert.deepEqual([(await hook('wrong')).status, (await hook(HOOK_SECRET)).status], [401, 404]);
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0, `exit code (stderr: ${err})`);
@@ -79,5 +85,6 @@ describe('operator process', () => {
     assert.ok(!lease.spec?.holderIdentity, 'the Lease was released');
     for (const line of out.split('\n').filter(Boolean)) JSON.parse(line);
     assert.doesNotMatch(out + err, new RegExp(TOPOLOGY_PASSWORD), 'the topology password is never logged');
+    assert.doesNotMatch(out + err, new RegExp(HOOK_SECRET), 'the failover hook secret is never logged');
   });
 });

@@ -17,7 +17,7 @@ import { names, podFqdn } from '../../../src/api/names.ts';
 import { CONF_FILE, MOUNT_PATH } from '../../../src/api/pod-contract.ts';
 import { clusterOptions } from '../../../src/controllers/cluster/options.ts';
 import { renderClientConf } from '../../../src/sidecar/render-pod-files.ts';
-import { containerEnv } from '../../support/kubelet-env.ts';
+import { containerEnv } from '../../../sandbox/kubelet/env.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 import { formCluster, watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
 import { cluster, render, ROOT_SECRET } from '../../unit/cluster/builders.ts';
@@ -62,10 +62,10 @@ async function runPreStop(t: { after(fn: () => unknown): void }, orcUrl: string,
   const mysql = template.spec!.containers.find((c) => c.name === CONTAINER.mysql)!;
   const command = mysql.lifecycle?.preStop?.exec?.command;
   assert.ok(command, 'the mysql container has a preStop exec hook');
-  const env = containerEnv(mysql, pod, {
+  const env = containerEnv(mysql, pod, { secrets: {
     [names.operatedSecret(CLUSTER)]: desired.secretData,
     [ROOT_SECRET.metadata.name]: { ROOT_PASSWORD: 'r00t' },
-  });
+  } });
   // The conf volume as clone-and-init leaves it: the ConfigMap's script copied as is, and
   // client.conf for the operator user pointing at this pod's own mysqld.
   const conf = mkdtempSync(join(tmpdir(), 'pre-stop-conf-'));

@@ -1,0 +1,117 @@
+// The failover hook endpoint: Orchestrator's PreFailover, PostMasterFailover, PostGracefulTakeover
+// and PostUnsuccessfulFailover processes call it (hook-request.ts's `hookCommand`), and the
+// orchestrator controller looks at that cluster at once instead of at its next poll. A call is a
+// push to look, never a source of truth: the signal it records only says "look now" and "a
+// failover runs"; the labels follow Orchestrator's view as polled. docs/failover-hook.md.
+import { readFile } from 'node:fs/promises';
+import { KINDS } from '../shared/kinds.ts';
+import type { ControllerContext, HttpRoute } from '../../runtime/controller.ts';
+import type { Logger } from '../../runtime/logger.ts';
+import { stringSetting, type SettingTable } from '../../runtime/settings.ts';
+import type { FailoverSignals } from './hook-signals.ts';
+import {
+  FAILOVER_HOOK_PATH, HOOK_RESULT, hookEvent, judgeHookCall, secretFromFileText, secretProblem, type HookRequest, type HookResult, type HookSecret,
+} from './hook-request.ts';
+import { orchestratorMetrics } from './metrics.ts';
+
+export interface FailoverHookOptions {
+  /** A file holding the shared secret (a mounted Secret key); read at each call, so a rotation applies at once. */
+  failoverHookSecretFile: string;
+  /** The shared secret itself, for setups without a file. */
+  failoverHookSecret: string;
+}
+
+export const FAILOVER_HOOK_SETTINGS: SettingTable<FailoverHookOptions> = {
+  failoverHookSecretFile: stringSetting({
+    flag: 'failover-hook-secret-file',
+    env: 'FAILOVER_HOOK_SECRET_FILE',
+    help: `file holding the secret Orchestrator's failover hooks send to POST ${FAILOVER_HOOK_PATH} (none: the hook is off)`,
+    default: '',
+  }),
+  failoverHookSecret: stringSetting({
+    flag: 'failover-hook-secret',
+    env: 'FAILOVER_HOOK_SECRET',
+    help: 'the failover hook secret itself, when there is no file; prefer the variable, a flag shows in the process list',
+    default: '',
+    secret: true,
+  }),
+};
+
+const { failoverHookSecretFile: FILE, failoverHookSecret: SECRET } = FAILOVER_HOOK_SETTINGS;
+
+/** The configured secret, or why the hook is off. */
+export async function readHookSecret(o: FailoverHookOptions): Promise<HookSecret> {
+  if (o.failoverHookSecretFile !== '' && o.failoverHookSecret !== '') return { off: `both --${FILE.flag} and ${SECRET.env} are set; give one` };
+  if (o.failoverHookSecretFile !== '') {
+    let text: string;
+    try {
+      text = await readFile(o.failoverHookSecretFile, 'utf8');
+    } catch (err) {
+      return { off: `cannot read --${FILE.flag} ${o.failoverHookSecretFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+    }
+    const secret = secretFromFileText(text);
+    const problem = secretProblem(secret);
+    return problem ? { off: `the secret in --${FILE.flag} ${o.failoverHookSecretFile} ${problem}` } : { secret };
+  }
+  if (o.failoverHookSecret !== '') {
+    const problem = secretProblem(o.failoverHookSecret);
+    return problem ? { off: `${SECRET.env} ${problem}` } : { secret: o.failoverHookSecret };
+  }
+  return { off: `no shared secret is configured (--${FILE.flag} or ${SECRET.env})` };
+}
+
+/** One line when the controller starts: whether the hook takes calls, and if not why. */
+export async function logFailoverHookState(log: Logger, o: FailoverHookOptions): Promise<void> {
+  const secret = await readHookSecret(o);
+  if ('off' in secret) log.warn('failover hook is off: failovers are seen by polling only', { path: FAILOVER_HOOK_PATH, reason: secret.off });
+  else log.info('failover hook is on', { path: FAILOVER_HOOK_PATH });
+}
+
+export interface FailoverHookDeps {
+  options: FailoverHookOptions;
+  /** Shared with the orchestrator controller, which reads and settles them. */
+  signals: FailoverSignals;
+  now?: () => Date;
+}
+
+interface Answer {
+  status: number;
+  result: HookResult;
+  body: unknown;
+}
+
+async function accept(r: HookRequest, ctx: ControllerContext, deps: FailoverHookDeps): Promise<Answer> {
+  const key = `${r.namespace}/${r.name}`;
+  const cluster = (await ctx.informer(KINDS.cluster)).get(r.namespace, r.name);
+  if (!cluster) return { status: 404, result: HOOK_RESULT.unknownCluster, body: `unknown cluster: no MysqlCluster ${key} for the alias '${r.alias}'\n` };
+  deps.signals.record({
+    process: r.process,
+    clusterKey: key,
+    ...(r.failed && { failed: r.failed }),
+    ...(r.successor && { successor: r.successor }),
+    at: (deps.now ?? (() => new Date()))(),
+  });
+  const event = hookEvent(r);
+  if (event.type === 'Warning') ctx.events.warning(cluster, event.reason, event.message);
+  else ctx.events.normal(cluster, event.reason, event.message);
+  ctx.enqueue(key);
+  ctx.log.info('failover hook call', { cluster: r.name, namespace: r.namespace, process: r.process, failed: r.failed, successor: r.successor });
+  return { status: 202, result: HOOK_RESULT.accepted, body: { cluster: key, process: r.process } };
+}
+
+/** `POST /hooks/orchestrator/failover`, for the orchestrator controller's `routes`. */
+export function failoverHookRoute(deps: FailoverHookDeps): HttpRoute {
+  return {
+    method: 'POST',
+    path: FAILOVER_HOOK_PATH,
+    async handle(req, ctx) {
+      const verdict = judgeHookCall({ secret: await readHookSecret(deps.options), authorization: req.headers['authorization'], body: req.body });
+      const process = verdict.kind === 'accept' ? verdict.request.process : verdict.process;
+      const answer: Answer =
+        verdict.kind === 'accept' ? await accept(verdict.request, ctx, deps) : { status: verdict.status, result: verdict.result, body: `${verdict.message}\n` };
+      orchestratorMetrics(ctx.registry).hookCalls.inc({ process, result: answer.result });
+      if (answer.result !== HOOK_RESULT.accepted) ctx.log.warn('failover hook call refused', { process, result: answer.result, answer: answer.body });
+      return { status: answer.status, body: answer.body };
+    },
+  };
+}

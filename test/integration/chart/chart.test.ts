@@ -1,0 +1,262 @@
+// The Helm chart as the real helm renders it: lint and template pass for the default values and
+// for a values file turning every option on; every manifest validates against the Kubernetes
+// OpenAPI schema (kubernetes-models, Kubernetes 1.36); bad values are refused naming the value;
+// the CRDs are the generated ones; Orchestrator's config holds COMPAT.md's keys and the failover
+// hooks of hook-request.ts wired to the operator; the operator's args and env are flags it takes;
+// the RBAC rules are the generated ones. docs/chart.md.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { V1ConfigMap, V1Container, V1Deployment, V1EnvVar, V1Role, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { parse, parseAllDocuments } from 'yaml';
+import { controllers } from '../../../src/controllers/index.ts';
+import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
+import { hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-request.ts';
+import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';
+import { policyRules } from '../../../src/runtime/permissions.ts';
+import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { ALL_ON, CHART, HELM, only, render, renderError, REPO, run, type RenderOptions } from './helm.ts';
+
+type Obj = KubeObject & Record<string, any>;
+
+const VARIANTS: Record<string, RenderOptions> = { 'default values': {}, 'every option on': { values: [ALL_ON] } };
+const GENERATED_RULES = policyRules(permissionSections(controllers)).map(({ neededBy: _n, ...rule }) => rule);
+
+/** The kubernetes-models class of a manifest (the OpenAPI schema of its kind), or undefined. */
+async function modelOf(o: KubeObject): Promise<(new (data: unknown) => { validate(): void }) | undefined> {
+  const [group, version] = o.apiVersion!.includes('/') ? o.apiVersion!.split('/') : ['', o.apiVersion!];
+  try {
+    const mod = (await import(`kubernetes-models/${group ? `${group}/` : ''}${version}/${o.kind}`)) as Record<string, never>;
+    return mod[o.kind!];
+  } catch {
+    return undefined;
+  }
+}
+
+const operatorDeployment = (docs: KubeObject[]) => only<V1Deployment>(docs, 'Deployment');
+const operatorContainer = (docs: KubeObject[]) => operatorDeployment(docs).spec!.template.spec!.containers[0]!;
+const orchestratorSet = (docs: KubeObject[]) => only<V1StatefulSet>(docs, 'StatefulSet');
+const orchestratorConfig = (docs: KubeObject[]) =>
+  JSON.parse(only<V1ConfigMap>(docs, 'ConfigMap').data!['orchestrator.conf.json']!) as Record<string, unknown>;
+
+/** The value of `--name=value` among `args`. */
+function flag(args: readonly string[], name: string): string | undefined {
+  return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/** The Service whose selector picks the pods of `template`. */
+function serviceFor(docs: KubeObject[], podLabels: Record<string, string>): V1Service & KubeObject {
+  return only<V1Service & KubeObject>(docs, 'Service', (s) => {
+    const sel = (s as V1Service).spec?.selector ?? {};
+    return (s as V1Service).spec?.clusterIP !== 'None' && Object.entries(sel).every(([k, v]) => podLabels[k] === v);
+  });
+}
+
+function mountPath(c: V1Container, volume: string): string {
+  const m = c.volumeMounts?.find((v) => v.name === volume);
+  assert.ok(m, `${c.name} mounts ${volume}`);
+  return m.mountPath;
+}
+
+for (const [name, opts] of Object.entries(VARIANTS)) {
+  describe(`the chart with ${name}`, () => {
+    it('passes helm lint --strict', () => {
+      const r = run(HELM, ['lint', '--strict', CHART, ...(opts.values ?? []).flatMap((f) => ['-f', f])]);
+      assert.equal(r.status, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+    });
+
+    it('renders manifests that each validate against the Kubernetes OpenAPI schema', async (t) => {
+      const docs = render({ ...opts, includeCrds: true });
+      assert.ok(docs.length > 10);
+      const notInOpenApi = new Set<string>();
+      for (const doc of docs) {
+        const Model = await modelOf(doc);
+        if (!Model) {
+          notInOpenApi.add(`${doc.apiVersion} ${doc.kind}`);
+          continue;
+        }
+        assert.doesNotThrow(() => new Model(doc).validate(), `${doc.kind} ${doc.metadata?.name}`);
+      }
+      // prometheus-operator's kind is no part of Kubernetes' OpenAPI; its CRD is not installed here.
+      assert.deepEqual([...notInOpenApi].filter((k) => !k.startsWith('monitoring.coreos.com/')), []);
+      if (notInOpenApi.size > 0) t.diagnostic(`not in Kubernetes' OpenAPI, not validated: ${[...notInOpenApi].join(', ')}`);
+    });
+
+    it('runs the operator as a non-root Deployment with probes on its HTTP port, and every arg and variable is one it takes', () => {
+      const docs = render(opts);
+      const deploy = operatorDeployment(docs);
+      const pod = deploy.spec!.template.spec!;
+      const c = operatorContainer(docs);
+      assert.equal(pod.securityContext?.runAsNonRoot, true);
+      assert.equal(c.securityContext?.allowPrivilegeEscalation, false);
+      assert.equal(c.command, undefined, "the image's entrypoint starts the operator (the sandbox plays it the same way)");
+      const port = c.ports!.find((p) => p.name === 'http')!;
+      assert.equal(flag(c.args!, 'metrics-addr'), `:${port.containerPort}`);
+      assert.deepEqual([c.livenessProbe?.httpGet?.path, c.livenessProbe?.httpGet?.port], ['/healthz', 'http']);
+      assert.deepEqual([c.readinessProbe?.httpGet?.path, c.readinessProbe?.httpGet?.port], ['/readyz', 'http']);
+      assert.equal(pod.serviceAccountName, only<Obj>(docs, 'ServiceAccount').metadata!.name);
+      // What the kubelet would give: downward API values and the Secrets' keys.
+      const env: Record<string, string> = {};
+      for (const e of c.env as V1EnvVar[]) env[e.name] = e.value ?? (e.valueFrom?.fieldRef ? 'from-the-pod' : 'from-a-secret');
+      const loaded = loadConfig(c.args!, env, controllers);
+      assert.equal(loaded.runtime.leaderElect, true);
+      assert.equal(loaded.runtime.leaderElectionNamespace, 'mysql-operator');
+      assert.equal(loaded.runtime.identity, 'from-the-pod');
+      const svc = serviceFor(docs, deploy.spec!.template.metadata!.labels!);
+      assert.equal(svc.spec!.ports![0]!.targetPort, 'http');
+    });
+
+    it("gives Orchestrator COMPAT.md's keys, raft across its replicas, and hooks that call the operator's Service with the shared secret", () => {
+      const ns = 'mysql-operator';
+      const docs = render(opts);
+      const conf = orchestratorConfig(docs);
+      assert.equal(conf['MySQLHostnameResolveMethod'], '@@report_host');
+      assert.equal(conf['HostnameResolveMethod'], 'none');
+      assert.match(String(conf['DetectClusterAliasQuery']), /@@hostname.*@@report_host/);
+      assert.match(String(conf['SlaveLagQuery']), /FROM sys_operator\.heartbeat/);
+      assert.deepEqual(conf['RecoverMasterClusterFilters'], ['.*']);
+      for (const key of ['ApplyMySQLPromotionAfterMasterFailover', 'FailMasterPromotionIfSQLThreadNotUpToDate', 'DetachLostReplicasAfterMasterFailover', 'DiscoverByShowSlaveHosts']) {
+        assert.equal(conf[key], true, key);
+      }
+      assert.ok(conf['ReplicationCredentialsQuery'], 'MariaDB needs it (FIELD-NOTES.md)');
+      assert.equal(conf['ProcessesShellCommand'], 'sh');
+
+      const sts = orchestratorSet(docs);
+      const headless = only<V1Service & KubeObject>(docs, 'Service', (s) => s.metadata!.name === sts.spec!.serviceName);
+      assert.equal(headless.spec!.clusterIP, 'None');
+      assert.equal(headless.spec!.publishNotReadyAddresses, true);
+      const members = Array.from({ length: sts.spec!.replicas! }, (_, i) => `${sts.metadata!.name}-${i}.${headless.metadata!.name}.${ns}`);
+      assert.deepEqual(conf['RaftNodes'], members);
+      assert.equal(conf['RaftEnabled'], true);
+      assert.equal(conf['RaftAdvertise'], `@POD_NAME@.${headless.metadata!.name}.${ns}`);
+
+      // The hooks: hook-request.ts's lines for the operator's Service and the file the Secret is mounted at.
+      const deploy = operatorDeployment(docs);
+      const operatorSvc = serviceFor(docs, deploy.spec!.template.metadata!.labels!);
+      const orc = sts.spec!.template.spec!.containers[0]!;
+      const orcVolume = sts.spec!.template.spec!.volumes!.find((v) => v.name === 'failover-hook')!;
+      const opVolume = deploy.spec!.template.spec!.volumes!.find((v) => v.name === 'failover-hook')!;
+      assert.equal(orcVolume.secret!.secretName, opVolume.secret!.secretName, 'both pods mount the one shared secret');
+      const expected = hookProcessesConfig({
+        operatorUrl: `http://${operatorSvc.metadata!.name}.${ns}:${operatorSvc.spec!.ports![0]!.port}`,
+        secretFile: `${mountPath(orc, 'failover-hook')}/secret`,
+      });
+      for (const [key, lines] of Object.entries(expected)) {
+        assert.deepEqual((conf[key] as string[]).slice(-lines.length), lines, key);
+      }
+      assert.equal(flag(operatorContainer(docs).args!, 'failover-hook-secret-file'), `${mountPath(operatorContainer(docs), 'failover-hook')}/secret`);
+      // The pods' checksum annotation makes Orchestrator restart when its config changes.
+      assert.match(sts.spec!.template.metadata!.annotations!['checksum/config']!, /^[0-9a-f]{64}$/);
+    });
+
+    it('gives the operator exactly the generated RBAC rules', () => {
+      const docs = render(opts);
+      const roles = docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role') as (V1Role & KubeObject)[];
+      const main = roles.find((r) => !r.metadata!.name!.endsWith('-leader-election'))!;
+      assert.deepEqual(main.rules, GENERATED_RULES);
+      assert.deepEqual(main.rules, parse(readFileSync(`${CHART}/rbac/rules.yaml`, 'utf8')));
+      const binding = only<Obj>(docs, main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', (b) => (b as Obj).roleRef.name === main.metadata!.name);
+      assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: operatorDeployment(docs).spec!.template.spec!.serviceAccountName, namespace: 'mysql-operator' }]);
+    });
+  });
+}
+
+describe('the chart, further', () => {
+  it('installs the generated CRDs: chart/crds is a link to crds/, and helm renders exactly those files', () => {
+    assert.equal(readlinkSync(`${CHART}/crds`), '../crds');
+    const files = readdirSync(`${REPO}crds`).filter((f) => f.endsWith('.yaml')).sort();
+    const fromFiles = files.flatMap((f) => parseAllDocuments(readFileSync(`${REPO}crds/${f}`, 'utf8')).map((d) => d.toJS()));
+    const rendered = render({ includeCrds: true }).filter((d) => d.kind === 'CustomResourceDefinition');
+    assert.deepEqual(rendered, fromFiles);
+    assert.equal(rendered.length, 4);
+  });
+
+  it('refuses bad values with a message naming the value', () => {
+    const cases: [string, string][] = [
+      ['replicaCount=three', "at '/replicaCount': got string, want integer"],
+      ['image.repository=', "at '/image/repository'"],
+      ['orchestrator.replicas=0', "at '/orchestrator/replicas'"],
+      ['orchestrator.service.port=http', "at '/orchestrator/service/port': got string, want integer"],
+      ['orchestrator.config.InstancePollSeconds=fast', "at '/orchestrator/config/InstancePollSeconds': got string, want integer"],
+      ['orchestrator.persistence.size=big', "at '/orchestrator/persistence/size'"],
+      ['podDisruptionBudget.maxUnavailable=most', "at '/podDisruptionBudget/maxUnavailable'"],
+      ['extraArgs={workers=8}', "at '/extraArgs/0'"],
+      ['gracefulShutdown.enabled=sometimes', "at '/gracefulShutdown/enabled': got string, want boolean"],
+    ];
+    for (const [set, message] of cases) {
+      const err = renderError({ set: [set] });
+      assert.ok(err, `${set} is refused`);
+      assert.ok(err.includes(message), `${set}: ${err}`);
+    }
+  });
+
+  it("keeps the hooks and raft keys the chart manages, and the user's own hook lines before the chart's", () => {
+    const conf = orchestratorConfig(render({ values: [ALL_ON], set: ['orchestrator.config.ListenAddress=:9999', 'orchestrator.config.RaftEnabled=false'] }));
+    assert.equal(conf['ListenAddress'], ':3000');
+    assert.equal(conf['RaftEnabled'], true);
+    assert.equal(conf['InstancePollSeconds'], 2);
+    const lines = conf['PostMasterFailoverProcesses'] as string[];
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^echo 'promoted/);
+    assert.match(lines[1]!, /\/hooks\/orchestrator\/failover' \|\| true$/);
+  });
+
+  it('uses InstancePollSeconds 1 by default (FIELD-NOTES.md: a dead master is seen about a second sooner than with 5)', () => {
+    assert.equal(orchestratorConfig(render())['InstancePollSeconds'], 1);
+  });
+
+  it("Orchestrator's init script writes the member's own config and a credentials file only its user reads", () => {
+    const docs = render({ namespace: 'ops' });
+    const cm = only<V1ConfigMap>(docs, 'ConfigMap');
+    const init = orchestratorSet(docs).spec!.template.spec!.initContainers![0]!;
+    const templates = mountPath(init, 'templates');
+    const conf = mountPath(init, 'conf');
+    const dir = mkdtempSync(join(tmpdir(), 'chart-orc-'));
+    try {
+      // The container paths, moved under a temporary directory.
+      const script = cm.data!['render-config.sh']!.replaceAll(templates, `${dir}/templates`).replaceAll(conf, `${dir}/conf`);
+      for (const sub of ['templates', 'conf']) execFileSync('mkdir', ['-p', `${dir}/${sub}`]);
+      writeFileSync(`${dir}/templates/orchestrator.conf.json`, cm.data!['orchestrator.conf.json']!);
+      writeFileSync(`${dir}/render-config.sh`, script);
+      execFileSync('sh', [`${dir}/render-config.sh`], {
+        env: { PATH: process.env.PATH, POD_NAME: 'mysql-operator-orc-1', POD_IP: '10.1.2.3', ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'p%s"w' },
+      });
+      const rendered = JSON.parse(readFileSync(`${dir}/conf/orchestrator.conf.json`, 'utf8')) as Record<string, unknown>;
+      assert.equal(rendered['RaftBind'], '10.1.2.3');
+      assert.equal(rendered['RaftAdvertise'], 'mysql-operator-orc-1.mysql-operator-orc.ops');
+      assert.ok((rendered['RaftNodes'] as string[]).includes(rendered['RaftAdvertise'] as string));
+      assert.equal(rendered['HTTPAdvertise'], 'http://mysql-operator-orc-1.mysql-operator-orc.ops:3000');
+      assert.equal(readFileSync(`${dir}/conf/orc-topology.cnf`, 'utf8'), '[client]\nuser=orchestrator\npassword=p%s"w\n');
+      assert.equal(statSync(`${dir}/conf/orc-topology.cnf`).mode & 0o777, 0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("defaults to the operator's own defaults where the anchor had them (adopted clusters keep their pods) and to npm start's node flags", () => {
+    const args = operatorContainer(render()).args!;
+    assert.equal(flag(args, 'sidecar-image'), DEFAULT_CLUSTER_OPTIONS.sidecarImage57);
+    assert.equal(flag(args, 'sidecar-mysql8-image'), DEFAULT_CLUSTER_OPTIONS.sidecarImage80);
+    assert.equal(flag(args, 'metrics-exporter-image'), DEFAULT_CLUSTER_OPTIONS.metricsExporterImage);
+    assert.equal(flag(args, 'orchestrator-uri'), 'http://mysql-operator.mysql-operator/api');
+    const start = (JSON.parse(readFileSync(`${REPO}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts['start']!;
+    const nodeFlags = start.split(' ').filter((w) => w.startsWith('--')).join(' ');
+    const nodeOptions = (operatorContainer(render()).env as V1EnvVar[]).find((e) => e.name === 'NODE_OPTIONS')!.value;
+    assert.equal(nodeOptions, nodeFlags);
+  });
+
+  it('with watchNamespace: a Role there with the generated rules, and the Lease rules in the release namespace', () => {
+    const docs = render({ set: ['watchNamespace=databases'] });
+    const roles = docs.filter((d) => d.kind === 'Role') as (V1Role & KubeObject)[];
+    assert.deepEqual(docs.filter((d) => d.kind === 'ClusterRole'), []);
+    const watched = roles.find((r) => r.metadata!.namespace === 'databases')!;
+    assert.deepEqual(watched.rules, GENERATED_RULES);
+    const lease = roles.find((r) => r.metadata!.namespace === undefined)!;
+    assert.deepEqual(lease.rules, GENERATED_RULES.filter((r) => r.apiGroups.includes('coordination.k8s.io')));
+    assert.equal(flag(operatorContainer(docs).args!, 'namespace'), 'databases');
+  });
+});
