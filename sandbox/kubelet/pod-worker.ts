@@ -35,6 +35,8 @@ export interface WorkerContext {
   /** How often configMap/secret volumes are compared with their objects. */
   volumeSyncMs: number;
   serviceAccountToken: string;
+  /** The `kubernetes` Service's variables (env.ts apiServerEnv). */
+  apiServerEnv: Readonly<Record<string, string>>;
   onChange: (worker: PodWorker) => void;
 }
 
@@ -315,7 +317,7 @@ export class PodWorker {
     // A host-network pod shares the node's UTS namespace, so its hostname is the node's.
     const hostNet = this.pod.spec?.hostNetwork === true;
     const hostname = hostNet ? osHostname() : podHostname(this.pod);
-    env = { PATH: HOST_PATH, HOSTNAME: hostname, ...env };
+    env = { PATH: HOST_PATH, HOSTNAME: hostname, ...this.#ctx.apiServerEnv, ...env };
     const image = resolveImage(spec.image ?? '', expandArgs(spec.command, env), expandArgs(spec.args, env), this.#ctx.images);
     if (!image.ok) {
       rec.state = { waiting: { reason: image.reason, message: image.message } };
