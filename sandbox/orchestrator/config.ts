@@ -70,6 +70,20 @@ export function parseConfig(text: string): StandInConfig {
   return cfg;
 }
 
+/**
+ * `MySQLTopologyCredentialsConfigFile` (a `[client]` file with user= and password=, as the chart
+ * renders it so the password is in no config file) filled into MySQLTopologyUser/Password, which
+ * Orchestrator reads from that file when the config names it.
+ */
+export function withCredentialsFile(text: string, read: (path: string) => string): string {
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  const file = raw.MySQLTopologyCredentialsConfigFile;
+  if (typeof file !== 'string' || file === '') return text;
+  const ini = read(file);
+  const value = (key: string): string | undefined => new RegExp(`^\\s*${key}\\s*=\\s*(.*?)\\s*$`, 'm').exec(ini)?.[1];
+  return JSON.stringify({ ...raw, MySQLTopologyUser: value('user') ?? '', MySQLTopologyPassword: value('password') ?? '' });
+}
+
 /** RecoverMasterClusterFilters: "*" or a regular expression matched against the cluster name or alias. */
 export function autoRecovers(cfg: StandInConfig, clusterName: string, alias: string): boolean {
   return cfg.recoverMasterClusterFilters.some((f) => f === '*' || new RegExp(f).test(clusterName) || new RegExp(f).test(alias));
