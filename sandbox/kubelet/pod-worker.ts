@@ -57,6 +57,14 @@ function record(c: V1Container): ContainerRecord {
   return { name: c.name, image: c.image ?? '', state: { waiting: { reason: 'PodInitializing' } }, lastState: undefined, restartCount: 0, ready: false, started: false, containerID: undefined };
 }
 
+function hostRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pod's hostname as the kubelet sets it (spec.hostname, else the pod name; at most 63 characters). */
 export function podHostname(pod: V1Pod): string {
   return (pod.spec?.hostname || pod.metadata?.name || '').slice(0, 63);
@@ -339,7 +347,7 @@ export class PodWorker {
         workingDir: spec.workingDir,
         scratch,
         argv: image.argv,
-      }, existsSync);
+      }, existsSync, hostRealpath);
     } catch (e) {
       return this.#cannotStart(rec, 'CreateContainerError', (e as Error).message);
     }
