@@ -2,7 +2,7 @@
 // and a clear error naming the key it cannot use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { autoRecovers, parseConfig } from '../../../sandbox/orchestrator/config.ts';
+import { autoRecovers, parseConfig, withCredentialsFile } from '../../../sandbox/orchestrator/config.ts';
 
 const MINIMAL = { MySQLTopologyUser: 'orc', ReplicationCredentialsQuery: "SELECT 'repl', 'pw'" };
 const parse = (over: Record<string, unknown>) => parseConfig(JSON.stringify({ ...MINIMAL, ...over }));
@@ -40,4 +40,12 @@ test('RecoverMasterClusterFilters match the cluster name or alias; none means no
   assert.equal(autoRecovers(parse({ RecoverMasterClusterFilters: ['^my-db\\.'] }), 'h:3306', 'my-db.default'), true);
   assert.equal(autoRecovers(parse({ RecoverMasterClusterFilters: ['other'] }), 'h:3306', 'my-db.default'), false);
   assert.equal(autoRecovers(parse({}), 'h:3306', 'my-db.default'), false);
+});
+
+test('the chart\'s MySQLTopologyCredentialsConfigFile gives the topology user and password', () => {
+  const text = JSON.stringify({ MySQLTopologyCredentialsConfigFile: '/etc/orchestrator/orc-topology.cnf', ReplicationCredentialsQuery: "SELECT 'repl', 'pw'" });
+  const files: Record<string, string> = { '/etc/orchestrator/orc-topology.cnf': '[client]\nuser=orchestrator\npassword=s3cr=t\n' };
+  const cfg = parseConfig(withCredentialsFile(text, (path) => files[path]!));
+  assert.deepEqual([cfg.topologyUser, cfg.topologyPassword], ['orchestrator', 's3cr=t']);
+  assert.equal(withCredentialsFile(JSON.stringify(MINIMAL), () => { throw new Error('no file is read'); }), JSON.stringify(MINIMAL));
 });
