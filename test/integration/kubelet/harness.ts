@@ -60,6 +60,7 @@ export async function kubeletEnv(t: TestContext, opts: { backoff?: { baseMs: num
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    // KUBELET_TEST_DEBUG=1: the pods' status and every container log, to see why a wait timed out.
     if (process.env.KUBELET_TEST_DEBUG) {
       const pods = await client.list<V1Pod & { metadata: { name: string } }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: env.namespace });
       for (const p of pods.items) console.error(p.metadata?.name, JSON.stringify(p.status));

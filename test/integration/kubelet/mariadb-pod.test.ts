@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -89,6 +89,7 @@ test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and expo
   try {
     const info = await node.serverInfo();
     assert.match(info.version, /MariaDB/i, 'the local mariadbd plays the MariaDB image');
+    assert.equal(info.hostname, podName, '@@hostname is the pod\'s (Orchestrator derives the cluster alias from it)');
     await node.markConfigured();
   } finally {
     await node.close();
@@ -101,6 +102,14 @@ test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and expo
   assert.deepEqual(ready.status?.containerStatuses?.map((s) => [s.name, s.ready, s.restartCount]).sort(), [
     [CONTAINER.metricsExporter, true, 0], [CONTAINER.mysql, true, 0], [CONTAINER.heartbeat, true, 0], [CONTAINER.sidecar, true, 0],
   ].sort());
+  // No secret value in any container log (the entrypoint's password handling, the sidecar's).
+  const secrets = [ROOT_PASSWORD, ...Object.entries(desired.secretData).filter(([k]) => k.endsWith('PASSWORD')).map(([, v]) => v)];
+  const logs = readdirSync(join(workDir, 'pods'), { recursive: true, encoding: 'utf8' }).filter((f) => f.includes('/logs/') && f.endsWith('.log'));
+  assert.ok(logs.length >= 5, `every container has a log: ${logs.join(', ')}`);
+  for (const f of logs) {
+    const text = readFileSync(join(workDir, 'pods', f), 'utf8');
+    for (const v of secrets) assert.equal(text.includes(v), false, `${f} holds the secret value ${v}`);
+  }
   const events = await client.list({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns });
   const started = events.items.map((e) => String((e as { message?: string }).message)).filter((m) => m.startsWith(`Started container ${CONTAINER.mysql}:`));
   assert.match(started[0] ?? '', /runs as MariaDB .* \(local mariadbd\) standing in for mariadb:10\.11\.10/, 'an Event says which flavour ran');
