@@ -87,3 +87,43 @@ upgrades; `helm template` has no cluster, so it renders a new one), else a rando
 {{- randAlphaNum .length }}
 {{- end }}
 {{- end }}
+
+{{/* The failover hook Secret as a volume, the same in the operator's and Orchestrator's pods. */}}
+{{- define "mysql-operator.failoverHookVolume" -}}
+- name: failover-hook
+  secret:
+    secretName: {{ include "mysql-operator.failoverHookSecretName" . }}
+    items:
+      - key: secret
+        path: secret
+{{- end }}
+
+{{/* Orchestrator's MySQL account from its Secret (the anchor's keys), for the operator and Orchestrator. */}}
+{{- define "orchestrator.topologyEnv" -}}
+- name: ORC_TOPOLOGY_USER
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "orchestrator.secretName" . }}
+      key: TOPOLOGY_USER
+- name: ORC_TOPOLOGY_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "orchestrator.secretName" . }}
+      key: TOPOLOGY_PASSWORD
+{{- end }}
+
+{{/* Scheduling of a pod from {nodeSelector, affinity, tolerations}. */}}
+{{- define "mysql-operator.scheduling" -}}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}

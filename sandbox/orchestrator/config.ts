@@ -40,7 +40,24 @@ function stringList(raw: Record<string, unknown>, name: string): string[] {
   return v;
 }
 
-export function parseConfig(text: string): StandInConfig {
+/** `user` and `password` of the `[client]` section of a MySQL option file (MySQLTopologyCredentialsConfigFile). */
+function clientCredentials(text: string): { user: string; password: string } {
+  let section = '';
+  const found: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const header = /^\s*\[(.+)\]\s*$/.exec(line);
+    if (header) section = header[1]!;
+    const kv = /^\s*(user|password)\s*=\s*(.*?)\s*$/.exec(line);
+    if (kv && section === 'client') found[kv[1]!] = kv[2]!;
+  }
+  return { user: found['user'] ?? '', password: found['password'] ?? '' };
+}
+
+/**
+ * The config of `text`; `readFile` reads the MySQLTopologyCredentialsConfigFile it names (the
+ * chart's way: the password stays out of the JSON), used when MySQLTopologyUser is not given.
+ */
+export function parseConfig(text: string, readFile?: (path: string) => string): StandInConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -62,26 +79,18 @@ export function parseConfig(text: string): StandInConfig {
     recoverMasterClusterFilters: stringList(r, 'RecoverMasterClusterFilters'),
     hooks: Object.fromEntries(HOOK_LISTS.map((h) => [h, stringList(r, h)])) as Record<HookList, string[]>,
   };
-  if (cfg.topologyUser === '') throw new Error('orchestrator config: MySQLTopologyUser is required');
+  const credentialsFile = field(r, 'MySQLTopologyCredentialsConfigFile', 'string', '');
+  if (cfg.topologyUser === '' && credentialsFile !== '' && readFile) {
+    const { user, password } = clientCredentials(readFile(credentialsFile));
+    cfg.topologyUser = user;
+    cfg.topologyPassword = password;
+  }
+  if (cfg.topologyUser === '') throw new Error('orchestrator config: MySQLTopologyUser is required (or a MySQLTopologyCredentialsConfigFile with a [client] user)');
   if (!(cfg.instancePollSeconds > 0)) throw new Error('orchestrator config: InstancePollSeconds must be positive');
   if (cfg.replicationCredentialsQuery === '') {
     throw new Error('orchestrator config: ReplicationCredentialsQuery is required (MariaDB has no mysql.slave_master_info to read them from)');
   }
   return cfg;
-}
-
-/**
- * `MySQLTopologyCredentialsConfigFile` (a `[client]` file with user= and password=, as the chart
- * renders it so the password is in no config file) filled into MySQLTopologyUser/Password, which
- * Orchestrator reads from that file when the config names it.
- */
-export function withCredentialsFile(text: string, read: (path: string) => string): string {
-  const raw = JSON.parse(text) as Record<string, unknown>;
-  const file = raw.MySQLTopologyCredentialsConfigFile;
-  if (typeof file !== 'string' || file === '') return text;
-  const ini = read(file);
-  const value = (key: string): string | undefined => new RegExp(`^\\s*${key}\\s*=\\s*(.*?)\\s*$`, 'm').exec(ini)?.[1];
-  return JSON.stringify({ ...raw, MySQLTopologyUser: value('user') ?? '', MySQLTopologyPassword: value('password') ?? '' });
 }
 
 /** RecoverMasterClusterFilters: "*" or a regular expression matched against the cluster name or alias. */

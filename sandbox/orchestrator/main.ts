@@ -2,7 +2,7 @@
 //   node sandbox/orchestrator/main.ts --listen 127.0.0.1:0 --config <orchestrator.conf.json>
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parseConfig, withCredentialsFile } from './config.ts';
+import { parseConfig } from './config.ts';
 import { startOrchestratorStandIn } from './index.ts';
 
 const { values } = parseArgs({ options: { listen: { type: 'string', default: '127.0.0.1:3000' }, config: { type: 'string' } } });
@@ -15,7 +15,7 @@ if (!m) {
   process.stderr.write(`orchestrator stand-in: --listen must be host:port, got ${values.listen}\n`);
   process.exit(2);
 }
-const standIn = await startOrchestratorStandIn({ config: parseConfig(withCredentialsFile(readFileSync(values.config, 'utf8'), (path) => readFileSync(path, 'utf8'))), host: m[1], port: Number(m[2]) });
+const standIn = await startOrchestratorStandIn({ config: parseConfig(readFileSync(values.config, 'utf8'), (path) => readFileSync(path, 'utf8')), host: m[1], port: Number(m[2]) });
 process.stdout.write(`${JSON.stringify({ msg: 'Orchestrator stand-in listening (not a real Orchestrator)', url: standIn.url })}\n`);
 const shutdown = (): void => { void standIn.stop().then(() => process.exit(0)); };
 process.on('SIGTERM', shutdown);

@@ -18,6 +18,7 @@ import { hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-
 import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';
 import { policyRules } from '../../../src/runtime/permissions.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import { parseConfig } from '../../../sandbox/orchestrator/config.ts';
 import { ALL_ON, CHART, HELM, only, render, renderError, REPO, run, type RenderOptions } from './helm.ts';
 
 type Obj = KubeObject & Record<string, any>;
@@ -159,7 +160,7 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       const main = roles.find((r) => !r.metadata!.name!.endsWith('-leader-election'))!;
       assert.deepEqual(main.rules, GENERATED_RULES);
       assert.deepEqual(main.rules, parse(readFileSync(`${CHART}/rbac/rules.yaml`, 'utf8')));
-      const binding = only<Obj>(docs, main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', (b) => (b as Obj).roleRef.name === main.metadata!.name);
+      const binding = only<Obj>(docs, main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', (b) => (b as Obj)['roleRef'].name === main.metadata!.name);
       assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: operatorDeployment(docs).spec!.template.spec!.serviceAccountName, namespace: 'mysql-operator' }]);
     });
   });
@@ -209,7 +210,7 @@ describe('the chart, further', () => {
     assert.equal(orchestratorConfig(render())['InstancePollSeconds'], 1);
   });
 
-  it("Orchestrator's init script writes the member's own config and a credentials file only its user reads", () => {
+  it("Orchestrator's init script writes the member's own config and a credentials file only its user reads; the stand-in loads them", () => {
     const docs = render({ namespace: 'ops' });
     const cm = only<V1ConfigMap>(docs, 'ConfigMap');
     const init = orchestratorSet(docs).spec!.template.spec!.initContainers![0]!;
@@ -232,6 +233,10 @@ describe('the chart, further', () => {
       assert.equal(rendered['HTTPAdvertise'], 'http://mysql-operator-orc-1.mysql-operator-orc.ops:3000');
       assert.equal(readFileSync(`${dir}/conf/orc-topology.cnf`, 'utf8'), '[client]\nuser=orchestrator\npassword=p%s"w\n');
       assert.equal(statSync(`${dir}/conf/orc-topology.cnf`).mode & 0o777, 0o600);
+      // The sandbox plays the Orchestrator image with the stand-in when no orchestrator binary is on PATH.
+      const standIn = parseConfig(JSON.stringify({ ...rendered, MySQLTopologyCredentialsConfigFile: `${dir}/conf/orc-topology.cnf` }), (f) => readFileSync(f, 'utf8'));
+      assert.deepEqual([standIn.topologyUser, standIn.topologyPassword, standIn.instancePollSeconds], ['orchestrator', 'p%s"w', 1]);
+      assert.equal(standIn.hooks.PostMasterFailoverProcesses.length, 1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -247,6 +252,15 @@ describe('the chart, further', () => {
     const nodeFlags = start.split(' ').filter((w) => w.startsWith('--')).join(' ');
     const nodeOptions = (operatorContainer(render()).env as V1EnvVar[]).find((e) => e.name === 'NODE_OPTIONS')!.value;
     assert.equal(nodeOptions, nodeFlags);
+  });
+
+  it("the operator's ServiceMonitor selects the operator's Service and scrapes its port", () => {
+    const docs = render({ values: [ALL_ON] });
+    const monitor = only<Obj>(docs, 'ServiceMonitor', (m) => !m.metadata!.name!.endsWith('-clusters'));
+    const svc = serviceFor(docs, operatorDeployment(docs).spec!.template.metadata!.labels!);
+    for (const [k, v] of Object.entries(monitor['spec'].selector.matchLabels as Record<string, string>)) assert.equal(svc.metadata!.labels![k], v, k);
+    assert.equal(monitor['spec'].endpoints[0].port, svc.spec!.ports![0]!.name);
+    assert.deepEqual(monitor['spec'].namespaceSelector, { matchNames: ['mysql-operator'] });
   });
 
   it('with watchNamespace: a Role there with the generated rules, and the Lease rules in the release namespace', () => {

@@ -2,24 +2,18 @@
 // chart's tests.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
+import type { CommandRun } from '../../support/kubectl.ts';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const CHART = `${REPO}chart`;
 export const ALL_ON = `${CHART}/ci/all-on-values.yaml`;
 export const HELM = `${REPO}.tools/bin/helm`;
-export const KUBECTL = `${REPO}.tools/bin/kubectl`;
 
-export interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export function run(bin: string, args: readonly string[], input?: string): Run {
-  // The chart's crds/ is a link to the generated CRDs; helm says so on every run (INFO).
-  const r = spawnSync(bin, args, { encoding: 'utf8', input, env: { ...process.env, HELM_CACHE_HOME: '/tmp/helm-cache' } });
+/** A run of `bin`; helm's stderr also carries an INFO line on every run about chart/crds being a link. */
+export function run(bin: string, args: readonly string[]): CommandRun {
+  const r = spawnSync(bin, args, { encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -66,4 +60,8 @@ export function only<T = KubeObject>(docs: readonly KubeObject[], kind: string, 
   const found = docs.filter((d) => d.kind === kind && pick(d));
   if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`);
   return found[0] as T;
+}
+
+export function toYaml(docs: readonly KubeObject[]): string {
+  return docs.map((d) => stringify(d)).join('---\n');
 }

@@ -2,7 +2,7 @@
 // and a clear error naming the key it cannot use.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { autoRecovers, parseConfig, withCredentialsFile } from '../../../sandbox/orchestrator/config.ts';
+import { autoRecovers, parseConfig } from '../../../sandbox/orchestrator/config.ts';
 
 const MINIMAL = { MySQLTopologyUser: 'orc', ReplicationCredentialsQuery: "SELECT 'repl', 'pw'" };
 const parse = (over: Record<string, unknown>) => parseConfig(JSON.stringify({ ...MINIMAL, ...over }));
@@ -42,10 +42,10 @@ test('RecoverMasterClusterFilters match the cluster name or alias; none means no
   assert.equal(autoRecovers(parse({}), 'h:3306', 'my-db.default'), false);
 });
 
-test('the chart\'s MySQLTopologyCredentialsConfigFile gives the topology user and password', () => {
-  const text = JSON.stringify({ MySQLTopologyCredentialsConfigFile: '/etc/orchestrator/orc-topology.cnf', ReplicationCredentialsQuery: "SELECT 'repl', 'pw'" });
-  const files: Record<string, string> = { '/etc/orchestrator/orc-topology.cnf': '[client]\nuser=orchestrator\npassword=s3cr=t\n' };
-  const cfg = parseConfig(withCredentialsFile(text, (path) => files[path]!));
-  assert.deepEqual([cfg.topologyUser, cfg.topologyPassword], ['orchestrator', 's3cr=t']);
-  assert.equal(withCredentialsFile(JSON.stringify(MINIMAL), () => { throw new Error('no file is read'); }), JSON.stringify(MINIMAL));
+test("the topology account from MySQLTopologyCredentialsConfigFile's [client] section, as the chart gives it", () => {
+  const files: Record<string, string> = { '/etc/orchestrator/orc-topology.cnf': '[mysqld]\nuser=mysql\n[client]\nuser = orc\npassword=p=w\n' };
+  const text = JSON.stringify({ ...MINIMAL, MySQLTopologyUser: undefined, MySQLTopologyCredentialsConfigFile: '/etc/orchestrator/orc-topology.cnf' });
+  const cfg = parseConfig(text, (path) => files[path]!);
+  assert.deepEqual([cfg.topologyUser, cfg.topologyPassword], ['orc', 'p=w']);
+  assert.throws(() => parseConfig(text), /MySQLTopologyUser is required/, 'no file reader: the file is not read');
 });

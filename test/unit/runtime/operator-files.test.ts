@@ -1,5 +1,5 @@
 // The files generated from the runtime's and the controllers' declarations (docs/flags.md,
-// chart/rbac/rules.yaml): fresh, faithful to the declarations, and the declarations themselves
+// chart/rbac/rules.yaml, chart/files/failover-hooks.json): fresh, faithful to the declarations, and the declarations themselves
 // consistent with the controllers and with every flag the docs and comments mention.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -26,7 +26,7 @@ function files(dir: string, ext: string): string[] {
 }
 
 describe('generated operator files', () => {
-  it('docs/flags.md and chart/rbac/rules.yaml match the declarations (run `npm run gen` when this fails)', () => {
+  it('docs/flags.md, chart/rbac/rules.yaml and chart/files/failover-hooks.json match the declarations (run `npm run gen` when this fails)', () => {
     for (const [path, content] of operatorFiles()) {
       let onDisk = '';
       try {
@@ -89,10 +89,11 @@ describe('flags mentioned in docs and comments', () => {
   ];
   // Not operator flags: `--help`, the benchmarks' `--quick`, the sandbox's `--check`, kubectl's
   // `--from-literal`, node's own heap and GC-tracing flags, the placeholders of settings.ts, curl's
-  // flags in the failover hook's command line.
+  // flags in the failover hook's command line, helm's and kubectl's in the chart's README.
   const nodeFlags = ['max-semi-space-size', 'max-old-space-size', 'trace-gc', 'trace-gc-verbose'];
   const curlFlags = ['data-urlencode', 'max-time'];
-  const others = new Set(['help', 'quick', 'check', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags]);
+  const helmFlags = ['create-namespace', 'reuse-values', 'server-side', 'force-conflicts'];
+  const others = new Set(['help', 'quick', 'check', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags, ...helmFlags]);
   // The anchor's flags docs/adoption-from-anchor.md lists as not taken by this operator.
   const notTaken = new Set(['debug', 'orchestrator-concurrent-reconciles', 'allow-cross-namespace-user', 'allow-cross-namespace-database']);
 
