@@ -102,8 +102,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const workDir = resolve(opts.workDir);
   mkdirSync(join(workDir, 'logs'), { recursive: true });
   const kubeconfig = opts.kubeconfig ?? join(workDir, 'kubeconfig');
-  const log: Logger = createLogger({ level: 'warn', stream: createWriteStream(join(workDir, 'logs', 'sandbox.log'), { flags: 'a' }) });
-  const stops: (() => Promise<void>)[] = [];
+  const logFile = createWriteStream(join(workDir, 'logs', 'sandbox.log'), { flags: 'a' });
+  const log: Logger = createLogger({ level: 'warn', stream: logFile });
+  const stops: (() => Promise<void>)[] = [async () => { logFile.end(); }];
   const stopAll = async (): Promise<void> => {
     for (const s of stops.reverse()) await s().catch((e: unknown) => log.warn('stop failed', { error: (e as Error).message }));
     stops.length = 0;
@@ -187,7 +188,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       stop() {
         stopped ??= (async () => {
           await stopAll();
-          if (!opts.kubeconfig || opts.kubeconfig !== kubeconfig) rmSync(workDir, { recursive: true, force: true });
+          rmSync(workDir, { recursive: true, force: true });
         })();
         return stopped;
       },
