@@ -8,6 +8,7 @@ import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { LABEL_APP_COMPONENT, LABEL_APP_INSTANCE } from '../src/api/constants.ts';
 import { KubeClient } from '../src/runtime/kube/client.ts';
 import { createLogger, type Logger } from '../src/runtime/logger.ts';
 import { startApiServer, type ApiServer } from './apiserver/index.ts';
@@ -169,7 +170,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         await until(`${what}'s pod to be Ready (kubectl -n ${RELEASE.namespace} get pods)`, async () => {
           const pods = await client.list<V1Pod & { metadata: object }>(
             { apiVersion: 'v1', kind: 'Pod' },
-            { namespace: RELEASE.namespace, labelSelector: `app.kubernetes.io/instance=${RELEASE.name},app.kubernetes.io/component=${component}` },
+            { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_INSTANCE}=${RELEASE.name},${LABEL_APP_COMPONENT}=${component}` },
           );
           return pods.items.some(podReady) ? true : undefined;
         }, 180_000);
