@@ -54,6 +54,8 @@ export const LABEL_BACKUP_CLUSTER = 'cluster';
 export const APP_NAME_VALUE = 'mysql';
 export const MANAGED_BY_VALUE = 'mysql.presslabs.org';
 export const COMPONENT_DATABASE = 'database';
+/** Ours: app.kubernetes.io/component of backup Job pods (without app.kubernetes.io/name, so no Service selects them). */
+export const COMPONENT_BACKUP = 'backup';
 export const BACKUP_RECURRENT_TRUE = 'true';
 
 /** Kubernetes' well-known node label; the pods' anti-affinity spreads them over its values. */
@@ -113,6 +115,7 @@ export const FIELD_MANAGER = {
   cluster: 'mysql-operator-cluster',
   orchestrator: 'mysql-operator-orchestrator',
   backup: 'mysql-operator-backup',
+  backupCron: 'mysql-operator-backupcron',
   database: 'mysql-operator-database',
   user: 'mysql-operator-user',
 } as const;
@@ -137,6 +140,8 @@ export const CLUSTER_CONDITION = {
   failoverInProgress: 'FailoverInProgress',
   /** Ours (cluster controller): the Kubernetes objects of the cluster match its spec. */
   synced: 'Synced',
+  /** Ours (backupcron controller): spec.backupSchedule is scheduled, or why it is not. */
+  backupSchedule: 'BackupSchedule',
 } as const;
 export type ClusterConditionType = (typeof CLUSTER_CONDITION)[keyof typeof CLUSTER_CONDITION];
 
@@ -177,6 +182,13 @@ export const CLUSTER_REASONS = {
   pvcKept: 'PVCKept',
   pvcDeleted: 'PVCDeleted',
   rootPasswordFromPasswordKey: 'RootPasswordFromPasswordKey',
+  // BackupSchedule (ours, backupcron controller); Events too
+  backupScheduled: 'BackupScheduled',
+  invalidBackupSchedule: 'InvalidBackupSchedule',
+  // Events only (backupcron controller)
+  scheduledBackupCreated: 'ScheduledBackupCreated',
+  scheduledBackupSkipped: 'ScheduledBackupSkipped',
+  scheduledBackupPruned: 'ScheduledBackupPruned',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 
@@ -189,27 +201,41 @@ export const NODE_CONDITION = {
 } as const;
 export type NodeConditionType = (typeof NODE_CONDITION)[keyof typeof NODE_CONDITION];
 
-/** MysqlBackup status.conditions[].type (anchor). */
-export const BACKUP_CONDITION = { complete: 'Complete', failed: 'Failed' } as const;
+/** MysqlBackup status.conditions[].type: Complete and Failed are the anchor's. */
+export const BACKUP_CONDITION = {
+  complete: 'Complete',
+  failed: 'Failed',
+  /** Ours: whether Orchestrator was told to leave the source replica alone while it streams. */
+  replicaDowntimed: 'ReplicaDowntimed',
+} as const;
 export type BackupConditionType = (typeof BACKUP_CONDITION)[keyof typeof BACKUP_CONDITION];
 
-/** MysqlBackup condition reasons: the anchor copies the Job's; the backup controller adds its own here. */
-export const BACKUP_REASONS = {} as const;
-
-/** MysqlDatabase and MysqlUser status.conditions[].type (anchor). */
-export const PROVISION_CONDITION = { ready: 'Ready' } as const;
-export const PROVISION_REASONS = {
-  provisionSucceeded: 'ProvisionSucceeded',
-  provisionFailed: 'ProvisionFailed',
+/**
+ * MysqlBackup condition reasons. Complete/Failed from a finished Job copy the Job's reason (the
+ * anchor's behaviour) or use jobSucceeded/jobFailed when the Job gave none; the rest are the
+ * backup controller's own.
+ */
+export const BACKUP_REASONS = {
+  jobSucceeded: 'JobSucceeded',
+  jobFailed: 'JobFailed',
+  // Failed, before any Job: why none is made (yet)
+  clusterNotFound: 'ClusterNotFound',
+  backupURLMissing: 'BackupURLMissing',
+  invalidBackupURL: 'InvalidBackupURL',
+  invalidClusterVersion: 'InvalidClusterVersion',
+  // Complete = False while the Job runs
+  backupRunning: 'BackupRunning',
+  // ReplicaDowntimed
+  downtimeBegun: 'DowntimeBegun',
+  downtimeEnded: 'DowntimeEnded',
+  sourceIsMaster: 'SourceIsMaster',
+  orchestratorUnreachable: CLUSTER_REASONS.orchestratorUnreachable,
+  // Events only
+  jobCreated: 'JobCreated',
+  remoteObjectDeleted: 'RemoteObjectDeleted',
+  remoteDeleteFailed: 'RemoteDeleteFailed',
 } as const;
-export type ProvisionReason = (typeof PROVISION_REASONS)[keyof typeof PROVISION_REASONS];
-
-/** Pod readiness gate / condition the node controller sets once a pod is configured (anchor). */
-export const POD_CONDITION_NODE_INITIALIZED = 'mysql.presslabs.org/NodeInitialized';
-export const POD_INIT_REASONS = {
-  succeeded: 'mysqlInitializationSucceeded',
-  failed: 'mysqlInitializationFailed',
-} as const;
+export type BackupReason = (typeof BACKUP_REASONS)[keyof typeof BACKUP_REASONS];
 
 /**
  * Topology (src/topology): why there is no master to act on, from the master choice and from
@@ -224,6 +250,44 @@ export const TOPOLOGY_REASONS = {
   operatedSecretIncomplete: 'OperatedSecretIncomplete',
 } as const;
 export type TopologyReason = (typeof TOPOLOGY_REASONS)[keyof typeof TOPOLOGY_REASONS];
+
+/** MysqlDatabase and MysqlUser status.conditions[].type (anchor). */
+export const PROVISION_CONDITION = { ready: 'Ready' } as const;
+export const PROVISION_REASONS = {
+  provisionSucceeded: 'ProvisionSucceeded',
+  provisionFailed: 'ProvisionFailed',
+  // Ours (user and database controllers): why nothing was written (yet)
+  /** clusterRef names another namespace and the operator's flag does not allow it. */
+  crossNamespaceRefused: 'CrossNamespaceRefused',
+  clusterNotFound: 'ClusterNotFound',
+  /** A name, privilege, limit or character set MySQL would refuse, truncate or misread; the message names the field. */
+  invalidSpec: 'InvalidSpec',
+  passwordSecretNotFound: 'PasswordSecretNotFound',
+  passwordKeyMissing: 'PasswordKeyMissing',
+  /** The cluster's Secret (spec.secretName) has no root password: the operator writes accounts as root. */
+  rootPasswordMissing: 'RootPasswordMissing',
+  /** Root's login to the master failed (wrong password, host not allowed...). */
+  rootAccessDenied: 'RootAccessDenied',
+  /** The chosen master is read-only: no writable master, so nothing is written until there is one. */
+  masterReadOnly: 'MasterReadOnly',
+  failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
+  noMaster: TOPOLOGY_REASONS.noMaster,
+  masterConflict: TOPOLOGY_REASONS.masterConflict,
+  masterViewStale: TOPOLOGY_REASONS.masterViewStale,
+  masterUnreachable: TOPOLOGY_REASONS.masterUnreachable,
+  operatedSecretIncomplete: TOPOLOGY_REASONS.operatedSecretIncomplete,
+  // Events only, on deletion
+  dropped: 'Dropped',
+  retained: 'Retained',
+} as const;
+export type ProvisionReason = (typeof PROVISION_REASONS)[keyof typeof PROVISION_REASONS];
+
+/** Pod readiness gate / condition the node controller sets once a pod is configured (anchor). */
+export const POD_CONDITION_NODE_INITIALIZED = 'mysql.presslabs.org/NodeInitialized';
+export const POD_INIT_REASONS = {
+  succeeded: 'mysqlInitializationSucceeded',
+  failed: 'mysqlInitializationFailed',
+} as const;
 
 /**
  * Node controller: reasons of its Events on pods, and the `<Reason>: ` prefix of a failed

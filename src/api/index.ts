@@ -5,4 +5,4 @@ export { KINDS, mysqlBackup, mysqlCluster, mysqlDatabase, mysqlUser } from './sc
 export type { KindDefinition, PrinterColumn } from './schemas/index.ts';
 export { buildCrd, crdName, rootSchema } from './generate.ts';
 export { backupWithDefaults, clusterWithDefaults, databaseWithDefaults, userWithDefaults, withDefaults } from './defaults.ts';
-export { CLUSTER_STATUS_OWNERS } from './status-owners.ts';
+export { BACKUP_STATUS_OWNERS, CLUSTER_STATUS_OWNERS } from './status-owners.ts';

@@ -38,7 +38,33 @@ export const names = {
   pvc: (c: string, ordinal: number) => `data-${c}-mysql-${ordinal}`,
   orchestratorAlias: (c: string, ns: string) => `${c}.${ns}`,
   pod: (c: string, ordinal: number) => `${c}-mysql-${ordinal}`,
+  /** A MysqlBackup's Job (anchor: `<backup>-backup`); see backupJobName. */
+  backupJob: (backup: string) => backupJobName(backup),
+  /** A MysqlBackup the schedule made, `<c>-auto-<YYYY-MM-DD>t<HH-MM-SS>` (anchor). */
+  scheduledBackup: (c: string, stamp: string) => `${c}-auto-${stamp}`,
 } as const;
+
+/** Longest object name the Job controller can label its pods with (`job-name`: a label value). */
+const MAX_JOB_NAME = 63;
+
+/**
+ * `<backup>-backup` as the anchor names it. Beyond 63 characters the anchor's Job could not be
+ * created; we cut the name the way the anchor cut its cleanup Job's (44 characters and the FNV-1a
+ * hash of the whole name), so two long names sharing a prefix still get distinct Jobs.
+ */
+function backupJobName(backup: string): string {
+  const plain = `${backup}-backup`;
+  return plain.length <= MAX_JOB_NAME ? plain : `${backup.slice(0, 44)}-${fnv32a(backup)}-backup`;
+}
+
+function fnv32a(s: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(s, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
 
 /**
  * The cluster an Orchestrator cluster alias (`names.orchestratorAlias`) names, or null when the text

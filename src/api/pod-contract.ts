@@ -113,6 +113,12 @@ export const BACKUP_STATUS_TRAILER = 'X-Backup-Status';
 export const BACKUP_SUCCESS = 'Success';
 export const BACKUP_FAILED = 'Failed';
 
+/**
+ * Kubernetes' default terminationMessagePath: the sidecar writes its BackupReport/RestoreReport
+ * there (src/api/backup-report.ts), or its error, for the pod status to carry to the controllers.
+ */
+export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+
 /** server-id = ordinal + this, when spec.serverIDOffset (MY_SERVER_ID_OFFSET) does not say. */
 export const DEFAULT_SERVER_ID_OFFSET = 100;
 /** Scratch directory of `xtrabackup --backup`, when spec.xtrabackupTargetDir does not say. */

@@ -3,7 +3,7 @@
 // and names the whole of it on every write. A unit test checks the owners of a kind share nothing
 // and cover its status schema.
 import type { StatusOwner } from '../runtime/kube/apply-status.ts';
-import { CLUSTER_CONDITION, FIELD_MANAGER } from './constants.ts';
+import { BACKUP_CONDITION, CLUSTER_CONDITION, FIELD_MANAGER, PROVISION_CONDITION } from './constants.ts';
 
 export const CLUSTER_STATUS_OWNERS = {
   /** The Kubernetes objects of the cluster: how many pods are ready, which spec was acted on. */
@@ -23,4 +23,33 @@ export const CLUSTER_STATUS_OWNERS = {
       CLUSTER_CONDITION.failoverInProgress,
     ],
   },
+  /** The backup schedule: whether spec.backupSchedule is running, or why not. */
+  backupCron: {
+    fieldManager: FIELD_MANAGER.backupCron,
+    fields: [],
+    conditions: [CLUSTER_CONDITION.backupSchedule],
+  },
 } as const satisfies Record<string, StatusOwner>;
+
+/** A MysqlBackup's status has one writer, the backup controller. */
+export const BACKUP_STATUS_OWNERS = {
+  backup: {
+    fieldManager: FIELD_MANAGER.backup,
+    fields: ['completed', 'backupURL', 'sizeBytes', 'startTime', 'completionTime', 'sourceNode', 'binlogFile', 'binlogPosition', 'gtidExecuted'],
+    conditions: [BACKUP_CONDITION.complete, BACKUP_CONDITION.failed, BACKUP_CONDITION.replicaDowntimed],
+  },
+} as const satisfies Record<string, StatusOwner>;
+
+/** MysqlUser: one writer, the user controller; `allowedHosts` are the hosts last applied. */
+export const USER_STATUS_OWNER = {
+  fieldManager: FIELD_MANAGER.user,
+  fields: ['allowedHosts'],
+  conditions: [PROVISION_CONDITION.ready],
+} as const satisfies StatusOwner;
+
+/** MysqlDatabase: one writer, the database controller. */
+export const DATABASE_STATUS_OWNER = {
+  fieldManager: FIELD_MANAGER.database,
+  fields: [],
+  conditions: [PROVISION_CONDITION.ready],
+} as const satisfies StatusOwner;

@@ -117,6 +117,8 @@ export interface MysqlClusterSpec {
   backupRemoteDeletePolicy?: 'retain' | 'delete';
   /** Number of scheduled MysqlBackups kept; unset keeps all. */
   backupScheduleJobsHistoryLimit?: number;
+  /** Ours: scheduled MysqlBackups older than this are deleted (e.g. 168h, 30d; units s, m, h, d); unset keeps them. The newest completed one is always kept. */
+  backupRetentionPeriod?: string;
   /** Extra [mysqld] options; they override the computed ones. */
   mysqlConf?: Record<string, number | string>;
   /** Extra settings for the pods of the cluster and of its backup Jobs. */

@@ -2,8 +2,20 @@
 // permissions, build) and listing it here (see docs/runtime.md); the manager shares informers
 // between all of them, and `--help`, docs/flags.md and chart/rbac/rules.yaml come from this list.
 import type { ControllerDefinition } from '../runtime/controller.ts';
+import { backupControllerDefinition } from './backup/controller.ts';
+import { backupCronControllerDefinition } from './backupcron/controller.ts';
 import { clusterControllerDefinition } from './cluster/controller.ts';
+import { databaseControllerDefinition } from './database/controller.ts';
 import { nodeControllerDefinition } from './node/node-controller.ts';
 import { orchestratorControllerDefinition } from './orchestrator/controller.ts';
+import { userControllerDefinition } from './user/controller.ts';
 
-export const controllers: readonly ControllerDefinition[] = [clusterControllerDefinition, nodeControllerDefinition, orchestratorControllerDefinition];
+export const controllers: readonly ControllerDefinition[] = [
+  clusterControllerDefinition,
+  nodeControllerDefinition,
+  backupControllerDefinition,
+  backupCronControllerDefinition,
+  orchestratorControllerDefinition,
+  databaseControllerDefinition,
+  userControllerDefinition,
+];

@@ -8,4 +8,5 @@ export * from './operator-schema.ts';
 export * from './system-users.ts';
 export * from './init-file.ts';
 export * from './gtid-set.ts';
+export * from './accounts.ts';
 export { quoteIdentifier, quoteString, render, secret, type Statement } from './sql-text.ts';

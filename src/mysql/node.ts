@@ -5,6 +5,10 @@
 // reconnects on the next call after the connection broke.
 import mysql from 'mysql2/promise';
 import type { Connection } from 'mysql2/promise';
+import {
+  accountSchemaGrantsQuery, accountTableGrantsQuery, accountUserRowsQuery, changeStatement, databaseQuery, parseAccounts, parseDatabase,
+  type AdminChange, type ObservedAccount, type ObservedDatabase,
+} from './accounts.ts';
 import { fromDriverError, MysqlError } from './errors.ts';
 import { flavourFromServer, hasSuperReadOnly, type Flavour } from './flavour.ts';
 import { compactGtidSet } from './gtid-set.ts';
@@ -98,6 +102,12 @@ export interface MysqlNode {
    * ReplicationCredentialsQuery) and returns the first row's columns as text; [] without a row.
    */
   firstRowOf(query: string): Promise<string[]>;
+  /** Every host of `user` with its password hash, limits and schema/table grants (accounts.ts). */
+  accounts(user: string): Promise<ObservedAccount[]>;
+  /** A schema's defaults; null when it does not exist. */
+  database(name: string): Promise<ObservedDatabase | null>;
+  /** Runs the changes in order; they are binlogged, so they replicate. Stops at the first failure. */
+  applyChanges(changes: readonly AdminChange[]): Promise<void>;
   getStatusValue(name: string): Promise<string | null>;
   /** Written with the binlog off: sys_operator.status is per node. Works on a read-only server. */
   setStatusValue(name: string, value: string): Promise<void>;
@@ -375,6 +385,26 @@ class Node implements MysqlNode {
     return this.exclusive(async () => {
       const row = (await this.q(stmt(query)))[0];
       return row ? Object.values(row).map((v) => (v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v))) : [];
+    });
+  }
+
+  accounts(user: string): Promise<ObservedAccount[]> {
+    return this.exclusive(async () =>
+      parseAccounts(
+        await this.q(accountUserRowsQuery(user)),
+        await this.q(accountSchemaGrantsQuery(user)),
+        await this.q(accountTableGrantsQuery(user)),
+      ),
+    );
+  }
+
+  database(name: string): Promise<ObservedDatabase | null> {
+    return this.exclusive(async () => parseDatabase(await this.q(databaseQuery(name))));
+  }
+
+  applyChanges(changes: readonly AdminChange[]): Promise<void> {
+    return this.exclusive(async () => {
+      for (const c of changes) await this.q(changeStatement(c));
     });
   }
 

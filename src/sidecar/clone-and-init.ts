@@ -2,11 +2,16 @@
 // data, or is empty and may start empty, then write the pod's config files. Gather (does data
 // exist, which peers answer /health) → decide (decide-clone-source.ts) → act (clone or restore
 // into a staging directory, prepare, commit), then the config step.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RestoreReport } from '../api/backup-report.ts';
 import type { Logger } from '../runtime/logger.ts';
+import { BINLOG_INFO_FILE, parseBinlogInfo } from './binlog-info.ts';
 import type { SidecarConfig } from './config.ts';
 import { cloneFromPeer, CloneError, prepareBackup, probeHealth, restoreFromBucket } from './clone.ts';
 import { commitStaging, createStaging, dataExists, discardStaging, recoverDataDir } from './datadir.ts';
 import { decideCloneSource, type CloneDecision } from './decide-clone-source.ts';
+import { writeTerminationMessage } from './termination-message.ts';
 import { writePodFiles } from './write-pod-files.ts';
 
 async function gatherAndDecide(cfg: SidecarConfig, log: Logger): Promise<CloneDecision> {
@@ -60,7 +65,7 @@ export async function cloneAndInit(cfg: SidecarConfig, log: Logger, signal: Abor
     case 'restore':
       log.info('restoring from INIT_BUCKET_URI', { url: decision.url });
       await cloneInto(cfg, signal, (dir) => restoreFromBucket(cfg, decision.url, dir, signal));
-      log.info('restore prepared and in place', { url: decision.url, seconds: (Date.now() - started) / 1000 });
+      await reportRestore(cfg, decision.url, log, started);
       break;
     case 'empty':
       log.info('nothing to clone from: pod 0 of a new cluster starts empty');
@@ -76,4 +81,13 @@ export async function cloneAndInit(cfg: SidecarConfig, log: Logger, signal: Abor
   } else {
     log.info('configured is reset at mysqld start: the operator configures this node', { why: resume.reason });
   }
+}
+
+/** Tells the pod status (termination message) and the log which backup and position the data started from. */
+async function reportRestore(cfg: SidecarConfig, url: string, log: Logger, started: number): Promise<void> {
+  const info = await readFile(join(cfg.paths.dataDir, BINLOG_INFO_FILE), 'utf8').catch(() => undefined);
+  const position = info === undefined ? undefined : parseBinlogInfo(info);
+  const report: RestoreReport = { restoredFrom: url, ...(position ? { position } : {}) };
+  await writeTerminationMessage(cfg.paths.terminationLog, JSON.stringify(report));
+  log.info('restore prepared and in place', { url, seconds: (Date.now() - started) / 1000, gtid: position?.gtid, binlogFile: position?.binlogFile, binlogPosition: position?.binlogPosition });
 }

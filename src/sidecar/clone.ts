@@ -1,10 +1,11 @@
 // Getting a physical backup into a directory: from a peer sidecar's /xbackup (HTTP, basic auth,
-// outcome in the X-Backup-Status trailer) or from a backup object (gzip'ed xbstream) through
-// src/storage, then `--prepare`. Everything streams: the response body is piped into the
-// extractor's stdin with backpressure, nothing is held in memory.
+// outcome in the X-Backup-Status trailer) or from a backup object (a compressed xbstream)
+// through src/storage, then `--prepare`. Everything streams: the response body is piped into
+// the extractor's stdin with backpressure, nothing is held in memory.
 import http, { type IncomingMessage } from 'node:http';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipeline, type Readable } from 'node:stream';
+import { pipeline as pipelineDone } from 'node:stream/promises';
+import { createGunzip, createZstdDecompress } from 'node:zlib';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { storageFor } from '../storage/index.ts';
 import type { Credentials, SidecarConfig } from './config.ts';
@@ -37,7 +38,8 @@ export function probeHealth(baseUrl: string): Promise<boolean> {
   });
 }
 
-function requestBackup(baseUrl: string, cred: Credentials, signal: AbortSignal): Promise<IncomingMessage> {
+/** GET /xbackup of the sidecar at `baseUrl`: the response once it is streaming (200), else CloneError. */
+export function requestBackup(baseUrl: string, cred: Credentials, signal: AbortSignal): Promise<IncomingMessage> {
   const url = new URL(XBACKUP_PATH, baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false, auth: `${cred.user}:${cred.password}`, signal }, (res) => {
@@ -62,7 +64,7 @@ function requestBackup(baseUrl: string, cred: Credentials, signal: AbortSignal):
 async function feed(source: Readable, child: ChildProcess, what: string, sourceName: string, signal: AbortSignal): Promise<ChildOutcome> {
   const outcome = outcomeOf(child);
   try {
-    await pipeline(source, child.stdin!, { signal });
+    await pipelineDone(source, child.stdin!, { signal });
   } catch (err) {
     const exitedOnItsOwn = (child.exitCode !== null || child.signalCode !== null) && !signal.aborted;
     if (!exitedOnItsOwn) terminate(child, 1000);
@@ -96,10 +98,68 @@ export async function cloneFromPeer(cfg: SidecarConfig, baseUrl: string, dir: st
   }
 }
 
-/** Streams the backup object at `url` (gzip'ed xbstream, or the configured decompressor) into `dir`. */
+/**
+ * Streams the backup object at `url` into `dir`: decompressed in process by its magic bytes (gzip,
+ * one member or the many of a parallel gzip; zstd), or by BACKUP_DECOMPRESS_COMMAND when set.
+ * The storage credentials are the process's environment (the init container gets the
+ * initBucketSecretName Secret's keys as variables).
+ */
 export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: string, signal: AbortSignal): Promise<void> {
   const source = await storageFor(url).openRead(url);
-  const [cmd, ...args] = cfg.decompressCommand ?? ['gzip', '-d'];
+  if (cfg.decompressCommand) return restoreThroughCommand(cfg, cfg.decompressCommand, source, url, dir, signal);
+  const head = await peek(source, 4);
+  const format = formatOf(head);
+  if (!format) {
+    source.destroy();
+    throw new CloneError(`${url} is neither gzip nor zstd (it starts with ${head.toString('hex') || 'nothing'}); not a backup object`);
+  }
+  const decompress = format === 'zstd' ? createZstdDecompress() : createGunzip();
+  const decompressed = pipeline(source, decompress, () => undefined);
+  const { child, what } = spawnExtractor(cfg, dir, signal);
+  try {
+    await feed(decompressed, child, what, url, signal);
+  } catch (err) {
+    const cause = source.errored ?? decompress.errored;
+    if (cause && !signal.aborted) throw new CloneError(`${url} is truncated or corrupt (${format}: ${cause.message})`, { cause });
+    throw err;
+  }
+}
+
+const MAGIC = { gzip: Buffer.from([0x1f, 0x8b]), zstd: Buffer.from([0x28, 0xb5, 0x2f, 0xfd]) };
+
+function formatOf(head: Buffer): 'gzip' | 'zstd' | undefined {
+  if (head.subarray(0, 2).equals(MAGIC.gzip)) return 'gzip';
+  if (head.subarray(0, 4).equals(MAGIC.zstd)) return 'zstd';
+  return undefined;
+}
+
+/** The first `n` bytes of `stream` (fewer if it ends sooner), left in the stream. */
+function peek(stream: Readable, n: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      stream.off('readable', onReadable).off('end', done).off('error', reject);
+      const all = Buffer.concat(chunks);
+      if (all.length > 0) stream.unshift(all);
+      resolve(all.subarray(0, n));
+    };
+    const onReadable = () => {
+      let c: Buffer | null;
+      while (size < n && (c = stream.read() as Buffer | null) !== null) {
+        chunks.push(c);
+        size += c.length;
+      }
+      if (size >= n) done();
+    };
+    stream.on('readable', onReadable).once('end', done).once('error', reject);
+  });
+}
+
+async function restoreThroughCommand(
+  cfg: SidecarConfig, command: string[], source: Readable, url: string, dir: string, signal: AbortSignal,
+): Promise<void> {
+  const [cmd, ...args] = command;
   const decompress = spawn(cmd!, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });
   const { child, what } = spawnExtractor(cfg, dir, signal);
   const results = await Promise.allSettled([
@@ -110,7 +170,7 @@ export async function restoreFromBucket(cfg: SidecarConfig, url: string, dir: st
   if (failed.length === 0) return;
   terminate(decompress, 1000);
   terminate(child, 1000);
-  // When both ends fail, either may be the cause (corrupt gzip, or an extractor that quit and
+  // When both ends fail, either may be the cause (corrupt input, or an extractor that quit and
   // broke the decompressor's pipe): say both.
   throw failed.length === 1 ? failed[0] : new CloneError(failed.map((e) => e.message).join('; '));
 }

@@ -15,7 +15,7 @@ export const COMMAND_NEEDS: Readonly<Record<SidecarCommand, readonly Need[]>> = 
   'clone-and-init': ['identity', 'version', 'credentials', 'backup-http'],
   'config-and-serve': ['version', 'credentials', 'backup-http'],
   heartbeat: [],
-  'take-backup-to': [],
+  'take-backup-to': ['backup-http'],
 };
 
 export interface HeartbeatArgs {

@@ -14,6 +14,7 @@ import {
   DEFAULT_XTRABACKUP_TARGET_DIR,
   ENV,
   MOUNT_PATH,
+  TERMINATION_MESSAGE_PATH,
 } from '../api/pod-contract.ts';
 
 export type { Credentials };
@@ -27,6 +28,8 @@ export interface SidecarPaths {
   confSourceDir: string;
   /** Scratch directory of `xtrabackup --backup` (XTRABACKUP_TARGET_DIR). */
   xtrabackupTargetDir: string;
+  /** The container's termination message file: written only when it exists (the kubelet creates it). */
+  terminationLog: string;
 }
 
 export type { Endpoint };
@@ -87,6 +90,7 @@ const OVERRIDES = {
   mysqlPort: ['SIDECAR_MYSQL_PORT', '--mysql-port'],
   replicasUrl: ['SIDECAR_CLONE_REPLICAS_URL', '--clone-replicas-url'],
   masterUrl: ['SIDECAR_CLONE_MASTER_URL', '--clone-master-url'],
+  terminationLog: ['SIDECAR_TERMINATION_LOG', '--termination-log'],
 } as const;
 
 /** The override flags every subcommand but pt-heartbeat accepts (`--data-dir=/x`). */
@@ -231,6 +235,7 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
       dataDir,
       confSourceDir: r.override('confSourceDir') ?? MOUNT_PATH.configMap,
       xtrabackupTargetDir: r.optional(ENV.xtrabackupTargetDir) ?? DEFAULT_XTRABACKUP_TARGET_DIR,
+      terminationLog: r.override('terminationLog') ?? TERMINATION_MESSAGE_PATH,
     },
     mysql: { host: r.override('mysqlHost') ?? '127.0.0.1', port: mysqlPort },
     http: { host: r.override('httpHost') ?? '0.0.0.0', port: httpPort },

@@ -2,7 +2,7 @@
 //   clone-and-init            init container: get this pod's data, write its config files
 //   config-and-serve | run    sidecar container: HTTP /health and /xbackup on 8080
 //   heartbeat | pt-heartbeat  pt-heartbeat's job: sys_operator.heartbeat while writable
-//   take-backup-to <host> <url>   backup Job (backups issue)
+//   take-backup-to <host> <url>   backup Job: a peer's /xbackup, compressed, to storage
 // Configuration comes from the environment (config.ts); `--data-dir=...` style flags override
 // the container paths and ports for tests and the sandbox. The heartbeat container runs
 // `pt-heartbeat` with the anchor's pt-heartbeat arguments (command-line.ts). Each command loads
@@ -12,6 +12,7 @@ import { errorMessage } from '../runtime/redact.ts';
 import { sidecarLogger } from './log.ts';
 import { ConfigError, loadConfig, OVERRIDE_FLAGS, podFilePaths, type Env } from './config.ts';
 import { COMMAND_NEEDS, parseCommandLine, type ParsedCommandLine } from './command-line.ts';
+import { writeTerminationMessage } from './termination-message.ts';
 
 const USAGE = `usage: sidecar <command> [--flag=value ...]
 commands:
@@ -20,7 +21,7 @@ commands:
   heartbeat                    write sys_operator.heartbeat every second while writable
   pt-heartbeat --update [--defaults-file F] [--fail-successive-errors N] ...
                                the same, with pt-heartbeat's arguments (the pt-heartbeat container)
-  take-backup-to <host> <url>  stream a peer's backup to storage (not implemented yet)
+  take-backup-to <host> <url>  stream the backup of the sidecar at <host> to <url> (s3://, file://)
 overrides (all but pt-heartbeat): ${OVERRIDE_FLAGS.map((f) => `${f}=...`).join(' ')}`;
 
 function untilSignal(): Promise<NodeJS.Signals> {
@@ -29,8 +30,15 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** Where a failure is told to the pod status, once the configuration is known. */
+let terminationLog: string | undefined;
+
 async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<number> {
-  const load = () => loadConfig(env, line.overrides, COMMAND_NEEDS[line.command]);
+  const load = () => {
+    const cfg = loadConfig(env, line.overrides, COMMAND_NEEDS[line.command]);
+    terminationLog = cfg.paths.terminationLog;
+    return cfg;
+  };
   switch (line.command) {
     case 'clone-and-init': {
       const cfg = load();
@@ -58,9 +66,19 @@ async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<numb
       await runHeartbeatCommand({ confPath, failSuccessiveErrors: line.heartbeat.failSuccessiveErrors }, log, stop.signal);
       return 0;
     }
-    case 'take-backup-to':
-      log.error('take-backup-to is not implemented yet (backups issue)');
-      return 2;
+    case 'take-backup-to': {
+      const cfg = load();
+      const [host, url] = line.positional as [string, string];
+      const { takeBackupTo } = await import('./take-backup.ts');
+      const stop = new AbortController();
+      void untilSignal().then(() => stop.abort());
+      const report = await takeBackupTo(cfg, host, url, log, stop.signal);
+      const json = JSON.stringify(report);
+      process.stdout.write(`${json}\n`);
+      await writeTerminationMessage(cfg.paths.terminationLog, json);
+      log.info('backup stored', { url, bytes: report.bytes, seconds: report.durationSeconds, gtid: report.position?.gtid });
+      return 0;
+    }
   }
 }
 
@@ -77,9 +95,10 @@ try {
 } catch (err) {
   // Operational failures (a bad variable, a broken clone, a failing tool) are said in one line;
   // anything else is a bug and keeps its stack.
-  const operational = ['ConfigError', 'CloneError', 'ToolError', 'DataDirError', 'StorageError', 'HeartbeatError'];
+  const operational = ['ConfigError', 'CloneError', 'ToolError', 'DataDirError', 'StorageError', 'HeartbeatError', 'BackupError'];
   const name = err instanceof Error ? err.name : '';
   const message = err instanceof ConfigError ? err.message : `${command} failed: ${errorMessage(err)}`;
   log.error(message, operational.includes(name) ? {} : { stack: err instanceof Error ? err.stack : String(err) });
+  if (terminationLog) await writeTerminationMessage(terminationLog, message);
   process.exitCode = 1;
 }

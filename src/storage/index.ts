@@ -1,56 +1,35 @@
-// Backup storage behind one narrow interface (DESIGN.md §2). This is the stub the sidecar's
-// restore-on-bootstrap path uses until the backups issue brings s3/gs/azure/http: only
-// `file://` URLs are served, every other scheme fails with a typed error naming it.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+// Backup storage behind one narrow interface (DESIGN.md §2, docs/backups.md). A URL's scheme
+// names the backend: `s3://bucket/key` (AWS SDK v3, loaded only when used) and `file:///path`
+// (tests, local runs). `gs://` and `azure://`, which the anchor served through rclone, answer
+// with a typed error saying they are not supported yet.
+//
+// Every backend makes an object visible at its final name only once the body ended cleanly, so a
+// failed upload never looks like a backup and a listing for retention never meets one in flight.
+import { fileStorage } from './file.ts';
+import { parseBackupUrl, type BackupStorage, type StorageEnv } from './location.ts';
+import { s3Options, type S3Options } from './s3-config.ts';
 
-/** Credentials and options from the environment (the rclone-style keys of COMPAT.md). */
-export type StorageEnv = Readonly<Record<string, string | undefined>>;
+export * from './location.ts';
 
-export interface BackupStorage {
-  /** Opens the object at `url` for streaming reads; rejects with StorageError when it is missing. */
-  openRead(url: string): Promise<Readable>;
+/**
+ * The storage backend for `url`'s scheme, with the credentials and options of `env`. Throws
+ * StorageError at once for a bad URL or inconsistent keys, before any I/O.
+ */
+export function storageFor(url: string, env: StorageEnv = process.env): BackupStorage {
+  const location = parseBackupUrl(url);
+  if (location.scheme === 'file') return fileStorage;
+  return lazyS3(s3Options(env));
 }
 
-export type StorageErrorCode = 'unsupported-scheme' | 'not-found' | 'bad-url';
-
-export class StorageError extends Error {
-  readonly code: StorageErrorCode;
-  constructor(code: StorageErrorCode, message: string) {
-    super(message);
-    this.name = 'StorageError';
-    this.code = code;
-  }
+/** The S3 backend loads the AWS SDK on first use: processes that never touch S3 do not pay for it. */
+function lazyS3(opts: S3Options): BackupStorage {
+  let backend: Promise<BackupStorage> | undefined;
+  const get = () => (backend ??= import('./s3.ts').then((m) => m.s3Storage(opts)));
+  return {
+    openRead: async (url) => (await get()).openRead(url),
+    upload: async (url, body, opts) => (await get()).upload(url, body, opts),
+    list: async (prefixUrl) => (await get()).list(prefixUrl),
+    delete: async (url) => (await get()).delete(url),
+  };
 }
 
-function schemeOf(url: string): string {
-  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
-  if (!m) throw new StorageError('bad-url', `not a backup URL (expected scheme://...): ${url}`);
-  return m[1]!.toLowerCase();
-}
-
-const fileStorage: BackupStorage = {
-  async openRead(url: string): Promise<Readable> {
-    const path = fileURLToPath(url);
-    try {
-      const s = await stat(path);
-      if (!s.isFile()) throw new StorageError('not-found', `${url} is not a file`);
-    } catch (err) {
-      if (err instanceof StorageError) throw err;
-      throw new StorageError('not-found', `${url} does not exist`);
-    }
-    return createReadStream(path, { highWaterMark: 1 << 20 });
-  },
-};
-
-/** The storage backend for `url`'s scheme. `env` carries the credentials of later backends. */
-export function storageFor(url: string, _env: StorageEnv = process.env): BackupStorage {
-  const scheme = schemeOf(url);
-  if (scheme === 'file') return fileStorage;
-  throw new StorageError(
-    'unsupported-scheme',
-    `storage scheme '${scheme}://' is not implemented yet (backups issue); only file:// is`,
-  );
-}

@@ -148,8 +148,8 @@ export async function formCluster([master, ...replicas]: readonly MariaDBServer[
  * users of TEST_SYSTEM_USERS) watching running servers that already form one cluster: discovers
  * them and waits until it sees one cluster of all of them. `byReportHost`: instances are known
  * by their report_host (a pod FQDN), as the chart's Orchestrator knows them, through the
- * stand-in's `hosts` table. `extraHooks` run after the recorded hook-log.sh. Hook-log.sh finds
- * its log through variables set in each hook command, so labs can run side by side in one process.
+ * stand-in's `hosts` table. `extraHooks` run after the recorded hook-log.sh. Hook-log.sh finds its
+ * log through variables set in each hook command, so labs can run side by side in one process.
  */
 export async function watchWithStandIn(
   t: NonNullable<StartMariaDBOptions['t']>,

@@ -132,6 +132,12 @@ const spec = obj(
     backupScheduleJobsHistoryLimit: int32('Number of scheduled MysqlBackups kept; unset keeps all.', {
       minimum: 0,
     }),
+    // Ours, beyond the anchor: retention by age. The newest completed scheduled backup is kept
+    // whatever its age, so a schedule that stopped working never leaves the cluster with none.
+    backupRetentionPeriod: str(
+      'Ours: scheduled MysqlBackups older than this are deleted (e.g. 168h, 30d; units s, m, h, d); unset keeps them. The newest completed one is always kept.',
+      { pattern: '^([0-9]+(\\.[0-9]+)?(s|m|h|d))+$' },
+    ),
     mysqlConf: mapOf(
       'Extra [mysqld] options; they override the computed ones.',
       intOrString('', { pattern: MYSQL_CONF_VALUE_PATTERN }),

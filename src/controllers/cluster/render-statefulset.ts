@@ -225,7 +225,7 @@ function fieldEnv(name: string, fieldPath: string): V1EnvVar {
   return { name, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } } };
 }
 
-function secretEnv(name: string, secret: string, key: string, optional: boolean): V1EnvVar {
+export function secretEnv(name: string, secret: string, key: string, optional: boolean): V1EnvVar {
   return { name, valueFrom: { secretKeyRef: { name: secret, key, optional } } };
 }
 

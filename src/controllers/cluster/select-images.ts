@@ -47,7 +47,10 @@ export function selectImages(
   };
 }
 
-function sidecarFor(v: ServerVersion, opts: ClusterControllerOptions): string {
+/** The sidecar images by server line: the cluster's pods and, through the backup controller, its backup Jobs. */
+export type SidecarImages = Pick<ClusterControllerOptions, 'sidecarImage57' | 'sidecarImage80' | 'sidecarImage84' | 'sidecarImageMariaDB'>;
+
+export function sidecarFor(v: ServerVersion, opts: SidecarImages): string {
   if (v.family === 'mariadb') return opts.sidecarImageMariaDB;
   if (v.major === 5) return opts.sidecarImage57;
   if (v.major === 8 && v.minor >= 4) return opts.sidecarImage84;

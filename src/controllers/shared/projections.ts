@@ -8,7 +8,7 @@
 // drops a field a decision compares, the decision sees a difference, GETs, finds none and writes
 // nothing: a wasted GET per reconcile, never a wrong write (test/unit/cluster/projections.test.ts
 // checks that the objects we make need no GET).
-import type { V1ConfigMap, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Job, V1PodDisruptionBudget, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { OPERATED_SECRET_SUFFIX, USER_SECRET_KEY } from '../../api/constants.ts';
 import { names } from '../../api/names.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
@@ -81,8 +81,21 @@ export const PROJECTIONS = {
     },
   },
   /**
+   * Backup controller: a Job's outcome (conditions, start and completion times). Not kept: the
+   * pod template, which it writes once on create and never compares.
+   */
+  job: {
+    name: 'job-status',
+    keep(o) {
+      const j = o as V1Job;
+      return { ...head(j), status: pick(j.status, ['conditions', 'startTime', 'completionTime', 'active', 'succeeded', 'failed']) } as KubeObject;
+    },
+  },
+  /**
    * Node and orchestrator controllers (pod-view.ts; the labels role and healthy, the cluster
    * label it lists pods by): metadata and status; not the spec (containers, volumes, env).
+   * The backup controller reads the same: pod labels (role, healthy) and a backup Job pod's
+   * termination message.
    */
   pod: {
     name: 'pod-status',

@@ -1,4 +1,4 @@
-// The sidecar binary's command line: usage, configuration errors, not-yet-implemented commands.
+// The sidecar binary's command line: usage, configuration errors, refused arguments.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -17,10 +17,13 @@ test('no or an unknown command prints the usage and exits 2', () => {
   }
 });
 
-test('take-backup-to exits 2 saying it is not implemented yet', () => {
-  const r = sidecar(['take-backup-to', 'host', 's3://b/x.xbackup.gz'], podEnv());
-  assert.equal(r.code, 2);
-  assert.match(r.out, /not implemented yet \(backups issue\)/);
+test('take-backup-to refuses a missing URL (exit 2, usage) and a storage it cannot write (exit 1, naming the scheme)', () => {
+  const usage = sidecar(['take-backup-to', '127.0.0.1'], podEnv());
+  assert.equal(usage.code, 2);
+  assert.match(usage.out, /take-backup-to takes 2 arguments, got 1/);
+  const gs = sidecar(['take-backup-to', '127.0.0.1:1', 'gs://b/x.xbackup.gz'], podEnv());
+  assert.equal(gs.code, 1);
+  assert.match(gs.out, /gs:\/\/ backups are not supported yet/);
 });
 
 test('a missing variable fails the command with exit 1 and names the variable, not the secrets', () => {

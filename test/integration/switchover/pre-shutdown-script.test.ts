@@ -62,10 +62,12 @@ async function runPreStop(t: { after(fn: () => unknown): void }, orcUrl: string,
   const mysql = template.spec!.containers.find((c) => c.name === CONTAINER.mysql)!;
   const command = mysql.lifecycle?.preStop?.exec?.command;
   assert.ok(command, 'the mysql container has a preStop exec hook');
-  const env = containerEnv(mysql, pod, { secrets: {
-    [names.operatedSecret(CLUSTER)]: desired.secretData,
-    [ROOT_SECRET.metadata.name]: { ROOT_PASSWORD: 'r00t' },
-  } });
+  const env = containerEnv(mysql, pod, {
+    secrets: {
+      [names.operatedSecret(CLUSTER)]: desired.secretData,
+      [ROOT_SECRET.metadata.name]: { ROOT_PASSWORD: 'r00t' },
+    },
+  });
   // The conf volume as clone-and-init leaves it: the ConfigMap's script copied as is, and
   // client.conf for the operator user pointing at this pod's own mysqld.
   const conf = mkdtempSync(join(tmpdir(), 'pre-stop-conf-'));

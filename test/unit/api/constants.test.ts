@@ -38,8 +38,8 @@ describe('constants of COMPAT.md', () => {
       assert.ok(Object.values(api.CLUSTER_REASONS).includes(r as never), r);
     }
     assert.deepEqual(Object.values(api.NODE_CONDITION), ['Lagged', 'Replicating', 'Master', 'ReadOnly']);
-    assert.deepEqual(Object.values(api.BACKUP_CONDITION), ['Complete', 'Failed']);
-    assert.deepEqual(Object.values(api.PROVISION_REASONS), ['ProvisionSucceeded', 'ProvisionFailed']);
+    assert.deepEqual([api.BACKUP_CONDITION.complete, api.BACKUP_CONDITION.failed], ['Complete', 'Failed']);
+    assert.deepEqual(Object.values(api.PROVISION_REASONS).slice(0, 2), ['ProvisionSucceeded', 'ProvisionFailed']);
     assert.equal(api.POD_CONDITION_NODE_INITIALIZED, 'mysql.presslabs.org/NodeInitialized');
     assert.deepEqual(Object.values(api.POD_INIT_REASONS), ['mysqlInitializationSucceeded', 'mysqlInitializationFailed']);
   });
@@ -48,14 +48,23 @@ describe('constants of COMPAT.md', () => {
     assert.deepEqual(Object.values(api.NODE_REASONS), [
       'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
       'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
-      'ReplicationError', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
+      'ReplicationError', 'ErrantTransactions', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
+    ]);
+  });
+
+  it('user and database controller reasons (Ready condition, Events) keep their spelling', () => {
+    assert.deepEqual(Object.values(api.PROVISION_REASONS), [
+      'ProvisionSucceeded', 'ProvisionFailed', 'CrossNamespaceRefused', 'ClusterNotFound', 'InvalidSpec', 'PasswordSecretNotFound',
+      'PasswordKeyMissing', 'RootPasswordMissing', 'RootAccessDenied', 'MasterReadOnly', 'FailoverInProgress', 'NoMaster',
+      'MasterConflict', 'MasterViewStale', 'MasterUnreachable', 'OperatedSecretIncomplete', 'Dropped', 'Retained',
     ]);
   });
 
   it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
       'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'FailoverInProgress', 'ForgetGracePeriod',
-      'RecoveryTooRecent', 'ClusterNotReady',
+      'RecoveryTooRecent', 'ClusterNotReady', 'MasterLabelled', 'ReadOnlyChanged', 'RecoveriesAcknowledged',
+      'InstanceForgotten', 'ForgetAbandoned',
     ]);
     assert.ok(Object.values(api.CLUSTER_REASONS).includes('MasterNotHealthy' as never));
   });

@@ -15,6 +15,7 @@ test('the anchor pod environment gives server-id ordinal + 100, the anchor paths
     dataDir: '/var/lib/mysql',
     confSourceDir: '/mnt/conf',
     xtrabackupTargetDir: '/tmp/xtrabackup_backupfiles/',
+    terminationLog: '/dev/termination-log',
   });
   assert.deepEqual(cfg.mysql, { host: '127.0.0.1', port: 3306 });
   assert.deepEqual(cfg.http, { host: '0.0.0.0', port: 8080 });

@@ -1,0 +1,169 @@
+// Benchmark of take-backup-to (issue 14). One MariaDB server with D MiB of InnoDB rows (512;
+// --quick: 48) that compress about 3:1 like typical row data (a 256-byte random head, then a
+// repeated digest), its sidecar serving /xbackup, and a local S3 server (s3rver). In the same
+// run, alternately:
+//   anchor: the anchor's pipeline `mariabackup --stream=xbstream | gzip` (one gzip process,
+//           level 6), its output uploaded through the same src/storage S3 upload;
+//   ours:   the real `sidecar take-backup-to` from the sidecar's /xbackup to S3: parallel gzip
+//           members (level 1) on all cores, the xbstream scan, the multipart upload.
+// Headline ratio: anchor seconds / ours seconds (end-to-end throughput; issue goal ≥ 2). Also the
+// compressors alone on one saved stream (gzip -6 and gzip -1 processes vs ours → /dev/null:
+// `ratio_compressor_vs_gzip6`, `ratio_compressor_vs_gzip1`, which isolates the parallelism),
+// the object sizes, and the peak RSS of take-backup-to (VmHWM; issue goal flat, < 150 MB).
+import { spawn } from 'node:child_process';
+import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { startMariaDB, type MariaDBServer } from '../test/support/mariadb.ts';
+import { startS3 } from '../test/support/s3.ts';
+import { podEnv, startServeSidecar, startSidecar, type After } from '../test/integration/sidecar/support.ts';
+import { loadConfig } from '../src/sidecar/config.ts';
+import { outcomeOf } from '../src/sidecar/child.ts';
+import { backupArgs, backupDefaults } from '../src/sidecar/tools.ts';
+import { writeSecretFile } from '../src/sidecar/secret-file.ts';
+import { parallelCompressor } from '../src/sidecar/compress.ts';
+import { storageFor } from '../src/storage/index.ts';
+
+const quick = process.argv.includes('--quick');
+const dataMb = quick ? 48 : 512;
+const rounds = quick ? 2 : 3;
+const MiB = 1024 * 1024;
+
+const cleanups: Array<() => unknown> = [];
+const t: After = { after: (fn) => cleanups.push(fn) };
+const log = (msg: string): void => void process.stderr.write(`[backup-stream] ${msg}\n`);
+const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+async function load(server: MariaDBServer, mb: number): Promise<number> {
+  await server.sql('CREATE DATABASE bench');
+  await server.sql('CREATE TABLE bench.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, payload VARBINARY(1024) NOT NULL) ENGINE=InnoDB');
+  const row = "(CONCAT(RANDOM_BYTES(256), REPEAT(MD5(RAND()), 24)))";
+  await server.sql(`INSERT INTO bench.t (payload) VALUES ${Array.from({ length: 1000 }, () => row).join(',')}`);
+  const want = Math.ceil((mb * MiB) / 1024);
+  let rows = 1000;
+  while (rows < want) {
+    const add = Math.min(rows, want - rows);
+    await server.sql(`INSERT INTO bench.t (payload) SELECT CONCAT(RANDOM_BYTES(256), REPEAT(MD5(RAND()), 24)) FROM bench.t LIMIT ${add}`);
+    rows += add;
+  }
+  return rows;
+}
+
+function hwmOf(pid: number): number {
+  try {
+    return Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+const devNull = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
+
+try {
+  const server = await startMariaDB({
+    name: 'bench-backup',
+    systemUsers: true,
+    t,
+    extraConfig: ['innodb-buffer-pool-size=256M', 'innodb-flush-log-at-trx-commit=0'],
+  });
+  await (await server.node()).setReadOnly(false);
+  let started = performance.now();
+  const rows = await load(server, dataMb);
+  log(`loaded ${rows} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const s3 = await startS3({ t });
+  const storage = storageFor(`s3://${s3.bucket}/`, s3.env);
+  const sidecar = await startServeSidecar(t, server);
+  const work = await mkdtemp(join(tmpdir(), 'bench-backup-'));
+  t.after(() => rm(work, { recursive: true, force: true }));
+  const cfg = loadConfig(podEnv({ MY_POD_NAME: 'c-mysql-1' }), [], ['version', 'backup-http']);
+  const defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
+  t.after(() => defaults.remove());
+  const toolArgs = (dir: string) =>
+    backupArgs({ ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: dir } }, defaults.path);
+
+  /** The anchor's pipeline: mariabackup | gzip, uploaded; seconds and object bytes. */
+  const anchor = async (i: number): Promise<{ s: number; bytes: number }> => {
+    const begin = performance.now();
+    const child = spawn('bash', ['-c', 'set -o pipefail; mariabackup "$@" | gzip -c', 'bash', ...toolArgs(join(work, `a-${i}`))], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const outcome = outcomeOf(child);
+    const { bytes } = await storage.upload(`s3://${s3.bucket}/anchor-${i}.xbackup.gz`, child.stdout!);
+    const o = await outcome;
+    if (!o.ok) throw new Error(`anchor pipeline failed: ${o.stderrTail}`);
+    return { s: (performance.now() - begin) / 1000, bytes };
+  };
+
+  /** take-backup-to as the backup Job runs it; seconds, object bytes, stream bytes, peak RSS. */
+  const ours = async (i: number): Promise<{ s: number; bytes: number; streamBytes: number; hwm: number }> => {
+    const begin = performance.now();
+    const job = startSidecar(['take-backup-to', sidecar.url, `s3://${s3.bucket}/ours-${i}.xbackup.gz`], podEnv({ ...(s3.env as Record<string, string>) }));
+    let hwm = 0;
+    const poll = setInterval(() => (hwm = Math.max(hwm, hwmOf(job.proc.pid!))), 50);
+    const run = await job.done;
+    clearInterval(poll);
+    if (run.code !== 0) throw new Error(`take-backup-to failed: ${run.output}`);
+    const report = JSON.parse(run.output.split('\n').find((l) => l.startsWith('{"url"')) ?? '{}') as { bytes: number; streamBytes: number };
+    return { s: (performance.now() - begin) / 1000, bytes: report.bytes, streamBytes: report.streamBytes, hwm };
+  };
+
+  // One saved stream for the compressor-only comparison, and page cache warm-up for both sides.
+  const streamFile = join(work, 'stream.xbstream');
+  const save = spawn('mariabackup', toolArgs(join(work, 'warm')), { stdio: ['ignore', 'pipe', 'pipe'] });
+  const saved = outcomeOf(save);
+  await pipeline(save.stdout!, createWriteStream(streamFile));
+  if (!(await saved).ok) throw new Error('mariabackup failed');
+  const streamMb = statSync(streamFile).size / MiB;
+
+  const compressorRun = async (kind: 'gzip -6' | 'gzip -1' | 'ours'): Promise<number> => {
+    const begin = performance.now();
+    if (kind === 'ours') {
+      await pipeline(createReadStream(streamFile, { highWaterMark: MiB }), parallelCompressor('gzip'), devNull());
+    } else {
+      const o = await outcomeOf(spawn('sh', ['-c', `${kind} -c < '${streamFile}' > /dev/null`], { stdio: ['ignore', 'ignore', 'pipe'] }));
+      if (!o.ok) throw new Error(`${kind} failed: ${o.stderrTail}`);
+    }
+    return (performance.now() - begin) / 1000;
+  };
+
+  const a: Array<{ s: number; bytes: number }> = [];
+  const o: Array<{ s: number; bytes: number; streamBytes: number; hwm: number }> = [];
+  const comp: Record<string, number[]> = { 'gzip -6': [], 'gzip -1': [], ours: [] };
+  for (let i = 0; i < rounds; i++) {
+    a.push(await anchor(i));
+    o.push(await ours(i));
+    for (const k of ['gzip -6', 'gzip -1', 'ours'] as const) comp[k]!.push(await compressorRun(k));
+    log(`round ${i}: anchor ${a[i]!.s.toFixed(2)} s, ours ${o[i]!.s.toFixed(2)} s; compressors ${Object.entries(comp).map(([k, v]) => `${k} ${v[i]!.toFixed(2)} s`).join(', ')}`);
+  }
+  const best = (xs: number[]): number => Math.min(...xs);
+  const bestA = best(a.map((r) => r.s));
+  const bestO = best(o.map((r) => r.s));
+  const c6 = best(comp['gzip -6']!);
+  const c1 = best(comp['gzip -1']!);
+  const cOurs = best(comp['ours']!);
+  const result = {
+    bench: 'backup-stream',
+    quick,
+    cores: availableParallelism(),
+    data_mb: Math.round((rows * 1024) / MiB),
+    stream_mb: Math.round(streamMb),
+    rounds,
+    anchor_s: round2(bestA),
+    ours_s: round2(bestO),
+    anchor_mib_s: round2(streamMb / bestA),
+    ours_mib_s: round2(streamMb / bestO),
+    anchor_object_mb: round2(a[0]!.bytes / MiB),
+    ours_object_mb: round2(o[0]!.bytes / MiB),
+    take_backup_peak_rss_mb: Math.round(Math.max(...o.map((r) => r.hwm)) / MiB),
+    compressor_gzip6_mib_s: round2(streamMb / c6),
+    compressor_gzip1_mib_s: round2(streamMb / c1),
+    compressor_ours_mib_s: round2(streamMb / cOurs),
+    ratio_compressor_vs_gzip6: round2(c6 / cOurs),
+    ratio_compressor_vs_gzip1: round2(c1 / cOurs),
+    ratio: round2(bestA / bestO),
+  };
+  console.log(JSON.stringify(result));
+} finally {
+  for (const fn of cleanups.reverse()) await fn();
+}

@@ -1,0 +1,68 @@
+// spec.backupSchedule as users wrote it for the anchor (robfig/cron, seconds first) and as they
+// write cron elsewhere (5 fields), and what bad input says.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decideSchedule } from '../../../src/controllers/backupcron/decide-schedule.ts';
+import { parseSchedule } from '../../../src/controllers/backupcron/schedule.ts';
+import { nextEveryTick } from '../../../src/controllers/backupcron/ticker.ts';
+
+describe('parseSchedule', () => {
+  it("reads the anchor's 6 fields, seconds first", () => {
+    assert.deepEqual(parseSchedule('0 0 */6 * * *'), { ok: true, schedule: { kind: 'cron', pattern: '0 0 */6 * * *', timezone: undefined } });
+  });
+  it('reads classic 5 fields', () => {
+    assert.deepEqual(parseSchedule('30 2 * * 1-5'), { ok: true, schedule: { kind: 'cron', pattern: '30 2 * * 1-5', timezone: undefined } });
+  });
+  it('turns CRON_TZ= and TZ= into a time zone', () => {
+    assert.deepEqual(parseSchedule('CRON_TZ=Europe/Bucharest 0 0 3 * * *'), { ok: true, schedule: { kind: 'cron', pattern: '0 0 3 * * *', timezone: 'Europe/Bucharest' } });
+    assert.deepEqual(parseSchedule('TZ=UTC 0 3 * * *'), { ok: true, schedule: { kind: 'cron', pattern: '0 3 * * *', timezone: 'UTC' } });
+  });
+  it("reads robfig's descriptors, including those node-cron lacks", () => {
+    for (const [d, p] of [['@daily', '0 0 0 * * *'], ['@midnight', '0 0 0 * * *'], ['@annually', '0 0 0 1 1 *'], ['@hourly', '0 0 * * * *'], ['@weekly', '0 0 0 * * 0']]) {
+      assert.deepEqual(parseSchedule(d!), { ok: true, schedule: { kind: 'cron', pattern: p, timezone: undefined } }, d);
+    }
+  });
+  it('reads @every with a Go duration', () => {
+    assert.deepEqual(parseSchedule('@every 1h'), { ok: true, schedule: { kind: 'every', intervalMs: 3_600_000 } });
+    assert.deepEqual(parseSchedule('@every 1h30m'), { ok: true, schedule: { kind: 'every', intervalMs: 5_400_000 } });
+  });
+  it('refuses bad input with what is wrong', () => {
+    const error = (s: string) => (parseSchedule(s) as { ok: false; error: string }).error;
+    assert.match(error('61 * * * * *'), /second: 61 is a invalid expression for second/);
+    assert.match(error('* * *'), /expected 5 fields, or 6 with seconds first; got 3/);
+    assert.match(error('@sometimes'), /unknown descriptor "@sometimes"/);
+    assert.match(error('@every often'), /@every needs a duration such as 1h or 90m, got "often"/);
+    assert.match(error('@every 500ms'), /shorter than 1s/);
+    assert.match(error('CRON_TZ=Mars/Olympus 0 0 * * *'), /unknown time zone "Mars\/Olympus"/);
+    assert.match(error('   '), /empty schedule/);
+  });
+});
+
+describe('decideSchedule', () => {
+  const spec = { secretName: 's', backupURL: 's3://bucket/x/' };
+  it('no schedule, nothing scheduled', () => {
+    assert.deepEqual(decideSchedule(spec), { state: 'none' });
+  });
+  it('an invalid schedule names the field and the parse error', () => {
+    assert.deepEqual(decideSchedule({ ...spec, backupSchedule: '0 0 25 * * *' }), {
+      state: 'invalid',
+      message: 'spec.backupSchedule "0 0 25 * * *": hour: 25 is a invalid expression for hour',
+    });
+  });
+  it('needs backupURL and a readable backupRetentionPeriod', () => {
+    assert.match((decideSchedule({ secretName: 's', backupSchedule: '@daily' }) as { message: string }).message, /^spec\.backupURL is required/);
+    assert.match((decideSchedule({ ...spec, backupSchedule: '@daily', backupRetentionPeriod: 'a week' }) as { message: string }).message, /^spec\.backupRetentionPeriod "a week"/);
+  });
+  it('carries the retention policy', () => {
+    const d = decideSchedule({ ...spec, backupSchedule: '@daily', backupScheduleJobsHistoryLimit: 3, backupRetentionPeriod: '7d' });
+    assert.deepEqual((d as { retention: unknown }).retention, { historyLimit: 3, maxAgeMs: 7 * 86_400_000 });
+  });
+});
+
+describe('@every ticks', () => {
+  it('fall on multiples of the interval since the epoch, whenever the timer starts', () => {
+    const h = 3_600_000;
+    assert.equal(nextEveryTick(Date.parse('2026-01-01T10:20:00Z'), h), Date.parse('2026-01-01T11:00:00Z'));
+    assert.equal(nextEveryTick(Date.parse('2026-01-01T11:00:00Z'), h), Date.parse('2026-01-01T12:00:00Z'));
+  });
+});
