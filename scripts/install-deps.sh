@@ -13,6 +13,7 @@ command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)   # TLS mode of the te
 command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux) # test servers die with their test process
 command -v prometheus-mysqld-exporter >/dev/null 2>&1 || need_apt+=(prometheus-mysqld-exporter) # the sandbox kubelet's mysqld_exporter image
 command -v pt-kill >/dev/null 2>&1 || need_apt+=(percona-toolkit) # pt-kill, the sidecar image's own program (sandbox kubelet)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl) # the sandbox Orchestrator's failover hooks call the operator with it (chart/)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need_apt[*]}"
   apt-get update -qq

@@ -1,111 +1,88 @@
-// `npm run sandbox`: the control plane of the sandbox (DESIGN.md §6), without containers.
-// Starts the project's test API server with the CRDs, the operator against it, applies
-// examples/ with the real kubectl, and shows the objects the operator rendered. Pods do not run
-// yet: the kubelet, StatefulSet controller and Service proxy of the sandbox are a later issue,
-// so the clusters stop at "rendered" (their StatefulSets have no ready replicas).
+// `npm run sandbox`: the whole cluster on this machine (DESIGN.md §6, docs/sandbox.md). Brings up
+// the sandbox (startSandbox: API server, workload controllers, pod network and Service proxy,
+// kubelet, the chart's operator and Orchestrator as pods), applies the MariaDB example cluster,
+// shows its pods and conditions until it is Ready, then prints how to reach it.
 //   npm run sandbox              keep running; Ctrl-C stops everything and removes .sandbox/
-//   npm run sandbox -- --check   stop once every example cluster is rendered (exit 0), or fail
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+//   npm run sandbox -- --check   stop once the example cluster is Ready (exit 0), or fail (exit 1)
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { names } from '../src/api/names.ts';
+import { describeView, waitForClusterReady } from '../sandbox/cluster-view.ts';
+import { KUBECTL, REPO, startSandbox, type Sandbox } from '../sandbox/index.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const work = join(root, '.sandbox');
-const kubeconfig = join(work, 'kubeconfig');
-const kubectlBin = join(root, '.tools/bin/kubectl');
+/**
+ * The examples the sandbox applies. The others need what the sandbox does not run: an S3 bucket
+ * (mysqlcluster.yaml's backups, mysqlbackup.yaml) or that cluster (mysqldatabase, mysqluser).
+ */
+const EXAMPLE = join(REPO, 'examples/mysqlcluster-mariadb.yaml');
+const READY_TIMEOUT_MS = 300_000;
+
 const check = process.argv.includes('--check');
-const children: ChildProcess[] = [];
+const workDir = join(REPO, '.sandbox');
+const started = Date.now();
+const say = (line: string): void => {
+  console.log(`sandbox ${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s  ${line}`);
+};
 
-function kubectl(...args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync(kubectlBin, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' });
-  return { ok: r.status === 0, out: `${r.stdout}${r.stderr}` };
-}
-
-/** A child on Node 24 whose stderr (and stdout, unless piped for reading) goes to .sandbox/<name>.log. */
-function start(name: string, args: string[], readStdout = false, env: Record<string, string> = {}): ChildProcess {
-  const log = openSync(join(work, `${name}.log`), 'a');
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', readStdout ? 'pipe' : log, log] });
-  children.push(child);
-  child.on('exit', (code, signal) => {
-    if (!stopping) fail(`${name} exited (${code ?? signal}):\n${tail(join(work, `${name}.log`))}`);
-  });
-  return child;
-}
-
-function tail(file: string): string {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(-20).join('\n') : '';
-}
-
-let stopping = false;
+let sandbox: Sandbox | undefined;
+let stopping: Promise<void> | undefined;
 async function stop(code: number): Promise<never> {
-  stopping = true;
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((done) => {
-          if (c.exitCode !== null || c.signalCode !== null) return done();
-          c.once('exit', () => done());
-          c.kill('SIGTERM');
-          setTimeout(() => c.kill('SIGKILL'), 10_000).unref();
-        }),
-    ),
-  );
-  rmSync(work, { recursive: true, force: true });
+  stopping ??= (async () => {
+    if (sandbox) {
+      say('stopping: pods, kubelet, network, controllers, API server; removing .sandbox/');
+      await sandbox.stop();
+    }
+  })();
+  await stopping;
   process.exit(code);
 }
-
-function fail(message: string): void {
-  console.error(`sandbox: ${message}`);
-  void stop(1);
-}
-
-async function waitFor(what: string, ready: () => boolean, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (Date.now() > deadline) {
-      fail(`timed out waiting for ${what}`);
-      await new Promise(() => undefined);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
-
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
-rmSync(work, { recursive: true, force: true });
-mkdirSync(work, { recursive: true });
+try {
+  sandbox = await startSandbox({ workDir, progress: say });
+  await sandbox.ready;
+  say(`Orchestrator runs as ${(await sandbox.orchestratorRunsAs()) ?? '(not started yet)'}`);
 
-console.log('sandbox: starting the API server (sandbox/apiserver) with the CRDs of crds/');
-const apiserver = start('apiserver', ['sandbox/apiserver/main.ts', '--kubeconfig-out', kubeconfig, '--crds', 'crds', '--no-auth'], true);
-await new Promise<void>((ready) => {
-  createInterface({ input: apiserver.stdout! }).on('line', (line) => {
-    if (line.includes('listening')) ready();
+  const cluster = parseAllDocuments(readFileSync(EXAMPLE, 'utf8')).map((d) => d.toJS()).find((o) => o?.kind === 'MysqlCluster');
+  const name: string = cluster.metadata.name;
+  const namespace = 'default';
+  say(`kubectl apply -f examples/${EXAMPLE.split('/').pop()}`);
+  const applied = await sandbox.kubectl(['apply', '-f', EXAMPLE]);
+  for (const line of applied.out.trim().split('\n')) say(`  ${line}`);
+  if (!applied.ok) throw new Error('kubectl apply of the example failed');
+
+  // Only what changed: a pod's readiness or role, a condition's status or reason.
+  let shown = new Set<string>();
+  const view = await waitForClusterReady(sandbox.client, namespace, name, {
+    timeoutMs: READY_TIMEOUT_MS,
+    onChange: (v) => {
+      const lines = describeView(v);
+      for (const line of lines) if (!shown.has(line)) say(`${name}${line}`);
+      shown = new Set(lines);
+    },
   });
-});
+  say(`MysqlCluster ${name} is Ready; master ${view.master}`);
 
-console.log('sandbox: starting the operator');
-start('operator', ['src/main.ts', '--kubeconfig', kubeconfig, '--metrics-addr', '127.0.0.1:0'], false, { LEADER_ELECT: 'false' });
+  const master = await sandbox.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({
+    apiVersion: 'v1', kind: 'Service', namespace, name: names.masterService(name),
+  });
+  const kubectl = `${KUBECTL} --kubeconfig ${sandbox.kubeconfig}`;
+  console.log([
+    '',
+    `kubeconfig:  ${sandbox.kubeconfig}`,
+    `look:        ${kubectl} get mysql,pods,svc`,
+    `logs:        ${kubectl} logs ${view.master} -c mysql     (operator: -n mysql-operator logs deploy/mysql-operator)`,
+    `connect:     mysql -h ${master.spec.clusterIP} -u root -p"$(${kubectl} get secret ${cluster.spec.secretName} -o jsonpath='{.data.ROOT_PASSWORD}' | base64 -d)"`,
+    `             (${names.masterService(name)}: the master; ${names.replicasService(name)}: the replicas)`,
+    '',
+  ].join('\n'));
 
-console.log('sandbox: kubectl apply -f examples/');
-const applied = kubectl('apply', '-f', join(root, 'examples'));
-process.stdout.write(applied.out);
-if (!applied.ok) fail('kubectl apply of examples/ failed');
-
-const clusters = (): string[] => kubectl('get', 'mysqlclusters', '-o', 'name').out.split('\n').filter(Boolean);
-const rendered = (): boolean => {
-  const r = kubectl('get', 'mysqlclusters', '-o', 'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Synced")].status}{"\\n"}{end}');
-  const states = r.out.split('\n').filter(Boolean);
-  return r.ok && states.length === clusters().length && states.every((s) => s === 'True');
-};
-await waitFor('the example clusters to be rendered', rendered);
-
-console.log('\nsandbox: the operator rendered every example cluster:\n');
-process.stdout.write(kubectl('get', 'mysqlclusters,statefulsets,services,configmaps,secrets,poddisruptionbudgets').out);
-console.log('\nPods do not run yet: the sandbox kubelet is a later issue, so StatefulSets stay at 0 ready.');
-
-if (check) await stop(0);
-console.log(`\nsandbox: running. Try: ${kubectlBin} --kubeconfig ${kubeconfig} get mysql`);
-console.log('sandbox: logs in .sandbox/; Ctrl-C stops everything and removes .sandbox/');
+  if (check) await stop(0);
+  say('running; Ctrl-C stops everything and removes .sandbox/');
+} catch (e) {
+  console.error(`sandbox: ${(e as Error).message}`);
+  if (sandbox) console.error(`sandbox: logs in ${workDir}/logs and with kubectl logs; stopping`);
+  await stop(1);
+}

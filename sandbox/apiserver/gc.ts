@@ -32,8 +32,12 @@ export class GarbageCollector {
   /** Namespaces (by uid) that got their default objects. */
   private readonly seeded = new Set<string>();
 
-  constructor(svc: ObjectService) {
+  /** kube-root-ca.crt's content: over TLS the serving certificate, which pods' in-cluster clients verify the server with. */
+  private readonly rootCA: string;
+
+  constructor(svc: ObjectService, rootCA = TEST_CA_PLACEHOLDER) {
     this.svc = svc;
+    this.rootCA = rootCA;
     svc.hooks = {
       written: (def, obj) => this.written(def, obj),
       removed: (def, obj) => this.removed(def, obj),
@@ -244,7 +248,7 @@ export class GarbageCollector {
       if (this.svc.store.get(resourceKey(def), ns, body.metadata.name)) return;
       this.svc.create(def, ns, body, GC_MANAGER);
     };
-    create(cm, { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': TEST_CA_PLACEHOLDER } });
+    create(cm, { metadata: { name: 'kube-root-ca.crt' }, data: { 'ca.crt': this.rootCA } });
     create(sa, { metadata: { name: 'default' } });
   }
 

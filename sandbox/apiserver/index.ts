@@ -74,7 +74,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const store = new Store(opts.watchWindow ?? 50_000);
   const resources = new Resources();
   const service = new ObjectService(store, resources, opts.stockAdmission ?? true, opts.serviceCIDR);
-  const gc = new GarbageCollector(service);
+  const host = opts.host ?? '127.0.0.1';
+  const serving = opts.tls ? await selfSignedCert(host) : undefined;
+  const gc = new GarbageCollector(service, serving?.cert);
   let address = '';
   const handler = new ApiHttpHandler(service, {
     token,
@@ -87,8 +89,6 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const crdDef = resources.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
   for (const src of opts.crds ?? []) for (const crd of crdObjectsFrom(src)) service.create(crdDef, undefined, crd, SYSTEM);
 
-  const host = opts.host ?? '127.0.0.1';
-  const serving = opts.tls ? await selfSignedCert(host) : undefined;
   const server: Server = serving
     ? createTlsServer({ cert: serving.cert, key: serving.key }, (req, res) => handler.handle(req, res))
     : createServer((req, res) => handler.handle(req, res));

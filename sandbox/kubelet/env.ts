@@ -151,3 +151,30 @@ export function expandArgs(args: readonly string[] | undefined, env: Readonly<Re
 export function mountsOf(container: V1Container): Map<string, string> {
   return new Map((container.volumeMounts ?? []).map((m) => [m.name, m.mountPath]));
 }
+
+/** Where pods reach the API server: what the `kubernetes` Service of a real cluster gives them. */
+export interface ApiServerAddress {
+  host: string;
+  port: number;
+}
+
+/**
+ * The `kubernetes` Service's variables, which the kubelet gives every container whatever
+ * `enableServiceLinks` says: in-cluster clients find the API server through them.
+ */
+export function apiServerEnv(api: ApiServerAddress | undefined): Record<string, string> {
+  if (!api) return {};
+  const port = String(api.port);
+  const tcp = `tcp://${api.host}:${port}`;
+  const named = `KUBERNETES_PORT_${port}_TCP`;
+  return {
+    KUBERNETES_SERVICE_HOST: api.host,
+    KUBERNETES_SERVICE_PORT: port,
+    KUBERNETES_SERVICE_PORT_HTTPS: port,
+    KUBERNETES_PORT: tcp,
+    [named]: tcp,
+    [`${named}_PROTO`]: 'tcp',
+    [`${named}_PORT`]: port,
+    [`${named}_ADDR`]: api.host,
+  };
+}

@@ -7,6 +7,7 @@ import { NotFoundError } from '../../src/runtime/kube/errors.ts';
 import { KubeEventRecorder } from '../../src/runtime/events.ts';
 import { Informer } from '../../src/runtime/informer.ts';
 import { createLogger, type Logger } from '../../src/runtime/logger.ts';
+import { apiServerEnv, type ApiServerAddress } from './env.ts';
 import { hostNetwork, type PodNetwork } from './host-network.ts';
 import type { ImageTableOptions } from './images.ts';
 import { startLogServer } from './log-server.ts';
@@ -29,6 +30,9 @@ export interface KubeletOptions {
   /** The node's address (status.hostIP, the log endpoint). Default 127.0.0.1. */
   nodeIP?: string;
   images?: ImageTableOptions;
+  /** The API server as pods reach it: every container gets the `kubernetes` Service's variables
+   * (KUBERNETES_SERVICE_HOST/PORT), which in-cluster clients read. Default: none. */
+  apiServer?: ApiServerAddress;
   /** Restart backoff; default the kubelet's 10 s doubling to 5 min (tests scale it down). */
   backoff?: { baseMs: number; maxMs: number };
   /** How often configMap/secret volumes are compared with their objects. Default 1 s. */
@@ -98,6 +102,7 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     images: opts.images ?? {},
     backoff: opts.backoff ?? { baseMs: 10_000, maxMs: 300_000 },
     volumeSyncMs: opts.volumeSyncMs ?? 1000,
+    apiServerEnv: apiServerEnv(opts.apiServer),
     serviceAccountToken: opts.kubeconfig?.getCurrentUser()?.token ?? client.kubeConfig.getCurrentUser()?.token ?? '',
     onChange: syncStatus,
   };

@@ -11,7 +11,7 @@
 // there; a missing deeper one is made inside an overlay over its deepest existing parent, whose
 // upper layer is on that tmpfs: the directory exists only for the container, the parent keeps
 // its contents, and the volumes' sources stay host paths outside it.
-import { dirname, posix } from 'node:path';
+import { basename, dirname, posix } from 'node:path';
 
 export interface Mount {
   /** Host path. */
@@ -101,8 +101,25 @@ export function setupScript(spec: LaunchSpec, overlays: readonly string[]): stri
   lines.push(`exec chroot ${q(root)} /bin/sh -c 'cd "$0" && exec "$@"' ${q(spec.workingDir || '/')} "$@"`);
   return lines.join('\n');
 }
+/**
+ * A mount point as the container's root has it. The root holds the host's top level with its
+ * symlinks, so a path through one (Debian's `/var/run -> /run`, where the service account token
+ * goes) is followed as the host resolves it: mounting at the unresolved path would follow the
+ * absolute link out of the root, and the program would not see the volume.
+ */
+export function inRoot(target: string, realpath: (path: string) => string | undefined): string {
+  let existing = target;
+  const rest: string[] = [];
+  while (existing !== '/' && realpath(existing) === undefined) {
+    rest.unshift(basename(existing));
+    existing = dirname(existing);
+  }
+  return posix.join(realpath(existing) ?? existing, ...rest);
+}
+
 /** argv of the whole launch. */
-export function launchArgv(spec: LaunchSpec, exists: (path: string) => boolean): string[] {
+export function launchArgv(spec: LaunchSpec, exists: (path: string) => boolean, realpath: (path: string) => string | undefined = (p) => p): string[] {
+  spec = { ...spec, mounts: spec.mounts.map((m) => ({ ...m, target: inRoot(m.target, realpath) })) };
   const script = setupScript(spec, overlaysFor(spec.mounts, exists));
   const uts = spec.hostname !== undefined ? ['--uts'] : [];
   const inNetns = spec.netns ? ['ip', 'netns', 'exec', spec.netns] : [];

@@ -35,6 +35,8 @@ export interface WorkerContext {
   /** How often configMap/secret volumes are compared with their objects. */
   volumeSyncMs: number;
   serviceAccountToken: string;
+  /** The `kubernetes` Service's variables (env.ts apiServerEnv). */
+  apiServerEnv: Readonly<Record<string, string>>;
   onChange: (worker: PodWorker) => void;
 }
 
@@ -53,6 +55,14 @@ const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 
 function record(c: V1Container): ContainerRecord {
   return { name: c.name, image: c.image ?? '', state: { waiting: { reason: 'PodInitializing' } }, lastState: undefined, restartCount: 0, ready: false, started: false, containerID: undefined };
+}
+
+function hostRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The pod's hostname as the kubelet sets it (spec.hostname, else the pod name; at most 63 characters). */
@@ -315,7 +325,7 @@ export class PodWorker {
     // A host-network pod shares the node's UTS namespace, so its hostname is the node's.
     const hostNet = this.pod.spec?.hostNetwork === true;
     const hostname = hostNet ? osHostname() : podHostname(this.pod);
-    env = { PATH: HOST_PATH, HOSTNAME: hostname, ...env };
+    env = { PATH: HOST_PATH, HOSTNAME: hostname, ...this.#ctx.apiServerEnv, ...env };
     const image = resolveImage(spec.image ?? '', expandArgs(spec.command, env), expandArgs(spec.args, env), this.#ctx.images);
     if (!image.ok) {
       rec.state = { waiting: { reason: image.reason, message: image.message } };
@@ -337,7 +347,7 @@ export class PodWorker {
         workingDir: spec.workingDir,
         scratch,
         argv: image.argv,
-      }, existsSync);
+      }, existsSync, hostRealpath);
     } catch (e) {
       return this.#cannotStart(rec, 'CreateContainerError', (e as Error).message);
     }

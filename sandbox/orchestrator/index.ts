@@ -354,6 +354,12 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       case 'health':
       case 'status':
         return healthJson(orcHost, token, startedAt, new Date());
+      // The chart's probes. Orchestrator answers lb-check with a constant and raft-health with
+      // "healthy" on a member of a healthy raft: the stand-in is a raft of one.
+      case 'lb-check':
+        return 'OK';
+      case 'raft-health':
+        return 'healthy';
       case 'discover': {
         const k = parseKey(b, c);
         return exclusive(async () => {

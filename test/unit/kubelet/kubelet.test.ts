@@ -8,7 +8,8 @@ import { parseAllDocuments } from 'yaml';
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { parseImage, resolveImage, REASON_NO_LOCAL_PROGRAM } from '../../../sandbox/kubelet/images.ts';
-import { overlaysFor, type Mount } from '../../../sandbox/kubelet/launch.ts';
+import { apiServerEnv } from '../../../sandbox/kubelet/env.ts';
+import { inRoot, overlaysFor, type Mount } from '../../../sandbox/kubelet/launch.ts';
 import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
 import { volumeSource, type VolumeContext } from '../../../sandbox/kubelet/volumes.ts';
 
@@ -66,6 +67,28 @@ test('a missing mount point below the top level gets one overlay over its deepes
   const m = (target: string): Mount => ({ source: '/src', target, readOnly: false, file: false });
   assert.deepEqual(overlaysFor([m('/etc/mysql'), m('/data'), m('/etc/mysql/a/b'), m('/etc/mysql/c'), m('/var/lib/x')], exists), ['/etc/mysql', '/var/lib']);
   assert.deepEqual(overlaysFor([m('/etc/new/deep'), m('/etc/mysql/x')], exists), ['/etc'], 'an overlay inside another is dropped');
+});
+
+test('a mount point through a host symlink is taken where the link leads, inside the container root', () => {
+  const real: Record<string, string> = { '/': '/', '/var': '/var', '/var/run': '/run', '/etc': '/etc', '/etc/mysql': '/etc/mysql' };
+  const realpath = (p: string) => real[p];
+  assert.equal(inRoot('/var/run/secrets/kubernetes.io/serviceaccount', realpath), '/run/secrets/kubernetes.io/serviceaccount');
+  assert.equal(inRoot('/etc/mysql/conf.d', realpath), '/etc/mysql/conf.d');
+  assert.equal(inRoot('/data', realpath), '/data');
+});
+
+test('the API server named by the apiServer option is in every container as the kubernetes Service', () => {
+  assert.deepEqual(apiServerEnv({ host: '10.213.4.1', port: 6443 }), {
+    KUBERNETES_SERVICE_HOST: '10.213.4.1',
+    KUBERNETES_SERVICE_PORT: '6443',
+    KUBERNETES_SERVICE_PORT_HTTPS: '6443',
+    KUBERNETES_PORT: 'tcp://10.213.4.1:6443',
+    KUBERNETES_PORT_6443_TCP: 'tcp://10.213.4.1:6443',
+    KUBERNETES_PORT_6443_TCP_PROTO: 'tcp',
+    KUBERNETES_PORT_6443_TCP_PORT: '6443',
+    KUBERNETES_PORT_6443_TCP_ADDR: '10.213.4.1',
+  });
+  assert.deepEqual(apiServerEnv(undefined), {});
 });
 
 function rec(name: string, state: ContainerRecord['state'], extra: Partial<ContainerRecord> = {}): ContainerRecord {

@@ -1,0 +1,221 @@
+// The sandbox (DESIGN.md §6, docs/sandbox.md): a whole cluster on this machine, without
+// containers. `startSandbox()` composes the parts, each a component with start/ready/stop: the
+// test API server, the workload controllers, the pod network with its Service proxy, the
+// kubelet, then installs the chart (operator and Orchestrator as pods) with helm and kubectl.
+// `npm run sandbox` and the end-to-end tests both stand on it.
+import { execFile } from 'node:child_process';
+import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { LABEL_APP_COMPONENT, LABEL_APP_INSTANCE } from '../src/api/constants.ts';
+import { KubeClient } from '../src/runtime/kube/client.ts';
+import { createLogger, type Logger } from '../src/runtime/logger.ts';
+import { startApiServer, type ApiServer } from './apiserver/index.ts';
+import { startKubelet, type Kubelet } from './kubelet/index.ts';
+import { claimAddresses, startSandboxNetwork, type SandboxNetwork } from './network/index.ts';
+import { startWorkloadControllers, type WorkloadControllers } from './workloads/index.ts';
+
+export const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const KUBECTL = join(REPO, '.tools/bin/kubectl');
+export const HELM = join(REPO, '.tools/bin/helm');
+const CHART = join(REPO, 'chart');
+
+/** The chart's release: its namespace and name give the operator's and Orchestrator's objects their names. */
+export const RELEASE = { name: 'mysql-operator', namespace: 'mysql-operator' } as const;
+export const NODE_NAME = 'sandbox';
+
+/**
+ * Chart values the sandbox needs. One Orchestrator: the stand-in has no raft, and three
+ * independent ones would each run a failover.
+ */
+export const SANDBOX_CHART_VALUES: readonly string[] = ['orchestrator.replicas=1'];
+
+export interface SandboxOptions {
+  /** Everything the sandbox writes: kubeconfig, pods' directories, volumes, logs. Removed by stop(). */
+  workDir: string;
+  /**
+   * A real cluster's kubeconfig (TEST_KUBECONFIG): no API server and no workload controllers are
+   * started (the cluster's run); the kubelet, network and proxy run here against it.
+   */
+  kubeconfig?: string;
+  /** `--set` values for the chart on top of SANDBOX_CHART_VALUES. */
+  chartValues?: readonly string[];
+  /** What each component is doing, one line at a time (the progress display). */
+  progress?: (line: string) => void;
+  /** Restart backoff of the kubelet (default the kubelet's 10 s doubling to 5 min). */
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+export interface Sandbox {
+  /** Path of the kubeconfig for processes on this machine (kubectl, tests). */
+  kubeconfig: string;
+  kubeConfig: KubeConfig;
+  client: KubeClient;
+  /** Undefined when attached to a real cluster. */
+  apiserver?: ApiServer;
+  workloads?: WorkloadControllers;
+  network: SandboxNetwork;
+  kubelet: Kubelet;
+  /** Resolves once the operator and Orchestrator pods are Ready. */
+  ready: Promise<void>;
+  /** Runs the real kubectl against the sandbox (never blocks the API server sharing this process). */
+  kubectl(args: readonly string[], input?: string): Promise<{ ok: boolean; out: string; stdout: string }>;
+  /** Says what plays Orchestrator (a real binary or the stand-in), from the kubelet's Started Event. */
+  orchestratorRunsAs(): Promise<string | undefined>;
+  /** Stops every pod, then the kubelet, network, controllers and API server; removes the work dir. */
+  stop(): Promise<void>;
+}
+
+/** Runs a program without blocking this process (the API server may live here). */
+export function run(bin: string, args: readonly string[], input?: string): Promise<{ ok: boolean; out: string; stdout: string }> {
+  return new Promise((done) => {
+    const child = execFile(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      done({ ok: !error, out: `${stdout}${stderr}`, stdout });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** Polls `check` until it gives a value, or fails naming `what` with the last thing it said. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    signal?.throwIfAborted();
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = (e as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? ` (last: ${last})` : ''}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export function podReady(pod: V1Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && !pod.metadata?.deletionTimestamp;
+}
+
+export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  const say = opts.progress ?? (() => undefined);
+  const workDir = resolve(opts.workDir);
+  mkdirSync(join(workDir, 'logs'), { recursive: true });
+  const kubeconfig = opts.kubeconfig ?? join(workDir, 'kubeconfig');
+  const logFile = createWriteStream(join(workDir, 'logs', 'sandbox.log'), { flags: 'a' });
+  const log: Logger = createLogger({ level: 'warn', stream: logFile });
+  const stops: (() => Promise<void>)[] = [async () => { logFile.end(); }];
+  const stopAll = async (): Promise<void> => {
+    for (const s of stops.reverse()) await s().catch((e: unknown) => log.warn('stop failed', { error: (e as Error).message }));
+    stops.length = 0;
+  };
+
+  try {
+    say('network: claiming a bridge and address ranges');
+    const claim = await claimAddresses(workDir);
+    stops.push(() => claim.release());
+    say(`network: bridge ${claim.bridge}, pods ${claim.podCIDR}, Services ${claim.serviceCIDR}`);
+
+    let apiserver: ApiServer | undefined;
+    let apiAddress: { host: string; port: number };
+    if (opts.kubeconfig) {
+      const server = new URL(loadKubeConfig(opts.kubeconfig).getCurrentCluster()?.server ?? '');
+      apiAddress = { host: server.hostname, port: Number(server.port || (server.protocol === 'https:' ? 443 : 80)) };
+      say(`apiserver: attached to ${server.origin} (a real cluster: its controllers run, the sandbox's do not)`);
+    } else {
+      // HTTPS on the bridge's address, reachable from pods and from this machine: in-cluster clients
+      // refuse a token over plain HTTP, and verify the server with kube-root-ca.crt, which holds
+      // this server's certificate.
+      apiserver = await startApiServer({ host: claim.gateway, tls: true, serviceCIDR: claim.serviceCIDR });
+      const server = apiserver;
+      stops.push(() => server.stop());
+      apiserver.writeKubeconfig(kubeconfig);
+      apiAddress = { host: claim.gateway, port: Number(new URL(apiserver.url).port) };
+      say(`apiserver: ${apiserver.url} (the test API server, sandbox/apiserver)`);
+    }
+    const kubeConfig = loadKubeConfig(kubeconfig);
+    const client = new KubeClient(kubeConfig, { userAgent: 'sandbox' });
+    stops.push(async () => client.close());
+
+    let workloads: WorkloadControllers | undefined;
+    if (!opts.kubeconfig) {
+      workloads = startWorkloadControllers({ kubeconfig: kubeConfig, workDir, nodeName: NODE_NAME, log });
+      const w = workloads;
+      stops.push(() => w.stop());
+      await workloads.ready;
+      say('workloads: StatefulSet, Deployment, Job, EndpointSlice controllers, scheduler, volume binder');
+    }
+
+    const network = await startSandboxNetwork({ kubeConfig, workDir, claim, log });
+    stops.push(() => network.stop());
+    await network.ready;
+    say('network: pod namespaces, hosts files, Service proxy on the ClusterIPs');
+
+    const kubelet = await startKubelet({
+      kubeconfig: kubeConfig, nodeName: NODE_NAME, workDir, network: network.network, nodeIP: claim.gateway, apiServer: apiAddress,
+      log, ...(opts.backoff ? { backoff: opts.backoff } : {}),
+    });
+    // Stopped first (pushed last): the pods' processes end before the network under them goes.
+    stops.push(() => kubelet.stop());
+    await kubelet.ready();
+    say(`kubelet: node ${NODE_NAME} at ${claim.gateway}, pods as local processes (sandbox/kubelet)`);
+
+    const kubectl = (args: readonly string[], input?: string) => run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], input);
+    say(`chart: helm template ${RELEASE.name} chart/ | kubectl apply (namespace ${RELEASE.namespace})`);
+    await installChart(kubectl, [...SANDBOX_CHART_VALUES, ...(opts.chartValues ?? [])]);
+
+    const ready = (async () => {
+      for (const [component, what] of [['operator', 'the operator'], ['orchestrator', 'Orchestrator']] as const) {
+        await until(`${what}'s pod to be Ready (kubectl -n ${RELEASE.namespace} get pods)`, async () => {
+          const pods = await client.list<V1Pod & { metadata: object }>(
+            { apiVersion: 'v1', kind: 'Pod' },
+            { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_INSTANCE}=${RELEASE.name},${LABEL_APP_COMPONENT}=${component}` },
+          );
+          return pods.items.some(podReady) ? true : undefined;
+        }, 180_000);
+        say(`${component}: Ready`);
+      }
+    })();
+    ready.catch(() => undefined);
+
+    let stopped: Promise<void> | undefined;
+    return {
+      kubeconfig, kubeConfig, client, apiserver, workloads, network, kubelet, ready, kubectl,
+      async orchestratorRunsAs() {
+        const r = await kubectl(['-n', RELEASE.namespace, 'get', 'events', '--field-selector', 'reason=Started', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}']);
+        return r.out.split('\n').find((l) => /container orchestrator:/.test(l))?.replace(/^.*runs as /, '');
+      },
+      stop() {
+        stopped ??= (async () => {
+          await stopAll();
+          rmSync(workDir, { recursive: true, force: true });
+        })();
+        return stopped;
+      },
+    };
+  } catch (e) {
+    await stopAll();
+    rmSync(workDir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+function loadKubeConfig(path: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(path);
+  return kc;
+}
+
+/** The chart's manifests (with its CRDs) applied as `helm install` would create them. */
+async function installChart(kubectl: Sandbox['kubectl'], values: readonly string[]): Promise<void> {
+  const rendered = await run(HELM, [
+    'template', RELEASE.name, CHART, '--namespace', RELEASE.namespace, '--include-crds',
+    ...values.flatMap((v) => ['--set', v]),
+  ]);
+  if (!rendered.ok) throw new Error(`helm template of chart/ failed:\n${rendered.out}`);
+  // `helm install --create-namespace`; `kubectl create namespace` would send protobuf, which the test API server does not speak.
+  const namespace = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${RELEASE.namespace}\n---\n`;
+  const applied = await kubectl(['apply', '--namespace', RELEASE.namespace, '-f', '-'], namespace + rendered.stdout);
+  if (!applied.ok) throw new Error(`kubectl apply of the chart failed:\n${applied.out}`);
+}
