@@ -12,9 +12,9 @@
 // 4. status table: dropped first only when its data file is missing (a clone excludes it, leaving
 //    a definition without data), then created; the replication credentials Orchestrator's
 //    ReplicationCredentialsQuery reads, rewritten at every start so a rotated password follows
-//    (in status because backups and clones exclude that table: the password never reaches a
-//    bucket or another pod's datadir); `configured` reset to 0 so the node controller looks at the
-//    node again; the backup's GTID recorded for seeding.
+//    (in status because it is per node and backups and clones leave its data file out);
+//    `configured` reset to 0 so the node controller looks at the node again; the backup's GTID
+//    recorded for seeding.
 // 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
 // 6. the user's initFileExtraSQL, so it can rely on everything above.
 // 7. optionally START SLAVE, for a replica the sidecar found intact (keepConfigured case).
