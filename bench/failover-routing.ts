@@ -11,7 +11,9 @@
 // rejoin does). Either way it ends the old master's `lost-in-recovery` downtime (the real
 // Orchestrator expires it once the instance replicates; the stand-in has no expiry run). The next
 // failover starts once Orchestrator sees every replica replicating and every pod is labelled and
-// healthy.
+// healthy, after a random pause within one resync period: real failovers come at any phase of
+// the controller's timer, while `settled` always returns right after a pass, which would make
+// polling look like a whole period every time.
 //
 // Promotion time: the first PostMasterFailover hook appends `date +%s%3N` and the successor, right
 // after the stand-in made it writable and repointed the other replica. Label time: the moment
@@ -21,6 +23,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
@@ -52,15 +55,21 @@ const SECRET = 'bench-failover-hook-secret';
 
 type Mode = 'hook' | 'poll';
 
+/** The scope of the run in progress, closed on Ctrl-C too. */
+let current: { close(): Promise<void> } | undefined;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void (current?.close() ?? Promise.resolve()).finally(() => process.exit(130)));
+
 /** The cleanup registry the test harness expects from a node:test context, run in reverse at the end. */
 function scope(): { t: TestContext; close(): Promise<void> } {
   const fns: Array<() => unknown> = [];
-  return {
+  const sc = {
     t: { after: (fn: () => unknown) => void fns.push(fn) } as unknown as TestContext,
     async close() {
-      for (const fn of fns.reverse()) await Promise.resolve(fn()).catch((e: Error) => process.stderr.write(`cleanup: ${e.message}\n`));
+      for (const fn of fns.splice(0).reverse()) await Promise.resolve(fn()).catch((e: Error) => process.stderr.write(`cleanup: ${e.message}\n`));
     },
   };
+  current = sc;
+  return sc;
 }
 
 async function freePort(): Promise<number> {
@@ -167,6 +176,7 @@ async function run(mode: Mode): Promise<Sample[]> {
     await settled(master);
     const samples: Sample[] = [];
     for (let i = 0; i < FAILOVERS; i++) {
+      await sleep(Math.random() * opts.resyncPeriodMs);
       const before = promotions().length;
       const started = Date.now();
       const kill = i % KILL_EVERY === KILL_EVERY - 1;
