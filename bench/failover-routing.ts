@@ -230,8 +230,8 @@ const figures = {
   p99_hook_s: p(hook, 99),
   p50_poll_s: p(poll, 50),
   p99_poll_s: p(poll, 99),
-  // By kind: the stand-in answers /api/master with the new master only once a graceful takeover has
-  // repointed the demoted master, after the Post* hooks (docs/failover-hook.md, "Measurements").
+  // By kind: a SIGKILL failover and a graceful takeover reach the controller by different paths
+  // (the dead master drops out of Orchestrator's view; the demoted one stays, read-only).
   p99_hook_kill_s: p(hook, 99, 'kill'),
   p99_hook_takeover_s: p(hook, 99, 'takeover'),
   p99_poll_kill_s: p(poll, 99, 'kill'),
