@@ -58,6 +58,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const recoveries: RecoveryRecord[] = [];
   const detections = new Map<string, number>();
   const blockedUntil = new Map<string, number>();
+  // Alias → the cluster a promotion gave it. 3.2.6 moves the alias to the promoted replica at
+  // promotion (RecoverDeadMaster's SetClusterAlias), before the Post* hooks: a demoted master
+  // that is not yet repointed no longer answers for it.
+  const aliasMovedTo = new Map<string, string>();
   let detectionCount = 0;
   let rounds = 0;
   let stopped = false;
@@ -218,6 +222,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       rec.successor = candidate.key;
       rec.successorAlias = candidate.instanceAlias;
       rec.successful = true;
+      aliasMovedTo.set(f.clusterAlias, keyText(candidate.key));
       const done = ctx({
         isSuccessful: true,
         successor: { key: candidate.key, alias: candidate.instanceAlias, binlogCoordinates: binlog ? `${binlog.file}:${binlog.position}` : null },
@@ -319,7 +324,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   function resolveCluster(hint: string): string {
     const names = [...new Set(instances.map((i) => clusterNameOf(instances, i)))];
     if (names.includes(hint)) return hint;
-    const byAlias = names.find((n) => clusterAliasOf(instances, n) === hint);
+    const byAlias = [aliasMovedTo.get(hint), ...names].find((n) => n !== undefined && names.includes(n) && clusterAliasOf(instances, n) === hint);
     if (byAlias) return byAlias;
     const byInstance = instances.find((i) => keyText(i.key) === hint);
     if (byInstance) return clusterNameOf(instances, byInstance);

@@ -71,6 +71,11 @@ export function authorized(header: string | string[] | undefined, secret: string
   return m !== null && timingSafeEqual(digest(m[1] ?? ''), digest(secret));
 }
 
+/** A caller's text as an answer or a log line quotes it: the body may be up to 1 MiB. */
+function quoted(text: string): string {
+  return `'${text.length > 80 ? `${text.slice(0, 80)}...` : text}'`;
+}
+
 /**
  * A `host:port` field. Orchestrator leaves a placeholder it cannot fill as its literal text
  * (`{successorHost}:{successorPort}` before a promotion): that is "not given", not an error.
@@ -80,7 +85,7 @@ function endpointField(params: URLSearchParams, field: string): { value?: string
   if (text === null || text === '' || text.includes('{')) return {};
   const colon = text.lastIndexOf(':');
   const port = Number(text.slice(colon + 1));
-  if (colon <= 0 || /\s/.test(text) || !Number.isInteger(port) || port < 1 || port > 65535) return { error: `'${text}' is not host:port` };
+  if (colon <= 0 || /\s/.test(text) || !Number.isInteger(port) || port < 1 || port > 65535) return { error: `${quoted(text)} is not host:port` };
   return { value: text };
 }
 
@@ -102,11 +107,11 @@ export function judgeHookCall(call: { secret: HookSecret; authorization: string 
     return refuse(401, HOOK_RESULT.unauthorized, 'unauthorized: the call must carry "Authorization: Bearer <the shared failover hook secret>"');
   }
   if (process === 'unknown') {
-    return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.process}: '${processText ?? ''}' is not one of ${HOOK_PROCESSES.join(', ')}`);
+    return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.process}: ${quoted(processText ?? '')} is not one of ${HOOK_PROCESSES.join(', ')}`);
   }
   const alias = params.get(HOOK_FIELD.alias) ?? '';
   const cluster = clusterOfOrchestratorAlias(alias);
-  if (!cluster) return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.alias}: '${alias}' is not a cluster alias <cluster>.<namespace>`);
+  if (!cluster) return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.alias}: ${quoted(alias)} is not a cluster alias <cluster>.<namespace>`);
   const failed = endpointField(params, HOOK_FIELD.failed);
   if ('error' in failed) return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.failed}: ${failed.error}`);
   const successor = endpointField(params, HOOK_FIELD.successor);

@@ -71,7 +71,6 @@ export interface FailoverHookDeps {
   options: FailoverHookOptions;
   /** Shared with the orchestrator controller, which reads and settles them. */
   signals: FailoverSignals;
-  now?: () => Date;
 }
 
 interface Answer {
@@ -89,7 +88,7 @@ async function accept(r: HookRequest, ctx: ControllerContext, deps: FailoverHook
     clusterKey: key,
     ...(r.failed && { failed: r.failed }),
     ...(r.successor && { successor: r.successor }),
-    at: (deps.now ?? (() => new Date()))(),
+    at: new Date(),
   });
   const event = hookEvent(r);
   if (event.type === 'Warning') ctx.events.warning(cluster, event.reason, event.message);

@@ -65,6 +65,7 @@ describe('judgeHookCall', () => {
       [{ ...POST_MASTER_FAILOVER, alias: 'nodot' }, /^invalid alias/],
       [{ ...POST_MASTER_FAILOVER, failed: 'my-db-mysql-0.mysql.default' }, /^invalid failed: 'my-db-mysql-0.mysql.default' is not host:port/],
       [{ ...POST_MASTER_FAILOVER, successor: 'h:99999' }, /^invalid successor: 'h:99999' is not host:port/],
+      [{ ...POST_MASTER_FAILOVER, process: 'x'.repeat(100_000) }, /^invalid process: 'x{80}\.\.\.' is not one of/],
     ];
     for (const [fields, message] of cases) {
       const v = judgeHookCall({ secret: SECRET, authorization: AUTH, body: body(fields) });
