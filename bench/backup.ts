@@ -63,18 +63,16 @@ function hwmOf(pid: number): number {
   }
 }
 
-/** CPU seconds of a process and of its children it has waited for (/proc/<pid>/stat utime, stime, cutime, cstime). */
-function cpuOf(pid: number | 'self'): number {
+/** Fields of /proc/<pid>/stat after the command name (field 3 onwards). */
+function statOf(pid: number | 'self'): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(f[i]), 0) / 100;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
+const ticks = (f: string[], fields: number[]): number => fields.reduce((sum, i) => sum + Number(f[i]), 0) / 100;
+/** CPU seconds of a process and of its children it has waited for (utime, stime, cutime, cstime). */
+const cpuOf = (pid: number): number => ticks(statOf(pid), [11, 12, 13, 14]);
 /** CPU seconds of this process's children reaped so far (a finished pipeline or take-backup-to). */
-function reapedCpu(): number {
-  const f = readFileSync('/proc/self/stat', 'utf8');
-  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return (Number(rest[13]) + Number(rest[14])) / 100;
-}
+const reapedCpu = (): number => ticks(statOf('self'), [13, 14]);
 const ownCpu = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
