@@ -189,6 +189,8 @@ try {
     take_backup_peak_rss_mb_per_round: o.map((r) => Math.round(r.hwm / MiB)),
     anchor_s_per_round: a.map((r) => round2(r.s)),
     ours_s_per_round: o.map((r) => round2(r.s)),
+    // Each round's pair ran back to back, under about the same load of the machine.
+    ratio_per_round: a.map((r, i) => round2(r.s / o[i]!.s)),
     anchor_cpu_s: leastCpu(a),
     ours_cpu_s: leastCpu(o),
     anchor_cpu_s_total: total(leastCpu(a)),
