@@ -47,3 +47,13 @@ export function parseBackupReport(text: string): BackupReport | undefined {
   }
   return undefined;
 }
+
+/** The restore report in an init container's termination message, or undefined (a clone, kept data, an error). */
+export function parseRestoreReport(text: string): RestoreReport | undefined {
+  try {
+    const v = JSON.parse(text.trim()) as Partial<RestoreReport> | null;
+    return typeof v?.restoredFrom === 'string' ? (v as RestoreReport) : undefined;
+  } catch {
+    return undefined;
+  }
+}

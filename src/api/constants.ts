@@ -116,6 +116,7 @@ export const FIELD_MANAGER = {
   orchestrator: 'mysql-operator-orchestrator',
   backup: 'mysql-operator-backup',
   backupCron: 'mysql-operator-backupcron',
+  restore: 'mysql-operator-restore',
   database: 'mysql-operator-database',
   user: 'mysql-operator-user',
 } as const;
@@ -142,6 +143,8 @@ export const CLUSTER_CONDITION = {
   synced: 'Synced',
   /** Ours (backupcron controller): spec.backupSchedule is scheduled, or why it is not. */
   backupSchedule: 'BackupSchedule',
+  /** Ours (restore controller): pod 0 restored spec.initBucketURL, or why it could not. */
+  restored: 'Restored',
 } as const;
 export type ClusterConditionType = (typeof CLUSTER_CONDITION)[keyof typeof CLUSTER_CONDITION];
 
@@ -189,6 +192,9 @@ export const CLUSTER_REASONS = {
   scheduledBackupCreated: 'ScheduledBackupCreated',
   scheduledBackupSkipped: 'ScheduledBackupSkipped',
   scheduledBackupPruned: 'ScheduledBackupPruned',
+  // Restored (ours, restore controller); Events too
+  backupRestored: 'BackupRestored',
+  restoreFailed: 'RestoreFailed',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 

@@ -29,6 +29,12 @@ export const CLUSTER_STATUS_OWNERS = {
     fields: [],
     conditions: [CLUSTER_CONDITION.backupSchedule],
   },
+  /** Restore on bootstrap: which backup and position pod 0 started from, or why its restore failed. */
+  restore: {
+    fieldManager: FIELD_MANAGER.restore,
+    fields: ['restoredFrom'],
+    conditions: [CLUSTER_CONDITION.restored],
+  },
 } as const satisfies Record<string, StatusOwner>;
 
 /** A MysqlBackup's status has one writer, the backup controller. */

@@ -263,6 +263,8 @@ export interface MysqlClusterStatus {
   conditions?: ClusterCondition[];
   /** One entry per node known to Orchestrator. */
   nodes?: NodeStatus[];
+  /** Ours: the backup pod 0 was restored from (initBucketURL), and its position. */
+  restoredFrom?: RestoredFrom;
 }
 
 export interface ClusterCondition {
@@ -293,6 +295,20 @@ export interface NodeCondition {
   status: 'True' | 'False' | 'Unknown';
   /** Last time the status changed. */
   lastTransitionTime?: string;
+}
+
+/** Ours: the backup pod 0 was restored from (initBucketURL), and its position. */
+export interface RestoredFrom {
+  /** The object restored. */
+  backupURL: string;
+  /** Binary log file at the backup position. */
+  binlogFile?: string;
+  /** Binary log position at the backup position. */
+  binlogPosition?: number;
+  /** GTID set executed at the backup position. */
+  gtidExecuted?: string;
+  /** When the restore finished (the init container ended). */
+  completionTime?: string;
 }
 
 /** Desired backup. */

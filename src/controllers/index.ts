@@ -8,6 +8,7 @@ import { clusterControllerDefinition } from './cluster/controller.ts';
 import { databaseControllerDefinition } from './database/controller.ts';
 import { nodeControllerDefinition } from './node/node-controller.ts';
 import { orchestratorControllerDefinition } from './orchestrator/controller.ts';
+import { restoreControllerDefinition } from './restore/controller.ts';
 import { userControllerDefinition } from './user/controller.ts';
 
 export const controllers: readonly ControllerDefinition[] = [
@@ -15,6 +16,7 @@ export const controllers: readonly ControllerDefinition[] = [
   nodeControllerDefinition,
   backupControllerDefinition,
   backupCronControllerDefinition,
+  restoreControllerDefinition,
   orchestratorControllerDefinition,
   databaseControllerDefinition,
   userControllerDefinition,

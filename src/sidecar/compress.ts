@@ -21,12 +21,29 @@ export const BLOCK_SIZE = 1 << 20;
 
 /**
  * Level 1 of gzip: on database pages it is several times faster than gzip's default 6 for a few
- * percent more bytes (bench/backup-stream measures both), and a backup is limited by its compressor.
+ * percent more bytes (bench/backup measures both), and a backup is limited by its compressor.
  */
 const GZIP_LEVEL = 1;
+/**
+ * zlib's largest match hash table (a few hundred KiB more per block in flight): fewer hash
+ * collisions, ~8% less CPU per byte at level 1 for the same output (measured on row-like data).
+ */
+const GZIP_MEM_LEVEL = 9;
+
+/**
+ * libuv's thread pool size for a compressing process: its blocks run on that pool, which has 4
+ * threads unless UV_THREADPOOL_SIZE says more, so on a node with more cores the compressor would
+ * use only 4 of them. Undefined when the default is enough or the environment already chose.
+ * `cores` is availableParallelism(), which follows the container's CPU limit (cgroup quota).
+ */
+export function threadPoolSize(env: Readonly<Record<string, string | undefined>>, cores: number): string | undefined {
+  if (env['UV_THREADPOOL_SIZE'] || cores <= 4) return undefined;
+  // Room for the blocks in flight and the file system calls that share the pool.
+  return String(cores + 1);
+}
 
 function compressBlock(format: Compression, block: Buffer): Promise<Buffer> {
-  return format === 'zstd' ? zstd(block) : gzip(block, { level: GZIP_LEVEL });
+  return format === 'zstd' ? zstd(block) : gzip(block, { level: GZIP_LEVEL, memLevel: GZIP_MEM_LEVEL });
 }
 
 /**

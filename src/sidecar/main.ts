@@ -7,6 +7,7 @@
 // the container paths and ports for tests and the sandbox. The heartbeat container runs
 // `pt-heartbeat` with the anchor's pt-heartbeat arguments (command-line.ts). Each command loads
 // only its own modules: the long-running ones (serve, heartbeat) keep their memory small that way.
+import { availableParallelism } from 'node:os';
 import type { Logger } from '../runtime/logger.ts';
 import { errorMessage } from '../runtime/redact.ts';
 import { sidecarLogger } from './log.ts';
@@ -69,6 +70,11 @@ async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<numb
     case 'take-backup-to': {
       const cfg = load();
       const [host, url] = line.positional as [string, string];
+      // libuv reads UV_THREADPOOL_SIZE when the pool first starts: nothing here has used it yet
+      // (module loading does not), so setting it in-process works, and the Job needs no core count.
+      const { threadPoolSize } = await import('./compress.ts');
+      const pool = threadPoolSize(env, availableParallelism());
+      if (pool) process.env['UV_THREADPOOL_SIZE'] = pool;
       const { takeBackupTo } = await import('./take-backup.ts');
       const stop = new AbortController();
       void untilSignal().then(() => stop.abort());

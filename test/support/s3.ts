@@ -17,6 +17,8 @@ export interface S3Server {
   /** The storage Secret's keys pointing at this server (COMPAT.md), as a Secret would hold them. */
   readonly env: StorageEnv;
   readonly dir: string;
+  /** The server process (benchmarks read its CPU time). */
+  readonly pid: number;
   /** Kills the server (S3 down); `stop` still cleans up. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -60,6 +62,8 @@ export async function startS3(opts: { bucket?: string; t?: { after(fn: () => unk
     endpoint,
     bucket,
     dir,
+    // setpriv execs node: its pid is the server's.
+    pid: child.pid!,
     env: { AWS_ACCESS_KEY_ID: S3RVER_KEY, AWS_SECRET_ACCESS_KEY: S3RVER_KEY, AWS_REGION: 'us-east-1', S3_ENDPOINT: endpoint, S3_PROVIDER: 'Other' },
     kill,
     async stop() {

@@ -11,6 +11,7 @@ import {
 import {
   bool,
   conditionList,
+  dateTime,
   enumOf,
   int32,
   int64,
@@ -180,11 +181,21 @@ const nodeStatus = obj('NodeStatus', 'Status of one MySQL node as Orchestrator s
   conditions: conditionList('NodeCondition', 'Lagged, Replicating, Master, ReadOnly.', false),
 }, { required: ['name'] });
 
+// Ours: what restore on bootstrap put into pod 0, from the init container's report (docs/backups.md).
+const restoredFrom = obj('RestoredFrom', 'Ours: the backup pod 0 was restored from (initBucketURL), and its position.', {
+  backupURL: str('The object restored.'),
+  binlogFile: str('Binary log file at the backup position.'),
+  binlogPosition: int64('Binary log position at the backup position.', { minimum: 0 }),
+  gtidExecuted: str('GTID set executed at the backup position.'),
+  completionTime: dateTime('When the restore finished (the init container ended).'),
+}, { required: ['backupURL'] });
+
 const status = obj('MysqlClusterStatus', 'Observed state of the cluster.', {
   observedGeneration: int64('Ours: the metadata.generation the operator last acted on.'),
   readyNodes: int32('Number of ready MySQL pods.'),
   conditions: conditionList('ClusterCondition', 'Ready, PendingFailoverAck, ReadOnly, FailoverInProgress.', true),
   nodes: mapList('One entry per node known to Orchestrator.', nodeStatus, ['name']),
+  restoredFrom,
 });
 
 export const mysqlCluster: KindDefinition = {

@@ -20,6 +20,7 @@ import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
 import { containerEnv } from '../../../sandbox/kubelet/env.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { startMariaDB } from '../../support/mariadb.ts';
+import { formCluster, watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
 import { BACKUP as BACKUP_IDENTITY, SIDECAR_MAIN, fileCleanups, fillData, startServeSidecar, type RunningSidecar } from '../sidecar/support.ts';
 import { startBackupOperator } from './operator.ts';
@@ -63,9 +64,16 @@ interface Lab {
   /** Termination logs of the Job pods run here. */
   folder: string;
   fqdn: (i: number) => string;
+  /** The sidecar the Job's pod reaches for the pod FQDNs (the pod network's DNS). */
+  sidecarUrl: string;
 }
 
-async function lab(t: TestContext): Promise<Lab> {
+interface LabOptions {
+  /** Runs once the namespace is known, before the operator starts; returns Orchestrator's URL and the sidecar pods 0 and 1 serve. */
+  orchestrator?: (ns: string, fqdn: (i: number) => string) => Promise<{ url: string; sidecarUrl: string }>;
+}
+
+async function lab(t: TestContext, opts: LabOptions = {}): Promise<Lab> {
   const env = await kubeEnv(t);
   const ns = env.namespace;
   const client = new KubeClient(env.kubeConfig, { userAgent: 'backup-test/1.0' });
@@ -102,9 +110,10 @@ async function lab(t: TestContext): Promise<Lab> {
       spec: { containers: [{ name: 'mysql', image: 'mysql' }] },
     } as KubeObject);
   }
-  const op = await startBackupOperator(env.kubeConfig, ns);
+  const orc = await opts.orchestrator?.(ns, fqdn);
+  const op = await startBackupOperator(env.kubeConfig, ns, undefined, orc ? { ORCHESTRATOR_URL: orc.url } : {});
   t.after(() => op.stop());
-  return { client, ns, folder, fqdn };
+  return { client, ns, folder, fqdn, sidecarUrl: orc?.sidecarUrl ?? sourceSidecar?.url ?? '' };
 }
 
 const backupRef = (l: Lab, name: string) => ({ ...BACKUP, namespace: l.ns, name });
@@ -135,7 +144,7 @@ async function runJobPod(l: Lab, job: V1Job & KubeObject): Promise<number> {
   const termination = join(l.folder, `${job.metadata!.name}.termination-log`);
   writeFileSync(termination, '');
   const [command, host, url] = container.args!;
-  const args = [command!, host === l.fqdn(1) || host === l.fqdn(0) ? sourceSidecar.url : host!, url!];
+  const args = [command!, host === l.fqdn(1) || host === l.fqdn(0) ? l.sidecarUrl : host!, url!];
   const started = new Date();
   const child = spawn(process.execPath, [SIDECAR_MAIN, ...args], {
     env: { PATH: process.env.PATH, ...env, SIDECAR_TERMINATION_LOG: termination },
@@ -216,6 +225,37 @@ test('a MysqlBackup becomes a Job from the healthy replica; run, it completes th
     ['Complete', 'True', 'CompletionsReached'],
     ['Failed', 'False', 'CompletionsReached'],
   ]);
+});
+
+test('Orchestrator downtimes the replica a backup streams from while its Job runs, and releases it when the Job ends', async (t) => {
+  if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_JOB_STATUS_BY_HAND);
+  let orc: StandInWatch | undefined;
+  // Pod 0 the master, pod 1 its replica, known to the Orchestrator stand-in by their pod FQDNs
+  // (its hosts table stands for the cluster's DNS); the Job streams from pod 1's sidecar.
+  const l = await lab(t, {
+    orchestrator: async (ns, fqdn) => {
+      const servers = await Promise.all([0, 1].map((i) => startMariaDB({ name: `downtime-pod${i}`, reportHost: fqdn(i), systemUsers: true, t })));
+      await formCluster(servers);
+      orc = await watchWithStandIn(t, servers, `my-db.${ns}`, { byReportHost: true });
+      const sidecar = await startServeSidecar(t, servers[1]!);
+      return { url: `${orc.standIn.url}/api`, sidecarUrl: sidecar.url };
+    },
+  });
+  const instance = async () => (await orc!.get(`/api/instance/${l.fqdn(1)}/3306`)).body as { IsDowntimed: boolean; DowntimeOwner: string; DowntimeReason: string };
+  assert.equal((await instance()).IsDowntimed, false);
+  const job = await createBackup(l, 'b5');
+  assert.equal(job.spec!.template.spec!.containers[0]!.args![1], l.fqdn(1));
+  // Asked before the Job is created: downtimed while it runs.
+  const during = await instance();
+  assert.deepEqual([during.IsDowntimed, during.DowntimeOwner, during.DowntimeReason], [true, 'mysql-operator', `backup ${l.ns}/b5`]);
+  const running = (await getBackup(l, 'b5')).status!.conditions!.find((c) => c.type === 'ReplicaDowntimed')!;
+  assert.deepEqual([running.status, running.reason], ['True', 'DowntimeBegun']);
+
+  assert.equal(await runJobPod(l, job), 0);
+  await eventually('b5 completed', async () => (await getBackup(l, 'b5')).status?.completed === true);
+  await eventually('pod 1 released', async () => (await instance()).IsDowntimed === false);
+  const after = (await getBackup(l, 'b5')).status!.conditions!.find((c) => c.type === 'ReplicaDowntimed')!;
+  assert.deepEqual([after.status, after.reason], ['False', 'DowntimeEnded']);
 });
 
 test('a backup whose upload fails ends Failed with the reason, not completed, and leaves no object', async (t) => {

@@ -1,4 +1,4 @@
-// Runs the real manager with the backup and backupcron controllers against a test API
+// Runs the real manager with the backup, backupcron and restore controllers against a test API
 // (kube-env), built from loadConfig() as main builds them. Orchestrator is where the test says
 // (by default an address that refuses connections); schedules tick when the test fires them
 // (ManualTicker), never by the wall clock.
@@ -9,6 +9,7 @@ import type { BackupControllerOptions } from '../../../src/controllers/backup/op
 import { backupControllerDefinition } from '../../../src/controllers/backup/controller.ts';
 import { backupCronControllerDefinition, makeBackupCronController } from '../../../src/controllers/backupcron/controller.ts';
 import type { Schedule } from '../../../src/controllers/backupcron/schedule.ts';
+import { makeRestoreController, restoreControllerDefinition } from '../../../src/controllers/restore/controller.ts';
 import type { StartTicker } from '../../../src/controllers/backupcron/ticker.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
@@ -42,13 +43,13 @@ export const NO_ORCHESTRATOR = 'http://127.0.0.1:1/api';
 export async function startBackupOperator(
   kubeConfig: KubeConfig,
   namespace: string,
-  run: { backup?: boolean; backupCron?: boolean } = { backup: true, backupCron: true },
+  run: { backup?: boolean; backupCron?: boolean; restore?: boolean } = { backup: true, backupCron: true },
   env: Record<string, string> = {},
 ): Promise<RunningOperator> {
   const loaded = loadConfig(
     [],
     { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '2s', ORCHESTRATOR_URL: NO_ORCHESTRATOR, ...env },
-    [backupControllerDefinition, backupCronControllerDefinition],
+    [backupControllerDefinition, backupCronControllerDefinition, restoreControllerDefinition],
   );
   const client = new KubeClient(kubeConfig, { userAgent: 'mysql-operator/backup-test' });
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -59,6 +60,7 @@ export async function startBackupOperator(
   const specs = [
     ...(run.backup ? [makeBackupController(backupOpts)] : []),
     ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start })] : []),
+    ...(run.restore ? [makeRestoreController()] : []),
   ];
   for (const spec of specs) {
     reconciles.record(spec);

@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseBackupReport, type BackupReport, type RestoreReport } from '../../../src/api/backup-report.ts';
 import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
-import { startMariaDB, type MariaDBServer } from '../../support/mariadb.ts';
+import { startMariaDB, startReplicationPair, type MariaDBServer } from '../../support/mariadb.ts';
 import { startS3, type S3Server } from '../../support/s3.ts';
 import { eventually } from '../../support/wait.ts';
 import {
@@ -162,6 +162,45 @@ test('S3 down mid-upload fails the backup as unreachable; the source stops strea
   assert.match(run.output, /storage endpoint is unreachable/);
   assert.ok(!run.output.includes(secret), 'no secret in the output');
   await eventually('mariabackup to be stopped', () => childrenOf(watched.proc.pid!, 'mariabackup').length === 0);
+});
+
+test('S3 down or credentials refused mid-upload: the backup fails, and the replica it streamed from replicates as before, caught up', async (t) => {
+  const { master, replica } = await startReplicationPair({ t });
+  await fillData(master, 12);
+  const replicaNode = await replica.node();
+  const caughtUp = async (): Promise<void> => {
+    const want = String((await master.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.['g']);
+    await eventually(`replica at ${want}, both threads running`, async () => {
+      const r = await replicaNode.replicationStatus();
+      return r?.ioRunning === true && r.sqlRunning === true && r.gtidExecuted === want && r.lastSqlErrno === 0 && r.lastIoErrno === 0;
+    });
+  };
+  await caughtUp();
+  const replicaSidecar = await startServeSidecar(t, replica);
+
+  const failMidUpload = async (label: string, env: Record<string, string>, url: string, why: RegExp, breakIt?: () => Promise<void>) => {
+    const job = startSidecar(['take-backup-to', replicaSidecar.url, url], env);
+    if (breakIt) {
+      await eventually(`${label}: mariabackup to stream`, () => childrenOf(replicaSidecar.proc.pid!, 'mariabackup').length > 0);
+      await breakIt();
+    }
+    const run = await job.done;
+    assert.notEqual(run.code, 0, label);
+    assert.match(run.output, why, label);
+    await eventually(`${label}: mariabackup to be stopped`, () => childrenOf(replicaSidecar.proc.pid!, 'mariabackup').length === 0);
+    // The master keeps writing meanwhile; the replica must apply all of it.
+    await master.sql("INSERT INTO app.rows (payload) VALUES ('after a failed backup')");
+    await caughtUp();
+  };
+
+  const down = await startS3({ t });
+  await failMidUpload('S3 down', (await jobEnv(t, down.env as Record<string, string>)).env, `s3://${down.bucket}/r-1.xbackup.gz`, /storage endpoint is unreachable/, () => down.kill());
+  // s3rver checks the access key id (not signatures): a wrong one is refused at the first
+  // request, made once the first part is full, so with the stream under way.
+  const refusing = (await jobEnv(t, { AWS_ACCESS_KEY_ID: 'WRONG' })).env;
+  await failMidUpload('credentials refused', refusing, `s3://${s3.bucket}/replica/r-2.xbackup.gz`, /access denied|AccessDenied|InvalidAccessKeyId/i);
+  assert.deepEqual(await objectsIn('replica/'), []);
+  assert.equal(Number((await replica.sql("SELECT COUNT(*) AS n FROM app.rows WHERE payload = 'after a failed backup'"))[0]?.['n']), 2);
 });
 
 test('a BACKUP_COMPRESS_COMMAND that fails stores nothing', async (t) => {

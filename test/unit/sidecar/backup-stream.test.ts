@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { scanXbstream } from '../../../src/sidecar/xbstream-scan.ts';
-import { BLOCK_SIZE, commandCompressor, parallelCompressor } from '../../../src/sidecar/compress.ts';
+import { BLOCK_SIZE, commandCompressor, parallelCompressor, threadPoolSize } from '../../../src/sidecar/compress.ts';
 import { parseBinlogInfo } from '../../../src/sidecar/binlog-info.ts';
 
 const INFO = 'mysql-bin.000002\t1234\t0-1-42\n';
@@ -85,4 +85,11 @@ test('BACKUP_COMPRESS_COMMAND: its output when it exits 0, an error naming it ot
   assert.equal(gunzipSync(ok).toString(), 'hello backup');
   const failing = Readable.from([Buffer.from('x')]).pipe(commandCompressor(['sh', '-c', 'cat; exit 3']));
   await assert.rejects(collect(failing), /sh \(BACKUP_COMPRESS_COMMAND\) failed \(exit 3\)/);
+});
+
+test('on more than 4 cores take-backup-to widens libuv thread pool to them, unless the environment chose', () => {
+  assert.equal(threadPoolSize({}, 2), undefined);
+  assert.equal(threadPoolSize({}, 4), undefined);
+  assert.equal(threadPoolSize({}, 16), '17');
+  assert.equal(threadPoolSize({ UV_THREADPOOL_SIZE: '6' }, 16), undefined);
 });
