@@ -384,7 +384,9 @@ function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Conta
     c.readinessProbe = probe(5, 5, 2, configured);
   } else {
     c.livenessProbe = probe(0, 5, 5, ping);
-    c.readinessProbe = probe(0, 5, 2, configured);
+    // Nothing tells the kubelet when the node controller has configured the server, so the
+    // period is the wait between configured and Ready, for every pod in turn (OrderedReady).
+    c.readinessProbe = probe(0, 5, 1, configured);
     c.startupProbe = probe(0, 5, STARTUP_PERIOD_SECONDS, ping, STARTUP_LIMIT_SECONDS / STARTUP_PERIOD_SECONDS);
   }
   const lifecycle = s.podSpec?.mysqlLifecycle;
