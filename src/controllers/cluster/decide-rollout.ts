@@ -6,8 +6,14 @@
 // the template and roll every database for nothing, so an adopted template keeps its revs as long
 // as the config and Secret we render equal what the pods already run. The first real change
 // switches it to the hash: that rollout was due anyway.
+//
+// The probes follow the same idea (decideProbes): running pods keep the anchor's slow probes as
+// long as nothing else in their template changes; the first real rollout brings ours.
+import type { V1PodTemplateSpec } from '@kubernetes/client-node';
 import { ANNOTATION_CONFIG_HASH, ANNOTATION_CONFIG_REV, ANNOTATION_SECRET_REV } from '../../api/constants.ts';
+import { ownedSubset } from './decide-writes.ts';
 import type { RolloutInputs } from './render-cluster.ts';
+import type { ProbeStyle } from './render-statefulset.ts';
 
 export interface ExistingRolloutState {
   templateAnnotations: Readonly<Record<string, string>> | undefined;
@@ -31,4 +37,16 @@ function sameData(a: Readonly<Record<string, string>> | undefined, b: Readonly<R
   if (!a) return false;
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+}
+
+/**
+ * The anchor's probes while the template rendered with them is the one the pods run (adopted
+ * clusters, and clusters of our releases before the startup probe), so that changing the probes
+ * alone never rolls a database; ours for a new StatefulSet and once anything else changes, in the
+ * same rollout. Compared as decide-writes.ts compares templates: a field only the stored template
+ * has does not count, so a field removed from the spec rolls once more with the anchor's probes.
+ */
+export function decideProbes(existing: V1PodTemplateSpec | undefined, renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec): ProbeStyle {
+  if (!existing) return 'fast';
+  return ownedSubset(renderTemplate('anchor'), existing) ? 'anchor' : 'fast';
 }

@@ -18,7 +18,7 @@ import { AlreadyExistsError, ConflictError, KubeApiError } from '../../runtime/k
 import type { KindRef, KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
-import { decideRolloutAnnotations } from './decide-rollout.ts';
+import { decideProbes, decideRolloutAnnotations } from './decide-rollout.ts';
 import { announceRootPasswordKey, rootPasswordKeyMessage } from './decide-root-password.ts';
 import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
@@ -96,6 +96,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
         },
         rendered,
       ),
+    probes: (renderTemplate) => decideProbes(existingSts?.spec?.template, renderTemplate),
   });
   const ref = desired.ref;
   const owner = controllerRef(ref);

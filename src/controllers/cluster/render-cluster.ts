@@ -1,7 +1,7 @@
 // Everything the cluster should have, from the cluster, its validated version and images, and the
 // operated Secret as it exists (its generated values are kept). Pure: no I/O, no clock; the
 // password generator is passed in.
-import type { V1ConfigMap, V1PodDisruptionBudget, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1PodDisruptionBudget, V1PodTemplateSpec, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster, PodSpec } from '../../api/index.ts';
 import { stableHash } from './hash.ts';
 import { clusterLabels, type ClusterRef } from '../../api/names.ts';
@@ -11,7 +11,7 @@ import { renderMyCnf } from './render-my-cnf.ts';
 import { operatedSecretData } from './render-operated-secret.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
-import { dataVolumeSpec, mysqlResources, renderStatefulSet } from './render-statefulset.ts';
+import { dataVolumeSpec, mysqlResources, renderStatefulSet, type ProbeStyle } from './render-statefulset.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
 import type { ServerVersion } from './resolve-version.ts';
 
@@ -26,6 +26,8 @@ export interface RenderInput {
   existingSecretData: Readonly<Record<string, string>>;
   /** The pod template annotations that roll pods, given what was rendered (decide-rollout.ts). */
   rolloutAnnotations: (rendered: RolloutInputs) => Record<string, string>;
+  /** The probes, given the pod template each style renders (decide-rollout.ts). */
+  probes: (renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec) => ProbeStyle;
   generatePassword?: () => string;
 }
 
@@ -80,7 +82,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     input.generatePassword,
   );
   const configHash = stableHash({ config: configMap.data, secret: secretData, images, pod: podInputs(spec.podSpec) });
-  const statefulSet = renderStatefulSet({
+  const stsInput = {
     cluster,
     ref,
     version,
@@ -89,7 +91,9 @@ export function renderCluster(input: RenderInput): DesiredState {
     opts,
     labels,
     rolloutAnnotations: input.rolloutAnnotations({ configHash, configData: configMap.data ?? {}, secretData }),
-  });
+  };
+  const probes = input.probes((style) => renderStatefulSet({ ...stsInput, probes: style }).spec!.template);
+  const statefulSet = renderStatefulSet({ ...stsInput, probes });
   const minAvailable = effectiveMinAvailable(spec);
   return {
     ref,

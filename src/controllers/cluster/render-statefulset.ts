@@ -1,6 +1,7 @@
-// The StatefulSet `<c>-mysql`: the pod of DESIGN.md §3 with the names, env order, probes, mounts
-// and defaults of the anchor's v0.6.3 template (statefulset.yaml of the anchor fixtures), so an
-// adopted cluster's pod template is unchanged and its pods do not roll.
+// The StatefulSet `<c>-mysql`: the pod of DESIGN.md §3 with the names, env order, mounts and
+// defaults of the anchor's v0.6.3 template (statefulset.yaml of the anchor fixtures), so an
+// adopted cluster's pod template is unchanged and its pods do not roll. The probes are ours, or
+// the anchor's on pods that run them (ProbeStyle).
 import type {
   V1Container,
   V1EnvFromSource,
@@ -63,7 +64,18 @@ export interface StatefulSetInput {
   labels: Record<string, string>;
   /** Annotations of the pod template that trigger rollouts (config hash, or adopted revs). */
   rolloutAnnotations: Record<string, string>;
+  /** The probes: ours, or the anchor's that running pods keep until a real rollout (decide-rollout.ts). */
+  probes: ProbeStyle;
 }
+
+/**
+ * `fast`: a startup probe (mysqld answering, checked every second, for up to an hour of crash
+ * recovery) gates liveness and readiness, which then run with no initial delay, so a pod is
+ * Ready within a probe period of being configured. `anchor`: the anchor's fixed delays (readiness
+ * of the sidecar after 30 s, liveness of mysqld after 60 s), which running pods keep until the
+ * template changes for another reason, so that adoption and operator upgrades roll nothing.
+ */
+export type ProbeStyle = 'anchor' | 'fast';
 
 export function renderStatefulSet(input: StatefulSetInput): V1StatefulSet {
   const { cluster, ref } = input;
@@ -182,6 +194,7 @@ interface ContainerContext {
   rootPasswordKey: string;
   operatedSecret: string;
   dataMountVolume: string;
+  probes: ProbeStyle;
   opts: ClusterControllerOptions;
 }
 
@@ -199,6 +212,7 @@ function containerContext(input: StatefulSetInput): ContainerContext {
     // With the deprecated tmpfsSize the data directory is the tmpfs (the anchor also mounted the
     // PVC at the same path, which the API server rejects).
     dataMountVolume: spec.tmpfsSize !== undefined && spec.tmpfsSize !== '' ? VOLUME.tmp : VOLUME.data,
+    probes: input.probes,
     opts: input.opts,
   };
 }
@@ -325,16 +339,22 @@ function volumeMountsFor(ctx: ContainerContext, name: string): V1VolumeMount[] {
   }
 }
 
-function probe(delay: number, timeout: number, period: number, action: Partial<V1Probe>): V1Probe {
+function probe(delay: number, timeout: number, period: number, action: Partial<V1Probe>, failureThreshold = 3): V1Probe {
   return {
     ...action,
     initialDelaySeconds: delay,
     timeoutSeconds: timeout,
     periodSeconds: period,
     successThreshold: 1,
-    failureThreshold: 3,
+    failureThreshold,
   };
 }
+
+// How long mysqld may take to answer after a start before the kubelet restarts it: InnoDB crash
+// recovery of a large redo log, or a long first start, runs before the server listens, and
+// killing it then only starts the recovery again.
+const STARTUP_PERIOD_SECONDS = 1;
+const STARTUP_LIMIT_SECONDS = 3600;
 
 /** podSpec.resources, with the default requests when it sets none. */
 export function mysqlResources(s: MysqlClusterSpec): V1ResourceRequirements {
@@ -356,9 +376,19 @@ function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Conta
     { name: ENV.orchHttpApi, value: ctx.opts.orchestratorUri },
   );
   if (!usesInitOnlyContainer(input)) c.env!.push(...userCredentialEnv(ctx));
-  c.livenessProbe = probe(60, 5, 5, { exec: { command: ['mysqladmin', `--defaults-file=${CLIENT_CONF_PATH}`, 'ping'] } });
-  const configured = `mysql --defaults-file=${CLIENT_CONF_PATH} -NB -e 'SELECT COUNT(*) FROM ${OPERATOR_SCHEMA}.status WHERE name="configured" AND value="1"'`;
-  c.readinessProbe = probe(5, 5, 2, { exec: { command: ['/bin/sh', '-c', `test $(${configured}) -eq 1`] } });
+  const ping = { exec: { command: ['mysqladmin', `--defaults-file=${CLIENT_CONF_PATH}`, 'ping'] } };
+  const configuredQuery = `mysql --defaults-file=${CLIENT_CONF_PATH} -NB -e 'SELECT COUNT(*) FROM ${OPERATOR_SCHEMA}.status WHERE name="configured" AND value="1"'`;
+  const configured = { exec: { command: ['/bin/sh', '-c', `test $(${configuredQuery}) -eq 1`] } };
+  if (ctx.probes === 'anchor') {
+    c.livenessProbe = probe(60, 5, 5, ping);
+    c.readinessProbe = probe(5, 5, 2, configured);
+  } else {
+    c.livenessProbe = probe(0, 5, 5, ping);
+    // Nothing tells the kubelet when the node controller has configured the server, so the
+    // period is the wait between configured and Ready, for every pod in turn (OrderedReady).
+    c.readinessProbe = probe(0, 5, 1, configured);
+    c.startupProbe = probe(0, 5, STARTUP_PERIOD_SECONDS, ping, STARTUP_LIMIT_SECONDS / STARTUP_PERIOD_SECONDS);
+  }
   const lifecycle = s.podSpec?.mysqlLifecycle;
   if (lifecycle) c.lifecycle = lifecycle;
   else if (ctx.opts.failoverBeforeShutdown) {
@@ -375,7 +405,10 @@ function sidecarContainer(ctx: ContainerContext, input: StatefulSetInput): V1Con
     ports: [{ name: PORT_NAME.sidecarHttp, containerPort: PORT.sidecarHttp }],
     resources,
   });
-  c.readinessProbe = probe(30, 5, 5, { httpGet: { path: HEALTH_PATH, port: PORT.sidecarHttp, scheme: 'HTTP' } });
+  const health = { httpGet: { path: HEALTH_PATH, port: PORT.sidecarHttp, scheme: 'HTTP' } };
+  // Ready once it serves (clones and backups come through it); it listens within a second of
+  // its start, long before mysqld is configured, so a 2 s period keeps it off the pod's path.
+  c.readinessProbe = ctx.probes === 'anchor' ? probe(30, 5, 5, health) : probe(0, 5, 2, health);
   return c;
 }
 

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { V1Secret } from '@kubernetes/client-node';
+import { ANNOTATION_CONFIG_HASH } from '../../../src/api/constants.ts';
 import type { MysqlCluster, MysqlClusterSpec } from '../../../src/api/index.ts';
 import { clusterOptions, type ClusterControllerOptions } from '../../../src/controllers/cluster/options.ts';
-import { renderCluster, type DesiredState } from '../../../src/controllers/cluster/render-cluster.ts';
+import { renderCluster, type DesiredState, type RenderInput } from '../../../src/controllers/cluster/render-cluster.ts';
 import { validateCluster } from '../../../src/controllers/cluster/validate-cluster.ts';
 
 export const ANCHOR_DIR = fileURLToPath(new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url));
@@ -45,13 +46,15 @@ export function anchorCluster(): MysqlCluster {
 
 export const ROOT_SECRET = { metadata: { name: 'my-db-secret', namespace: 'default' }, data: { ROOT_PASSWORD: Buffer.from('r00t').toString('base64') } };
 
-/** Renders a valid cluster with a fixed password generator and the given rollout annotations. */
+/** Renders a valid cluster with a fixed password generator and the given rollout annotations and probes. */
 export function render(
   c: MysqlCluster,
   opts: ClusterControllerOptions = ANCHOR_OPTIONS,
   rollout: Record<string, string> = { config_rev: '<CONFIGMAP_RESOURCE_VERSION>', secret_rev: '<OPERATED_SECRET_RESOURCE_VERSION>' },
   existingSecretData: Record<string, string> = {},
   userSecret: V1Secret = ROOT_SECRET,
+  // The anchor's revisions mark an adopted template, which keeps the anchor's probes.
+  probes: RenderInput['probes'] = () => (ANNOTATION_CONFIG_HASH in rollout ? 'fast' : 'anchor'),
 ): DesiredState {
   const v = validateCluster(c, userSecret, opts);
   if (!v.ok) throw new Error(v.problems.map((p) => p.message).join('; '));
@@ -64,6 +67,7 @@ export function render(
     opts,
     existingSecretData,
     rolloutAnnotations: () => rollout,
+    probes,
     generatePassword: () => `Generated${String(++n).padStart(9, '0')}`,
   });
 }
