@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
-  API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_BACKUP, KIND_MYSQL_CLUSTER, LABEL_BACKUP_RECURRENT, LABEL_CLUSTER, PROVISION_CONDITION,
+  API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_BACKUP, KIND_MYSQL_CLUSTER, LABEL_BACKUP_CLUSTER, LABEL_BACKUP_RECURRENT, PROVISION_CONDITION,
 } from '../../src/api/constants.ts';
 import type { MysqlBackup } from '../../src/api/index.ts';
 import { names } from '../../src/api/names.ts';
@@ -28,7 +28,7 @@ const BACKUP_MS = 180_000;
 /** Every 20 s instead of the example's 6 hours: the test waits for one taken after its writes. */
 const SHORT_SCHEDULE = '*/20 * * * * *';
 const DATA = 'CREATE DATABASE e2e_data; CREATE TABLE e2e_data.t (id INT PRIMARY KEY, v VARCHAR(64));'
-  + ' INSERT INTO e2e_data.t SELECT seq, MD5(seq) FROM seq_1_to_1000';
+  + ' INSERT INTO e2e_data.t SELECT seq, MD5(seq) FROM e2e_data.seq_1_to_1000';
 
 describe('the storage, restore, user and database examples on the sandbox', { skip: sandboxSkip() }, () => {
   const workDir = mkdtempSync(join(tmpdir(), 'sandbox-examples-'));
@@ -67,7 +67,7 @@ describe('the storage, restore, user and database examples on the sandbox', { sk
     const written = Date.now();
     scheduled = await eventually('a scheduled backup started after the write, completed', async () => {
       const done = (await backups()).filter((b) =>
-        b.metadata!.labels?.[LABEL_BACKUP_RECURRENT] === 'true' && b.metadata!.labels?.[LABEL_CLUSTER] === myDb.name
+        b.metadata!.labels?.[LABEL_BACKUP_RECURRENT] === 'true' && b.metadata!.labels?.[LABEL_BACKUP_CLUSTER] === myDb.name
         && b.status?.completed === true && Date.parse(b.status.startTime!) >= written);
       return done[0];
     }, BACKUP_MS);
