@@ -27,10 +27,7 @@ const READY_MS = 300_000;
 const BACKUP_MS = 180_000;
 /** Every 20 s instead of the example's 6 hours: the test waits for one taken after its writes. */
 const SHORT_SCHEDULE = '*/20 * * * * *';
-/**
- * take-backup-to reports size and position in its termination message (render-job.ts), which the
- * sandbox's kubelet does not collect: status.sizeBytes and the position stay empty there.
- */
+/** Why status.sizeBytes and the position stay empty on the sandbox (render-job.ts: the report's way to the controller). */
 const NO_TERMINATION_MESSAGE = 'the sandbox kubelet does not write container termination messages (terminationMessagePath), where take-backup-to reports size and position';
 const DATA = 'CREATE DATABASE e2e_data; CREATE TABLE e2e_data.t (id INT PRIMARY KEY, v VARCHAR(64));'
   + ' INSERT INTO e2e_data.t SELECT seq, MD5(seq) FROM e2e_data.seq_1_to_1000';
