@@ -1,7 +1,7 @@
 // The sandbox (DESIGN.md §6, docs/sandbox.md): a whole cluster on this machine, without
 // containers. `startSandbox()` composes the parts, each a component with start/ready/stop: the
 // test API server, the workload controllers, the pod network with its Service proxy, the
-// kubelet, then installs the chart (operator and Orchestrator as pods) with helm and kubectl.
+// kubelet, then installs the chart (operator and Orchestrator as pods) with the real `helm install`.
 // `npm run sandbox` and the end-to-end tests both stand on it.
 import { execFile } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { KubeClient } from '../src/runtime/kube/client.ts';
 import { createLogger, type Logger } from '../src/runtime/logger.ts';
 import { startApiServer, type ApiServer } from './apiserver/index.ts';
 import { startKubelet, type Kubelet } from './kubelet/index.ts';
+import { startS3Server, type S3Server } from './s3.ts';
 import { claimAddresses, startSandboxNetwork, type SandboxNetwork } from './network/index.ts';
 import { startWorkloadControllers, type WorkloadControllers } from './workloads/index.ts';
 
@@ -24,6 +25,8 @@ const CHART = join(REPO, 'chart');
 /** The chart's release: its namespace and name give the operator's and Orchestrator's objects their names. */
 export const RELEASE = { name: 'mysql-operator', namespace: 'mysql-operator' } as const;
 export const NODE_NAME = 'sandbox';
+/** The sandbox's S3 bucket: the one the examples' backup URLs name. */
+export const S3_BUCKET = 'my-bucket';
 
 /**
  * Chart values the sandbox needs. One Orchestrator: the stand-in has no raft, and three
@@ -57,10 +60,14 @@ export interface Sandbox {
   workloads?: WorkloadControllers;
   network: SandboxNetwork;
   kubelet: Kubelet;
+  /** The S3 server (s3rver) on the bridge's gateway, with the bucket S3_BUCKET: reached from pods and from this machine. */
+  s3: S3Server;
   /** Resolves once the operator and Orchestrator pods are Ready. */
   ready: Promise<void>;
   /** Runs the real kubectl against the sandbox (never blocks the API server sharing this process). */
   kubectl(args: readonly string[], input?: string): Promise<{ ok: boolean; out: string; stdout: string }>;
+  /** Runs the real helm against the sandbox, with its cache, config and data homes in the work dir (where the release was installed from). */
+  helm(args: readonly string[]): Promise<{ ok: boolean; out: string; stdout: string }>;
   /** Says what plays Orchestrator (a real binary or the stand-in), from the kubelet's Started Event. */
   orchestratorRunsAs(): Promise<string | undefined>;
   /** Stops every pod, then the kubelet, network, controllers and API server; removes the work dir. */
@@ -68,9 +75,9 @@ export interface Sandbox {
 }
 
 /** Runs a program without blocking this process (the API server may live here). */
-export function run(bin: string, args: readonly string[], input?: string): Promise<{ ok: boolean; out: string; stdout: string }> {
+export function run(bin: string, args: readonly string[], input?: string, env?: NodeJS.ProcessEnv): Promise<{ ok: boolean; out: string; stdout: string }> {
   return new Promise((done) => {
-    const child = execFile(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+    const child = execFile(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...(env ? { env } : {}) }, (error, stdout, stderr) => {
       done({ ok: !error, out: `${stdout}${stderr}`, stdout });
     });
     if (input !== undefined) child.stdin?.end(input);
@@ -152,6 +159,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     await network.ready;
     say('network: pod namespaces, hosts files, Service proxy on the ClusterIPs');
 
+    // On the gateway, like the API server: pods reach it through the bridge, host processes directly.
+    const s3 = await startS3Server({ host: claim.gateway, bucket: S3_BUCKET, dir: join(workDir, 's3') });
+    stops.push(() => s3.stop());
+    say(`s3: ${s3.endpoint}, bucket ${S3_BUCKET} (s3rver)`);
+
     const kubelet = await startKubelet({
       kubeconfig: kubeConfig, nodeName: NODE_NAME, workDir, network: network.network, nodeIP: claim.gateway, apiServer: apiAddress,
       log, ...(opts.backoff ? { backoff: opts.backoff } : {}),
@@ -162,8 +174,12 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     say(`kubelet: node ${NODE_NAME} at ${claim.gateway}, pods as local processes (sandbox/kubelet)`);
 
     const kubectl = (args: readonly string[], input?: string) => run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], input);
-    say(`chart: helm template ${RELEASE.name} chart/ | kubectl apply (namespace ${RELEASE.namespace})`);
-    await installChart(kubectl, [...SANDBOX_CHART_VALUES, ...(opts.chartValues ?? [])]);
+    const helmHome = join(workDir, 'helm');
+    const helmEnv = { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
+    const helm = (args: readonly string[]) => run(HELM, ['--kubeconfig', kubeconfig, ...args], undefined, helmEnv);
+    say(`chart: helm install ${RELEASE.name} chart/ --namespace ${RELEASE.namespace} --create-namespace (the operator runs from the chart's Deployment)`);
+    const installed = await helm(chartInstallArgs('install', [...SANDBOX_CHART_VALUES, ...(opts.chartValues ?? [])]));
+    if (!installed.ok) throw new Error(`helm install of chart/ failed:\n${installed.out}`);
 
     const ready = (async () => {
       for (const [component, what] of [['operator', 'the operator'], ['orchestrator', 'Orchestrator']] as const) {
@@ -181,7 +197,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     let stopped: Promise<void> | undefined;
     return {
-      kubeconfig, kubeConfig, client, apiserver, workloads, network, kubelet, ready, kubectl,
+      kubeconfig, kubeConfig, client, apiserver, workloads, network, kubelet, s3, ready, kubectl, helm,
       async orchestratorRunsAs() {
         const r = await kubectl(['-n', RELEASE.namespace, 'get', 'events', '--field-selector', 'reason=Started', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}']);
         return r.out.split('\n').find((l) => /container orchestrator:/.test(l))?.replace(/^.*runs as /, '');
@@ -207,15 +223,14 @@ function loadKubeConfig(path: string): KubeConfig {
   return kc;
 }
 
-/** The chart's manifests (with its CRDs) applied as `helm install` would create them. */
-async function installChart(kubectl: Sandbox['kubectl'], values: readonly string[]): Promise<void> {
-  const rendered = await run(HELM, [
-    'template', RELEASE.name, CHART, '--namespace', RELEASE.namespace, '--include-crds',
+/**
+ * `helm install|upgrade` of chart/ as the sandbox's release with `values` (`--set`). An install
+ * creates the namespace and the CRDs (helm's crds/); an upgrade leaves the CRDs alone, as helm does.
+ */
+export function chartInstallArgs(verb: 'install' | 'upgrade', values: readonly string[]): string[] {
+  return [
+    verb, RELEASE.name, CHART, '--namespace', RELEASE.namespace,
+    ...(verb === 'install' ? ['--create-namespace'] : []),
     ...values.flatMap((v) => ['--set', v]),
-  ]);
-  if (!rendered.ok) throw new Error(`helm template of chart/ failed:\n${rendered.out}`);
-  // `helm install --create-namespace`; `kubectl create namespace` would send protobuf, which the test API server does not speak.
-  const namespace = `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${RELEASE.namespace}\n---\n`;
-  const applied = await kubectl(['apply', '--namespace', RELEASE.namespace, '-f', '-'], namespace + rendered.stdout);
-  if (!applied.ok) throw new Error(`kubectl apply of the chart failed:\n${applied.out}`);
+  ];
 }

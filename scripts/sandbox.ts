@@ -1,24 +1,30 @@
 // `npm run sandbox`: the whole cluster on this machine (DESIGN.md §6, docs/sandbox.md). Brings up
 // the sandbox (startSandbox: API server, workload controllers, pod network and Service proxy,
-// kubelet, the chart's operator and Orchestrator as pods), applies the MariaDB example cluster,
-// shows its pods and conditions until it is Ready, then prints how to reach it.
-//   npm run sandbox              keep running; Ctrl-C stops everything and removes .sandbox/
-//   npm run sandbox -- --check   stop once the example cluster is Ready (exit 0), or fail (exit 1)
+// kubelet, an S3 server, and chart/ installed with the real `helm install`, so the operator and
+// Orchestrator run as the chart's pods), applies an example cluster, shows its pods and conditions
+// until it is Ready, then prints how to reach it.
+//   npm run sandbox                       keep running; Ctrl-C stops everything and removes .sandbox/
+//   npm run sandbox -- --check            stop once the example cluster is Ready (exit 0), or fail (exit 1)
+//   npm run sandbox -- --example F.yaml   apply examples/F.yaml instead of the MariaDB example, e.g.
+//                                         mysqlcluster.yaml (backups to the sandbox's S3 server)
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { readFileSync } from 'node:fs';
+import { KIND_MYSQL_CLUSTER } from '../src/api/constants.ts';
 import { names } from '../src/api/names.ts';
 import { describeView, waitForClusterReady } from '../sandbox/cluster-view.ts';
+import { forSandbox, readExample, toYaml } from '../sandbox/examples.ts';
 import { KUBECTL, REPO, startSandbox, type Sandbox } from '../sandbox/index.ts';
 
 /**
- * The examples the sandbox applies. The others need what the sandbox does not run: an S3 bucket
- * (mysqlcluster.yaml's backups, mysqlbackup.yaml) or that cluster (mysqldatabase, mysqluser).
+ * The default example: the quickest to Ready, and it needs nothing else. The cluster examples that
+ * back up or restore run against the sandbox's S3 server (sandbox/examples.ts); the user and
+ * database examples need mysqlcluster.yaml's cluster, as the end-to-end tests apply them.
  */
-const EXAMPLE = join(REPO, 'examples/mysqlcluster-mariadb.yaml');
+const DEFAULT_EXAMPLE = 'mysqlcluster-mariadb.yaml';
 const READY_TIMEOUT_MS = 300_000;
 
 const check = process.argv.includes('--check');
+const exampleArg = process.argv.indexOf('--example');
+const example = exampleArg >= 0 ? process.argv[exampleArg + 1]!.replace(/^examples\//, '') : DEFAULT_EXAMPLE;
 const workDir = join(REPO, '.sandbox');
 const started = Date.now();
 const say = (line: string): void => {
@@ -45,11 +51,14 @@ try {
   await sandbox.ready;
   say(`Orchestrator runs as ${(await sandbox.orchestratorRunsAs()) ?? '(not started yet)'}`);
 
-  const cluster = parseAllDocuments(readFileSync(EXAMPLE, 'utf8')).map((d) => d.toJS()).find((o) => o?.kind === 'MysqlCluster');
+  const { docs, changes } = forSandbox(readExample(REPO, example), sandbox.s3.env);
+  const cluster = docs.find((o) => o.kind === KIND_MYSQL_CLUSTER);
+  if (!cluster) throw new Error(`examples/${example} has no MysqlCluster`);
   const name: string = cluster.metadata.name;
   const namespace = 'default';
-  say(`kubectl apply -f examples/${EXAMPLE.split('/').pop()}`);
-  const applied = await sandbox.kubectl(['apply', '-f', EXAMPLE]);
+  say(`kubectl apply -f examples/${example}`);
+  for (const line of changes) say(`  on the sandbox: ${line}`);
+  const applied = await sandbox.kubectl(['apply', '-f', '-'], toYaml(docs));
   for (const line of applied.out.trim().split('\n')) say(`  ${line}`);
   if (!applied.ok) throw new Error('kubectl apply of the example failed');
 

@@ -3,9 +3,9 @@
 // left behind.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { parseAllDocuments, stringify } from 'yaml';
+import { KIND_MYSQL_CLUSTER } from '../../src/api/constants.ts';
+import { forSandbox, readExample, toYaml, type Manifest } from '../../sandbox/examples.ts';
 import { REPO, type Sandbox } from '../../sandbox/index.ts';
 
 /** Why the sandbox cannot run here, or false. */
@@ -24,21 +24,43 @@ export interface ExampleCluster {
   rootPassword: string;
 }
 
-/** Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes. */
-export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default'): Promise<ExampleCluster> {
-  const docs = parseAllDocuments(readFileSync(join(REPO, 'examples/mysqlcluster-mariadb.yaml'), 'utf8')).map((d) => d.toJS());
-  const cluster = docs.find((d) => d.kind === 'MysqlCluster');
+/**
+ * Applies examples/<file> as the sandbox runs it (sandbox/examples.ts: its storage Secrets point at
+ * the sandbox's S3 server, MySQL runs as MariaDB), after `edit` changed its objects. Returns its
+ * cluster, when it has one.
+ */
+export async function applyExample(sb: Sandbox, file: string, opts: { namespace?: string; edit?: (docs: Manifest[]) => void } = {}): Promise<ExampleCluster | undefined> {
+  const namespace = opts.namespace ?? 'default';
+  const { docs, changes } = forSandbox(readExample(REPO, file), sb.s3.env);
+  opts.edit?.(docs);
+  const applied = await sb.kubectl(['apply', '-n', namespace, '-f', '-'], toYaml(docs));
+  if (!applied.ok) throw new Error(`kubectl apply of examples/${file}: ${applied.out}`);
+  if (changes.length) console.log(`examples/${file} on the sandbox: ${changes.join('; ')}`);
+  const cluster = docs.find((d) => d.kind === KIND_MYSQL_CLUSTER);
+  if (!cluster) return undefined;
   const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === cluster.spec.secretName);
-  cluster.spec.replicas = replicas;
-  const applied = await sb.kubectl(['apply', '-n', namespace, '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
-  if (!applied.ok) throw new Error(`kubectl apply of the example: ${applied.out}`);
-  return { name: cluster.metadata.name, namespace, secretName: secret.metadata.name, rootPassword: secret.stringData.ROOT_PASSWORD };
+  return { name: cluster.metadata.name, namespace, secretName: cluster.spec.secretName, rootPassword: secret?.stringData.ROOT_PASSWORD };
 }
 
-/** Runs SQL as root through a Service's ClusterIP (the sandbox's proxy), on a new connection each time. */
-export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service: string, text: string): Promise<Record<string, unknown>[]> {
+/** Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes. */
+export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default'): Promise<ExampleCluster> {
+  const c = await applyExample(sb, 'mysqlcluster-mariadb.yaml', { namespace, edit: (docs) => setReplicas(docs, replicas) });
+  return c!;
+}
+
+export function setReplicas(docs: Manifest[], replicas: number): void {
+  for (const d of docs) if (d.kind === KIND_MYSQL_CLUSTER) d.spec.replicas = replicas;
+}
+
+/**
+ * Runs SQL through a Service's ClusterIP (the sandbox's proxy), on a new connection each time, as
+ * root or as `as`.
+ */
+export async function sqlThroughService(
+  sb: Sandbox, c: ExampleCluster, service: string, text: string, as: { user: string; password: string } = { user: 'root', password: c.rootPassword },
+): Promise<Record<string, unknown>[]> {
   const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: service });
-  const conn = await mysql.createConnection({ host: svc.spec.clusterIP, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000, multipleStatements: true });
+  const conn = await mysql.createConnection({ host: svc.spec.clusterIP, port: 3306, ...as, connectTimeout: 3000, multipleStatements: true });
   try {
     const [rows] = await conn.query(text);
     return rows as Record<string, unknown>[];

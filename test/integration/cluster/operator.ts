@@ -5,7 +5,6 @@ import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import type { ControllerSpec } from '../../../src/runtime/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
@@ -25,19 +24,25 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-export async function startOperator(kubeConfig: KubeConfig, namespace: string, argv: string[] = [], env: Record<string, string> = {}): Promise<RunningOperator> {
+/** `definitions`: the controllers to run, the cluster controller by default (its reconciles are recorded). */
+export async function startOperator(
+  kubeConfig: KubeConfig, namespace: string, argv: string[] = [], env: Record<string, string> = {},
+  definitions: Parameters<typeof loadConfig>[2] = [clusterControllerDefinition],
+): Promise<RunningOperator> {
   const loaded = loadConfig(
     argv,
     { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '1s', WORKERS: '4', ...env },
-    [clusterControllerDefinition],
+    definitions,
   );
   const client = new KubeClient(kubeConfig, { userAgent: OPERATOR_AGENT });
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
   const manager = new Manager({ config: loaded.runtime, client, log });
-  const spec: ControllerSpec = loaded.controllers[0]!.build();
   const reconciles = new ReconcileLog();
-  reconciles.record(spec);
-  manager.add(spec);
+  for (const controller of loaded.controllers) {
+    const spec = controller.build();
+    reconciles.record(spec);
+    manager.add(spec);
+  }
   await manager.start();
   return {
     manager,
@@ -68,9 +73,11 @@ export async function testApi(t: TestContext): Promise<TestApi> {
 }
 
 /** `testApi` with the operator already running in its namespace; stopped after the test. */
-export async function operatorTest(t: TestContext, argv: string[] = []): Promise<TestApi & { op: RunningOperator }> {
+export async function operatorTest(
+  t: TestContext, argv: string[] = [], definitions?: Parameters<typeof startOperator>[4],
+): Promise<TestApi & { op: RunningOperator }> {
   const api = await testApi(t);
-  const op = await startOperator(api.env.kubeConfig, api.namespace, argv);
+  const op = await startOperator(api.env.kubeConfig, api.namespace, argv, {}, definitions);
   t.after(() => op.stop());
   return { ...api, op };
 }

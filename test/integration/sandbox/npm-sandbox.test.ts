@@ -1,4 +1,4 @@
-// The README's first command: `npm run sandbox` brings the example cluster to Ready, says how to
+// The README's first command: `npm run sandbox` installs chart/ with helm, brings the example cluster to Ready, says how to
 // reach it, and Ctrl-C removes everything it made (no network namespace, link, mount, process or
 // file). `--check` (CI's first step, .ci/run) is the same run ending at Ready.
 import assert from 'node:assert/strict';
@@ -23,6 +23,8 @@ test('npm run sandbox reaches Ready, prints how to connect, and Ctrl-C leaves no
   });
   const bridge = /network: bridge (\S+),/.exec(out)?.[1];
   assert.ok(bridge, `the progress names the bridge:\n${out}`);
+  assert.match(out, /chart: helm install mysql-operator chart\/ --namespace mysql-operator/, 'the chart is installed with the real helm');
+  assert.match(out, /s3: http:\/\/10\.213\.\d+\.1:\d+, bucket my-bucket/, 'the S3 server on the gateway');
   assert.match(out, /operator: Ready/);
   assert.match(out, /Orchestrator runs as /);
   assert.match(out, /MysqlCluster maria-db is Ready; master maria-db-mysql-\d/);
