@@ -471,7 +471,11 @@ export class ObjectService {
     m.resourceVersion = old.metadata.resourceVersion;
     if (deepEqual(withoutResourceVersion(old), withoutResourceVersion(next))) return old;
     if (opts.dryRun) return orderObject(def, next);
-    const finalizing = old.metadata.deletionTimestamp && !(m.finalizers?.length) && def.resource !== 'namespaces';
+    // As kube-apiserver's ShouldDeleteDuringUpdate: only a deletion with no grace period left ends
+    // on an update; a pod terminating gracefully stays until its kubelet deletes it with grace 0,
+    // whatever status the kubelet writes meanwhile.
+    const finalizing = old.metadata.deletionTimestamp && !(m.finalizers?.length) && def.resource !== 'namespaces'
+      && !(Number(old.metadata.deletionGracePeriodSeconds) > 0);
     if (finalizing) {
       // Watchers see no MODIFIED for the finalizer removal, only DELETED with the last stored state.
       const last = clone(old);

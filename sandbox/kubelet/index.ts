@@ -13,7 +13,7 @@ import type { ImageTableOptions } from './images.ts';
 import { startLogServer } from './log-server.ts';
 import { machineCapacity, NodeRegistration } from './node.ts';
 import { PodWorker } from './pod-worker.ts';
-import { podStatusPatch, type PodRuntime } from './status.ts';
+import { podStatusPatch, type PodRuntime, type PodStatusPatch } from './status.ts';
 
 export type { PodNetwork, PodNetworkAttachment } from './host-network.ts';
 export { hostNetwork } from './host-network.ts';
@@ -75,6 +75,7 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
 
   // Status writes: one in flight per pod, the latest state wins, unchanged states are not sent.
   const sent = new Map<string, string>();
+  const computed = new Map<string, PodStatusPatch>();
   const pending = new Set<string>();
   const inFlight = new Map<string, Promise<void>>();
   const syncStatus = (w: PodWorker): void => {
@@ -82,7 +83,8 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     if (inFlight.has(w.uid)) return;
     const run = (async () => {
       while (pending.delete(w.uid)) {
-        const patch = podStatusPatch(w.pod, w.runtime());
+        const patch = podStatusPatch(w.pod, w.runtime(), computed.get(w.uid));
+        computed.set(w.uid, patch);
         const text = JSON.stringify(patch);
         if (sent.get(w.uid) === text) continue;
         try {
@@ -113,6 +115,7 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     await inFlight.get(w.uid);
     workers.delete(w.uid);
     sent.delete(w.uid);
+    computed.delete(w.uid);
     if (!deleteFromApi) return;
     const ref = { apiVersion: 'v1', kind: 'Pod', namespace: w.pod.metadata!.namespace!, name: w.pod.metadata!.name! };
     await client.request('DELETE', await client.pathFor(ref), {

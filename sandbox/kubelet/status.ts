@@ -1,7 +1,10 @@
 // The pod status the kubelet reports, decided from what its containers did. Pure. The kubelet owns
 // the phase, the container statuses, the IPs and four conditions; every other condition (readiness
 // gates, the operator's own) belongs to someone else, so the status patch names only these and
-// the strategic merge keeps the rest (conditions merge by `type`).
+// the strategic merge keeps the rest (conditions merge by `type`). A condition's transition time
+// comes from the status the kubelet itself last computed, as the real kubelet's status manager
+// keeps it: the informer's copy of the pod lags the kubelet's own writes, and deciding from it
+// made two writes in flight flip the time back and forth, each write's event answering the next.
 import type { V1Pod } from '@kubernetes/client-node';
 
 export type ContainerState =
@@ -61,7 +64,7 @@ export function podPhase(pod: V1Pod, rt: PodRuntime): string {
   return 'Pending';
 }
 
-interface Condition {
+export interface Condition {
   type: string;
   status: 'True' | 'False';
   /** null removes an earlier reason in the strategic merge (conditions merge field by field). */
@@ -71,10 +74,16 @@ interface Condition {
   lastTransitionTime: string;
 }
 
-function condition(pod: V1Pod, type: string, ok: boolean, reason?: string, message?: string): Condition {
-  const prev = pod.status?.conditions?.find((c) => c.type === type);
+interface PriorCondition {
+  type: string;
+  status: string;
+  lastTransitionTime?: unknown;
+}
+
+function condition(prior: readonly PriorCondition[], type: string, ok: boolean, reason?: string, message?: string): Condition {
+  const prev = prior.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
-  const since = prev && prev.status === status && prev.lastTransitionTime ? String(prev.lastTransitionTime as unknown as string) : now();
+  const since = prev && prev.status === status && prev.lastTransitionTime ? String(prev.lastTransitionTime) : now();
   return { type, status, reason: ok ? null : (reason ?? null), message: ok ? null : (message ?? null), lastProbeTime: null, lastTransitionTime: since };
 }
 
@@ -92,8 +101,16 @@ function containerStatus(r: ContainerRecord): Record<string, unknown> {
   };
 }
 
-/** The status patch: everything the kubelet owns, nothing else. */
-export function podStatusPatch(pod: V1Pod, rt: PodRuntime): Record<string, unknown> {
+export interface PodStatusPatch extends Record<string, unknown> {
+  conditions: Condition[];
+}
+
+/**
+ * The status patch: everything the kubelet owns, nothing else. `previous` is the patch this
+ * kubelet computed last for the pod (none after a restart: then the API's copy is all there is).
+ */
+export function podStatusPatch(pod: V1Pod, rt: PodRuntime, previous?: PodStatusPatch): PodStatusPatch {
+  const prior: readonly PriorCondition[] = previous?.conditions ?? pod.status?.conditions ?? [];
   const notReady = rt.containers.filter((c) => !c.ready).map((c) => c.name);
   const containersReady = notReady.length === 0 && rt.containers.length > 0;
   const gates = (pod.spec?.readinessGates ?? []).map((g) => g.conditionType);
@@ -102,17 +119,17 @@ export function podStatusPatch(pod: V1Pod, rt: PodRuntime): Record<string, unkno
     .find(({ c }) => c?.status !== 'True');
   const pendingInit = rt.init.filter((c) => !(isTerminated(c) && c.state.terminated.exitCode === 0)).map((c) => c.name);
   const conditions: Condition[] = [
-    condition(pod, 'Initialized', rt.initialized, 'ContainersNotInitialized', `containers with incomplete status: [${pendingInit.join(' ')}]`),
-    condition(pod, 'Ready', containersReady && !gateProblem, containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
+    condition(prior, 'Initialized', rt.initialized, 'ContainersNotInitialized', `containers with incomplete status: [${pendingInit.join(' ')}]`),
+    condition(prior, 'Ready', containersReady && !gateProblem, containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
       containersReady
         ? gateProblem?.c
           ? `the status of pod readiness gate "${gateProblem.g}" is not "True", but ${gateProblem.c.status}`
           : `corresponding condition of pod readiness gate "${gateProblem?.g}" does not exist.`
         : `containers with unready status: [${notReady.join(' ')}]`),
-    condition(pod, 'ContainersReady', containersReady, 'ContainersNotReady', `containers with unready status: [${notReady.join(' ')}]`),
+    condition(prior, 'ContainersReady', containersReady, 'ContainersNotReady', `containers with unready status: [${notReady.join(' ')}]`),
   ];
   // The scheduler writes PodScheduled; a pod bound by hand (spec.nodeName set at create) has none.
-  if (!pod.status?.conditions?.some((c) => c.type === 'PodScheduled')) conditions.unshift(condition(pod, 'PodScheduled', true));
+  if (!pod.status?.conditions?.some((c) => c.type === 'PodScheduled')) conditions.unshift(condition(prior, 'PodScheduled', true));
   return {
     phase: podPhase(pod, rt),
     conditions,

@@ -9,7 +9,7 @@ import { KubeClient } from '../../src/runtime/kube/client.ts';
 import { createLogger, errorMessage, type Logger } from '../../src/runtime/logger.ts';
 import { claimAddresses, type AddressClaim } from './claim.ts';
 import { dnsRecords, renderHostsFile, resolveName, type DnsRecord } from './hosts.ts';
-import { PodNetworks, writeInPlace, type PodNetwork } from './pods.ts';
+import { PodNetworks, type PodNetwork } from './pods.ts';
 import { desiredListeners, ServiceProxy, type Listener } from './proxy.ts';
 
 export type { PodNetwork, PodNetworkAttachment, PodRef } from './pods.ts';
@@ -69,7 +69,7 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
   const refreshOnce = async (): Promise<void> => {
     const allServices = services.list();
     records = dnsRecords(allServices, pods.list());
-    for (const { attachment, identity } of podNetworks.attached()) await writeInPlace(attachment.hostsFile, renderHostsFile(identity, records));
+    await podNetworks.refreshHosts();
     await proxy.sync(desiredListeners(allServices));
   };
   const refresh = (): Promise<void> => {

@@ -30,7 +30,7 @@ export interface PodNetwork {
   detach(uid: string): Promise<void>;
 }
 
-export interface AttachedPod {
+interface AttachedPod {
   attachment: PodNetworkAttachment;
   identity: PodIdentity;
 }
@@ -70,9 +70,19 @@ export class PodNetworks implements PodNetwork {
     this.#hostsText = hostsText;
   }
 
-  /** The pods attached now, for refreshing their hosts files. */
-  attached(): AttachedPod[] {
-    return [...this.#attached.values()];
+  /**
+   * Rewrites every attached pod's hosts file. Each write takes its turn with the pod's attach and
+   * detach: a pod being attached gets its file once its directory exists, and a pod detached
+   * meanwhile is skipped (a write after its detach would make the file again, left behind).
+   * A write that fails for another reason rejects.
+   */
+  async refreshHosts(): Promise<void> {
+    const writes = [...this.#attached.keys()].map((uid) => this.#serial(uid, async () => {
+      const pod = this.#attached.get(uid);
+      if (pod) await writeInPlace(pod.attachment.hostsFile, this.#hostsText(pod.identity));
+    }));
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   attach(pod: PodRef): Promise<PodNetworkAttachment> {

@@ -107,6 +107,11 @@ test('a pod bound to a node terminates gracefully: deletionTimestamp in the futu
     // The delete's own time plus the grace period, in whole seconds.
     const at = terminating.metadata!.deletionTimestamp!.getTime();
     assert.ok(at >= Math.floor((before + 20_000) / 1000) * 1000 && at <= after + 20_000, `deletionTimestamp ${at - before} ms after the delete was sent`);
+    // The kubelet reports status while the containers stop: that is no end of the grace period.
+    await core.patchNamespacedPodStatus({ namespace: ns, name: 'p', body: { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'False' }] } } }, MERGE_PATCH);
+    const stillTerminating = await core.readNamespacedPod({ namespace: ns, name: 'p' });
+    assert.equal(stillTerminating.status?.phase, 'Running', 'a status write keeps a terminating pod');
+    assert.equal(stillTerminating.metadata?.deletionGracePeriodSeconds, 20);
     await core.deleteNamespacedPod({ namespace: ns, name: 'p', gracePeriodSeconds: 0 });
     await assert.rejects(core.readNamespacedPod({ namespace: ns, name: 'p' }), (e: { code?: number }) => e.code === 404);
   });

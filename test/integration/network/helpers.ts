@@ -11,6 +11,7 @@ import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { startApiServer, type ApiServer } from '../../../sandbox/apiserver/index.ts';
 import { claimAddresses, startSandboxNetwork, type PodNetworkAttachment, type SandboxNetwork } from '../../../sandbox/network/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { Logger } from '../../../src/runtime/logger.ts';
 
 /** Why these tests cannot run here, or undefined when they can. */
 export function skipReason(): string | undefined {
@@ -29,12 +30,12 @@ export interface NetworkEnv {
   workDir: string;
 }
 
-export async function networkEnv(t: TestContext): Promise<NetworkEnv> {
+export async function networkEnv(t: TestContext, log?: Logger): Promise<NetworkEnv> {
   const workDir = await mkdtemp(join(tmpdir(), 'sandbox-network-'));
   const claim = await claimAddresses(workDir);
   const server = await startApiServer({ serviceCIDR: claim.serviceCIDR });
   const client = new KubeClient(server.kubeConfig());
-  const net = await startSandboxNetwork({ client, workDir, claim });
+  const net = await startSandboxNetwork({ client, workDir, claim, ...(log ? { log } : {}) });
   t.after(async () => {
     await net.stop();
     client.close();

@@ -3,9 +3,12 @@
 // hosts file that follows pods and Services while it stays bind-mounted.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { podFqdn } from '../../../src/api/names.ts';
+import { createLogger } from '../../../src/runtime/logger.ts';
 import { eventually } from '../../support/wait.ts';
 import { createService, echoServer, greeting, networkEnv, runningPod, skipReason } from './helpers.ts';
 
@@ -68,4 +71,35 @@ test('a pod not ready is left out of a headless Service\'s names unless it publi
   const p = await runningPod(env, 'db-0', { labels: { app: 'db' } });
   await env.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: 'db-0' }, { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
   await eventually('the not-ready pod under the publishing Service only', () => env.net.resolve(`all.${env.namespace}`) === p.net.ip && env.net.resolve(`ready-only.${env.namespace}`) === undefined);
+});
+
+test('pods detached while names change: their hosts files are gone, and no refresh fails on them', { skip }, async (t) => {
+  const warnings: string[] = [];
+  const log = createLogger({ level: 'warn', stream: new Writable({ write: (c, _e, cb) => cb(void warnings.push(String(c))) }) });
+  const env = await networkEnv(t, log);
+  await createService(env, { name: 'mysql', selector: { app: 'db' }, ports: [{ port: 3306 }], headless: true });
+  let hostsDir = '';
+  for (let round = 0; round < 3; round++) {
+    const pods = await Promise.all([0, 1, 2, 3].map((i) => runningPod(env, `db-${round}-${i}`, { labels: { app: 'db' }, subdomain: 'mysql' })));
+    hostsDir = dirname(pods[0]!.net.hostsFile);
+    // As the kubelet ends pods: the network goes while the API still changes (each change a refresh).
+    await Promise.all(pods.flatMap((p) => [
+      env.net.network.detach(p.pod.metadata!.uid!),
+      env.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: p.pod.metadata!.name! }),
+    ]));
+  }
+  await env.net.settled();
+  assert.deepEqual(readdirSync(hostsDir), [], 'no hosts file outlives its pod');
+  assert.deepEqual(warnings, []);
+
+  // A pod still attached whose file cannot be written is a real failure: it is said.
+  const stuck = await runningPod(env, 'stuck');
+  rmSync(stuck.net.hostsFile);
+  mkdirSync(stuck.net.hostsFile);
+  try {
+    await createService(env, { name: 'web', selector: { app: 'web' }, ports: [{ port: 80 }] });
+    await eventually('the failed refresh to be logged', () => /EISDIR.*"message":"sandbox network: refresh failed"/.test(warnings.join('')));
+  } finally {
+    rmSync(stuck.net.hostsFile, { recursive: true });
+  }
 });

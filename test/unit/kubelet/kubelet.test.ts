@@ -129,6 +129,24 @@ test('the status patch names only the kubelet\'s conditions and waits for readin
   assert.deepEqual([ok.status, ok.message], ['True', null], 'a True condition clears an earlier message');
 });
 
+test('condition times come from the kubelet\'s own last status, so a stale copy of the pod cannot make the writes flip', () => {
+  const since = '2026-01-01T00:00:00Z';
+  // The API's copy still says not ready: the kubelet's write that made it Ready has not come back yet.
+  const stale: V1Pod = {
+    spec: { containers: [] },
+    status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False', lastTransitionTime: '2025-12-31T23:59:00Z' as unknown as Date }] },
+  };
+  const rt = runtime([rec('a', { running: { startedAt: 't' } }, { ready: true, started: true })]);
+  const first = podStatusPatch(stale, rt);
+  const previous = { ...first, conditions: first.conditions.map((c) => ({ ...c, lastTransitionTime: since })) };
+  const again = podStatusPatch(stale, rt, previous);
+  assert.deepEqual(again, previous, 'the same runtime gives the same patch: nothing more to write');
+  const notReady = podStatusPatch(stale, runtime([rec('a', { running: { startedAt: 't' } }, { ready: false, started: true })]), previous);
+  const ready = notReady.conditions.find((c) => c.type === 'Ready')!;
+  assert.equal(ready.status, 'False');
+  assert.notEqual(ready.lastTransitionTime, since, 'a real transition takes a new time');
+});
+
 test('volumes: a missing required object waits with the kubelet\'s message, an optional one is empty, an unbound claim uses the work dir', () => {
   const ctx: VolumeContext = {
     pod: { metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [] } }, podDir: '/w/pods/u', workDir: '/w', allocatable: {}, serviceAccountToken: '',
