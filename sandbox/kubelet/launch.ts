@@ -10,7 +10,10 @@
 // of each top-level entry of the host's root, so a missing top-level mount point is simply made
 // there; a missing deeper one is made inside an overlay over its deepest existing parent, whose
 // upper layer is on that tmpfs: the directory exists only for the container, the parent keeps
-// its contents, and the volumes' sources stay host paths outside it.
+// its contents, and the volumes' sources stay host paths outside it. An overlay shows only its
+// lower file system, not what is mounted below it, so the host's mounts inside the overlaid
+// directory are bound in again on top of it (an overlay at /dev for /dev/termination-log keeps
+// /dev/pts and /dev/shm).
 import { basename, dirname, posix } from 'node:path';
 
 export interface Mount {
@@ -67,8 +70,14 @@ export function overlaysFor(mounts: readonly Mount[], exists: (path: string) => 
   return sorted.filter((p, i) => !sorted.slice(0, i).some((o) => p.startsWith(`${o}/`)));
 }
 
+/** The outermost of the host's mount points strictly below `dir`: what an overlay at `dir` would hide. */
+export function submountsUnder(dir: string, mountPoints: readonly string[]): string[] {
+  const below = [...new Set(mountPoints)].filter((p) => p.startsWith(`${dir}/`)).sort((a, b) => depth(a) - depth(b));
+  return below.filter((p, i) => !below.slice(0, i).some((o) => p.startsWith(`${o}/`)));
+}
+
 /** The shell script run inside the new namespaces before the program. */
-export function setupScript(spec: LaunchSpec, overlays: readonly string[]): string {
+export function setupScript(spec: LaunchSpec, overlays: readonly string[], mountPoints: readonly string[]): string {
   const root = `${spec.scratch}/root`;
   const at = (p: string) => q(`${root}${p}`);
   // The host's top-level entry holding the scratch directory is bound without its submounts, so
@@ -91,6 +100,7 @@ export function setupScript(spec: LaunchSpec, overlays: readonly string[]): stri
     const up = `${spec.scratch}/overlay/${i}`;
     lines.push(`mkdir -p ${q(`${up}/upper`)} ${q(`${up}/work`)}`);
     lines.push(`mount -t overlay overlay -o ${q(`lowerdir=${root}${dir},upperdir=${up}/upper,workdir=${up}/work`)} ${at(dir)}`);
+    for (const sub of submountsUnder(dir, mountPoints)) lines.push(`mount --rbind ${q(sub)} ${at(sub)}`);
   });
   for (const m of spec.mounts) {
     if (m.file) lines.push(`[ -e ${at(m.target)} ] || { mkdir -p ${at(dirname(m.target))}; : > ${at(m.target)}; }`);
@@ -117,10 +127,12 @@ export function inRoot(target: string, realpath: (path: string) => string | unde
   return posix.join(realpath(existing) ?? existing, ...rest);
 }
 
-/** argv of the whole launch. */
-export function launchArgv(spec: LaunchSpec, exists: (path: string) => boolean, realpath: (path: string) => string | undefined = (p) => p): string[] {
+/** argv of the whole launch; `mountPoints`: the host's (/proc/self/mountinfo). */
+export function launchArgv(
+  spec: LaunchSpec, exists: (path: string) => boolean, realpath: (path: string) => string | undefined, mountPoints: readonly string[],
+): string[] {
   spec = { ...spec, mounts: spec.mounts.map((m) => ({ ...m, target: inRoot(m.target, realpath) })) };
-  const script = setupScript(spec, overlaysFor(spec.mounts, exists));
+  const script = setupScript(spec, overlaysFor(spec.mounts, exists), mountPoints);
   const uts = spec.hostname !== undefined ? ['--uts'] : [];
   const inNetns = spec.netns ? ['ip', 'netns', 'exec', spec.netns] : [];
   return [...inNetns, 'unshare', '--mount', ...uts, '--propagation', 'private', '--', '/bin/sh', '-c', script, 'container', ...spec.argv];

@@ -3,7 +3,7 @@
 // policy with the kubelet's backoff; on deletion preStop, SIGTERM, SIGKILL after the grace
 // period, then the pod is deleted for good. Status is reported through `onChange`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join, posix } from 'node:path';
 import type { V1Container, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
@@ -16,6 +16,7 @@ import { resolveImage, type ImageTableOptions } from './images.ts';
 import { launchArgv, mountOrder, type Mount } from './launch.ts';
 import { ProbeLoop, runAction, type ProbeTarget } from './probes.ts';
 import { now, restarts, type ContainerRecord, type ContainerState, type PodRuntime } from './status.ts';
+import { MAX_LOG_BYTES, MAX_MESSAGE_BYTES, terminationMessage } from './termination-message.ts';
 import { envData, referencedObjects, volumeSource, writeAtomically, type FileContent, type VolumeObjects, type VolumeSource } from './volumes.ts';
 
 export interface WorkerContext {
@@ -62,6 +63,31 @@ function hostRealpath(path: string): string | undefined {
     return realpathSync(path);
   } catch {
     return undefined;
+  }
+}
+
+/** The host's mount points (an overlay over a directory must bring back the mounts below it). */
+function hostMountPoints(): string[] {
+  // mountinfo's fifth field, with space, tab, newline and backslash as octal escapes.
+  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean)
+    .map((l) => l.split(' ')[4]!.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
+}
+
+/** At most the last `max` bytes of a file, none before offset `from`; empty when it is missing. */
+function readTail(path: string, max: number, from = 0): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return Buffer.alloc(0);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(size - max, from);
+    const buf = Buffer.alloc(Math.max(size - start, 0));
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, start));
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -338,24 +364,32 @@ export class PodWorker {
     const runDir = join(this.podDir, 'containers', spec.name);
     const scratch = join(runDir, 'scratch');
     mkdirSync(scratch, { recursive: true });
+    // A new file per run, mounted last (it may lie inside a volume), as the kubelet makes it.
+    const messageFile = spec.terminationMessagePath ? join(runDir, `termination-message-${rec.restartCount}`) : undefined;
+    if (messageFile) writeFileSync(messageFile, '', { mode: 0o666 });
     let argv: string[];
     try {
+      const mounts = this.#mounts(spec, image.privateDirs, runDir);
+      if (messageFile) mounts.push({ source: messageFile, target: posix.normalize(spec.terminationMessagePath!), readOnly: false, file: true });
       argv = launchArgv({
         netns: this.#attachment!.netns,
         hostname: hostNet ? undefined : hostname,
-        mounts: this.#mounts(spec, image.privateDirs, runDir),
+        mounts,
         workingDir: spec.workingDir,
         scratch,
         argv: image.argv,
-      }, existsSync, hostRealpath);
+      }, existsSync, hostRealpath, hostMountPoints());
     } catch (e) {
       return this.#cannotStart(rec, 'CreateContainerError', (e as Error).message);
     }
     const logDir = join(this.podDir, 'logs', spec.name);
     mkdirSync(logDir, { recursive: true });
-    const fd = openSync(join(logDir, `${rec.restartCount}.log`), 'a');
+    const logFile = join(logDir, `${rec.restartCount}.log`);
+    const fd = openSync(logFile, 'a');
     const note = `${image.standIn ? 'STAND-IN: ' : ''}image ${spec.image} runs as ${image.description}`;
     writeSync(fd, `[sandbox kubelet] ${note}\n`);
+    // The fallback message is the container's own output, not the kubelet's line above.
+    const outputStart = fstatSync(fd).size;
     const proc = spawn('setpriv', ['--pdeathsig', 'KILL', '--', ...argv], { env, stdio: ['ignore', fd, fd], detached: true });
     closeSync(fd);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -386,8 +420,16 @@ export class PodWorker {
       process.kill(-run.pid, 'SIGKILL');
     } catch { /* nothing left */ }
     const exitCode = code ?? 128 + (SIGNALS[signal ?? ''] ?? 0);
+    const message = terminationMessage({
+      policy: spec.terminationMessagePolicy, exitCode,
+      file: messageFile ? readTail(messageFile, MAX_MESSAGE_BYTES) : undefined,
+      logTail: () => readTail(logFile, MAX_LOG_BYTES, outputStart),
+    });
     rec.state = {
-      terminated: { exitCode, ...(signal ? { signal: SIGNALS[signal] } : {}), reason: exitCode === 0 ? 'Completed' : 'Error', startedAt, finishedAt: now(), containerID: rec.containerID },
+      terminated: {
+        exitCode, ...(signal ? { signal: SIGNALS[signal] } : {}), reason: exitCode === 0 ? 'Completed' : 'Error',
+        ...(message !== undefined ? { message } : {}), startedAt, finishedAt: now(), containerID: rec.containerID,
+      },
     };
     rec.ready = false;
     rec.started = false;

@@ -4,8 +4,8 @@
 // finished pod ends Succeeded, and an image no program plays leaves a clear waiting reason.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -200,4 +200,66 @@ test('a hostNetwork pod gets the node\'s address and hostname, and the host\'s /
   assert.equal(done.status?.podIP, done.status?.hostIP);
   assert.equal(readFileSync(join(env.scratch, 'names'), 'utf8'), `${hostname()} ${hostname()}\n`);
   assert.equal(readFileSync(join(env.scratch, 'hosts'), 'utf8'), readFileSync('/etc/hosts', 'utf8'));
+}));
+
+/** What the host's /dev holds and has mounted, to see that containers leave it as it was. */
+function hostDev(): string {
+  return execFileSync('sh', ['-c', 'ls -la --time-style=+ /dev; findmnt -R -n -o TARGET,FSTYPE /dev'], { encoding: 'utf8' });
+}
+
+test('a container\'s termination message is the end of its terminationMessagePath file, or with FallbackToLogsOnError and an error the end of its log; /dev works inside', { skip: SKIP_REAL }, (t) => withKubelet(t, {}, async (env) => {
+  const { client, namespace: ns } = env;
+  const devBefore = hostDev();
+  // What a program relies on in /dev: the null and random devices, a pseudo-terminal (ptmx and
+  // the devpts mount), shared memory, the /proc/self/fd links.
+  const devChecks = [
+    'echo x > /dev/null', 'test "$(head -c 16 /dev/urandom | wc -c)" = 16', 'script -q -c tty /dev/null | grep -q "^/dev/pts/"',
+    'grep -q " /dev/pts devpts " /proc/self/mounts', 'grep -q " /dev/shm tmpfs " /proc/self/mounts', 'test "$(readlink /dev/fd)" = /proc/self/fd',
+    'test -e /dev/stdout',
+  ].join(' && ');
+  const node = `require('fs').writeFileSync('/dev/termination-log', 'a'.repeat(1000) + 'b'.repeat(4096))`;
+  await client.create(shellPod(ns, 'messages', {
+    restartPolicy: 'Never',
+    containers: [
+      { name: 'report', image: SHELL_IMAGE, args: ['-c', `${devChecks} && printf 'the report\\n' > /dev/termination-log`] },
+      { name: 'custom-path', image: SHELL_IMAGE, terminationMessagePath: '/var/report/msg', args: ['-c', 'echo elsewhere > /var/report/msg; exit 4'] },
+      { name: 'node', image: SHELL_IMAGE, command: [process.execPath, '-e', node] },
+      { name: 'fallback', image: SHELL_IMAGE, terminationMessagePolicy: 'FallbackToLogsOnError', args: ['-c', 'for i in $(seq 1 100); do echo "line $i"; done; exit 2'] },
+      { name: 'file-only', image: SHELL_IMAGE, terminationMessagePolicy: 'File', args: ['-c', 'echo logged; exit 2'] },
+      { name: 'fallback-ok', image: SHELL_IMAGE, terminationMessagePolicy: 'FallbackToLogsOnError', args: ['-c', 'echo logged'] },
+    ],
+  }));
+  const done = await eventually('the pod to end', async () => {
+    const p = await getPod(client, ns, 'messages');
+    return (p?.status?.phase === 'Failed' || p?.status?.phase === 'Succeeded') && p;
+  });
+  const terminated = (name: string) => done.status?.containerStatuses?.find((c) => c.name === name)?.state?.terminated;
+  assert.equal(terminated('report')?.exitCode, 0, '/dev inside the container works as on the host (see the log with KUBELET_TEST_DEBUG=1)');
+  assert.equal(terminated('report')?.message, 'the report\n');
+  assert.equal(terminated('custom-path')?.message, 'elsewhere\n');
+  assert.equal(terminated('node')?.message, 'b'.repeat(4096), 'the last 4096 bytes, as the kubelet reads them');
+  const tail = Array.from({ length: 80 }, (_, i) => `line ${i + 21}\n`).join('');
+  assert.equal(terminated('fallback')?.message, tail, 'the log\'s last 80 lines');
+  assert.equal(terminated('file-only')?.message, undefined, 'policy File: no file content, no message');
+  assert.equal(terminated('fallback-ok')?.message, undefined, 'a zero exit does not fall back to the log');
+  assert.equal(hostDev(), devBefore, 'the host\'s /dev is unchanged');
+  assert.equal(existsSync('/dev/termination-log'), false);
+}));
+
+test('each run of a container gets a fresh termination message file', { skip: SKIP_REAL }, (t) => withKubelet(t, {}, async (env) => {
+  const { client, namespace: ns } = env;
+  await client.create(shellPod(ns, 'rerun', {
+    restartPolicy: 'OnFailure',
+    containers: [{
+      name: 'app', image: SHELL_IMAGE, volumeMounts: [{ name: 'shared', mountPath: '/shared' }],
+      args: ['-c', 'if [ -e /shared/ran ]; then cat /dev/termination-log; exit 0; fi; : > /shared/ran; echo first > /dev/termination-log; exit 1'],
+    }],
+    volumes: [{ name: 'shared', hostPath: { path: env.scratch } }],
+  }));
+  const c = await eventually('the second run to succeed', async () => {
+    const p = await getPod(client, ns, 'rerun');
+    return p?.status?.phase === 'Succeeded' && p.status.containerStatuses?.[0];
+  });
+  assert.equal(c.lastState?.terminated?.message, 'first\n');
+  assert.equal(c.state?.terminated?.message, undefined, 'the second run found its file empty');
 }));

@@ -1,5 +1,6 @@
-// The sandbox kubelet's pure parts: the images table, where overlays go, the pod phase and the
-// status patch (only the kubelet's own conditions), and what a volume is or waits for.
+// The sandbox kubelet's pure parts: the images table, where overlays go and the mounts they would
+// hide, the pod phase and the status patch (only the kubelet's own conditions), what a volume is
+// or waits for, and a finished container's termination message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -9,9 +10,10 @@ import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { parseImage, resolveImage, REASON_NO_LOCAL_PROGRAM } from '../../../sandbox/kubelet/images.ts';
 import { apiServerEnv } from '../../../sandbox/kubelet/env.ts';
-import { inRoot, overlaysFor, type Mount } from '../../../sandbox/kubelet/launch.ts';
+import { inRoot, overlaysFor, submountsUnder, type Mount } from '../../../sandbox/kubelet/launch.ts';
 import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
 import { volumeSource, type VolumeContext } from '../../../sandbox/kubelet/volumes.ts';
+import { lastLines, MAX_LOG_BYTES, terminationMessage } from '../../../sandbox/kubelet/termination-message.ts';
 
 const GOLDEN = fileURLToPath(new URL('../../golden/cluster/', import.meta.url));
 
@@ -67,6 +69,28 @@ test('a missing mount point below the top level gets one overlay over its deepes
   const m = (target: string): Mount => ({ source: '/src', target, readOnly: false, file: false });
   assert.deepEqual(overlaysFor([m('/etc/mysql'), m('/data'), m('/etc/mysql/a/b'), m('/etc/mysql/c'), m('/var/lib/x')], exists), ['/etc/mysql', '/var/lib']);
   assert.deepEqual(overlaysFor([m('/etc/new/deep'), m('/etc/mysql/x')], exists), ['/etc'], 'an overlay inside another is dropped');
+});
+
+test('an overlay brings back the host\'s outermost mounts below it (/dev/pts, /dev/shm under /dev)', () => {
+  const mounts = ['/', '/dev', '/dev/shm', '/dev/shm', '/dev/pts', '/dev/pts/inner', '/devices', '/proc'];
+  assert.deepEqual(submountsUnder('/dev', mounts), ['/dev/shm', '/dev/pts']);
+  assert.deepEqual(submountsUnder('/etc/mysql', mounts), []);
+});
+
+test('the termination message: the file, else with FallbackToLogsOnError after an error the log\'s last 80 lines within 2048 bytes', () => {
+  const log = (text: string) => () => Buffer.from(text);
+  const noLog = () => assert.fail('the log is read only for the fallback');
+  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 1, file: Buffer.from('report'), logTail: noLog }), 'report', 'a written file wins');
+  assert.equal(terminationMessage({ policy: 'File', exitCode: 1, file: Buffer.alloc(0), logTail: noLog }), undefined);
+  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 0, file: Buffer.alloc(0), logTail: noLog }), undefined);
+  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 3, file: undefined, logTail: log('boom\n') }), 'boom\n', 'no file at all falls back too');
+  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 3, file: Buffer.alloc(0), logTail: log('') }), undefined, 'an empty log: no message');
+  const long = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(3, '0')} ${'x'.repeat(95)}\n`).join('');
+  const msg = terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 1, file: Buffer.alloc(0), logTail: log(long) })!;
+  assert.equal(msg, long.slice(-MAX_LOG_BYTES), 'long lines: the last 2048 bytes');
+  assert.equal(lastLines('a\nb\nc\n', 2), 'b\nc\n');
+  assert.equal(lastLines('a\nb\nc', 2), 'b\nc', 'an unfinished last line counts');
+  assert.equal(lastLines('a\nb\n', 5), 'a\nb\n');
 });
 
 test('a mount point through a host symlink is taken where the link leads, inside the container root', () => {
