@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_BACKUP, KIND_MYSQL_CLUSTER, LABEL_BACKUP_CLUSTER, LABEL_BACKUP_RECURRENT, PROVISION_CONDITION,
 } from '../../src/api/constants.ts';
-import type { MysqlBackup } from '../../src/api/index.ts';
+import type { MysqlBackup, MysqlCluster } from '../../src/api/index.ts';
 import { names } from '../../src/api/names.ts';
 import type { KubeObject } from '../../src/runtime/kube/types.ts';
 import { storageFor } from '../../src/storage/index.ts';
@@ -27,8 +27,6 @@ const READY_MS = 300_000;
 const BACKUP_MS = 180_000;
 /** Every 20 s instead of the example's 6 hours: the test waits for one taken after its writes. */
 const SHORT_SCHEDULE = '*/20 * * * * *';
-/** Why status.sizeBytes and the position stay empty on the sandbox (render-job.ts: the report's way to the controller). */
-const NO_TERMINATION_MESSAGE = 'the sandbox kubelet does not write container termination messages (terminationMessagePath), where take-backup-to reports size and position';
 const DATA = 'CREATE DATABASE e2e_data; CREATE TABLE e2e_data.t (id INT PRIMARY KEY, v VARCHAR(64));'
   + ' INSERT INTO e2e_data.t SELECT seq, MD5(seq) FROM e2e_data.seq_1_to_1000';
 
@@ -80,7 +78,14 @@ describe('the storage, restore, user and database examples on the sandbox', { sk
     assert.equal(url, `s3://my-bucket/my-db/${scheduled.metadata!.name}.xbackup.gz`);
     assert.ok((await storedBytes(url))! > 0, 'the object is in the bucket');
   });
-  it('the scheduled backup\'s status reports the size and position of the stored object', { skip: NO_TERMINATION_MESSAGE }, () => {});
+  it('the scheduled backup\'s status reports the size and position of the stored object', async () => {
+    // take-backup-to's report reaches the status through the Job pod's termination message.
+    const status = scheduled.status!;
+    assert.equal(status.sizeBytes, await storedBytes(status.backupURL!));
+    assert.match(status.binlogFile ?? '', /\S/, 'the binary log file at the backup position');
+    assert.ok((status.binlogPosition ?? 0) > 0);
+    assert.match(status.gtidExecuted ?? '', /^\d+-\d+-\d+/, 'a MariaDB GTID');
+  });
 
   it('mysqlbackup.yaml: the on-demand backup is stored where it says', async () => {
     await applyExample(sb, 'mysqlbackup.yaml');
@@ -100,6 +105,11 @@ describe('the storage, restore, user and database examples on the sandbox', { sk
     }))!;
     await waitForClusterReady(sb.client, restored.namespace, restored.name, { timeoutMs: READY_MS });
     assert.equal(await tableChecksum(restored), checksum, 'CHECKSUM TABLE on the restored master equals the source\'s');
+    // pod 0's init container reports the restore in its termination message.
+    const restoredFrom = await eventually('the cluster status to name the backup it was restored from', async () =>
+      ((await sb.client.get<MysqlCluster & KubeObject>({ apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: restored.namespace, name: restored.name })).status?.restoredFrom));
+    assert.equal(restoredFrom.backupURL, scheduled.status!.backupURL);
+    assert.equal(restoredFrom.gtidExecuted, scheduled.status!.gtidExecuted, 'the position the backup was taken at');
     const rows = await sqlThroughService(sb, restored, names.masterService(restored.name), 'SELECT COUNT(*) AS n FROM e2e_data.t');
     assert.equal(Number(rows[0]?.n), 1000);
   });
