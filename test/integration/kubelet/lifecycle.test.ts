@@ -1,7 +1,8 @@
 // The life of containers under the sandbox kubelet: probes flip readiness and restart a dead
 // container, a crashing container restarts with backoff, preStop runs before SIGTERM on deletion
 // and the kubelet then deletes the pod, `kubectl logs` reads the current and previous runs, a
-// finished pod ends Succeeded, and an image no program plays leaves a clear waiting reason.
+// finished pod ends Succeeded, an image no program plays leaves a clear waiting reason, and a
+// finished container's termination message comes from its file or its log, with /dev intact.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
