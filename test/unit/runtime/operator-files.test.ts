@@ -87,13 +87,13 @@ describe('flags mentioned in docs and comments', () => {
     ...files('src/runtime', '.ts'),
     ...files('src/controllers', '.ts').filter((f) => !/\/render-[^/]+\.ts$/.test(f)),
   ];
-  // Not operator flags: `--help`, the benchmarks' `--quick`, the sandbox's `--check`, kubectl's
+  // Not operator flags: `--help`, the benchmarks' `--quick`, the sandbox's `--check` and `--example`, kubectl's
   // `--from-literal`, node's own heap and GC-tracing flags, the placeholders of settings.ts, curl's
   // flags in the failover hook's command line, helm's and kubectl's in the chart's README.
   const nodeFlags = ['max-semi-space-size', 'max-old-space-size', 'trace-gc', 'trace-gc-verbose'];
   const curlFlags = ['data-urlencode', 'max-time'];
   const helmFlags = ['create-namespace', 'reuse-values', 'server-side', 'force-conflicts'];
-  const others = new Set(['help', 'quick', 'check', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags, ...helmFlags]);
+  const others = new Set(['help', 'quick', 'check', 'example', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags, ...helmFlags]);
   // The anchor's flags docs/adoption-from-anchor.md lists as not taken by this operator.
   const notTaken = new Set(['debug', 'orchestrator-concurrent-reconciles', 'allow-cross-namespace-user', 'allow-cross-namespace-database']);
 
