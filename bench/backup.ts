@@ -5,9 +5,12 @@
 //   anchor: the anchor's pipeline `mariabackup --stream=xbstream | gzip` (one gzip process,
 //           level 6), its output uploaded through the same src/storage S3 upload;
 //   ours:   the real `sidecar take-backup-to` from the sidecar's /xbackup to S3: parallel gzip
-//           members (level 1) on all cores, the xbstream scan, the multipart upload.
+//           members (level 1) on all cores, the xbstream scan, the multipart upload; run as the
+//           image ships it, built JavaScript (`npm run build`, dist/sidecar/main.js), built first;
+//   ours_ts: the same from the TypeScript sources (src/sidecar/main.ts, Node's type stripping), as
+//           the tests run it: its peak RSS and time, to show what shipping JavaScript saves.
 // Headline `ratio`: anchor seconds / ours seconds, best of each (end-to-end throughput; issue goal
-// ≥ 2). Also: the peak RSS of take-backup-to (VmHWM; goal flat, < 150 MB); the CPU seconds each
+// ≥ 2). Also: the peak RSS of take-backup-to in both forms (VmHWM; goal flat, < 150 MB); the CPU seconds each
 // side spent, by process (wall times on a shared machine move with the load; CPU seconds much
 // less): anchor = mariabackup + gzip, its upload, s3rver; ours = the source sidecar with
 // mariabackup, take-backup-to, s3rver; the object sizes; and the compressors alone on one saved
@@ -22,13 +25,14 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { startMariaDB, type MariaDBServer } from '../test/support/mariadb.ts';
 import { startS3 } from '../test/support/s3.ts';
-import { podEnv, startServeSidecar, startSidecar, type After } from '../test/integration/sidecar/support.ts';
+import { podEnv, SIDECAR_MAIN, startServeSidecar, startSidecar, type After } from '../test/integration/sidecar/support.ts';
 import { loadConfig } from '../src/sidecar/config.ts';
 import { outcomeOf } from '../src/sidecar/child.ts';
 import { backupArgs, backupDefaults } from '../src/sidecar/tools.ts';
 import { writeSecretFile } from '../src/sidecar/secret-file.ts';
 import { parallelCompressor } from '../src/sidecar/compress.ts';
 import { storageFor } from '../src/storage/index.ts';
+import { build, DIST } from '../scripts/build.ts';
 
 const quick = process.argv.includes('--quick');
 const dataMb = quick ? 64 : 1024;
@@ -81,6 +85,7 @@ const ownCpu = (): number => {
 const devNull = (): Writable => new Writable({ write: (_c, _e, cb) => cb() });
 
 try {
+  build();
   const server = await startMariaDB({
     name: 'bench-backup',
     systemUsers: true,
@@ -118,10 +123,10 @@ try {
   };
 
   /** take-backup-to as the backup Job runs it; seconds, object bytes, CPU seconds, stream bytes, peak RSS. */
-  const ours = async (i: number): Promise<Run & { streamBytes: number; hwm: number }> => {
+  const ours = async (i: number, main: string): Promise<Run & { streamBytes: number; hwm: number }> => {
     const [reaped0, src0, s30] = [reapedCpu(), cpuOf(sidecar.proc.pid!), cpuOf(s3.pid)];
     const begin = performance.now();
-    const job = startSidecar(['take-backup-to', sidecar.url, `s3://${s3.bucket}/ours-${i}.xbackup.gz`], podEnv({ ...(s3.env as Record<string, string>) }));
+    const job = startSidecar(['take-backup-to', sidecar.url, `s3://${s3.bucket}/ours-${i}.xbackup.gz`], podEnv({ ...(s3.env as Record<string, string>) }), main);
     let hwm = 0;
     const poll = setInterval(() => (hwm = Math.max(hwm, hwmOf(job.proc.pid!))), 50);
     const run = await job.done;
@@ -154,13 +159,15 @@ try {
 
   const a: Run[] = [];
   const o: Array<Run & { streamBytes: number; hwm: number }> = [];
+  const ts: Array<Run & { streamBytes: number; hwm: number }> = [];
   const comp: Record<string, number[]> = { 'gzip -6': [], 'gzip -1': [], ours: [] };
   for (let i = 0; i < rounds; i++) {
     a.push(await anchor(i));
-    o.push(await ours(i));
+    o.push(await ours(i, DIST.sidecar));
+    ts.push(await ours(i, SIDECAR_MAIN));
     for (const k of ['gzip -6', 'gzip -1', 'ours'] as const) comp[k]!.push(await compressorRun(k));
     const cpuText = (r: Run): string => Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
-    log(`round ${i}: anchor ${a[i]!.s.toFixed(2)} s (cpu ${cpuText(a[i]!)}), ours ${o[i]!.s.toFixed(2)} s (cpu ${cpuText(o[i]!)}, peak ${Math.round(o[i]!.hwm / MiB)} MiB); compressors ${Object.entries(comp).map(([k, v]) => `${k} ${v[i]!.toFixed(2)} s`).join(', ')}`);
+    log(`round ${i}: anchor ${a[i]!.s.toFixed(2)} s (cpu ${cpuText(a[i]!)}), ours ${o[i]!.s.toFixed(2)} s (cpu ${cpuText(o[i]!)}, peak ${Math.round(o[i]!.hwm / MiB)} MiB), ours_ts ${ts[i]!.s.toFixed(2)} s (peak ${Math.round(ts[i]!.hwm / MiB)} MiB); compressors ${Object.entries(comp).map(([k, v]) => `${k} ${v[i]!.toFixed(2)} s`).join(', ')}`);
   }
   const best = (xs: number[]): number => Math.min(...xs);
   /** Per process, the least CPU seconds any round spent (the run least disturbed by the machine's load). */
@@ -187,6 +194,11 @@ try {
     ours_object_mb: round2(o[0]!.bytes / MiB),
     take_backup_peak_rss_mb: Math.round(Math.max(...o.map((r) => r.hwm)) / MiB),
     take_backup_peak_rss_mb_per_round: o.map((r) => Math.round(r.hwm / MiB)),
+    take_backup_ts_peak_rss_mb: Math.round(Math.max(...ts.map((r) => r.hwm)) / MiB),
+    take_backup_ts_peak_rss_mb_per_round: ts.map((r) => Math.round(r.hwm / MiB)),
+    ours_ts_s: round2(best(ts.map((r) => r.s))),
+    ours_ts_s_per_round: ts.map((r) => round2(r.s)),
+    ratio_ts: round2(bestA / best(ts.map((r) => r.s))),
     anchor_s_per_round: a.map((r) => round2(r.s)),
     ours_s_per_round: o.map((r) => round2(r.s)),
     // Each round's pair ran back to back, under about the same load of the machine.

@@ -47,7 +47,7 @@ process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
 try {
-  sandbox = await startSandbox({ workDir, progress: say });
+  sandbox = await startSandbox({ workDir, progress: say, built: true });
   await sandbox.ready;
   say(`Orchestrator runs as ${(await sandbox.orchestratorRunsAs()) ?? '(not started yet)'}`);
 

@@ -5,9 +5,10 @@
 // local program), its `args` replace the image's default arguments.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PT_KILL_PROGRAM } from '../../src/api/pod-contract.ts';
+import { DIST } from '../../scripts/build.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -56,6 +57,11 @@ export interface ImageTableOptions {
   extra?: readonly ImageRule[];
   /** Where `orchestrator` is looked up; default process.env.PATH. */
   path?: string;
+  /**
+   * Play the operator and sidecar images with the built JavaScript (dist/, `npm run build`), what
+   * the images run; default the sources, which need no build.
+   */
+  built?: boolean;
 }
 
 export type ResolvedImage =
@@ -94,8 +100,10 @@ function orchestratorConfig(args: readonly string[]): string {
   return (i >= 0 ? args[i + 1] : undefined) ?? '/etc/orchestrator/orchestrator.conf.json';
 }
 
-function builtinRules(path: string): ImageRule[] {
+function builtinRules(path: string, built: boolean): ImageRule[] {
   const orchestrator = onPath('orchestrator', path);
+  const sidecar = built ? DIST.sidecar : join(REPO, 'src/sidecar/main.ts');
+  const operator = built ? DIST.operator : join(REPO, 'src/main.ts');
   return [
     {
       // MySQL 8 is not installable here (DESIGN.md §5): every server image is played by MariaDB.
@@ -113,14 +121,14 @@ function builtinRules(path: string): ImageRule[] {
       when: (args) => args[0] === PT_KILL_PROGRAM,
     },
     {
-      describe: () => 'this checkout\'s sidecar (node src/sidecar/main.ts)',
+      describe: () => `this checkout's sidecar (node ${relative(REPO, sidecar)})`,
       matches: (ref) => /^mysql-operator-sidecar/.test(ref.name),
-      entrypoint: (args) => [process.execPath, join(REPO, 'src/sidecar/main.ts'), ...args],
+      entrypoint: (args) => [process.execPath, sidecar, ...args],
     },
     {
-      describe: () => 'this checkout\'s operator (node src/main.ts)',
+      describe: () => `this checkout's operator (node ${relative(REPO, operator)})`,
       matches: (ref) => ref.name === 'mysql-operator',
-      entrypoint: (args) => [process.execPath, join(REPO, 'src/main.ts'), ...args],
+      entrypoint: (args) => [process.execPath, operator, ...args],
     },
     {
       describe: () => 'Debian\'s prometheus-mysqld-exporter',
@@ -151,7 +159,7 @@ export function resolveImage(
   opts: ImageTableOptions = {},
 ): ResolvedImage {
   const ref = parseImage(image);
-  const rule = [...(opts.extra ?? []), ...builtinRules(opts.path ?? process.env.PATH ?? '')]
+  const rule = [...(opts.extra ?? []), ...builtinRules(opts.path ?? process.env.PATH ?? '', opts.built ?? false)]
     .find((r) => r.matches(ref) && (!r.when || r.when(args.length > 0 ? args : (r.defaultArgs ?? []))));
   if (!rule) {
     return { ok: false, reason: REASON_NO_LOCAL_PROGRAM, message: `no local program for image ${image} (the sandbox maps images in sandbox/kubelet/images.ts)` };

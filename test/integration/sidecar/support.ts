@@ -73,9 +73,9 @@ export interface StartedSidecar {
   done: Promise<SidecarExit>;
 }
 
-/** Starts the sidecar binary with `args` (`[command, ...]`). */
-export function startSidecar(args: string[], env: Record<string, string>): StartedSidecar {
-  const proc = spawn(process.execPath, [SIDECAR_MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the sidecar binary with `args` (`[command, ...]`); `main` picks the form (the built one: bench/backup). */
+export function startSidecar(args: string[], env: Record<string, string>, main = SIDECAR_MAIN): StartedSidecar {
+  const proc = spawn(process.execPath, [main, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DIST } from '../../../scripts/build.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (path: string) => readFileSync(`${REPO}${path}`, 'utf8');
@@ -21,6 +23,10 @@ function instructions(text: string): { op: string; args: string }[] {
       return { op: op!.toUpperCase(), args: rest.join(' ') };
     });
 }
+
+/** Each stage's text by its name (`FROM ... AS name`; the unnamed final stage under 'undefined'). */
+const stages = (text: string): Record<string, string> =>
+  Object.fromEntries(text.split(/^FROM /m).slice(1).map((stage) => [String(/ AS (\S+)/i.exec(stage.split('\n')[0]!)?.[1]), stage]));
 
 const entrypoint = (text: string) => JSON.parse(instructions(text).filter((i) => i.op === 'ENTRYPOINT').at(-1)!.args) as string[];
 
@@ -45,23 +51,31 @@ describe('images/', () => {
     });
   }
 
-  it('the operator and sidecar images start what npm start and npm run sidecar start, on Node 24, with production dependencies only', () => {
+  it('the operator and sidecar images start the built form of npm start and npm run sidecar, on Node 24, with production dependencies only', () => {
     const operator = read('images/operator/Dockerfile');
-    assert.deepEqual(entrypoint(operator), ['node', 'src/main.ts']);
+    assert.deepEqual(entrypoint(operator), ['node', relative(REPO, DIST.operator)]);
     assert.ok(scripts['start']!.endsWith(' src/main.ts'));
     const sidecar = read('images/sidecar/Dockerfile');
-    assert.deepEqual(entrypoint(sidecar), ['node', '/app/src/sidecar/main.ts']);
+    assert.deepEqual(entrypoint(sidecar), ['node', `/app/${relative(REPO, DIST.sidecar)}`]);
     assert.equal(scripts['sidecar'], 'node src/sidecar/main.ts');
     for (const text of [operator, sidecar]) {
       assert.match(text, /^FROM node:24-/m);
-      assert.match(text, /npm ci --omit=dev/);
+      const ins = instructions(text);
+      const runs = ins.filter((i) => i.op === 'RUN').map((i) => i.args);
+      // The build stage compiles with tsconfig.build.json, as npm run build does; the image takes
+      // only its dist/ next to the production dependencies.
+      assert.ok(runs.some((r) => r.includes('npm ci --omit=dev')), 'production dependencies');
+      assert.ok(runs.some((r) => r.includes('node_modules/typescript/bin/tsc -p tsconfig.build.json')), 'a tsc build with tsconfig.build.json');
+      const copies = ins.filter((i) => i.op === 'COPY').map((i) => i.args);
+      assert.ok(copies.includes('--from=build /app/dist ./dist'), 'dist/ from the build stage');
+      for (const [stage, body] of Object.entries(stages(text))) {
+        if (stage !== 'build') assert.doesNotMatch(body, /^COPY src /m, `stage ${stage} copies no sources`);
+      }
     }
   });
 
   it('the sidecar has a target per server line, each with its backup tool, and a parallel gzip', () => {
-    const targets = Object.fromEntries(
-      read('images/sidecar/Dockerfile').split(/^FROM /m).slice(1).map((stage) => [/ AS (\S+)/i.exec(stage.split('\n')[0]!)?.[1], stage]),
-    );
+    const targets = stages(read('images/sidecar/Dockerfile'));
     assert.match(targets['mariadb']!, /mariadb-backup/);
     assert.match(targets['mysql-8.0']!, /percona-xtrabackup-80/);
     assert.match(targets['mysql-8.4']!, /percona-xtrabackup-84/);

@@ -9,6 +9,7 @@ import { parseAllDocuments } from 'yaml';
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import { PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { parseImage, resolveImage, REASON_NO_LOCAL_PROGRAM } from '../../../sandbox/kubelet/images.ts';
+import { DIST } from '../../../scripts/build.ts';
 import { apiServerEnv } from '../../../sandbox/kubelet/env.ts';
 import { inRoot, overlaysFor, submountsUnder, type Mount } from '../../../sandbox/kubelet/launch.ts';
 import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
@@ -48,6 +49,14 @@ test('the sidecar and operator images run this checkout; orchestrator falls back
   assert.deepEqual(sidecar.argv.slice(0, 1), [process.execPath]);
   assert.match(sidecar.argv[1]!, /src\/sidecar\/main\.ts$/);
   assert.equal(sidecar.argv[2], 'clone-and-init');
+  // npm run sandbox runs what the images ship: the built JavaScript.
+  const built = resolveImage('mysql-operator-sidecar:latest', [], ['take-backup-to'], { built: true });
+  assert.ok(built.ok);
+  assert.deepEqual(built.argv.slice(1), [DIST.sidecar, 'take-backup-to']);
+  assert.match(built.description, /node dist\/sidecar\/main\.js/);
+  const operator = resolveImage('mysql-operator:latest', [], ['--help'], { built: true });
+  assert.ok(operator.ok);
+  assert.deepEqual(operator.argv.slice(1), [DIST.operator, '--help']);
   const ptKill = resolveImage('mysql-operator-sidecar:latest', [], [PT_KILL_PROGRAM, '--print']);
   assert.ok(ptKill.ok);
   assert.deepEqual(ptKill.argv, [PT_KILL_PROGRAM, '--print'], 'pt-kill is the image\'s own program, Debian\'s percona-toolkit here');
