@@ -1,5 +1,6 @@
 // Fault injection for tests: failing or delaying matching requests, dropping or silencing
-// watches, forgetting the watch window (410 for older RVs), pausing the whole server.
+// watches, delaying watch events, forgetting the watch window (410 for older RVs), pausing the
+// whole server.
 export interface RequestMatch {
   verb?: string;
   resource?: string;
@@ -25,6 +26,8 @@ export interface FaultHooks {
   dropWatches(graceful: boolean): number;
   expireWindow(): void;
   setWatchesSilenced(silenced: boolean): void;
+  /** Resource → delay of its watch events (Faults.delayWatchEvents). */
+  watchEventDelays(): Map<string, number>;
   onResume(): void;
   heldRequests(): number;
   lostEvents(): number;
@@ -87,6 +90,16 @@ export class Faults {
     this.hooks.setWatchesSilenced(false);
   }
 
+  /**
+   * Watches of `resource` (plural, e.g. "pods") get every event `ms` late, in order, as from a
+   * lagging watch cache: a barrier for "a client decides on its cache before its own write shows
+   * up". `ms` 0 ends it (lines already held still go out in order).
+   */
+  delayWatchEvents(resource: string, ms: number): void {
+    if (ms > 0) this.hooks.watchEventDelays().set(resource, ms);
+    else this.hooks.watchEventDelays().delete(resource);
+  }
+
   /** Accepts connections but answers nothing (watch events are held too) until resume(). */
   pause(): void {
     this.pausedFlag = true;
@@ -116,6 +129,7 @@ export class Faults {
     this.fails.length = 0;
     this.delays.length = 0;
     this.hooks.setWatchesSilenced(false);
+    this.hooks.watchEventDelays().clear();
     if (this.pausedFlag) this.resume();
   }
 

@@ -164,6 +164,7 @@ export class ApiHttpHandler {
         for (const run of this.held.splice(0, this.held.length)) run();
         this.watches.flushHeld();
       },
+      watchEventDelays: () => this.watches.eventDelays,
       heldRequests: () => this.held.length,
       lostEvents: () => this.watches.lostEvents,
     });

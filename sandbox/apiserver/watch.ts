@@ -1,7 +1,7 @@
 // Watch streams: `?watch=1` from a resourceVersion (or from "now" with synthetic ADDED events),
 // one `{"type","object"}` JSON line per event over a chunked 200 response, BOOKMARKs on request,
 // a 410 ERROR event when the start RV is older than the retained window, timeoutSeconds, and the
-// fault hooks (drop, silence, hold while paused).
+// fault hooks (drop, silence, hold while paused, deliver late).
 import type { ServerResponse } from 'node:http';
 import { encodeJson } from './encode.ts';
 import type { FieldSelector, Selector } from './selectors.ts';
@@ -41,6 +41,9 @@ class Watcher {
   private first = true;
   private held: (string | Buffer)[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
+  /** Lines held back by Faults.delayWatchEvents, with when each is due. */
+  private late: { line: string | Buffer; due: number }[] = [];
+  private lateTimer: NodeJS.Timeout | undefined;
   closed = false;
 
   constructor(hub: WatchHub, req: WatchRequest, res: ServerResponse, startRv: number) {
@@ -118,6 +121,29 @@ class Watcher {
 
   write(line: string | Buffer): void {
     if (this.closed || this.hub.silenced) return;
+    const ms = this.hub.eventDelays.get(this.req.def.resource) ?? 0;
+    // Bookmarks wait behind events too: a client's resourceVersion must never pass an event it lacks.
+    if (ms > 0 || this.late.length > 0) {
+      this.late.push({ line, due: Date.now() + ms });
+      if (this.late.length === 1) this.sendLate();
+      return;
+    }
+    this.send(line);
+  }
+
+  /** Sends the delayed lines in order, each at its due time. */
+  private sendLate(): void {
+    const next = this.late[0];
+    if (!next) return;
+    this.lateTimer = setTimeout(() => {
+      this.late.shift();
+      this.send(next.line);
+      this.sendLate();
+    }, Math.max(0, next.due - Date.now()));
+  }
+
+  private send(line: string | Buffer): void {
+    if (this.closed || this.hub.silenced) return;
     if (this.hub.paused()) {
       this.held.push(line);
       return;
@@ -135,13 +161,15 @@ class Watcher {
   flushHeld(): void {
     const held = this.held;
     this.held = [];
-    for (const line of held) this.write(line);
+    for (const line of held) this.send(line);
   }
 
   close(graceful: boolean): void {
     if (this.closed) return;
     this.closed = true;
     for (const t of this.timers) clearTimeout(t);
+    clearTimeout(this.lateTimer);
+    this.late = [];
     this.hub.watchers.delete(this);
     if (graceful) this.res.end();
     else this.res.destroy();
@@ -154,6 +182,8 @@ export class WatchHub {
   silenced = false;
   /** Events a watch did not get because watches were silenced (see Faults.lostEvents). */
   lostEvents = 0;
+  /** Resource → how late its watches get each event (see Faults.delayWatchEvents). */
+  readonly eventDelays = new Map<string, number>();
   readonly paused: () => boolean;
   private readonly bookmarkIntervalMs: number;
   private readonly unsubscribe: () => void;

@@ -9,8 +9,9 @@
 // 2. read_only on before anything else: a master killed and restarted after a failover must not
 //    take writes (split brain); becoming writable is the operator's decision (FIELD-NOTES).
 // 3. the sys_operator schema, then each system user dropped, re-created and granted.
-// 4. status table: dropped first only when its data file is missing (a clone excludes it, leaving
-//    a definition without data), then created; the replication credentials Orchestrator's
+// 4. status table: dropped first only when its data file is missing (a clone excludes it and
+//    --prepare deletes its .frm, but InnoDB's dictionary still names it: CREATE alone fails, and
+//    the DROP logs the missing file once, docs/sidecar.md), then created; the replication credentials Orchestrator's
 //    ReplicationCredentialsQuery reads, rewritten at every start so a rotated password follows
 //    (in status because it is per node and backups and clones leave its data file out);
 //    `configured` reset to 0 so the node controller looks at the node again; the backup's GTID

@@ -7,6 +7,7 @@ import { LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constant
 import type { MysqlCluster } from '../../api/index.ts';
 import type { MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
+import { cacheMoved } from '../../runtime/cache-caught-up.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
@@ -64,6 +65,8 @@ interface Pass {
   pods: Informer<PodObject>;
   resolve: ResolvePod;
   log: Logger;
+  /** The pass wrote the pod's condition (it ends once the pod cache shows it). */
+  wroteCondition: boolean;
 }
 
 export async function reconcileNode(req: Request, ctx: ControllerContext, opts: NodeControllerOptions): Promise<ReconcileResult | void> {
@@ -78,17 +81,22 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
   // Not running yet: the pod's next status change (the container started) enqueues it again.
   if (view.ordinal < 0 || view.deleting || !view.mysqlRunning) return;
   const log = ctx.log.child({ cluster: clusterName, namespace: req.namespace, pod: req.name });
-  const pass: Pass = { req, ctx, opts, pod, view, cluster: clusterView(cluster), pods, resolve, log };
-
-  const creds = await readCredentials(pass);
-  const servers = new PassServers(creds.operator, opts);
+  const pass: Pass = { req, ctx, opts, pod, view, cluster: clusterView(cluster), pods, resolve, log, wroteCondition: false };
   try {
-    return await configure(pass, creds, servers);
-  } catch (err) {
-    if (err instanceof NodeNotConfiguredError) throw err;
-    return await refuse(pass, NODE_REASONS.stepFailed, errorMessage(err));
+    const creds = await readCredentials(pass);
+    const servers = new PassServers(creds.operator, opts);
+    try {
+      return await configure(pass, creds, servers);
+    } catch (err) {
+      if (err instanceof NodeNotConfiguredError) throw err;
+      return await refuse(pass, NODE_REASONS.stepFailed, errorMessage(err));
+    } finally {
+      await servers.closeAll();
+    }
   } finally {
-    await servers.closeAll();
+    // The next pass of this pod may be queued already (a resync, a cluster change): on the cached
+    // pod from before the write it would write the condition and its Event again.
+    if (pass.wroteCondition) await cacheMoved(pods, req.namespace, req.name, pod.metadata?.resourceVersion, ctx.signal);
   }
 }
 
@@ -172,6 +180,7 @@ async function report(pass: Pass, outcome: NodeOutcome): Promise<void> {
   const cond = nodeInitializedCondition(outcome, pod.status?.conditions, new Date());
   if (cond === null) return;
   await ctx.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: req.namespace, name: req.name }, { status: { conditions: [cond] } }, 'strategic');
+  pass.wroteCondition = true;
   if (outcome.configured) ctx.events.normal(pod, NODE_REASONS.nodeConfigured, `${req.name} is configured`);
   else if (EXPECTED_WAITS.has(outcome.reason)) ctx.events.normal(pod, outcome.reason, outcome.message);
   else ctx.events.warning(pod, outcome.reason, outcome.message);

@@ -10,6 +10,7 @@ import { names } from '../../api/names.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { isOrchestratorError, type Instance, type InstanceKey, type OrchestratorClient } from '../../orchestrator/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
+import { cacheMoved } from '../../runtime/cache-caught-up.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
@@ -238,32 +239,6 @@ async function unless<T, F>(kind: 'unknown-cluster' | 'unknown-instance', p: Pro
 
 // ---------------------------------------------------------------------------------------------
 // Act
-
-/** How long the end of a pass waits for the caches to show its writes. */
-const CACHE_CATCH_UP_MS = 2_000;
-
-/**
- * Resolves once the cached object is no longer at `before` (watch events come in order, so any
- * later version holds the write), or after CACHE_CATCH_UP_MS, or on abort.
- */
-function cacheMoved(cache: Informer<KubeObject>, namespace: string, name: string, before: string | undefined, signal: AbortSignal): Promise<void> {
-  const moved = (): boolean => cache.get(namespace, name)?.metadata?.resourceVersion !== before;
-  return new Promise<void>((resolve) => {
-    const check = (): void => {
-      if (moved()) done();
-    };
-    const off = cache.addHandlers({ onUpdate: check, onDelete: check });
-    const timer = setTimeout(() => done(), CACHE_CATCH_UP_MS);
-    function done(): void {
-      off();
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-    check();
-  });
-}
 
 /** The writes of one pass, each with its Event; a failure throws and ends the pass. */
 class Pass {

@@ -113,6 +113,23 @@ test('silenced watches stay open but deliver nothing until unsilenced and re-est
   await inSync();
 });
 
+test('delayWatchEvents delivers the events of one resource late and in order; other resources are not held', { skip: SKIP }, async (t) => {
+  const env = await kubeEnv(t);
+  const { core, ns, inf, inSync } = await informed(t, env);
+  const added: string[] = [];
+  inf.on('add', (c) => added.push(c.metadata!.name!));
+  env.server!.faults.delayWatchEvents('configmaps', 2000);
+  t.after(() => env.server!.faults.delayWatchEvents('configmaps', 0));
+  for (const name of ['a', 'b', 'c']) await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name } } });
+  assert.deepEqual(added, [], 'held back');
+  // A watch of another resource is served as usual meanwhile.
+  await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 's' } } });
+  const secrets = await rawWatchLines(env.kubeConfig, `/api/v1/namespaces/${ns}/secrets?watch=1&timeoutSeconds=1`);
+  assert.deepEqual(secrets.events.map((e) => e.type), ['ADDED']);
+  await inSync();
+  assert.deepEqual(added, ['a', 'b', 'c']);
+});
+
 test('the request log records every request with verb, resource, namespace, name and status', { skip: SKIP }, async (t) => {
   const env = await kubeEnv(t);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);

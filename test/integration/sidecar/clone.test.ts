@@ -15,7 +15,7 @@ import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../suppo
 import { eventually } from '../../support/wait.ts';
 import {
   BACKUP, confDirFor, configMapDir, fileCleanups, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
-  type After, type RunningSidecar,
+  type After, type RunningSidecar, type SidecarExit,
 } from './support.ts';
 
 // One source for the whole file: a writable master with data and its sidecar.
@@ -52,13 +52,19 @@ async function cloneArgs(t: After, target: MariaDBServer, confDir: string): Prom
 
 const NOBODY = 'http://127.0.0.1:9';
 
-test('an empty replica clones from the master sidecar, starts, and replicates rows written after the clone', async (t) => {
+/** Pod 1 of a new cluster cloned by clone-and-init from the master's sidecar (no replica answers). */
+async function cloneFromMaster(t: After): Promise<{ target: MariaDBServer; confDir: string; run: SidecarExit }> {
   const { target, confDir } = await emptyTarget(t);
   const run = await runCloneAndInit(
     await cloneArgs(t, target, confDir),
     podEnv({ MY_POD_NAME: 'c-mysql-1', SIDECAR_CLONE_REPLICAS_URL: NOBODY, SIDECAR_CLONE_MASTER_URL: sourceSidecar.url }),
   );
   assert.equal(run.code, 0, run.output);
+  return { target, confDir, run };
+}
+
+test('an empty replica clones from the master sidecar, starts, and replicates rows written after the clone', async (t) => {
+  const { target, confDir, run } = await cloneFromMaster(t);
   assert.match(run.output, /cloning from the master/);
   assert.deepEqual((await readdir(target.datadir)).filter((n) => n.startsWith('.')), [], 'no staging left behind');
   const initFile = await readFile(join(confDir, 'conf.d/operator-init.sql'), 'utf8');
@@ -238,4 +244,33 @@ test('a pod other than 0 with no peer to clone from fails and leaves the data di
   assert.equal(run.code, 1);
   assert.match(run.output, /nothing to clone from/);
   assert.deepEqual(await readdir(target.datadir), []);
+});
+
+/** The ERROR lines the server logged after `from` characters of its error log. */
+function errorsSince(s: MariaDBServer, from: number): string[] {
+  return s.errorLog(Number.MAX_SAFE_INTEGER).slice(from).split('\n').filter((l) => l.includes('[ERROR]'));
+}
+
+// The clone leaves the status table out (per node), and `--prepare` removes its .frm, but InnoDB's
+// data dictionary (in ibdata1) still names it. The init-file's DROP TABLE removes that entry; InnoDB
+// first tries to open the missing status.ibd and logs it. Harmless (docs/sidecar.md); no quiet way
+// to drop the entry was found (DROP DATABASE is quiet but would take the heartbeat table along).
+test("a clone's first start drops the status table's stale dictionary entry once: the table works and the next start is clean", async (t) => {
+  const { target } = await cloneFromMaster(t);
+  assert.deepEqual(await readdir(join(target.datadir, 'sys_operator')), ['db.opt'], 'neither status.frm nor status.ibd is cloned');
+
+  let from = target.errorLog(Number.MAX_SAFE_INTEGER).length;
+  await target.start();
+  const first = errorsSince(target, from);
+  assert.ok(first.every((l) => /InnoDB: (Operating system error number 2|Error number 2 means|Cannot open datafile for read-only: '\.\/sys_operator\/status\.ibd'|Could not find a valid tablespace file for sys_operator\/status\.)/.test(l)), first.join('\n'));
+  const node = await target.node();
+  assert.equal(await node.isConfigured(), false, 'the init-file re-created the table and wrote the flag');
+  await node.markConfigured();
+  assert.equal(await node.isConfigured(), true);
+
+  await target.stop();
+  from = target.errorLog(Number.MAX_SAFE_INTEGER).length;
+  await target.start();
+  assert.deepEqual(errorsSince(target, from), [], 'the status table has its data file now: nothing to drop');
+  assert.equal(await (await target.node()).isConfigured(), false, 'reset at start, as the anchor does');
 });
