@@ -49,6 +49,8 @@ import { CLUSTER, nodeCluster, podName } from '../test/integration/node/node-clu
 import { fqdn } from '../test/integration/orchestrator-controller/orc-lab.ts';
 
 const quick = process.argv.includes('--quick');
+// Each pass's step timings (reconcile.ts's debug line) on stderr, to see where the time goes.
+const timings = process.argv.includes('--timings');
 const FAILOVERS = quick ? 6 : 100;
 const KILL_EVERY = quick ? 3 : 5;
 const SECRET = 'bench-failover-hook-secret';
@@ -128,7 +130,12 @@ async function run(mode: Mode): Promise<Sample[]> {
 
     const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: `127.0.0.1:${port}`, WATCH_NAMESPACE: ns }).runtime;
     const opClient = new KubeClient(nc.kube.kubeConfig);
-    const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) }) });
+    const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: timings ? 'debug' : 'error', stream: new Writable({
+      write: (chunk, _e, cb) => {
+        if (timings && String(chunk).includes('pass timings')) process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
+        cb();
+      },
+    }) }) });
     const byPod = new Map(nc.servers.map((s, i) => [podName(i), { host: s.host, port: s.port }]));
     const opts = { ...DEFAULT_ORCHESTRATOR_OPTIONS, orchestratorUri: `${standIn.url}/api`, failoverHookSecretFile: secretFile };
     manager.add(orchestratorController(opts, {
@@ -194,6 +201,7 @@ async function run(mode: Mode): Promise<Sample[]> {
         return at !== undefined && at >= started ? at : undefined;
       }, 120_000);
       samples.push({ kind: kill ? 'kill' : 'takeover', seconds: (labelledAt - promotion.at) / 1000 });
+      if (timings) process.stderr.write(`${mode} promoted at ${promotion.at}, labelled at ${labelledAt}\n`);
       if (kill) {
         await victim.start();
         await nc.markStarted(master);
