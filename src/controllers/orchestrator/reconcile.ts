@@ -23,7 +23,7 @@ import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook } from './decide-hook.ts';
-import { decideLabels, type LabelPatch } from './decide-labels.ts';
+import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
@@ -123,16 +123,18 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
   for (const key of registration.forget) await pass.forget(key);
   pass.hold('forget', registration.held[0]);
 
+  // The labels before the status: they route the writes, and after a failover hook every
+  // millisecond before the master label moves is one the master Service points at the old master.
   const decided = decideStatus(g);
+  const labels = decideLabels(g, decided.status.nodes);
+  for (const round of labelRounds(labels.patches)) await Promise.all(round.map((patch) => pass.label(patch.pod, patch.labels)));
+  const labelledAt = new Date();
+  steps.lap('labels');
+
   if (decided.write) await pass.writeStatus(decided.status);
   deps.memory.ready.set(req.key, decided.status.conditions[0].status);
   countReady(deps.memory, metrics.clustersByReady);
   steps.lap('status');
-
-  const labels = decideLabels(g, decided.status.nodes);
-  for (const patch of labels.patches) await pass.label(patch.pod, patch.labels);
-  const labelledAt = new Date();
-  steps.lap('labels');
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
   pass.announceMaster(labels.patches, labels.noMaster);
