@@ -22,7 +22,7 @@ import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
-import { decideHook, freshHook } from './decide-hook.ts';
+import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
@@ -92,9 +92,10 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
   const pods = await ctx.informer<PodObject>(POD_TARGET);
   const steps = new StepClock();
   const g = await gather(req, ctx, cluster, pods, deps, steps);
+  const seen = deps.signals.latest(req.key);
   const pass = new Pass(req, ctx, g, deps, { clusters, pods });
   try {
-    return await act(pass, g, deps, metrics, steps);
+    return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
   } finally {
     await pass.cachesCaughtUp();
     steps.lap('caches');
@@ -112,7 +113,9 @@ class StepClock {
   }
 }
 
-async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock): Promise<ReconcileResult | void> {
+async function act(
+  pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock, stale: () => boolean,
+): Promise<ReconcileResult | void> {
   const req = pass.req;
   const registration = decideRegistration(g, deps.opts.forgetGraceMs);
   const finalizer = decideFinalizer(g, registration, deps.opts.finalizerTimeoutMs);
@@ -125,16 +128,12 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
 
   // The labels before the status: they route the writes, and after a failover hook every
   // millisecond before the master label moves is one the master Service points at the old master.
+  if (stale()) return;
   const decided = decideStatus(g);
   const labels = decideLabels(g, decided.status.nodes);
   for (const round of labelRounds(labels.patches)) await Promise.all(round.map((patch) => pass.label(patch.pod, patch.labels)));
   const labelledAt = new Date();
   steps.lap('labels');
-
-  if (decided.write) await pass.writeStatus(decided.status);
-  deps.memory.ready.set(req.key, decided.status.conditions[0].status);
-  countReady(deps.memory, metrics.clustersByReady);
-  steps.lap('status');
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
   pass.announceMaster(labels.patches, labels.noMaster);
@@ -150,6 +149,13 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
     for (const r of counted) metrics.failovers.inc({ outcome: r.successful ? 'successful' : 'failed' });
   }
 
+  if (stale()) return;
+  if (decided.write) await pass.writeStatus(decided.status);
+  deps.memory.ready.set(req.key, decided.status.conditions[0].status);
+  countReady(deps.memory, metrics.clustersByReady);
+  steps.lap('status');
+
+  if (stale()) return;
   const readOnly = decideReadOnly(g);
   if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
   else {
