@@ -49,7 +49,7 @@ import { CLUSTER, nodeCluster, podName } from '../test/integration/node/node-clu
 import { fqdn } from '../test/integration/orchestrator-controller/orc-lab.ts';
 
 const quick = process.argv.includes('--quick');
-// Each pass's step timings (reconcile.ts's debug line) on stderr, to see where the time goes.
+// Each pass's step timings (reconcile.ts's debug line) and each hook call's arrival on stderr, to see where the time goes.
 const timings = process.argv.includes('--timings');
 const FAILOVERS = quick ? 6 : 100;
 const KILL_EVERY = quick ? 3 : 5;
@@ -132,7 +132,7 @@ async function run(mode: Mode): Promise<Sample[]> {
     const opClient = new KubeClient(nc.kube.kubeConfig);
     const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: timings ? 'debug' : 'error', stream: new Writable({
       write: (chunk, _e, cb) => {
-        if (timings && String(chunk).includes('pass timings')) process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
+        if (timings && /pass timings|failover hook call/.test(String(chunk))) process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
         cb();
       },
     }) }) });
