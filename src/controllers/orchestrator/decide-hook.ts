@@ -48,3 +48,13 @@ export function decideHook(hook: HookSignal | undefined, masterFqdn: string | un
   }
   return { kind: 'poll', afterMs: FAST_POLL_MS };
 }
+
+/**
+ * A hook call came after the pass gathered (the route has enqueued the cluster again): Orchestrator
+ * has moved on since the view the pass decided on, so it stops before its next write and the pass
+ * after it, which starts at once, decides on a view that holds the call. Without this a Post* call
+ * waits for the status, read-only and acknowledgement writes of a pass that began before it.
+ */
+export function superseded(seen: HookSignal | undefined, latest: HookSignal | undefined): boolean {
+  return latest !== undefined && latest !== seen;
+}

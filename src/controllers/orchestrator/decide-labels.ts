@@ -1,7 +1,7 @@
 // The pod labels role and healthy the Services select on, as an ordered list of patches the wiring
 // applies one at a time, stopping at the first failure. The order keeps DESIGN.md §3's invariant at
 // every step, not only at the end: a pod losing role=master comes first, the pod gaining it last,
-// so no prefix of the list leaves two masters.
+// so no prefix of the list leaves two masters. `labelRounds` groups them for patching side by side.
 import { CONDITION_STATUS, HEALTHY, LABEL_HEALTHY, LABEL_ROLE, NODE_CONDITION, ORCHESTRATOR_REASONS, ROLE, type Healthy, type Role } from '../../api/constants.ts';
 import type { NodeStatus } from '../../api/index.ts';
 import { decideMaster } from './decide-master.ts';
@@ -61,4 +61,16 @@ export function decideLabels(g: Gathered, nodes: readonly NodeStatus[]): LabelDe
     else replicas.push(patch);
   }
   return { patches: [...demotions, ...replicas, ...promotions], noMaster };
+}
+
+/**
+ * The patches as rounds the wiring applies one after the other, the patches of a round side by
+ * side: first every patch that gives no pod role=master (demotions and replicas: whichever of them
+ * lands first, no pod gains the label), then the promotion alone once they all have. One round of
+ * API latency less before the master label moves than patching them one at a time.
+ */
+export function labelRounds(patches: readonly LabelPatch[]): LabelPatch[][] {
+  const promotions = patches.filter((p) => p.labels[LABEL_ROLE] === ROLE.master);
+  const others = patches.filter((p) => p.labels[LABEL_ROLE] !== ROLE.master);
+  return [others, promotions].filter((round) => round.length > 0);
 }

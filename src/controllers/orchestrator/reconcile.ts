@@ -23,8 +23,8 @@ import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
-import { decideHook, freshHook } from './decide-hook.ts';
-import { decideLabels, type LabelPatch } from './decide-labels.ts';
+import { decideHook, freshHook, superseded } from './decide-hook.ts';
+import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
@@ -91,16 +91,32 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
     return;
   }
   const pods = await ctx.informer<PodObject>(POD_TARGET);
-  const g = await gather(req, ctx, cluster, pods, deps);
+  const steps = new StepClock();
+  const g = await gather(req, ctx, cluster, pods, deps, steps);
+  const seen = deps.signals.latest(req.key);
   const pass = new Pass(req, ctx, g, deps, { clusters, pods });
   try {
-    return await act(pass, g, deps, metrics);
+    return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
   } finally {
     await pass.cachesCaughtUp();
+    steps.lap('caches');
+    // Where a pass spends its time, for the hook-to-label latency (bench/failover-routing --timings).
+    ctx.log.debug('pass timings', { cluster: req.key, hook: g.hook?.process, ms: steps.laps });
   }
 }
 
-async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>): Promise<ReconcileResult | void> {
+/** Milliseconds since the pass began at the end of each named step. */
+class StepClock {
+  readonly #start = performance.now();
+  readonly laps: Record<string, number> = {};
+  lap(step: string): void {
+    this.laps[step] = Math.round(performance.now() - this.#start);
+  }
+}
+
+async function act(
+  pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock, stale: () => boolean,
+): Promise<ReconcileResult | void> {
   const req = pass.req;
   const registration = decideRegistration(g, deps.opts.forgetGraceMs);
   const finalizer = decideFinalizer(g, registration, deps.opts.finalizerTimeoutMs);
@@ -111,14 +127,14 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
   for (const key of registration.forget) await pass.forget(key);
   pass.hold('forget', registration.held[0]);
 
+  // The labels before the status: they route the writes, and after a failover hook every
+  // millisecond before the master label moves is one the master Service points at the old master.
+  if (stale()) return;
   const decided = decideStatus(g);
-  if (decided.write) await pass.writeStatus(decided.status);
-  deps.memory.ready.set(req.key, decided.status.conditions[0].status);
-  countReady(deps.memory, metrics.clustersByReady);
-
   const labels = decideLabels(g, decided.status.nodes);
-  for (const patch of labels.patches) await pass.label(patch.pod, patch.labels);
+  for (const round of labelRounds(labels.patches)) await Promise.all(round.map((patch) => pass.label(patch.pod, patch.labels)));
   const labelledAt = new Date();
+  steps.lap('labels');
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
   pass.announceMaster(labels.patches, labels.noMaster);
@@ -134,6 +150,13 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
     for (const r of counted) metrics.failovers.inc({ outcome: r.successful ? 'successful' : 'failed' });
   }
 
+  if (stale()) return;
+  if (decided.write) await pass.writeStatus(decided.status);
+  deps.memory.ready.set(req.key, decided.status.conditions[0].status);
+  countReady(deps.memory, metrics.clustersByReady);
+  steps.lap('status');
+
+  if (stale()) return;
   const readOnly = decideReadOnly(g);
   if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
   else {
@@ -144,6 +167,7 @@ async function act(pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<
   const ack = decideAck(g, isReady(decided.status), deps.opts.ackGraceMs);
   pass.hold('ack', ack.kind === 'hold' ? ack : undefined);
   if (ack.kind === 'ack') await pass.acknowledge(ack.recoveries.map((r) => r.id), ack.comment);
+  steps.lap('rest');
 
   if (hook.kind === 'poll') return { requeueAfterMs: hook.afterMs };
 }
@@ -158,14 +182,14 @@ function countReady(memory: ControllerMemory, gauge: ReturnType<typeof orchestra
 // ---------------------------------------------------------------------------------------------
 // Gather
 
-async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, deps: PassDeps): Promise<Gathered> {
+async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, deps: PassDeps, steps: StepClock): Promise<Gathered> {
   const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
   const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
   // Side by side: a dead master's server may take its connect timeout to fail, and the labels
   // wait for the slower of the two.
   const [servers, orchestrator] = await Promise.all([
-    observeServers(ctx, cluster, pods, deps),
-    askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal),
+    observeServers(ctx, cluster, pods, deps).finally(() => steps.lap('servers')),
+    askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal).finally(() => steps.lap('orchestrator')),
   ]);
   const now = new Date();
   const latest = deps.signals.latest(req.key);

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideFailover } from '../../../src/controllers/orchestrator/decide-failover.ts';
-import { decideHook, FAST_POLL_MS, freshHook, PRE_FAILOVER_FRESH_MS, SUCCESSOR_WAIT_MS } from '../../../src/controllers/orchestrator/decide-hook.ts';
+import { decideHook, FAST_POLL_MS, freshHook, PRE_FAILOVER_FRESH_MS, SUCCESSOR_WAIT_MS, superseded } from '../../../src/controllers/orchestrator/decide-hook.ts';
 import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
 import { NOW, fqdn, healthy } from './builders.ts';
 
@@ -50,5 +50,17 @@ describe('decideFailover with a hook call', () => {
 
   it('is not in progress after a Post* call when Orchestrator shows no failover', () => {
     assert.deepEqual(decideFailover(healthy({ hook: signal('PostMasterFailover', { successor: `${fqdn(1)}:3306` }) })), { inProgress: false });
+  });
+});
+
+describe('superseded', () => {
+  it('stops a pass once a hook call came after it gathered, not for the call it gathered nor one it settled', () => {
+    const pre = signal('PreFailover');
+    const post = signal('PostMasterFailover', { successor: `${fqdn(2)}:3306` });
+    assert.equal(superseded(pre, pre), false, 'the call the pass gathered');
+    assert.equal(superseded(pre, undefined), false, 'settled since');
+    assert.equal(superseded(undefined, undefined), false, 'no call at all');
+    assert.equal(superseded(pre, post), true, 'a Post* call after a PreFailover pass gathered');
+    assert.equal(superseded(undefined, post), true, 'the first call, during a timer pass');
   });
 });

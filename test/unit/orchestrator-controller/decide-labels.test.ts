@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideLabels, type LabelPatch } from '../../../src/controllers/orchestrator/decide-labels.ts';
+import { decideLabels, labelRounds, type LabelPatch } from '../../../src/controllers/orchestrator/decide-labels.ts';
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import { healthy, instance, master, mysqlCluster, node, pod, podName, reachable, replicaServer, replicating, server, unreachable } from './builders.ts';
@@ -110,5 +110,30 @@ describe('decideLabels', () => {
     // Two masters already labelled (by hand): the demotion comes first.
     const g = { ...healthy(), pods: starts[0]! };
     assert.deepEqual(text(labels(g).patches)[0], `${podName(1)} role=replica healthy=yes`);
+  });
+});
+
+/** Every order of a list (the rounds are short: at most the pods of a cluster). */
+function orders<T>(xs: readonly T[]): T[][] {
+  if (xs.length <= 1) return [[...xs]];
+  return xs.flatMap((x, i) => orders([...xs.slice(0, i), ...xs.slice(i + 1)]).map((rest) => [x, ...rest]));
+}
+
+describe('labelRounds', () => {
+  it('patches demotions and replicas side by side, the promotion alone once they have landed', () => {
+    const g = { ...afterFailover(), pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'no' }), pod(2, { role: 'replica', healthy: 'yes' })] };
+    const rounds = labelRounds(labels(g).patches);
+    assert.deepEqual(rounds.map(text), [
+      [`${podName(0)} role=replica healthy=no`, `${podName(1)} role=replica healthy=yes`],
+      [`${podName(2)} role=master healthy=yes`],
+    ]);
+    // Side by side, the first round's patches may land in any order: none leaves two masters.
+    for (const first of orders(rounds[0]!)) assertNeverTwoMasters(g, [...first, ...rounds[1]!]);
+  });
+
+  it('has no empty round', () => {
+    assert.deepEqual(labelRounds([]), []);
+    const promoteOnly = labelRounds(labels({ ...healthy(), pods: [pod(0), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })] }).patches);
+    assert.deepEqual(promoteOnly.map(text), [[`${podName(0)} role=master healthy=yes`]]);
   });
 });
