@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { parseAllDocuments, stringify } from 'yaml';
-import { REPO, type Sandbox } from '../../sandbox/index.ts';
+import { netnsPrefix } from '../../sandbox/network/addresses.ts';
+import { REPO, run, type Sandbox } from '../../sandbox/index.ts';
 
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
@@ -45,6 +46,39 @@ export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service:
   } finally {
     await conn.end();
   }
+}
+
+/** Runs SQL as root on one pod's server, at its pod IP. */
+export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
+  const p = await sb.client.get<{ status: { podIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
+  const conn = await mysql.createConnection({ host: p.status.podIP, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000, multipleStatements: true });
+  try {
+    const [rows] = await conn.query(text);
+    return rows as Record<string, unknown>[];
+  } finally {
+    await conn.end();
+  }
+}
+
+/**
+ * SIGKILLs the mariadbd of a pod's mysql container (the only one in the pod's network namespace
+ * once the init containers are done), as a crash would; the kubelet restarts it. Returns the
+ * moment of the kill.
+ */
+export async function killMysqld(sb: Sandbox, namespace: string, pod: string): Promise<number> {
+  const p = await sb.client.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod });
+  const netns = `${netnsPrefix(sb.network.addresses.bridge)}${p.metadata.uid}`;
+  const pids = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n').filter((l) => /^\d+$/.test(l));
+  const servers = pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'mariadbd';
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+  if (servers.length !== 1) throw new Error(`expected one mariadbd in ${pod}'s network namespace ${netns}, found ${servers.length}`);
+  process.kill(Number(servers[0]), 'SIGKILL');
+  return Date.now();
 }
 
 /**
