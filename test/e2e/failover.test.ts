@@ -16,7 +16,7 @@ import { names } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { REPO, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { applyMariaDBExample, killMysqld, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import { applyMariaDBExample, assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
 import { WritingClient } from '../support/writing-client.ts';
 
 const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 3);
@@ -86,17 +86,8 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       assert.notEqual(view.master, oldMaster, 'a replica was promoted');
       assert.equal(view.pods.find((p) => p.name === oldMaster)?.role, ROLE.replica, 'the old master is back as a replica');
       assert.deepEqual(watch.violations, [], 'never two pods with role=master');
-      const acked = writer.acked();
-      console.log(`failover ${run}: ${acked.length} writes acknowledged, ${writer.failed().length} failed`);
-      const want = await sqlOnPod(sb, c, view.master!, `CHECKSUM TABLE ${TABLE}`);
-      for (const pod of view.pods.map((p) => p.name)) {
-        const ids = new Set((await sqlOnPod(sb, c, pod, `SELECT id FROM ${TABLE} WHERE id >= ${run * 1_000_000} AND id < ${(run + 1) * 1_000_000}`)).map((r) => Number(r.id)));
-        assert.deepEqual(acked.filter((id) => !ids.has(id)), [], `no acknowledged write missing on ${pod}`);
-        await until(`${pod}'s table to match the master's checksum`, async () => {
-          const got = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${TABLE}`);
-          return got[0]?.Checksum === want[0]?.Checksum ? true : undefined;
-        }, 60_000);
-      }
+      console.log(`failover ${run}: ${writer.acked().length} writes acknowledged, ${writer.failed().length} failed`);
+      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, TABLE, writer.acked(), run * 1_000_000);
     });
   }
 

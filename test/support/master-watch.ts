@@ -14,6 +14,8 @@ export interface MasterWatch {
   masterChanges: string[];
   /** When each of masterChanges was seen (ms since the epoch). */
   changedAt: number[];
+  /** Each pod whose deletion began, in order, with the role it carried then. */
+  deletions: { pod: string; role: string | undefined; at: number }[];
 }
 
 /**
@@ -21,10 +23,11 @@ export interface MasterWatch {
  * a violation: the test would otherwise not know what it missed.
  */
 export async function watchMasters(client: KubeClient, namespace: string, cluster: string, t: Pick<TestContext, 'after'>): Promise<MasterWatch> {
-  const state: MasterWatch = { violations: [], events: 0, masterChanges: [], changedAt: [] };
+  const state: MasterWatch = { violations: [], events: 0, masterChanges: [], changedAt: [], deletions: [] };
   const ref = { apiVersion: 'v1', kind: 'Pod' };
   const selector = { [LABEL_CLUSTER]: cluster };
   const labels = new Map<string, string | undefined>();
+  const deleting = new Set<string>();
   const first = await client.list<PodObject>(ref, { namespace, labelSelector: selector });
   for (const p of first.items) labels.set(p.metadata?.name ?? '', p.metadata?.labels?.[LABEL_ROLE]);
   let rv = first.metadata?.resourceVersion;
@@ -49,6 +52,11 @@ export async function watchMasters(client: KubeClient, namespace: string, cluste
           if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
           const name = ev.object.metadata?.name ?? '';
           rv = ev.object.metadata?.resourceVersion ?? rv;
+          const uid = ev.object.metadata?.uid ?? '';
+          if ((ev.type === 'DELETED' || ev.object.metadata?.deletionTimestamp) && !deleting.has(uid)) {
+            deleting.add(uid);
+            state.deletions.push({ pod: name, role: ev.object.metadata?.labels?.[LABEL_ROLE], at: Date.now() });
+          }
           if (ev.type === 'DELETED') labels.delete(name);
           else labels.set(name, ev.object.metadata?.labels?.[LABEL_ROLE]);
           state.events++;

@@ -1,13 +1,14 @@
 // Helpers for tests on the composed sandbox (sandbox/index.ts): why a test cannot run here, the
 // example cluster at a chosen size, SQL through a Service's ClusterIP, and what a stopped sandbox
 // left behind.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { parseAllDocuments, stringify } from 'yaml';
 import { netnsPrefix } from '../../sandbox/network/addresses.ts';
-import { REPO, run, type Sandbox } from '../../sandbox/index.ts';
+import { REPO, run, until, type Sandbox } from '../../sandbox/index.ts';
 
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
@@ -57,6 +58,22 @@ export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text
     return rows as Record<string, unknown>[];
   } finally {
     await conn.end();
+  }
+}
+
+/**
+ * Asserts that every pod's server holds each acknowledged id of `table` (ids from `from` on),
+ * and, once replication has caught up, the same rows as the master (CHECKSUM TABLE).
+ */
+export async function assertWritesOnEveryPod(sb: Sandbox, c: ExampleCluster, pods: readonly string[], master: string, table: string, acked: readonly number[], from = 0): Promise<void> {
+  const want = await sqlOnPod(sb, c, master, `CHECKSUM TABLE ${table}`);
+  for (const pod of pods) {
+    const ids = new Set((await sqlOnPod(sb, c, pod, `SELECT id FROM ${table} WHERE id >= ${from}`)).map((r) => Number(r.id)));
+    assert.deepEqual(acked.filter((id) => !ids.has(id)), [], `no acknowledged write missing on ${pod}`);
+    await until(`${pod}'s ${table} to match the master's checksum`, async () => {
+      const got = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${table}`);
+      return got[0]?.Checksum === want[0]?.Checksum ? true : undefined;
+    }, 60_000);
   }
 }
 
