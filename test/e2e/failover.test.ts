@@ -6,22 +6,20 @@
 // the kill to the first write accepted through the master Service is printed for each (issue 13's
 // goal: median ≤ 3 s, max ≤ 4 s), never asserted. Flavour: MariaDB (the local mariadbd).
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseAllDocuments, stringify } from 'yaml';
-import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_USER, PROVISION_CONDITION, ROLE } from '../../src/api/constants.ts';
+import { API_GROUP_VERSION, KIND_MYSQL_USER, ROLE } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
-import { REPO, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { applyMariaDBExample, assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import { applyMariaDBExample, applyShopUser, assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster, type ShopUser } from '../support/sandbox.ts';
 import { WritingClient } from '../support/writing-client.ts';
 
 const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 3);
 const READY_TIMEOUT_MS = 600_000;
-const TABLE = 'e2e.writes';
 
 describe('failover of the example MariaDB cluster on the sandbox', { skip: sandboxSkip() }, () => {
   const workDir = mkdtempSync(join(tmpdir(), 'sandbox-e2e-failover-'));
@@ -30,6 +28,8 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   let view: ClusterView;
   let watch: MasterWatch;
   const recoveryMs: number[] = [];
+  const inPlaceMs: number[] = [];
+  let shop: ShopUser;
   const cleanups: (() => void)[] = [];
 
   before(async () => {
@@ -39,7 +39,6 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
     const began = Date.now();
     view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
     console.log(`3 nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
-    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE DATABASE IF NOT EXISTS e2e; CREATE TABLE ${TABLE} (id INT PRIMARY KEY)`);
     watch = await watchMasters(sb.client, c.namespace, c.name, { after: (fn: () => void) => cleanups.push(fn) });
   });
   after(async () => {
@@ -48,36 +47,46 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   });
 
   const grantsOn = async (pod: string): Promise<string[]> =>
-    (await sqlOnPod(sb, c, pod, 'SHOW GRANTS FOR \'shop\'@\'%\'')).map((r) => String(Object.values(r)[0])).sort();
+    (await sqlOnPod(sb, c, pod, `SHOW GRANTS FOR '${shop.user}'@'%'`)).map((r) => String(Object.values(r)[0])).sort();
 
   it('provisions the example MysqlDatabase and MysqlUser on the master', async () => {
-    const docs = ['mysqldatabase.yaml', 'mysqluser.yaml'].flatMap((f) => parseAllDocuments(readFileSync(join(REPO, 'examples', f), 'utf8')).map((d) => d.toJS()));
-    for (const d of docs) if (d.spec?.clusterRef) d.spec.clusterRef.name = c.name;
-    const applied = await sb.kubectl(['apply', '-n', c.namespace, '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
-    assert.ok(applied.ok, applied.out);
-    const grants = await until('the MysqlUser\'s grants on the master', async () => {
-      const g = await grantsOn(view.master!);
-      return g.some((x) => x.includes('`shop`.*')) ? g : undefined;
-    }, 120_000);
+    shop = await applyShopUser(sb, c);
+    const grants = await grantsOn(view.master!);
     assert.ok(grants.some((x) => /GRANT SELECT, INSERT, UPDATE, DELETE ON `shop`\.\*/.test(x)), grants.join('\n'));
+    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${shop.database}.writes (id INT PRIMARY KEY)`);
   });
+
+  /** Kills the master's mysqld; resolves once writes through the master Service are accepted again and the cluster is Ready. */
+  async function killMaster(writer: WritingClient, what: string): Promise<{ killed: string; ms: number }> {
+    const killed = view.master!;
+    const changes = watch.masterChanges.length;
+    const killedAt = await killMysqld(sb, c.namespace, killed);
+    const first = await until('a write accepted through the master Service after the kill', async () => writer.firstAckedAfter(killedAt), 120_000);
+    view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
+    const ms = first.ackedAt! - killedAt;
+    const labels = watch.masterChanges.slice(changes).map((m, i) => `${m || '(none)'} +${((watch.changedAt[changes + i]! - killedAt) / 1000).toFixed(2)} s`);
+    console.log(`${what}: ${killed} killed; role=master ${labels.join(', ') || 'unchanged'}; first write accepted through the master Service at +${(ms / 1000).toFixed(2)} s; master now ${view.master}`);
+    return { killed, ms };
+  }
 
   for (let run = 1; run <= RUNS; run++) {
     it(`failover ${run}/${RUNS}: the master's mysqld killed while writing, a replica promoted, no acknowledged write lost, the old master back as a replica`, async () => {
-      const oldMaster = view.master!;
       const masterSvc = await sb.client.get<{ spec: { clusterIP: string }; metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: names.masterService(c.name) });
-      const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: 'root', password: c.rootPassword, table: TABLE }, run * 1_000_000);
+      const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: shop.user, password: shop.password, table: `${shop.database}.writes` }, run * 1_000_000);
       writer.start();
+      let oldMaster: string;
       try {
         await until('writes acknowledged through the master Service', async () => writer.acked()[0], 60_000);
-        const changes = watch.masterChanges.length;
-        const killedAt = await killMysqld(sb, c.namespace, oldMaster);
-        const first = await until('a write accepted through the master Service after the kill', async () => writer.firstAckedAfter(killedAt), 120_000);
-        const newMaster = watch.masterChanges.slice(changes).find((m) => m !== '' && m !== oldMaster);
-        recoveryMs.push(first.ackedAt! - killedAt);
-        const labelAt = watch.changedAt[watch.masterChanges.indexOf(newMaster ?? '\0', changes)];
-        console.log(`failover ${run}: ${oldMaster} killed; role=master on ${newMaster ?? '(not yet)'}${labelAt ? ` at +${((labelAt - killedAt) / 1000).toFixed(2)} s` : ''}; first write accepted through the master Service at +${((first.ackedAt! - killedAt) / 1000).toFixed(2)} s`);
-        view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
+        let kill = await killMaster(writer, `failover ${run}`);
+        if (view.master === kill.killed) {
+          // The kubelet restarts a first crash at once, as a real one does: a mysqld back before
+          // Orchestrator's next poll is no dead master, and stays master. Its second crash waits
+          // out the restart backoff (10 s), which Orchestrator sees.
+          inPlaceMs.push(kill.ms);
+          kill = await killMaster(writer, `failover ${run}, killed again`);
+        }
+        oldMaster = kill.killed;
+        recoveryMs.push(kill.ms);
         // Writes go on through the rejoin, then stop before the rows are compared.
         await until('a write accepted after the cluster is Ready again', async () => writer.firstAckedAfter(Date.now() - 100), 60_000);
       } finally {
@@ -87,7 +96,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       assert.equal(view.pods.find((p) => p.name === oldMaster)?.role, ROLE.replica, 'the old master is back as a replica');
       assert.deepEqual(watch.violations, [], 'never two pods with role=master');
       console.log(`failover ${run}: ${writer.acked().length} writes acknowledged, ${writer.failed().length} failed`);
-      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, TABLE, writer.acked(), run * 1_000_000);
+      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, `${shop.database}.writes`, writer.acked(), run * 1_000_000);
     });
   }
 
@@ -96,7 +105,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
     const grants = await grantsOn(master);
     assert.ok(grants.some((x) => /GRANT SELECT, INSERT, UPDATE, DELETE ON `shop`\.\*/.test(x)), grants.join('\n'));
     const user = await sb.client.get<{ metadata: { name: string }; spec: { permissions: { schema: string; tables: string[]; permissions: string[] }[] } }>(
-      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: 'my-db-shop-user' },
+      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: shop.name },
     );
     const permissions = [{ ...user.spec.permissions[0]!, permissions: [...user.spec.permissions[0]!.permissions, 'CREATE'] }];
     await sb.client.patch({ apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: user.metadata.name }, { spec: { permissions } });
@@ -105,15 +114,12 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       return g.some((x) => x.includes('CREATE') && x.includes('`shop`.*')) ? g : undefined;
     }, 120_000);
     assert.ok(changed.some((x) => /GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON `shop`\.\*/.test(x)), changed.join('\n'));
-    const status = await sb.client.get<{ metadata: object; status?: { conditions?: { type: string; status: string }[] } }>(
-      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: user.metadata.name },
-    );
-    assert.equal(status.status?.conditions?.find((x) => x.type === PROVISION_CONDITION.ready)?.status, CONDITION_STATUS.true);
   });
 
   it('prints the time from kill to the first accepted write', () => {
     const sorted = [...recoveryMs].sort((a, b) => a - b);
     const median = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : NaN;
+    if (inPlaceMs.length) console.log(`kills where mysqld came back before Orchestrator declared the master dead (no failover): writes back at ${inPlaceMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s`);
     console.log(`kill → first write through the master Service, ${sorted.length} runs: ${sorted.map((m) => (m / 1000).toFixed(2)).join(', ')} s; median ${(median / 1000).toFixed(2)} s, max ${((sorted.at(-1) ?? NaN) / 1000).toFixed(2)} s (goal: median ≤ 3 s, max ≤ 4 s)`);
   });
 });

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { parseAllDocuments, stringify } from 'yaml';
+import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_USER, PROVISION_CONDITION } from '../../src/api/constants.ts';
 import { netnsPrefix } from '../../sandbox/network/addresses.ts';
 import { REPO, run, until, type Sandbox } from '../../sandbox/index.ts';
 
@@ -47,6 +48,40 @@ export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service:
   } finally {
     await conn.end();
   }
+}
+
+export interface ShopUser {
+  /** The MysqlUser object's name. */
+  name: string;
+  user: string;
+  password: string;
+  /** The database it may write, created by the MysqlDatabase. */
+  database: string;
+}
+
+/**
+ * Applies examples/mysqldatabase.yaml and examples/mysqluser.yaml pointed at the cluster (an
+ * application account: unlike root it cannot write to a read-only server) and waits for the user
+ * to be provisioned.
+ */
+export async function applyShopUser(sb: Sandbox, c: ExampleCluster): Promise<ShopUser> {
+  const docs = ['mysqldatabase.yaml', 'mysqluser.yaml'].flatMap((f) => parseAllDocuments(readFileSync(join(REPO, 'examples', f), 'utf8')).map((d) => d.toJS()));
+  for (const d of docs) if (d.spec?.clusterRef) d.spec.clusterRef.name = c.name;
+  const applied = await sb.kubectl(['apply', '-n', c.namespace, '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
+  if (!applied.ok) throw new Error(`kubectl apply of the user examples: ${applied.out}`);
+  const user = docs.find((d) => d.kind === 'MysqlUser');
+  const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === user.spec.password.name);
+  const shop: ShopUser = {
+    name: user.metadata.name, user: user.spec.user, password: secret.stringData[user.spec.password.key],
+    database: docs.find((d) => d.kind === 'MysqlDatabase').spec.database,
+  };
+  await until(`MysqlUser ${shop.name} provisioned`, async () => {
+    const got = await sb.client.get<{ metadata: object; status?: { conditions?: { type: string; status: string }[] } }>(
+      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: shop.name },
+    );
+    return got.status?.conditions?.some((x) => x.type === PROVISION_CONDITION.ready && x.status === CONDITION_STATUS.true) ? true : undefined;
+  }, 120_000);
+  return shop;
 }
 
 /** Runs SQL as root on one pod's server, at its pod IP. */
