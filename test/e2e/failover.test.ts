@@ -10,9 +10,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { API_GROUP_VERSION, KIND_MYSQL_USER, ROLE } from '../../src/api/constants.ts';
+import { API_GROUP_VERSION, KIND_MYSQL_USER, NODE_REASONS, ROLE } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
-import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
+import { clusterView, waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
 import { applyMariaDBExample, applyShopUser, assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster, type ShopUser } from '../support/sandbox.ts';
@@ -29,6 +29,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   let watch: MasterWatch;
   const recoveryMs: number[] = [];
   const inPlaceMs: number[] = [];
+  const errantRuns: number[] = [];
   let shop: ShopUser;
   const cleanups: (() => void)[] = [];
 
@@ -56,47 +57,79 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
     await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${shop.database}.writes (id INT PRIMARY KEY)`);
   });
 
-  /** Kills the master's mysqld; resolves once writes through the master Service are accepted again and the cluster is Ready. */
-  async function killMaster(writer: WritingClient, what: string): Promise<{ killed: string; ms: number }> {
+  /** Kills the master's mysqld; resolves once writes through the master Service are accepted again. */
+  async function killMaster(writer: WritingClient, what: string): Promise<{ killed: string; killedAt: number; ms: number; master: string | undefined }> {
     const killed = view.master!;
     const changes = watch.masterChanges.length;
     const killedAt = await killMysqld(sb, c.namespace, killed);
     const first = await until('a write accepted through the master Service after the kill', async () => writer.firstAckedAfter(killedAt), 120_000);
-    view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
     const ms = first.ackedAt! - killedAt;
+    const master = watch.masterChanges.at(-1) || undefined;
     const labels = watch.masterChanges.slice(changes).map((m, i) => `${m || '(none)'} +${((watch.changedAt[changes + i]! - killedAt) / 1000).toFixed(2)} s`);
-    console.log(`${what}: ${killed} killed; role=master ${labels.join(', ') || 'unchanged'}; first write accepted through the master Service at +${(ms / 1000).toFixed(2)} s; master now ${view.master}`);
-    return { killed, ms };
+    console.log(`${what}: ${killed} killed; role=master ${labels.join(', ') || 'unchanged'}; first write accepted through the master Service at +${(ms / 1000).toFixed(2)} s`);
+    return { killed, killedAt, ms, master };
   }
+
+  const writesTable = (): string => `${shop.database}.writes`;
+  const idsOn = async (pod: string, from: number): Promise<number[]> =>
+    (await sqlOnPod(sb, c, pod, `SELECT id FROM ${writesTable()} WHERE id >= ${from} ORDER BY id`)).map((r) => Number(r.id));
 
   for (let run = 1; run <= RUNS; run++) {
     it(`failover ${run}/${RUNS}: the master's mysqld killed while writing, a replica promoted, no acknowledged write lost, the old master back as a replica`, async () => {
+      const firstId = run * 1_000_000;
       const masterSvc = await sb.client.get<{ spec: { clusterIP: string }; metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: names.masterService(c.name) });
-      const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: shop.user, password: shop.password, table: `${shop.database}.writes` }, run * 1_000_000);
+      const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: shop.user, password: shop.password, table: writesTable() }, firstId);
       writer.start();
-      let oldMaster: string;
+      let kill: Awaited<ReturnType<typeof killMaster>>;
       try {
         await until('writes acknowledged through the master Service', async () => writer.acked()[0], 60_000);
-        let kill = await killMaster(writer, `failover ${run}`);
-        if (view.master === kill.killed) {
+        kill = await killMaster(writer, `failover ${run}`);
+        if (kill.master === kill.killed) {
           // The kubelet restarts a first crash at once, as a real one does: a mysqld back before
           // Orchestrator's next poll is no dead master, and stays master. Its second crash waits
           // out the restart backoff (10 s), which Orchestrator sees.
           inPlaceMs.push(kill.ms);
+          view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
           kill = await killMaster(writer, `failover ${run}, killed again`);
         }
-        oldMaster = kill.killed;
         recoveryMs.push(kill.ms);
-        // Writes go on through the rejoin, then stop before the rows are compared.
-        await until('a write accepted after the cluster is Ready again', async () => writer.firstAckedAfter(Date.now() - 100), 60_000);
+        await until('more writes accepted through the new master', async () => writer.firstAckedAfter(Date.now()), 60_000);
       } finally {
         await writer.stop();
       }
-      assert.notEqual(view.master, oldMaster, 'a replica was promoted');
-      assert.equal(view.pods.find((p) => p.name === oldMaster)?.role, ROLE.replica, 'the old master is back as a replica');
+      const { killed, master } = kill;
+      assert.ok(master && master !== killed, `a replica was promoted (role=master: ${watch.masterChanges.join(' → ')})`);
+      const acked = writer.acked();
+      console.log(`failover ${run}: ${acked.length} writes acknowledged, ${writer.failed().length} failed`);
+      const onMaster = new Set(await idsOn(master, firstId));
+      assert.deepEqual(acked.filter((id) => !onMaster.has(id)), [], `no acknowledged write missing on the new master ${master}`);
+
+      // The old master rejoins, unless the kill cut off a transaction it had committed and not yet
+      // sent: the node controller refuses it then (ErrantTransactions). Such rows must be writes the
+      // client never saw acknowledged; the pod is rebuilt as a user would (PVC and pod deleted).
+      const outcome = await until(`${killed} back as a replica, or refused for errant transactions`, async () => {
+        const v = await clusterView(sb.client, c.namespace, c.name);
+        if (v.ready && v.pods.find((p) => p.name === killed)?.role === ROLE.replica) return 'rejoined';
+        const events = await sb.client.list<{ reason?: string; involvedObject?: { name?: string }; lastTimestamp?: string; eventTime?: string; metadata: object }>(
+          { apiVersion: 'v1', kind: 'Event' }, { namespace: c.namespace },
+        );
+        return events.items.some((e) => e.reason === NODE_REASONS.errantTransactions && e.involvedObject?.name === killed && Date.parse(e.lastTimestamp ?? e.eventTime ?? '') >= kill.killedAt - 1000)
+          ? 'errant' : undefined;
+      }, READY_TIMEOUT_MS);
+      if (outcome === 'errant') {
+        const extra = (await idsOn(killed, firstId)).filter((id) => !onMaster.has(id));
+        console.log(`failover ${run}: ${killed} refused to rejoin, holding rows the new master lacks: ${extra.join(', ')} (none acknowledged); rebuilding it`);
+        assert.deepEqual(extra.filter((id) => acked.includes(id)), [], 'the old master\'s extra rows were never acknowledged');
+        errantRuns.push(run);
+        const ordinal = Number(killed.slice(killed.lastIndexOf('-') + 1));
+        const deleted = await sb.kubectl(['delete', '-n', c.namespace, '--wait=false', `pvc/${names.pvc(c.name, ordinal)}`, `pod/${killed}`]);
+        assert.ok(deleted.ok, deleted.out);
+      }
+      view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
+      assert.equal(view.master, master, 'role=master stayed on the promoted pod');
+      assert.equal(view.pods.find((p) => p.name === killed)?.role, ROLE.replica, 'the old master is back as a replica');
       assert.deepEqual(watch.violations, [], 'never two pods with role=master');
-      console.log(`failover ${run}: ${writer.acked().length} writes acknowledged, ${writer.failed().length} failed`);
-      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, `${shop.database}.writes`, writer.acked(), run * 1_000_000);
+      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), master, writesTable(), acked, firstId);
     });
   }
 
@@ -119,6 +152,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   it('prints the time from kill to the first accepted write', () => {
     const sorted = [...recoveryMs].sort((a, b) => a - b);
     const median = sorted.length ? sorted[Math.floor((sorted.length - 1) / 2)]! : NaN;
+    if (errantRuns.length) console.log(`failovers whose old master held an unacknowledged transaction the kill cut off (rebuilt): ${errantRuns.join(', ')} of ${RUNS}`);
     if (inPlaceMs.length) console.log(`kills where mysqld came back before Orchestrator declared the master dead (no failover): writes back at ${inPlaceMs.map((m) => (m / 1000).toFixed(2)).join(', ')} s`);
     console.log(`kill → first write through the master Service, ${sorted.length} runs: ${sorted.map((m) => (m / 1000).toFixed(2)).join(', ')} s; median ${(median / 1000).toFixed(2)} s, max ${((sorted.at(-1) ?? NaN) / 1000).toFixed(2)} s (goal: median ≤ 3 s, max ≤ 4 s)`);
   });

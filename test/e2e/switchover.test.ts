@@ -14,11 +14,10 @@ import { names } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
 import { watchMasters } from '../support/master-watch.ts';
-import { applyMariaDBExample, assertWritesOnEveryPod, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import { applyMariaDBExample, applyShopUser, assertWritesOnEveryPod, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster, type ShopUser } from '../support/sandbox.ts';
 import { WritingClient } from '../support/writing-client.ts';
 
 const READY_TIMEOUT_MS = 600_000;
-const TABLE = 'e2e.writes';
 const MAX_CONNECTIONS = 321;
 
 describe('a rolling update of the example MariaDB cluster on the sandbox', { skip: sandboxSkip() }, () => {
@@ -26,6 +25,7 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
   let sb: Sandbox;
   let c: ExampleCluster;
   let view: ClusterView;
+  let shop: ShopUser;
   const cleanups: (() => void)[] = [];
 
   before(async () => {
@@ -35,7 +35,8 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     const began = Date.now();
     view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
     console.log(`3 nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
-    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE DATABASE IF NOT EXISTS e2e; CREATE TABLE ${TABLE} (id INT PRIMARY KEY)`);
+    shop = await applyShopUser(sb, c);
+    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${shop.database}.writes (id INT PRIMARY KEY)`);
   });
   after(async () => {
     for (const fn of cleanups) fn();
@@ -46,7 +47,7 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     const oldMaster = view.master!;
     const watch = await watchMasters(sb.client, c.namespace, c.name, { after: (fn: () => void) => cleanups.push(fn) });
     const masterSvc = await sb.client.get<{ spec: { clusterIP: string }; metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: names.masterService(c.name) });
-    const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: 'root', password: c.rootPassword, table: TABLE }, 1);
+    const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: shop.user, password: shop.password, table: `${shop.database}.writes` }, 1);
     writer.start();
     let rolledIn = 0;
     try {
@@ -77,6 +78,6 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     assert.notEqual(view.master, oldMaster, 'the master moved before its pod stopped');
     assert.deepEqual(watch.violations, [], 'never two pods with role=master');
 
-    await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, TABLE, writer.acked());
+    await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, `${shop.database}.writes`, writer.acked());
   });
 });
