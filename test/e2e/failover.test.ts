@@ -13,10 +13,10 @@ import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, KIND_MYSQL_USER, NODE_REASONS, ROLE } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { clusterView, waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
-import { startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { until, type Sandbox } from '../../sandbox/index.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { applyMariaDBExample, applyShopUser, assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster, type ShopUser } from '../support/sandbox.ts';
-import { WritingClient } from '../support/writing-client.ts';
+import { assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
+import type { WritingClient } from '../support/writing-client.ts';
 
 const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 3);
 const READY_TIMEOUT_MS = 600_000;
@@ -31,15 +31,12 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   const inPlaceMs: number[] = [];
   const errantRuns: number[] = [];
   let shop: ShopUser;
+  let lab: WritingLab;
   const cleanups: (() => void)[] = [];
 
   before(async () => {
-    sb = await startSandbox({ workDir });
-    await sb.ready;
-    c = await applyMariaDBExample(sb, 3);
-    const began = Date.now();
-    view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
-    console.log(`3 nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
+    lab = await startWritingLab(workDir, 3, READY_TIMEOUT_MS);
+    ({ sb, c, view, shop } = lab);
     watch = await watchMasters(sb.client, c.namespace, c.name, { after: (fn: () => void) => cleanups.push(fn) });
   });
   after(async () => {
@@ -50,11 +47,9 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   const grantsOn = async (pod: string): Promise<string[]> =>
     (await sqlOnPod(sb, c, pod, `SHOW GRANTS FOR '${shop.user}'@'%'`)).map((r) => String(Object.values(r)[0])).sort();
 
-  it('provisions the example MysqlDatabase and MysqlUser on the master', async () => {
-    shop = await applyShopUser(sb, c);
+  it('provisions the example MysqlUser on the master', async () => {
     const grants = await grantsOn(view.master!);
     assert.ok(grants.some((x) => /GRANT SELECT, INSERT, UPDATE, DELETE ON `shop`\.\*/.test(x)), grants.join('\n'));
-    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${shop.database}.writes (id INT PRIMARY KEY)`);
   });
 
   /** Kills the master's mysqld; resolves once writes through the master Service are accepted again. */
@@ -70,15 +65,13 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
     return { killed, killedAt, ms, master };
   }
 
-  const writesTable = (): string => `${shop.database}.writes`;
   const idsOn = async (pod: string, from: number): Promise<number[]> =>
-    (await sqlOnPod(sb, c, pod, `SELECT id FROM ${writesTable()} WHERE id >= ${from} ORDER BY id`)).map((r) => Number(r.id));
+    (await sqlOnPod(sb, c, pod, `SELECT id FROM ${lab.table} WHERE id >= ${from} ORDER BY id`)).map((r) => Number(r.id));
 
   for (let run = 1; run <= RUNS; run++) {
     it(`failover ${run}/${RUNS}: the master's mysqld killed while writing, a replica promoted, no acknowledged write lost, the old master back as a replica`, async () => {
       const firstId = run * 1_000_000;
-      const masterSvc = await sb.client.get<{ spec: { clusterIP: string }; metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: names.masterService(c.name) });
-      const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: shop.user, password: shop.password, table: writesTable() }, firstId);
+      const writer = await writerThroughMaster(lab, firstId);
       writer.start();
       let kill: Awaited<ReturnType<typeof killMaster>>;
       try {
@@ -129,7 +122,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       assert.equal(view.master, master, 'role=master stayed on the promoted pod');
       assert.equal(view.pods.find((p) => p.name === killed)?.role, ROLE.replica, 'the old master is back as a replica');
       assert.deepEqual(watch.violations, [], 'never two pods with role=master');
-      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), master, writesTable(), acked, firstId);
+      await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), master, lab.table, acked, firstId);
     });
   }
 

@@ -11,43 +11,29 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, ROLE } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
-import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
-import { startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { waitForClusterReady } from '../../sandbox/cluster-view.ts';
+import { until } from '../../sandbox/index.ts';
 import { watchMasters } from '../support/master-watch.ts';
-import { applyMariaDBExample, applyShopUser, assertWritesOnEveryPod, sandboxSkip, sqlOnPod, sqlThroughService, type ExampleCluster, type ShopUser } from '../support/sandbox.ts';
-import { WritingClient } from '../support/writing-client.ts';
+import { assertWritesOnEveryPod, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type WritingLab } from '../support/sandbox.ts';
 
 const READY_TIMEOUT_MS = 600_000;
 const MAX_CONNECTIONS = 321;
 
 describe('a rolling update of the example MariaDB cluster on the sandbox', { skip: sandboxSkip() }, () => {
   const workDir = mkdtempSync(join(tmpdir(), 'sandbox-e2e-switchover-'));
-  let sb: Sandbox;
-  let c: ExampleCluster;
-  let view: ClusterView;
-  let shop: ShopUser;
-  const cleanups: (() => void)[] = [];
+  let lab: WritingLab;
 
   before(async () => {
-    sb = await startSandbox({ workDir });
-    await sb.ready;
-    c = await applyMariaDBExample(sb, 3);
-    const began = Date.now();
-    view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
-    console.log(`3 nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
-    shop = await applyShopUser(sb, c);
-    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${shop.database}.writes (id INT PRIMARY KEY)`);
+    lab = await startWritingLab(workDir, 3, READY_TIMEOUT_MS);
   });
-  after(async () => {
-    for (const fn of cleanups) fn();
-    await sb?.stop();
-  });
+  after(() => lab?.sb.stop());
 
-  it('rolls a mysqlConf change one pod at a time, replicas first, the master last after a graceful takeover, losing no acknowledged write', async () => {
+  it('rolls a mysqlConf change one pod at a time, replicas first, the master last after a graceful takeover, losing no acknowledged write', async (t) => {
+    const { sb, c } = lab;
+    let view = lab.view;
     const oldMaster = view.master!;
-    const watch = await watchMasters(sb.client, c.namespace, c.name, { after: (fn: () => void) => cleanups.push(fn) });
-    const masterSvc = await sb.client.get<{ spec: { clusterIP: string }; metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: names.masterService(c.name) });
-    const writer = new WritingClient({ host: masterSvc.spec.clusterIP, user: shop.user, password: shop.password, table: `${shop.database}.writes` }, 1);
+    const watch = await watchMasters(sb.client, c.namespace, c.name, t);
+    const writer = await writerThroughMaster(lab, 1);
     writer.start();
     let rolledIn = 0;
     try {
@@ -78,6 +64,6 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     assert.notEqual(view.master, oldMaster, 'the master moved before its pod stopped');
     assert.deepEqual(watch.violations, [], 'never two pods with role=master');
 
-    await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, `${shop.database}.writes`, writer.acked());
+    await assertWritesOnEveryPod(sb, c, view.pods.map((p) => p.name), view.master!, lab.table, writer.acked());
   });
 });

@@ -9,7 +9,10 @@ import mysql from 'mysql2/promise';
 import { parseAllDocuments, stringify } from 'yaml';
 import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_USER, PROVISION_CONDITION } from '../../src/api/constants.ts';
 import { netnsPrefix } from '../../sandbox/network/addresses.ts';
-import { REPO, run, until, type Sandbox } from '../../sandbox/index.ts';
+import { names } from '../../src/api/names.ts';
+import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
+import { REPO, run, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { WritingClient } from './writing-client.ts';
 
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
@@ -36,18 +39,6 @@ export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespa
   const applied = await sb.kubectl(['apply', '-n', namespace, '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
   if (!applied.ok) throw new Error(`kubectl apply of the example: ${applied.out}`);
   return { name: cluster.metadata.name, namespace, secretName: secret.metadata.name, rootPassword: secret.stringData.ROOT_PASSWORD };
-}
-
-/** Runs SQL as root through a Service's ClusterIP (the sandbox's proxy), on a new connection each time. */
-export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service: string, text: string): Promise<Record<string, unknown>[]> {
-  const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: service });
-  const conn = await mysql.createConnection({ host: svc.spec.clusterIP, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000, multipleStatements: true });
-  try {
-    const [rows] = await conn.query(text);
-    return rows as Record<string, unknown>[];
-  } finally {
-    await conn.end();
-  }
 }
 
 export interface ShopUser {
@@ -84,16 +75,69 @@ export async function applyShopUser(sb: Sandbox, c: ExampleCluster): Promise<Sho
   return shop;
 }
 
-/** Runs SQL as root on one pod's server, at its pod IP. */
-export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
-  const p = await sb.client.get<{ status: { podIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
-  const conn = await mysql.createConnection({ host: p.status.podIP, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000, multipleStatements: true });
+async function sqlAt(host: string, c: ExampleCluster, text: string): Promise<Record<string, unknown>[]> {
+  const conn = await mysql.createConnection({ host, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000, multipleStatements: true });
   try {
     const [rows] = await conn.query(text);
     return rows as Record<string, unknown>[];
   } finally {
     await conn.end();
   }
+}
+
+/** A Service's ClusterIP (the sandbox's proxy answers there). */
+export async function serviceIP(sb: Sandbox, namespace: string, service: string): Promise<string> {
+  const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace, name: service });
+  return svc.spec.clusterIP;
+}
+
+/** Runs SQL as root through a Service's ClusterIP (the sandbox's proxy), on a new connection each time. */
+export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service: string, text: string): Promise<Record<string, unknown>[]> {
+  return sqlAt(await serviceIP(sb, c.namespace, service), c, text);
+}
+
+/** Runs SQL as root on one pod's server, at its pod IP. */
+export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
+  const p = await sb.client.get<{ status: { podIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
+  return sqlAt(p.status.podIP, c, text);
+}
+
+export interface WritingLab {
+  sb: Sandbox;
+  c: ExampleCluster;
+  view: ClusterView;
+  shop: ShopUser;
+  /** `<shop database>.writes (id INT PRIMARY KEY)`, the table WritingClient fills. */
+  table: string;
+}
+
+/**
+ * A sandbox with the example cluster Ready at `replicas` nodes, the example MysqlUser and
+ * MysqlDatabase provisioned and a table for the writing client: the ground of the failover and
+ * switchover scenarios. Prints how long the cluster took, and what ran.
+ */
+export async function startWritingLab(workDir: string, replicas: number, readyTimeoutMs: number): Promise<WritingLab> {
+  const sb = await startSandbox({ workDir });
+  try {
+    await sb.ready;
+    const c = await applyMariaDBExample(sb, replicas);
+    const began = Date.now();
+    const view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: readyTimeoutMs });
+    console.log(`${replicas} nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
+    const shop = await applyShopUser(sb, c);
+    const table = `${shop.database}.writes`;
+    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${table} (id INT PRIMARY KEY)`);
+    return { sb, c, view, shop, table };
+  } catch (e) {
+    await sb.stop();
+    throw e;
+  }
+}
+
+/** A writing client through `<c>-mysql-master`, as the example MysqlUser. */
+export async function writerThroughMaster(lab: WritingLab, firstId: number): Promise<WritingClient> {
+  const host = await serviceIP(lab.sb, lab.c.namespace, names.masterService(lab.c.name));
+  return new WritingClient({ host, user: lab.shop.user, password: lab.shop.password, table: lab.table }, firstId);
 }
 
 /**
