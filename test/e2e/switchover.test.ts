@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, ROLE } from '../../src/api/constants.ts';
-import { names } from '../../src/api/names.ts';
 import { waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { until } from '../../sandbox/index.ts';
 import { watchMasters } from '../support/master-watch.ts';
