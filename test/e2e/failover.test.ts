@@ -71,6 +71,8 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
   for (let run = 1; run <= RUNS; run++) {
     it(`failover ${run}/${RUNS}: the master's mysqld killed while writing, a replica promoted, no acknowledged write lost, the old master back as a replica`, async () => {
       const firstId = run * 1_000_000;
+      // A run starts from a Ready cluster whatever the one before left.
+      view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
       const writer = await writerThroughMaster(lab, firstId);
       writer.start();
       let kill: Awaited<ReturnType<typeof killMaster>>;
@@ -86,7 +88,8 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
           kill = await killMaster(writer, `failover ${run}, killed again`);
         }
         recoveryMs.push(kill.ms);
-        await until('more writes accepted through the new master', async () => writer.firstAckedAfter(Date.now()), 60_000);
+        const since = Date.now();
+        await until('more writes accepted through the new master', async () => writer.firstAckedAfter(since), 60_000);
       } finally {
         await writer.stop();
       }
