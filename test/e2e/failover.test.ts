@@ -18,7 +18,10 @@ import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
 import { assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
 import type { WritingClient } from '../support/writing-client.ts';
 
-const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 3);
+// Two: Orchestrator downtimes each old master for MasterFailoverLostInstancesDowntimeMinutes
+// (the chart's 10) and promotes no downtimed replica, and nothing ends that downtime when the old
+// master rejoins; so with 3 nodes a third failover within 10 minutes finds no candidate.
+const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 2);
 const READY_TIMEOUT_MS = 600_000;
 
 describe('failover of the example MariaDB cluster on the sandbox', { skip: sandboxSkip() }, () => {
