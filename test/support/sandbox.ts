@@ -1,12 +1,17 @@
 // Helpers for tests on the composed sandbox (sandbox/index.ts): why a test cannot run here, the
 // example cluster at a chosen size, SQL through a Service's ClusterIP, and what a stopped sandbox
 // left behind.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
-import { KIND_MYSQL_CLUSTER } from '../../src/api/constants.ts';
+import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, PROVISION_CONDITION } from '../../src/api/constants.ts';
+import { names } from '../../src/api/names.ts';
+import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { forSandbox, readExample, toYaml, type Manifest } from '../../sandbox/examples.ts';
-import { REPO, type Sandbox } from '../../sandbox/index.ts';
+import { netnsPrefix } from '../../sandbox/network/addresses.ts';
+import { REPO, run, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { WritingClient } from './writing-client.ts';
 
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
@@ -52,21 +57,149 @@ export function setReplicas(docs: Manifest[], replicas: number): void {
   for (const d of docs) if (d.kind === KIND_MYSQL_CLUSTER) d.spec.replicas = replicas;
 }
 
+export interface ShopUser {
+  /** The MysqlUser object's name. */
+  name: string;
+  user: string;
+  password: string;
+  /** The database it may write, created by the MysqlDatabase. */
+  database: string;
+}
+
 /**
- * Runs SQL through a Service's ClusterIP (the sandbox's proxy), on a new connection each time, as
- * root or as `as`.
+ * Applies examples/mysqldatabase.yaml and examples/mysqluser.yaml pointed at the cluster (an
+ * application account: unlike root it cannot write to a read-only server) and waits for the user
+ * to be provisioned.
  */
-export async function sqlThroughService(
-  sb: Sandbox, c: ExampleCluster, service: string, text: string, as: { user: string; password: string } = { user: 'root', password: c.rootPassword },
-): Promise<Record<string, unknown>[]> {
-  const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: service });
-  const conn = await mysql.createConnection({ host: svc.spec.clusterIP, port: 3306, ...as, connectTimeout: 3000, multipleStatements: true });
+export async function applyShopUser(sb: Sandbox, c: ExampleCluster): Promise<ShopUser> {
+  const docs = ['mysqldatabase.yaml', 'mysqluser.yaml'].flatMap((f) => readExample(REPO, f));
+  for (const d of docs) if (d.spec?.clusterRef) d.spec.clusterRef.name = c.name;
+  const applied = await sb.kubectl(['apply', '-n', c.namespace, '-f', '-'], toYaml(docs));
+  if (!applied.ok) throw new Error(`kubectl apply of the user examples: ${applied.out}`);
+  const user = docs.find((d) => d.kind === 'MysqlUser')!;
+  const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === user.spec.password.name)!;
+  const shop: ShopUser = {
+    name: user.metadata.name, user: user.spec.user, password: secret.stringData[user.spec.password.key],
+    database: docs.find((d) => d.kind === 'MysqlDatabase')!.spec.database,
+  };
+  await until(`MysqlUser ${shop.name} provisioned`, async () => {
+    const got = await sb.client.get<{ metadata: object; status?: { conditions?: { type: string; status: string }[] } }>(
+      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: shop.name },
+    );
+    return got.status?.conditions?.some((x) => x.type === PROVISION_CONDITION.ready && x.status === CONDITION_STATUS.true) ? true : undefined;
+  }, 120_000);
+  return shop;
+}
+
+/** An account to run SQL as; root when none is given. */
+export interface SqlAccount {
+  user: string;
+  password: string;
+}
+
+async function sqlAt(host: string, c: ExampleCluster, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
+  const conn = await mysql.createConnection({ host, port: 3306, user: 'root', password: c.rootPassword, ...as, connectTimeout: 3000, multipleStatements: true });
   try {
     const [rows] = await conn.query(text);
     return rows as Record<string, unknown>[];
   } finally {
     await conn.end();
   }
+}
+
+/** A Service's ClusterIP (the sandbox's proxy answers there). */
+export async function serviceIP(sb: Sandbox, namespace: string, service: string): Promise<string> {
+  const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace, name: service });
+  return svc.spec.clusterIP;
+}
+
+/**
+ * Runs SQL through a Service's ClusterIP (the sandbox's proxy), on a new connection each time, as
+ * root or as `as`.
+ */
+export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service: string, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
+  return sqlAt(await serviceIP(sb, c.namespace, service), c, text, as);
+}
+
+/** Runs SQL as root on one pod's server, at its pod IP. */
+export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
+  const p = await sb.client.get<{ status: { podIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
+  return sqlAt(p.status.podIP, c, text);
+}
+
+export interface WritingLab {
+  sb: Sandbox;
+  c: ExampleCluster;
+  view: ClusterView;
+  shop: ShopUser;
+  /** `<shop database>.writes (id INT PRIMARY KEY)`, the table WritingClient fills. */
+  table: string;
+}
+
+/**
+ * A sandbox with the example cluster Ready at `replicas` nodes, the example MysqlUser and
+ * MysqlDatabase provisioned and a table for the writing client: the ground of the failover and
+ * switchover scenarios. Prints how long the cluster took, and what ran.
+ */
+export async function startWritingLab(workDir: string, replicas: number, readyTimeoutMs: number): Promise<WritingLab> {
+  const sb = await startSandbox({ workDir });
+  try {
+    await sb.ready;
+    const c = await applyMariaDBExample(sb, replicas);
+    const began = Date.now();
+    const view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: readyTimeoutMs });
+    console.log(`${replicas} nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
+    const shop = await applyShopUser(sb, c);
+    const table = `${shop.database}.writes`;
+    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${table} (id INT PRIMARY KEY)`);
+    return { sb, c, view, shop, table };
+  } catch (e) {
+    await sb.stop();
+    throw e;
+  }
+}
+
+/** A writing client through `<c>-mysql-master`, as the example MysqlUser. */
+export async function writerThroughMaster(lab: WritingLab, firstId: number): Promise<WritingClient> {
+  const host = await serviceIP(lab.sb, lab.c.namespace, names.masterService(lab.c.name));
+  return new WritingClient({ host, user: lab.shop.user, password: lab.shop.password, table: lab.table }, firstId);
+}
+
+/**
+ * Asserts that every pod's server holds each acknowledged id of `table` (ids from `from` on),
+ * and, once replication has caught up, the same rows as the master (CHECKSUM TABLE).
+ */
+export async function assertWritesOnEveryPod(sb: Sandbox, c: ExampleCluster, pods: readonly string[], master: string, table: string, acked: readonly number[], from = 0): Promise<void> {
+  const want = await sqlOnPod(sb, c, master, `CHECKSUM TABLE ${table}`);
+  for (const pod of pods) {
+    const ids = new Set((await sqlOnPod(sb, c, pod, `SELECT id FROM ${table} WHERE id >= ${from}`)).map((r) => Number(r.id)));
+    assert.deepEqual(acked.filter((id) => !ids.has(id)), [], `no acknowledged write missing on ${pod}`);
+    await until(`${pod}'s ${table} to match the master's checksum`, async () => {
+      const got = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${table}`);
+      return got[0]?.Checksum === want[0]?.Checksum ? true : undefined;
+    }, 60_000);
+  }
+}
+
+/**
+ * SIGKILLs the mariadbd of a pod's mysql container (the only one in the pod's network namespace
+ * once the init containers are done), as a crash would; the kubelet restarts it. Returns the
+ * moment of the kill.
+ */
+export async function killMysqld(sb: Sandbox, namespace: string, pod: string): Promise<number> {
+  const p = await sb.client.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod });
+  const netns = `${netnsPrefix(sb.network.addresses.bridge)}${p.metadata.uid}`;
+  const pids = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n').filter((l) => /^\d+$/.test(l));
+  const servers = pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'mariadbd';
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+  if (servers.length !== 1) throw new Error(`expected one mariadbd in ${pod}'s network namespace ${netns}, found ${servers.length}`);
+  process.kill(Number(servers[0]), 'SIGKILL');
+  return Date.now();
 }
 
 /**

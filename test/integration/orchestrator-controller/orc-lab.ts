@@ -31,6 +31,7 @@ import type { PodObject, ResolvePod } from '../../../src/topology/index.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchestrator/index.ts';
 import { standInConfig } from '../../support/orchestrator-stand-in.ts';
 import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { watchMasters as watchMastersOf, type MasterWatch } from '../../support/master-watch.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
 import { CLUSTER, nodeCluster, podName, type NodeCluster } from '../node/node-cluster.ts';
 
@@ -247,50 +248,7 @@ export function masters(pods: readonly PodObject[]): string[] {
   return pods.filter((p) => p.metadata?.labels?.[LABEL_ROLE] === ROLE.master).map((p) => p.metadata?.name ?? '').sort();
 }
 
-/**
- * Watches the cluster's pods from now on and records every moment (every pod version the API
- * server sends) at which more than one pod carried role=master, and the pods carrying it
- * (`masterChanges`: as the watch began, then at each change; names joined by commas, '' for none).
- * A watch that fails is recorded too: the test would otherwise not know what it missed.
- */
-export async function watchMasters(lab: OrcLab, t: TestContext): Promise<{ violations: string[]; events: number; masterChanges: string[] }> {
-  const state = { violations: [] as string[], events: 0, masterChanges: [] as string[] };
-  const ref = { apiVersion: 'v1', kind: 'Pod' };
-  const selector = { [LABEL_CLUSTER]: CLUSTER };
-  const labels = new Map<string, string | undefined>();
-  const first = await lab.client.list<PodObject>(ref, { namespace: lab.ns, labelSelector: selector });
-  for (const p of first.items) labels.set(p.metadata?.name ?? '', p.metadata?.labels?.[LABEL_ROLE]);
-  let rv = first.metadata?.resourceVersion;
-  const stop = new AbortController();
-  t.after(() => stop.abort());
-  const check = (): void => {
-    const on = [...labels].filter(([, role]) => role === ROLE.master).map(([name]) => name).sort();
-    if (on.length > 1) state.violations.push(`rv ${rv}: ${on.join(', ')}`);
-    if (state.masterChanges.at(-1) !== on.join()) state.masterChanges.push(on.join());
-  };
-  check();
-  let opened!: () => void;
-  const open = new Promise<void>((resolve) => (opened = resolve));
-  void (async () => {
-    // A watch the server ends (its timeout) is resumed from the last version seen.
-    while (!stop.signal.aborted) {
-      try {
-        await lab.client.watch<PodObject>(ref, { namespace: lab.ns, resourceVersion: rv, labelSelector: selector, signal: stop.signal, onOpen: opened }, (ev) => {
-          if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
-          const name = ev.object.metadata?.name ?? '';
-          rv = ev.object.metadata?.resourceVersion ?? rv;
-          if (ev.type === 'DELETED') labels.delete(name);
-          else labels.set(name, ev.object.metadata?.labels?.[LABEL_ROLE]);
-          state.events++;
-          check();
-        });
-      } catch (e) {
-        if (!stop.signal.aborted) state.violations.push(`the watch failed: ${(e as Error).message}`);
-        opened();
-        return;
-      }
-    }
-  })();
-  await open;
-  return state;
+/** The role=master watch (test/support/master-watch.ts) over the lab's cluster. */
+export function watchMasters(lab: OrcLab, t: TestContext): Promise<MasterWatch> {
+  return watchMastersOf(lab.client, lab.ns, CLUSTER, t);
 }

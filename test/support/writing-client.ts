@@ -1,0 +1,85 @@
+// The client of the failover and switchover scenarios: one INSERT every 100 ms through a Service,
+// each on a new connection (as an application's pool reconnects after a failover), each recorded
+// as acknowledged or not. Writes do not wait for each other, so a hung connection does not hide
+// the moment writes are accepted again.
+import mysql from 'mysql2/promise';
+
+export interface WriteRecord {
+  id: number;
+  startedAt: number;
+  /** When the server acknowledged the INSERT; undefined when it failed. */
+  ackedAt?: number;
+  error?: string;
+}
+
+export interface WriterTarget {
+  host: string;
+  user: string;
+  password: string;
+  /** Database and table the writes go to, created beforehand: `id INT PRIMARY KEY`. */
+  table: string;
+}
+
+export class WritingClient {
+  readonly records: WriteRecord[] = [];
+  #next: number;
+  #timer: NodeJS.Timeout | undefined;
+  #inFlight = new Set<Promise<void>>();
+  #target: WriterTarget;
+
+  /** `firstId` keeps the ids of successive clients on one table apart. */
+  constructor(target: WriterTarget, firstId: number) {
+    this.#target = target;
+    this.#next = firstId;
+  }
+
+  start(everyMs = 100): void {
+    this.#timer = setInterval(() => {
+      const p = this.#write(this.#next++);
+      this.#inFlight.add(p);
+      void p.finally(() => this.#inFlight.delete(p));
+    }, everyMs);
+  }
+
+  /** Stops writing and waits for the writes in flight to end either way. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await Promise.all(this.#inFlight);
+  }
+
+  acked(): number[] {
+    return this.records.filter((r) => r.ackedAt !== undefined).map((r) => r.id).sort((a, b) => a - b);
+  }
+
+  failed(): WriteRecord[] {
+    return this.records.filter((r) => r.ackedAt === undefined);
+  }
+
+  /** The first write begun at or after `t` that was acknowledged, or undefined. */
+  firstAckedAfter(t: number): WriteRecord | undefined {
+    return this.records.filter((r) => r.startedAt >= t && r.ackedAt !== undefined).sort((a, b) => a.ackedAt! - b.ackedAt!)[0];
+  }
+
+  /** The longest time between two consecutive acknowledgements (ms). */
+  longestGap(): number {
+    const acks = this.records.flatMap((r) => (r.ackedAt === undefined ? [] : [r.ackedAt])).sort((a, b) => a - b);
+    let gap = 0;
+    for (let i = 1; i < acks.length; i++) gap = Math.max(gap, acks[i]! - acks[i - 1]!);
+    return gap;
+  }
+
+  async #write(id: number): Promise<void> {
+    const rec: WriteRecord = { id, startedAt: Date.now() };
+    this.records.push(rec);
+    let conn: mysql.Connection | undefined;
+    try {
+      conn = await mysql.createConnection({ host: this.#target.host, port: 3306, user: this.#target.user, password: this.#target.password, connectTimeout: 2000 });
+      await conn.query({ sql: `INSERT INTO ${this.#target.table} (id) VALUES (?)`, timeout: 3000 }, [id]);
+      rec.ackedAt = Date.now();
+    } catch (e) {
+      rec.error = (e as Error).message;
+    } finally {
+      conn?.destroy();
+    }
+  }
+}
