@@ -13,6 +13,8 @@ export interface RequestLogEntry {
   name: string | undefined;
   status: number;
   userAgent: string | undefined;
+  /** The request body's media type (protobuf from client-go's typed clients). */
+  contentType: string | undefined;
 }
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -48,7 +50,7 @@ export class RequestLog {
     return this.entries.slice(Math.max(0, mark - this.dropped));
   }
 
-  filter(match: Partial<Pick<RequestLogEntry, 'verb' | 'resource' | 'namespace' | 'name' | 'subresource' | 'method'>>, from = 0): RequestLogEntry[] {
+  filter(match: Partial<Pick<RequestLogEntry, 'verb' | 'resource' | 'namespace' | 'name' | 'subresource' | 'method' | 'contentType'>>, from = 0): RequestLogEntry[] {
     return this.since(from).filter((e) => Object.entries(match).every(([k, v]) => e[k as keyof RequestLogEntry] === v));
   }
 

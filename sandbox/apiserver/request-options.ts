@@ -162,12 +162,13 @@ export function checkResourceVersion(rv: string | null, how: 'watch' | 'get' | '
 }
 
 /**
- * The media type of a create or update body: JSON (also when none is given), YAML, or 415 with
- * the real message (protobuf is listed by the real server; this one does not decode it).
+ * The media type of a create, update or delete body: JSON (also when none is given), YAML,
+ * protobuf (decoded by protobuf.ts for the kinds it knows), or 415 with the real message.
  */
-export function bodyMediaType(contentType: string | undefined): 'json' | 'yaml' {
+export function bodyMediaType(contentType: string | undefined): 'json' | 'yaml' | 'protobuf' {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === '' || type === 'application/json') return 'json';
   if (type === 'application/yaml') return 'yaml';
+  if (type === 'application/vnd.kubernetes.protobuf') return 'protobuf';
   throw new ApiError(415, statusBody(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${BODY_MEDIA_TYPES.join(', ')}`));
 }

@@ -14,6 +14,7 @@ import { bodyMediaType, checkListOptions, checkResourceVersion, checkWriteOption
 import { duplicateFields } from './duplicate-fields.ts';
 import { parse as parseYaml } from 'yaml';
 import { parseLabelSelector } from './selectors.ts';
+import { decodeProtobufBody } from './protobuf.ts';
 import { kubeletEndpoint, logContainer, proxyLogs } from './pod-logs.ts';
 import {
   ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
@@ -93,7 +94,7 @@ export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
   return info;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -102,7 +103,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       if (size > MAX_BODY) reject(new ApiError(413, statusBody(413, 'RequestEntityTooLarge', 'the request is too large')));
       else chunks.push(c);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -199,7 +200,7 @@ export class ApiHttpHandler {
       this.requestLog.add({
         time: Date.now(), method, path: info.path, query: Object.fromEntries(info.query), verb: info.verb,
         group: info.isResource ? info.group : undefined, resource: info.resource, subresource: info.subresource,
-        namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'],
+        namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'], contentType: req.headers['content-type'],
       });
     };
     const send = (code: number, body: unknown, extra: Record<string, string | string[]> = {}, indent = false) => {
@@ -315,10 +316,12 @@ export class ApiHttpHandler {
     };
   }
 
-  /** A create or update body in JSON or YAML; the fields JSON gives twice go to the strict decoding check. */
+  /** A create or update body in JSON, YAML or protobuf; the fields JSON gives twice go to the strict decoding check. */
   private async objectBody(req: IncomingMessage, kind: string, opts: WriteOptions): Promise<KObj> {
     const type = bodyMediaType(req.headers['content-type']);
-    const raw = await readBody(req);
+    const bytes = await readBody(req);
+    if (type === 'protobuf') return decodeProtobufBody(bytes, kind);
+    const raw = bytes.toString('utf8');
     if (type === 'yaml') {
       try {
         return parseYaml(raw) as KObj;
@@ -332,10 +335,11 @@ export class ApiHttpHandler {
   }
 
   private async deleteBody(req: IncomingMessage, q: URLSearchParams) {
-    const raw = await readBody(req);
-    if (!raw.trim()) return deleteOptions(q, undefined);
-    bodyMediaType(req.headers['content-type']);
-    const body = parseJsonBody(raw, 'DeleteOptions');
+    const bytes = await readBody(req);
+    if (bytes.length === 0 || !bytes.toString('utf8').trim()) return deleteOptions(q, undefined);
+    const body = bodyMediaType(req.headers['content-type']) === 'protobuf'
+      ? decodeProtobufBody(bytes, 'DeleteOptions')
+      : parseJsonBody(bytes.toString('utf8'), 'DeleteOptions');
     return deleteOptions(q, isObject(body) ? body : {});
   }
 
@@ -437,7 +441,7 @@ export class ApiHttpHandler {
       }
       case 'create': {
         if (binding || (def.resource === 'bindings' && def.group === '')) {
-          const body = parseJsonBody(await readBody(req), 'Binding');
+          const body = parseJsonBody((await readBody(req)).toString('utf8'), 'Binding');
           const pods = resources.find('', 'v1', 'pods')!;
           send(201, this.svc.bind(pods, ns, info.name ?? String(body.metadata?.name ?? ''), body, opts));
           return;
@@ -462,7 +466,7 @@ export class ApiHttpHandler {
       case 'patch': {
         const ct = req.headers['content-type'] ?? '';
         checkWriteOptions('patch', q, ct.startsWith('application/apply-patch'));
-        const raw = await readBody(req);
+        const raw = (await readBody(req)).toString('utf8');
         if (sub === 'scale') {
           send(200, this.svc.patchScale(def, ns, info.name!, ct, raw, opts));
           return;

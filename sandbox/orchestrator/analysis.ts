@@ -57,12 +57,22 @@ export function rootOf(all: readonly InstanceState[], i: InstanceState): Instanc
 /** Orchestrator names a cluster after its master: `host:port`, a new name after each promotion. */
 export const clusterNameOf = (all: readonly InstanceState[], i: InstanceState): string => keyText(rootOf(all, i).key);
 
+/** The downtime a recovery puts on the master it failed over from. */
+export const LOST_IN_RECOVERY = 'lost-in-recovery';
+
+const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
+
 /**
- * The alias a live member suggests (DetectClusterAliasQuery), else the name: a dead old master
- * left alone in its own cluster loses the alias to the cluster that carries on (as recorded).
+ * The alias a live member suggests (DetectClusterAliasQuery), else the name: an old master left
+ * alone in its own cluster, dead or restarted, loses the alias to the cluster that carries on (as
+ * recorded). The real one keeps aliases in a table that follows each promotion and that a failed,
+ * still downtimed master does not update; alone is the state a recovery leaves such a master in,
+ * while one promoted again later (a takeover and back) has replicas and keeps the alias.
  */
-export function clusterAliasOf(all: readonly InstanceState[], clusterName: string): string {
+export function clusterAliasOf(all: readonly InstanceState[], clusterName: string, now = new Date()): string {
   const members = all.filter((i) => clusterNameOf(all, i) === clusterName);
+  const [only] = members;
+  if (members.length === 1 && only && isDowntimed(only, now) && only.downtime?.reason === LOST_IN_RECOVERY) return clusterName;
   const live = members.find((i) => i.lastCheckValid && i.suggestedClusterAlias !== '');
   return live?.suggestedClusterAlias ?? clusterName;
 }
@@ -82,8 +92,6 @@ export const DESCRIPTIONS: Record<AnalysisCode, string> = {
   DeadMaster: 'Master cannot be reached by orchestrator and none of its replicas is replicating',
   UnreachableMaster: 'Master cannot be reached by orchestrator but it has replicating replicas; possibly a network/host issue',
 };
-
-const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
 
 /**
  * A master that fails its check is DeadMaster when none of its replicas replicates (both threads

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNode, MysqlError, type MysqlNode } from '../../src/mysql/index.ts';
 import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
-  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, replicasOf, rootOf, sameKey, sqlThreadBehind,
+  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, LOST_IN_RECOVERY, replicasOf, rootOf, sameKey, sqlThreadBehind,
   type Analysis, type Downtime, type InstanceState,
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
@@ -144,7 +144,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     };
   }
 
-  const lostInRecovery = (): Downtime => ({ owner: orcHost, reason: 'lost-in-recovery', endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) });
+  const lostInRecovery = (): Downtime => ({ owner: orcHost, reason: LOST_IN_RECOVERY, endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) });
   const hooks = (list: HookList, c: HookContext): Promise<void> => runHooks(cfg.hooks[list], c);
 
   async function replicationCredentials(n: MysqlNode): Promise<{ user: string; password: string }> {

@@ -22,20 +22,25 @@ export function kubeconfigFile(kubeConfig: { exportConfig(): string }, dir: stri
 }
 
 /**
- * The real kubectl with `kubeconfig`, `yaml` on stdin when given. Asynchronous: the test API
- * server answers from this very process.
+ * `bin` with `args`, `input` on stdin when given. Asynchronous: the test API server answers from
+ * this very process.
  */
-export function kubectl(kubeconfig: string, args: readonly string[], yaml?: string): Promise<CommandRun> {
+export function runCommand(bin: string, args: readonly string[], input?: string, env?: NodeJS.ProcessEnv): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(yaml ?? '');
+    child.stdin.end(input ?? '');
   });
+}
+
+/** The real kubectl with `kubeconfig`, `yaml` on stdin when given. */
+export function kubectl(kubeconfig: string, args: readonly string[], yaml?: string): Promise<CommandRun> {
+  return runCommand(KUBECTL, ['--kubeconfig', kubeconfig, ...args], yaml);
 }
 
 /** Whether the API server serves `apiVersion` `kind` (discovery). */

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import type { CommandRun } from '../../support/kubectl.ts';
+import { runCommand, type CommandRun } from '../../support/kubectl.ts';
 
 export const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 export const CHART = `${REPO}chart`;
@@ -27,9 +27,10 @@ export interface RenderOptions {
   release?: string;
 }
 
-function templateArgs(o: RenderOptions): string[] {
+/** `helm <verb> <release> chart/` with the options: template, install or upgrade. */
+export function chartArgs(verb: 'template' | 'install' | 'upgrade', o: RenderOptions): string[] {
   return [
-    'template', o.release ?? 'mysql-operator', CHART,
+    verb, o.release ?? 'mysql-operator', CHART,
     '--namespace', o.namespace ?? 'mysql-operator',
     ...(o.values ?? []).flatMap((f) => ['-f', f]),
     ...(o.set ?? []).flatMap((s) => ['--set', s]),
@@ -37,16 +38,25 @@ function templateArgs(o: RenderOptions): string[] {
   ];
 }
 
+/**
+ * The real helm against the cluster of `kubeconfig`, asynchronously (the test API server may
+ * answer from this process), with its cache, config and data homes under `dir`.
+ */
+export function helm(kubeconfig: string, dir: string, args: readonly string[]): Promise<CommandRun> {
+  const homes = { HELM_CACHE_HOME: `${dir}/helm-cache`, HELM_CONFIG_HOME: `${dir}/helm-config`, HELM_DATA_HOME: `${dir}/helm-data` };
+  return runCommand(HELM, ['--kubeconfig', kubeconfig, ...args], undefined, { ...process.env, ...homes });
+}
+
 /** `helm template`'s output; throws with helm's message when it fails. */
 export function renderText(o: RenderOptions = {}): string {
-  const r = run(HELM, templateArgs(o));
+  const r = run(HELM, chartArgs('template', o));
   if (r.status !== 0) throw new Error(`helm template failed: ${r.stderr}`);
   return r.stdout;
 }
 
 /** helm's error when it refuses to render `o`, or null when it renders. */
 export function renderError(o: RenderOptions): string | null {
-  const r = run(HELM, templateArgs(o));
+  const r = run(HELM, chartArgs('template', o));
   return r.status === 0 ? null : r.stderr;
 }
 

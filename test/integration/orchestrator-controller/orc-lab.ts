@@ -3,9 +3,11 @@
 // three real MariaDB servers), pod 0 the master and the others replicating from it, the
 // Orchestrator stand-in knowing the servers by their pod FQDNs (its `hosts`), reached through a
 // proxy the test can cut to play an Orchestrator that is down, and the controller running in this
-// process with short periods. The stand-in's failover hooks call a test route served next to the
-// controller, which records the call into the controller's FailoverSignals and enqueues the
-// cluster, as the operator's hook endpoint does.
+// process with short periods, next to the node controller (configuring restarted pods, bringing an
+// old master back), in one manager as the operator runs them. The stand-in's failover hooks call a
+// test route served next to the controllers, which records the call into the controller's
+// FailoverSignals and enqueues the cluster, as the operator's hook endpoint does. A gate the test
+// holds keeps Orchestrator's PreFailover hook, and so the whole failover, from going on.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import type { TestContext } from 'node:test';
 import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../../src/api/constants.ts';
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import { names, podFqdn } from '../../../src/api/names.ts';
+import { nodeController } from '../../../src/controllers/node/node-controller.ts';
 import { orchestratorController } from '../../../src/controllers/orchestrator/controller.ts';
 import { HOOK_PROCESSES, type FailoverSignals, type HookProcess } from '../../../src/controllers/orchestrator/hook-signals.ts';
 import { DEFAULT_ORCHESTRATOR_OPTIONS, type OrchestratorControllerOptions } from '../../../src/controllers/orchestrator/options.ts';
@@ -24,7 +27,7 @@ import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
-import type { PodObject } from '../../../src/topology/index.ts';
+import type { PodObject, ResolvePod } from '../../../src/topology/index.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchestrator/index.ts';
 import { standInConfig } from '../../support/orchestrator-stand-in.ts';
 import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
@@ -80,6 +83,15 @@ function hookCommand(process: HookProcess, urlFile: string): string {
   return `curl -sg -o /dev/null "$(cat '${urlFile}')${HOOK_PATH}?${query}"`;
 }
 
+/**
+ * A hook command that returns once `gate` does not exist: while the test holds the gate, the
+ * stand-in's recovery stays at its PreFailover hook, as a real Orchestrator's does (hooks are
+ * synchronous). It polls because a hook process has nothing else to wait on.
+ */
+function gateCommand(gate: string): string {
+  return `while [ -e '${gate}' ]; do sleep 0.05; done`;
+}
+
 /** What the operator's hook endpoint does with a call, without its authentication (hook.ts owns that). */
 function testHookRoute(signals: FailoverSignals): HttpRoute {
   return {
@@ -116,6 +128,10 @@ export interface OrcLab {
   metrics(): Promise<string>;
   /** Waits for `n` reconciles of the cluster that began after now. */
   passes(n?: number): Promise<void>;
+  /** Waits for `n` node controller reconciles of each pod that began after now. */
+  nodePasses(n?: number): Promise<void>;
+  /** While held, a failover Orchestrator begins waits in its PreFailover hook (before the hook call to the operator). */
+  failoverGate: { hold(): void; release(): void };
 }
 
 export function fqdn(ns: string, i: number): string {
@@ -138,15 +154,21 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   }
 
   const urlFile = join(dir, 'hook-url');
+  const gate = join(dir, 'hold-failover');
   const hooks = {
-    PreFailoverProcesses: [hookCommand('PreFailover', urlFile)],
+    PreFailoverProcesses: [gateCommand(gate), hookCommand('PreFailover', urlFile)],
     PostMasterFailoverProcesses: [hookCommand('PostMasterFailover', urlFile)],
     PostUnsuccessfulFailoverProcesses: [hookCommand('PostUnsuccessfulFailover', urlFile)],
     PostGracefulTakeoverProcesses: [hookCommand('PostGracefulTakeover', urlFile)],
   };
   const hosts = Object.fromEntries(nc.servers.map((s, i) => [fqdn(ns, i), s.host]));
   const standIn = await startOrchestratorStandIn({ config: standInConfig(names.orchestratorAlias(CLUSTER, ns), hooks), hosts });
-  t.after(() => standIn.stop());
+  const failoverGate = { hold: () => writeFileSync(gate, ''), release: () => rmSync(gate, { force: true }) };
+  // Released before the stand-in stops: its poll loop waits for the hook of a recovery to end.
+  t.after(async () => {
+    failoverGate.release();
+    await standIn.stop();
+  });
   const u = new URL(standIn.url);
   const orchestrator = await cuttableProxy({ host: u.hostname, port: Number(u.port) });
   t.after(() => orchestrator.cut());
@@ -157,14 +179,17 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   // The cluster controller's part of the status, which Ready reads: every pod of the StatefulSet ready.
   await client.patchStatus({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { status: { readyNodes: 3 } });
 
-  const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, WORKERS: '2' }).runtime;
+  // The resync as the node tests': a pod configured in the second its mysqld started is verified
+  // again at the next one (docs/node-controller.md), which the tests wait for.
+  const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, WORKERS: '2', RESYNC_PERIOD: '2s' }).runtime;
   const opClient = new KubeClient(nc.kube.kubeConfig, { userAgent: OPERATOR_AGENT });
   const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) }) });
   const byPod = new Map(nc.servers.map((s, i) => [podName(i), { host: s.host, port: s.port }]));
+  const resolve: ResolvePod = (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 };
   const spec = orchestratorController(
     { ...DEFAULT_ORCHESTRATOR_OPTIONS, orchestratorUri: `${orchestrator.url}/api`, resyncPeriodMs: 1000, forgetGraceMs: 3000, finalizerTimeoutMs: 60_000, ...over },
     {
-      resolve: (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 },
+      resolve,
       routes: (signals) => [testHookRoute(signals)],
       servers: { connectTimeoutMs: 1000 },
     },
@@ -172,6 +197,10 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   const reconciles = new ReconcileLog();
   reconciles.record(spec);
   manager.add(spec);
+  const node = nodeController({ resolve, connectRetrySeconds: 1 });
+  const nodeReconciles = new ReconcileLog();
+  nodeReconciles.record(node);
+  manager.add(node);
   await manager.start();
   t.after(async () => {
     await manager.stop();
@@ -204,6 +233,11 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
       return (await fetch(`${operatorUrl}/metrics`)).text();
     },
     passes: (n = 2) => reconciles.settled([clusterKey], reconciles.mark(), n),
+    async nodePasses(n = 2) {
+      const keys = (await lab.pods()).map((p) => `${ns}/${p.metadata?.name}`);
+      await nodeReconciles.settled(keys, nodeReconciles.mark(), n);
+    },
+    failoverGate,
   };
   return lab;
 }
@@ -215,11 +249,12 @@ export function masters(pods: readonly PodObject[]): string[] {
 
 /**
  * Watches the cluster's pods from now on and records every moment (every pod version the API
- * server sends) at which more than one pod carried role=master. A watch that fails is recorded too:
- * the test would otherwise not know what it missed.
+ * server sends) at which more than one pod carried role=master, and the pods carrying it
+ * (`masterChanges`: as the watch began, then at each change; names joined by commas, '' for none).
+ * A watch that fails is recorded too: the test would otherwise not know what it missed.
  */
-export async function watchMasters(lab: OrcLab, t: TestContext): Promise<{ violations: string[]; events: number }> {
-  const state = { violations: [] as string[], events: 0 };
+export async function watchMasters(lab: OrcLab, t: TestContext): Promise<{ violations: string[]; events: number; masterChanges: string[] }> {
+  const state = { violations: [] as string[], events: 0, masterChanges: [] as string[] };
   const ref = { apiVersion: 'v1', kind: 'Pod' };
   const selector = { [LABEL_CLUSTER]: CLUSTER };
   const labels = new Map<string, string | undefined>();
@@ -229,8 +264,9 @@ export async function watchMasters(lab: OrcLab, t: TestContext): Promise<{ viola
   const stop = new AbortController();
   t.after(() => stop.abort());
   const check = (): void => {
-    const on = [...labels].filter(([, role]) => role === ROLE.master).map(([name]) => name);
+    const on = [...labels].filter(([, role]) => role === ROLE.master).map(([name]) => name).sort();
     if (on.length > 1) state.violations.push(`rv ${rv}: ${on.join(', ')}`);
+    if (state.masterChanges.at(-1) !== on.join()) state.masterChanges.push(on.join());
   };
   check();
   let opened!: () => void;

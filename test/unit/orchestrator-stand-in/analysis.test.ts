@@ -2,7 +2,7 @@
 // reported in the recordings, and whom it promotes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { analyze, chooseSuccessor, sqlThreadBehind, type InstanceState } from '../../../sandbox/orchestrator/analysis.ts';
+import { analyze, chooseSuccessor, clusterAliasOf, sqlThreadBehind, type InstanceState } from '../../../sandbox/orchestrator/analysis.ts';
 import { gtidCovers } from '../../../src/mysql/gtid-set.ts';
 
 const NOW = new Date('2026-11-24T00:00:00Z');
@@ -57,4 +57,19 @@ test('GTID positions compare per domain; a candidate that fetched more than it a
   // failover-unsuccessful_setup.txt: gtid_slave_pos 0-12-6, Gtid_IO_Pos 0-13-9.
   assert.equal(sqlThreadBehind(instance('r', { gtidPosition: '0-12-6', gtidReceived: '0-13-9' })), true);
   assert.equal(sqlThreadBehind(instance('r', { gtidPosition: '0-13-9', gtidReceived: '0-13-9' })), false);
+});
+
+test('a demoted old master back alone in its own cluster does not take the alias: it stays with the cluster that carried on (old-master-rejoin)', () => {
+  const lost = { owner: 'mysql-operator-0', reason: 'lost-in-recovery', endsAt: new Date(NOW.getTime() + 365 * 86400_000) };
+  const S = { host: 'my-db-mysql-1.mysql.default', port: 3306 };
+  // Restarted read-only by its init-file, replicating from no one, downtimed by the recovery.
+  const old = instance(M.host, { master: null, downtime: lost });
+  const all = [old, instance(S.host, { master: null, readOnly: false }), instance('my-db-mysql-2.mysql.default', { master: S })];
+  assert.equal(clusterAliasOf(all, `${M.host}:3306`, NOW), `${M.host}:3306`);
+  assert.equal(clusterAliasOf(all, `${S.host}:3306`, NOW), 'my-db.default');
+  // Once its downtime is over it is an ordinary live member again.
+  assert.equal(clusterAliasOf([{ ...old, downtime: { ...lost, endsAt: NOW } }, ...all.slice(1)], `${M.host}:3306`, NOW), 'my-db.default');
+  // Promoted again later (a graceful takeover and back), still downtimed but with replicas: the alias followed it.
+  const back = [old, instance(S.host, { master: M, downtime: lost })];
+  assert.equal(clusterAliasOf(back, `${M.host}:3306`, NOW), 'my-db.default');
 });
