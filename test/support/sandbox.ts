@@ -24,12 +24,16 @@ export interface ExampleCluster {
   rootPassword: string;
 }
 
-/** Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes. */
-export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default'): Promise<ExampleCluster> {
+/**
+ * Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes; `rootPassword` replaces the
+ * example's placeholder (a log scan for it needs a value no other text holds).
+ */
+export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default', rootPassword?: string): Promise<ExampleCluster> {
   const docs = parseAllDocuments(readFileSync(join(REPO, 'examples/mysqlcluster-mariadb.yaml'), 'utf8')).map((d) => d.toJS());
   const cluster = docs.find((d) => d.kind === 'MysqlCluster');
   const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === cluster.spec.secretName);
   cluster.spec.replicas = replicas;
+  if (rootPassword !== undefined) secret.stringData.ROOT_PASSWORD = rootPassword;
   const applied = await sb.kubectl(['apply', '-n', namespace, '-f', '-'], docs.map((d) => stringify(d)).join('---\n'));
   if (!applied.ok) throw new Error(`kubectl apply of the example: ${applied.out}`);
   return { name: cluster.metadata.name, namespace, secretName: secret.metadata.name, rootPassword: secret.stringData.ROOT_PASSWORD };

@@ -1,0 +1,210 @@
+// Faults and checks for the end-to-end scenarios on the composed sandbox: SIGKILL of a container's
+// program inside its pod, the operator killed at random moments, a client writing through the
+// master Service, per-server checksums, and the scan of every log for secret values.
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import type { V1Pod, V1Secret } from '@kubernetes/client-node';
+import mysql from 'mysql2/promise';
+import { LABEL_APP_COMPONENT, LABEL_APP_INSTANCE } from '../../src/api/constants.ts';
+import { names } from '../../src/api/names.ts';
+import { netnsName } from '../../sandbox/network/addresses.ts';
+import { RELEASE, until, type Sandbox } from '../../sandbox/index.ts';
+import { sqlThroughService, type ExampleCluster } from './sandbox.ts';
+
+const execFileP = promisify(execFile);
+
+type Obj<T> = T & { metadata: object };
+
+export async function getPod(sb: Sandbox, namespace: string, name: string): Promise<V1Pod> {
+  return sb.client.get<Obj<V1Pod>>({ apiVersion: 'v1', kind: 'Pod', namespace, name });
+}
+
+/**
+ * SIGKILLs the processes named `comm` (as /proc/<pid>/comm has it) in a pod's network namespace:
+ * what an OOM kill or a crash does to a container's program. Returns how many it killed.
+ */
+export async function killInPod(sb: Sandbox, namespace: string, pod: string, comm: string): Promise<number> {
+  const uid = (await getPod(sb, namespace, pod)).metadata!.uid!;
+  const { stdout } = await execFileP('ip', ['netns', 'pids', netnsName(sb.network.addresses, uid)]);
+  let killed = 0;
+  for (const pid of stdout.split('\n').filter((l) => /^\d+$/.test(l))) {
+    let name = '';
+    try {
+      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (name !== comm) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+      killed++;
+    } catch {
+      // exited between the listing and the kill
+    }
+  }
+  return killed;
+}
+
+export function restartCount(pod: V1Pod, container: string): number {
+  return pod.status?.containerStatuses?.find((c) => c.name === container)?.restartCount ?? 0;
+}
+
+async function operatorPods(sb: Sandbox): Promise<V1Pod[]> {
+  const pods = await sb.client.list<Obj<V1Pod>>(
+    { apiVersion: 'v1', kind: 'Pod' },
+    { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_INSTANCE}=${RELEASE.name},${LABEL_APP_COMPONENT}=operator` },
+  );
+  return pods.items.filter((p) => !p.metadata?.deletionTimestamp && p.status?.phase === 'Running');
+}
+
+/**
+ * The operator killed at random moments: `killSoon()` kills it after a random delay of up to
+ * `maxDelayMs`, in the background, alternating a SIGKILL of its process (the kubelet restarts the
+ * container) and a deletion of its pod (the Deployment makes a new one). `settled()` waits for
+ * the kills under way.
+ */
+export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (line: string) => void }) {
+  const pending: Promise<void>[] = [];
+  let kills = 0;
+  const killOnce = async (): Promise<void> => {
+    await sleep(Math.floor(Math.random() * opts.maxDelayMs));
+    // After the previous kill the operator may still be coming back: wait for it rather than skip a kill.
+    const pod = await until('a running operator pod', async () => (await operatorPods(sb))[0], 180_000);
+    const name = pod.metadata!.name!;
+    if (kills % 2 === 0) {
+      const n = await killInPod(sb, RELEASE.namespace, name, 'node');
+      if (n > 0) kills++;
+      opts.log(`operator chaos: SIGKILL of the operator's process in ${name} (${n} killed)`);
+    } else {
+      const r = await sb.kubectl(['-n', RELEASE.namespace, 'delete', 'pod', name, '--wait=false']);
+      if (r.ok) kills++;
+      opts.log(`operator chaos: pod ${name} deleted${r.ok ? '' : `: ${r.out}`}`);
+    }
+  };
+  return {
+    killSoon(): void {
+      pending.push(killOnce().catch((e: unknown) => opts.log(`operator chaos: ${(e as Error).message}`)));
+    },
+    async settled(): Promise<number> {
+      await Promise.all(pending);
+      return kills;
+    },
+  };
+}
+
+/**
+ * A client writing one row every `everyMs` through the master Service, each on a new connection
+ * (as an application reconnecting after an error would). `acked` holds the ids the server
+ * acknowledged: none of them may be lost.
+ */
+export function startWriter(sb: Sandbox, c: ExampleCluster, table: string, everyMs: number) {
+  const acked: number[] = [];
+  let failed = 0;
+  let next = 1;
+  let paused = false;
+  let stopped = false;
+  let idle: Promise<void> = Promise.resolve();
+  const loop = (async () => {
+    while (!stopped) {
+      if (!paused) {
+        const id = next++;
+        let tick!: () => void;
+        idle = new Promise((r) => { tick = r; });
+        try {
+          await sqlThroughService(sb, c, names.masterService(c.name), `INSERT INTO ${table} (id, v) VALUES (${id}, 'w${id}')`);
+          acked.push(id);
+        } catch {
+          failed++;
+        }
+        tick();
+      }
+      await sleep(everyMs);
+    }
+  })();
+  return {
+    acked,
+    failures: () => failed,
+    /** Stops writing; resolves once the write under way, if any, has its answer. */
+    async pause(): Promise<void> {
+      paused = true;
+      await idle;
+    },
+    resume(): void {
+      paused = false;
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/** Runs SQL as root on one pod's server, at its pod IP. */
+export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
+  const ip = (await getPod(sb, c.namespace, pod)).status?.podIP;
+  if (!ip) throw new Error(`pod ${pod} has no IP yet`);
+  const conn = await mysql.createConnection({ host: ip, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000 });
+  try {
+    const [rows] = await conn.query(text);
+    return rows as Record<string, unknown>[];
+  } finally {
+    await conn.end();
+  }
+}
+
+export async function tableChecksum(sb: Sandbox, c: ExampleCluster, pod: string, table: string): Promise<string> {
+  const rows = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${table}`);
+  return String(rows[0]?.Checksum);
+}
+
+/** The values of the cluster's Secret and of its operated Secret: what no log may show. */
+export async function clusterSecretValues(sb: Sandbox, c: ExampleCluster): Promise<Map<string, string>> {
+  const values = new Map<string, string>();
+  for (const name of [c.secretName, names.operatedSecret(c.name)]) {
+    const s = await sb.client.get<Obj<V1Secret>>({ apiVersion: 'v1', kind: 'Secret', namespace: c.namespace, name });
+    for (const [key, b64] of Object.entries(s.data ?? {})) {
+      const value = Buffer.from(b64, 'base64').toString('utf8');
+      // Short values (a user name like "root", a port) would match unrelated text; every generated password is long.
+      if (/PASSWORD/.test(key) && value.length >= 8) values.set(`${name}/${key}`, value);
+    }
+  }
+  return values;
+}
+
+/**
+ * Every log of the run: `kubectl logs` of every container of every pod in every namespace (init
+ * containers and previous runs too), and the files under the work dir's log folders (the
+ * sandbox's own log, the containers' logs of pods since deleted while the kubelet kept them).
+ * Returns `<where>: <secret name>` for each secret value found.
+ */
+export async function secretsInLogs(sb: Sandbox, workDir: string, secrets: ReadonlyMap<string, string>): Promise<string[]> {
+  const found: string[] = [];
+  const check = (where: string, text: string) => {
+    for (const [what, value] of secrets) if (text.includes(value)) found.push(`${where}: ${what}`);
+  };
+  const pods = await sb.client.list<Obj<V1Pod>>({ apiVersion: 'v1', kind: 'Pod' }, {});
+  for (const pod of pods.items) {
+    const ns = pod.metadata!.namespace!;
+    const name = pod.metadata!.name!;
+    const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+    for (const s of statuses) {
+      for (const previous of s.restartCount > 0 ? [false, true] : [false]) {
+        const r = await sb.kubectl(['-n', ns, 'logs', name, '-c', s.name, ...(previous ? ['--previous'] : [])]);
+        check(`kubectl logs ${ns}/${name} -c ${s.name}${previous ? ' --previous' : ''}`, r.out);
+      }
+    }
+  }
+  for (const file of logFiles(workDir)) check(file, readFileSync(file, 'utf8'));
+  return found;
+}
+
+/** The sandbox's own log and every container log the kubelet keeps (pods/<uid>/logs/<container>/<n>.log). */
+function logFiles(workDir: string): string[] {
+  const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).map((e) => join(dir, e)) : []);
+  const files = list(join(workDir, 'logs'));
+  for (const pod of list(join(workDir, 'pods'))) for (const container of list(join(pod, 'logs'))) files.push(...list(container));
+  return files.filter((f) => statSync(f).isFile());
+}
