@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, CONTAINER, KIND_MYSQL_CLUSTER } from '../../src/api/constants.ts';
 import { names, podFqdn } from '../../src/api/names.ts';
-import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
+import { clusterView } from '../../sandbox/cluster-view.ts';
 import { RELEASE, startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { applyMariaDBExample, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
 import {
-  clusterSecretValues, operatorChaos, secretsInLogs, sqlOnPod, startWriter, tableChecksum,
+  ackedWritesOnMaster, checksumsEqual, clusterSecretValues, operatorChaos, secretsInLogs, startWriter, waitAllReady, type Writer,
 } from '../support/sandbox-faults.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -30,35 +30,17 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
   const say = (line: string) => console.log(`[+${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
   let sb: Sandbox;
   let c: ExampleCluster;
-  let writer: ReturnType<typeof startWriter>;
+  let writer: Writer;
   let chaos: ReturnType<typeof operatorChaos>;
 
   const ready = async (what: string, replicas: number) => {
-    const view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_MS });
-    await eventually(`${what}: ${replicas} pods, Ready`, async () => {
-      const v = await clusterView(sb.client, c.namespace, c.name);
-      return v.ready && v.pods.length === replicas && v.pods.every((p) => p.phase === 'Running');
-    }, READY_MS);
-    say(`${what}: cluster Ready, master ${view.master}`);
+    const master = await waitAllReady(sb, c, replicas, READY_MS);
+    say(`${what}: every pod ready, cluster Ready, master ${master}`);
   };
   const scale = async (replicas: number) => {
     const r = await sb.kubectl(['-n', c.namespace, 'scale', 'mysqlcluster', c.name, `--replicas=${replicas}`]);
     assert.ok(r.ok, r.out);
     say(`scaled to ${replicas}`);
-  };
-  const checksumsEqual = async (what: string) => {
-    await writer.pause();
-    try {
-      await eventually(`${what}: every server's checksum of ${TABLE} equal to the master's`, async () => {
-        const view = await clusterView(sb.client, c.namespace, c.name);
-        const sums = await Promise.all(view.pods.map(async (p) => [p.name, await tableChecksum(sb, c, p.name, TABLE)] as const));
-        const want = sums.find(([p]) => p === view.master)![1];
-        assert.deepEqual(sums.filter(([, s]) => s !== want), [], `master ${view.master} has ${want}`);
-        return true;
-      }, 120_000);
-    } finally {
-      writer.resume();
-    }
   };
   /** Orchestrator's HTTP API at its Service's ClusterIP, as the operator reaches it. */
   const orchestrator = async (path: string): Promise<unknown> => {
@@ -95,7 +77,7 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
     chaos.killSoon();
     chaos.killSoon();
     await ready('5 nodes', 5);
-    await checksumsEqual('5 nodes');
+    await checksumsEqual(sb, c, TABLE, writer, '5 nodes');
     for (const ordinal of [3, 4]) {
       const pod = names.pod(c.name, ordinal);
       const init = await sb.kubectl(['-n', c.namespace, 'logs', pod, '-c', CONTAINER.init]);
@@ -119,7 +101,7 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
     const view = await clusterView(sb.client, c.namespace, c.name);
     assert.deepEqual(view.pods.map((p) => p.name), [names.pod(c.name, 0), names.pod(c.name, 1)]);
     assert.ok(view.master === names.pod(c.name, 0) || view.master === names.pod(c.name, 1), `master ${view.master} is a pod that stays`);
-    await checksumsEqual('2 nodes');
+    await checksumsEqual(sb, c, TABLE, writer, '2 nodes');
   });
 
   it('removed pods leave status.nodes and Orchestrator', async () => {
@@ -145,10 +127,8 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
     await writer.stop();
     say(`writer: ${writer.acked.length} rows acknowledged, ${writer.failures()} writes failed`);
     await ready('after the operator kills', 2);
-    await checksumsEqual('after the operator kills');
-    const master = (await clusterView(sb.client, c.namespace, c.name)).master!;
-    const present = new Set((await sqlOnPod(sb, c, master, `SELECT id FROM ${TABLE}`)).map((r) => Number(r.id)));
-    assert.deepEqual(writer.acked.filter((id) => !present.has(id)), [], 'every acknowledged write is on the master');
+    await checksumsEqual(sb, c, TABLE, writer, 'after the operator kills');
+    await ackedWritesOnMaster(sb, c, TABLE, writer);
   });
 
   it('no log of the run holds a password (cluster Secret, operated Secret)', async () => {

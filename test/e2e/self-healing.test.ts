@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONTAINER } from '../../src/api/constants.ts';
 import { names, podOrdinal } from '../../src/api/names.ts';
-import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
+import { clusterView } from '../../sandbox/cluster-view.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import { applyMariaDBExample, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
 import {
-  clusterSecretValues, getPod, killInPod, operatorChaos, restartCount, secretsInLogs, sqlOnPod, startWriter, tableChecksum,
+  ackedWritesOnMaster, checksumsEqual, clusterSecretValues, getPod, killInPod, operatorChaos, restartCount, secretsInLogs, sqlOnPod,
+  startWriter, waitAllReady, type Writer,
 } from '../support/sandbox-faults.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -29,29 +30,16 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
   const say = (line: string) => console.log(`[+${((Date.now() - started) / 1000).toFixed(1)}s] ${line}`);
   let sb: Sandbox;
   let c: ExampleCluster;
-  let writer: ReturnType<typeof startWriter>;
+  let writer: Writer;
   let chaos: ReturnType<typeof operatorChaos>;
 
-  const pods = async () => (await clusterView(sb.client, c.namespace, c.name)).pods.map((p) => p.name);
   const ready = async (what: string) => {
-    const view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_MS });
-    say(`${what}: cluster Ready, master ${view.master}`);
-    return view.master!;
+    const master = await waitAllReady(sb, c, 3, READY_MS);
+    say(`${what}: every pod ready, cluster Ready, master ${master}`);
   };
-  /** With the writer paused, every server's checksum of the table equals the master's. */
-  const checksumsEqual = async (what: string) => {
-    await writer.pause();
-    try {
-      const master = await ready(what);
-      await eventually(`${what}: every server's checksum of ${TABLE} equal to the master's`, async () => {
-        const sums = await Promise.all((await pods()).map(async (p) => [p, await tableChecksum(sb, c, p, TABLE)] as const));
-        const want = sums.find(([p]) => p === master)![1];
-        assert.deepEqual(sums.filter(([, s]) => s !== want), [], `master ${master} has ${want}`);
-        return true;
-      }, 120_000);
-    } finally {
-      writer.resume();
-    }
+  const caughtUp = async (what: string) => {
+    await ready(what);
+    await checksumsEqual(sb, c, TABLE, writer, what);
   };
   const aReplica = async (): Promise<string> => {
     const view = await clusterView(sb.client, c.namespace, c.name);
@@ -83,7 +71,7 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     await eventually(`the kubelet restarting ${replica}'s mysql container`,
       async () => restartCount(await getPod(sb, c.namespace, replica), CONTAINER.mysql) > before, 120_000);
     chaos.killSoon();
-    await checksumsEqual(`${replica} after its mysqld was killed`);
+    await caughtUp(`${replica} after its mysqld was killed`);
     const [row] = await sqlOnPod(sb, c, replica, 'SELECT @@read_only AS ro');
     assert.equal(Number(row?.ro), 1, `${replica} is read-only`);
   });
@@ -106,7 +94,7 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
       const claim = await sb.client.get<{ metadata: { uid?: string } }>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: c.namespace, name: pvc });
       return pod.metadata!.uid !== oldPod && claim.metadata.uid !== oldPvc;
     }, 180_000);
-    await checksumsEqual(`${replica} after it was deleted with its PVC`);
+    await caughtUp(`${replica} after it was deleted with its PVC`);
     const init = await sb.kubectl(['-n', c.namespace, 'logs', replica, '-c', CONTAINER.init]);
     assert.match(init.out, /cloning from the replicas/, `the init container of the new ${replica} cloned from a healthy replica:\n${init.out}`);
   });
@@ -119,11 +107,8 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     assert.ok(kills >= 5, `the operator was killed ${kills} times`);
     await writer.stop();
     say(`writer: ${writer.acked.length} rows acknowledged, ${writer.failures()} writes failed`);
-    await checksumsEqual('after the operator kills');
-    const master = (await clusterView(sb.client, c.namespace, c.name)).master!;
-    const rows = await sqlOnPod(sb, c, master, `SELECT id FROM ${TABLE}`);
-    const present = new Set(rows.map((r) => Number(r.id)));
-    assert.deepEqual(writer.acked.filter((id) => !present.has(id)), [], 'every acknowledged write is on the master');
+    await caughtUp('after the operator kills');
+    await ackedWritesOnMaster(sb, c, TABLE, writer);
   });
 
   it('no log of the run holds a password (cluster Secret, operated Secret)', async () => {

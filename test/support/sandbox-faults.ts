@@ -1,18 +1,21 @@
 // Faults and checks for the end-to-end scenarios on the composed sandbox: SIGKILL of a container's
 // program inside its pod, the operator killed at random moments, a client writing through the
 // master Service, per-server checksums, and the scan of every log for secret values.
+import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import mysql from 'mysql2/promise';
 import { LABEL_APP_COMPONENT, LABEL_APP_INSTANCE } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
+import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { netnsName } from '../../sandbox/network/addresses.ts';
 import { RELEASE, until, type Sandbox } from '../../sandbox/index.ts';
 import { sqlThroughService, type ExampleCluster } from './sandbox.ts';
+import { eventually } from './wait.ts';
 
 const execFileP = promisify(execFile);
 
@@ -23,21 +26,22 @@ export async function getPod(sb: Sandbox, namespace: string, name: string): Prom
 }
 
 /**
- * SIGKILLs the processes named `comm` (as /proc/<pid>/comm has it) in a pod's network namespace:
- * what an OOM kill or a crash does to a container's program. Returns how many it killed.
+ * SIGKILLs the processes running `program` (the executable's file name: Node names its main
+ * thread `MainThread` in /proc/<pid>/comm) in a pod's network namespace: what an OOM kill or a
+ * crash does to a container's program. Returns how many it killed.
  */
-export async function killInPod(sb: Sandbox, namespace: string, pod: string, comm: string): Promise<number> {
+export async function killInPod(sb: Sandbox, namespace: string, pod: string, program: string): Promise<number> {
   const uid = (await getPod(sb, namespace, pod)).metadata!.uid!;
   const { stdout } = await execFileP('ip', ['netns', 'pids', netnsName(sb.network.addresses, uid)]);
   let killed = 0;
   for (const pid of stdout.split('\n').filter((l) => /^\d+$/.test(l))) {
     let name = '';
     try {
-      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      name = basename(readlinkSync(`/proc/${pid}/exe`));
     } catch {
       continue; // gone meanwhile
     }
-    if (name !== comm) continue;
+    if (name !== program) continue;
     try {
       process.kill(Number(pid), 'SIGKILL');
       killed++;
@@ -71,18 +75,22 @@ export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (lin
   let kills = 0;
   const killOnce = async (): Promise<void> => {
     await sleep(Math.floor(Math.random() * opts.maxDelayMs));
-    // After the previous kill the operator may still be coming back: wait for it rather than skip a kill.
-    const pod = await until('a running operator pod', async () => (await operatorPods(sb))[0], 180_000);
-    const name = pod.metadata!.name!;
-    if (kills % 2 === 0) {
-      const n = await killInPod(sb, RELEASE.namespace, name, 'node');
-      if (n > 0) kills++;
-      opts.log(`operator chaos: SIGKILL of the operator's process in ${name} (${n} killed)`);
-    } else {
-      const r = await sb.kubectl(['-n', RELEASE.namespace, 'delete', 'pod', name, '--wait=false']);
-      if (r.ok) kills++;
-      opts.log(`operator chaos: pod ${name} deleted${r.ok ? '' : `: ${r.out}`}`);
-    }
+    // After the previous kill the operator may still be coming back (its container restarting, a
+    // new pod starting): wait for a process to kill rather than skip the kill.
+    await until('a running operator to kill', async () => {
+      const name = (await operatorPods(sb))[0]?.metadata?.name;
+      if (!name) return undefined;
+      if (kills % 2 === 0) {
+        if (await killInPod(sb, RELEASE.namespace, name, 'node') === 0) return undefined;
+        opts.log(`operator chaos: SIGKILL of the operator's process in ${name}`);
+      } else {
+        const r = await sb.kubectl(['-n', RELEASE.namespace, 'delete', 'pod', name, '--wait=false']);
+        if (!r.ok) throw new Error(`kubectl delete pod ${name}: ${r.out}`);
+        opts.log(`operator chaos: pod ${name} deleted`);
+      }
+      kills++;
+      return true;
+    }, 180_000);
   };
   return {
     killSoon(): void {
@@ -100,6 +108,8 @@ export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (lin
  * (as an application reconnecting after an error would). `acked` holds the ids the server
  * acknowledged: none of them may be lost.
  */
+export type Writer = ReturnType<typeof startWriter>;
+
 export function startWriter(sb: Sandbox, c: ExampleCluster, table: string, everyMs: number) {
   const acked: number[] = [];
   let failed = 0;
@@ -158,6 +168,44 @@ export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text
 export async function tableChecksum(sb: Sandbox, c: ExampleCluster, pod: string, table: string): Promise<string> {
   const rows = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${table}`);
   return String(rows[0]?.Checksum);
+}
+
+/**
+ * Waits until the cluster is Ready with `replicas` pods, each Running with every container ready
+ * (the Ready condition alone may still be the one written before a pod went); returns the master.
+ */
+export async function waitAllReady(sb: Sandbox, c: ExampleCluster, replicas: number, timeoutMs: number): Promise<string> {
+  await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs });
+  const view = await eventually(`${c.name}: ${replicas} pods Running and ready, the cluster Ready`, async () => {
+    const v = await clusterView(sb.client, c.namespace, c.name);
+    const allReady = v.pods.every((p) => p.phase === 'Running' && p.ready.split('/')[0] === p.ready.split('/')[1]);
+    return v.ready && v.pods.length === replicas && allReady ? v : undefined;
+  }, timeoutMs);
+  return view.master!;
+}
+
+/** With the writer paused, every server's checksum of `table` equals the master's. */
+export async function checksumsEqual(sb: Sandbox, c: ExampleCluster, table: string, writer: Writer, what: string): Promise<void> {
+  await writer.pause();
+  try {
+    await eventually(`${what}: every server's checksum of ${table} equal to the master's`, async () => {
+      const view = await clusterView(sb.client, c.namespace, c.name);
+      const sums = await Promise.all(view.pods.map(async (p) => [p.name, await tableChecksum(sb, c, p.name, table)] as const));
+      const want = sums.find(([p]) => p === view.master)?.[1];
+      assert.ok(want !== undefined, 'one pod labelled master');
+      assert.deepEqual(sums.filter(([, sum]) => sum !== want), [], `master ${view.master} has ${want}`);
+      return true;
+    }, 120_000);
+  } finally {
+    writer.resume();
+  }
+}
+
+/** Every write the writer had acknowledged is on the master. */
+export async function ackedWritesOnMaster(sb: Sandbox, c: ExampleCluster, table: string, writer: Writer): Promise<void> {
+  const master = (await clusterView(sb.client, c.namespace, c.name)).master!;
+  const present = new Set((await sqlOnPod(sb, c, master, `SELECT id FROM ${table}`)).map((r) => Number(r.id)));
+  assert.deepEqual(writer.acked.filter((id) => !present.has(id)), [], 'every acknowledged write is on the master');
 }
 
 /** The values of the cluster's Secret and of its operated Secret: what no log may show. */
