@@ -10,8 +10,11 @@
 //    take writes (split brain); becoming writable is the operator's decision (FIELD-NOTES).
 // 3. the sys_operator schema, then each system user dropped, re-created and granted.
 // 4. status table: dropped first only when its data file is missing (a clone excludes it, leaving
-//    a definition without data), then created; `configured` reset to 0 so the node controller
-//    looks at the node again; the backup's GTID recorded for seeding.
+//    a definition without data), then created; the replication credentials Orchestrator's
+//    ReplicationCredentialsQuery reads, rewritten at every start so a rotated password follows
+//    (in status because it is per node and backups and clones leave its data file out);
+//    `configured` reset to 0 so the node controller looks at the node again; the backup's GTID
+//    recorded for seeding.
 // 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
 // 6. the user's initFileExtraSQL, so it can rely on everything above.
 // 7. optionally START SLAVE, for a replica the sidecar found intact (keepConfigured case).
@@ -20,7 +23,7 @@ import {
   createSchemaStatement, createStatusTableStatement, dropStatusTableStatement, setStatusStatement, STATUS,
 } from './operator-schema.ts';
 import { resetReplicationStatement, sessionBinlogStatement, startReplicationStatement } from './replication-statements.ts';
-import { render, stmt, verbatim, type Statement } from './sql-text.ts';
+import { render, secret, stmt, verbatim, type Statement } from './sql-text.ts';
 import { systemUserStatements, type SystemCredentials } from './system-users.ts';
 
 export interface InitFileInput {
@@ -56,7 +59,11 @@ export function initFileStatements(input: InitFileInput): Statement[] {
     ...systemUserStatements(input.flavour, input.users),
   ];
   if (input.statusTableMissing) out.push(dropStatusTableStatement());
-  out.push(createStatusTableStatement());
+  out.push(
+    createStatusTableStatement(),
+    setStatusStatement(STATUS.replicationUser, input.users.replication.user),
+    setStatusStatement(STATUS.replicationPassword, secret(input.users.replication.password)),
+  );
   if (!input.keepConfigured) out.push(setStatusStatement(STATUS.configured, '0'));
   if (input.backupGtid !== null && input.backupGtid !== '') {
     out.push(setStatusStatement(STATUS.backupGtidPurged, input.backupGtid));

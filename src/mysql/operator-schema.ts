@@ -1,7 +1,7 @@
 // The `sys_operator` schema (COMPAT.md "Inside MySQL"): `status` holds per-node bookkeeping and is
 // never replicated (written with the binlog off); `heartbeat` has pt-heartbeat's layout, is
 // written on the master only and replicates, so a replica's lag is its clock minus the newest row.
-import { stmt, type Statement } from './sql-text.ts';
+import { stmt, type Secret, type Statement } from './sql-text.ts';
 
 export const OPERATOR_SCHEMA = 'sys_operator';
 export const STATUS_TABLE = `${OPERATOR_SCHEMA}.status`;
@@ -15,7 +15,23 @@ export const STATUS = {
   backupGtidPurged: 'backup_gtid_purged',
   /** The GTID set seeded into the server after a restore; present means "seeded, do not redo". */
   setGtidPurged: 'set_gtid_purged',
+  /**
+   * The replication user and password of the operated Secret (written by the init-file), for
+   * Orchestrator's ReplicationCredentialsQuery: MariaDB has no mysql.slave_master_info, and a
+   * demoted master has nothing there on MySQL either.
+   */
+  replicationUser: 'replication_user',
+  replicationPassword: 'replication_password',
 } as const;
+
+/**
+ * Orchestrator's `ReplicationCredentialsQuery`, the chart's default (chart/values.yaml): run as the
+ * topology user on the server Orchestrator is about to repoint. Missing rows give NULLs, which
+ * Orchestrator takes as "no user" rather than as a blank password.
+ */
+export const REPLICATION_CREDENTIALS_QUERY =
+  `SELECT (SELECT value FROM ${STATUS_TABLE} WHERE name='${STATUS.replicationUser}'), ` +
+  `(SELECT value FROM ${STATUS_TABLE} WHERE name='${STATUS.replicationPassword}')`;
 
 export function createSchemaStatement(): Statement {
   return stmt(`CREATE DATABASE IF NOT EXISTS ${OPERATOR_SCHEMA}`);
@@ -30,7 +46,7 @@ export function dropStatusTableStatement(): Statement {
   return stmt(`DROP TABLE IF EXISTS ${STATUS_TABLE}`);
 }
 
-export function setStatusStatement(name: string, value: string): Statement {
+export function setStatusStatement(name: string, value: string | Secret): Statement {
   return stmt(`REPLACE INTO ${STATUS_TABLE} VALUES (?, ?)`, name, value);
 }
 

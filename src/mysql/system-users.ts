@@ -2,13 +2,21 @@
 // at every mysqld start (init-file), so a rotated password or a changed grant set applies on the
 // next restart and no stale privilege survives.
 //
-// MySQL 5.7: the anchor's grants, byte for byte (existing clusters keep working unchanged).
+// MySQL 5.7: the anchor's grants, byte for byte (existing clusters keep working unchanged), plus
+//   Orchestrator's SELECT on sys_operator.* for the chart's ReplicationCredentialsQuery.
 // MySQL 8.0: the same plus the dynamic privileges SUPER is deprecated in favour of.
 // MySQL 8.4: dynamic privileges instead of SUPER.
 // MariaDB 10.6+: SUPER no longer implies BINLOG MONITOR, SLAVE MONITOR, REPLICATION SLAVE ADMIN,
 //   ... (10.5.2 split them out) nor, from 10.11, READ_ONLY ADMIN; the sets are those that worked
 //   for Orchestrator and the exporter on 10.11 (FIELD-NOTES). mysql.slave_master_info does not
 //   exist there: Orchestrator reads mysql.* instead.
+//
+// Who reads the replication password rows of sys_operator.status: Orchestrator (schema grant),
+// and the users with global SELECT: the operator and the replication user (who hold it anyway)
+// and the exporter, whose global SELECT (mysqld_exporter's documented grant, the anchor's) already
+// reads every row of every schema, local to the pod; narrowing it would break the collectors users
+// enable with metricsExporterExtraArgs. The heartbeat user and MysqlUser accounts granted on their
+// own schemas cannot.
 import { randomInt } from 'node:crypto';
 import type { Flavour } from './flavour.ts';
 import { atLeast } from '../api/versions.ts';
@@ -85,9 +93,13 @@ function mysqlUsers(f: Flavour): UserSpec[] {
   if (dynamic) {
     orchestratorGrants.push({ privileges: ['SYSTEM_VARIABLES_ADMIN', 'REPLICATION_SLAVE_ADMIN', 'CONNECTION_ADMIN'], on: ALL });
   }
+  // The anchor's two grants, then the operator's schema for ReplicationCredentialsQuery
+  // (operator-schema.ts): schema level, because the status table does not exist yet when a new
+  // datadir's init-file grants, and a table-level grant needs the table (or CREATE on it).
   orchestratorGrants.push(
     { privileges: ['SELECT'], on: 'mysql.slave_master_info' },
     { privileges: ['SELECT', 'CREATE'], on: HEARTBEAT_TABLE },
+    { privileges: ['SELECT'], on: `${OPERATOR_SCHEMA}.*` },
   );
 
   const replicationGrants: Grant[] = [

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOOK_LISTS, parseConfig, type HookList, type StandInConfig } from '../../sandbox/orchestrator/config.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrator/index.ts';
+import { REPLICATION_CREDENTIALS_QUERY } from '../../src/mysql/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
 import { eventually } from './wait.ts';
 
@@ -81,19 +82,20 @@ export const recorded = (scenario: string): HookCall[] => parseLog(readFileSync(
 export const RECORDED_CONF = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.conf.json'), 'utf8')) as Record<string, unknown>;
 
 /**
- * The recorded configuration for servers started with the test system users: their topology and
- * replication credentials, every server in the cluster `alias`, a recovery blocked for 1 s only,
- * and `hooks` (lists not given run nothing).
+ * The recorded configuration for servers started with the test system users: their topology
+ * user, the chart's ReplicationCredentialsQuery (so repointed servers get the credentials their
+ * init-file wrote), every server in the cluster `alias`, a recovery blocked for 1 s only, and
+ * `hooks` (lists not given run nothing).
  */
 export function standInConfig(alias: string, hooks: Partial<Record<HookList, string[]>>): StandInConfig {
-  const { orchestrator: orc, replication: repl } = TEST_SYSTEM_USERS;
+  const orc = TEST_SYSTEM_USERS.orchestrator;
   return parseConfig(JSON.stringify({
     ...RECORDED_CONF,
     ...Object.fromEntries(HOOK_LISTS.map((h) => [h, hooks[h] ?? []])),
     MySQLTopologyUser: orc.user,
     MySQLTopologyPassword: orc.password,
     DetectClusterAliasQuery: `SELECT '${alias}'`,
-    ReplicationCredentialsQuery: `SELECT '${repl.user}', '${repl.password}'`,
+    ReplicationCredentialsQuery: REPLICATION_CREDENTIALS_QUERY,
     RecoveryPeriodBlockSeconds: 1,
   }));
 }

@@ -15,6 +15,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { controllers } from '../../../src/controllers/index.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
 import { hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-request.ts';
+import { REPLICATION_CREDENTIALS_QUERY } from '../../../src/mysql/operator-schema.ts';
 import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';
 import { policyRules } from '../../../src/runtime/permissions.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
@@ -123,7 +124,7 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       for (const key of ['ApplyMySQLPromotionAfterMasterFailover', 'FailMasterPromotionIfSQLThreadNotUpToDate', 'DetachLostReplicasAfterMasterFailover', 'DiscoverByShowSlaveHosts']) {
         assert.equal(conf[key], true, key);
       }
-      assert.ok(conf['ReplicationCredentialsQuery'], 'MariaDB needs it (FIELD-NOTES.md)');
+      assert.equal(conf['ReplicationCredentialsQuery'], REPLICATION_CREDENTIALS_QUERY, 'MariaDB needs it (FIELD-NOTES.md); it reads the rows the init-file writes');
       assert.equal(conf['ProcessesShellCommand'], 'sh');
 
       const sts = orchestratorSet(docs);

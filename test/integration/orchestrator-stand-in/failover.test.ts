@@ -1,9 +1,11 @@
 // Automatic failovers of the Orchestrator stand-in on real MariaDB servers after a SIGKILL of the
 // master: the hook calls match the recordings of Orchestrator 3.2.6, for a plain failover and for
-// one it refuses because the candidate's SQL thread has not applied what it fetched. The two
+// one it refuses because the candidate's SQL thread has not applied what it fetched. The stand-in
+// runs the chart's ReplicationCredentialsQuery, answered by the rows of each server's init-file. The two
 // scenarios use their own servers and run side by side.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { ALIAS, normalize, recorded, startStandInLab } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
 
@@ -25,6 +27,8 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     assert.ok(promoted && other, `successor ${successorHost} is a replica`);
     assert.equal(await readOnly(promoted), 0);
     assert.equal(await readOnly(other), 1);
+    // Repointed with what the chart's ReplicationCredentialsQuery read from its init-file's rows.
+    assert.equal((await (await other.node()).replicationStatus())?.masterUser, TEST_SYSTEM_USERS.replication.user);
     await promoted.sql('INSERT INTO app.t VALUES (2)');
     await eventually('the other replica applies the new master\'s writes', async () =>
       (await other.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'] === 2);

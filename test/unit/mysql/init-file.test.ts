@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { flavourFromVersionSpec, renderInitFile, type Flavour, type InitFileInput, type SystemCredentials } from '../../../src/mysql/index.ts';
+import {
+  flavourFromVersionSpec, initFileStatements, REPLICATION_CREDENTIALS_QUERY, renderInitFile, type Flavour, type InitFileInput, type SystemCredentials,
+} from '../../../src/mysql/index.ts';
+import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
 
 const POD_FILES = '/work/shared/fixtures/anchor-v0.6.3/pod-files/etc/mysql/conf.d';
 const ANCHOR_GTID = '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5';
@@ -33,13 +36,13 @@ function input(over: Partial<InitFileInput> = {}): InitFileInput {
   };
 }
 
-test('MySQL 5.7 init-file after a clone equals the anchor pod file byte for byte', () => {
-  const want = readFileSync(`${POD_FILES}/operator-init.sql`, 'utf8');
+test('MySQL 5.7 init-file after a clone is the anchor pod file byte for byte, plus the replication credentials for Orchestrator', () => {
+  const want = anchorInitFileWithCredentials(readFileSync(`${POD_FILES}/operator-init.sql`, 'utf8'));
   assert.equal(renderInitFile(input({ statusTableMissing: true, backupGtid: ANCHOR_GTID })), want);
 });
 
-test('MySQL 5.7 init-file on a later restart equals the anchor restart variant byte for byte', () => {
-  const want = readFileSync(`${POD_FILES}/operator-init.sql.variant-restart`, 'utf8');
+test('MySQL 5.7 init-file on a later restart is the anchor restart variant byte for byte, plus the replication credentials', () => {
+  const want = anchorInitFileWithCredentials(readFileSync(`${POD_FILES}/operator-init.sql.variant-restart`, 'utf8'));
   assert.equal(renderInitFile(input({ statusTableMissing: false, backupGtid: ANCHOR_GTID })), want);
 });
 
@@ -91,7 +94,44 @@ test('pod 0 restored from a bucket forgets its source: RESET SLAVE ALL (MySQL 8.
 test('without a backup and with keepConfigured the optional rows are left out', () => {
   const text = renderInitFile(input({ keepConfigured: true }));
   assert.doesNotMatch(text, /configured|backup_gtid_purged|DROP TABLE/);
-  assert.match(text, /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n$/);
+  assert.match(text, /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n(REPLACE INTO sys_operator.status VALUES \('replication_(user|password)', '[^']*'\);\n){2}$/);
+});
+
+const FLAVOURS = ['5.7.35', '8.0.20', '8.0.32', '8.4', 'mariadb-10.6', 'mariadb-10.11'].map((spec) => ({ spec, f: flavour(spec) }));
+
+test('every flavour writes the Secret\'s replication user and password where the chart\'s ReplicationCredentialsQuery reads them, with the binlog off', () => {
+  const users = { ...ANCHOR_USERS, replication: { user: 'repl_rotated', password: "new'Pass" } };
+  for (const { spec, f } of FLAVOURS) {
+    const lines = renderInitFile(input({ flavour: f, users, statusTableMissing: true, resumeReplication: true })).split(';\n');
+    assert.equal(lines[0], 'SET @@SESSION.SQL_LOG_BIN = 0', spec);
+    const user = lines.indexOf("REPLACE INTO sys_operator.status VALUES ('replication_user', 'repl_rotated')");
+    const password = lines.indexOf("REPLACE INTO sys_operator.status VALUES ('replication_password', 'new''Pass')");
+    const table = lines.findIndex((l) => l.startsWith('CREATE TABLE IF NOT EXISTS sys_operator.status'));
+    assert.ok(table > 0 && user === table + 1 && password === table + 2, `${spec}: the rows follow the status table`);
+    assert.ok(password < lines.indexOf('START SLAVE') || password < lines.indexOf('START REPLICA'), `${spec}: before anything that may fail`);
+  }
+  // The query names those rows (and the table) and nothing else.
+  assert.equal(REPLICATION_CREDENTIALS_QUERY,
+    "SELECT (SELECT value FROM sys_operator.status WHERE name='replication_user'), (SELECT value FROM sys_operator.status WHERE name='replication_password')");
+});
+
+test('Orchestrator\'s user may read the operator\'s schema on every flavour (the credentials rows); the heartbeat user gets nothing there but its table', () => {
+  for (const { spec, f } of FLAVOURS) {
+    const grants = renderInitFile(input({ flavour: f })).split(';\n').filter((l) => l.startsWith('GRANT'));
+    assert.ok(grants.includes("GRANT SELECT ON sys_operator.* TO orchestrator@'%'"), spec);
+    const heartbeat = grants.filter((l) => l.includes('sys_heartbeat@') && /ON (sys_operator|\*)\./.test(l));
+    assert.ok(heartbeat.every((l) => /ON sys_operator\.heartbeat |ON \*\.\* /.test(l) && !/\bSELECT\b.*ON \*\.\*/.test(l)), spec);
+  }
+});
+
+test('no password is in what may be logged: statement texts, and statements serialised as JSON', () => {
+  const passwords = Object.values(ANCHOR_USERS).map((c) => c.password);
+  for (const { spec, f } of FLAVOURS) {
+    const statements = initFileStatements(input({ flavour: f }));
+    const loggable = JSON.stringify(statements);
+    for (const pw of passwords) assert.ok(!loggable.includes(pw), `${spec}: ${pw.slice(0, 4)}… leaked`);
+    assert.match(loggable, /"replication_password","<secret>"/);
+  }
 });
 
 test('passwords and user names with quotes or backslashes cannot break out of their literals', () => {

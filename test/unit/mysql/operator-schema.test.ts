@@ -25,7 +25,10 @@ test('lag is read from the newest row and never negative', () => {
 });
 
 test('status rows use the anchor names and REPLACE form', () => {
-  assert.deepEqual(STATUS, { configured: 'configured', backupGtidPurged: 'backup_gtid_purged', setGtidPurged: 'set_gtid_purged' });
+  assert.deepEqual(STATUS, {
+    configured: 'configured', backupGtidPurged: 'backup_gtid_purged', setGtidPurged: 'set_gtid_purged',
+    replicationUser: 'replication_user', replicationPassword: 'replication_password',
+  });
   assert.equal(render(setStatusStatement('configured', '1')), "REPLACE INTO sys_operator.status VALUES ('configured', '1')");
   assert.equal(render(getStatusStatement('configured')), "SELECT value FROM sys_operator.status WHERE name = 'configured'");
 });

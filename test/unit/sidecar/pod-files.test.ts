@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { gatherDataDirFacts, renderPodFiles, writePodFiles } from '../../../src/sidecar/write-pod-files.ts';
+import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
 const FIXTURES = new URL('../../../../shared/fixtures/anchor-v0.6.3/', import.meta.url).pathname;
@@ -36,7 +37,7 @@ function anchorPodFiles(statusTableMissing: boolean): Array<[string, string]> {
   });
 }
 
-test('first start after a clone: every rendered file equals the anchor file byte for byte', async () => {
+test('first start after a clone: every rendered file equals the anchor file byte for byte (the init-file plus the replication credentials)', async () => {
   const files = anchorPodFiles(true);
   assert.deepEqual(
     files.map(([p]) => p),
@@ -48,13 +49,14 @@ test('first start after a clone: every rendered file equals the anchor file byte
       '/etc/mysql/heartbeat.conf',
     ],
   );
-  for (const name of ['conf.d/10-identity.cnf', 'conf.d/operator-init.sql', 'conf.d/10-init-file.cnf', 'client.conf', 'heartbeat.conf']) {
+  for (const name of ['conf.d/10-identity.cnf', 'conf.d/10-init-file.cnf', 'client.conf', 'heartbeat.conf']) {
     assert.equal(rendered(files, name), await fixture(name), name);
   }
+  assert.equal(rendered(files, 'operator-init.sql'), anchorInitFileWithCredentials(await fixture('conf.d/operator-init.sql')));
 });
 
 test('a later restart keeps the GTID line and drops the DROP TABLE (anchor .variant-restart)', async () => {
-  assert.equal(rendered(anchorPodFiles(false), 'operator-init.sql'), await fixture('conf.d/operator-init.sql.variant-restart'));
+  assert.equal(rendered(anchorPodFiles(false), 'operator-init.sql'), anchorInitFileWithCredentials(await fixture('conf.d/operator-init.sql.variant-restart')));
 });
 
 test('a replica that resumes keeps configured and starts replication as the last statement', () => {
@@ -110,6 +112,7 @@ test('writePodFiles produces the anchor /etc/mysql tree from the ConfigMap mount
   for (const f of expected) {
     let want = await fixture(f);
     if (f === 'conf.d/10-init-file.cnf') want = want.replace('/etc/mysql/', `${conf}/`);
+    if (f === 'conf.d/operator-init.sql') want = anchorInitFileWithCredentials(want);
     const got: string = (await readFile(join(conf, f), 'utf8')).replaceAll(password, HEARTBEAT_PLACEHOLDER);
     assert.equal(got, want, f);
   }
