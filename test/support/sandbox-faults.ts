@@ -3,7 +3,9 @@
 // master Service, per-server checksums, and the scan of every log for secret values.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
@@ -13,13 +15,16 @@ import { LABEL_APP_COMPONENT, LABEL_APP_INSTANCE } from '../../src/api/constants
 import { names } from '../../src/api/names.ts';
 import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { netnsName } from '../../sandbox/network/addresses.ts';
-import { RELEASE, until, type Sandbox } from '../../sandbox/index.ts';
-import { sqlThroughService, type ExampleCluster } from './sandbox.ts';
+import { RELEASE, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { applyMariaDBExample, sqlThroughService, type ExampleCluster } from './sandbox.ts';
 import { eventually } from './wait.ts';
 
 const execFileP = promisify(execFile);
 
 type Obj<T> = T & { metadata: object };
+
+/** Bounds a wait for a cluster to become Ready on a loaded machine: a bound, not a timing assertion. */
+export const READY_MS = 400_000;
 
 export async function getPod(sb: Sandbox, namespace: string, name: string): Promise<V1Pod> {
   return sb.client.get<Obj<V1Pod>>({ apiVersion: 'v1', kind: 'Pod', namespace, name });
@@ -255,4 +260,59 @@ function logFiles(workDir: string): string[] {
   const files = list(join(workDir, 'logs'));
   for (const pod of list(join(workDir, 'pods'))) for (const container of list(join(pod, 'logs'))) files.push(...list(container));
   return files.filter((f) => statSync(f).isFile());
+}
+
+export interface Scenario {
+  sb: Sandbox;
+  c: ExampleCluster;
+  workDir: string;
+  writer: Writer;
+  chaos: ReturnType<typeof operatorChaos>;
+  /** A progress line with the seconds since the scenario began (diagnostics, never asserted). */
+  say(line: string): void;
+  /** waitAllReady, said. */
+  ready(what: string, replicas: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * What the self-healing and scale scenarios share: a sandbox (quick kubelet restarts, so the
+ * operator killed many times does not wait minutes), the example MariaDB cluster with a random
+ * root password (a log scan for it must find only leaks), Ready; a table written through the
+ * master Service every 200 ms; the operator's chaos.
+ */
+export async function startScenario(o: { name: string; replicas: number; table: string; chartValues?: readonly string[] }): Promise<Scenario> {
+  const workDir = mkdtempSync(join(tmpdir(), `sandbox-e2e-${o.name}-`));
+  const began = Date.now();
+  const say = (line: string) => console.log(`[+${((Date.now() - began) / 1000).toFixed(1)}s] ${line}`);
+  const sb = await startSandbox({ workDir, backoff: { baseMs: 1000, maxMs: 10_000 }, chartValues: o.chartValues ?? [] });
+  let writer: Writer | undefined;
+  const stop = async () => {
+    await writer?.stop();
+    await sb.stop();
+  };
+  try {
+    await sb.ready;
+    say('sandbox ready');
+    const c = await applyMariaDBExample(sb, o.replicas, 'default', randomBytes(12).toString('hex'));
+    const ready = async (what: string, replicas: number) => {
+      const master = await waitAllReady(sb, c, replicas, READY_MS);
+      say(`${what}: every pod ready, cluster Ready, master ${master}`);
+      return master;
+    };
+    await ready(`${o.replicas} nodes`, o.replicas);
+    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE DATABASE IF NOT EXISTS ${o.table.split('.')[0]}; CREATE TABLE ${o.table} (id INT PRIMARY KEY, v VARCHAR(20))`);
+    writer = startWriter(sb, c, o.table, 200);
+    return { sb, c, workDir, writer, chaos: operatorChaos(sb, { maxDelayMs: 20_000, log: say }), say, ready, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** No log of the run holds a value of the cluster's Secret or of its operated Secret. */
+export async function assertNoSecretInLogs(s: Scenario): Promise<void> {
+  const secrets = await clusterSecretValues(s.sb, s.c);
+  assert.ok(secrets.size >= 3, `found the passwords to look for: ${[...secrets.keys()].join(', ')}`);
+  assert.deepEqual(await secretsInLogs(s.sb, s.workDir, secrets), []);
 }
