@@ -77,9 +77,17 @@ async function operatorPods(sb: Sandbox): Promise<V1Pod[]> {
  */
 export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (line: string) => void }) {
   const pending: Promise<void>[] = [];
+  const deletedLogs = new Map<string, string>();
   let kills = 0;
+  // One kill at a time: two at once could both pick the pod the first is deleting.
+  let previous: Promise<unknown> = Promise.resolve();
   const killOnce = async (): Promise<void> => {
     await sleep(Math.floor(Math.random() * opts.maxDelayMs));
+    const mine = previous.then(kill);
+    previous = mine.catch(() => undefined);
+    await mine;
+  };
+  const kill = async (): Promise<void> => {
     // After the previous kill the operator may still be coming back (its container restarting, a
     // new pod starting): wait for a process to kill rather than skip the kill.
     await until('a running operator to kill', async () => {
@@ -89,6 +97,8 @@ export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (lin
         if (await killInPod(sb, RELEASE.namespace, name, 'node') === 0) return undefined;
         opts.log(`operator chaos: SIGKILL of the operator's process in ${name}`);
       } else {
+        // Its logs go with the pod: kept for the scan for secrets.
+        deletedLogs.set(`kubectl logs ${RELEASE.namespace}/${name} (before its deletion)`, (await sb.kubectl(['-n', RELEASE.namespace, 'logs', name])).out);
         const r = await sb.kubectl(['-n', RELEASE.namespace, 'delete', 'pod', name, '--wait=false']);
         if (!r.ok) throw new Error(`kubectl delete pod ${name}: ${r.out}`);
         opts.log(`operator chaos: pod ${name} deleted`);
@@ -101,6 +111,8 @@ export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (lin
     killSoon(): void {
       pending.push(killOnce().catch((e: unknown) => opts.log(`operator chaos: ${(e as Error).message}`)));
     },
+    /** The logs of the operator pods it deleted, taken just before. */
+    deletedLogs: deletedLogs as ReadonlyMap<string, string>,
     async settled(): Promise<number> {
       await Promise.all(pending);
       return kills;
@@ -229,11 +241,14 @@ export async function clusterSecretValues(sb: Sandbox, c: ExampleCluster): Promi
 
 /**
  * Every log of the run: `kubectl logs` of every container of every pod in every namespace (init
- * containers and previous runs too), and the files under the work dir's log folders (the
- * sandbox's own log, the containers' logs of pods since deleted while the kubelet kept them).
- * Returns `<where>: <secret name>` for each secret value found.
+ * containers and previous runs too), and the sandbox's own log and container log files (the
+ * kubelet removes a pod's files with the pod).
+ * `kept`: logs taken before their pods went (where → text). Returns `<where>: <secret name>` for
+ * each secret value found.
  */
-export async function secretsInLogs(sb: Sandbox, workDir: string, secrets: ReadonlyMap<string, string>): Promise<string[]> {
+export async function secretsInLogs(
+  sb: Sandbox, workDir: string, secrets: ReadonlyMap<string, string>, kept: ReadonlyMap<string, string> = new Map(),
+): Promise<string[]> {
   const found: string[] = [];
   const check = (where: string, text: string) => {
     for (const [what, value] of secrets) if (text.includes(value)) found.push(`${where}: ${what}`);
@@ -251,6 +266,7 @@ export async function secretsInLogs(sb: Sandbox, workDir: string, secrets: Reado
     }
   }
   for (const file of logFiles(workDir)) check(file, readFileSync(file, 'utf8'));
+  for (const [where, text] of kept) check(where, text);
   return found;
 }
 
@@ -314,5 +330,5 @@ export async function startScenario(o: { name: string; replicas: number; table: 
 export async function assertNoSecretInLogs(s: Scenario): Promise<void> {
   const secrets = await clusterSecretValues(s.sb, s.c);
   assert.ok(secrets.size >= 3, `found the passwords to look for: ${[...secrets.keys()].join(', ')}`);
-  assert.deepEqual(await secretsInLogs(s.sb, s.workDir, secrets), []);
+  assert.deepEqual(await secretsInLogs(s.sb, s.workDir, secrets, s.chaos.deletedLogs), []);
 }
