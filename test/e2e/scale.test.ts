@@ -7,6 +7,7 @@
 // write is lost; no log holds a password. Flavour: MariaDB. One sandbox for the file.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { API_GROUP_VERSION, CONTAINER, KIND_MYSQL_CLUSTER } from '../../src/api/constants.ts';
 import { names, podFqdn } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
@@ -62,11 +63,25 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
       await eventually(`${highest} labelled master`, async () => await master() === highest, 120_000);
     }
     s.say(`master is ${highest}`);
+    // Diagnostics: each pod the master label visits on the way down, and the writes refused meanwhile.
+    const visited = [highest];
+    const failedBefore = s.writer.failures();
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const m = await master().catch(() => undefined);
+        if (m && m !== visited.at(-1)) visited.push(m);
+        await sleep(250);
+      }
+    })();
     s.chaos.killSoon();
     await scale(2);
     s.chaos.killSoon();
     s.chaos.killSoon();
     const now = await s.ready('2 nodes', 2);
+    watching = false;
+    await watch;
+    s.say(`master on the way down: ${visited.join(' → ')}; ${s.writer.failures() - failedBefore} writes refused meanwhile`);
     assert.ok([0, 1].map((i) => names.pod(c.name, i)).includes(now), `master ${now} is a pod that stays`);
     await checksumsEqual(s.sb, c, TABLE, s.writer, '2 nodes');
   });
