@@ -39,10 +39,15 @@ export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespa
   return { name: cluster.metadata.name, namespace, secretName: secret.metadata.name, rootPassword: secret.stringData.ROOT_PASSWORD };
 }
 
-/** Runs SQL as root through a Service's ClusterIP (the sandbox's proxy), on a new connection each time. */
-export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service: string, text: string): Promise<Record<string, unknown>[]> {
+/**
+ * Runs SQL through a Service's ClusterIP (the sandbox's proxy), on a new connection each time, as
+ * root unless `as` names another user.
+ */
+export async function sqlThroughService(
+  sb: Sandbox, c: ExampleCluster, service: string, text: string, as: { user: string; password: string } = { user: 'root', password: c.rootPassword },
+): Promise<Record<string, unknown>[]> {
   const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: c.namespace, name: service });
-  const conn = await mysql.createConnection({ host: svc.spec.clusterIP, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000, multipleStatements: true });
+  const conn = await mysql.createConnection({ host: svc.spec.clusterIP, port: 3306, ...as, connectTimeout: 3000, multipleStatements: true });
   try {
     const [rows] = await conn.query(text);
     return rows as Record<string, unknown>[];
