@@ -47,9 +47,18 @@ export async function applyExample(sb: Sandbox, file: string, opts: { namespace?
   return { name: cluster.metadata.name, namespace, secretName: cluster.spec.secretName, rootPassword: secret?.stringData.ROOT_PASSWORD };
 }
 
-/** Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes. */
-export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default'): Promise<ExampleCluster> {
-  const c = await applyExample(sb, 'mysqlcluster-mariadb.yaml', { namespace, edit: (docs) => setReplicas(docs, replicas) });
+/**
+ * Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes; `rootPassword` replaces the
+ * example's placeholder (a log scan for it needs a value no other text holds).
+ */
+export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default', rootPassword?: string): Promise<ExampleCluster> {
+  const c = await applyExample(sb, 'mysqlcluster-mariadb.yaml', {
+    namespace,
+    edit: (docs) => {
+      setReplicas(docs, replicas);
+      if (rootPassword !== undefined) for (const d of docs) if (d.kind === 'Secret' && d.stringData?.ROOT_PASSWORD !== undefined) d.stringData.ROOT_PASSWORD = rootPassword;
+    },
+  });
   return c!;
 }
 
