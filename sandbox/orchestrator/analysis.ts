@@ -1,5 +1,6 @@
 // Pure: what the stand-in concludes from the instances it polls, and whom it promotes.
 import { gtidCovers, gtidSequences } from '../../src/mysql/gtid-set.ts';
+import { DOWNTIME_LOST_IN_RECOVERY as LOST_IN_RECOVERY } from '../../src/orchestrator/responses.ts';
 import { keyText, type Key } from './hooks.ts';
 
 export interface Downtime {
@@ -58,7 +59,7 @@ export function rootOf(all: readonly InstanceState[], i: InstanceState): Instanc
 export const clusterNameOf = (all: readonly InstanceState[], i: InstanceState): string => keyText(rootOf(all, i).key);
 
 /** The downtime a recovery puts on the master it failed over from. */
-export const LOST_IN_RECOVERY = 'lost-in-recovery';
+export { LOST_IN_RECOVERY };
 
 const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
 

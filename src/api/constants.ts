@@ -343,6 +343,8 @@ export const ORCHESTRATOR_REASONS = {
   /** A recovery is younger than the acknowledgement grace period. */
   recoveryTooRecent: 'RecoveryTooRecent',
   clusterNotReady: 'ClusterNotReady',
+  /** An old master keeps Orchestrator's lost-in-recovery downtime until it is a healthy replica of the master. */
+  rejoinPending: 'RejoinPending',
   // Events only: what a pass did
   /** role=master moved to a pod (or was taken from one). */
   masterLabelled: 'MasterLabelled',
@@ -352,6 +354,8 @@ export const ORCHESTRATOR_REASONS = {
   instanceForgotten: 'InstanceForgotten',
   /** The cluster is deleted while Orchestrator stayed unreachable: the finalizer went without forgetting. */
   forgetAbandoned: 'ForgetAbandoned',
+  /** A rejoined old master's lost-in-recovery downtime ended, so Orchestrator recovers it and promotes it again. */
+  downtimeEnded: BACKUP_REASONS.downtimeEnded,
 } as const;
 export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
 

@@ -1,3 +1,3 @@
 export { orchestratorClient, type CallOptions, type OrchestratorClient, type OrchestratorClientOptions } from './client.ts';
 export { OrchestratorError, isOrchestratorError, type OrchestratorErrorKind } from './errors.ts';
-export type { AnalysisEntry, ClusterInfo, Instance, InstanceKey, Recovery } from './responses.ts';
+export { DOWNTIME_LOST_IN_RECOVERY, type AnalysisEntry, type ClusterInfo, type Instance, type InstanceKey, type Recovery } from './responses.ts';

@@ -4,6 +4,12 @@
 // SlaveLagSeconds and ReplicationLagSeconds) the old name is read: both generations send it.
 import { asObject, asString, bool, list, nullInt, num, obj, str, time, type At, type Json } from './decode.ts';
 
+/**
+ * The reason of the downtime Orchestrator puts on the master a recovery failed over from (and on a
+ * gracefully demoted one), renewed until it replicates again (its DowntimeLostInRecoveryMessage).
+ */
+export const DOWNTIME_LOST_IN_RECOVERY = 'lost-in-recovery';
+
 /** A server as Orchestrator names it: for this operator the pod FQDN and 3306. */
 export interface InstanceKey {
   host: string;

@@ -26,7 +26,7 @@ function conditionIs(nodes: readonly NodeStatus[], fqdn: string, type: string, s
  * A replica serves reads when it runs, replicates, is not lagged (maxSlaveLatency) and is
  * read-only: a writable replica would take writes the master never sees.
  */
-function healthyReplica(n: PodNode, nodes: readonly NodeStatus[]): boolean {
+export function healthyReplica(n: PodNode, nodes: readonly NodeStatus[]): boolean {
   const fqdn = n.pod.fqdn;
   return (
     n.pod.mysqlRunning &&

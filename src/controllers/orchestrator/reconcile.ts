@@ -22,6 +22,7 @@ import { POD_TARGET } from '../node/reconcile-node.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
+import { decideDowntime, type DowntimeEnd } from './decide-downtime.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
@@ -53,6 +54,7 @@ const EXPECTED_HOLDS: ReadonlySet<string> = new Set([
   ORCHESTRATOR_REASONS.forgetGracePeriod,
   ORCHESTRATOR_REASONS.recoveryTooRecent,
   ORCHESTRATOR_REASONS.clusterNotReady,
+  ORCHESTRATOR_REASONS.rejoinPending,
 ]);
 
 /**
@@ -163,6 +165,10 @@ async function act(
     pass.hold('readOnly', undefined);
     for (const change of readOnly.changes) await pass.setReadOnly(change.key, change.readOnly);
   }
+
+  const downtime = decideDowntime(g, decided.status.nodes);
+  pass.hold('downtime', downtime.held);
+  for (const end of downtime.end) await pass.endDowntime(end);
 
   const ack = decideAck(g, isReady(decided.status), deps.opts.ackGraceMs);
   pass.hold('ack', ack.kind === 'hold' ? ack : undefined);
@@ -373,6 +379,11 @@ class Pass {
     const o = { signal: this.#ctx.signal };
     await (readOnly ? this.#deps.orchestrator.setReadOnly(key, o) : this.#deps.orchestrator.setWriteable(key, o));
     this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.readOnlyChanged, `${keyName(key)} made ${readOnly ? 'read-only' : 'writable'} through Orchestrator`);
+  }
+
+  async endDowntime(end: DowntimeEnd): Promise<void> {
+    await this.#deps.orchestrator.endDowntime(end.key, { signal: this.#ctx.signal });
+    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.downtimeEnded, end.message);
   }
 
   async acknowledge(ids: number[], comment: string): Promise<void> {
