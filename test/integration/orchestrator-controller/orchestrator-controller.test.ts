@@ -3,13 +3,14 @@
 // them. One cluster lives through the scenarios in order: registered, lagging replica, Orchestrator
 // down and back, master killed (the failover held open at its PreFailover hook), the old master
 // back as a replica and the recovery acknowledged, a planned stop of the master's pod, scale-down,
-// deleted.
+// deleted. Another lab: an old master rejoined, its Orchestrator downtime ended, promoted by the next failover.
 // The flavour that ran is MariaDB (the stand-in speaks MariaDB GTID only).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FINALIZER_ORCHESTRATOR, LABEL_HEALTHY, LABEL_ROLE } from '../../../src/api/constants.ts';
 import type { ClusterCondition, NodeStatus } from '../../../src/api/index.ts';
 import { renderClusterServices } from '../../../src/controllers/cluster/render-services.ts';
+import { orchestratorClient } from '../../../src/orchestrator/index.ts';
 import { verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
@@ -354,5 +355,54 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     assert.equal(ready?.reason, 'NotReplicating');
     assert.match(ready?.message ?? '', new RegExp(fqdn(ns, 0).replaceAll('.', '\\.')));
     assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
+  });
+
+  // Orchestrator downtimes a recovered-from master as lost-in-recovery, renewed while it is lost; the
+  // stand-in promotes no downtimed replica, and a real Orchestrator recovers no downtimed master. So
+  // the operator ends that downtime once the old master is a healthy replica again. The other
+  // replica carries a backup's downtime (as the backup controller begins it) that must stay: the
+  // rejoined old master is then the only candidate of the second failover.
+  test('an old master that rejoined as a healthy replica is no longer downtimed in Orchestrator and is promoted by the next failover; a backup downtime stays', async (t) => {
+    const lab = await orcLab(t);
+    const { ns } = lab;
+    await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+    await eventually('every pod verified by the node controller', async () => (await lab.pods()).every(verifiedSinceStart));
+    const watch = await watchMasters(lab, t);
+    const instance = async (i: number) => (await lab.orc(`/api/instance/${fqdn(ns, i)}/3306`)).body as { IsDowntimed: boolean; DowntimeReason: string; IsLastCheckValid: boolean };
+    const [s0] = lab.nc.servers as [MariaDBServer];
+    await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+    for (const r of lab.nc.servers.slice(1)) await waitSameData(s0, r, 'app.t');
+
+    await s0.kill();
+    const first = await promotedFrom(lab, 0);
+    await eventually(`role=master on ${first}`, async () => labelsOf(await lab.pods())[first] === 'master/yes', 60_000);
+    await s0.start();
+    await lab.nc.markStarted(0);
+    await eventually(`Orchestrator to see ${podName(0)} again`, async () => (await instance(0)).IsLastCheckValid);
+    await eventually(`${podName(0)} a healthy replica of ${first}`, async () => labelsOf(await lab.pods())[podName(0)] === 'replica/yes', 60_000);
+    await eventually(`${podName(0)}'s lost-in-recovery downtime ended`, async () => {
+      const i = await instance(0);
+      if (i.IsDowntimed) throw new Error(`still downtimed: ${i.DowntimeReason}`);
+      return true;
+    });
+    const events = await lab.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns });
+    assert.ok(events.items.some((e) => e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`)), 'a DowntimeEnded Event names the old master and its master');
+
+    const other = [1, 2].find((i) => podName(i) !== first)!;
+    const orchestrator = orchestratorClient({ baseUrl: `${lab.standIn.url}/api` });
+    const backup = `backup ${ns}/${CLUSTER}-backup`;
+    await orchestrator.beginDowntime({ host: fqdn(ns, other), port: 3306 }, { owner: 'mysql-operator', reason: backup, seconds: 600 });
+    const sFirst = serverOf(lab, first);
+    await sFirst.sql('INSERT INTO app.t VALUES (2)');
+    await waitSameData(sFirst, s0, 'app.t');
+    await sFirst.kill();
+    const second = await promotedFrom(lab, ordinalOf(first));
+    assert.equal(second, podName(0), 'the rejoined old master was promoted');
+    await eventually(`role=master on ${second}`, async () => labelsOf(await lab.pods())[second] === 'master/yes', 60_000);
+    assert.deepEqual(watch.violations, [], 'never two pods with role=master');
+    assert.deepEqual((await s0.sql('SELECT id FROM app.t ORDER BY id')).map((r) => Number(r['id'])), [1, 2]);
+    await lab.passes(2);
+    const held = await instance(other);
+    assert.deepEqual([held.IsDowntimed, held.DowntimeReason], [true, backup], "the backup's downtime is not the operator's to end");
   });
 });

@@ -4,6 +4,7 @@ import { decideDowntime } from '../../../src/controllers/orchestrator/decide-dow
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import type { Instance } from '../../../src/orchestrator/index.ts';
+import type { ServerView } from '../../../src/topology/index.ts';
 import { analysis, fqdn, healthy, instance, master, node, reachable, recovery, replicaServer, replicating, server, unreachable } from './builders.ts';
 
 // As Orchestrator 3.2.6 reported the old master after a failover (hooks/failover-auto_instance_old-master.json).
@@ -21,7 +22,7 @@ function ended(g: Gathered): string[] {
  * After a failover from pod 0 to pod 1: pod 1 the master, pod 2 its replica, pod 0 (the old
  * master, downtimed lost-in-recovery) as given by `old` and its server by `oldServer`.
  */
-function afterFailover(old: Partial<Instance> & { of?: number | null }, oldServer = replicaServer(1)): Gathered {
+function afterFailover(old: Partial<Instance> & { of?: number | null }, oldServer: ServerView = replicaServer(1)): Gathered {
   const { of = 1, ...over } = old;
   const instances = [instance(0, of, { ...LOST, ...over }), instance(1, null), instance(2, 1)];
   return healthy({
