@@ -376,6 +376,9 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     await s0.kill();
     const first = await promotedFrom(lab, 0);
     await eventually(`role=master on ${first}`, async () => labelsOf(await lab.pods())[first] === 'master/yes', 60_000);
+    const events = async () => (await lab.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns })).items;
+    await eventually('a RejoinPending Event: the downtime stays while the old master is down', async () =>
+      (await events()).some((e) => e.reason === 'RejoinPending' && e.message?.includes(`${fqdn(ns, 0)}:3306 (`)));
     await s0.start();
     await lab.nc.markStarted(0);
     await eventually(`Orchestrator to see ${podName(0)} again`, async () => (await instance(0)).IsLastCheckValid);
@@ -385,8 +388,7 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       if (i.IsDowntimed) throw new Error(`still downtimed: ${i.DowntimeReason}`);
       return true;
     });
-    const events = await lab.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns });
-    assert.ok(events.items.some((e) => e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`)), 'a DowntimeEnded Event names the old master and its master');
+    assert.ok((await events()).some((e) => e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`)), 'a DowntimeEnded Event names the old master and its master');
 
     const other = [1, 2].find((i) => podName(i) !== first)!;
     const orchestrator = orchestratorClient({ baseUrl: `${lab.standIn.url}/api` });
