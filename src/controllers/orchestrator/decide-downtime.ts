@@ -59,7 +59,8 @@ export function decideDowntime(g: Gathered, nodes: readonly NodeStatus[]): Downt
   if (downtimed.length === 0) return { end: [] };
   const failover = decideFailover(g);
   if (failover?.inProgress) return { end: [], held: { reason: ORCHESTRATOR_REASONS.failoverInProgress, message: failover.message } };
-  if (orc.master === null) return { end: [], held: { reason: ORCHESTRATOR_REASONS.noMaster, message: 'Orchestrator knows no master for the cluster' } };
+  // The labels' NoMaster Warning already says it; one about the downtime would only repeat it.
+  if (orc.master === null) return { end: [] };
   const master = orc.master.key;
 
   const end: DowntimeEnd[] = [];
