@@ -71,11 +71,12 @@ describe('decideDowntime', () => {
     assert.deepEqual(ended(healthy({ orchestrator: reachable({ master: instances[0]!, instances }) })), [fqdn(0)]);
   });
 
-  it('holds while Orchestrator fails over, and says nothing while it is unreachable', () => {
+  it('holds while Orchestrator fails over, and says nothing while it is unreachable or names no master', () => {
     const g = afterFailover({});
     const failing = { ...g, orchestrator: { ...g.orchestrator, analysis: [analysis(1, 'DeadMaster')] } as Gathered['orchestrator'] };
     assert.deepEqual(decide(failing).end, []);
     assert.equal(decide(failing).held?.reason, 'FailoverInProgress');
     assert.deepEqual(decide({ ...g, orchestrator: { kind: 'unreachable', message: 'timeout of 5000ms exceeded' } }), { end: [] });
+    assert.deepEqual(decide({ ...g, orchestrator: { ...g.orchestrator, master: null } as Gathered['orchestrator'] }), { end: [] }, 'no master: the labels say so');
   });
 });
