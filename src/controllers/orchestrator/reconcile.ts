@@ -102,7 +102,7 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
   } finally {
     await pass.cachesCaughtUp();
     steps.lap('caches');
-    // Where a pass spends its time, for the hook-to-label latency (bench/failover-routing --timings).
+    // Where a pass spends its time, for the hook-to-label latency (the timings option of bench/failover-routing).
     ctx.log.debug('pass timings', { cluster: req.key, hook: g.hook?.process, ms: steps.laps });
   }
 }
