@@ -63,7 +63,7 @@ describe('constants of COMPAT.md', () => {
   it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
       'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'FailoverInProgress', 'ForgetGracePeriod',
-      'RecoveryTooRecent', 'ClusterNotReady', 'MasterLabelled', 'ReadOnlyChanged', 'RecoveriesAcknowledged',
+      'RecoveryTooRecent', 'ClusterNotReady', 'MasterLabelled', 'MasterUnanswered', 'ReadOnlyChanged', 'RecoveriesAcknowledged',
       'InstanceForgotten', 'ForgetAbandoned',
     ]);
     assert.ok(Object.values(api.CLUSTER_REASONS).includes('MasterNotHealthy' as never));
