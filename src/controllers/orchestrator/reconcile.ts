@@ -300,18 +300,25 @@ class Pass {
     await Promise.all([...this.#written.values()].map((w) => cacheMoved(w.cache, this.req.namespace, w.name, w.before, this.#ctx.signal)));
   }
 
-  #wrote(cache: Informer<KubeObject>, name: string, before: string | undefined): void {
+  /**
+   * `written`: what the API server answered. A write that changed nothing (labels another pass
+   * already set) answers with the version the cache holds, which then never moves: the pass waited
+   * out CACHE_CATCH_UP_MS with a hook call queued behind it (docs/switchover.md).
+   */
+  #wrote(cache: Informer<KubeObject>, name: string, before: string | undefined, written: KubeObject): void {
+    const after = written?.metadata?.resourceVersion;
+    if (after !== undefined && after === before) return;
     if (!this.#written.has(`${cache.target.kind}/${name}`)) this.#written.set(`${cache.target.kind}/${name}`, { cache, name, before });
   }
 
-  #clusterWritten(): void {
-    this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion);
+  #clusterWritten(written: KubeObject): void {
+    this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion, written);
   }
 
   async label(pod: string, labels: Record<string, string>): Promise<void> {
     const before = this.#caches.pods.get(this.req.namespace, pod)?.metadata?.resourceVersion;
-    await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
-    this.#wrote(this.#caches.pods, pod, before);
+    const written = await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
+    this.#wrote(this.#caches.pods, pod, before, written);
   }
 
   #clusterRef(): ObjectRef {
@@ -322,8 +329,7 @@ class Pass {
   async setFinalizer(present: boolean): Promise<void> {
     const others = (this.#cluster.metadata?.finalizers ?? []).filter((f) => f !== FINALIZER_ORCHESTRATOR);
     const finalizers = present ? [...others, FINALIZER_ORCHESTRATOR] : others;
-    await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' });
-    this.#clusterWritten();
+    this.#clusterWritten(await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' }));
   }
 
   async discover(key: InstanceKey): Promise<void> {
@@ -347,8 +353,7 @@ class Pass {
   }
 
   async writeStatus(status: ReturnType<typeof decideStatus>['status']): Promise<void> {
-    await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions });
-    this.#clusterWritten();
+    this.#clusterWritten(await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions }));
   }
 
   /**
