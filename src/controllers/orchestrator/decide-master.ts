@@ -60,14 +60,14 @@ export function decideMaster(g: Gathered): MasterVerdict {
 }
 
 /**
- * One pass whose connection to the master failed (a connect timeout on a loaded node, a server
- * busy restarting a replica's clone) is not a dead master: taking the label off empties the master
+ * One pass whose connection to the master failed (a connect timeout on a loaded node, a name
+ * lookup stuck behind others: docs/switchover.md) is not a dead master: taking the label off empties the master
  * Service until the next pass, seconds of refused writes for nothing. The label stays on
  * Orchestrator's word alone when that word is fresh and clean, no failover is under way, no other
  * server claims to be writable (so never two masters), and the previous pass did not miss it too.
  * Returns why the label may not stay, or undefined when it may.
  */
-export function unansweredVeto(g: Gathered, master: PodNode, said: Instance): string | undefined {
+function unansweredVeto(g: Gathered, master: PodNode, said: Instance): string | undefined {
   if (g.masterUnansweredBefore === master.pod.name) return 'and did not answer the pass before either';
   const i = master.instance ?? said;
   if (!checkedRecently(i)) return "and Orchestrator's last check of it failed too";
