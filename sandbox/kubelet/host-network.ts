@@ -7,6 +7,8 @@ export type { PodNetwork, PodNetworkAttachment } from '../network/pods.ts';
 
 /** The hosts file a host-network pod keeps: nothing is mounted over it. */
 export const HOST_HOSTS_FILE = '/etc/hosts';
+/** Where a pod with a network of its own gets the pod network's resolver (RESOLV_CONF). */
+export const RESOLV_CONF_PATH = '/etc/resolv.conf';
 
 export function hostNetwork(nodeIP = '127.0.0.1'): PodNetwork {
   return {

@@ -11,7 +11,7 @@ import type { KubeClient } from '../../src/runtime/kube/client.ts';
 import type { EventRecorder } from '../../src/runtime/events.ts';
 import type { Logger } from '../../src/runtime/logger.ts';
 import { ContainerConfigError, containerEnv, expandArgs } from './env.ts';
-import { HOST_HOSTS_FILE, type PodNetwork, type PodNetworkAttachment } from './host-network.ts';
+import { HOST_HOSTS_FILE, RESOLV_CONF_PATH, type PodNetwork, type PodNetworkAttachment } from './host-network.ts';
 import { resolveImage, type ImageTableOptions } from './images.ts';
 import { launchArgv, mountOrder, type Mount } from './launch.ts';
 import { ProbeLoop, runAction, type ProbeTarget } from './probes.ts';
@@ -327,6 +327,9 @@ export class PodWorker {
     const extra: Mount[] = [];
     if (net.hostsFile !== HOST_HOSTS_FILE && !mounts.some((m) => m.target === HOST_HOSTS_FILE)) {
       extra.push({ source: net.hostsFile, target: HOST_HOSTS_FILE, readOnly: false, file: true });
+    }
+    if (net.resolvFile && !mounts.some((m) => m.target === RESOLV_CONF_PATH)) {
+      extra.push({ source: net.resolvFile, target: RESOLV_CONF_PATH, readOnly: true, file: true });
     }
     privateDirs.forEach((d, i) => {
       const dir = join(runDir, 'layer', String(i));

@@ -1,6 +1,7 @@
 // Pods' network namespaces: attach gives a pod its namespace, address and hosts file; detach
 // takes them away. Idempotent per pod uid (the kubelet may attach again after its own restart of
 // a pod's containers), and one operation per uid at a time.
+import { constants } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { netnsName, nextPodIp, vethName } from './addresses.ts';
@@ -14,7 +15,22 @@ export interface PodNetworkAttachment {
   netns: string;
   /** The path to bind-mount over /etc/hosts; rewritten in place (same inode) as names change. */
   hostsFile: string;
+  /** The path to bind-mount over /etc/resolv.conf (RESOLV_CONF); absent: keep the machine's. */
+  resolvFile?: string;
 }
+
+/**
+ * The pods' resolver: a nameserver on the pod's own loopback, where nothing listens, so a name
+ * missing from the hosts file fails at once, as the cluster DNS answers NXDOMAIN. The machine's
+ * nameserver is beyond the bridge (forwarding is off): each lookup of a missing name (a pod just
+ * deleted) waited out its timeout, 5 s, inside the libuv threadpool of a Node process, and lookups
+ * of names the hosts file has waited behind them: the operator's connects to every server timed
+ * out at once (docs/switchover.md, "Measured end to end").
+ */
+export const RESOLV_CONF = `# Sandbox pod resolver (sandbox/network/pods.ts): names come from /etc/hosts; no DNS server.
+nameserver 127.0.0.1
+options timeout:1 attempts:1
+`;
 
 export interface PodRef {
   uid: string;
@@ -39,15 +55,20 @@ const UID = /^[A-Za-z0-9-]{1,64}$/;
 
 /**
  * Writes `text` into the file at `path` without replacing it: a bind mount holds the inode, so a
- * rename would leave the pod reading the old file. Truncate and write, unless it already says so.
+ * rename would leave the pod reading the old file. Never empty, never half a line, for a reader in
+ * between (glibc reads /etc/hosts on every lookup): the new text goes over the old, a comment over
+ * what is left of the old, then the file is cut to the new text. Truncating first left the file
+ * empty for a moment, and a connect that read it then failed with EAI_AGAIN on a name that exists.
  */
 export async function writeInPlace(path: string, text: string): Promise<boolean> {
-  const f = await open(path, 'a+');
+  const f = await open(path, constants.O_RDWR | constants.O_CREAT);
   try {
     const current = await f.readFile('utf8');
     if (current === text) return false;
-    await f.truncate(0);
-    await f.write(text, 0);
+    const size = Buffer.byteLength(text);
+    const left = Buffer.byteLength(current) - size;
+    await f.write(left > 0 ? `${text}${'#'.repeat(left - 1)}\n` : text, 0);
+    if (left > 0) await f.truncate(size);
     return true;
   } finally {
     await f.close();
@@ -119,13 +140,16 @@ export class PodNetworks implements PodNetwork {
     const ip = nextPodIp(this.#claim, used, this.#lastIp);
     if (!ip) throw new Error(`attach ${pod.namespace}/${pod.name}: no address left in ${this.#claim.podCIDR}`);
     this.#lastIp = ip;
-    const attachment: PodNetworkAttachment = { ip, netns: netnsName(this.#claim, pod.uid), hostsFile: join(this.#hostsDir, pod.uid) };
+    const attachment: PodNetworkAttachment = {
+      ip, netns: netnsName(this.#claim, pod.uid), hostsFile: join(this.#hostsDir, pod.uid), resolvFile: join(this.#claim.dir, 'resolv.conf'),
+    };
     const identity: PodIdentity = { ip, namespace: pod.namespace, hostname: pod.hostname, ...(pod.subdomain ? { subdomain: pod.subdomain } : {}) };
     // Reserved before the first await, so a concurrent attach of another pod takes another address.
     this.#attached.set(pod.uid, { attachment, identity });
     try {
       await createPodNetns({ netns: attachment.netns, hostVeth: vethName(this.#claim, ip), bridge: this.#claim.bridge, ipCidr: `${ip}/24`, gateway: this.#claim.gateway });
       await mkdir(this.#hostsDir, { recursive: true });
+      await writeInPlace(attachment.resolvFile!, RESOLV_CONF);
       await writeInPlace(attachment.hostsFile, this.#hostsText(identity));
     } catch (e) {
       await this.#detach(pod.uid);

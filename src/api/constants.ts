@@ -348,6 +348,8 @@ export const ORCHESTRATOR_REASONS = {
   // Events only: what a pass did
   /** role=master moved to a pod (or was taken from one). */
   masterLabelled: 'MasterLabelled',
+  /** The master's server did not answer one pass; its label stayed on Orchestrator's fresh word. */
+  masterUnanswered: 'MasterUnanswered',
   /** A server made read-only or writable through Orchestrator. */
   readOnlyChanged: 'ReadOnlyChanged',
   recoveriesAcknowledged: 'RecoveriesAcknowledged',

@@ -56,6 +56,13 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     const masters = watch.masterChanges.filter((m, i, all) => m !== '' && m !== all.slice(0, i).findLast((x) => x !== ''));
     console.log(`rolled in ${(rolledIn / 1000).toFixed(1)} s: ${timeline}; role=master: ${watch.masterChanges.map((m) => m || '(none)').join(' → ')}`);
     console.log(`writes: ${writer.acked().length} acknowledged, ${writer.failed().length} failed; longest gap between acknowledged writes ${(writer.longestGap() / 1000).toFixed(2)} s (goal ≤ 2 s)`);
+    // Where the failures came from: no endpoint behind the Service (ECONNRESET from the proxy), the
+    // writer's own connect timing out, a server refusing the write (read-only).
+    const causes = Map.groupBy(writer.failed(), (r) => (r.error ?? '').replace(/\d+\.\d+\.\d+\.\d+:\d+/, '<service>').slice(0, 60));
+    console.log(`failed writes by error: ${[...causes].map(([e, rs]) => `${rs.length} × ${e}`).join('; ') || 'none'}`);
+    const gap = writer.longestGapSpan();
+    const stopped = watch.deletions.find((d) => d.pod === oldMaster)?.at;
+    if (gap && stopped) console.log(`longest gap from ${((gap.from - stopped) / 1000).toFixed(2)} s to ${((gap.to - stopped) / 1000).toFixed(2)} s after the master's pod was deleted`);
 
     assert.deepEqual(watch.deletions.map((d) => d.pod).sort(), view.pods.map((p) => p.name).sort(), 'every pod restarted once');
     assert.deepEqual(watch.deletions.map((d) => d.role), [ROLE.replica, ROLE.replica, ROLE.master], `replicas first, the master last: ${timeline}`);

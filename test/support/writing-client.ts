@@ -62,10 +62,18 @@ export class WritingClient {
 
   /** The longest time between two consecutive acknowledgements (ms). */
   longestGap(): number {
+    const span = this.longestGapSpan();
+    return span ? span.to - span.from : 0;
+  }
+
+  /** The two consecutive acknowledgements furthest apart (ms since the epoch), if there are two. */
+  longestGapSpan(): { from: number; to: number } | undefined {
     const acks = this.records.flatMap((r) => (r.ackedAt === undefined ? [] : [r.ackedAt])).sort((a, b) => a - b);
-    let gap = 0;
-    for (let i = 1; i < acks.length; i++) gap = Math.max(gap, acks[i]! - acks[i - 1]!);
-    return gap;
+    let span: { from: number; to: number } | undefined;
+    for (let i = 1; i < acks.length; i++) {
+      if (!span || acks[i]! - acks[i - 1]! > span.to - span.from) span = { from: acks[i - 1]!, to: acks[i]! };
+    }
+    return span;
   }
 
   async #write(id: number): Promise<void> {

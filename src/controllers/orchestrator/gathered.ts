@@ -36,6 +36,11 @@ export interface Gathered {
   orchestrator: OrchestratorState;
   /** The newest failover hook call about the cluster, when it is fresh (hook-signals.ts). */
   hook?: HookSignal;
+  /**
+   * The pod the previous pass kept labelled master though its server did not answer
+   * (decide-master.ts, `unanswered`): a second miss in a row takes the label off.
+   */
+  masterUnansweredBefore?: string;
   now: Date;
 }
 

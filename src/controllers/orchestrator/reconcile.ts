@@ -26,7 +26,7 @@ import { decideDowntime, type DowntimeEnd } from './decide-downtime.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
-import { decideMaster } from './decide-master.ts';
+import { decideMaster, type MasterVerdict } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
 import { decideStatus, isReady } from './decide-status.ts';
@@ -65,6 +65,8 @@ const EXPECTED_HOLDS: ReadonlySet<string> = new Set([
 export class ControllerMemory {
   readonly ready = new Map<string, ConditionStatus>();
   readonly failoversSeen = new Map<string, Set<string>>();
+  /** The pod kept labelled master on the last pass though its server did not answer. */
+  readonly masterUnanswered = new Map<string, string>();
   readonly #holds = new Map<string, string>();
 
   /** True when `kind` of the cluster now holds for another reason than last pass (or did not hold). */
@@ -79,6 +81,7 @@ export class ControllerMemory {
   forget(cluster: string): void {
     this.ready.delete(cluster);
     this.failoversSeen.delete(cluster);
+    this.masterUnanswered.delete(cluster);
     for (const k of this.#holds.keys()) if (k.startsWith(`${cluster}\u0000`)) this.#holds.delete(k);
   }
 }
@@ -140,6 +143,7 @@ async function act(
   const verdict = decideMaster(g);
   const master = verdict.kind === 'master' ? verdict.node.pod : undefined;
   pass.announceMaster(labels.patches, labels.noMaster);
+  pass.rememberUnanswered(verdict);
   // Measured and counted here, before the steps that may fail: the labels are what the hook waits for.
   const hook = decideHook(g.hook, master?.fqdn, labelledAt);
   if (hook.kind === 'settle' && g.hook) {
@@ -201,7 +205,8 @@ async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, po
   const latest = deps.signals.latest(req.key);
   const hook = freshHook(latest, now);
   if (latest !== undefined && hook === undefined) deps.signals.settle(latest);
-  return { cluster, pods, servers, orchestrator, now, ...(hook ? { hook } : {}) };
+  const unanswered = deps.memory.masterUnanswered.get(req.key);
+  return { cluster, pods, servers, orchestrator, now, ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}) };
 }
 
 /** What each running pod's server says, as the operator user; connections closed before returning. */
@@ -301,18 +306,25 @@ class Pass {
     await Promise.all([...this.#written.values()].map((w) => cacheMoved(w.cache, this.req.namespace, w.name, w.before, this.#ctx.signal)));
   }
 
-  #wrote(cache: Informer<KubeObject>, name: string, before: string | undefined): void {
+  /**
+   * `written`: what the API server answered. A write that changed nothing (labels another pass
+   * already set) answers with the version the cache holds, which then never moves: the pass waited
+   * out CACHE_CATCH_UP_MS with a hook call queued behind it (docs/switchover.md).
+   */
+  #wrote(cache: Informer<KubeObject>, name: string, before: string | undefined, written: KubeObject): void {
+    const after = written?.metadata?.resourceVersion;
+    if (after !== undefined && after === before) return;
     if (!this.#written.has(`${cache.target.kind}/${name}`)) this.#written.set(`${cache.target.kind}/${name}`, { cache, name, before });
   }
 
-  #clusterWritten(): void {
-    this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion);
+  #clusterWritten(written: KubeObject): void {
+    this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion, written);
   }
 
   async label(pod: string, labels: Record<string, string>): Promise<void> {
     const before = this.#caches.pods.get(this.req.namespace, pod)?.metadata?.resourceVersion;
-    await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
-    this.#wrote(this.#caches.pods, pod, before);
+    const written = await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
+    this.#wrote(this.#caches.pods, pod, before, written);
   }
 
   #clusterRef(): ObjectRef {
@@ -323,8 +335,7 @@ class Pass {
   async setFinalizer(present: boolean): Promise<void> {
     const others = (this.#cluster.metadata?.finalizers ?? []).filter((f) => f !== FINALIZER_ORCHESTRATOR);
     const finalizers = present ? [...others, FINALIZER_ORCHESTRATOR] : others;
-    await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' });
-    this.#clusterWritten();
+    this.#clusterWritten(await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' }));
   }
 
   async discover(key: InstanceKey): Promise<void> {
@@ -348,8 +359,7 @@ class Pass {
   }
 
   async writeStatus(status: ReturnType<typeof decideStatus>['status']): Promise<void> {
-    await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions });
-    this.#clusterWritten();
+    this.#clusterWritten(await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions }));
   }
 
   /**
@@ -373,6 +383,24 @@ class Pass {
     const what = moved ? `role=master taken from ${before.join(', ')}` : after.length > 0 ? `role=master left on ${after.join(', ')}` : 'no pod is labelled master';
     this.#announced.add(noMaster.reason);
     this.#ctx.events.warning(this.#cluster, noMaster.reason, `${what}: ${noMaster.message}`);
+  }
+
+  /**
+   * The master kept labelled though its server did not answer: remembered, so a second miss in a
+   * row takes the label off, and a Warning Event the first time (an on-call engineer sees it).
+   */
+  rememberUnanswered(verdict: MasterVerdict): void {
+    const memory = this.#deps.memory.masterUnanswered;
+    if (verdict.kind !== 'master' || verdict.unanswered === undefined) {
+      memory.delete(this.req.key);
+      return;
+    }
+    const pod = verdict.node.pod.name;
+    if (memory.get(this.req.key) === pod) return;
+    memory.set(this.req.key, pod);
+    const message = `role=master kept on ${pod} on Orchestrator's word: its server did not answer this pass (${verdict.unanswered})`;
+    this.#ctx.log.info('master unanswered, label kept', { cluster: this.req.key, pod, error: verdict.unanswered });
+    this.#ctx.events.warning(this.#cluster, ORCHESTRATOR_REASONS.masterUnanswered, message);
   }
 
   async setReadOnly(key: InstanceKey, readOnly: boolean): Promise<void> {

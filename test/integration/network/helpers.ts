@@ -89,12 +89,14 @@ export async function createService(env: NetworkEnv, svc: { name: string; select
 
 /**
  * Runs node with `code` inside the pod's network namespace, in a private mount namespace with
- * the pod's hosts file over /etc/hosts. Killed when the test ends.
+ * the pod's hosts file over /etc/hosts and its resolver over /etc/resolv.conf, as the kubelet
+ * mounts them. Killed when the test ends.
  */
 export function inPod(t: TestContext, pod: PodNetworkAttachment, code: string, args: string[] = []): ChildProcess {
+  const mount = 'mount --bind "$0" /etc/hosts && mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
   const child = spawn(
     'ip',
-    ['netns', 'exec', pod.netns, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', pod.hostsFile, process.execPath, '-e', code, ...args],
+    ['netns', 'exec', pod.netns, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', mount, pod.hostsFile, pod.resolvFile!, process.execPath, '-e', code, ...args],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   t.after(() => {

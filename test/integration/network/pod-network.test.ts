@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { podFqdn } from '../../../src/api/names.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { eventually } from '../../support/wait.ts';
-import { createService, echoServer, greeting, networkEnv, runningPod, skipReason } from './helpers.ts';
+import { createService, echoServer, greeting, networkEnv, output, inPod, runningPod, skipReason } from './helpers.ts';
 
 const skip = skipReason();
 
@@ -34,6 +34,22 @@ test('two pods reach each other by pod FQDN and by Service name from their hosts
   await echoServer(t, a.net, 'db-0', 3306);
   assert.equal(await greeting(t, a.net, 'db-0', 3306), 'db-0');
   assert.ok([a.net.ip, b.net.ip].includes(env.net.resolve(`mysql.${env.namespace}.svc.cluster.local`) ?? ''), 'a headless Service name → its pods');
+});
+
+test('a pod asks no DNS server beyond its own loopback: a name nobody has fails there, and the hosts file answers the rest', { skip }, async (t) => {
+  const env = await networkEnv(t);
+  const a = await runningPod(env, 'app-0');
+  // The machine's nameserver lies beyond the bridge, which forwards nothing: each lookup of a
+  // missing name (a pod just deleted) waited out its timeout and held the lookups behind it.
+  const code = `
+    const dns = require('node:dns');
+    const missing = (name) => dns.promises.lookup(name).then(() => 'resolved', (e) => e.code);
+    Promise.all([missing('gone-0.mysql.default'), missing('gone-1.mysql.default'), dns.promises.lookup('app-0')])
+      .then(([g0, g1, own]) => console.log(JSON.stringify({ servers: dns.getServers(), g0, g1, own: own.address })));`;
+  const seen = JSON.parse(await output(inPod(t, a.net, code))) as { servers: string[]; g0: string; g1: string; own: string };
+  assert.deepEqual(seen.servers, ['127.0.0.1']);
+  assert.ok(['EAI_AGAIN', 'ENOTFOUND'].includes(seen.g0) && seen.g0 === seen.g1, `a missing name fails: ${seen.g0}`);
+  assert.equal(seen.own, a.net.ip);
 });
 
 test('a hosts file bind-mounted into a pod shows names added after the mount (rewritten in place)', { skip }, async (t) => {
