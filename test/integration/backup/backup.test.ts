@@ -23,9 +23,13 @@ import { startMariaDB, type MariaDBServer } from '../../support/mariadb.ts';
 import { s3DownMidUpload, startS3 } from '../../support/s3.ts';
 import { startS3Server } from '../../../sandbox/s3.ts';
 import { formCluster, watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
+import { rbacAcrossTests } from '../../support/rbac.ts';
 import { eventually } from '../../support/wait.ts';
 import { BACKUP as BACKUP_IDENTITY, SIDECAR_MAIN, fileCleanups, fillData, startServeSidecar, type RunningSidecar } from '../sidecar/support.ts';
-import { startBackupOperator } from './operator.ts';
+import { BACKUP_OPERATOR_AGENT, startBackupOperator } from './operator.ts';
+
+/** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
+const rbac = rbacAcrossTests(BACKUP_OPERATOR_AGENT, ['backup controller']);
 
 type Backup = MysqlBackup & KubeObject;
 const BACKUP = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlBackup' };
@@ -81,6 +85,7 @@ interface LabOptions {
 
 async function lab(t: TestContext, opts: LabOptions = {}): Promise<Lab> {
   const env = await kubeEnv(t);
+  t.after(() => rbac.record(env.server));
   const ns = env.namespace;
   const client = new KubeClient(env.kubeConfig, { userAgent: 'backup-test/1.0' });
   t.after(() => client.close());
@@ -386,3 +391,5 @@ test('a MysqlBackup of a cluster that does not exist makes no Job; Failed names 
   assert.match(failed.message!, /^spec\.clusterName: MysqlCluster nope not found/);
   assert.equal(await l.client.getIfExists({ ...JOB, namespace: l.ns, name: 'b4-backup' }), undefined);
 });
+
+test("the chart's RBAC rules allow every request of the tests above, and the backup controller uses each of its grants", (t) => rbac.check(t));

@@ -8,8 +8,12 @@ import type { MysqlBackup, MysqlCluster } from '../../../src/api/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
+import { rbacAcrossTests } from '../../support/rbac.ts';
 import { eventually } from '../../support/wait.ts';
-import { startBackupOperator, type RunningOperator } from './operator.ts';
+import { BACKUP_OPERATOR_AGENT, startBackupOperator, type RunningOperator } from './operator.ts';
+
+/** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
+const rbac = rbacAcrossTests(BACKUP_OPERATOR_AGENT, ['backupcron controller']);
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const BACKUP = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlBackup' };
@@ -25,6 +29,7 @@ interface Lab {
 
 async function lab(t: TestContext, spec: Partial<MysqlCluster['spec']>): Promise<Lab> {
   const env = await kubeEnv(t);
+  t.after(() => rbac.record(env.server));
   const client = new KubeClient(env.kubeConfig, { userAgent: 'backupcron-test/1.0' });
   t.after(() => client.close());
   await client.create({
@@ -118,3 +123,19 @@ test('after an operator restart the schedule is rebuilt from the API, and a tick
   await second.ticker.fire(tick(2));
   assert.deepEqual(await backupNames(l), [nameAt(1), nameAt(2)]);
 });
+
+test('a BackupSchedule condition an earlier release wrote with a status update is taken over: removing the schedule removes it', async (t) => {
+  const l = await lab(t, { backupSchedule: HOURLY });
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  // Earlier releases wrote the status with updates: that writer owns the condition.
+  await l.client.patchStatus({ ...CLUSTER, namespace: l.ns, name: 'my-db' }, {
+    status: { conditions: [{ type: 'BackupSchedule', status: 'True', reason: 'BackupScheduled', message: 'from an earlier release', lastTransitionTime: at }] },
+  });
+  await operator(t, l);
+  await eventually('the condition rewritten', async () => (await scheduleCondition(l))?.message === 'backups scheduled by "0 0 * * * *"');
+  await l.client.patch({ ...CLUSTER, namespace: l.ns, name: 'my-db' }, { spec: { backupSchedule: null } });
+  
+  await eventually('the condition gone with the schedule', async () => (await scheduleCondition(l)) === undefined);
+});
+
+test("the chart's RBAC rules allow every request of the tests above, and the backupcron controller uses each of its grants", (t) => rbac.check(t));
