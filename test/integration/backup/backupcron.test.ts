@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { MysqlBackup, MysqlCluster } from '../../../src/api/index.ts';
+import { scheduledBackupName } from '../../../src/controllers/backupcron/decide-tick.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
@@ -40,8 +41,8 @@ async function lab(t: TestContext, spec: Partial<MysqlCluster['spec']>): Promise
   return { env, client, ns: env.namespace };
 }
 
-async function operator(t: TestContext, l: Lab): Promise<RunningOperator> {
-  const op = await startBackupOperator(l.env.kubeConfig, l.ns, { backupCron: true });
+async function operator(t: TestContext, l: Lab, now?: () => Date): Promise<RunningOperator> {
+  const op = await startBackupOperator(l.env.kubeConfig, l.ns, { backupCron: true }, {}, now);
   t.after(() => op.stop());
   return op;
 }
@@ -122,6 +123,25 @@ test('after an operator restart the schedule is rebuilt from the API, and a tick
   assert.deepEqual(await backupNames(l), [nameAt(1)]);
   await second.ticker.fire(tick(2));
   assert.deepEqual(await backupNames(l), [nameAt(1), nameAt(2)]);
+});
+
+test('a tick due while no operator ran is run once by the next operator, and not again by the one after', async (t) => {
+  const l = await lab(t, { backupSchedule: HOURLY });
+  const first = await operator(t, l);
+  const scheduled = await eventually('BackupSchedule True', async () => (await scheduleCondition(l))?.status === 'True' && (await scheduleCondition(l)));
+  await first.stop();
+  // The next operator starts two hours later by its clock: the ticks in between fell while none ran.
+  const later = () => new Date(Date.parse(scheduled!.lastTransitionTime!) + 2 * 3600_000);
+  const due = new Date(Math.floor(later().getTime() / 3600_000) * 3600_000);
+  const key = `${l.ns}/my-db`;
+  const second = await operator(t, l, later);
+  await second.reconciles.settled([key], 0, 1);
+  assert.deepEqual(await backupNames(l), [scheduledBackupName('my-db', due)], 'the latest missed tick, once');
+  await second.stop();
+  const third = await operator(t, l, later);
+  await third.reconciles.settled([key], 0, 1);
+  assert.equal(third.ticker.active.size, 1);
+  assert.deepEqual(await backupNames(l), [scheduledBackupName('my-db', due)], 'seen again by the next operator: not run twice');
 });
 
 test('a BackupSchedule condition an earlier release wrote with a status update is taken over: removing the schedule removes it', async (t) => {

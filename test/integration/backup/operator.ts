@@ -48,6 +48,8 @@ export async function startBackupOperator(
   namespace: string,
   run: { backup?: boolean; backupCron?: boolean; restore?: boolean } = { backup: true, backupCron: true },
   env: Record<string, string> = {},
+  /** The backupcron controller's clock (a later operator, hours on). */
+  now?: () => Date,
 ): Promise<RunningOperator> {
   const loaded = loadConfig(
     [],
@@ -62,7 +64,7 @@ export async function startBackupOperator(
   const backupOpts = loaded.controllers.find((c) => c.name === 'backup')!.options as BackupControllerOptions;
   const specs = [
     ...(run.backup ? [makeBackupController(backupOpts)] : []),
-    ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start })] : []),
+    ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start, ...(now ? { now } : {}) })] : []),
     ...(run.restore ? [makeRestoreController()] : []),
   ];
   for (const spec of specs) {
