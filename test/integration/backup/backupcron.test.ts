@@ -113,10 +113,12 @@ test('after an operator restart the schedule is rebuilt from the API, and a tick
   await eventually('the schedule to run', () => first.ticker.active.size === 1);
   await first.ticker.fire(tick(1));
   await complete(l, nameAt(1));
+  const scheduled = await eventually('BackupSchedule True', async () => (await scheduleCondition(l))?.status === 'True' && (await scheduleCondition(l)));
   await first.stop();
   assert.equal(first.ticker.active.size, 0, 'a stopped operator schedules nothing');
 
-  const second = await operator(t, l);
+  // Restarted within the second the schedule began: no tick fell while none ran (that case is the next test).
+  const second = await operator(t, l, () => new Date(Date.parse(scheduled!.lastTransitionTime!)));
   await eventually('the schedule rebuilt', () => second.ticker.active.size === 1);
   // The tick the first operator ran, seen again (node-cron catching up after the restart).
   await second.ticker.fire(tick(1));
