@@ -411,6 +411,20 @@ export function formatPath(segs: string[]): string {
   return out;
 }
 
+/** Whether `set` holds a member under the node at `segs`. */
+function ownsBelow(set: FieldSet, segs: string[]): boolean {
+  let cur: FieldSet | undefined = set;
+  for (const s of segs) cur = cur?.[s];
+  return cur !== undefined && memberPaths(cur).length > 0;
+}
+
+/** A non-empty map or list whose items are owned one by one (not atomic). */
+function isGranularContainer(value: unknown, segs: string[], schema: SchemaInfo): boolean {
+  const path = segs.filter((s) => s.startsWith('f:')).map((s) => s.slice(2));
+  if (Array.isArray(value)) return value.length > 0 && schema.listType(path).type !== 'atomic';
+  return isObject(value) && Object.keys(value).length > 0 && !(path.length > 0 && schema.atomicMap(path));
+}
+
 function applyMerge(live: unknown, applied: unknown, path: string[], schema: SchemaInfo): unknown {
   if (isObject(applied) && isObject(live) && !(path.length > 0 && schema.atomicMap(path))) {
     const out: KObj = { ...live };
@@ -523,12 +537,16 @@ export function serverSideApply(
     kept = others.map((e) => ({ ...e, fieldsV1: differenceSets(e.fieldsV1, taken) }));
   }
   if (previous && live) {
-    const dropped = differenceSets(previous.fieldsV1, appliedSet);
-    {
-      for (const segs of memberPaths(dropped)) {
-        if (kept.some((e) => hasMember(e.fieldsV1, segs))) continue;
-        removeAt(obj, segs);
-      }
+    // Structured-merge-diff's rule: a field goes when this manager applied it last time, does not
+    // now, and no other manager owns it. Path by path: an empty list or map applied before (a leaf
+    // member) does not cover the items it held, and a list or map of items this manager stops
+    // naming as a whole keeps the items others own or nobody owns (its own are paths of their own).
+    // An item goes whole unless another manager owns something in it.
+    for (const segs of memberPaths(previous.fieldsV1)) {
+      if (hasMember(appliedSet, segs) || kept.some((e) => hasMember(e.fieldsV1, segs))) continue;
+      const item = /^[kv]:/.test(segs[segs.length - 1]!);
+      if (item ? kept.some((e) => ownsBelow(e.fieldsV1, segs)) : isGranularContainer(valueAt(obj, segs), segs, opts.schema)) continue;
+      removeAt(obj, segs);
     }
   }
   obj = applyMerge(obj, applied, [], opts.schema) as KObj;

@@ -26,7 +26,7 @@ import { parseKey, type KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage } from '../../runtime/logger.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { KINDS } from '../shared/kinds.ts';
-import { decideSchedule, decideScheduleCondition } from './decide-schedule.ts';
+import { decideSchedule, decideScheduleCondition, missedTick } from './decide-schedule.ts';
 import { decideTick, type Backup } from './decide-tick.ts';
 import { chooseBackupsToPrune } from './retention.ts';
 import { sameSchedule, type Schedule } from './schedule.ts';
@@ -113,11 +113,15 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
       stopTicker(req.key);
     } else if (!current || !sameSchedule(current.schedule, d.schedule)) {
       stopTicker(req.key);
-      const ticker = startTicker(d.schedule, (at) =>
-        tick(req.key, at).catch((err: unknown) => runCtx?.log.error('scheduled backup failed', { cluster: req.name, namespace: req.namespace, error: errorMessage(err) })),
-      );
-      running.set(req.key, { schedule: d.schedule, ticker });
+      const onTick = (at: Date): Promise<void> =>
+        tick(req.key, at).catch((err: unknown) => runCtx?.log.error('scheduled backup failed', { cluster: req.name, namespace: req.namespace, error: errorMessage(err) }));
+      running.set(req.key, { schedule: d.schedule, ticker: startTicker(d.schedule, onTick) });
       log.info('backup schedule started', { schedule: cluster.spec.backupSchedule });
+      const missed = current ? undefined : missedTick(cluster, d.schedule, now());
+      if (missed) {
+        log.info('running a tick no operator ran', { tick: missed.toISOString() });
+        await onTick(missed);
+      }
     }
     if (conditions) {
       if (d.state === 'invalid') {

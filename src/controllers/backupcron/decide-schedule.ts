@@ -4,7 +4,7 @@ import { CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS } from '../../api/
 import type { MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
 import { transitionTime } from '../condition-time.ts';
 import { parseRetentionPeriod, type RetentionPolicy } from './retention.ts';
-import { parseSchedule, type Schedule } from './schedule.ts';
+import { latestTickBetween, parseSchedule, type Schedule } from './schedule.ts';
 
 type Condition = NonNullable<MysqlClusterStatus['conditions']>[number];
 
@@ -46,4 +46,16 @@ export function decideScheduleCondition(cluster: MysqlCluster, d: ScheduleDecisi
   const reason = d.state === 'scheduled' ? CLUSTER_REASONS.backupScheduled : CLUSTER_REASONS.invalidBackupSchedule;
   if (current?.status === status && current.reason === reason && current.message === d.message) return undefined;
   return [{ type: CLUSTER_CONDITION.backupSchedule, status, reason, message: d.message, lastTransitionTime: transitionTime(current, status, now) } as Condition];
+}
+
+/**
+ * The tick to run at once when this operator takes the schedule over (a restart, a change of
+ * leader): the latest one due since an earlier operator scheduled it (the BackupSchedule
+ * condition's turn to True) that fell while no operator ran it. The tick names its backup, so one
+ * the earlier operator did run is not run twice. None for a schedule no operator ran before.
+ */
+export function missedTick(cluster: MysqlCluster, schedule: Schedule, now: Date): Date | undefined {
+  const c = cluster.status?.conditions?.find((x) => x.type === CLUSTER_CONDITION.backupSchedule);
+  if (c?.status !== CONDITION_STATUS.true || !c.lastTransitionTime) return undefined;
+  return latestTickBetween(schedule, new Date(c.lastTransitionTime), now);
 }

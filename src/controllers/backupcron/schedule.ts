@@ -65,3 +65,32 @@ function validTimeZone(tz: string): boolean {
 export function sameSchedule(a: Schedule, b: Schedule): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
+
+/** How far back an operator that takes over a schedule (a restart, a change of leader) looks for a tick no operator ran. */
+export const CATCH_UP_WINDOW_MS = 6 * 3600_000;
+
+/**
+ * The latest tick of `schedule` after `after` and at or before `upTo`, looking back at most
+ * CATCH_UP_WINDOW_MS; undefined when there is none. Minute by minute: every allowed second of a
+ * minute whose other fields match is a tick, so one match per minute tells (at most 360 matches).
+ */
+export function latestTickBetween(schedule: Schedule, after: Date, upTo: Date): Date | undefined {
+  const from = Math.max(after.getTime(), upTo.getTime() - CATCH_UP_WINDOW_MS);
+  const end = Math.floor(upTo.getTime() / 1000) * 1000;
+  if (schedule.kind === 'every') {
+    const last = Math.floor(end / schedule.intervalMs) * schedule.intervalMs;
+    return last > from ? new Date(last) : undefined;
+  }
+  const seconds = [...cron.parse(schedule.pattern).second].sort((a, b) => b - a);
+  const matcher = cron.createTask(schedule.pattern, () => undefined, schedule.timezone ? { timezone: schedule.timezone } : {});
+  try {
+    for (let minute = Math.floor(end / 60_000) * 60_000; minute + 60_000 > from; minute -= 60_000) {
+      if (!matcher.match(new Date(minute + seconds[0]! * 1000))) continue;
+      const second = seconds.find((sec) => minute + sec * 1000 <= end && minute + sec * 1000 > from);
+      if (second !== undefined) return new Date(minute + second * 1000);
+    }
+    return undefined;
+  } finally {
+    void matcher.destroy();
+  }
+}

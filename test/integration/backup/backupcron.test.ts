@@ -5,11 +5,16 @@
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { MysqlBackup, MysqlCluster } from '../../../src/api/index.ts';
+import { scheduledBackupName } from '../../../src/controllers/backupcron/decide-tick.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
+import { rbacAcrossTests } from '../../support/rbac.ts';
 import { eventually } from '../../support/wait.ts';
-import { startBackupOperator, type RunningOperator } from './operator.ts';
+import { BACKUP_OPERATOR_AGENT, startBackupOperator, type RunningOperator } from './operator.ts';
+
+/** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
+const rbac = rbacAcrossTests(BACKUP_OPERATOR_AGENT, ['backupcron controller']);
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const BACKUP = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlBackup' };
@@ -25,6 +30,7 @@ interface Lab {
 
 async function lab(t: TestContext, spec: Partial<MysqlCluster['spec']>): Promise<Lab> {
   const env = await kubeEnv(t);
+  t.after(() => rbac.record(env.server));
   const client = new KubeClient(env.kubeConfig, { userAgent: 'backupcron-test/1.0' });
   t.after(() => client.close());
   await client.create({
@@ -35,8 +41,8 @@ async function lab(t: TestContext, spec: Partial<MysqlCluster['spec']>): Promise
   return { env, client, ns: env.namespace };
 }
 
-async function operator(t: TestContext, l: Lab): Promise<RunningOperator> {
-  const op = await startBackupOperator(l.env.kubeConfig, l.ns, { backupCron: true });
+async function operator(t: TestContext, l: Lab, now?: () => Date): Promise<RunningOperator> {
+  const op = await startBackupOperator(l.env.kubeConfig, l.ns, { backupCron: true }, {}, now);
   t.after(() => op.stop());
   return op;
 }
@@ -107,10 +113,12 @@ test('after an operator restart the schedule is rebuilt from the API, and a tick
   await eventually('the schedule to run', () => first.ticker.active.size === 1);
   await first.ticker.fire(tick(1));
   await complete(l, nameAt(1));
+  const scheduled = await eventually('BackupSchedule True', async () => (await scheduleCondition(l))?.status === 'True' && (await scheduleCondition(l)));
   await first.stop();
   assert.equal(first.ticker.active.size, 0, 'a stopped operator schedules nothing');
 
-  const second = await operator(t, l);
+  // Restarted within the second the schedule began: no tick fell while none ran (that case is the next test).
+  const second = await operator(t, l, () => new Date(Date.parse(scheduled!.lastTransitionTime!)));
   await eventually('the schedule rebuilt', () => second.ticker.active.size === 1);
   // The tick the first operator ran, seen again (node-cron catching up after the restart).
   await second.ticker.fire(tick(1));
@@ -118,3 +126,38 @@ test('after an operator restart the schedule is rebuilt from the API, and a tick
   await second.ticker.fire(tick(2));
   assert.deepEqual(await backupNames(l), [nameAt(1), nameAt(2)]);
 });
+
+test('a tick due while no operator ran is run once by the next operator, and not again by the one after', async (t) => {
+  const l = await lab(t, { backupSchedule: HOURLY });
+  const first = await operator(t, l);
+  const scheduled = await eventually('BackupSchedule True', async () => (await scheduleCondition(l))?.status === 'True' && (await scheduleCondition(l)));
+  await first.stop();
+  // The next operator starts two hours later by its clock: the ticks in between fell while none ran.
+  const later = () => new Date(Date.parse(scheduled!.lastTransitionTime!) + 2 * 3600_000);
+  const due = new Date(Math.floor(later().getTime() / 3600_000) * 3600_000);
+  const key = `${l.ns}/my-db`;
+  const second = await operator(t, l, later);
+  await second.reconciles.settled([key], 0, 1);
+  assert.deepEqual(await backupNames(l), [scheduledBackupName('my-db', due)], 'the latest missed tick, once');
+  await second.stop();
+  const third = await operator(t, l, later);
+  await third.reconciles.settled([key], 0, 1);
+  assert.equal(third.ticker.active.size, 1);
+  assert.deepEqual(await backupNames(l), [scheduledBackupName('my-db', due)], 'seen again by the next operator: not run twice');
+});
+
+test('a BackupSchedule condition an earlier release wrote with a status update is taken over: removing the schedule removes it', async (t) => {
+  const l = await lab(t, { backupSchedule: HOURLY });
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  // Earlier releases wrote the status with updates: that writer owns the condition.
+  await l.client.patchStatus({ ...CLUSTER, namespace: l.ns, name: 'my-db' }, {
+    status: { conditions: [{ type: 'BackupSchedule', status: 'True', reason: 'BackupScheduled', message: 'from an earlier release', lastTransitionTime: at }] },
+  });
+  await operator(t, l);
+  await eventually('the condition rewritten', async () => (await scheduleCondition(l))?.message === 'backups scheduled by "0 0 * * * *"');
+  await l.client.patch({ ...CLUSTER, namespace: l.ns, name: 'my-db' }, { spec: { backupSchedule: null } });
+  
+  await eventually('the condition gone with the schedule', async () => (await scheduleCondition(l)) === undefined);
+});
+
+test("the chart's RBAC rules allow every request of the tests above, and the backupcron controller uses each of its grants", (t) => rbac.check(t));

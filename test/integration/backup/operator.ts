@@ -37,6 +37,9 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
+/** The operator's user agent in the API server's request log. */
+export const BACKUP_OPERATOR_AGENT = 'mysql-operator/backup-test';
+
 /** Refuses connections at once: Orchestrator "not running". */
 export const NO_ORCHESTRATOR = 'http://127.0.0.1:1/api';
 
@@ -45,13 +48,15 @@ export async function startBackupOperator(
   namespace: string,
   run: { backup?: boolean; backupCron?: boolean; restore?: boolean } = { backup: true, backupCron: true },
   env: Record<string, string> = {},
+  /** The backupcron controller's clock (a later operator, hours on). */
+  now?: () => Date,
 ): Promise<RunningOperator> {
   const loaded = loadConfig(
     [],
     { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '2s', ORCHESTRATOR_URL: NO_ORCHESTRATOR, ...env },
     [backupControllerDefinition, backupCronControllerDefinition, restoreControllerDefinition],
   );
-  const client = new KubeClient(kubeConfig, { userAgent: 'mysql-operator/backup-test' });
+  const client = new KubeClient(kubeConfig, { userAgent: BACKUP_OPERATOR_AGENT });
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
   const manager = new Manager({ config: loaded.runtime, client, log });
   const ticker = new ManualTicker();
@@ -59,7 +64,7 @@ export async function startBackupOperator(
   const backupOpts = loaded.controllers.find((c) => c.name === 'backup')!.options as BackupControllerOptions;
   const specs = [
     ...(run.backup ? [makeBackupController(backupOpts)] : []),
-    ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start })] : []),
+    ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start, ...(now ? { now } : {}) })] : []),
     ...(run.restore ? [makeRestoreController()] : []),
   ];
   for (const spec of specs) {

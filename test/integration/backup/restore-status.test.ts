@@ -10,8 +10,12 @@ import type { MysqlCluster } from '../../../src/api/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
+import { rbacAcrossTests } from '../../support/rbac.ts';
 import { eventually } from '../../support/wait.ts';
-import { startBackupOperator } from './operator.ts';
+import { BACKUP_OPERATOR_AGENT, startBackupOperator } from './operator.ts';
+
+/** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
+const rbac = rbacAcrossTests(BACKUP_OPERATOR_AGENT, ['restore controller']);
 
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 const URL = 's3://backups/my-db/my-db-auto-2026-01-01t00-00-00.xbackup.gz';
@@ -19,6 +23,7 @@ const NEEDS_POD_STATUS_BY_HAND = "writes pod 0's init container status as the ku
 
 async function lab(t: TestContext): Promise<{ client: KubeClient; ns: string; endInit(exitCode: number, message: string): Promise<void> }> {
   const env = await kubeEnv(t);
+  t.after(() => rbac.record(env.server));
   const ns = env.namespace;
   const client = new KubeClient(env.kubeConfig, { userAgent: 'restore-test/1.0' });
   t.after(() => client.close());
@@ -90,3 +95,20 @@ test('a truncated backup fails the restore: the cluster condition says so with t
   assert.equal(c.status!.restoredFrom, undefined);
   assert.deepEqual(await eventually('RestoreFailed Event', async () => (await eventsOf(l, 'RestoreFailed')).length > 0 && eventsOf(l, 'RestoreFailed')), [cond.message]);
 });
+
+test('a Restored condition an earlier release wrote with a status update is taken over and rewritten', async (t) => {
+  if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_POD_STATUS_BY_HAND);
+  const l = await lab(t);
+  const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  await l.client.patchStatus({ ...CLUSTER, namespace: l.ns, name: 'my-db' }, {
+    status: { conditions: [{ type: 'Restored', status: 'False', reason: 'RestoreFailed', message: 'from an earlier release', lastTransitionTime: at }] },
+  });
+  await l.endInit(0, JSON.stringify({ restoredFrom: URL, position: { binlogFile: 'mysql-bin.000002', binlogPosition: 4, gtid: '0-100-1' } } satisfies RestoreReport));
+  const c = await eventually('Restored True', async () => {
+    const cluster = await restored(l)();
+    return cluster && cluster.status!.conditions!.find((x) => x.type === 'Restored')!.status === 'True' && cluster;
+  });
+  assert.equal(c.status!.conditions!.find((x) => x.type === 'Restored')!.reason, 'BackupRestored');
+});
+
+test("the chart's RBAC rules allow every request of the tests above, and the restore controller uses each of its grants", (t) => rbac.check(t));

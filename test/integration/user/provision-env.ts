@@ -15,6 +15,7 @@ import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ObjectRef } from '../../../src/runtime/kube/types.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
+import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 import { CLUSTER, nodeCluster, podName } from '../node/node-cluster.ts';
@@ -25,6 +26,8 @@ export const ROOT = { user: 'root', password: "root'pw\\1" };
 export interface ProvisionEnv {
   ns: string;
   client: KubeClient;
+  /** The test API server (its request log); undefined on a real cluster. */
+  apiServer: ApiServer | undefined;
   server: MariaDBServer;
   /** SQL as root (the harness's password-less root has a password here). */
   root(text: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
@@ -37,7 +40,11 @@ export interface ProvisionEnv {
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
-export async function provisionEnv(t: TestContext, argv: string[] = []): Promise<ProvisionEnv> {
+/** The operator's user agent in the API server's request log. */
+export const PROVISION_OPERATOR_AGENT = 'mysql-operator/user-test';
+
+/** `env` overrides the operator's environment (WATCH_NAMESPACE '' watches every namespace). */
+export async function provisionEnv(t: TestContext, argv: string[] = [], env: Record<string, string> = {}): Promise<ProvisionEnv> {
   const nc = await nodeCluster(t, 1);
   const server = nc.servers[0]!;
   const { client, ns } = nc;
@@ -59,12 +66,12 @@ export async function provisionEnv(t: TestContext, argv: string[] = []): Promise
   // A long resync: what happens within a test happens through watches, not the periodic pass.
   const loaded = loadConfig(
     argv,
-    { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, RESYNC_PERIOD: '10m', WORKERS: '2' },
+    { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, RESYNC_PERIOD: '10m', WORKERS: '2', ...env },
     [userControllerDefinition, databaseControllerDefinition],
   );
   const opts = (name: string) => loaded.controllers.find((c) => c.name === name)!.options as { allowCrossNamespace: boolean };
   const resolve = () => ({ host: server.host, port: server.port });
-  const kube = new KubeClient(nc.kube.kubeConfig, { userAgent: 'mysql-operator/user-test' });
+  const kube = new KubeClient(nc.kube.kubeConfig, { userAgent: PROVISION_OPERATOR_AGENT });
   const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
   const manager = new Manager({ config: loaded.runtime, client: kube, log });
   manager.add(userController({ ...opts('user'), resolve }));
@@ -75,26 +82,27 @@ export async function provisionEnv(t: TestContext, argv: string[] = []): Promise
     kube.close();
   });
 
-  const env: ProvisionEnv = {
+  const provision: ProvisionEnv = {
     ns,
     client,
+    apiServer: nc.kube.server,
     server,
     root,
     ref: (kind, name) => ({ apiVersion: kind === 'Secret' ? 'v1' : 'mysql.presslabs.org/v1alpha1', kind, namespace: ns, name }),
     waitReady: (kind, name, status, reason) =>
       eventually(`${kind} ${name} Ready=${status}${reason ? ` ${reason}` : ''}`, async () => {
-        const obj = await client.get<KubeObject & { status?: { conditions?: ProvisionCondition[] } }>(env.ref(kind, name));
+        const obj = await client.get<KubeObject & { status?: { conditions?: ProvisionCondition[] } }>(provision.ref(kind, name));
         const c = obj.status?.conditions?.find((x) => x.type === 'Ready');
         if (c?.status === status && (reason === undefined || c.reason === reason)) return c;
         // Thrown, not returned: the timeout message shows the last condition.
         throw new Error(`last: ${JSON.stringify(c)}`);
       }, 60_000),
     async deleteAndWait(kind, name) {
-      await client.delete(env.ref(kind, name));
-      await eventually(`${kind} ${name} to be gone`, async () => (await client.getIfExists(env.ref(kind, name))) === undefined, 60_000);
+      await client.delete(provision.ref(kind, name));
+      await eventually(`${kind} ${name} to be gone`, async () => (await client.getIfExists(provision.ref(kind, name))) === undefined, 60_000);
     },
   };
-  return env;
+  return provision;
 }
 
 export { podName };

@@ -4,14 +4,15 @@
 // wait while the master is read-only. Client hosts are loopback source addresses (127.0.0.2,
 // 127.0.0.3): MariaDB sees them as the client host.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
 import { CLUSTER } from '../node/node-cluster.ts';
 import type { MysqlUserSpec } from '../../../src/api/index.ts';
 import { decideAccount } from '../../../src/controllers/user/decide-account.ts';
 import { desiredUser } from '../../../src/controllers/user/desired-user.ts';
-import { login, provisionEnv, ROOT, tryAs, type ProvisionEnv } from './provision-env.ts';
+import { rbacAcrossTests } from '../../support/rbac.ts';
+import { login, PROVISION_OPERATOR_AGENT, provisionEnv, ROOT, tryAs, type ProvisionEnv } from './provision-env.ts';
 
 const HOST_A = '127.0.0.2';
 const HOST_B = '127.0.0.3';
@@ -20,6 +21,15 @@ const ER_TABLEACCESS_DENIED = 1142;
 const ER_DBACCESS_DENIED = 1044;
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+
+/** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
+const rbac = rbacAcrossTests(PROVISION_OPERATOR_AGENT, ['user controller', 'database controller']);
+
+async function setup(t: TestContext, ...rest: Parameters<typeof provisionEnv> extends [unknown, ...infer R] ? R : never): Promise<ProvisionEnv> {
+  const env = await provisionEnv(t, ...rest);
+  t.after(() => rbac.record(env.apiServer));
+  return env;
+}
 
 async function createPasswordSecret(env: ProvisionEnv, name: string, password: string): Promise<void> {
   await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: env.ns }, data: { PASSWORD: b64(password) } } as never);
@@ -54,7 +64,7 @@ async function databaseExists(env: ProvisionEnv, name: string): Promise<boolean>
 }
 
 test('a user on two hosts does exactly what was granted; a removed permission is revoked, a removed host dropped', async (t) => {
-  const env = await provisionEnv(t);
+  const env = await setup(t);
   await env.root('CREATE DATABASE shop; CREATE TABLE shop.items (id INT PRIMARY KEY); CREATE DATABASE audit; ' +
     'CREATE TABLE audit.log (id INT); CREATE TABLE audit.secret (id INT)');
   await createPasswordSecret(env, 'app-pw', 'app-secret-1');
@@ -110,7 +120,7 @@ test('a user on two hosts does exactly what was granted; a removed permission is
 });
 
 test('rotating the password in the Secret lets the new one in and the old one out within 10 s', async (t) => {
-  const env = await provisionEnv(t);
+  const env = await setup(t);
   await createPasswordSecret(env, 'rot-pw', 'old-password');
   await createUser(env, 'rot', { user: 'rot', password: { name: 'rot-pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] });
   await env.waitReady('MysqlUser', 'rot', 'True');
@@ -124,7 +134,7 @@ test('rotating the password in the Secret lets the new one in and the old one ou
 });
 
 test('deleting drops the user and the database by default, and keeps them with the retain policy', async (t) => {
-  const env = await provisionEnv(t);
+  const env = await setup(t);
   await createPasswordSecret(env, 'pw', 'x-password');
   const retain = { 'mysql-operator.presslabs.org/resourceDeletionPolicy': 'retain' };
   await createUser(env, 'gone', { user: 'gone', password: { name: 'pw', key: 'PASSWORD' }, allowedHosts: [HOST_A, '%'] });
@@ -148,7 +158,7 @@ test('deleting drops the user and the database by default, and keeps them with t
 });
 
 test('hostile names are escaped (a schema named % grants nothing else) or refused with a condition naming the field', async (t) => {
-  const env = await provisionEnv(t);
+  const env = await setup(t);
   const schema = "we'ird`db%_x; DROP DATABASE mysql; --";
   const user = `o'ne"il\`x%\\`;
   await env.root('CREATE DATABASE other; CREATE TABLE other.t (id INT)');
@@ -190,7 +200,7 @@ test('hostile names are escaped (a schema named % grants nothing else) or refuse
 });
 
 test('while the master is read-only nothing is written and the condition says why; then it applies', async (t) => {
-  const env = await provisionEnv(t);
+  const env = await setup(t);
   await env.root('SET GLOBAL read_only = 1');
   await createPasswordSecret(env, 'w-pw', 'w-password');
   await createUser(env, 'waiting', { user: 'waiting', password: { name: 'w-pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] });
@@ -210,7 +220,7 @@ test('while the master is read-only nothing is written and the condition says wh
 });
 
 test('a clusterRef to another namespace is refused unless the flag allows it', async (t) => {
-  const env = await provisionEnv(t);
+  const env = await setup(t);
   await createPasswordSecret(env, 'x-pw', 'x-password');
   await env.client.create({
     apiVersion: 'mysql.presslabs.org/v1alpha1',
@@ -223,3 +233,32 @@ test('a clusterRef to another namespace is refused unless the flag allows it', a
   const obj = await env.client.get(env.ref('MysqlUser', 'elsewhere'));
   assert.deepEqual(obj.metadata?.finalizers ?? [], [], 'no finalizer for an object the operator will not act on');
 });
+
+test('with --allow-cross-namespace-user, a MysqlUser in another namespace provisions the cluster its clusterRef names, and deleting it drops the account', async (t) => {
+  const env = await setup(t, ['--allow-cross-namespace-user'], { WATCH_NAMESPACE: '' });
+  const apps = `${env.ns}-apps`;
+  await env.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: apps, labels: { 'mysql-operator-test': 'true' } } } as never);
+  // Deleted here, not in an after hook: those run once the test API server has stopped.
+  try {
+    await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-pw', namespace: apps }, data: { PASSWORD: b64('x-password') } } as never);
+    const ref = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlUser', namespace: apps, name: 'elsewhere' };
+    await env.client.create({
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      metadata: { name: ref.name, namespace: apps },
+      spec: { clusterRef: { name: CLUSTER, namespace: env.ns }, user: 'elsewhere', password: { name: 'x-pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] },
+    } as never);
+    await eventually('the MysqlUser Ready', async () => {
+      const u = await env.client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(ref);
+      return u.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    }, 60_000);
+    assert.equal(await tryAs(env.server, { user: 'elsewhere', password: 'x-password', from: HOST_A }, 'SELECT 1'), 0);
+    await env.client.delete(ref);
+    await eventually('the MysqlUser gone', async () => (await env.client.getIfExists(ref)) === undefined, 60_000);
+    assert.deepEqual(await hostsOf(env, 'elsewhere'), []);
+  } finally {
+    await env.client.delete({ apiVersion: 'v1', kind: 'Namespace', name: apps });
+  }
+});
+
+test("the chart's RBAC rules allow every request of the tests above, and the user and database controllers use each of their grants", (t) => rbac.check(t));

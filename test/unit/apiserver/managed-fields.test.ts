@@ -132,3 +132,16 @@ test('apply merges a list map in structured-merge-diff\'s order: a new item goes
   assert.deepEqual(merge(['A', 'S'], ['A', 'B']), ['A', 'S', 'B']);
   assert.deepEqual(merge(['C', 'A'], ['A', 'C']), ['A', 'C'], 'shared items take the applied order');
 });
+
+test("apply of an empty list map drops the applier's items, and an applier that stops naming a list keeps the items others own", () => {
+  const apply = (live: ReturnType<typeof cluster>, manager: string, conditions: string[]) => {
+    const r = serverSideApply(live, { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, status: { conditions: conditions.map((type) => ({ type, status: 'True' })) } }, manager, true, 'x/v1', 'status', ON_STATUS);
+    return cluster(r.object.status, r.managedFields);
+  };
+  const types = (o: ReturnType<typeof cluster>) => (o.status.conditions as { type: string }[]).map((c) => c.type);
+  const mine = apply(cluster({}), 'a', ['Mine']);
+  assert.deepEqual(types(apply(mine, 'a', [])), [], 'applied last time, not now, owned by no one else: removed');
+  const emptied = apply(apply(apply(cluster({}), 'a', []), 'c', ['Theirs']), 'a', ['Mine']);
+  assert.deepEqual(types(emptied), ['Theirs', 'Mine'], "the empty list it applied before does not cover the other applier's item");
+  assert.deepEqual(types(apply(emptied, 'a', [])), ['Theirs']);
+});

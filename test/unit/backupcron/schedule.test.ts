@@ -2,8 +2,9 @@
 // write cron elsewhere (5 fields), and what bad input says.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideSchedule } from '../../../src/controllers/backupcron/decide-schedule.ts';
-import { parseSchedule } from '../../../src/controllers/backupcron/schedule.ts';
+import type { MysqlCluster } from '../../../src/api/index.ts';
+import { decideSchedule, missedTick } from '../../../src/controllers/backupcron/decide-schedule.ts';
+import { CATCH_UP_WINDOW_MS, latestTickBetween, parseSchedule, type Schedule } from '../../../src/controllers/backupcron/schedule.ts';
 import { nextEveryTick } from '../../../src/controllers/backupcron/ticker.ts';
 
 describe('parseSchedule', () => {
@@ -64,5 +65,34 @@ describe('@every ticks', () => {
     const h = 3_600_000;
     assert.equal(nextEveryTick(Date.parse('2026-01-01T10:20:00Z'), h), Date.parse('2026-01-01T11:00:00Z'));
     assert.equal(nextEveryTick(Date.parse('2026-01-01T11:00:00Z'), h), Date.parse('2026-01-01T12:00:00Z'));
+  });
+});
+
+describe('the tick no operator ran', () => {
+  const cron = (pattern: string, timezone?: string): Schedule => ({ kind: 'cron', pattern, timezone });
+  const at = (iso: string) => new Date(iso);
+  const cluster = (condition?: { status: string; lastTransitionTime: string }) =>
+    ({ metadata: { name: 'c', namespace: 'ns' }, spec: { secretName: 's' }, status: condition ? { conditions: [{ type: 'BackupSchedule', reason: 'BackupScheduled', ...condition }] } : {} }) as unknown as MysqlCluster;
+
+  it('is the latest tick after the schedule began and at or before now', () => {
+    assert.deepEqual(latestTickBetween(cron('0 0 * * * *'), at('2026-01-01T09:30:00Z'), at('2026-01-01T12:10:00Z')), at('2026-01-01T12:00:00Z'));
+    assert.deepEqual(latestTickBetween(cron('30 2 * * *'), at('2026-01-01T00:00:00Z'), at('2026-01-01T02:30:00Z')), at('2026-01-01T02:30:00Z'), 'a tick at now itself');
+    assert.deepEqual(latestTickBetween(cron('*/20 * * * * *'), at('2026-01-01T00:00:00Z'), at('2026-01-01T05:07:59.900Z')), at('2026-01-01T05:07:40Z'));
+    assert.deepEqual(latestTickBetween(cron('0 0 3 * * *', 'Europe/Bucharest'), at('2026-01-01T00:00:00Z'), at('2026-01-01T02:00:00Z')), at('2026-01-01T01:00:00Z'), '03:00 in Bucharest is 01:00 UTC in winter');
+    assert.deepEqual(latestTickBetween({ kind: 'every', intervalMs: 3_600_000 }, at('2026-01-01T00:00:00Z'), at('2026-01-01T05:10:00Z')), at('2026-01-01T05:00:00Z'));
+  });
+
+  it('is none when no tick fell in between, or only longer ago than the window', () => {
+    assert.equal(latestTickBetween(cron('0 0 * * * *'), at('2026-01-01T12:00:00Z'), at('2026-01-01T12:59:59Z')), undefined, 'the tick at the start itself was not missed');
+    assert.equal(latestTickBetween(cron('0 0 0 * * *'), at('2026-01-01T00:00:00Z'), at('2026-01-02T07:00:00Z')), undefined, `midnight is more than ${CATCH_UP_WINDOW_MS / 3600_000} h back`);
+    assert.equal(latestTickBetween({ kind: 'every', intervalMs: 3_600_000 }, at('2026-01-01T05:00:00Z'), at('2026-01-01T05:59:00Z')), undefined);
+  });
+
+  it('is looked for only where an earlier operator scheduled the cluster (its BackupSchedule condition is True)', () => {
+    const hourly = cron('0 0 * * * *');
+    const now = at('2026-01-01T12:10:00Z');
+    assert.deepEqual(missedTick(cluster({ status: 'True', lastTransitionTime: '2026-01-01T09:30:00Z' }), hourly, now), at('2026-01-01T12:00:00Z'));
+    assert.equal(missedTick(cluster(), hourly, now), undefined, 'a schedule no operator ran yet has missed nothing');
+    assert.equal(missedTick(cluster({ status: 'False', lastTransitionTime: '2026-01-01T09:30:00Z' }), hourly, now), undefined, 'an invalid schedule ran nothing');
   });
 });
