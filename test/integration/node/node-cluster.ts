@@ -33,14 +33,14 @@ export function podName(i: number): string {
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** The init-file a pod's mysqld runs at start, from src/mysql's generator (MariaDB flavour). */
-export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; resumeReplication?: boolean }): string {
+export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; resumeReplication?: boolean; backupGtid?: string }): string {
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   if (!flavour) throw new Error('unreachable');
   return renderInitFile({
     flavour,
     users: TEST_SYSTEM_USERS,
     statusTableMissing: opts.firstStart,
-    backupGtid: null,
+    backupGtid: opts.backupGtid ?? null,
     restoredFromBucket: false,
     extraSql: [],
     keepConfigured: opts.keepConfigured,
