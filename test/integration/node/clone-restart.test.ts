@@ -6,8 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { initFile, nodeCluster, waitSameData } from './node-cluster.ts';
-import { eventually } from '../../support/wait.ts';
+import { initFile, killAndReconfigure, nodeCluster, waitSameData } from './node-cluster.ts';
 
 test('a cloned replica whose mysqld restarts resumes from its own position, not the clone\'s', async (t) => {
   const c = await nodeCluster(t, 2);
@@ -29,12 +28,7 @@ test('a cloned replica whose mysqld restarts resumes from its own position, not 
   await m.sql('INSERT INTO app.t VALUES (1), (2)');
   await waitSameData(m, r, 'app.t');
 
-  await r.kill();
-  await m.sql('INSERT INTO app.t VALUES (3)');
-  await r.start();
-  assert.equal(await (await c.root(1)).isConfigured(), false);
-  await c.markStarted(1);
-  await eventually('the restarted replica to be configured again', async () => (await (await c.root(1)).isConfigured()) === true, 60_000);
+  await killAndReconfigure(c, 1, 'INSERT INTO app.t VALUES (3)');
   // Seeded again at the clone's GTID, it would replay rows 1 and 2: duplicate keys, the SQL
   // thread stopped (in the sandbox: CREATE TABLE replayed over the table's rows).
   await m.sql('INSERT INTO app.t VALUES (4)');

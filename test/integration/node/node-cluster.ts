@@ -295,3 +295,19 @@ export async function waitSameData(master: MariaDBServer, replica: MariaDBServer
     return true;
   }, 60_000);
 }
+
+/**
+ * A replica's mysqld SIGKILLed, `whileDown` run on the master meanwhile, then started again (its
+ * init-file runs, as at every start: read-only, `configured` reset; skip-slave-start keeps
+ * replication stopped) and the kubelet's restart recorded; waits for the operator to configure it
+ * again.
+ */
+export async function killAndReconfigure(c: NodeCluster, replica: number, whileDown: string): Promise<void> {
+  const r = c.servers[replica]!;
+  await r.kill();
+  await c.servers[0]!.sql(whileDown);
+  await r.start();
+  if (await (await c.root(replica)).isConfigured()) throw new Error(`${r.name} is configured at once after its restart`);
+  await c.markStarted(replica);
+  await eventually(`${r.name} to be configured again after its restart`, async () => (await (await c.root(replica)).isConfigured()) === true, 60_000);
+}
