@@ -6,8 +6,8 @@
 // one after the other on the same cluster, each ending Ready with equal checksums.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CONTAINER } from '../../src/api/constants.ts';
-import { names, podOrdinal } from '../../src/api/names.ts';
+import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, KIND_MYSQL_CLUSTER, NODE_CONDITION } from '../../src/api/constants.ts';
+import { names, podFqdn, podOrdinal } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
 import { sandboxSkip } from '../support/sandbox.ts';
 import {
@@ -29,6 +29,14 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
   const aReplica = async (): Promise<string> => {
     const view = await clusterView(s.sb.client, s.c.namespace, s.c.name);
     return view.pods.map((p) => p.name).find((p) => p !== view.master)!;
+  };
+  /** status.nodes[pod].conditions as type → status. */
+  const nodeConditions = async (pod: string): Promise<Map<string, string>> => {
+    const cluster = await s.sb.client.get<{ metadata: object; status?: { nodes?: { name: string; conditions?: { type: string; status: string }[] }[] } }>(
+      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: s.c.namespace, name: s.c.name },
+    );
+    const node = cluster.status?.nodes?.find((n) => n.name === podFqdn(pod, s.c.namespace));
+    return new Map((node?.conditions ?? []).map((x) => [x.type, x.status]));
   };
   const pvcUid = async (name: string) =>
     (await s.sb.client.get<{ metadata: { uid?: string } }>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: s.c.namespace, name })).metadata.uid;
@@ -55,6 +63,12 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
       await caughtUp(`${replica} after its mysqld was killed (${kill}/${MYSQLD_KILLS})`);
       const [row] = await sqlOnPod(sb, c, replica, 'SELECT @@read_only AS ro');
       assert.equal(Number(row?.ro), 1, `${replica} is read-only`);
+      await eventually(`${replica}'s node conditions: replicating, not lagged`, async () => {
+        const conditions = await nodeConditions(replica);
+        assert.equal(conditions.get(NODE_CONDITION.replicating), CONDITION_STATUS.true);
+        assert.equal(conditions.get(NODE_CONDITION.lagged), CONDITION_STATUS.false);
+        return true;
+      }, 60_000);
     }
   });
 
