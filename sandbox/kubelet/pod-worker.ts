@@ -3,7 +3,7 @@
 // policy with the kubelet's backoff; on deletion preStop, SIGTERM, SIGKILL after the grace
 // period, then the pod is deleted for good. Status is reported through `onChange`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join, posix } from 'node:path';
 import type { V1Container, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
@@ -95,6 +95,9 @@ function readTail(path: string, max: number, from = 0): Buffer {
 export function podHostname(pod: V1Pod): string {
   return (pod.spec?.hostname || pod.metadata?.name || '').slice(0, 63);
 }
+
+/** Under `<workDir>/logs/`: `<namespace>_<pod>_<uid>/<container>/<restartCount>.log` of each removed pod. */
+const REMOVED_POD_LOGS = 'removed-pods';
 
 export class PodWorker {
   pod: V1Pod;
@@ -566,6 +569,14 @@ export class PodWorker {
     await this.done;
     this.#changed();
     await this.#network().detach(this.uid).catch(() => undefined);
+    // Kept as a cluster's log collector keeps them: what a removed pod printed stays readable until
+    // the sandbox stops (the end-to-end tests scan every log of the run for secrets).
+    const logs = join(this.podDir, 'logs');
+    if (existsSync(logs)) {
+      const kept = join(this.#ctx.workDir, 'logs', REMOVED_POD_LOGS, `${this.pod.metadata?.namespace}_${this.pod.metadata?.name}_${this.uid}`);
+      mkdirSync(join(kept, '..'), { recursive: true });
+      renameSync(logs, kept);
+    }
     rmSync(this.podDir, { recursive: true, force: true });
   }
 }

@@ -24,6 +24,15 @@ export function gtidCovers(a: string, b: string): boolean {
 }
 
 /**
+ * True when a server whose own position is `have` (MySQL gtid_executed, MariaDB gtid_current_pos)
+ * already holds every transaction of `want`: per domain on MariaDB (positions, not histories), as
+ * a set on MySQL.
+ */
+export function positionHolds(family: 'mysql' | 'mariadb', have: string, want: string): boolean {
+  return family === 'mariadb' ? gtidCovers(have, want) : extraMysqlGtids(want, have).length === 0;
+}
+
+/**
  * The transactions of `server`'s history that `master`'s history lacks: errant transactions that
  * forbid making `server` a replica of `master` (it would diverge, or replication fails with
  * 1236/1950). Histories are what `gtidHistoryQuery` reads:

@@ -2,7 +2,7 @@
 // step, gathers again and asks again, so a pass killed between two steps resumes where it was.
 import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/constants.ts';
 import { names } from '../../api/names.ts';
-import { extraGtids, gtidCovers } from '../../mysql/gtid-set.ts';
+import { extraGtids, gtidCovers, positionHolds } from '../../mysql/gtid-set.ts';
 import {
   asNode, chooseMaster, masterUnreachableMessage, sameEndpoint,
   type ClusterView, type NodeView, type PodView, type ReachableServer, type ReplicationView, type ServerView,
@@ -93,6 +93,20 @@ function fromOwnPosition(self: ReachableServer): boolean {
   return rep === null ? self.gtidExecuted !== '' : !gtidCovers(rep.gtidApplied, self.gtidExecuted);
 }
 
+/**
+ * The backup's GTID set still has to be seeded. `set_gtid_purged` alone cannot say so: mysqld
+ * runs the init-file the init container wrote at every start, so after a restart of the mysql
+ * container alone a cloned replica's file writes `backup_gtid_purged` again and re-creates the
+ * status table without `set_gtid_purged`. Seeding it again rewinds its position to the clone's
+ * (MariaDB gtid_slave_pos; MySQL RESET MASTER) and replays every transaction since: on MariaDB
+ * the replayed CREATE TABLE replaced the table with an empty one (slave_ddl_exec_mode=IDEMPOTENT)
+ * and a replayed CREATE USER stopped the SQL thread (docs/e2e-self-healing.md). A server whose
+ * own position already holds the set has its data.
+ */
+function seedPending(self: ReachableServer): self is ReachableServer & { backupGtidPurged: string } {
+  return self.backupGtidPurged !== null && !self.gtidSeeded && !positionHolds(self.family, self.gtidExecuted, self.backupGtidPurged);
+}
+
 /** Transactions this server holds that the master lacks: pointing it there would fork or fail. */
 function errant(g: NodeGathered, self: ReachableServer, master: NodeView, masterServer: ReachableServer): NodeDecision | null {
   const extra = extraGtids(self.family, self.gtidHistory, masterServer.gtidHistory);
@@ -133,12 +147,12 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   if (master.pod === pod.name) {
     // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
     // chooseMaster never picks a server that replicates, so there is no source to undo here.
-    if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+    if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
     return step({ kind: 'markConfigured', role: 'master', master: master.pod });
   }
 
   if (!self.readOnly) return step({ kind: 'setReadOnly' });
-  if (self.backupGtidPurged !== null && !self.gtidSeeded) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+  if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
   const masterServer = master.server;
   if (masterServer?.reachable !== true) return wait(NODE_REASONS.masterUnreachable, masterUnreachableMessage(choice));
 

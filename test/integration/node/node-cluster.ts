@@ -33,14 +33,14 @@ export function podName(i: number): string {
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** The init-file a pod's mysqld runs at start, from src/mysql's generator (MariaDB flavour). */
-export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; resumeReplication?: boolean }): string {
+export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; resumeReplication?: boolean; backupGtid?: string }): string {
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   if (!flavour) throw new Error('unreachable');
   return renderInitFile({
     flavour,
     users: TEST_SYSTEM_USERS,
     statusTableMissing: opts.firstStart,
-    backupGtid: null,
+    backupGtid: opts.backupGtid ?? null,
     restoredFromBucket: false,
     extraSql: [],
     keepConfigured: opts.keepConfigured,
@@ -294,4 +294,20 @@ export async function waitSameData(master: MariaDBServer, replica: MariaDBServer
     if (m !== r) throw new Error(`master ${m}, replica ${r}`);
     return true;
   }, 60_000);
+}
+
+/**
+ * A replica's mysqld SIGKILLed, `whileDown` run on the master meanwhile, then started again (its
+ * init-file runs, as at every start: read-only, `configured` reset; skip-slave-start keeps
+ * replication stopped) and the kubelet's restart recorded; waits for the operator to configure it
+ * again.
+ */
+export async function killAndReconfigure(c: NodeCluster, replica: number, whileDown: string): Promise<void> {
+  const r = c.servers[replica]!;
+  await r.kill();
+  await c.servers[0]!.sql(whileDown);
+  await r.start();
+  if (await (await c.root(replica)).isConfigured()) throw new Error(`${r.name} is configured at once after its restart`);
+  await c.markStarted(replica);
+  await eventually(`${r.name} to be configured again after its restart`, async () => (await (await c.root(replica)).isConfigured()) === true, 60_000);
 }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { initFile, nodeCluster, waitSameData } from './node-cluster.ts';
+import { initFile, killAndReconfigure, nodeCluster, waitSameData } from './node-cluster.ts';
 import { eventually } from '../../support/wait.ts';
 
 test('a replica whose mysqld was killed and started again is re-configured and catches up', async (t) => {
@@ -15,14 +15,8 @@ test('a replica whose mysqld was killed and started again is re-configured and c
   await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');
   await waitSameData(m, r, 'app.t');
 
-  await r.kill();
-  await m.sql('INSERT INTO app.t VALUES (3), (4)');
-  // The anchor's init-file: read-only again, configured reset to 0; skip-slave-start keeps
-  // replication stopped until the operator looks.
-  await r.start();
-  assert.equal(await (await c.root(1)).isConfigured(), false);
-  await c.markStarted(1);
-  await eventually('the restarted replica to be configured again', async () => (await (await c.root(1)).isConfigured()) === true, 60_000);
+  // The anchor's init-file: read-only again, configured reset to 0 until the operator looks.
+  await killAndReconfigure(c, 1, 'INSERT INTO app.t VALUES (3), (4)');
   await m.sql('INSERT INTO app.t VALUES (5)');
   await waitSameData(m, r, 'app.t');
   assert.equal((await c.condition(1))?.status, 'True');

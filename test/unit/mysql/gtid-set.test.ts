@@ -1,7 +1,7 @@
 // Errant transactions: what a server holds that its would-be master lacks.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { extraGtids, gtidHistoryQuery, render, flavourFromVersionSpec } from '../../../src/mysql/index.ts';
+import { extraGtids, gtidHistoryQuery, positionHolds, render, flavourFromVersionSpec } from '../../../src/mysql/index.ts';
 
 test('MariaDB: binlog state entries are compared per domain and server_id, not per domain', () => {
   assert.deepEqual(extraGtids('mariadb', '0-100-10', '0-100-10,0-101-12'), []);
@@ -21,4 +21,14 @@ test('MySQL: the GTID set difference, interval by interval, tags kept apart', ()
 test('the history a server is compared by: gtid_binlog_state on MariaDB, gtid_executed on MySQL', () => {
   assert.equal(render(gtidHistoryQuery(flavourFromVersionSpec('mariadb-10.11')!)), 'SELECT @@global.gtid_binlog_state AS gtid');
   assert.equal(render(gtidHistoryQuery(flavourFromVersionSpec('8.0')!)), 'SELECT @@global.gtid_executed AS gtid');
+});
+
+test('a server\'s own position holds a backup\'s GTID set: per domain on MariaDB, as a set on MySQL', () => {
+  assert.equal(positionHolds('mariadb', '0-100-261', '0-100-3'), true);
+  // A failover since the clone: the domain's position names the new master's server_id.
+  assert.equal(positionHolds('mariadb', '0-101-300', '0-100-3'), true);
+  assert.equal(positionHolds('mariadb', '', '0-100-3'), false);
+  assert.equal(positionHolds('mariadb', '0-100-261', '0-100-3,1-100-2'), false);
+  assert.equal(positionHolds('mysql', 'aaaa:1-261,\nbbbb:1-2', 'aaaa:1-3'), true);
+  assert.equal(positionHolds('mysql', 'bbbb:1-2', 'aaaa:1-3'), false);
 });

@@ -75,6 +75,16 @@ test('a seeded replica is not seeded again', () => {
   assert.equal(stepKind(d), 'pointAt');
 });
 
+// A cloned replica whose mysql container alone restarted: the init-file the init container wrote
+// at the clone runs again, so `backup_gtid_purged` is back and `set_gtid_purged` gone, while the
+// server's position is far past the clone's. Seeding again replayed everything since the clone.
+test('a cloned replica whose mysqld restarted is not seeded again: its position holds the backup\'s', () => {
+  const restarted = server({ backupGtidPurged: '0-100-3', gtidExecuted: '0-100-261', replication: replicating(0, { ioState: 'stopped', sqlRunning: false }) });
+  assert.equal(stepKind(decideNodeStep(gathered(1, restarted, [pod0Master]))), 'startReplication');
+  const mysql = server({ family: 'mysql', backupGtidPurged: 'aaaa:1-3', gtidExecuted: 'aaaa:1-261', replication: replicating(0, { ioState: 'stopped', sqlRunning: false }) });
+  assert.equal(stepKind(decideNodeStep(gathered(1, mysql, [pod0Master]))), 'startReplication');
+});
+
 test('a new replica is pointed at the master', () => {
   const d = decideNodeStep(gathered(1, server(), [pod0Master]));
   assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? d.step.master.pod : '', podName(0));
