@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { USER_RESOURCE_LIMITS, type UserResourceLimit } from '../api/constants.ts';
 import { atLeast } from '../api/versions.ts';
 import type { Flavour } from './flavour.ts';
-import { account, quoteIdentifier, secret, stmt, type Statement } from './sql-text.ts';
+import { account, quoteIdentifier, secret, stmt, type Secret, type Statement } from './sql-text.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Names
@@ -262,10 +262,35 @@ export function parseDatabase(rows: readonly Row[]): ObservedDatabase | null {
   return r ? { characterSet: text(r['cs']), collation: text(r['co']) } : null;
 }
 
-/** mysql_native_password's stored form: `*` and the upper-case hex of SHA1(SHA1(password)). */
+/**
+ * mysql_native_password's stored form, what PASSWORD() returns: `*` and the upper-case hex of
+ * SHA1(SHA1(password)), and '' for the empty password (the server stores no hash for it).
+ */
 export function nativePasswordHash(password: string): string {
+  if (password === '') return '';
   const inner = createHash('sha1').update(password, 'utf8').digest();
   return `*${createHash('sha1').update(inner).digest('hex').toUpperCase()}`;
+}
+
+/**
+ * How CREATE/ALTER USER sets a password, per flavour: `IDENTIFIED` and what follows, with one `?`
+ * for the value. The statement is binlogged as sent, so MariaDB, which logs it as written (binlog,
+ * general log; a replica's error log quotes it when it fails to apply), gets the
+ * mysql_native_password hash, never the password: `IDENTIFIED BY PASSWORD '*<hash>'`, which
+ * also makes the account mysql_native_password. MySQL 5.7 rewrites the statement in its own logs,
+ * but is sent the hash too (`IDENTIFIED WITH mysql_native_password AS`), so the password is in no
+ * statement text at all. MySQL 8.0/8.4 get the password: their default caching_sha2_password
+ * stores a salted hash only the server should draw, 8.4 disables mysql_native_password, and MySQL
+ * documents ("Passwords and Logging") that CREATE/ALTER USER ... IDENTIFIED BY is written to the
+ * binlog, general and slow logs as `IDENTIFIED WITH '<plugin>' AS '<hash>'`.
+ *
+ * A MariaDB password validation plugin with strict_password_validation (its default) refuses
+ * hashes: the server's error is then the account's condition.
+ */
+export function identifiedBy(f: Flavour, password: string): { sql: string; value: Secret } {
+  if (f.family === 'mariadb') return { sql: 'IDENTIFIED BY PASSWORD ?', value: secret(nativePasswordHash(password)) };
+  if (f.major < 8) return { sql: 'IDENTIFIED WITH mysql_native_password AS ?', value: secret(nativePasswordHash(password)) };
+  return { sql: 'IDENTIFIED BY ?', value: secret(password) };
 }
 
 const CRYPT_ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -375,15 +400,17 @@ function defaults(c: { characterSet?: string; collation?: string }): string {
 }
 
 /**
- * The statement of one change. The flavours agree on every one of them (MySQL 5.7.6+ and MariaDB
- * 10.2+ have ALTER USER ... IDENTIFIED BY and ALTER USER ... WITH <limit>).
+ * The statement of one change on a server of flavour `f`. Only the password's form differs
+ * (`identifiedBy`); MySQL 5.7.6+ and MariaDB 10.2+ agree on ALTER USER ... IDENTIFIED and
+ * ALTER USER ... WITH <limit>.
  */
-export function changeStatement(c: AdminChange): Statement {
+export function changeStatement(f: Flavour, c: AdminChange): Statement {
   switch (c.kind) {
     case 'createUser':
-      return stmt(`CREATE USER ${account(c.account.user, c.account.host)} IDENTIFIED BY ?`, secret(c.password));
-    case 'setPassword':
-      return stmt(`ALTER USER ${account(c.account.user, c.account.host)} IDENTIFIED BY ?`, secret(c.password));
+    case 'setPassword': {
+      const id = identifiedBy(f, c.password);
+      return stmt(`${c.kind === 'createUser' ? 'CREATE' : 'ALTER'} USER ${account(c.account.user, c.account.host)} ${id.sql}`, id.value);
+    }
     case 'setLimits': {
       const limits = USER_RESOURCE_LIMITS.map((k) => {
         const n = c.limits[k];

@@ -404,7 +404,7 @@ class Node implements MysqlNode {
 
   applyChanges(changes: readonly AdminChange[]): Promise<void> {
     return this.exclusive(async () => {
-      for (const c of changes) await this.q(changeStatement(c));
+      for (const c of changes) await this.q(changeStatement(this.flavour, c));
     });
   }
 

@@ -22,7 +22,8 @@ import type { Flavour } from './flavour.ts';
 import { atLeast } from '../api/versions.ts';
 import { hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
 import { HEARTBEAT_TABLE, OPERATOR_SCHEMA } from './operator-schema.ts';
-import { account, secret, stmt, type Statement } from './sql-text.ts';
+import { identifiedBy } from './accounts.ts';
+import { account, secret, stmt, type Secret, type Statement } from './sql-text.ts';
 
 const PASSWORD_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -182,11 +183,23 @@ function mariadbUsers(f: Flavour): UserSpec[] {
   ];
 }
 
-function userStatements(spec: UserSpec, creds: Credentials): Statement[] {
+/**
+ * The init-file runs with the binlog off (init-file.ts) and mariadbd logs a failing init-file
+ * statement by its error alone, so no password reaches a log from here. MariaDB's users are still
+ * created from hashes (`identifiedBy`), so the file, on a volume the pod's containers share, holds
+ * only the replication password that Orchestrator reads back. MySQL keeps the anchor's text: 5.7's
+ * file is the anchor's byte for byte, and MySQL rewrites the statement in any log it reaches.
+ */
+function identified(f: Flavour, password: string): { sql: string; value: Secret } {
+  return f.family === 'mariadb' ? identifiedBy(f, password) : { sql: 'IDENTIFIED BY ?', value: secret(password) };
+}
+
+function userStatements(f: Flavour, spec: UserSpec, creds: Credentials): Statement[] {
   const who = account(creds.user, spec.host);
+  const id = identified(f, creds.password);
   const out: Statement[] = [
     stmt(`DROP USER IF EXISTS ${who}`),
-    stmt(`CREATE USER ${who} IDENTIFIED BY ?`, secret(creds.password)),
+    stmt(`CREATE USER ${who} ${id.sql}`, id.value),
     ...spec.grants.map((g) => stmt(`GRANT ${g.privileges.join(', ')} ON ${g.on} TO ${who}`)),
   ];
   if (spec.maxUserConnections !== undefined) {
@@ -198,5 +211,5 @@ function userStatements(spec: UserSpec, creds: Credentials): Statement[] {
 /** In the anchor's order: operator, orchestrator, replication, exporter, heartbeat. */
 export function systemUserStatements(f: Flavour, creds: SystemCredentials): Statement[] {
   const specs = f.family === 'mariadb' ? mariadbUsers(f) : mysqlUsers(f);
-  return specs.flatMap((spec) => userStatements(spec, creds[spec.role]));
+  return specs.flatMap((spec) => userStatements(f, spec, creds[spec.role]));
 }

@@ -324,6 +324,19 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
   return server;
 }
 
+/**
+ * Every binlog of the server as `mariadb-binlog` prints it, row events decoded into commented
+ * pseudo-SQL (`-vv`): what a replica's relay log, a backup of the datadir or an error log quoting
+ * a replayed statement could show.
+ */
+export function binlogText(server: MariaDBServer): string {
+  const files = readdirSync(server.datadir).filter((f) => /^mysql-bin\.\d+$/.test(f)).sort().map((f) => join(server.datadir, f));
+  if (files.length === 0) throw new Error(`${server.name}: no binlog in ${server.datadir}`);
+  const out = spawnSync('mariadb-binlog', ['--base64-output=decode-rows', '-vv', ...files], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (out.status !== 0) throw new Error(`mariadb-binlog failed: ${out.stderr}`);
+  return out.stdout;
+}
+
 /** Resolves once the server no longer lists session `id` (or no longer answers: then it has none). */
 async function sessionGone(a: { host: string; port: number }, id: number): Promise<void> {
   const root = await mysql.createConnection({ host: a.host, port: a.port, user: 'root' }).catch(() => null);

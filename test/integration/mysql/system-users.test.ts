@@ -2,9 +2,10 @@
 // Flavour live: MariaDB 10.11.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { flavourFromVersionSpec, renderInitFile, type SystemCredentials } from '../../../src/mysql/index.ts';
-import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import { binlogText, startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 
 const U = TEST_SYSTEM_USERS;
@@ -78,4 +79,18 @@ test('MariaDB 10.11 live: the replication user has what mariabackup --backup --s
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 0, stderr.split('\n').slice(-15).join('\n'));
   assert.match(stderr, /completed OK!/);
+});
+
+test('MariaDB 10.11 live: the init-file\'s users never reach the binlog, and the file holds no password but the replication credentials row', async (t) => {
+  const s = await startMariaDB({ name: 'sys-binlog', systemUsers: true, t });
+  // The init-file runs at every start: twice here.
+  await s.stop();
+  await s.start();
+  const creds = Object.values(U);
+  for (const c of creds) await s.sql('SELECT 1', [], c);
+  const binlog = binlogText(s);
+  for (const c of creds) assert.ok(!binlog.includes(c.password), `${c.user}'s password is in the binlog`);
+  assert.doesNotMatch(binlog, /CREATE USER|GRANT|sys_operator/, 'SQL_LOG_BIN = 0 keeps the whole file out of the binlog');
+  const file = readFileSync(s.initFilePath!, 'utf8');
+  for (const c of creds) assert.equal(file.includes(c.password), c === U.replication, `${c.user}'s password in the init-file`);
 });

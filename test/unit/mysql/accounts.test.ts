@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  changeStatement, expandPrivileges, flavourFromVersionSpec, hostProblem, identifierProblem, nativePasswordHash, noLimits, parseAccounts,
+  changeStatement, expandPrivileges, flavourFromVersionSpec, hostProblem, identifiedBy, identifierProblem, nativePasswordHash, noLimits, parseAccounts,
   passwordMatches, render, schemaPattern, sha256Crypt, userNameProblem, type Flavour,
 } from '../../../src/mysql/index.ts';
 
@@ -63,39 +63,66 @@ test('privileges: keywords of the level only; ALL expands; DELETE HISTORY on Mar
 const HOSTILE = { user: "o'neil`x\\", host: "10.0.%'--" };
 
 test('statements quote hostile names and keep the password out of the text', () => {
-  const create = changeStatement({ kind: 'createUser', account: HOSTILE, password: "p'w" });
+  const create = changeStatement(MYSQL84, { kind: 'createUser', account: HOSTILE, password: "p'w" });
   assert.equal(create.sql, "CREATE USER 'o''neil`x\\\\'@'10.0.%''--' IDENTIFIED BY ?");
   assert.equal(render(create), "CREATE USER 'o''neil`x\\\\'@'10.0.%''--' IDENTIFIED BY 'p''w'");
   assert.ok(!JSON.stringify(create).includes("p'w"), 'the password serialises as <secret>');
   assert.equal(
-    render(changeStatement({ kind: 'grant', account: { user: 'app', host: '%' }, grant: { db: schemaPattern('a`b_c'), table: null, privileges: ['INSERT', 'SELECT'] } })),
+    render(changeStatement(MARIA, { kind: 'grant', account: { user: 'app', host: '%' }, grant: { db: schemaPattern('a`b_c'), table: null, privileges: ['INSERT', 'SELECT'] } })),
     "GRANT INSERT, SELECT ON `a``b\\_c`.* TO app@'%'",
   );
   assert.equal(
-    render(changeStatement({ kind: 'revoke', account: { user: 'app', host: '%' }, grant: { db: 'a?b', table: "t'`", privileges: ['SELECT'] } })),
+    render(changeStatement(MARIA, { kind: 'revoke', account: { user: 'app', host: '%' }, grant: { db: 'a?b', table: "t'`", privileges: ['SELECT'] } })),
     "REVOKE SELECT ON `a?b`.`t'``` FROM app@'%'",
   );
-  assert.equal(render(changeStatement({ kind: 'dropUser', account: HOSTILE })), "DROP USER IF EXISTS 'o''neil`x\\\\'@'10.0.%''--'");
+  assert.equal(render(changeStatement(MARIA, { kind: 'dropUser', account: HOSTILE })), "DROP USER IF EXISTS 'o''neil`x\\\\'@'10.0.%''--'");
   assert.equal(
-    render(changeStatement({ kind: 'setLimits', account: { user: 'app', host: '%' }, limits: { MAX_USER_CONNECTIONS: 5, MAX_QUERIES_PER_HOUR: 0, MAX_UPDATES_PER_HOUR: 7, MAX_CONNECTIONS_PER_HOUR: 0 } })),
+    render(changeStatement(MARIA, { kind: 'setLimits', account: { user: 'app', host: '%' }, limits: { MAX_USER_CONNECTIONS: 5, MAX_QUERIES_PER_HOUR: 0, MAX_UPDATES_PER_HOUR: 7, MAX_CONNECTIONS_PER_HOUR: 0 } })),
     "ALTER USER app@'%' WITH MAX_USER_CONNECTIONS 5 MAX_QUERIES_PER_HOUR 0 MAX_UPDATES_PER_HOUR 7 MAX_CONNECTIONS_PER_HOUR 0",
   );
-  assert.equal(render(changeStatement({ kind: 'setPassword', account: { user: 'app', host: '%' }, password: 'x' })), "ALTER USER app@'%' IDENTIFIED BY 'x'");
+});
+
+test('passwords go to MariaDB and MySQL 5.7 as their mysql_native_password hash, to MySQL 8 as typed (the server rewrites its logs)', () => {
+  const app = { user: 'app', host: '%' };
+  const hash = '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'; // SELECT PASSWORD('password')
+  const rendered = (fl: Flavour, kind: 'createUser' | 'setPassword') => render(changeStatement(fl, { kind, account: app, password: 'password' }));
+  assert.equal(rendered(MARIA, 'createUser'), `CREATE USER app@'%' IDENTIFIED BY PASSWORD '${hash}'`);
+  assert.equal(rendered(f('mariadb-10.6'), 'setPassword'), `ALTER USER app@'%' IDENTIFIED BY PASSWORD '${hash}'`);
+  assert.equal(rendered(MYSQL57, 'createUser'), `CREATE USER app@'%' IDENTIFIED WITH mysql_native_password AS '${hash}'`);
+  assert.equal(rendered(MYSQL57, 'setPassword'), `ALTER USER app@'%' IDENTIFIED WITH mysql_native_password AS '${hash}'`);
+  assert.equal(rendered(MYSQL8016, 'createUser'), "CREATE USER app@'%' IDENTIFIED BY 'password'");
+  assert.equal(rendered(MYSQL84, 'setPassword'), "ALTER USER app@'%' IDENTIFIED BY 'password'");
+  // The hash is a credential too: kept out of statement texts and JSON like a password.
+  for (const fl of [MARIA, MYSQL57, MYSQL84]) {
+    const s = changeStatement(fl, { kind: 'setPassword', account: app, password: 'password' });
+    assert.ok(!s.sql.includes('password\'') && !s.sql.includes(hash) && !JSON.stringify(s).includes(hash), JSON.stringify(s));
+  }
+  // A quote in the password changes the hash, never the statement's shape.
+  assert.equal(identifiedBy(MARIA, "p'w\\").value.value, nativePasswordHash("p'w\\"));
+});
+
+test('an account set from the hash compares equal to its password, so a steady state writes nothing', () => {
+  for (const fl of [MARIA, MYSQL57]) {
+    const stored = identifiedBy(fl, 'pw-1').value.value;
+    const a = { host: '%', plugin: 'mysql_native_password', authenticationString: stored, limits: noLimits(), grants: [] };
+    assert.equal(passwordMatches(a, 'pw-1'), true);
+    assert.equal(passwordMatches(a, 'pw-2'), false, 'a rotated password is set');
+  }
 });
 
 test('a privilege that is no keyword never reaches the text', () => {
-  assert.throws(() => changeStatement({ kind: 'grant', account: { user: 'a', host: '%' }, grant: { db: 'd', table: null, privileges: ['SELECT ON *.* TO x; --'] } }));
+  assert.throws(() => changeStatement(MARIA, { kind: 'grant', account: { user: 'a', host: '%' }, grant: { db: 'd', table: null, privileges: ['SELECT ON *.* TO x; --'] } }));
 });
 
 test('database statements: names quoted, character sets bare and checked', () => {
-  assert.equal(render(changeStatement({ kind: 'createDatabase', name: 'shop`; DROP DATABASE x; --' })), 'CREATE DATABASE IF NOT EXISTS `shop``; DROP DATABASE x; --`');
+  assert.equal(render(changeStatement(MARIA, { kind: 'createDatabase', name: 'shop`; DROP DATABASE x; --' })), 'CREATE DATABASE IF NOT EXISTS `shop``; DROP DATABASE x; --`');
   assert.equal(
-    render(changeStatement({ kind: 'createDatabase', name: 'shop', characterSet: 'utf8mb4', collation: 'utf8mb4_bin' })),
+    render(changeStatement(MARIA, { kind: 'createDatabase', name: 'shop', characterSet: 'utf8mb4', collation: 'utf8mb4_bin' })),
     'CREATE DATABASE IF NOT EXISTS `shop` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
   );
-  assert.equal(render(changeStatement({ kind: 'alterDatabase', name: 'shop', collation: 'latin1_bin' })), 'ALTER DATABASE `shop` COLLATE latin1_bin');
-  assert.equal(render(changeStatement({ kind: 'dropDatabase', name: "a'b" })), "DROP DATABASE IF EXISTS `a'b`");
-  assert.throws(() => changeStatement({ kind: 'createDatabase', name: 'x', characterSet: 'utf8 COLLATE x; DROP' }));
+  assert.equal(render(changeStatement(MARIA, { kind: 'alterDatabase', name: 'shop', collation: 'latin1_bin' })), 'ALTER DATABASE `shop` COLLATE latin1_bin');
+  assert.equal(render(changeStatement(MARIA, { kind: 'dropDatabase', name: "a'b" })), "DROP DATABASE IF EXISTS `a'b`");
+  assert.throws(() => changeStatement(MARIA, { kind: 'createDatabase', name: 'x', characterSet: 'utf8 COLLATE x; DROP' }));
 });
 
 test('accounts are read from mysql.user, mysql.db and mysql.tables_priv rows', () => {
@@ -124,8 +151,11 @@ test('accounts are read from mysql.user, mysql.db and mysql.tables_priv rows', (
 });
 
 test('the native password hash is MySQL PASSWORD()', () => {
-  // SELECT PASSWORD('secret') on MariaDB 10.11 and MySQL 5.7.
+  // SELECT PASSWORD(...) on MariaDB 10.11 and MySQL 5.7.
   assert.equal(nativePasswordHash('secret'), '*14E65567ABDB5135D0CFD9A70B3032C179A49EE7');
+  assert.equal(nativePasswordHash('password'), '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19');
+  assert.equal(nativePasswordHash("pä'ss"), '*0B49AEA9FD42C6874901F9880CAEEAC7D2ED8D73', 'UTF-8 bytes');
+  assert.equal(nativePasswordHash(''), '', 'no hash for the empty password');
 });
 
 test('SHA-256-crypt matches openssl passwd -5; a caching_sha2_password hash is compared with its own salt', () => {

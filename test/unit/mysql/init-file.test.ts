@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  flavourFromVersionSpec, initFileStatements, REPLICATION_CREDENTIALS_QUERY, renderInitFile, type Flavour, type InitFileInput, type SystemCredentials,
+  flavourFromVersionSpec, initFileStatements, nativePasswordHash, REPLICATION_CREDENTIALS_QUERY, renderInitFile, type Flavour, type InitFileInput, type SystemCredentials,
 } from '../../../src/mysql/index.ts';
 import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
 
@@ -139,6 +139,15 @@ test('passwords and user names with quotes or backslashes cannot break out of th
   const text = renderInitFile(input({ users }));
   assert.match(text, /CREATE USER 'we''ird'@'%' IDENTIFIED BY 'a''b\\\\c\\nd';\n/);
   assert.equal(text.split('\n').filter((l) => l.includes('IDENTIFIED BY')).length, 5, 'no literal newline inside a statement');
+});
+
+test('MariaDB\'s system users are created from their hashes: the file holds no password but the replication credentials row', () => {
+  const text = renderInitFile(input({ flavour: MARIA }));
+  assert.match(text, new RegExp(`CREATE USER sys_operator@'%' IDENTIFIED BY PASSWORD '\\${nativePasswordHash(ANCHOR_USERS.operator.password)}';\n`));
+  assert.equal(text.split('\n').filter((l) => /^CREATE USER \S+ IDENTIFIED BY PASSWORD '\*[0-9A-F]{40}'$/.test(l.replace(/;$/, ''))).length, 5);
+  for (const c of Object.values(ANCHOR_USERS)) assert.equal(text.includes(c.password), c === ANCHOR_USERS.replication, c.user);
+  // MySQL keeps the anchor's text (5.7 byte for byte above); the binlog is off for the file anyway.
+  assert.match(renderInitFile(input({ flavour: flavour('8.0') })), /CREATE USER sys_operator@'%' IDENTIFIED BY 'PlaceholderOper018';\n/);
 });
 
 test('resumeReplication ends the file with the flavour\'s START statement, after the extra SQL', () => {
