@@ -18,9 +18,10 @@ import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
 import { assertWritesOnEveryPod, killMysqld, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
 import type { WritingClient } from '../support/writing-client.ts';
 
-// Three: a third failover within minutes needs the old masters of the first two as candidates,
-// which Orchestrator downtimed as lost-in-recovery; the operator ends that downtime once each is a
-// healthy replica again (docs/orchestrator-controller.md, decide-downtime.ts).
+// Three: a third failover within minutes may kill an old master of the first two, promoted again,
+// which Orchestrator downtimed as lost-in-recovery and would not recover while downtimed; the
+// operator ends that downtime once each is a healthy replica again (docs/orchestrator-controller.md,
+// decide-downtime.ts).
 const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 3);
 const READY_TIMEOUT_MS = 600_000;
 
@@ -126,7 +127,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
         assert.ok(deleted.ok, deleted.out);
       }
       view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
-      // What lets the next run promote it: Orchestrator's lost-in-recovery downtime of it ended.
+      // What lets the next run recover it if it is promoted and killed: its lost-in-recovery downtime ended.
       await until(`the operator to end ${killed}'s lost-in-recovery downtime in Orchestrator`, async () => (await clusterEvents()).some((e) =>
         e.reason === ORCHESTRATOR_REASONS.downtimeEnded && e.message?.startsWith(`${podFqdn(killed, c.namespace)}:`) && Date.parse(e.lastTimestamp ?? e.eventTime ?? '') >= kill.killedAt - 1000), 120_000);
       assert.equal(view.master, master, 'role=master stayed on the promoted pod');
