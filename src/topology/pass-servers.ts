@@ -2,9 +2,9 @@
 // opened on first use and reused for every read and step of the pass, all closed at its end. An
 // unreachable server is an observation (ServerView), not an exception.
 import { connectNode, type ConnectParams, type MysqlNode } from '../mysql/index.ts';
-import { observeServer, unreachableView } from './observe-server.ts';
+import { observeRole, observeServer, unreachableView } from './observe-server.ts';
 import { asNode, type PodView } from './pod-view.ts';
-import type { Endpoint, NodeView, ServerView } from './server-view.ts';
+import type { Endpoint, NodeView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
 
 export interface PassServersOptions {
   connect?: (p: ConnectParams) => Promise<MysqlNode>;
@@ -38,9 +38,17 @@ export class PassServers {
     return n;
   }
 
-  async observe(e: Endpoint): Promise<ServerView> {
+  observe(e: Endpoint): Promise<ServerView> {
+    return this.#read(e, observeServer);
+  }
+
+  observeRole(e: Endpoint): Promise<RoleView> {
+    return this.#read(e, observeRole);
+  }
+
+  async #read<T>(e: Endpoint, read: (n: MysqlNode) => Promise<T>): Promise<T | UnreachableServer> {
     try {
-      return await observeServer(await this.node(e));
+      return await read(await this.node(e));
     } catch (err) {
       await this.#forget(e);
       return unreachableView(err);

@@ -45,6 +45,13 @@ export type ServerView =
     };
 
 export type ReachableServer = Extract<ServerView, { reachable: true }>;
+export type UnreachableServer = Extract<ServerView, { reachable: false }>;
+
+/**
+ * The part of a server's view that says whether it can be the master (writable, replicating from
+ * no one): two statements instead of a whole observation, for a pass that races a failover.
+ */
+export type RoleView = UnreachableServer | Pick<ReachableServer, 'reachable' | 'readOnly' | 'replication'>;
 
 export interface NodeView {
   pod: string;

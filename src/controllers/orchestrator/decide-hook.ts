@@ -28,7 +28,8 @@ export type HookDecision =
   /** The successor is not labelled master yet: look again soon. */
   | { kind: 'poll'; afterMs: number };
 
-function hostPort(text: string): { host: string; port: number } | undefined {
+/** `host:port` as Orchestrator's hooks pass it. */
+export function hostPort(text: string): { host: string; port: number } | undefined {
   const i = text.lastIndexOf(':');
   const port = Number(text.slice(i + 1));
   return i > 0 && Number.isInteger(port) ? { host: text.slice(0, i), port } : undefined;
