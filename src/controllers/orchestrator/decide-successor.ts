@@ -1,18 +1,20 @@
-// The failover hook's fast path (docs/failover-hook.md "Successor fast path"): after a
-// PostMasterFailover or PostGracefulTakeover call, its successor may carry role=master as soon as
-// the servers themselves prove the promotion, without waiting for Orchestrator's /api/master to name
-// it. The proof: the successor's server is writable and replicates from no one, and no other
-// server of the cluster can take writes (each is read-only, unreachable, or its mysqld does not
-// run). Anything less and the normal verdict (decide-master.ts) stands. The hook names the
-// candidate, the servers decide; the signal is fresh for SUCCESSOR_WAIT_MS only, after which
-// Orchestrator's view alone counts again.
+// The failover hook's fast path (docs/failover-hook.md "Successor fast path"): while a failover
+// hook call is fresh, the promoted instance may carry role=master as soon as the servers
+// themselves prove the promotion. The candidate is the successor a PostMasterFailover or
+// PostGracefulTakeover call names (without waiting for Orchestrator's /api/master to name it too),
+// or, after a PreFailover call, whichever instance /api/master names (the Post* call comes 0.1-0.3 s
+// after the promotion: a shell and curl spawned by Orchestrator). The proof: the candidate's
+// server is writable and replicates from no one, and no other server of the cluster may take
+// writes (each is read-only, refuses connections, or its mysqld does not run). Anything less and
+// the normal verdict (decide-master.ts) stands. A Post* call is fresh for SUCCESSOR_WAIT_MS only,
+// after which Orchestrator's view alone counts again.
 import { HEALTHY, LABEL_HEALTHY, LABEL_ROLE, ORCHESTRATOR_REASONS, ROLE } from '../../api/constants.ts';
 import type { InstanceKey } from '../../orchestrator/index.ts';
 import type { PodView, RoleView } from '../../topology/index.ts';
 import type { LabelPatch } from './decide-labels.ts';
-import { hostPort } from './decide-hook.ts';
+import { hostPort, SUCCESSOR_WAIT_MS } from './decide-hook.ts';
 import { decideMaster, type MasterVerdict } from './decide-master.ts';
-import { instanceKey, podNodes, roleLabel, sameInstance, type Gathered } from './gathered.ts';
+import { instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered } from './gathered.ts';
 import type { HookSignal } from './hook-signals.ts';
 
 export interface SuccessorNode {
@@ -23,30 +25,41 @@ export interface SuccessorNode {
   server: RoleView | null;
 }
 
+/** The instance the fast path may label master, and who named it (for messages). */
+export interface Candidate {
+  key: InstanceKey;
+  namedBy: string;
+}
+
 export type SuccessorProof = { kind: 'proven'; successor: SuccessorNode } | { kind: 'unproven'; message: string };
 
 export type SuccessorDecision =
-  /** No Post* call naming a successor, or the successor already carries role=master. */
+  /** No candidate, or it already carries role=master. */
   | { kind: 'none' }
   /** The servers do not prove the promotion (yet): the full pass decides as usual. */
   | { kind: 'wait'; message: string }
   /** Demotions first, the promotion last (labelRounds keeps that order). */
   | { kind: 'label'; successor: SuccessorNode; demoted: string[]; patches: LabelPatch[] };
 
-function successorKey(hook: HookSignal | undefined): InstanceKey | undefined {
+/** The successor a fresh PostMasterFailover or PostGracefulTakeover call names. */
+export function hookCandidate(hook: HookSignal | undefined): Candidate | undefined {
   if (hook === undefined || (hook.process !== 'PostMasterFailover' && hook.process !== 'PostGracefulTakeover')) return undefined;
-  return hook.successor === undefined ? undefined : hostPort(hook.successor);
+  const key = hook.successor === undefined ? undefined : hostPort(hook.successor);
+  return key === undefined ? undefined : { key, namedBy: `the ${hook.process} hook` };
 }
 
-/** The pod a fresh Post* call names as the promoted instance, if it names one of these. */
-export function hookSuccessor<N extends { pod: PodView }>(hook: HookSignal | undefined, nodes: readonly N[]): N | undefined {
-  const key = successorKey(hook);
-  return key === undefined ? undefined : nodes.find((n) => sameInstance(instanceKey(n.pod.fqdn), key));
+/** The master /api/master names, as a candidate while a PreFailover call is fresh. */
+export function orchestratorCandidate(key: InstanceKey): Candidate {
+  return { key, namedBy: "Orchestrator's /api/master" };
 }
 
-/** A Post* call names a successor that does not carry role=master yet: worth a fast pass. */
-export function successorPending(hook: HookSignal | undefined, nodes: ReadonlyArray<Pick<SuccessorNode, 'pod' | 'role'>>): boolean {
-  return successorKey(hook) !== undefined && hookSuccessor(hook, nodes)?.role !== ROLE.master;
+function candidateNode<N extends { pod: PodView }>(c: Candidate, nodes: readonly N[]): N | undefined {
+  return nodes.find((n) => sameInstance(instanceKey(n.pod.fqdn), c.key));
+}
+
+/** The candidate is not labelled master yet: worth reading the servers for. */
+export function successorPending(c: Candidate | undefined, nodes: ReadonlyArray<Pick<SuccessorNode, 'pod' | 'role'>>): c is Candidate {
+  return c !== undefined && candidateNode(c, nodes)?.role !== ROLE.master;
 }
 
 /**
@@ -58,10 +71,9 @@ function mayTakeWrites(n: SuccessorNode): boolean {
   return n.server.reachable ? !n.server.readOnly : n.server.problem !== 'unreachable';
 }
 
-export function proveSuccessor(hook: HookSignal, nodes: readonly SuccessorNode[]): SuccessorProof {
-  const successor = hookSuccessor(hook, nodes);
-  const named = `${hook.process} hook's successor ${hook.successor ?? '(none)'}`;
-  const unproven = (why: string): SuccessorProof => ({ kind: 'unproven', message: `the ${named} ${why}` });
+export function proveSuccessor(c: Candidate, nodes: readonly SuccessorNode[]): SuccessorProof {
+  const successor = candidateNode(c, nodes);
+  const unproven = (why: string): SuccessorProof => ({ kind: 'unproven', message: `${keyName(c.key)}, named by ${c.namedBy}, ${why}` });
   if (successor === undefined) return unproven('is not a pod of the cluster');
   if (successor.pod.deleting) return unproven('is being deleted');
   const s = successor.server;
@@ -74,10 +86,10 @@ export function proveSuccessor(hook: HookSignal, nodes: readonly SuccessorNode[]
   return { kind: 'proven', successor };
 }
 
-/** The fast pass's decision: which labels to patch for the hook's successor, before Orchestrator is asked. */
-export function decideSuccessor(hook: HookSignal | undefined, nodes: readonly SuccessorNode[]): SuccessorDecision {
-  if (hook === undefined || !successorPending(hook, nodes)) return { kind: 'none' };
-  const proof = proveSuccessor(hook, nodes);
+/** The fast pass's decision: which labels to patch for the candidate, before anything else is gathered. */
+export function decideSuccessor(c: Candidate | undefined, nodes: readonly SuccessorNode[]): SuccessorDecision {
+  if (!successorPending(c, nodes)) return { kind: 'none' };
+  const proof = proveSuccessor(c, nodes);
   if (proof.kind === 'unproven') return { kind: 'wait', message: proof.message };
   const demoted = nodes.filter((n) => n !== proof.successor && n.role === ROLE.master).map((n) => n.pod.name);
   const patches: LabelPatch[] = [
@@ -95,9 +107,10 @@ export function decideSuccessor(hook: HookSignal | undefined, nodes: readonly Su
  */
 export function masterVerdict(g: Gathered): MasterVerdict {
   const verdict = decideMaster(g);
-  if (verdict.kind === 'master' || verdict.reason === ORCHESTRATOR_REASONS.orchestratorUnreachable || g.hook === undefined) return verdict;
+  const candidate = hookCandidate(g.hook);
+  if (verdict.kind === 'master' || verdict.reason === ORCHESTRATOR_REASONS.orchestratorUnreachable || candidate === undefined) return verdict;
   const nodes = podNodes(g);
-  const proof = proveSuccessor(g.hook, nodes.map((n) => ({ pod: n.pod, role: roleLabel(n), server: n.server })));
+  const proof = proveSuccessor(candidate, nodes.map((n) => ({ pod: n.pod, role: roleLabel(n), server: n.server })));
   if (proof.kind === 'unproven') return verdict;
   return { kind: 'master', node: nodes.find((n) => n.pod.name === proof.successor.pod.name)! };
 }
@@ -105,4 +118,17 @@ export function masterVerdict(g: Gathered): MasterVerdict {
 /** The labels name the hook's successor master while Orchestrator does not (yet). */
 export function masterAheadOfOrchestrator(g: Gathered): boolean {
   return decideMaster(g).kind === 'none' && masterVerdict(g).kind === 'master';
+}
+
+/**
+ * A pass may be the fast path's reads alone: after a PreFailover call, while Orchestrator still
+ * names the failing master (nothing promoted yet), once a full pass has seen the call (it recorded
+ * FailoverInProgress; read-only, forgetting and acknowledgements hold during a failover anyway).
+ * A full pass takes 0.1-0.5 s on a loaded machine, and a promotion that lands during one waits for
+ * it; the reads take tens of milliseconds. Bounded by SUCCESSOR_WAIT_MS after the call.
+ */
+export function probeOnly(hook: HookSignal | undefined, candidate: Candidate | undefined, fullPassSawCall: boolean, now: Date): boolean {
+  if (hook?.process !== 'PreFailover' || hook.failed === undefined || candidate === undefined || !fullPassSawCall) return false;
+  const failed = hostPort(hook.failed);
+  return failed !== undefined && sameInstance(failed, candidate.key) && now.getTime() - hook.at.getTime() <= SUCCESSOR_WAIT_MS;
 }

@@ -23,12 +23,12 @@ import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
-import { decideHook, freshHook, superseded } from './decide-hook.ts';
+import { decideHook, FAST_POLL_MS, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
-import { decideSuccessor, successorPending } from './decide-successor.ts';
+import { decideSuccessor, hookCandidate, orchestratorCandidate, probeOnly, successorPending, type Candidate } from './decide-successor.ts';
 import { decideStatus, isReady } from './decide-status.ts';
 import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
 import type { FailoverSignals, HookSignal } from './hook-signals.ts';
@@ -66,6 +66,8 @@ export class ControllerMemory {
   readonly failoversSeen = new Map<string, Set<string>>();
   /** Hook calls whose successor the fast path labelled (and observed in the hook-to-labels histogram). */
   readonly hookLanded = new WeakSet<HookSignal>();
+  /** Hook calls a full pass has gathered (decide-successor.ts probeOnly). */
+  readonly fullPassSaw = new WeakSet<HookSignal>();
   readonly #holds = new Map<string, string>();
 
   /** True when `kind` of the cluster now holds for another reason than last pass (or did not hold). */
@@ -98,8 +100,13 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
   // One set of connections for the pass: the fast path's and the gather's reads share them.
   const servers = await passServers(ctx, cluster, deps);
   try {
-    await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
+    const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
+    if (probed && probeOnly(probed.hook, probed.candidate, deps.memory.fullPassSaw.has(probed.hook), new Date())) {
+      ctx.log.debug('pass timings', { cluster: req.key, hook: probed.hook.process, probeOnly: true, ms: steps.laps });
+      return { requeueAfterMs: FAST_POLL_MS };
+    }
     const g = await gather(req, ctx, cluster, pods, servers, deps, steps);
+    if (g.hook) deps.memory.fullPassSaw.add(g.hook);
     const seen = deps.signals.latest(req.key);
     const pass = new Pass(req, ctx, g, deps, { clusters, pods });
     try {
@@ -116,35 +123,65 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
 }
 
 /**
- * The failover hook's fast path (decide-successor.ts): after a Post* call whose successor is not
- * labelled master yet, read only read_only and the replication source of each server, side by
- * side, and label the successor if they prove the promotion, before Orchestrator is asked and
- * before anything else is written. The full pass follows on caches that show these labels.
+ * The failover hook's fast path (decide-successor.ts): while a hook call is fresh and its candidate
+ * (a Post* call's successor, or Orchestrator's master after a PreFailover call) is not labelled
+ * master, read only read_only and the replication source of each server, side by side, and label
+ * the candidate if they prove the promotion, before the full gather and before anything else is
+ * written. The full pass follows, on caches that show these labels.
  */
 async function labelHookSuccessor(
   req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, servers: PassServers | { message: string },
   deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock,
-): Promise<void> {
+): Promise<{ hook: HookSignal; candidate: Candidate | undefined } | undefined> {
   const hook = freshHook(deps.signals.latest(req.key), new Date());
+  if (hook === undefined || !(servers instanceof PassServers)) return undefined;
   const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
   const role = (name: string): string | undefined => pods.find((p) => p.metadata?.name === name)?.metadata?.labels?.[LABEL_ROLE];
   const views = nodePods(pods, deps.resolve ?? resolveByFqdn).map((pod) => ({ pod, role: role(pod.name) }));
-  if (!successorPending(hook, views) || !(servers instanceof PassServers)) return;
-  // Deleting pods too: an old master on its way out may still take writes.
-  const nodes = await Promise.all(views.map(async (v) => ({ ...v, server: v.pod.mysqlRunning ? await servers.observeRole(v.pod.endpoint) : null })));
+  const pre = hook.process === 'PreFailover';
+  if (!pre && !successorPending(hookCandidate(hook), views)) return undefined;
+  const [candidate, nodes] = await Promise.all([
+    pre ? orchestratorMaster(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), ctx.signal) : hookCandidate(hook),
+    // Deleting pods too: an old master on its way out may still take writes.
+    Promise.all(views.map(async (v) => ({ ...v, server: v.pod.mysqlRunning ? await servers.observeRole(v.pod.endpoint) : null }))),
+  ]);
   steps.lap('successorServers');
-  const d = decideSuccessor(hook, nodes);
-  if (d.kind === 'wait') ctx.log.debug('failover hook successor not proven: the full pass decides', { cluster: req.key, why: d.message });
-  if (d.kind !== 'label' || hook === undefined || superseded(hook, deps.signals.latest(req.key))) return;
+  const d = decideSuccessor(candidate, nodes);
+  if (d.kind === 'wait') ctx.log.debug('failover successor not proven: the full pass decides', { cluster: req.key, hook: hook.process, why: d.message });
+  if (d.kind !== 'label' || candidate === undefined || !stillNamed(candidate, hook, deps.signals.latest(req.key))) return { hook, candidate };
   const before = new Map(d.patches.map((p) => [p.pod, podCache.get(req.namespace, p.pod)?.metadata?.resourceVersion]));
   for (const round of labelRounds(d.patches)) await Promise.all(round.map((p) => patchPodLabels(ctx, req.namespace, p)));
-  metrics.hookToLabelsSeconds.observe(Math.max(0, Date.now() - hook.at.getTime()) / 1000);
-  deps.memory.hookLanded.add(hook);
+  if (!pre) {
+    metrics.hookToLabelsSeconds.observe(Math.max(0, Date.now() - hook.at.getTime()) / 1000);
+    deps.memory.hookLanded.add(hook);
+  }
   const was = d.demoted.length > 0 ? ` (was ${d.demoted.join(', ')})` : '';
   ctx.events.normal(cluster, ORCHESTRATOR_REASONS.masterLabelled,
-    `role=master on ${d.successor.pod.name}${was}: the ${hook.process} hook's successor, writable and replicating from no one, and no other server takes writes`);
+    `role=master on ${d.successor.pod.name}${was}: named by ${candidate.namedBy}, writable and replicating from no one, and no other server takes writes`);
   steps.lap('successorLabels');
   await Promise.all([...before].map(([pod, rv]) => cacheMoved(podCache, req.namespace, pod, rv, ctx.signal)));
+  return { hook, candidate };
+}
+
+/**
+ * The servers' proof holds whatever the hook said since, but not the candidate: a call that came
+ * during the reads must name the same successor (the PostMasterFailover call that usually
+ * follows a PreFailover probe does), else the next pass decides on it.
+ */
+function stillNamed(c: Candidate, seen: HookSignal, latest: HookSignal | undefined): boolean {
+  if (!superseded(seen, latest)) return true;
+  const named = hookCandidate(latest);
+  return named !== undefined && sameInstance(named.key, c.key);
+}
+
+/** Orchestrator's master of the cluster as a fast-path candidate; none when it cannot say (the full pass reports why). */
+async function orchestratorMaster(client: OrchestratorClient, clusterAlias: string, signal: AbortSignal): Promise<Candidate | undefined> {
+  try {
+    return orchestratorCandidate((await client.master(clusterAlias, { signal })).key);
+  } catch (e) {
+    if (isOrchestratorError(e)) return undefined;
+    throw e;
+  }
 }
 
 async function patchPodLabels(ctx: ControllerContext, namespace: string, patch: LabelPatch): Promise<void> {

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
 import { decideReadOnly } from '../../../src/controllers/orchestrator/decide-read-only.ts';
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import { decideSuccessor, masterVerdict, successorPending, type SuccessorNode } from '../../../src/controllers/orchestrator/decide-successor.ts';
+import { decideSuccessor, hookCandidate, masterVerdict, orchestratorCandidate, probeOnly, successorPending, type SuccessorNode } from '../../../src/controllers/orchestrator/decide-successor.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
+import { SUCCESSOR_WAIT_MS } from '../../../src/controllers/orchestrator/decide-hook.ts';
 import { podView, resolveByFqdn, type RoleView } from '../../../src/topology/index.ts';
 import { NOW, fqdn, healthy, instance, master, node, pod, podName, reachable, replicaServer, replicating, server, unreachable, type PodOptions } from './builders.ts';
 
@@ -23,7 +24,8 @@ function promoted(old: RoleView | null, o: PodOptions = {}): SuccessorNode[] {
   return [at(0, old, { role: 'master', ...o }), at(1, master(), { role: 'replica' }), at(2, replicaServer(1), { role: 'replica' })];
 }
 
-const post = signal('PostMasterFailover', 1);
+const postSignal = signal('PostMasterFailover', 1);
+const post = hookCandidate(postSignal);
 
 function text(d: ReturnType<typeof decideSuccessor>): string[] {
   return d.kind === 'label' ? d.patches.map((p) => `${p.pod} role=${p.labels.role} healthy=${p.labels.healthy}`) : [];
@@ -37,7 +39,7 @@ describe('decideSuccessor', () => {
 
   it('labels the successor of a SIGKILLed master (its server refuses connections) and of a graceful takeover', () => {
     assert.equal(decideSuccessor(post, promoted(unreachable())).kind, 'label');
-    assert.equal(decideSuccessor(signal('PostGracefulTakeover', 1), promoted(server({ readOnly: true }))).kind, 'label');
+    assert.equal(decideSuccessor(hookCandidate(signal('PostGracefulTakeover', 1)), promoted(server({ readOnly: true }))).kind, 'label');
   });
 
   it('labels the successor when the old master pod no longer runs mysqld', () => {
@@ -46,7 +48,7 @@ describe('decideSuccessor', () => {
 
   it('labels no master while another server is writable', () => {
     const d = decideSuccessor(post, promoted(master()));
-    assert.deepEqual(d, { kind: 'wait', message: `the PostMasterFailover hook's successor ${fqdn(1)}:3306 is not the only server that may take writes: ${podName(0)}` });
+    assert.deepEqual(d, { kind: 'wait', message: `${fqdn(1)}:3306, named by the PostMasterFailover hook, is not the only server that may take writes: ${podName(0)}` });
     const replicaWritable = [at(0, unreachable(), { role: 'master' }), at(1, master()), at(2, server({ readOnly: false, replication: replicating(1) }))];
     assert.equal(decideSuccessor(post, replicaWritable).kind, 'wait');
   });
@@ -62,15 +64,24 @@ describe('decideSuccessor', () => {
     assert.match((decideSuccessor(post, with1(master({ replication: replicating(0) }))) as { message: string }).message, /replicates from 127\.0\.0\.11:3306$/);
     assert.match((decideSuccessor(post, with1(unreachable())) as { message: string }).message, /does not answer: connect ECONNREFUSED$/);
     assert.match((decideSuccessor(post, with1(master(), { deleting: true })) as { message: string }).message, /is being deleted$/);
-    assert.match((decideSuccessor(signal('PostMasterFailover', 7), with1(master())) as { message: string }).message, /is not a pod of the cluster$/);
+    assert.match((decideSuccessor(hookCandidate(signal('PostMasterFailover', 7)), with1(master())) as { message: string }).message, /is not a pod of the cluster$/);
+  });
+
+  it("after a PreFailover call, labels the master Orchestrator's /api/master names once the servers prove it", () => {
+    const d = decideSuccessor(orchestratorCandidate({ host: fqdn(1), port: 3306 }), promoted(unreachable()));
+    assert.deepEqual(text(d), [`${podName(0)} role=replica healthy=no`, `${podName(1)} role=master healthy=yes`]);
+    // Before the promotion Orchestrator still names the old master, which does not answer.
+    const before = decideSuccessor(orchestratorCandidate({ host: fqdn(0), port: 3306 }), [at(0, unreachable(), { role: 'master' }), at(1, replicaServer(0)), at(2, replicaServer(0))]);
+    assert.deepEqual(before, { kind: 'none' }, 'already labelled');
+    const takeover = decideSuccessor(orchestratorCandidate({ host: fqdn(1), port: 3306 }), [at(0, server({ readOnly: true }), { role: 'master' }), at(1, replicaServer(0)), at(2, replicaServer(0))]);
+    assert.deepEqual(takeover, { kind: 'wait', message: `${fqdn(1)}:3306, named by Orchestrator's /api/master, is read-only` });
   });
 
   it('does nothing without a Post* call naming a successor, or once the successor carries role=master', () => {
     const nodes = promoted(unreachable());
     assert.deepEqual(decideSuccessor(undefined, nodes), { kind: 'none' });
-    assert.deepEqual(decideSuccessor(signal('PreFailover', undefined), nodes), { kind: 'none' });
-    assert.deepEqual(decideSuccessor(signal('PostUnsuccessfulFailover', undefined), nodes), { kind: 'none' });
-    assert.deepEqual(decideSuccessor(signal('PostMasterFailover', undefined), nodes), { kind: 'none' });
+    for (const p of ['PreFailover', 'PostUnsuccessfulFailover', 'PostMasterFailover'] as const) assert.equal(hookCandidate(signal(p, undefined)), undefined, p);
+    assert.equal(hookCandidate(signal('PostUnsuccessfulFailover', 1)), undefined);
     const labelled = [at(0, unreachable(), { role: 'replica' }), at(1, master(), { role: 'master' }), at(2, replicaServer(1))];
     assert.deepEqual(decideSuccessor(post, labelled), { kind: 'none' });
     assert.equal(successorPending(post, labelled), false);
@@ -85,7 +96,7 @@ function orchestratorBehind(over: Partial<Gathered> = {}): Gathered {
     pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })],
     servers: [node(0, server({ readOnly: true })), node(1, master()), node(2, replicaServer(1))],
     orchestrator: reachable({ master: instances[0]!, instances }),
-    hook: post,
+    hook: postSignal,
     ...over,
   });
 }
@@ -123,5 +134,23 @@ describe('the full pass with a fresh Post* call', () => {
     const none = orchestratorBehind({ servers, orchestrator: reachable({ master: null, instances }) });
     assert.equal(masterVerdict(none).kind, 'none');
     assert.equal(decideLabels(none, decideStatus(none).status.nodes).patches.some((p) => p.labels.role === 'master'), false);
+  });
+});
+
+describe('probeOnly', () => {
+  const pre = signal('PreFailover', undefined);
+  const failing = orchestratorCandidate({ host: fqdn(0), port: 3306 });
+
+  it('skips the full gather after a PreFailover call while Orchestrator still names the failing master, once a full pass saw the call', () => {
+    assert.equal(probeOnly(pre, failing, true, NOW), true);
+    assert.equal(probeOnly(pre, failing, false, NOW), false, 'the first pass records FailoverInProgress');
+  });
+
+  it('runs full passes once Orchestrator names another master, when it did not answer, after a Post* call, and SUCCESSOR_WAIT_MS after the call', () => {
+    assert.equal(probeOnly(pre, orchestratorCandidate({ host: fqdn(1), port: 3306 }), true, NOW), false);
+    assert.equal(probeOnly(pre, undefined, true, NOW), false);
+    assert.equal(probeOnly(postSignal, failing, true, NOW), false);
+    assert.equal(probeOnly(pre, failing, true, new Date(NOW.getTime() + SUCCESSOR_WAIT_MS + 1)), false);
+    assert.equal(probeOnly(undefined, failing, true, NOW), false);
   });
 });
