@@ -57,7 +57,16 @@ export class PassServers {
 
   /** Each pod as a node of the topology; a pod whose mysql is not running is not observed. */
   observeNodes(pods: readonly PodView[]): Promise<NodeView[]> {
-    return Promise.all(pods.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await this.observe(p.endpoint) : null)));
+    return this.#nodes(pods, (e) => this.observe(e));
+  }
+
+  /** observeNodes, reading only what says the server's role (read_only, replication source). */
+  observeRoles(pods: readonly PodView[]): Promise<NodeView<RoleView>[]> {
+    return this.#nodes(pods, (e) => this.observeRole(e));
+  }
+
+  #nodes<S extends RoleView>(pods: readonly PodView[], read: (e: Endpoint) => Promise<S>): Promise<NodeView<S>[]> {
+    return Promise.all(pods.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await read(p.endpoint) : null)));
   }
 
   /** Hands the connection to `e` to the caller, who closes it: closeAll() no longer does. */

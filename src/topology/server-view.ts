@@ -53,12 +53,13 @@ export type UnreachableServer = Extract<ServerView, { reachable: false }>;
  */
 export type RoleView = UnreachableServer | Pick<ReachableServer, 'reachable' | 'readOnly' | 'replication'>;
 
-export interface NodeView {
+/** `S`: what was read of its server; the whole view unless a reader needs only its role. */
+export interface NodeView<S extends RoleView = ServerView> {
   pod: string;
   ordinal: number;
   /** `<pod>.mysql.<ns>`, the name Orchestrator and status.nodes use. */
   fqdn: string;
   endpoint: Endpoint;
   /** Not gathered (e.g. the pod is not running) → null. */
-  server: ServerView | null;
+  server: S | null;
 }

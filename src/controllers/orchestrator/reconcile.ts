@@ -16,7 +16,7 @@ import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
   credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
-  type NodeView, type PassServersOptions, type PodObject, type ResolvePod,
+  type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
 } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
 import { KINDS } from '../shared/kinds.ts';
@@ -293,10 +293,10 @@ async function passServers(ctx: ControllerContext, cluster: Cluster, deps: PassD
   return { message: secret ? missingKeyMessage(cluster.metadata?.name ?? '', creds.missing) : `Secret ${name} does not exist yet` };
 }
 
-/** What each running pod's server says. */
-async function observeServers(pods: readonly PodObject[], servers: PassServers | { message: string }, deps: PassDeps): Promise<NodeView[]> {
+/** What each running pod's server says about its role. */
+async function observeServers(pods: readonly PodObject[], servers: PassServers | { message: string }, deps: PassDeps): Promise<NodeView<RoleView>[]> {
   const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
-  if (servers instanceof PassServers) return servers.observeNodes(views);
+  if (servers instanceof PassServers) return servers.observeRoles(views);
   // Not observed is not "down": the decisions read an unanswered server as a reason not to act.
   const down = { reachable: false, problem: 'other', message: servers.message } as const;
   return views.map((p) => ({ pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server: p.mysqlRunning && !p.deleting ? down : null }));
