@@ -121,11 +121,18 @@ export function masterAheadOfOrchestrator(g: Gathered): boolean {
 }
 
 /**
+ * How soon a probe-only pass looks again. A probe is a connection and two statements per server
+ * and one Orchestrator route; the promotion it watches for comes 0.1-0.5 s after the PreFailover
+ * call, and every millisecond between the promotion and the next probe is one the label waits.
+ */
+export const PROBE_POLL_MS = 25;
+
+/**
  * A pass may be the fast path's reads alone: after a PreFailover call, while Orchestrator still
  * names the failing master (nothing promoted yet), once a full pass has seen the call (it recorded
  * FailoverInProgress; read-only, forgetting and acknowledgements hold during a failover anyway).
  * A full pass takes 0.1-0.5 s on a loaded machine, and a promotion that lands during one waits for
- * it; the reads take tens of milliseconds. Bounded by SUCCESSOR_WAIT_MS after the call.
+ * it; the reads take tens of milliseconds. Every PROBE_POLL_MS, for at most SUCCESSOR_WAIT_MS after the call.
  */
 export function probeOnly(hook: HookSignal | undefined, candidate: Candidate | undefined, fullPassSawCall: boolean, now: Date): boolean {
   if (hook?.process !== 'PreFailover' || hook.failed === undefined || candidate === undefined || !fullPassSawCall) return false;

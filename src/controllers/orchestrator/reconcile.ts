@@ -23,12 +23,12 @@ import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
-import { decideHook, FAST_POLL_MS, freshHook, superseded } from './decide-hook.ts';
+import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
-import { decideSuccessor, hookCandidate, orchestratorCandidate, probeOnly, successorPending, type Candidate } from './decide-successor.ts';
+import { decideSuccessor, hookCandidate, orchestratorCandidate, PROBE_POLL_MS, probeOnly, successorPending, type Candidate } from './decide-successor.ts';
 import { decideStatus, isReady } from './decide-status.ts';
 import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
 import type { FailoverSignals, HookSignal } from './hook-signals.ts';
@@ -103,7 +103,7 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
     const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
     if (probed && probeOnly(probed.hook, probed.candidate, deps.memory.fullPassSaw.has(probed.hook), new Date())) {
       ctx.log.debug('pass timings', { cluster: req.key, hook: probed.hook.process, probeOnly: true, ms: steps.laps });
-      return { requeueAfterMs: FAST_POLL_MS };
+      return { requeueAfterMs: PROBE_POLL_MS };
     }
     const g = await gather(req, ctx, cluster, pods, servers, deps, steps);
     if (g.hook) deps.memory.fullPassSaw.add(g.hook);
