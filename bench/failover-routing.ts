@@ -132,7 +132,7 @@ async function run(mode: Mode): Promise<Sample[]> {
     const opClient = new KubeClient(nc.kube.kubeConfig);
     const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: timings ? 'debug' : 'error', stream: new Writable({
       write: (chunk, _e, cb) => {
-        if (timings && /pass timings|failover hook call/.test(String(chunk))) process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
+        if (timings && /pass timings|failover hook call|failover successor/.test(String(chunk))) process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
         cb();
       },
     }) }) });

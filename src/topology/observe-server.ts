@@ -1,6 +1,6 @@
 // Reads one server's state (thin I/O over src/mysql).
 import { isMysqlError, STATUS, type MysqlNode, type ReplicationStatus } from '../mysql/index.ts';
-import type { ReplicationView, ServerView } from './server-view.ts';
+import type { ReplicationView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
 
 function replicationView(s: ReplicationStatus | null): ReplicationView | null {
   if (s === null || s.masterHost === '') return null;
@@ -40,8 +40,13 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
   };
 }
 
+export async function observeRole(node: MysqlNode): Promise<RoleView> {
+  const readOnly = await node.isReadOnly();
+  return { reachable: true, readOnly, replication: replicationView(await node.replicationStatus()) };
+}
+
 /** A failed connect or read as the decision sees it; the message never holds a password. */
-export function unreachableView(e: unknown): ServerView {
+export function unreachableView(e: unknown): UnreachableServer {
   if (isMysqlError(e)) {
     const problem = e.kind === 'access-denied' ? 'accessDenied' : e.kind === 'unreachable' || e.kind === 'timeout' ? 'unreachable' : 'other';
     return { reachable: false, problem, message: e.message };

@@ -2,9 +2,9 @@
 // opened on first use and reused for every read and step of the pass, all closed at its end. An
 // unreachable server is an observation (ServerView), not an exception.
 import { connectNode, type ConnectParams, type MysqlNode } from '../mysql/index.ts';
-import { observeServer, unreachableView } from './observe-server.ts';
+import { observeRole, observeServer, unreachableView } from './observe-server.ts';
 import { asNode, type PodView } from './pod-view.ts';
-import type { Endpoint, NodeView, ServerView } from './server-view.ts';
+import type { Endpoint, NodeView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
 
 export interface PassServersOptions {
   connect?: (p: ConnectParams) => Promise<MysqlNode>;
@@ -38,9 +38,17 @@ export class PassServers {
     return n;
   }
 
-  async observe(e: Endpoint): Promise<ServerView> {
+  observe(e: Endpoint): Promise<ServerView> {
+    return this.#read(e, observeServer);
+  }
+
+  observeRole(e: Endpoint): Promise<RoleView> {
+    return this.#read(e, observeRole);
+  }
+
+  async #read<T>(e: Endpoint, read: (n: MysqlNode) => Promise<T>): Promise<T | UnreachableServer> {
     try {
-      return await observeServer(await this.node(e));
+      return await read(await this.node(e));
     } catch (err) {
       await this.#forget(e);
       return unreachableView(err);
@@ -49,7 +57,16 @@ export class PassServers {
 
   /** Each pod as a node of the topology; a pod whose mysql is not running is not observed. */
   observeNodes(pods: readonly PodView[]): Promise<NodeView[]> {
-    return Promise.all(pods.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await this.observe(p.endpoint) : null)));
+    return this.#nodes(pods, (e) => this.observe(e));
+  }
+
+  /** observeNodes, reading only what says the server's role (read_only, replication source). */
+  observeRoles(pods: readonly PodView[]): Promise<NodeView<RoleView>[]> {
+    return this.#nodes(pods, (e) => this.observeRole(e));
+  }
+
+  #nodes<S extends RoleView>(pods: readonly PodView[], read: (e: Endpoint) => Promise<S>): Promise<NodeView<S>[]> {
+    return Promise.all(pods.map(async (p) => asNode(p, p.mysqlRunning && !p.deleting ? await read(p.endpoint) : null)));
   }
 
   /** Hands the connection to `e` to the caller, who closes it: closeAll() no longer does. */

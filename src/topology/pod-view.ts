@@ -2,7 +2,7 @@
 import { CONTAINER, PORT } from '../api/constants.ts';
 import { podFqdn, podOrdinal } from '../api/names.ts';
 import type { KubeObject } from '../runtime/kube/types.ts';
-import type { Endpoint, NodeView, ServerView } from './server-view.ts';
+import type { Endpoint, NodeView, RoleView, ServerView } from './server-view.ts';
 
 export interface PodCondition {
   type: string;
@@ -70,6 +70,6 @@ export function mysqlContainer(pod: PodObject): ContainerStatus | undefined {
 }
 
 /** The pod as a node of the topology, with what its server said (null: not observed). */
-export function asNode(p: PodView, server: ServerView | null): NodeView {
+export function asNode<S extends RoleView = ServerView>(p: PodView, server: S | null): NodeView<S> {
   return { pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server };
 }

@@ -45,13 +45,21 @@ export type ServerView =
     };
 
 export type ReachableServer = Extract<ServerView, { reachable: true }>;
+export type UnreachableServer = Extract<ServerView, { reachable: false }>;
 
-export interface NodeView {
+/**
+ * The part of a server's view that says whether it can be the master (writable, replicating from
+ * no one): two statements instead of a whole observation, for a pass that races a failover.
+ */
+export type RoleView = UnreachableServer | Pick<ReachableServer, 'reachable' | 'readOnly' | 'replication'>;
+
+/** `S`: what was read of its server; the whole view unless a reader needs only its role. */
+export interface NodeView<S extends RoleView = ServerView> {
   pod: string;
   ordinal: number;
   /** `<pod>.mysql.<ns>`, the name Orchestrator and status.nodes use. */
   fqdn: string;
   endpoint: Endpoint;
   /** Not gathered (e.g. the pod is not running) → null. */
-  server: ServerView | null;
+  server: S | null;
 }

@@ -1,8 +1,11 @@
 // What a failover hook call means for a pass. The hook is a push, not a source of truth
-// (hook-signals.ts): the labels follow Orchestrator's view only, and a signal only makes the
-// controller look sooner and more often. Orchestrator answers /api/master with the new master
-// ~0.2-0.4 s after its Post* hooks (FIELD-NOTES.md), so after one the controller polls every
-// FAST_POLL_MS until the successor carries role=master, for at most SUCCESSOR_WAIT_MS.
+// (hook-signals.ts): a signal makes the controller look sooner and more often, and names a
+// candidate the servers must prove before it is labelled master (decide-successor.ts). A failover
+// promotes within a second or so of its PreFailover call, and Orchestrator's Post* calls come
+// 0.1-0.3 s after the promotion (a shell and curl it spawns), so from a PreFailover call until the
+// successor carries role=master the controller looks every FAST_POLL_MS, for at most
+// SUCCESSOR_WAIT_MS after a call; and until Orchestrator itself names the successor after a Post*
+// call, since the labels only lead its answer while the call is fresh.
 import { instanceKey, sameInstance } from './gathered.ts';
 import type { HookSignal } from './hook-signals.ts';
 
@@ -21,26 +24,28 @@ export function freshHook(s: HookSignal | undefined, now: Date): HookSignal | un
 
 export type HookDecision =
   | { kind: 'none' }
-  /** Wait for the next call (a PreFailover is followed by a Post* one, or goes stale). */
+  /** Wait for the next call (a PreFailover long past: aborted, or its recovery is slow); it goes stale. */
   | { kind: 'keep' }
   /** Done with the signal; `landedSeconds` when its successor now carries role=master. */
   | { kind: 'settle'; landedSeconds?: number }
-  /** The successor is not labelled master yet: look again soon. */
+  /** The promotion is not labelled yet, or Orchestrator does not name the successor yet: look again soon. */
   | { kind: 'poll'; afterMs: number };
 
-function hostPort(text: string): { host: string; port: number } | undefined {
+/** `host:port` as Orchestrator's hooks pass it. */
+export function hostPort(text: string): { host: string; port: number } | undefined {
   const i = text.lastIndexOf(':');
   const port = Number(text.slice(i + 1));
   return i > 0 && Number.isInteger(port) ? { host: text.slice(0, i), port } : undefined;
 }
 
 /**
- * `hook`: the fresh signal the pass gathered; `masterFqdn`: the pod carrying role=master once the
- * pass's label patches are applied; `now`: when they were.
+ * `hook`: the fresh signal the pass gathered; `masterFqdn`: Orchestrator's master when its server
+ * agrees (decide-master.ts), so a Post* call is settled once Orchestrator names its successor, not
+ * when the fast path labelled it; `now`: when the pass's labels were patched.
  */
 export function decideHook(hook: HookSignal | undefined, masterFqdn: string | undefined, now: Date): HookDecision {
   if (hook === undefined) return { kind: 'none' };
-  if (hook.process === 'PreFailover') return { kind: 'keep' };
+  if (hook.process === 'PreFailover') return now.getTime() - hook.at.getTime() <= SUCCESSOR_WAIT_MS ? { kind: 'poll', afterMs: FAST_POLL_MS } : { kind: 'keep' };
   const successor = hook.successor === undefined ? undefined : hostPort(hook.successor);
   if (hook.process === 'PostUnsuccessfulFailover' || successor === undefined) return { kind: 'settle' };
   if (masterFqdn !== undefined && sameInstance(instanceKey(masterFqdn), successor)) {

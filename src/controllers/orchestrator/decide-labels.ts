@@ -4,7 +4,7 @@
 // so no prefix of the list leaves two masters. `labelRounds` groups them for patching side by side.
 import { CONDITION_STATUS, HEALTHY, LABEL_HEALTHY, LABEL_ROLE, NODE_CONDITION, ORCHESTRATOR_REASONS, ROLE, type Healthy, type Role } from '../../api/constants.ts';
 import type { NodeStatus } from '../../api/index.ts';
-import { decideMaster } from './decide-master.ts';
+import { masterVerdict } from './decide-successor.ts';
 import { healthyLabel, podNodes, roleLabel, type Gathered, type PodNode } from './gathered.ts';
 
 export interface LabelPatch {
@@ -39,10 +39,11 @@ export function healthyReplica(n: PodNode, nodes: readonly NodeStatus[]): boolea
 
 /**
  * `nodes` is the status.nodes decided this pass (decide-status), so labels and status say the same.
- * While Orchestrator is unreachable nothing is relabelled: the labels stay as they were.
+ * While Orchestrator is unreachable nothing is relabelled: the labels stay as they were. The master
+ * is decide-master's, or a fresh failover hook's successor its servers prove (decide-successor.ts).
  */
 export function decideLabels(g: Gathered, nodes: readonly NodeStatus[]): LabelDecision {
-  const verdict = decideMaster(g);
+  const verdict = masterVerdict(g);
   const noMaster = verdict.kind === 'none' ? { reason: verdict.reason, message: verdict.message } : undefined;
   if (verdict.kind === 'none' && verdict.reason === ORCHESTRATOR_REASONS.orchestratorUnreachable) return { patches: [], noMaster };
 

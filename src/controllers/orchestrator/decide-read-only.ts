@@ -4,6 +4,7 @@
 import { ORCHESTRATOR_REASONS } from '../../api/constants.ts';
 import type { InstanceKey } from '../../orchestrator/index.ts';
 import { decideFailover } from './decide-failover.ts';
+import { masterAheadOfOrchestrator } from './decide-successor.ts';
 import { checkedRecently, isOrchestratorMaster, podNodes, type Gathered, type PodNode } from './gathered.ts';
 
 export interface ReadOnlyChange {
@@ -36,6 +37,11 @@ export function decideReadOnly(g: Gathered): ReadOnlyDecision {
     return { kind: 'hold', reason: ORCHESTRATOR_REASONS.orchestratorUnreachable, message: `Orchestrator is unreachable: ${message}` };
   }
   if (failover.inProgress) return { kind: 'hold', reason: ORCHESTRATOR_REASONS.failoverInProgress, message: failover.message };
+  // Orchestrator's master of a moment ago would be made writable under the promoted one.
+  if (masterAheadOfOrchestrator(g)) {
+    const message = `Orchestrator does not name the ${g.hook?.process} hook's successor ${g.hook?.successor} master yet`;
+    return { kind: 'hold', reason: ORCHESTRATOR_REASONS.failoverInProgress, message };
+  }
 
   const clusterReadOnly = g.cluster.spec?.readOnly === true;
   const toReadOnly: ReadOnlyChange[] = [];

@@ -6,7 +6,7 @@ import { names } from '../../api/names.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { AnalysisEntry, Instance, InstanceKey, Recovery } from '../../orchestrator/index.ts';
 import type { HookSignal } from './hook-signals.ts';
-import { nodePods, normalizeHostName, resolveByFqdn, type NodeView, type PodObject, type PodView, type ServerView } from '../../topology/index.ts';
+import { nodePods, normalizeHostName, resolveByFqdn, type NodeView, type PodObject, type PodView, type RoleView } from '../../topology/index.ts';
 
 /** Orchestrator's answers for the cluster's alias, or why there are none. */
 export type OrchestratorState =
@@ -31,8 +31,11 @@ export interface Gathered {
   cluster: MysqlCluster;
   /** The cluster's Pod objects as cached. */
   pods: readonly PodObject[];
-  /** What each pod's server said this pass (topology's observeNodes); a pod left out was not observed. */
-  servers: readonly NodeView[];
+  /**
+   * What each pod's server said this pass about its role (topology's observeRoles: read_only and
+   * the replication source, all the decisions read); a pod left out was not observed.
+   */
+  servers: readonly NodeView<RoleView>[];
   orchestrator: OrchestratorState;
   /** The newest failover hook call about the cluster, when it is fresh (hook-signals.ts). */
   hook?: HookSignal;
@@ -51,7 +54,7 @@ export interface PodNode {
   key: InstanceKey;
   labels: Record<string, string>;
   /** null: the server was not observed (pod not running). */
-  server: ServerView | null;
+  server: RoleView | null;
   /** undefined: Orchestrator does not know the pod (or is unreachable). */
   instance: Instance | undefined;
 }

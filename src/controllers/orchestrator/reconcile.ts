@@ -16,7 +16,7 @@ import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
   credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
-  type NodeView, type PassServersOptions, type PodObject, type ResolvePod,
+  type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
 } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
 import { KINDS } from '../shared/kinds.ts';
@@ -29,9 +29,10 @@ import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
 import { decideMaster, type MasterVerdict } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
+import { decideSuccessor, hookCandidate, orchestratorCandidate, PROBE_POLL_MS, probeOnly, successorPending, type Candidate } from './decide-successor.ts';
 import { decideStatus, isReady } from './decide-status.ts';
 import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
-import type { FailoverSignals } from './hook-signals.ts';
+import type { FailoverSignals, HookSignal } from './hook-signals.ts';
 import { orchestratorMetrics } from './metrics.ts';
 import type { OrchestratorControllerOptions } from './options.ts';
 
@@ -67,6 +68,10 @@ export class ControllerMemory {
   readonly failoversSeen = new Map<string, Set<string>>();
   /** The pod kept labelled master on the last pass though its server did not answer. */
   readonly masterUnanswered = new Map<string, string>();
+  /** Hook calls whose successor the fast path labelled (and observed in the hook-to-labels histogram). */
+  readonly hookLanded = new WeakSet<HookSignal>();
+  /** Hook calls a full pass has gathered (decide-successor.ts probeOnly). */
+  readonly fullPassSaw = new WeakSet<HookSignal>();
   readonly #holds = new Map<string, string>();
 
   /** True when `kind` of the cluster now holds for another reason than last pass (or did not hold). */
@@ -97,17 +102,95 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
   }
   const pods = await ctx.informer<PodObject>(POD_TARGET);
   const steps = new StepClock();
-  const g = await gather(req, ctx, cluster, pods, deps, steps);
-  const seen = deps.signals.latest(req.key);
-  const pass = new Pass(req, ctx, g, deps, { clusters, pods });
+  // One set of connections for the pass: the fast path's and the gather's reads share them.
+  const servers = await passServers(ctx, cluster, deps);
   try {
-    return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
+    const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
+    if (probed && probeOnly(probed.hook, probed.candidate, deps.memory.fullPassSaw.has(probed.hook), new Date())) {
+      ctx.log.debug('pass timings', { cluster: req.key, hook: probed.hook.process, probeOnly: true, ms: steps.laps });
+      return { requeueAfterMs: PROBE_POLL_MS };
+    }
+    const g = await gather(req, ctx, cluster, pods, servers, deps, steps);
+    if (g.hook) deps.memory.fullPassSaw.add(g.hook);
+    const seen = deps.signals.latest(req.key);
+    const pass = new Pass(req, ctx, g, deps, { clusters, pods });
+    try {
+      return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
+    } finally {
+      await pass.cachesCaughtUp();
+      steps.lap('caches');
+      // Where a pass spends its time, for the hook-to-label latency (the timings option of bench/failover-routing).
+      ctx.log.debug('pass timings', { cluster: req.key, hook: g.hook?.process, ms: steps.laps });
+    }
   } finally {
-    await pass.cachesCaughtUp();
-    steps.lap('caches');
-    // Where a pass spends its time, for the hook-to-label latency (the timings option of bench/failover-routing).
-    ctx.log.debug('pass timings', { cluster: req.key, hook: g.hook?.process, ms: steps.laps });
+    if (servers instanceof PassServers) await servers.closeAll();
   }
+}
+
+/**
+ * The failover hook's fast path (decide-successor.ts): while a hook call is fresh and its candidate
+ * (a Post* call's successor, or Orchestrator's master after a PreFailover call) is not labelled
+ * master, read only read_only and the replication source of each server, side by side, and label
+ * the candidate if they prove the promotion, before the full gather and before anything else is
+ * written. The full pass follows, on caches that show these labels.
+ */
+async function labelHookSuccessor(
+  req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, servers: PassServers | { message: string },
+  deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock,
+): Promise<{ hook: HookSignal; candidate: Candidate | undefined } | undefined> {
+  const hook = freshHook(deps.signals.latest(req.key), new Date());
+  if (hook === undefined || !(servers instanceof PassServers)) return undefined;
+  const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
+  const role = (name: string): string | undefined => pods.find((p) => p.metadata?.name === name)?.metadata?.labels?.[LABEL_ROLE];
+  const views = nodePods(pods, deps.resolve ?? resolveByFqdn).map((pod) => ({ pod, role: role(pod.name) }));
+  const pre = hook.process === 'PreFailover';
+  if (!pre && !successorPending(hookCandidate(hook), views)) return undefined;
+  const [candidate, nodes] = await Promise.all([
+    pre ? orchestratorMaster(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), ctx.signal) : hookCandidate(hook),
+    // Deleting pods too: an old master on its way out may still take writes.
+    Promise.all(views.map(async (v) => ({ ...v, server: v.pod.mysqlRunning ? await servers.observeRole(v.pod.endpoint) : null }))),
+  ]);
+  steps.lap('successorServers');
+  const d = decideSuccessor(candidate, nodes);
+  if (d.kind === 'wait') ctx.log.debug('failover successor not proven: the full pass decides', { cluster: req.key, hook: hook.process, why: d.message });
+  if (d.kind !== 'label' || candidate === undefined || !stillNamed(candidate, hook, deps.signals.latest(req.key))) return { hook, candidate };
+  const before = new Map(d.patches.map((p) => [p.pod, podCache.get(req.namespace, p.pod)?.metadata?.resourceVersion]));
+  for (const round of labelRounds(d.patches)) await Promise.all(round.map((p) => patchPodLabels(ctx, req.namespace, p)));
+  if (!pre) {
+    metrics.hookToLabelsSeconds.observe(Math.max(0, Date.now() - hook.at.getTime()) / 1000);
+    deps.memory.hookLanded.add(hook);
+  }
+  const was = d.demoted.length > 0 ? ` (was ${d.demoted.join(', ')})` : '';
+  ctx.events.normal(cluster, ORCHESTRATOR_REASONS.masterLabelled,
+    `role=master on ${d.successor.pod.name}${was}: named by ${candidate.namedBy}, writable and replicating from no one, and no other server takes writes`);
+  steps.lap('successorLabels');
+  await Promise.all([...before].map(([pod, rv]) => cacheMoved(podCache, req.namespace, pod, rv, ctx.signal)));
+  return { hook, candidate };
+}
+
+/**
+ * The servers' proof holds whatever the hook said since, but not the candidate: a call that came
+ * during the reads must name the same successor (the PostMasterFailover call that usually
+ * follows a PreFailover probe does), else the next pass decides on it.
+ */
+function stillNamed(c: Candidate, seen: HookSignal, latest: HookSignal | undefined): boolean {
+  if (!superseded(seen, latest)) return true;
+  const named = hookCandidate(latest);
+  return named !== undefined && sameInstance(named.key, c.key);
+}
+
+/** Orchestrator's master of the cluster as a fast-path candidate; none when it cannot say (the full pass reports why). */
+async function orchestratorMaster(client: OrchestratorClient, clusterAlias: string, signal: AbortSignal): Promise<Candidate | undefined> {
+  try {
+    return orchestratorCandidate((await client.master(clusterAlias, { signal })).key);
+  } catch (e) {
+    if (isOrchestratorError(e)) return undefined;
+    throw e;
+  }
+}
+
+async function patchPodLabels(ctx: ControllerContext, namespace: string, patch: LabelPatch): Promise<KubeObject> {
+  return ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace, name: patch.pod }, { metadata: { labels: patch.labels } }, { type: 'merge' });
 }
 
 /** Milliseconds since the pass began at the end of each named step. */
@@ -137,7 +220,7 @@ async function act(
   if (stale()) return;
   const decided = decideStatus(g);
   const labels = decideLabels(g, decided.status.nodes);
-  for (const round of labelRounds(labels.patches)) await Promise.all(round.map((patch) => pass.label(patch.pod, patch.labels)));
+  for (const round of labelRounds(labels.patches)) await Promise.all(round.map((patch) => pass.label(patch)));
   const labelledAt = new Date();
   steps.lap('labels');
   const verdict = decideMaster(g);
@@ -147,7 +230,8 @@ async function act(
   // Measured and counted here, before the steps that may fail: the labels are what the hook waits for.
   const hook = decideHook(g.hook, master?.fqdn, labelledAt);
   if (hook.kind === 'settle' && g.hook) {
-    if (hook.landedSeconds !== undefined) metrics.hookToLabelsSeconds.observe(hook.landedSeconds);
+    // The fast path observed it when it labelled the successor.
+    if (hook.landedSeconds !== undefined && !deps.memory.hookLanded.has(g.hook)) metrics.hookToLabelsSeconds.observe(hook.landedSeconds);
     deps.signals.settle(g.hook);
   }
   if (g.orchestrator.kind === 'reachable') {
@@ -192,13 +276,15 @@ function countReady(memory: ControllerMemory, gauge: ReturnType<typeof orchestra
 // ---------------------------------------------------------------------------------------------
 // Gather
 
-async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, deps: PassDeps, steps: StepClock): Promise<Gathered> {
+async function gather(
+  req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, connections: PassServers | { message: string }, deps: PassDeps, steps: StepClock,
+): Promise<Gathered> {
   const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
   const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
   // Side by side: a dead master's server may take its connect timeout to fail, and the labels
   // wait for the slower of the two.
   const [servers, orchestrator] = await Promise.all([
-    observeServers(ctx, cluster, pods, deps).finally(() => steps.lap('servers')),
+    observeServers(pods, connections, deps).finally(() => steps.lap('servers')),
     askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal).finally(() => steps.lap('orchestrator')),
   ]);
   const now = new Date();
@@ -209,23 +295,22 @@ async function gather(req: Request, ctx: ControllerContext, cluster: Cluster, po
   return { cluster, pods, servers, orchestrator, now, ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}) };
 }
 
-/** What each running pod's server says, as the operator user; connections closed before returning. */
-async function observeServers(ctx: ControllerContext, cluster: Cluster, pods: readonly PodObject[], deps: PassDeps): Promise<NodeView[]> {
-  const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
+/** Connections to the cluster's servers as the operator user, or why there are none. */
+async function passServers(ctx: ControllerContext, cluster: Cluster, deps: PassDeps): Promise<PassServers | { message: string }> {
   const name = names.operatedSecret(cluster.metadata?.name ?? '');
   const secret = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(cluster.metadata?.namespace ?? '', name);
   const creds = credentialsFrom(secret?.data);
-  if ('missing' in creds) {
-    // Not observed is not "down": the decisions read an unanswered server as a reason not to act.
-    const message = secret ? missingKeyMessage(cluster.metadata?.name ?? '', creds.missing) : `Secret ${name} does not exist yet`;
-    return views.map((p) => ({ pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server: p.mysqlRunning && !p.deleting ? { reachable: false, problem: 'other', message } : null }));
-  }
-  const servers = new PassServers(creds.operator, deps.servers);
-  try {
-    return await servers.observeNodes(views);
-  } finally {
-    await servers.closeAll();
-  }
+  if (!('missing' in creds)) return new PassServers(creds.operator, deps.servers);
+  return { message: secret ? missingKeyMessage(cluster.metadata?.name ?? '', creds.missing) : `Secret ${name} does not exist yet` };
+}
+
+/** What each running pod's server says about its role. */
+async function observeServers(pods: readonly PodObject[], servers: PassServers | { message: string }, deps: PassDeps): Promise<NodeView<RoleView>[]> {
+  const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
+  if (servers instanceof PassServers) return servers.observeRoles(views);
+  // Not observed is not "down": the decisions read an unanswered server as a reason not to act.
+  const down = { reachable: false, problem: 'other', message: servers.message } as const;
+  return views.map((p) => ({ pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server: p.mysqlRunning && !p.deleting ? down : null }));
 }
 
 /**
@@ -321,10 +406,10 @@ class Pass {
     this.#wrote(this.#caches.clusters, this.req.name, this.#cluster.metadata?.resourceVersion, written);
   }
 
-  async label(pod: string, labels: Record<string, string>): Promise<void> {
-    const before = this.#caches.pods.get(this.req.namespace, pod)?.metadata?.resourceVersion;
-    const written = await this.#ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: pod }, { metadata: { labels } }, { type: 'merge' });
-    this.#wrote(this.#caches.pods, pod, before, written);
+  async label(patch: LabelPatch): Promise<void> {
+    const before = this.#caches.pods.get(this.req.namespace, patch.pod)?.metadata?.resourceVersion;
+    const written = await patchPodLabels(this.#ctx, this.req.namespace, patch);
+    this.#wrote(this.#caches.pods, patch.pod, before, written);
   }
 
   #clusterRef(): ObjectRef {

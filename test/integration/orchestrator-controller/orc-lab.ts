@@ -133,6 +133,8 @@ export interface OrcLab {
   nodePasses(n?: number): Promise<void>;
   /** While held, a failover Orchestrator begins waits in its PreFailover hook (before the hook call to the operator). */
   failoverGate: { hold(): void; release(): void };
+  /** Calls the hook route as Orchestrator's hook command does, naming pods by ordinal: a failover the stand-in did not run. */
+  callHook(process: HookProcess, failed: number, successor?: number): Promise<void>;
 }
 
 export function fqdn(ns: string, i: number): string {
@@ -239,6 +241,12 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
       await nodeReconciles.settled(keys, nodeReconciles.mark(), n);
     },
     failoverGate,
+    async callHook(process, failed, successor) {
+      const q = new URLSearchParams({ process, alias: names.orchestratorAlias(CLUSTER, ns), failed: `${fqdn(ns, failed)}:3306` });
+      if (successor !== undefined) q.set('successor', `${fqdn(ns, successor)}:3306`);
+      const res = await fetch(`${operatorUrl}${HOOK_PATH}?${q}`);
+      if (res.status !== 200) throw new Error(`hook route answered ${res.status}`);
+    },
   };
   return lab;
 }

@@ -36,7 +36,12 @@ describe('decideHook', () => {
   it('settles an unsuccessful failover and a call without a successor at once; keeps a PreFailover', () => {
     assert.deepEqual(decideHook(signal('PostUnsuccessfulFailover'), fqdn(0), NOW), { kind: 'settle' });
     assert.deepEqual(decideHook(signal('PostMasterFailover'), fqdn(0), NOW), { kind: 'settle' });
-    assert.deepEqual(decideHook(signal('PreFailover'), fqdn(0), NOW), { kind: 'keep' });
+    assert.deepEqual(decideHook(undefined, fqdn(0), NOW), { kind: 'none' });
+  });
+
+  it('polls fast after a PreFailover call until SUCCESSOR_WAIT_MS have passed, then keeps it until it is stale', () => {
+    assert.deepEqual(decideHook(signal('PreFailover'), fqdn(0), NOW), { kind: 'poll', afterMs: FAST_POLL_MS });
+    assert.deepEqual(decideHook(signal('PreFailover', { at: msAgo(SUCCESSOR_WAIT_MS + 1) }), fqdn(0), NOW), { kind: 'keep' });
     assert.deepEqual(decideHook(undefined, fqdn(0), NOW), { kind: 'none' });
   });
 });
