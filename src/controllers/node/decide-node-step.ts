@@ -117,6 +117,11 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
           `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${names.operatedSecret(cluster.name)}`,
       );
     }
+    // A mysqld that is still starting (the first start's initialisation, crash recovery) answers
+    // soon: poll it rather than back off, or the pod waits out the backoff after it answers.
+    if (!pod.mysqlStarted) {
+      return wait(NODE_REASONS.serverStarting, `the server of ${pod.name} is starting (its startup probe has not passed): ${self.message}`, true);
+    }
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');

@@ -43,6 +43,17 @@ test('an unreachable server waits with the connection error', () => {
   assert.match(d.kind === 'wait' ? d.message : '', /ETIMEDOUT/);
 });
 
+test('a server whose startup probe has not passed is polled as starting, not backed off as unreachable', () => {
+  const g = gathered(1, unreachable('connect ECONNREFUSED'));
+  g.pod.mysqlStarted = false;
+  const d = decideNodeStep(g);
+  assert.equal(stepKind(d), 'wait:ServerStarting');
+  assert.equal(d.kind === 'wait' && d.soon, true);
+  const started = decideNodeStep(gathered(1, unreachable('connect ECONNREFUSED')));
+  assert.equal(stepKind(started), 'wait:ServerUnreachable');
+  assert.equal(started.kind === 'wait' && started.soon, false);
+});
+
 test('access denied for the operator user names the Secret key, not the password', () => {
   const d = decideNodeStep(gathered(1, { reachable: false, problem: 'accessDenied', message: 'denied' }));
   assert.equal(stepKind(d), 'wait:OperatorAccessDenied');
