@@ -1,6 +1,7 @@
 // Pods' network namespaces: attach gives a pod its namespace, address and hosts file; detach
 // takes them away. Idempotent per pod uid (the kubelet may attach again after its own restart of
 // a pod's containers), and one operation per uid at a time.
+import { constants } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { netnsName, nextPodIp, vethName } from './addresses.ts';
@@ -39,15 +40,22 @@ const UID = /^[A-Za-z0-9-]{1,64}$/;
 
 /**
  * Writes `text` into the file at `path` without replacing it: a bind mount holds the inode, so a
- * rename would leave the pod reading the old file. Truncate and write, unless it already says so.
+ * rename would leave the pod reading the old file. The new text is written over the old in one
+ * write, and only then is the rest of the old text cut off: truncating first left the file empty
+ * until the write came (a thread-pool hop, long under load), and a lookup in a pod that read it
+ * then found no name in it and fell through to DNS, which the sandbox does not answer. mysql2's
+ * 3 s connect timeout then failed the operator's connections to running servers (ETIMEDOUT),
+ * which cost a pod its configure step and the master its role label.
  */
 export async function writeInPlace(path: string, text: string): Promise<boolean> {
-  const f = await open(path, 'a+');
+  // Not O_APPEND: Linux appends a positioned write to such a file wherever it is told to write.
+  const f = await open(path, constants.O_RDWR | constants.O_CREAT);
   try {
     const current = await f.readFile('utf8');
     if (current === text) return false;
-    await f.truncate(0);
-    await f.write(text, 0);
+    const bytes = Buffer.from(text);
+    await f.write(bytes, 0, bytes.length, 0);
+    await f.truncate(bytes.length);
     return true;
   } finally {
     await f.close();
