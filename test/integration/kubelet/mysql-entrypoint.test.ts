@@ -66,12 +66,15 @@ async function layout(t: TestContext): Promise<Layout> {
 }
 
 /** The entrypoint as the kubelet starts it: its own process group, killed as a whole. */
-function entrypoint(t: TestContext, l: Layout, env: NodeJS.ProcessEnv = {}): ChildProcess & { output: string } {
+type Entrypoint = ChildProcess & { output: string; exited: Promise<number | null> };
+
+function entrypoint(t: TestContext, l: Layout, env: NodeJS.ProcessEnv = {}): Entrypoint {
   const child = spawn('bash', [ENTRYPOINT, 'mysqld', `--defaults-file=${l.conf}`], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH, MYSQL_ROOT_PASSWORD: ROOT_PASSWORD, MYSQL_DATABASE: 'shop', MYSQL_USER: 'app', MYSQL_PASSWORD: 'app-pw', ...env },
-  }) as ChildProcess & { output: string };
+  }) as Entrypoint;
+  child.exited = new Promise((resolve) => child.once('exit', resolve));
   child.output = '';
   child.stdout!.on('data', (d: Buffer) => (child.output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (child.output += d.toString()));
@@ -91,11 +94,14 @@ async function killGroup(child: ChildProcess): Promise<void> {
 }
 
 /** The server the entrypoint exec'd answers the root password, and the app account its database. */
-async function assertInitialised(l: Layout, child: ChildProcess & { output: string }): Promise<void> {
-  const root = await eventually('mysqld started by the entrypoint to accept root', async () => {
-    if (child.exitCode !== null) throw new Error(`the entrypoint exited ${child.exitCode}: ${child.output.slice(-1500)}`);
-    return mysql.createConnection({ host: '127.0.0.1', port: l.port, user: 'root', password: ROOT_PASSWORD });
-  }, 60_000);
+async function assertInitialised(l: Layout, child: Entrypoint): Promise<void> {
+  const root = await Promise.race([
+    eventually('mysqld started by the entrypoint to accept root', () =>
+      mysql.createConnection({ host: '127.0.0.1', port: l.port, user: 'root', password: ROOT_PASSWORD }), 60_000),
+    child.exited.then((code): never => {
+      throw new Error(`the entrypoint exited ${code}: ${child.output.slice(-1500)}`);
+    }),
+  ]);
   try {
     const [dbs] = await root.query<mysql.RowDataPacket[]>('SHOW DATABASES');
     assert.ok(dbs.some((r) => r.Database === 'shop'), 'MYSQL_DATABASE made');
@@ -128,8 +134,7 @@ test('a first start killed while initialising the data directory is redone by th
 test('a start killed while moving a complete initialisation into place is finished by the next start', { skip: SKIP }, async (t) => {
   const l = await layout(t);
   const init = entrypoint(t, l, { MYSQL_INIT_ONLY: '1' });
-  const code = await new Promise((resolve) => init.once('exit', resolve));
-  assert.equal(code, 0, init.output);
+  assert.equal(await init.exited, 0, init.output);
   // What a kill between two renames leaves: the complete work directory still holding `mysql/`
   // and some other entries, the rest already in the data directory.
   const work = join(l.dataDir, WORK);
