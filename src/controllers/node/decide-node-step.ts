@@ -117,10 +117,12 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
           `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${names.operatedSecret(cluster.name)}`,
       );
     }
-    // A mysqld that is still starting (the first start's initialisation, crash recovery) answers
-    // soon: poll it rather than back off, or the pod waits out the backoff after it answers.
+    // Still starting (the first start's initialisation, crash recovery, up to the startup probe's
+    // hour): expected, not a fault. Not polled within the pass either: that would hold a worker
+    // for as long as a recovery lasts. The kubelet's `started` turning true changes the pod,
+    // which enqueues it at once, whatever the backoff.
     if (!pod.mysqlStarted) {
-      return wait(NODE_REASONS.serverStarting, `the server of ${pod.name} is starting (its startup probe has not passed): ${self.message}`, true);
+      return wait(NODE_REASONS.serverStarting, `the server of ${pod.name} is starting (its startup probe has not passed): ${self.message}`);
     }
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
