@@ -127,6 +127,10 @@ async function configure(pass: Pass, creds: OperatedCredentials, servers: PassSe
       return;
     }
     if (decision.kind === 'wait') {
+      if (decision.recheckMs !== undefined) {
+        await report(pass, { configured: false, reason: decision.reason, message: decision.message });
+        return { requeueAfterMs: decision.recheckMs };
+      }
       if (!decision.soon) return refuse(pass, decision.reason, decision.message);
       if (Date.now() < settleUntil) {
         // An abort only cuts the pause short; the next step sees the aborted signal.

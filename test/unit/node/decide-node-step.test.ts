@@ -43,11 +43,15 @@ test('an unreachable server waits with the connection error', () => {
   assert.match(d.kind === 'wait' ? d.message : '', /ETIMEDOUT/);
 });
 
-test('an unreachable server whose startup probe has not passed is starting, not unreachable', () => {
+test('an unreachable server whose startup probe has not passed is starting, looked at again shortly, not backed off', () => {
   const g = gathered(1, unreachable('connect ECONNREFUSED'));
   g.pod.mysqlStarted = false;
-  assert.equal(stepKind(decideNodeStep(g)), 'wait:ServerStarting');
-  assert.equal(stepKind(decideNodeStep(gathered(1, unreachable('connect ECONNREFUSED')))), 'wait:ServerUnreachable');
+  const starting = decideNodeStep(g);
+  assert.equal(stepKind(starting), 'wait:ServerStarting');
+  assert.equal(starting.kind === 'wait' && starting.recheckMs, 500);
+  const unreachableOnceStarted = decideNodeStep(gathered(1, unreachable('connect ECONNREFUSED')));
+  assert.equal(stepKind(unreachableOnceStarted), 'wait:ServerUnreachable');
+  assert.equal(unreachableOnceStarted.kind === 'wait' && unreachableOnceStarted.recheckMs, undefined);
 });
 
 test('access denied for the operator user names the Secret key, not the password', () => {
