@@ -148,6 +148,7 @@ export class ProbeLoop {
   }
 
   async #tick(): Promise<void> {
+    const began = Date.now();
     const timeoutMs = (this.#probe.timeoutSeconds ?? 1) * 1000;
     const r = await runAction(this.#probe, this.#target, timeoutMs);
     if (this.#stopped) return;
@@ -166,6 +167,16 @@ export class ProbeLoop {
         this.#onChange(false, r.output);
       }
     }
-    this.#schedule((this.#probe.periodSeconds ?? 10) * 1000);
+    this.#schedule(nextProbeDelayMs(began, Date.now(), this.#probe.periodSeconds));
   }
+}
+
+/**
+ * The wait before a probe's next run. periodSeconds runs from one run's start to the next, as the
+ * kubelet's ticker does: timing it from the end made the period grow by the probe's own run time
+ * (an exec probe under load takes a good part of a second), so a pod turned Ready later than on a
+ * node. A run that overran its period is followed at once, as a ticker's pending tick is.
+ */
+export function nextProbeDelayMs(startedAt: number, now: number, periodSeconds = 10): number {
+  return Math.max(0, startedAt + periodSeconds * 1000 - now);
 }

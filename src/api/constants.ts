@@ -304,6 +304,8 @@ export const NODE_REASONS = {
   podNotRunning: 'PodNotRunning',
   failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
   serverUnreachable: 'ServerUnreachable',
+  /** mysqld does not answer yet and its startup probe has not passed: it is still starting. */
+  serverStarting: 'ServerStarting',
   operatorAccessDenied: 'OperatorAccessDenied',
   noMaster: TOPOLOGY_REASONS.noMaster,
   masterConflict: TOPOLOGY_REASONS.masterConflict,

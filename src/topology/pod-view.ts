@@ -16,6 +16,7 @@ export interface PodCondition {
 export interface ContainerStatus {
   name: string;
   state?: { running?: { startedAt?: string } };
+  started?: boolean;
 }
 
 /** The part of a core/v1 Pod the operator reads. */
@@ -42,6 +43,12 @@ export interface PodView {
   endpoint: Endpoint;
   /** Pod phase Running and the mysql container running. */
   mysqlRunning: boolean;
+  /**
+   * The kubelet says the mysql container started: its startup probe (mysqld answers) passed, or it
+   * has none. Until then mysqld may still be initialising or recovering. Kubelets older than 1.16
+   * do not report it: then a running container counts as started.
+   */
+  mysqlStarted: boolean;
   deleting: boolean;
 }
 
@@ -55,6 +62,7 @@ export function podView(pod: PodObject, resolve: ResolvePod): PodView {
     fqdn,
     endpoint: resolve({ name, namespace, fqdn }),
     mysqlRunning: pod.status?.phase === 'Running' && mysqlContainer(pod)?.state?.running !== undefined,
+    mysqlStarted: mysqlContainer(pod)?.started !== false,
     deleting: pod.metadata?.deletionTimestamp !== undefined,
   };
 }

@@ -44,10 +44,15 @@ export type StepKind = NodeStep['kind'];
 export type NodeDecision =
   | { kind: 'done' }
   | { kind: 'step'; step: NodeStep }
-  /** `soon`: a transient state expected to clear within a second or two (poll, not back off). */
-  | { kind: 'wait'; reason: NodeReason; message: string; soon: boolean };
+  /**
+   * `soon`: a transient state expected to clear within a second or two (poll, not back off).
+   * `recheckMs`: an expected state of any length: look again after this long, neither backing
+   * off nor holding the pass.
+   */
+  | { kind: 'wait'; reason: NodeReason; message: string; soon: boolean; recheckMs?: number };
 
 const MYSQL_ACCESS_DENIED = 1045;
+const STARTING_RECHECK_MS = 500;
 
 function wait(reason: NodeReason, message: string, soon = false): NodeDecision {
   return { kind: 'wait', reason, message, soon };
@@ -130,6 +135,20 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
         `the operator user cannot log in to ${pod.name} (access denied); check key ` +
           `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${names.operatedSecret(cluster.name)}`,
       );
+    }
+    // Still starting (the first start's initialisation, crash recovery, up to the startup probe's
+    // hour): expected, not a fault. Looked at again every half second, so the node is configured
+    // as soon as mysqld answers, before the startup probe's next run reports it started (then
+    // the readiness probe's first run finds it configured); not polled within the pass, which
+    // would hold one of the workers for as long as a recovery lasts.
+    if (!pod.mysqlStarted) {
+      return {
+        kind: 'wait',
+        reason: NODE_REASONS.serverStarting,
+        message: `the server of ${pod.name} is starting (its startup probe has not passed): ${self.message}`,
+        soon: false,
+        recheckMs: STARTING_RECHECK_MS,
+      };
     }
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }

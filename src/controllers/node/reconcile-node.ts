@@ -53,7 +53,7 @@ export class NodeNotConfiguredError extends Error {
 const MAX_STEPS_PER_PASS = 8;
 const POLL_MS = 250;
 /** Waits that are the system working as intended, not something to fix: Normal Events. */
-const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_REASONS.failoverInProgress, NODE_REASONS.replicationConnecting]);
+const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_REASONS.failoverInProgress, NODE_REASONS.replicationConnecting, NODE_REASONS.serverStarting]);
 
 interface Pass {
   req: Request;
@@ -127,6 +127,10 @@ async function configure(pass: Pass, creds: OperatedCredentials, servers: PassSe
       return;
     }
     if (decision.kind === 'wait') {
+      if (decision.recheckMs !== undefined) {
+        await report(pass, { configured: false, reason: decision.reason, message: decision.message });
+        return { requeueAfterMs: decision.recheckMs };
+      }
       if (!decision.soon) return refuse(pass, decision.reason, decision.message);
       if (Date.now() < settleUntil) {
         // An abort only cuts the pause short; the next step sees the aborted signal.

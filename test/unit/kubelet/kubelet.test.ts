@@ -15,6 +15,7 @@ import { inRoot, overlaysFor, submountsUnder, type Mount } from '../../../sandbo
 import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
 import { volumeSource, type VolumeContext } from '../../../sandbox/kubelet/volumes.ts';
 import { lastLines, MAX_LOG_BYTES, terminationMessage } from '../../../sandbox/kubelet/termination-message.ts';
+import { nextProbeDelayMs } from '../../../sandbox/kubelet/probes.ts';
 
 const GOLDEN = fileURLToPath(new URL('../../golden/cluster/', import.meta.url));
 
@@ -133,6 +134,13 @@ function runtime(containers: ContainerRecord[], extra: Partial<PodRuntime> = {})
 }
 
 const done = (exitCode: number): ContainerRecord['state'] => ({ terminated: { exitCode, reason: exitCode ? 'Error' : 'Completed', startedAt: 't', finishedAt: 't' } });
+
+test('a probe runs every periodSeconds from one run\'s start to the next, and at once after a run that overran it', () => {
+  assert.equal(nextProbeDelayMs(10_000, 10_400, 1), 600);
+  assert.equal(nextProbeDelayMs(10_000, 10_000, 2), 2000);
+  assert.equal(nextProbeDelayMs(10_000, 11_300, 1), 0);
+  assert.equal(nextProbeDelayMs(10_000, 10_000), 10_000, 'the API\'s default period');
+});
 
 test('the phase follows the restart policy', () => {
   const pod = (restartPolicy: string): V1Pod => ({ spec: { restartPolicy, containers: [] } });

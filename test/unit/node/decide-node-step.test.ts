@@ -43,6 +43,17 @@ test('an unreachable server waits with the connection error', () => {
   assert.match(d.kind === 'wait' ? d.message : '', /ETIMEDOUT/);
 });
 
+test('an unreachable server whose startup probe has not passed is starting, looked at again shortly, not backed off', () => {
+  const g = gathered(1, unreachable('connect ECONNREFUSED'));
+  g.pod.mysqlStarted = false;
+  const starting = decideNodeStep(g);
+  assert.equal(stepKind(starting), 'wait:ServerStarting');
+  assert.equal(starting.kind === 'wait' && starting.recheckMs, 500);
+  const unreachableOnceStarted = decideNodeStep(gathered(1, unreachable('connect ECONNREFUSED')));
+  assert.equal(stepKind(unreachableOnceStarted), 'wait:ServerUnreachable');
+  assert.equal(unreachableOnceStarted.kind === 'wait' && unreachableOnceStarted.recheckMs, undefined);
+});
+
 test('access denied for the operator user names the Secret key, not the password', () => {
   const d = decideNodeStep(gathered(1, { reachable: false, problem: 'accessDenied', message: 'denied' }));
   assert.equal(stepKind(d), 'wait:OperatorAccessDenied');
