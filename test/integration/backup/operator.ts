@@ -2,7 +2,6 @@
 // (kube-env), built from loadConfig() as main builds them. Orchestrator is where the test says
 // (by default an address that refuses connections); schedules tick when the test fires them
 // (ManualTicker), never by the wall clock.
-import { Writable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { makeBackupController } from '../../../src/controllers/backup/controller.ts';
 import type { BackupControllerOptions } from '../../../src/controllers/backup/options.ts';
@@ -13,7 +12,7 @@ import { makeRestoreController, restoreControllerDefinition } from '../../../src
 import type { StartTicker } from '../../../src/controllers/backupcron/ticker.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { quietLogger } from '../../support/quiet-logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
 
@@ -57,7 +56,7 @@ export async function startBackupOperator(
     [backupControllerDefinition, backupCronControllerDefinition, restoreControllerDefinition],
   );
   const client = new KubeClient(kubeConfig, { userAgent: BACKUP_OPERATOR_AGENT });
-  const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
+  const log = quietLogger();
   const manager = new Manager({ config: loaded.runtime, client, log });
   const ticker = new ManualTicker();
   const reconciles = new ReconcileLog();

@@ -4,7 +4,6 @@
 // the cluster's Secret; and the operator's user and database controllers running in this process
 // (built from their settings as main builds them), resolving the pod to that server.
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import mysql from 'mysql2/promise';
 import { databaseController, databaseControllerDefinition } from '../../../src/controllers/database/controller.ts';
@@ -13,7 +12,7 @@ import type { ProvisionCondition } from '../../../src/controllers/shared/provisi
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ObjectRef } from '../../../src/runtime/kube/types.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { quietLogger } from '../../support/quiet-logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
@@ -72,7 +71,7 @@ export async function provisionEnv(t: TestContext, argv: string[] = [], env: Rec
   const opts = (name: string) => loaded.controllers.find((c) => c.name === name)!.options as { allowCrossNamespace: boolean };
   const resolve = () => ({ host: server.host, port: server.port });
   const kube = new KubeClient(nc.kube.kubeConfig, { userAgent: PROVISION_OPERATOR_AGENT });
-  const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
+  const log = quietLogger();
   const manager = new Manager({ config: loaded.runtime, client: kube, log });
   manager.add(userController({ ...opts('user'), resolve }));
   manager.add(databaseController({ ...opts('database'), resolve }));
