@@ -3,6 +3,7 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { parseBackupReport, type BackupReport } from '../../api/backup-report.ts';
 import { BACKUP_CONTAINER } from './render-job.ts';
+import { kubeTime } from '../condition-time.ts';
 
 export type JobOutcome =
   | { state: 'absent' }
@@ -35,7 +36,7 @@ function decisivePodMessage(pods: readonly V1Pod[], succeeded: boolean): string 
   return ended.at(-1)?.message?.trim() || undefined;
 }
 
-const iso = (t: unknown): string | undefined => (t instanceof Date ? t.toISOString().replace(/\.\d{3}Z$/, 'Z') : str(t) ? t : undefined);
+const iso = (t: unknown): string | undefined => (t instanceof Date ? kubeTime(t) : str(t) ? t : undefined);
 
 export function jobOutcome(job: V1Job | undefined, pods: readonly V1Pod[]): JobOutcome {
   if (!job) return { state: 'absent' };
