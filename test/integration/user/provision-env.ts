@@ -16,6 +16,7 @@ import { quietLogger } from '../../support/quiet-logger.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
+import { secretData } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
 import { CLUSTER, nodeCluster, podName } from '../node/node-cluster.ts';
 
@@ -37,7 +38,6 @@ export interface ProvisionEnv {
   deleteAndWait(kind: 'MysqlUser' | 'MysqlDatabase', name: string): Promise<void>;
 }
 
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** The operator's user agent in the API server's request log. */
 export const PROVISION_OPERATOR_AGENT = 'mysql-operator/user-test';
@@ -58,7 +58,7 @@ export async function provisionEnv(t: TestContext, argv: string[] = [], env: Rec
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: `${CLUSTER}-secret`, namespace: ns },
-    data: { ROOT_PASSWORD: b64(ROOT.password) },
+    data: secretData({ ROOT_PASSWORD: ROOT.password }),
   } as never);
   await nc.createPod(0);
 
