@@ -361,6 +361,9 @@ export const ORCHESTRATOR_REASONS = {
 } as const;
 export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
 
+/** The owner Orchestrator shows (API and UI) for the downtimes the operator begins: a backup's source. */
+export const ORCHESTRATOR_DOWNTIME_OWNER = 'mysql-operator';
+
 /**
  * Reasons of the Events the failover hook records on a MysqlCluster, one per Orchestrator hook
  * process it accepts (src/controllers/orchestrator/hook.ts).
