@@ -132,6 +132,8 @@ export const LEGACY_FIELD_MANAGER = 'mysql-operator';
 
 export const CONDITION_STATUS = { true: 'True', false: 'False', unknown: 'Unknown' } as const;
 export type ConditionStatus = (typeof CONDITION_STATUS)[keyof typeof CONDITION_STATUS];
+/** The final conditions of a Kubernetes Job (batch/v1), which the backup controller reads. */
+export const JOB_CONDITION = { complete: 'Complete', failed: 'Failed' } as const;
 
 /** MysqlCluster status.conditions[].type (anchor). */
 export const CLUSTER_CONDITION = {
