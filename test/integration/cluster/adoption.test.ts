@@ -15,7 +15,7 @@ import { controllers } from '../../../src/controllers/index.ts';
 import { buildManager } from '../../../src/main.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
-import { quietLogger } from '../../support/quiet-logger.ts';
+import { quietLogger } from '../../support/in-process-operator.ts';
 import { NEEDS_REQUEST_LOG, OPERATOR_AGENT, startOperator, testApi } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
 import { requestsNotAllowed } from '../../support/rbac.ts';

@@ -12,8 +12,7 @@ import type { ProvisionCondition } from '../../../src/controllers/shared/provisi
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ObjectRef } from '../../../src/runtime/kube/types.ts';
-import { quietLogger } from '../../support/quiet-logger.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
+import { startInProcessOperator } from '../../support/in-process-operator.ts';
 import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
 import { secretData } from '../../support/secrets.ts';
@@ -70,16 +69,11 @@ export async function provisionEnv(t: TestContext, argv: string[] = [], env: Rec
   );
   const opts = (name: string) => loaded.controllers.find((c) => c.name === name)!.options as { allowCrossNamespace: boolean };
   const resolve = () => ({ host: server.host, port: server.port });
-  const kube = new KubeClient(nc.kube.kubeConfig, { userAgent: PROVISION_OPERATOR_AGENT });
-  const log = quietLogger();
-  const manager = new Manager({ config: loaded.runtime, client: kube, log });
-  manager.add(userController({ ...opts('user'), resolve }));
-  manager.add(databaseController({ ...opts('database'), resolve }));
-  await manager.start();
-  t.after(async () => {
-    await manager.stop();
-    kube.close();
-  });
+  const operator = await startInProcessOperator(nc.kube.kubeConfig, PROVISION_OPERATOR_AGENT, loaded.runtime, [
+    userController({ ...opts('user'), resolve }),
+    databaseController({ ...opts('database'), resolve }),
+  ]);
+  t.after(operator.stop);
 
   const provision: ProvisionEnv = {
     ns,
