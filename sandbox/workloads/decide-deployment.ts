@@ -4,6 +4,7 @@
 // maxUnavailable (unhealthy old pods first); Recreate empties the old ones before the new one
 // grows. The status sums the ReplicaSets' and says Available and Progressing as the real one does.
 import type { V1Deployment, V1DeploymentCondition, V1DeploymentStatus, V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
+import { kubeTime } from '../../src/controllers/condition-time.ts';
 import { ANNOTATION, LABEL } from './kinds.ts';
 import { controllerRef, copy, sameJson, shortHash } from './pods.ts';
 
@@ -54,7 +55,7 @@ export function decideDeployment(s: DeploymentState): DeploymentPlan {
   const spec = d.spec!;
   const name = d.metadata!.name!;
   const desired = spec.replicas ?? 1;
-  const now = new Date(s.now).toISOString().replace(/\.\d+Z$/, 'Z');
+  const now = kubeTime(new Date(s.now));
   const plan: DeploymentPlan = { scale: [], remove: [] };
   const rolling = (spec.strategy?.type ?? 'RollingUpdate') === 'RollingUpdate';
   const maxSurge = rolling ? scaled(spec.strategy?.rollingUpdate?.maxSurge, desired, true, '25%') : 0;

@@ -4,6 +4,7 @@
 // OnFailure: container restarts) or it ran past activeDeadlineSeconds, complete it once enough
 // pods succeeded. Finished pods are counted, not deleted: the Job's deletion takes them along.
 import type { V1Job, V1JobCondition, V1JobStatus, V1Pod } from '@kubernetes/client-node';
+import { kubeTime } from '../../src/controllers/condition-time.ts';
 import { isActive, isFailed, isReady, isSucceeded, podFromTemplate, sameJson } from './pods.ts';
 
 export interface JobState {
@@ -27,10 +28,6 @@ export interface JobPlan {
 }
 
 const MAX_BACKOFF_MS = 6 * 60_000;
-
-function time(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
-}
 
 function finished(job: V1Job): boolean {
   return (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
@@ -57,7 +54,7 @@ export function decideJob(s: JobState): JobPlan {
   const conditions: V1JobCondition[] = [...(status.conditions ?? [])];
 
   if (!finished(job)) {
-    if (!status.startTime && !spec.suspend) status.startTime = time(now) as unknown as Date;
+    if (!status.startTime && !spec.suspend) status.startTime = kubeTime(new Date(now)) as unknown as Date;
     const completions = spec.completions ?? 1;
     const backoffLimit = spec.backoffLimit ?? 6;
     const onFailure = spec.template.spec?.restartPolicy === 'OnFailure';
@@ -72,12 +69,12 @@ export function decideJob(s: JobState): JobPlan {
     if (failure) {
       plan.delete.push(...active.map((p) => p.metadata!.name!));
       failed += active.length;
-      conditions.push({ type: 'Failed', status: 'True', reason: failure.reason, message: failure.message, lastProbeTime: time(now) as unknown as Date, lastTransitionTime: time(now) as unknown as Date });
+      conditions.push({ type: 'Failed', status: 'True', reason: failure.reason, message: failure.message, lastProbeTime: kubeTime(new Date(now)) as unknown as Date, lastTransitionTime: kubeTime(new Date(now)) as unknown as Date });
       plan.events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
     } else if (succeeded >= completions) {
       plan.delete.push(...active.map((p) => p.metadata!.name!));
-      conditions.push({ type: 'Complete', status: 'True', lastProbeTime: time(now) as unknown as Date, lastTransitionTime: time(now) as unknown as Date });
-      status.completionTime = time(now) as unknown as Date;
+      conditions.push({ type: 'Complete', status: 'True', lastProbeTime: kubeTime(new Date(now)) as unknown as Date, lastTransitionTime: kubeTime(new Date(now)) as unknown as Date });
+      status.completionTime = kubeTime(new Date(now)) as unknown as Date;
       plan.events.push({ type: 'Normal', reason: 'Completed', message: 'Job completed' });
     } else if (!spec.suspend) {
       const want = Math.min(spec.parallelism ?? 1, completions - succeeded);

@@ -3,6 +3,7 @@
 // claim it mounts is Bound, as the VolumeBinding plugin requires. A pod that waits says why with
 // PodScheduled=False (reason Unschedulable) and a FailedScheduling Event, as kube-scheduler does.
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
+import { kubeTime } from '../../src/controllers/condition-time.ts';
 import type { ControllerSpec } from '../../src/runtime/controller.ts';
 import { ConflictError } from '../../src/runtime/kube/errors.ts';
 import { objectKey } from '../../src/runtime/kube/types.ts';
@@ -45,7 +46,7 @@ export function schedulerController(env: WorkloadEnv): ControllerSpec {
         const cond = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
         if (cond?.status !== 'False' || cond.message !== why) {
           events.warning(pod, 'FailedScheduling', why);
-          await ctx.client.patchStatus(ref, { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: why, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } }, 'strategic');
+          await ctx.client.patchStatus(ref, { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: why, lastTransitionTime: kubeTime(new Date()) }] } }, 'strategic');
         }
         return;
       }

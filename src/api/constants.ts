@@ -132,6 +132,8 @@ export const LEGACY_FIELD_MANAGER = 'mysql-operator';
 
 export const CONDITION_STATUS = { true: 'True', false: 'False', unknown: 'Unknown' } as const;
 export type ConditionStatus = (typeof CONDITION_STATUS)[keyof typeof CONDITION_STATUS];
+/** The final conditions of a Kubernetes Job (batch/v1), which the backup controller reads. */
+export const JOB_CONDITION = { complete: 'Complete', failed: 'Failed' } as const;
 
 /** MysqlCluster status.conditions[].type (anchor). */
 export const CLUSTER_CONDITION = {
@@ -362,6 +364,9 @@ export const ORCHESTRATOR_REASONS = {
   downtimeEnded: BACKUP_REASONS.downtimeEnded,
 } as const;
 export type OrchestratorReason = (typeof ORCHESTRATOR_REASONS)[keyof typeof ORCHESTRATOR_REASONS];
+
+/** The owner Orchestrator shows (API and UI) for the downtimes the operator begins: a backup's source. */
+export const ORCHESTRATOR_DOWNTIME_OWNER = 'mysql-operator';
 
 /**
  * Reasons of the Events the failover hook records on a MysqlCluster, one per Orchestrator hook

@@ -1,9 +1,9 @@
 // The `sys_operator` schema (COMPAT.md "Inside MySQL"): `status` holds per-node bookkeeping and is
 // never replicated (written with the binlog off); `heartbeat` has pt-heartbeat's layout, is
 // written on the master only and replicates, so a replica's lag is its clock minus the newest row.
+import { OPERATOR_SCHEMA } from '../api/constants.ts';
 import { stmt, type Secret, type Statement } from './sql-text.ts';
 
-export const OPERATOR_SCHEMA = 'sys_operator';
 export const STATUS_TABLE = `${OPERATOR_SCHEMA}.status`;
 export const HEARTBEAT_TABLE = `${OPERATOR_SCHEMA}.heartbeat`;
 
@@ -32,6 +32,13 @@ export const STATUS = {
 export const REPLICATION_CREDENTIALS_QUERY =
   `SELECT (SELECT value FROM ${STATUS_TABLE} WHERE name='${STATUS.replicationUser}'), ` +
   `(SELECT value FROM ${STATUS_TABLE} WHERE name='${STATUS.replicationPassword}')`;
+
+/**
+ * The mysql container's readiness probe, run by the `mysql` client in a shell: 1 once the node
+ * controller has configured the server. The anchor's text byte for byte (double quotes: the
+ * shell wraps it in single quotes), so an adopted cluster's pod template does not change.
+ */
+export const CONFIGURED_PROBE_QUERY = `SELECT COUNT(*) FROM ${STATUS_TABLE} WHERE name="${STATUS.configured}" AND value="1"`;
 
 export function createSchemaStatement(): Statement {
   return stmt(`CREATE DATABASE IF NOT EXISTS ${OPERATOR_SCHEMA}`);

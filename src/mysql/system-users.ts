@@ -21,7 +21,8 @@ import { randomInt } from 'node:crypto';
 import type { Flavour } from './flavour.ts';
 import { atLeast } from '../api/versions.ts';
 import { hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
-import { HEARTBEAT_TABLE, OPERATOR_SCHEMA } from './operator-schema.ts';
+import { OPERATOR_SCHEMA } from '../api/constants.ts';
+import { HEARTBEAT_TABLE } from './operator-schema.ts';
 import { identifiedBy } from './accounts.ts';
 import { account, secret, stmt, type Secret, type Statement } from './sql-text.ts';
 

@@ -9,9 +9,9 @@ import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, KIND_MYSQL_CLUSTER, NODE_CONDITION } from '../../src/api/constants.ts';
 import { names, podFqdn, podOrdinal } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
-import { sandboxSkip } from '../support/sandbox.ts';
+import { sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
-  ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, getPod, killInPod, OPERATOR_KILLS, operatorKillsLine, restartCount, sqlOnPod,
+  ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, getPod, killInPod, OPERATOR_KILLS, operatorKillsLine, restartCount,
   startScenario, type Scenario,
 } from '../support/sandbox-faults.ts';
 import { eventually } from '../support/wait.ts';

@@ -10,13 +10,12 @@ import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import mysql from 'mysql2/promise';
 import { API_GROUP, LABEL_APP_COMPONENT, LABEL_APP_INSTANCE, PLURALS } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { netnsName } from '../../sandbox/network/addresses.ts';
 import { podReady, RELEASE, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
-import { applyMariaDBExample, sqlThroughService, type ExampleCluster } from './sandbox.ts';
+import { applyMariaDBExample, sqlOnPod, sqlThroughService, type ExampleCluster } from './sandbox.ts';
 import { eventually } from './wait.ts';
 
 const execFileP = promisify(execFile);
@@ -211,19 +210,6 @@ export function startWriter(sb: Sandbox, c: ExampleCluster, table: string, every
       await loop;
     },
   };
-}
-
-/** Runs SQL as root on one pod's server, at its pod IP. */
-export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
-  const ip = (await getPod(sb, c.namespace, pod)).status?.podIP;
-  if (!ip) throw new Error(`pod ${pod} has no IP yet`);
-  const conn = await mysql.createConnection({ host: ip, port: 3306, user: 'root', password: c.rootPassword, connectTimeout: 3000 });
-  try {
-    const [rows] = await conn.query(text);
-    return rows as Record<string, unknown>[];
-  } finally {
-    await conn.end();
-  }
 }
 
 export async function tableChecksum(sb: Sandbox, c: ExampleCluster, pod: string, table: string): Promise<string> {

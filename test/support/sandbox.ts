@@ -132,8 +132,10 @@ export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service:
 
 /** Runs SQL as root on one pod's server, at its pod IP. */
 export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
-  const p = await sb.client.get<{ status: { podIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
-  return sqlAt(p.status.podIP, c, text);
+  const p = await sb.client.get<{ status?: { podIP?: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
+  const ip = p.status?.podIP;
+  if (!ip) throw new Error(`pod ${pod} has no IP yet`);
+  return sqlAt(ip, c, text);
 }
 
 export interface WritingLab {

@@ -2,7 +2,9 @@
 // (the report take-backup-to writes there, src/api/backup-report.ts, or on failure its error).
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { parseBackupReport, type BackupReport } from '../../api/backup-report.ts';
+import { CONDITION_STATUS, JOB_CONDITION } from '../../api/constants.ts';
 import { BACKUP_CONTAINER } from './render-job.ts';
+import { kubeTime } from '../condition-time.ts';
 
 export type JobOutcome =
   | { state: 'absent' }
@@ -35,16 +37,16 @@ function decisivePodMessage(pods: readonly V1Pod[], succeeded: boolean): string 
   return ended.at(-1)?.message?.trim() || undefined;
 }
 
-const iso = (t: unknown): string | undefined => (t instanceof Date ? t.toISOString().replace(/\.\d{3}Z$/, 'Z') : str(t) ? t : undefined);
+const iso = (t: unknown): string | undefined => (t instanceof Date ? kubeTime(t) : str(t) ? t : undefined);
 
 export function jobOutcome(job: V1Job | undefined, pods: readonly V1Pod[]): JobOutcome {
   if (!job) return { state: 'absent' };
   const startTime = iso(job.status?.startTime);
   // Kubernetes >= 1.31 first adds SuccessCriteriaMet / FailureTarget while pods still stop: only
   // Complete and Failed are final.
-  const done = job.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  const done = job.status?.conditions?.find((c) => (c.type === JOB_CONDITION.complete || c.type === JOB_CONDITION.failed) && c.status === CONDITION_STATUS.true);
   if (!done) return { state: 'running', startTime };
-  const succeeded = done.type === 'Complete';
+  const succeeded = done.type === JOB_CONDITION.complete;
   const podMessage = decisivePodMessage(pods, succeeded);
   const jobMessage = done.message ?? '';
   const message = succeeded ? jobMessage : [jobMessage, podMessage && `backup container: ${podMessage.slice(-MAX_QUOTE)}`].filter(Boolean).join('; ');

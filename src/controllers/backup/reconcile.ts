@@ -2,7 +2,7 @@
 // act (Orchestrator downtime, the Job, the status, the stored object on deletion). See
 // docs/backups.md.
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { BACKUP_REASONS, FINALIZER_BACKUP_REMOTE_CLEANUP, LABEL_CLUSTER, PORT } from '../../api/constants.ts';
+import { BACKUP_REASONS, FINALIZER_BACKUP_REMOTE_CLEANUP, LABEL_CLUSTER, ORCHESTRATOR_DOWNTIME_OWNER, PORT } from '../../api/constants.ts';
 import { names } from '../../api/names.ts';
 import { BACKUP_STATUS_OWNERS } from '../../api/status-owners.ts';
 import type { OrchestratorClient } from '../../orchestrator/index.ts';
@@ -34,9 +34,6 @@ import type { BackupControllerOptions } from './options.ts';
 
 /** The pods of backup Jobs (their report), apart from the servers' pods. */
 export const JOB_POD_TARGET = { ...KINDS.pod, labelSelector: JOB_POD_LABELS };
-
-/** The Orchestrator owner name of our downtimes (shown by Orchestrator's UI and API). */
-const DOWNTIME_OWNER = 'mysql-operator';
 
 export interface BackupDeps {
   orchestrator: Pick<OrchestratorClient, 'beginDowntime' | 'endDowntime'>;
@@ -155,7 +152,7 @@ async function beginDowntime(deps: BackupDeps, host: string, req: Request, opts:
   try {
     await deps.orchestrator.beginDowntime(
       { host, port: PORT.mysql },
-      { owner: DOWNTIME_OWNER, reason: `backup ${req.namespace}/${req.name}`, seconds: Math.max(1, Math.ceil(opts.backupTimeoutMs / 1000)) },
+      { owner: ORCHESTRATOR_DOWNTIME_OWNER, reason: `backup ${req.namespace}/${req.name}`, seconds: Math.max(1, Math.ceil(opts.backupTimeoutMs / 1000)) },
       { signal: ctx.signal },
     );
     return { ok: true };

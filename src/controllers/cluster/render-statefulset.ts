@@ -46,6 +46,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
 import { atLeast } from '../../api/versions.ts';
 import type { ServerVersion } from './resolve-version.ts';
+import { CONFIGURED_PROBE_QUERY } from '../../mysql/operator-schema.ts';
 
 const CLIENT_CONF_PATH = confPath(CONF_FILE.client);
 const EXPORTER_METRICS_PATH = '/metrics';
@@ -377,7 +378,7 @@ function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Conta
   );
   if (!usesInitOnlyContainer(input)) c.env!.push(...userCredentialEnv(ctx));
   const ping = { exec: { command: ['mysqladmin', `--defaults-file=${CLIENT_CONF_PATH}`, 'ping'] } };
-  const configuredQuery = `mysql --defaults-file=${CLIENT_CONF_PATH} -NB -e 'SELECT COUNT(*) FROM ${OPERATOR_SCHEMA}.status WHERE name="configured" AND value="1"'`;
+  const configuredQuery = `mysql --defaults-file=${CLIENT_CONF_PATH} -NB -e '${CONFIGURED_PROBE_QUERY}'`;
   const configured = { exec: { command: ['/bin/sh', '-c', `test $(${configuredQuery}) -eq 1`] } };
   if (ctx.probes === 'anchor') {
     c.livenessProbe = probe(60, 5, 5, ping);

@@ -2,7 +2,6 @@
 // (kube-env), built from loadConfig() as main builds them. Orchestrator is where the test says
 // (by default an address that refuses connections); schedules tick when the test fires them
 // (ManualTicker), never by the wall clock.
-import { Writable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { makeBackupController } from '../../../src/controllers/backup/controller.ts';
 import type { BackupControllerOptions } from '../../../src/controllers/backup/options.ts';
@@ -12,9 +11,7 @@ import type { Schedule } from '../../../src/controllers/backupcron/schedule.ts';
 import { makeRestoreController, restoreControllerDefinition } from '../../../src/controllers/restore/controller.ts';
 import type { StartTicker } from '../../../src/controllers/backupcron/ticker.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
+import { startInProcessOperator } from '../../support/in-process-operator.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
 
 /** Schedules the controller started and not stopped; the test fires their ticks. */
@@ -56,9 +53,6 @@ export async function startBackupOperator(
     { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '2s', ORCHESTRATOR_URL: NO_ORCHESTRATOR, ...env },
     [backupControllerDefinition, backupCronControllerDefinition, restoreControllerDefinition],
   );
-  const client = new KubeClient(kubeConfig, { userAgent: BACKUP_OPERATOR_AGENT });
-  const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
-  const manager = new Manager({ config: loaded.runtime, client, log });
   const ticker = new ManualTicker();
   const reconciles = new ReconcileLog();
   const backupOpts = loaded.controllers.find((c) => c.name === 'backup')!.options as BackupControllerOptions;
@@ -67,17 +61,7 @@ export async function startBackupOperator(
     ...(run.backupCron ? [makeBackupCronController({ startTicker: ticker.start, ...(now ? { now } : {}) })] : []),
     ...(run.restore ? [makeRestoreController()] : []),
   ];
-  for (const spec of specs) {
-    reconciles.record(spec);
-    manager.add(spec);
-  }
-  await manager.start();
-  return {
-    reconciles,
-    ticker,
-    stop: async () => {
-      await manager.stop();
-      client.close();
-    },
-  };
+  for (const spec of specs) reconciles.record(spec);
+  const { stop } = await startInProcessOperator(kubeConfig, BACKUP_OPERATOR_AGENT, loaded.runtime, specs);
+  return { reconciles, ticker, stop };
 }

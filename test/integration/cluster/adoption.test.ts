@@ -11,12 +11,11 @@ import type { MysqlCluster } from '../../../src/api/index.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { controllers } from '../../../src/controllers/index.ts';
 import { buildManager } from '../../../src/main.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { quietLogger } from '../../support/in-process-operator.ts';
 import { NEEDS_REQUEST_LOG, OPERATOR_AGENT, startOperator, testApi } from './operator.ts';
 import { eventually } from '../../support/wait.ts';
 import { requestsNotAllowed } from '../../support/rbac.ts';
@@ -144,7 +143,7 @@ test('a default install adopts the anchor cluster: no pod restarts, no Secret ch
   }
   const mark = env.server?.requestLog.mark() ?? 0;
   const loaded = loadConfig([], { KUBECONFIG: kubeconfig, WATCH_NAMESPACE: ns, METRICS_ADDR: '127.0.0.1:0' }, controllers);
-  const manager = buildManager(loaded, createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) }));
+  const manager = buildManager(loaded, quietLogger());
   t.after(async () => {
     await manager.stop();
     manager.client.close();

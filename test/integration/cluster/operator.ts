@@ -1,14 +1,13 @@
 // Runs the real manager with the cluster controller against a test API (kube-env), for the
 // cluster controller's integration tests and benchmark. The controller is built as main builds
 // it: from loadConfig() of the flags and variables a test gives, the rest being the real defaults.
-import { Writable } from 'node:stream';
 import { readFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { startInProcessOperator } from '../../support/in-process-operator.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterControllerDefinition } from '../../../src/controllers/cluster/controller.ts';
@@ -34,24 +33,10 @@ export async function startOperator(
     { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '1s', WORKERS: '4', ...env },
     definitions,
   );
-  const client = new KubeClient(kubeConfig, { userAgent: OPERATOR_AGENT });
-  const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
-  const manager = new Manager({ config: loaded.runtime, client, log });
   const reconciles = new ReconcileLog();
-  for (const controller of loaded.controllers) {
-    const spec = controller.build();
-    reconciles.record(spec);
-    manager.add(spec);
-  }
-  await manager.start();
-  return {
-    manager,
-    reconciles,
-    stop: async () => {
-      await manager.stop();
-      client.close();
-    },
-  };
+  const specs = loaded.controllers.map((controller) => controller.build());
+  for (const spec of specs) reconciles.record(spec);
+  return { ...(await startInProcessOperator(kubeConfig, OPERATOR_AGENT, loaded.runtime, specs)), reconciles };
 }
 
 export interface TestApi {

@@ -72,7 +72,7 @@ test('the cluster controller and a second writer share one status: both parts en
   // Every state of the object, from its creation on.
   const seen: Cluster[] = [];
   const stopWatch = new AbortController();
-  const watching = client
+  void client
     .watch<Cluster>(CLUSTER, { namespace: ns, resourceVersion: created.metadata?.resourceVersion, signal: stopWatch.signal }, (ev) => {
       if ((ev.type === 'ADDED' || ev.type === 'MODIFIED') && ev.object.metadata?.name === 'db') seen.push(ev.object);
     })

@@ -20,6 +20,7 @@ import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { secretData, TEST_OPERATED_SECRET } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
 
 export const CLUSTER = 'my-db';
@@ -29,8 +30,6 @@ const OPERATOR = fileURLToPath(new URL('./operator-process.ts', import.meta.url)
 export function podName(i: number): string {
   return `${CLUSTER}-mysql-${i}`;
 }
-
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** The init-file a pod's mysqld runs at start, from src/mysql's generator (MariaDB flavour). */
 export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; resumeReplication?: boolean; backupGtid?: string }): string {
@@ -122,19 +121,6 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
   const podRef = (i: number) => ({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: podName(i) });
   const restarts = new Map<number, number>();
 
-  const secretData = (values: Record<string, string>): Record<string, string> =>
-    Object.fromEntries(Object.entries(values).map(([k, v]) => [k, b64(v)]));
-  const defaultSecret: Record<string, string> = {
-    OPERATOR_USER: TEST_SYSTEM_USERS.operator.user,
-    OPERATOR_PASSWORD: TEST_SYSTEM_USERS.operator.password,
-    REPLICATION_USER: TEST_SYSTEM_USERS.replication.user,
-    REPLICATION_PASSWORD: TEST_SYSTEM_USERS.replication.password,
-    METRICS_EXPORTER_USER: TEST_SYSTEM_USERS.exporter.user,
-    METRICS_EXPORTER_PASSWORD: TEST_SYSTEM_USERS.exporter.password,
-    ORC_TOPOLOGY_USER: TEST_SYSTEM_USERS.orchestrator.user,
-    ORC_TOPOLOGY_PASSWORD: TEST_SYSTEM_USERS.orchestrator.password,
-  };
-
   const nc: NodeCluster = {
     kube,
     client,
@@ -153,7 +139,7 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: { name: `${CLUSTER}-mysql-operated`, namespace: ns },
-        data: secretData({ ...defaultSecret, ...over }),
+        data: secretData({ ...TEST_OPERATED_SECRET, ...over }),
       } as never);
     },
     async setOperatedSecret(values) {

@@ -9,7 +9,7 @@ import { eventually } from '../../support/wait.ts';
 test('a replica whose mysqld was killed and started again is re-configured and catches up', async (t) => {
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
-  const op = await c.bootstrap();
+  await c.bootstrap();
   await c.waitCondition(1, 'True');
   await m.sql('SET GLOBAL read_only = 0');
   await m.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');

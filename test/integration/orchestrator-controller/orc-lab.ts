@@ -12,7 +12,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../../src/api/constants.ts';
 import type { MysqlCluster } from '../../../src/api/index.ts';
@@ -25,7 +24,7 @@ import type { HttpRoute } from '../../../src/runtime/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
+import { startInProcessOperator } from '../../support/in-process-operator.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import type { PodObject, ResolvePod } from '../../../src/topology/index.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchestrator/index.ts';
@@ -185,8 +184,6 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   // The resync as the node tests': a pod configured in the second its mysqld started is verified
   // again at the next one (docs/node-controller.md), which the tests wait for.
   const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, WORKERS: '2', RESYNC_PERIOD: '2s' }).runtime;
-  const opClient = new KubeClient(nc.kube.kubeConfig, { userAgent: OPERATOR_AGENT });
-  const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) }) });
   const byPod = new Map(nc.servers.map((s, i) => [podName(i), { host: s.host, port: s.port }]));
   const resolve: ResolvePod = (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 };
   const spec = orchestratorController(
@@ -199,16 +196,11 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   );
   const reconciles = new ReconcileLog();
   reconciles.record(spec);
-  manager.add(spec);
   const node = nodeController({ resolve, connectRetrySeconds: 1 });
   const nodeReconciles = new ReconcileLog();
   nodeReconciles.record(node);
-  manager.add(node);
-  await manager.start();
-  t.after(async () => {
-    await manager.stop();
-    opClient.close();
-  });
+  const { manager, stop } = await startInProcessOperator(nc.kube.kubeConfig, OPERATOR_AGENT, runtime, [spec, node]);
+  t.after(stop);
   const addr = manager.httpAddress!;
   const operatorUrl = `http://127.0.0.1:${addr.port}`;
   writeFileSync(urlFile, operatorUrl);

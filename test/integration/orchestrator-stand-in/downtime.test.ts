@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
-import { ALIAS, normalize, recorded, startStandInLab, type StandInLab } from '../../support/orchestrator-stand-in.ts';
+import { normalize, recorded, startStandInLab, type StandInLab } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
 
 type Server = StandInLab['servers'][number];

@@ -7,12 +7,12 @@ import { podFqdn } from '../../../src/api/names.ts';
 import type { MysqlNode } from '../../../src/mysql/index.ts';
 import { connectToMaster, type ClusterView, type MasterConnection, type PodObject } from '../../../src/topology/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { secretData, TEST_OPERATED_SECRET } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
 
 const NS = 'prod';
 const CLUSTER = 'my-db';
 const podName = (i: number): string => `${CLUSTER}-mysql-${i}`;
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 interface Cluster {
   servers: MariaDBServer[];
@@ -30,12 +30,6 @@ async function cluster(t: TestContext, n: number): Promise<Cluster> {
     status: { phase: 'Running', containerStatuses: [{ name: 'mysql', state: { running: { startedAt: '2026-01-01T10:00:00Z' } } }] },
   }));
   const byPod = new Map(servers.map((s, i) => [podName(i), s]));
-  const secret = {
-    OPERATOR_USER: TEST_SYSTEM_USERS.operator.user,
-    OPERATOR_PASSWORD: TEST_SYSTEM_USERS.operator.password,
-    REPLICATION_USER: TEST_SYSTEM_USERS.replication.user,
-    REPLICATION_PASSWORD: TEST_SYSTEM_USERS.replication.password,
-  };
   const c: Cluster = {
     servers,
     root: (i) => servers[i]!.node(),
@@ -43,7 +37,7 @@ async function cluster(t: TestContext, n: number): Promise<Cluster> {
       const result = await connectToMaster({
         cluster: { name: CLUSTER, namespace: NS, failoverInProgress: false, failoverMessage: '', orchestrator: undefined, ...over.cluster },
         pods,
-        operatedSecretData: Object.fromEntries(Object.entries({ ...secret, ...over.secret }).map(([k, v]) => [k, b64(v)])),
+        operatedSecretData: secretData({ ...TEST_OPERATED_SECRET, ...over.secret }),
         resolve: (p) => {
           const s = byPod.get(p.name);
           if (!s) throw new Error(`no server for ${p.name}`);

@@ -4,7 +4,6 @@
 // the cluster's Secret; and the operator's user and database controllers running in this process
 // (built from their settings as main builds them), resolving the pod to that server.
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import mysql from 'mysql2/promise';
 import { databaseController, databaseControllerDefinition } from '../../../src/controllers/database/controller.ts';
@@ -13,10 +12,10 @@ import type { ProvisionCondition } from '../../../src/controllers/shared/provisi
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ObjectRef } from '../../../src/runtime/kube/types.ts';
-import { createLogger } from '../../../src/runtime/logger.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
+import { startInProcessOperator } from '../../support/in-process-operator.ts';
 import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
+import { secretData } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
 import { CLUSTER, nodeCluster, podName } from '../node/node-cluster.ts';
 
@@ -38,7 +37,6 @@ export interface ProvisionEnv {
   deleteAndWait(kind: 'MysqlUser' | 'MysqlDatabase', name: string): Promise<void>;
 }
 
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** The operator's user agent in the API server's request log. */
 export const PROVISION_OPERATOR_AGENT = 'mysql-operator/user-test';
@@ -59,7 +57,7 @@ export async function provisionEnv(t: TestContext, argv: string[] = [], env: Rec
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: `${CLUSTER}-secret`, namespace: ns },
-    data: { ROOT_PASSWORD: b64(ROOT.password) },
+    data: secretData({ ROOT_PASSWORD: ROOT.password }),
   } as never);
   await nc.createPod(0);
 
@@ -71,16 +69,11 @@ export async function provisionEnv(t: TestContext, argv: string[] = [], env: Rec
   );
   const opts = (name: string) => loaded.controllers.find((c) => c.name === name)!.options as { allowCrossNamespace: boolean };
   const resolve = () => ({ host: server.host, port: server.port });
-  const kube = new KubeClient(nc.kube.kubeConfig, { userAgent: PROVISION_OPERATOR_AGENT });
-  const log = createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
-  const manager = new Manager({ config: loaded.runtime, client: kube, log });
-  manager.add(userController({ ...opts('user'), resolve }));
-  manager.add(databaseController({ ...opts('database'), resolve }));
-  await manager.start();
-  t.after(async () => {
-    await manager.stop();
-    kube.close();
-  });
+  const operator = await startInProcessOperator(nc.kube.kubeConfig, PROVISION_OPERATOR_AGENT, loaded.runtime, [
+    userController({ ...opts('user'), resolve }),
+    databaseController({ ...opts('database'), resolve }),
+  ]);
+  t.after(operator.stop);
 
   const provision: ProvisionEnv = {
     ns,

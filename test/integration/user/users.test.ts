@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { binlogText } from '../../support/mariadb.ts';
+import { secretData } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
 import { CLUSTER } from '../node/node-cluster.ts';
 import type { MysqlUserSpec } from '../../../src/api/index.ts';
@@ -21,7 +22,6 @@ const ER_ACCESS_DENIED = 1045;
 const ER_TABLEACCESS_DENIED = 1142;
 const ER_DBACCESS_DENIED = 1044;
 
-const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
 const rbac = rbacAcrossTests(PROVISION_OPERATOR_AGENT, ['user controller', 'database controller']);
@@ -33,7 +33,7 @@ async function setup(t: TestContext, ...rest: Parameters<typeof provisionEnv> ex
 }
 
 async function createPasswordSecret(env: ProvisionEnv, name: string, password: string): Promise<void> {
-  await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: env.ns }, data: { PASSWORD: b64(password) } } as never);
+  await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: env.ns }, data: secretData({ PASSWORD: password }) } as never);
 }
 
 async function createObject(
@@ -128,7 +128,7 @@ test('rotating the password in the Secret lets the new one in and the old one ou
   assert.equal(await tryAs(env.server, { user: 'rot', password: 'old-Password-7', from: HOST_A }, 'SELECT 1'), 0);
 
   // The resync period is 10 minutes here: only the Secret watch can bring the change in time.
-  await env.client.patch(env.ref('Secret', 'rot-pw'), { data: { PASSWORD: b64("new'Password-8") } });
+  await env.client.patch(env.ref('Secret', 'rot-pw'), { data: secretData({ PASSWORD: "new'Password-8" }) });
   await eventually('the new password to work and the old one to fail', async () =>
     (await tryAs(env.server, { user: 'rot', password: "new'Password-8", from: HOST_A }, 'SELECT 1')) === 0 &&
     (await tryAs(env.server, { user: 'rot', password: 'old-Password-7', from: HOST_A }, 'SELECT 1')) === ER_ACCESS_DENIED, 10_000);
@@ -247,7 +247,7 @@ test('with --allow-cross-namespace-user, a MysqlUser in another namespace provis
   await env.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: apps, labels: { 'mysql-operator-test': 'true' } } } as never);
   // Deleted here, not in an after hook: those run once the test API server has stopped.
   try {
-    await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-pw', namespace: apps }, data: { PASSWORD: b64('x-password') } } as never);
+    await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-pw', namespace: apps }, data: secretData({ PASSWORD: 'x-password' }) } as never);
     const ref = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlUser', namespace: apps, name: 'elsewhere' };
     await env.client.create({
       apiVersion: ref.apiVersion,
