@@ -76,13 +76,18 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
         await sleep(250);
       }
     })();
-    s.chaos.killSoon();
-    await scale(2);
-    s.chaos.killSoon();
-    s.chaos.killSoon();
-    const now = await s.ready('2 nodes', 2);
-    watching = false;
-    await watch;
+    let now: string | undefined;
+    try {
+      s.chaos.killSoon();
+      await scale(2);
+      s.chaos.killSoon();
+      s.chaos.killSoon();
+      now = await s.ready('2 nodes', 2);
+    } finally {
+      // Also when the wait fails: a loop left polling keeps the test process from exiting.
+      watching = false;
+      await watch;
+    }
     s.say(`master on the way down: ${visited.join(' → ')}; ${s.writer.failures() - failedBefore} writes refused meanwhile`);
     assert.ok([0, 1].map((i) => names.pod(c.name, i)).includes(now), `master ${now} is a pod that stays`);
     await checksumsEqual(s.sb, c, TABLE, s.writer, '2 nodes');
