@@ -12,7 +12,7 @@ import { API_GROUP_VERSION, CONTAINER, KIND_MYSQL_CLUSTER } from '../../src/api/
 import { names, podFqdn } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
 import { RELEASE } from '../../sandbox/index.ts';
-import { sandboxSkip } from '../support/sandbox.ts';
+import { sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
   ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, OPERATOR_KILLS, operatorKillsLine, startScenario, type Scenario,
 } from '../support/sandbox-faults.ts';
@@ -61,7 +61,12 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
     const { c } = s;
     const highest = names.pod(c.name, 4);
     if (await master() !== highest) {
-      await orchestrator(`graceful-master-takeover/${names.orchestratorAlias(c.name, c.namespace)}/${podFqdn(highest, c.namespace)}/3306`);
+      // Orchestrator refuses while its own view of the new pod lags the cluster's Ready ("not a
+      // direct replica"): asked again until it takes it.
+      await eventually(`Orchestrator to take over to ${highest}`, async () => {
+        await orchestrator(`graceful-master-takeover/${names.orchestratorAlias(c.name, c.namespace)}/${podFqdn(highest, c.namespace)}/3306`);
+        return true;
+      }, 60_000);
       await eventually(`${highest} labelled master`, async () => await master() === highest, 120_000);
     }
     s.say(`master is ${highest}`);
@@ -83,6 +88,13 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
       s.chaos.killSoon();
       s.chaos.killSoon();
       now = await s.ready('2 nodes', 2);
+    } catch (e) {
+      // What each pod that stays says of its replication: the first thing to look at when it fails.
+      for (const pod of [0, 1].map((i) => names.pod(c.name, i))) {
+        const rows = await sqlOnPod(s.sb, c, pod, "SHOW ALL SLAVES STATUS; SELECT @@gtid_binlog_pos AS binlog, @@gtid_slave_pos AS slave, @@read_only AS ro").catch((err: Error) => err.message);
+        s.say(`${pod}: ${JSON.stringify(rows)}`);
+      }
+      throw e;
     } finally {
       // Also when the wait fails: a loop left polling keeps the test process from exiting.
       watching = false;
