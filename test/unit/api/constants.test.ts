@@ -46,7 +46,7 @@ describe('constants of COMPAT.md', () => {
 
   it('node controller reasons (Events on pods, NodeInitialized messages) keep their spelling', () => {
     assert.deepEqual(Object.values(api.NODE_REASONS), [
-      'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
+      'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'ServerStarting', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
       'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
       'ReplicationError', 'ErrantTransactions', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
     ]);
