@@ -1,15 +1,19 @@
 // Controllers of the operator run in the test's process, in one Manager with a client of its own:
 // its user agent tells the operator's requests from the test's in the API server's request log,
-// and its lines are silenced (a test that needs them captures them itself).
+// and its lines are silenced (a test that needs them captures them itself), unless
+// TEST_OPERATOR_LOG names a level: then they go to stderr, to see what a flaky test's controllers did.
 import { Writable } from 'node:stream';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Config } from '../../src/runtime/config.ts';
 import type { ControllerSpec } from '../../src/runtime/controller.ts';
 import { KubeClient } from '../../src/runtime/kube/client.ts';
 import { Manager } from '../../src/runtime/manager.ts';
-import { createLogger, type Logger } from '../../src/runtime/logger.ts';
+import { createLogger, LOG_LEVELS, type Logger } from '../../src/runtime/logger.ts';
 
 export function quietLogger(): Logger {
+  const level = process.env['TEST_OPERATOR_LOG'];
+  const wanted = LOG_LEVELS.find((l) => l === level);
+  if (wanted !== undefined) return createLogger({ level: wanted, stream: process.stderr });
   return createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
 }
 

@@ -141,7 +141,16 @@ export function fqdn(ns: string, i: number): string {
 }
 
 /** The lab, running, with every part cleaned up after the test. */
-export async function orcLab(t: TestContext, over: Partial<OrchestratorControllerOptions> = {}): Promise<OrcLab> {
+export interface OrcLabOptions {
+  /**
+   * Run the node controller next to the orchestrator controller (the default). A test that changes
+   * the servers behind both controllers' backs, step by step, leaves it out: it would heal the
+   * test's half-made topology (a detached writable replica made read-only and repointed).
+   */
+  nodeController?: boolean;
+}
+
+export async function orcLab(t: TestContext, over: Partial<OrchestratorControllerOptions> = {}, opts: OrcLabOptions = {}): Promise<OrcLab> {
   const nc = await nodeCluster(t, 3);
   const { ns, client } = nc;
   const dir = mkdtempSync(join(tmpdir(), 'orc-ctl-'));
@@ -199,7 +208,7 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   const node = nodeController({ resolve, connectRetrySeconds: 1 });
   const nodeReconciles = new ReconcileLog();
   nodeReconciles.record(node);
-  const { manager, stop } = await startInProcessOperator(nc.kube.kubeConfig, OPERATOR_AGENT, runtime, [spec, node]);
+  const { manager, stop } = await startInProcessOperator(nc.kube.kubeConfig, OPERATOR_AGENT, runtime, opts.nodeController === false ? [spec] : [spec, node]);
   t.after(stop);
   const addr = manager.httpAddress!;
   const operatorUrl = `http://127.0.0.1:${addr.port}`;

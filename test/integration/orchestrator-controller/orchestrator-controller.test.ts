@@ -388,7 +388,9 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       if (i.IsDowntimed) throw new Error(`still downtimed: ${i.DowntimeReason}`);
       return true;
     });
-    assert.ok((await events()).some((e) => e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`)), 'a DowntimeEnded Event names the old master and its master');
+    // Events are posted after the call that ended the downtime, without the pass waiting for them.
+    await eventually('a DowntimeEnded Event names the old master and its master', async () =>
+      (await events()).some((e) => e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`)));
 
     const other = [1, 2].find((i) => podName(i) !== first)!;
     const orchestrator = orchestratorClient({ baseUrl: `${lab.standIn.url}/api` });
