@@ -11,7 +11,7 @@ import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, LABEL_ROLE, NODE_CONDITION, ROLE
 import { names, podFqdn } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { applyMariaDBExample, sandboxLeftovers, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import { applyMariaDBExample, sandboxLeftovers, printSandboxOnFailure, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
 import { eventually } from '../support/wait.ts';
 
 describe('the example MariaDB cluster at 3 nodes on the sandbox', { skip: sandboxSkip() }, () => {
@@ -26,6 +26,7 @@ describe('the example MariaDB cluster at 3 nodes on the sandbox', { skip: sandbo
     c = await applyMariaDBExample(sb, 3);
   });
   after(() => sb?.stop());
+  printSandboxOnFailure(() => sb);
 
   it('becomes Ready, and its status and labels name one master, the others replicas', async () => {
     view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: 400_000 });

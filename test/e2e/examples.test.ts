@@ -20,7 +20,7 @@ import { storageFor } from '../../src/storage/index.ts';
 import { waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
 import type { Manifest } from '../../sandbox/examples.ts';
-import { applyExample, sandboxSkip, setReplicas, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import { applyExample, printSandboxOnFailure, sandboxSkip, setReplicas, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
 import { eventually } from '../support/wait.ts';
 
 const READY_MS = 300_000;
@@ -59,6 +59,7 @@ describe('the storage, restore, user and database examples on the sandbox', { sk
     }))!;
   });
   after(() => sb?.stop());
+  printSandboxOnFailure(() => sb);
 
   it('mysqlcluster.yaml becomes Ready and a scheduled backup taken after a write lands in the S3 server', async () => {
     await waitForClusterReady(sb.client, myDb.namespace, myDb.name, { timeoutMs: READY_MS });

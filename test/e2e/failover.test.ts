@@ -16,7 +16,7 @@ import { clusterView, waitForClusterReady, type ClusterView } from '../../sandbo
 import { RELEASE, until, type Sandbox } from '../../sandbox/index.ts';
 import { orchestratorClient } from '../../src/orchestrator/client.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { assertWritesOnEveryPod, killMysqld, sandboxSkip, serviceIP, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
+import { assertWritesOnEveryPod, killMysqld, printSandboxOnFailure, sandboxSkip, serviceIP, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
 import type { WritingClient } from '../support/writing-client.ts';
 
 // Three: a third failover within minutes needs the old masters of the first two as candidates,
@@ -47,6 +47,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
     for (const fn of cleanups) fn();
     await sb?.stop();
   });
+  printSandboxOnFailure(() => sb);
 
   const grantsOn = async (pod: string): Promise<string[]> =>
     (await sqlOnPod(sb, c, pod, `SHOW GRANTS FOR '${shop.user}'@'%'`)).map((r) => String(Object.values(r)[0])).sort();

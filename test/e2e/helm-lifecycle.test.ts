@@ -13,7 +13,7 @@ import { names } from '../../src/api/names.ts';
 import type { KubeObject } from '../../src/runtime/kube/types.ts';
 import { waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { chartInstallArgs, podReady, RELEASE, SANDBOX_CHART_VALUES, startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { applyMariaDBExample, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import { applyMariaDBExample, printSandboxOnFailure, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
 import { eventually } from '../support/wait.ts';
 
 const OPERATOR_PODS = `${LABEL_APP_INSTANCE}=${RELEASE.name},${LABEL_APP_COMPONENT}=operator`;
@@ -45,6 +45,7 @@ describe('helm install, upgrade and uninstall of chart/ on the sandbox', { skip:
     c = await applyMariaDBExample(sb, 2);
   });
   after(() => sb?.stop());
+  printSandboxOnFailure(() => sb);
 
   it('helm install: the operator runs from the chart\'s Deployment as rendered, and the example cluster becomes Ready', async () => {
     const listed = await sb.helm(['list', '--namespace', RELEASE.namespace, '--output', 'json']);

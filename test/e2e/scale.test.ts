@@ -12,7 +12,7 @@ import { API_GROUP_VERSION, CONTAINER, KIND_MYSQL_CLUSTER } from '../../src/api/
 import { names, podFqdn } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
 import { RELEASE } from '../../sandbox/index.ts';
-import { sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
+import { printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
   ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, OPERATOR_KILLS, operatorKillsLine, startScenario, type Scenario,
 } from '../support/sandbox-faults.ts';
@@ -42,6 +42,7 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
     s = await startScenario({ name: 'scale', replicas: 3, table: TABLE, chartValues: ['extraArgs[0]=--orchestrator-forget-grace=10s'] });
   });
   after(() => s?.stop());
+  printSandboxOnFailure(() => s?.sb);
 
   it('scaled to 5, the new pods clone from a healthy server and replicate', async () => {
     s.chaos.killSoon();

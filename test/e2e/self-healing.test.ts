@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, KIND_MYSQL_CLUSTER, NODE_CONDITION } from '../../src/api/constants.ts';
 import { names, podFqdn, podOrdinal } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
-import { sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
+import { printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
   ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, getPod, killInPod, OPERATOR_KILLS, operatorKillsLine, restartCount,
   startScenario, type Scenario,
@@ -45,6 +45,7 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     s = await startScenario({ name: 'heal', replicas: 3, table: TABLE });
   });
   after(() => s?.stop());
+  printSandboxOnFailure(() => s?.sb);
 
   it('a replica whose mysqld is killed restarts, is configured again and catches up, each time', async () => {
     const { sb, c, chaos } = s;

@@ -13,7 +13,7 @@ import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, ROLE } from '../../src/api/const
 import { waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { until } from '../../sandbox/index.ts';
 import { watchMasters } from '../support/master-watch.ts';
-import { assertWritesOnEveryPod, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type WritingLab } from '../support/sandbox.ts';
+import { assertWritesOnEveryPod, printSandboxOnFailure, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type WritingLab } from '../support/sandbox.ts';
 
 const READY_TIMEOUT_MS = 600_000;
 const MAX_CONNECTIONS = 321;
@@ -26,6 +26,7 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     lab = await startWritingLab(workDir, 3, READY_TIMEOUT_MS);
   });
   after(() => lab?.sb.stop());
+  printSandboxOnFailure(() => lab?.sb);
 
   it('rolls a mysqlConf change one pod at a time, replicas first, the master last after a graceful takeover, losing no acknowledged write', async (t) => {
     const { sb, c } = lab;

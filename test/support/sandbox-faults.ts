@@ -15,7 +15,7 @@ import { names } from '../../src/api/names.ts';
 import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { netnsName } from '../../sandbox/network/addresses.ts';
 import { podReady, RELEASE, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
-import { applyMariaDBExample, sqlOnPod, sqlThroughService, type ExampleCluster } from './sandbox.ts';
+import { applyMariaDBExample, printSandboxState, sqlOnPod, sqlThroughService, type ExampleCluster } from './sandbox.ts';
 import { eventually } from './wait.ts';
 
 const execFileP = promisify(execFile);
@@ -369,6 +369,7 @@ export async function startScenario(o: { name: string; replicas: number; table: 
     writer = startWriter(sb, c, o.table, 200, app);
     return { sb, c, workDir, writer, chaos, say, ready, stop };
   } catch (e) {
+    await printSandboxState(sb, `the ${o.name} scenario did not start: ${e instanceof Error ? e.message : String(e)}`);
     await stop();
     throw e;
   }

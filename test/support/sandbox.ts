@@ -1,16 +1,17 @@
 // Helpers for tests on the composed sandbox (sandbox/index.ts): why a test cannot run here, the
-// example cluster at a chosen size, SQL through a Service's ClusterIP, and what a stopped sandbox
-// left behind.
+// example cluster at a chosen size, SQL through a Service's ClusterIP, what the sandbox looked like
+// when a test failed, and what a stopped sandbox left behind.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { afterEach } from 'node:test';
 import mysql from 'mysql2/promise';
-import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, PROVISION_CONDITION } from '../../src/api/constants.ts';
+import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, LABEL_HEALTHY, LABEL_ROLE, PROVISION_CONDITION } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { forSandbox, readExample, toYaml, type Manifest } from '../../sandbox/examples.ts';
 import { netnsPrefix } from '../../sandbox/network/addresses.ts';
-import { REPO, run, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
+import { RELEASE, REPO, run, startSandbox, until, type Sandbox } from '../../sandbox/index.ts';
 import { WritingClient } from './writing-client.ts';
 
 /** Why the sandbox cannot run here, or false. */
@@ -165,9 +166,45 @@ export async function startWritingLab(workDir: string, replicas: number, readyTi
     await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${table} (id INT PRIMARY KEY)`);
     return { sb, c, view, shop, table };
   } catch (e) {
+    await printSandboxState(sb, `the writing lab did not start: ${e instanceof Error ? e.message : String(e)}`);
     await sb.stop();
     throw e;
   }
+}
+
+/**
+ * Prints the pods with their role labels, the newest Events and the end of the operator's and
+ * Orchestrator's logs, while the sandbox still runs: CI keeps only a run's output, and a stopped
+ * sandbox's files are gone. The logs hold no secret (the e2e secret scan checks them).
+ */
+export async function printSandboxState(sb: Sandbox, why: string, lines = 60): Promise<void> {
+  const parts: Array<[string, string[], number?]> = [
+    ['pods', ['get', 'pods', '-A', '-o', 'wide', '-L', `${LABEL_ROLE},${LABEL_HEALTHY}`]],
+    ['newest Events', ['get', 'events', '-A', '--sort-by=.lastTimestamp'], lines],
+    [
+      `last ${lines} lines of each operator and Orchestrator container`,
+      ['-n', RELEASE.namespace, 'logs', '-l', `app.kubernetes.io/instance=${RELEASE.name}`, '--all-containers', '--prefix', `--tail=${lines}`, '--max-log-requests=20'],
+    ],
+  ];
+  const out = [`=== the sandbox when ${why}`];
+  for (const [title, args, last] of parts) {
+    const r = await sb.kubectl(args).catch((e: unknown) => ({ out: String(e) }));
+    out.push(`--- ${title}`, last === undefined ? r.out : r.out.split('\n').slice(-last).join('\n'));
+  }
+  console.log(out.join('\n'));
+}
+
+/** Registers, in a describe of an end-to-end file, the print of printSandboxState after its first failed test. */
+export function printSandboxOnFailure(sandbox: () => Sandbox | undefined): void {
+  let printed = false;
+  afterEach(async (t) => {
+    const sb = sandbox();
+    // `passed` is Node's (since 21.7), not yet in @types/node's TestContext.
+    const failed = 'passed' in t && t.passed === false;
+    if (!failed || printed || sb === undefined) return;
+    printed = true;
+    await printSandboxState(sb, `"${t.name}" failed`);
+  });
 }
 
 /** A writing client through `<c>-mysql-master`, as the example MysqlUser. */
