@@ -9,17 +9,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { watchWithStandIn } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER, nodeCluster, waitSameData } from './node-cluster.ts';
+import { CLUSTER, replicatingCluster, waitSameData } from './node-cluster.ts';
 
 test('a sibling a graceful takeover left on IO error 1236 (it was ahead of the designated replica) is started again and replicates from the new master', async (t) => {
-  const c = await nodeCluster(t, 3);
+  const { c } = await replicatingCluster(t, '(1)');
   const [s0, s1, s2] = [c.servers[0]!, c.servers[1]!, c.servers[2]!];
-  await c.bootstrap();
-  for (const i of [0, 1, 2]) await c.waitCondition(i, 'True');
-  await s0.sql('SET GLOBAL read_only = 0');
-  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
-  await waitSameData(s0, s1, 'app.t');
-  await waitSameData(s0, s2, 'app.t');
   const alias = `${CLUSTER}.${c.ns}`;
   const lab = await watchWithStandIn(t, c.servers, alias);
   const sibling = await c.root(2);
