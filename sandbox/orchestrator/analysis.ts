@@ -6,7 +6,6 @@ import { keyText, type Key } from './hooks.ts';
 export interface Downtime {
   owner: string;
   reason: string;
-  beganAt: Date;
   endsAt: Date;
 }
 
@@ -62,7 +61,7 @@ export const clusterNameOf = (all: readonly InstanceState[], i: InstanceState): 
 /** The downtime a recovery puts on the master it failed over from. */
 export { LOST_IN_RECOVERY };
 
-export const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
+const isDowntimed = (i: InstanceState, now: Date): boolean => i.downtime !== null && i.downtime.endsAt > now;
 
 /**
  * The alias a live member suggests (DetectClusterAliasQuery), else the name: an old master left
@@ -86,11 +85,6 @@ export interface Analysis {
   description: string;
   /** Only DeadMaster leads to a recovery. */
   actionable: boolean;
-  /**
-   * SkippableDueToDowntime: the failed master is downtimed, so no detection hook and no recovery
-   * follow; /api/replication-analysis still lists it (failover-unsuccessful_replication-analysis).
-   */
-  skippable: boolean;
   master: InstanceState;
   replicas: InstanceState[];
 }
@@ -110,26 +104,22 @@ export const DESCRIPTIONS: Record<AnalysisCode, string> = {
 export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
   const out: Analysis[] = [];
   for (const m of all) {
-    if (m.master !== null || m.lastCheckValid) continue;
+    if (m.master !== null || m.lastCheckValid || isDowntimed(m, now)) continue;
     const replicas = replicasOf(all, m.key);
     if (replicas.length === 0) continue;
     const replicating = (r: InstanceState): boolean => r.sqlRunning && (r.ioRunning || m.failedChecks < 2);
     const dead = !replicas.some(replicating);
     const code: AnalysisCode = dead ? 'DeadMaster' : 'UnreachableMaster';
-    out.push({ code, description: DESCRIPTIONS[code], actionable: dead, skippable: isDowntimed(m, now), master: m, replicas });
+    out.push({ code, description: DESCRIPTIONS[code], actionable: dead, master: m, replicas });
   }
   return out;
 }
 
 const gtidTotal = (pos: string): number => [...gtidSequences(pos).values()].reduce((a, b) => a + b, 0);
 
-/**
- * The reachable replica that applied the most; ties go to the lowest key, so runs repeat. A
- * downtime does not disqualify: 3.2.6 promoted downtimed replicas (failover-stopped-downtimed-replicas,
- * pre-shutdown-ha) and ended the successor's downtime before PostFailover.
- */
+/** The reachable replica that applied the most; ties go to the lowest key, so runs repeat. */
 export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceState | null {
-  const candidates = replicas.filter((r) => r.lastCheckValid).sort((a, b) =>
+  const candidates = replicas.filter((r) => r.lastCheckValid && r.downtime === null).sort((a, b) =>
     gtidTotal(b.gtidPosition) - gtidTotal(a.gtidPosition) || keyText(a.key).localeCompare(keyText(b.key)));
   return candidates[0] ?? null;
 }
@@ -140,25 +130,4 @@ export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceSta
  */
 export function sqlThreadBehind(r: InstanceState): boolean {
   return !gtidCovers(r.gtidPosition, r.gtidReceived);
-}
-
-/** Orchestrator's hard-coded age before a lost-in-recovery downtime may be expired. */
-export const LOST_IN_RECOVERY_MIN_AGE_MS = 60_000;
-
-/**
- * expireLostInRecoveryDowntime (go/inst/downtime_dao.go): the lost-in-recovery downtimes to end
- * now. One at least `minAgeMs` old (the grace during which a new master claims the alias) ends
- * when the server answers and either replicates (both threads running) or is a master that alone
- * among the masters Orchestrator knows suggests its cluster alias, so no one took its place. A
- * killed master's last record still counts as a master, as in Orchestrator's table.
- */
-export function lostInRecoveryToExpire(all: readonly InstanceState[], now: Date, minAgeMs = LOST_IN_RECOVERY_MIN_AGE_MS): InstanceState[] {
-  const masters = all.filter((i) => i.master === null);
-  const ownsAlias = (i: InstanceState): boolean =>
-    i.suggestedClusterAlias !== '' && masters.filter((m) => m.suggestedClusterAlias === i.suggestedClusterAlias).length === 1;
-  return all.filter((i) => {
-    if (!isDowntimed(i, now) || i.downtime?.reason !== LOST_IN_RECOVERY) return false;
-    if (now.getTime() - i.downtime.beganAt.getTime() < minAgeMs || !i.lastCheckValid) return false;
-    return i.master !== null ? i.ioRunning && i.sqlRunning : ownsAlias(i);
-  });
 }

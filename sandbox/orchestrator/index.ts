@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNode, MysqlError, type MysqlNode } from '../../src/mysql/index.ts';
 import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
-  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, LOST_IN_RECOVERY, lostInRecoveryToExpire, replicasOf, rootOf, sameKey, sqlThreadBehind,
+  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, LOST_IN_RECOVERY, replicasOf, rootOf, sameKey, sqlThreadBehind,
   type Analysis, type Downtime, type InstanceState,
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
@@ -27,11 +27,6 @@ export interface StandInOptions {
    * and CHANGE MASTER go to the address, and a replica's Master_Host address maps back to the name.
    */
   hosts?: Readonly<Record<string, string>>;
-  /**
-   * How old a lost-in-recovery downtime must be before the expiry pass may end it: a minute, hard-coded
-   * in Orchestrator; shorter in tests that watch the pass end one.
-   */
-  lostInRecoveryMinAgeMs?: number;
 }
 
 export interface StandIn {
@@ -153,7 +148,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     };
   }
 
-  const lostInRecovery = (): Downtime => ({ owner: orcHost, reason: LOST_IN_RECOVERY, beganAt: new Date(), endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) });
+  const lostInRecovery = (): Downtime => ({ owner: orcHost, reason: LOST_IN_RECOVERY, endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) });
   const hooks = (list: HookList, c: HookContext): Promise<void> => runHooks(cfg.hooks[list], c);
 
   async function replicationCredentials(n: MysqlNode): Promise<{ user: string; password: string }> {
@@ -233,8 +228,6 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         successor: { key: candidate.key, alias: candidate.instanceAlias, binlogCoordinates: binlog ? `${binlog.file}:${binlog.position}` : null },
       });
       await hooks('PostMasterFailoverProcesses', done).catch((e: Error) => rec.errors.push(e.message));
-      // As 3.2.6 (executeCheckAndRecoverFunction): a promoted replica that was downtimed is not any more.
-      candidate.downtime = null;
       await hooks('PostFailoverProcesses', done).catch((e: Error) => rec.errors.push(e.message));
     } catch (e) {
       rec.errors.push((e as Error).message);
@@ -258,8 +251,6 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
 
   async function checkAndRecover(): Promise<void> {
     for (const a of analyze(instances, new Date())) {
-      // A downtimed master's failure gets neither a detection hook nor a recovery (CheckAndRecover).
-      if (a.skippable) continue;
       const clusterName = clusterNameOf(instances, a.master);
       const clusterAlias = clusterAliasOf(instances, clusterName);
       await detect(a, clusterName, clusterAlias, '');
@@ -270,24 +261,11 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     }
   }
 
-  /**
-   * ExpireDowntime, run as 3.2.6 runs it on every InstancePollSeconds tick: lost-in-recovery
-   * downtimes are renewed (they never lapse by themselves) unless the server is back in a topology.
-   */
-  function expireDowntime(): void {
-    const now = new Date();
-    for (const i of lostInRecoveryToExpire(instances, now, opts.lostInRecoveryMinAgeMs)) i.downtime = null;
-    for (const i of instances) {
-      if (i.downtime?.reason === LOST_IN_RECOVERY && i.downtime.endsAt > now) i.downtime.endsAt = new Date(now.getTime() + LOST_IN_RECOVERY_MS);
-    }
-  }
-
   async function pollLoop(): Promise<void> {
     while (!stopped) {
       await exclusive(async () => {
         await Promise.all(instances.map((i) => poll(i.key)));
         await checkAndRecover();
-        expireDowntime();
       }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
       rounds += 1;
       if (!stopped) await sleep(cfg.instancePollSeconds * 1000);
@@ -328,7 +306,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     await m.setReadOnly(true);
     master.readOnly = true;
     await waitCaughtUp(await nodeFor(designated.key), await m.gtidExecuted());
-    await detect({ code: 'DeadMaster', description: '', actionable: true, skippable: false, master, replicas: [designated] }, clusterName, clusterAlias, command, '');
+    await detect({ code: 'DeadMaster', description: '', actionable: true, master, replicas: [designated] }, clusterName, clusterAlias, command, '');
     const rec = await recover({ failed: master, replicas: [designated], clusterName, clusterAlias, description: '', command, clusterDomain: '', designated });
     if (!rec.successful) throw new ApiError(`GracefulMasterTakeover: ${rec.errors.join('; ')}`);
     // As recorded: current_pos for the demoted master; only the -auto variant starts it.
@@ -445,10 +423,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         }
         return ok('Acknowledged cluster recoveries', n);
       }
-      case 'replication-analysis': {
-        const now = new Date();
-        return ok('Analysis', analyze(instances, now).map((x) => analysisJson(instances, x, autoFor(clusterNameOf(instances, x.master)), now)));
-      }
+      case 'replication-analysis':
+        return ok('Analysis', analyze(instances, new Date()).map((x) => analysisJson(instances, x, autoFor(clusterNameOf(instances, x.master)))));
       case 'begin-downtime': {
         const k = parseKey(b, c);
         const i = known(k);
@@ -456,7 +432,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         const m = /^(\d+)([smhd])$/.exec(duration);
         if (!m) throw new ApiError(`Cannot parse simple time: ${duration}`);
         const unit = { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
-        i.downtime = { owner: d ?? '', reason: parts[4] ?? '', beganAt: new Date(), endsAt: new Date(Date.now() + Number(m[1]) * unit * 1000) };
+        i.downtime = { owner: d ?? '', reason: parts[4] ?? '', endsAt: new Date(Date.now() + Number(m[1]) * unit * 1000) };
         return ok(`Downtime begun: ${keyText(k)}`, keyJson(k));
       }
       case 'end-downtime': {

@@ -1,7 +1,7 @@
 // Bodies in the shapes of Orchestrator 3.2.6's answers (fixtures/orchestrator/): a recorded body
 // is the template, the fields the stand-in knows are filled in, the others keep recorded defaults.
 import { readFileSync } from 'node:fs';
-import { clusterAliasOf, clusterNameOf, isDowntimed, replicasOf, type Analysis, type InstanceState } from './analysis.ts';
+import { clusterAliasOf, clusterNameOf, replicasOf, type Analysis, type InstanceState } from './analysis.ts';
 import type { Key } from './hooks.ts';
 
 const template = (name: string): Record<string, unknown> =>
@@ -25,7 +25,7 @@ export function instanceJson(all: readonly InstanceState[], i: InstanceState, no
   const isReplica = i.master !== null;
   const replicas = replicasOf(all, i.key).map((r) => keyJson(r.key));
   const clusterName = clusterNameOf(all, i);
-  const downtimed = isDowntimed(i, now);
+  const downtimed = i.downtime !== null && i.downtime.endsAt > now;
   const lag = isReplica ? i.secondsBehind : null;
   return {
     ...INSTANCE,
@@ -116,10 +116,9 @@ function entryJson(e: { failed: Key; clusterName: string; clusterAlias: string; 
 }
 
 /** One row of /api/replication-analysis: a master the stand-in cannot reach. */
-export function analysisJson(all: readonly InstanceState[], a: Analysis, autoRecovery: boolean, now: Date): Record<string, unknown> {
+export function analysisJson(all: readonly InstanceState[], a: Analysis, autoRecovery: boolean): Record<string, unknown> {
   const clusterName = clusterNameOf(all, a.master);
   const replicas = a.replicas.map((r) => r.key);
-  const downtime = a.skippable ? a.master.downtime : null;
   return {
     ...entryJson({ failed: a.master.key, clusterName, clusterAlias: clusterAliasOf(all, clusterName), replicas, analysis: a.code }, autoRecovery),
     Description: a.description,
@@ -127,12 +126,7 @@ export function analysisJson(all: readonly InstanceState[], a: Analysis, autoRec
     LastCheckValid: false,
     CountValidReplicas: a.replicas.filter((r) => r.lastCheckValid).length,
     CountValidReplicatingReplicas: a.replicas.filter((r) => r.lastCheckValid && r.ioRunning && r.sqlRunning).length,
-    CountDowntimedReplicas: a.replicas.filter((r) => isDowntimed(r, now)).length,
     IsActionableRecovery: a.actionable,
-    IsDowntimed: downtime !== null,
-    DowntimeEndTimestamp: downtime ? plainTime(downtime.endsAt) : '',
-    DowntimeRemainingSeconds: downtime ? Math.round((downtime.endsAt.getTime() - now.getTime()) / 1000) : 0,
-    SkippableDueToDowntime: a.skippable,
     IsReadOnly: a.master.readOnly,
   };
 }

@@ -19,10 +19,9 @@ import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
 import { assertWritesOnEveryPod, killMysqld, printSandboxOnFailure, sandboxSkip, serviceIP, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
 import type { WritingClient } from '../support/writing-client.ts';
 
-// Three: a third failover within minutes may kill an old master of the first two, promoted again,
-// which Orchestrator downtimed as lost-in-recovery and would not recover while downtimed; the
-// operator ends that downtime once each is a healthy replica again (docs/orchestrator-controller.md,
-// decide-downtime.ts).
+// Three: a third failover within minutes needs the old masters of the first two as candidates,
+// which Orchestrator downtimed as lost-in-recovery; the operator ends that downtime once each is a
+// healthy replica again (docs/orchestrator-controller.md, decide-downtime.ts).
 const RUNS = Number(process.env.E2E_FAILOVER_RUNS ?? 3);
 const READY_TIMEOUT_MS = 600_000;
 
@@ -129,9 +128,9 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
         assert.ok(deleted.ok, deleted.out);
       }
       view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
-      // What lets the next run recover it if it is promoted and killed: its lost-in-recovery downtime
-      // ended. The operator ends it once the pod is a healthy replica; Orchestrator's own expiry may
-      // come first when the rejoin took over a minute (a rebuilt pod), so Orchestrator is asked.
+      // What lets the next run promote it (the stand-in skips downtimed replicas) and recover it if
+      // promoted and killed: its lost-in-recovery downtime ended. The operator ends it once the pod
+      // is a healthy replica; a real Orchestrator's own expiry may come first, so Orchestrator is asked.
       const orchestrator = orchestratorClient({ baseUrl: `http://${await serviceIP(sb, RELEASE.namespace, RELEASE.name)}/api` });
       await until(`${killed}'s lost-in-recovery downtime to end in Orchestrator`, async () =>
         (await orchestrator.instance({ host: podFqdn(killed, c.namespace), port: PORT.mysql })).downtimed ? undefined : true, 120_000);

@@ -116,8 +116,6 @@ export interface StandInLabOptions {
   alias?: string;
   /** Commands run after the recorded hook-log.sh in these hook lists (e.g. the operator's failover hook). */
   extraHooks?: Partial<Record<HookList, string[]>>;
-  /** Orchestrator's minute before a lost-in-recovery downtime may expire, shortened (StandInOptions). */
-  lostInRecoveryMinAgeMs?: number;
 }
 
 export interface StandInLab extends StandInWatch {
@@ -132,7 +130,7 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
   const servers = await Promise.all([0, 1, 2].map((i) =>
     startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
   await formCluster(servers);
-  return { servers, ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, opts)) };
+  return { servers, ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, { extraHooks: opts.extraHooks })) };
 }
 
 /** The first server the writable master, the others replicating from it, and table app.t with one row. */
@@ -159,7 +157,7 @@ export async function watchWithStandIn(
   t: NonNullable<StartMariaDBOptions['t']>,
   servers: readonly MariaDBServer[],
   alias: string,
-  opts: { byReportHost?: boolean } & Omit<StandInLabOptions, 'alias'> = {},
+  opts: { byReportHost?: boolean; extraHooks?: StandInLabOptions['extraHooks'] } = {},
 ): Promise<StandInWatch> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
@@ -167,7 +165,7 @@ export async function watchWithStandIn(
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
   const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])));
   const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
-  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts, lostInRecoveryMinAgeMs: opts.lostInRecoveryMinAgeMs });
+  const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());
   const get = async (path: string): Promise<{ status: number; body: any }> => {
     const res = await fetch(`${standIn.url}${path}`);

@@ -123,22 +123,6 @@ function errant(g: NodeGathered, self: ReachableServer, master: NodeView, master
   );
 }
 
-/**
- * A replication thread that stopped on an error, which no one else restarts: Orchestrator moves
- * replicas but leaves a failed thread alone, and MariaDB does not retry a fatal IO error. The
- * case met: a graceful takeover moves the siblings below the designated replica while the old
- * master still takes writes, so a sibling that applied one transaction more than the designated
- * asks it for a GTID its binlog does not hold yet (IO error 1236) and stays stopped after the
- * designated caught up (docs/node-controller.md, "A replica whose replication stopped on an
- * error"). Stopped without an error (STOP SLAVE by a person, a demoted master a plain takeover
- * left stopped) is a choice, not a fault, and is left alone.
- */
-function stoppedOnError(self: ReachableServer): boolean {
-  const rep = self.replication;
-  if (rep === null) return false;
-  return (rep.ioState === 'stopped' && rep.lastIoErrno !== 0) || (!rep.sqlRunning && rep.lastSqlErrno !== 0);
-}
-
 export function decideNodeStep(g: NodeGathered): NodeDecision {
   const { pod, self, cluster } = g;
   if (pod.deleting || !pod.mysqlRunning) {
@@ -169,7 +153,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
-  if (self.configured && verified && !stoppedOnError(self)) return { kind: 'done' };
+  if (self.configured && verified) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
     return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);

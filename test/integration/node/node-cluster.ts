@@ -283,21 +283,6 @@ export async function waitSameData(master: MariaDBServer, replica: MariaDBServer
 }
 
 /**
- * Three pods configured by the operator (stopped after the test), pod 0 made writable as the
- * orchestrator controller would (not running here), and table app.t holding `rows` on every server.
- */
-export async function replicatingCluster(t: TestContext, rows: string): Promise<{ c: NodeCluster; op: Operator }> {
-  const c = await nodeCluster(t, 3);
-  const op = await c.bootstrap();
-  for (const i of [0, 1, 2]) await c.waitCondition(i, 'True');
-  const m = c.servers[0]!;
-  await m.sql('SET GLOBAL read_only = 0');
-  await m.sql(`CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES ${rows}`);
-  for (const r of c.servers.slice(1)) await waitSameData(m, r, 'app.t');
-  return { c, op };
-}
-
-/**
  * A replica's mysqld SIGKILLed, `whileDown` run on the master meanwhile, then started again (its
  * init-file runs, as at every start: read-only, `configured` reset; skip-slave-start keeps
  * replication stopped) and the kubelet's restart recorded; waits for the operator to configure it

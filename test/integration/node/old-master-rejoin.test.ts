@@ -8,12 +8,18 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { watchWithStandIn } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER, replicatingCluster, waitSameData, type NodeCluster } from './node-cluster.ts';
+import { CLUSTER, nodeCluster, waitSameData, type NodeCluster } from './node-cluster.ts';
 
 /** A configured 3-node cluster with data, the stand-in watching it, then the master SIGKILLed and replaced. */
-async function failedOver(t: Parameters<typeof replicatingCluster>[0], opts: { stopOperator: boolean }) {
-  const { c, op } = await replicatingCluster(t, '(1), (2)');
-  const s0 = c.servers[0]!;
+async function failedOver(t: Parameters<typeof nodeCluster>[0], opts: { stopOperator: boolean }) {
+  const c = await nodeCluster(t, 3);
+  const [s0, s1, s2] = [c.servers[0]!, c.servers[1]!, c.servers[2]!];
+  const op = await c.bootstrap();
+  for (const i of [0, 1, 2]) await c.waitCondition(i, 'True');
+  await s0.sql('SET GLOBAL read_only = 0');
+  await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');
+  await waitSameData(s0, s1, 'app.t');
+  await waitSameData(s0, s2, 'app.t');
   const alias = `${CLUSTER}.${c.ns}`;
   const lab = await watchWithStandIn(t, c.servers, alias);
   if (opts.stopOperator) await op.stop();

@@ -20,31 +20,6 @@ test('a configured pod the operator verified since its last start needs nothing'
   assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true }))))), 'done');
 });
 
-test('a configured, verified replica whose IO thread stopped on an error is started again (1236 after a takeover moved it below a designated replica one transaction behind)', () => {
-  const ahead = replicating(0, {
-    ioState: 'stopped', lastIoErrno: 1236,
-    lastIoError: "Got fatal error 1236 from master when reading data from binary log: 'Error: connecting slave requested to start from GTID 0-104-96, which is not in the master's binlog'",
-  });
-  const g = verified(gathered(1, server({ configured: true, replication: ahead }), [pod0Master]));
-  assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
-  // Still failing after the start of this pass: reported (a condition and an Event), retried with backoff.
-  const d = decideNodeStep({ ...g, attempted: ['startReplication'] });
-  assert.equal(stepKind(d), 'wait:ReplicationError');
-  assert.match(d.kind === 'wait' ? d.message : '', /1236/);
-});
-
-test('a configured, verified replica whose SQL thread stopped on an error is started again, then reported', () => {
-  const broken = replicating(0, { sqlRunning: false, lastSqlErrno: 1062, lastSqlError: 'Duplicate entry' });
-  const g = verified(gathered(1, server({ configured: true, replication: broken }), [pod0Master]));
-  assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
-  assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['startReplication'] })), 'wait:ReplicationError');
-});
-
-test('a configured, verified replica stopped without an error (STOP SLAVE, a demoted master a plain takeover left) is left alone', () => {
-  const stopped = replicating(0, { ioState: 'stopped', sqlRunning: false });
-  assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true, replication: stopped }), [pod0Master])))), 'done');
-});
-
 test('a pod whose configured flag survived a restart is re-checked, then marked again', () => {
   const g = gathered(1, server({ configured: true, replication: replicating(0) }), [pod0Master]);
   assert.equal(stepKind(decideNodeStep(g)), 'markConfigured');
