@@ -4,6 +4,7 @@
 // OnFailure: container restarts) or it ran past activeDeadlineSeconds, complete it once enough
 // pods succeeded. Finished pods are counted, not deleted: the Job's deletion takes them along.
 import type { V1Job, V1JobCondition, V1JobStatus, V1Pod } from '@kubernetes/client-node';
+import { CONDITION_STATUS, JOB_CONDITION } from '../../src/api/constants.ts';
 import { kubeTime } from '../../src/controllers/condition-time.ts';
 import { isActive, isFailed, isReady, isSucceeded, podFromTemplate, sameJson } from './pods.ts';
 
@@ -30,7 +31,7 @@ export interface JobPlan {
 const MAX_BACKOFF_MS = 6 * 60_000;
 
 function finished(job: V1Job): boolean {
-  return (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  return (job.status?.conditions ?? []).some((c) => (c.type === JOB_CONDITION.complete || c.type === JOB_CONDITION.failed) && c.status === CONDITION_STATUS.true);
 }
 
 function restarts(p: V1Pod): number {
@@ -52,9 +53,11 @@ export function decideJob(s: JobState): JobPlan {
   let failed = pods.filter(isFailed).length;
   const status: V1JobStatus = { ...(job.status ?? {}) };
   const conditions: V1JobCondition[] = [...(status.conditions ?? [])];
+  // The client's types say Date; on the wire (and in the API server's store) a time is this text.
+  const at = kubeTime(new Date(now)) as unknown as Date;
 
   if (!finished(job)) {
-    if (!status.startTime && !spec.suspend) status.startTime = kubeTime(new Date(now)) as unknown as Date;
+    if (!status.startTime && !spec.suspend) status.startTime = at;
     const completions = spec.completions ?? 1;
     const backoffLimit = spec.backoffLimit ?? 6;
     const onFailure = spec.template.spec?.restartPolicy === 'OnFailure';
@@ -69,12 +72,12 @@ export function decideJob(s: JobState): JobPlan {
     if (failure) {
       plan.delete.push(...active.map((p) => p.metadata!.name!));
       failed += active.length;
-      conditions.push({ type: 'Failed', status: 'True', reason: failure.reason, message: failure.message, lastProbeTime: kubeTime(new Date(now)) as unknown as Date, lastTransitionTime: kubeTime(new Date(now)) as unknown as Date });
+      conditions.push({ type: JOB_CONDITION.failed, status: CONDITION_STATUS.true, reason: failure.reason, message: failure.message, lastProbeTime: at, lastTransitionTime: at });
       plan.events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
     } else if (succeeded >= completions) {
       plan.delete.push(...active.map((p) => p.metadata!.name!));
-      conditions.push({ type: 'Complete', status: 'True', lastProbeTime: kubeTime(new Date(now)) as unknown as Date, lastTransitionTime: kubeTime(new Date(now)) as unknown as Date });
-      status.completionTime = kubeTime(new Date(now)) as unknown as Date;
+      conditions.push({ type: JOB_CONDITION.complete, status: CONDITION_STATUS.true, lastProbeTime: at, lastTransitionTime: at });
+      status.completionTime = at;
       plan.events.push({ type: 'Normal', reason: 'Completed', message: 'Job completed' });
     } else if (!spec.suspend) {
       const want = Math.min(spec.parallelism ?? 1, completions - succeeded);

@@ -106,7 +106,10 @@ export function decideSuccessor(c: Candidate | undefined, nodes: readonly Succes
  * Orchestrator's answer lags behind its hook).
  */
 export function masterVerdict(g: Gathered): MasterVerdict {
-  const verdict = decideMaster(g);
+  return withHookSuccessor(g, decideMaster(g));
+}
+
+function withHookSuccessor(g: Gathered, verdict: MasterVerdict): MasterVerdict {
   const candidate = hookCandidate(g.hook);
   if (verdict.kind === 'master' || verdict.reason === ORCHESTRATOR_REASONS.orchestratorUnreachable || candidate === undefined) return verdict;
   const nodes = podNodes(g);
@@ -117,7 +120,8 @@ export function masterVerdict(g: Gathered): MasterVerdict {
 
 /** The labels name the hook's successor master while Orchestrator does not (yet). */
 export function masterAheadOfOrchestrator(g: Gathered): boolean {
-  return decideMaster(g).kind === 'none' && masterVerdict(g).kind === 'master';
+  const verdict = decideMaster(g);
+  return verdict.kind === 'none' && withHookSuccessor(g, verdict).kind === 'master';
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Informer } from '../../runtime/informer.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
-  credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
+  asNode, credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
   type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
 } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
@@ -310,7 +310,7 @@ async function observeServers(pods: readonly PodObject[], servers: PassServers |
   if (servers instanceof PassServers) return servers.observeRoles(views);
   // Not observed is not "down": the decisions read an unanswered server as a reason not to act.
   const down = { reachable: false, problem: 'other', message: servers.message } as const;
-  return views.map((p) => ({ pod: p.name, ordinal: p.ordinal, fqdn: p.fqdn, endpoint: p.endpoint, server: p.mysqlRunning && !p.deleting ? down : null }));
+  return views.map((p) => asNode<RoleView>(p, p.mysqlRunning && !p.deleting ? down : null));
 }
 
 /**
