@@ -50,7 +50,9 @@ export function cleanMessage(message: string): string {
 export function kindOfMessage(message: string): OrchestratorErrorKind {
   const m = cleanMessage(message);
   if (m.startsWith('Cannot read instance:') || /^ForgetInstance\(\): instance .* not found$/.test(m)) return 'unknown-instance';
-  if (m.startsWith('Unable to determine cluster name')) return 'unknown-cluster';
+  // The hint routes (`master/:hint`, takeovers) and the alias routes (`cluster/alias/:alias`,
+  // `cluster-info/alias/:alias`, `ack-recovery/cluster/alias/:alias`) word it differently.
+  if (m.startsWith('Unable to determine cluster name') || m.startsWith('No cluster found for alias')) return 'unknown-cluster';
   if (/^dial tcp .*: (connect: |i\/o timeout)/.test(m)) return 'mysql-unreachable';
   return 'failed';
 }

@@ -78,7 +78,14 @@ export interface Recovery {
   clusterAlias: string;
   /** The promoted server; null while active or when the recovery found none. */
   successor: InstanceKey | null;
+  /**
+   * Orchestrator's `IsActive`: the recovery is in its blocking period, which lasts
+   * `RecoveryPeriodBlockSeconds` after it began (or until it is acknowledged), long after it ended.
+   * It is not "running": see `ended`.
+   */
   active: boolean;
+  /** The recovery has finished, successfully or not (`RecoveryEndTimestamp` is set). */
+  ended: boolean;
   successful: boolean;
   lostReplicas: InstanceKey[];
   /** Orchestrator's errors, without the empty strings it reports on success. */
@@ -174,6 +181,8 @@ export function decodeRecovery(v: unknown, at: At): Recovery {
     clusterAlias: entry.clusterAlias,
     successor: optionalKey(o, 'SuccessorKey', at),
     active: bool(o, 'IsActive', at),
+    // "YYYY-MM-DD hh:mm:ss" without a zone once ended, "" while the recovery runs.
+    ended: str(o, 'RecoveryEndTimestamp', at) !== '',
     successful: bool(o, 'IsSuccessful', at),
     lostReplicas: o['LostReplicas'] === null ? [] : keys(o, 'LostReplicas', at),
     errors: allErrors.filter((e) => e !== ''),

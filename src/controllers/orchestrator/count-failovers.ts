@@ -19,7 +19,7 @@ export function countFailovers(seen: ReadonlySet<string> | undefined, recoveries
   const counted: Recovery[] = [];
   for (const r of recoveries) {
     if (seen.has(r.uid)) next.add(r.uid);
-    else if (!r.active) {
+    else if (r.ended) {
       counted.push(r);
       next.add(r.uid);
     }

@@ -22,7 +22,7 @@ function analysisText(a: AnalysisEntry): string {
 }
 
 /**
- * In progress while a recovery is active, or while Orchestrator's analysis shows a master failure
+ * In progress while a recovery runs (active and not ended), or while Orchestrator's analysis shows a master failure
  * it recovers from: between detection and the recovery, and between the retries of a recovery a
  * PreFailover hook aborted. Also while a fresh PreFailover hook call says one began that
  * Orchestrator's API does not show yet (its hooks run before the recovery is visible there).
@@ -31,7 +31,9 @@ function analysisText(a: AnalysisEntry): string {
 export function decideFailover(g: Gathered): FailoverState | undefined {
   const orc = g.orchestrator;
   if (orc.kind === 'unreachable') return undefined;
-  const active = orc.recoveries.filter((r) => r.active);
+  // Not IsActive alone: the real 3.2.6 keeps it for RecoveryPeriodBlockSeconds (300 s in the chart)
+  // after a recovery ended, and holding every decision that long would keep an old master out.
+  const active = orc.recoveries.filter((r) => r.active && !r.ended);
   if (active.length > 0) return { inProgress: true, message: `Orchestrator is running ${active.map(recoveryText).join(', ')}` };
   const failures = orc.analysis.filter((a) => a.isMaster && !a.downtimed && MASTER_FAILURE_ANALYSES.includes(a.analysis));
   if (failures.length > 0) {

@@ -70,6 +70,7 @@ export function recovery(id: number, failed: number, successor: number | null, o
     clusterAlias: ALIAS,
     successor: successor === null ? null : key(successor),
     active: false,
+    ended: true,
     successful: successor !== null,
     lostReplicas: [],
     errors: [],

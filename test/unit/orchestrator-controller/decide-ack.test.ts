@@ -30,7 +30,7 @@ describe('decideAck', () => {
   });
 
   it('waits while a recovery is active', () => {
-    const d = decideAck(withRecoveries(recovery(5, 0, null, { active: true, startedAt: minutesAgo(30) })), true, GRACE);
+    const d = decideAck(withRecoveries(recovery(5, 0, null, { active: true, ended: false, startedAt: minutesAgo(30) })), true, GRACE);
     assert.equal(d.kind === 'hold' && d.reason, 'FailoverInProgress');
   });
 

@@ -107,10 +107,17 @@ describe('decideStatus', () => {
     const dead = failing({ analysis: [analysis(0, 'DeadMaster')] });
     assert.equal(brief(dead, 'FailoverInProgress'), 'True OrcFailoverInProgress');
     assert.match(cond(dead, 'FailoverInProgress').message ?? '', /DeadMaster on my-db-mysql-0\.mysql\.default:3306/);
-    assert.equal(brief(failing({ recoveries: [recovery(4, 0, null, { active: true })] }), 'FailoverInProgress'), 'True OrcFailoverInProgress');
+    assert.equal(brief(failing({ recoveries: [recovery(4, 0, null, { active: true, ended: false })] }), 'FailoverInProgress'), 'True OrcFailoverInProgress');
     assert.equal(brief(failing({ analysis: [analysis(0, 'UnreachableMaster')] }), 'FailoverInProgress'), 'False MasterNotHealthy');
     const aborted = failing({ analysis: [analysis(0, 'DeadMaster')], recoveries: [recovery(5, 0, null, { errors: ['PreFailover hook exited 1'] })] });
     assert.match(cond(aborted, 'FailoverInProgress').message ?? '', /recovery 5 .* failed: PreFailover hook exited 1/);
+  });
+
+  it('does not read a recovery that ended but is still in its blocking period as a failover', () => {
+    // Real 3.2.6 keeps IsActive for RecoveryPeriodBlockSeconds (300 s in the chart) after the end.
+    const instances = [instance(1, null), instance(0, 1), instance(2, 1)];
+    const g = healthy({ orchestrator: reachable({ master: instances[0]!, instances, recoveries: [recovery(4, 0, 1, { active: true, ended: true })] }) });
+    assert.equal(brief(decideStatus(g).status, 'FailoverInProgress'), 'False ClusterMasterHealthy');
   });
 
   it('does not read the old master alone in its own cluster as a failover', () => {
