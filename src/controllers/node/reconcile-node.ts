@@ -17,7 +17,7 @@ import {
   type ClusterView, type NodeView, type OperatedCredentials, type PassServersOptions, type PodObject, type ResolvePod,
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
-import { decideNodeStep, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
+import { decideNodeStep, needsCheck, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
 import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './node-condition.ts';
 
 export const POD_TARGET = {
@@ -118,7 +118,7 @@ async function configure(pass: Pass, creds: OperatedCredentials, servers: PassSe
   while (attempted.length < MAX_STEPS_PER_PASS) {
     const self = await servers.observe(view.endpoint);
     // The other servers matter only when this one is (re)checked; read them once per pass.
-    if (self.reachable && !(self.configured && view.verifiedSinceStart) && others === undefined) {
+    if (needsCheck(view, self, cluster) && others === undefined) {
       others = await observeOthers(pass, servers);
     }
     const decision = decideNodeStep({ cluster, pod: view, self, others: others ?? [], attempted });
