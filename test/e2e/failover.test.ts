@@ -137,6 +137,11 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       const endedBy = (await clusterEvents()).some((e) => e.reason === ORCHESTRATOR_REASONS.downtimeEnded &&
         e.message?.startsWith(`${podFqdn(killed, c.namespace)}:`) && Date.parse(e.lastTimestamp ?? e.eventTime ?? '') >= kill.killedAt - 1000);
       console.log(`failover ${run}: ${killed}'s downtime ended by ${endedBy ? 'the operator (DowntimeEnded Event)' : 'Orchestrator\'s own expiry'}`);
+      // What lets the next run's kill of the promoted master be failed over: a real Orchestrator
+      // refuses to recover a recovery's successor while that recovery is unacknowledged and in its
+      // RecoveryPeriodBlockSeconds. The operator acknowledges it once the cluster is Ready again.
+      await until('the recovery acknowledged in Orchestrator by the operator', async () =>
+        (await orchestrator.recoveries(`${c.name}.${c.namespace}`)).every((r) => r.acknowledged) ? true : undefined, 120_000);
       assert.equal(view.master, master, 'role=master stayed on the promoted pod');
       assert.equal(view.pods.find((p) => p.name === killed)?.role, ROLE.replica, 'the old master is back as a replica');
       assert.deepEqual(watch.violations, [], 'never two pods with role=master');
