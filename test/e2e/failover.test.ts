@@ -83,7 +83,10 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       // A run starts from a Ready cluster whatever the one before left.
       view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
       const writer = await writerThroughMaster(lab, firstId);
+      // Root too: the account a fence must bind as well (on MariaDB it holds every privilege).
+      const rootWriter = await writerThroughMaster(lab, firstId + 500_000, 'root');
       writer.start();
+      rootWriter.start();
       let kill: Awaited<ReturnType<typeof killMaster>>;
       try {
         await until('writes acknowledged through the master Service', async () => writer.acked()[0], 60_000);
@@ -100,12 +103,12 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
         const since = Date.now();
         await until('more writes accepted through the new master', async () => writer.firstAckedAfter(since), 60_000);
       } finally {
-        await writer.stop();
+        await Promise.all([writer.stop(), rootWriter.stop()]);
       }
       const { killed, master } = kill;
       assert.ok(master && master !== killed, `a replica was promoted (role=master: ${watch.masterChanges.join(' → ')})`);
-      const acked = writer.acked();
-      console.log(`failover ${run}: ${acked.length} writes acknowledged, ${writer.failed().length} failed`);
+      const acked = [...writer.acked(), ...rootWriter.acked()];
+      console.log(`failover ${run}: ${acked.length} writes acknowledged (${rootWriter.acked().length} as root), ${writer.failed().length + rootWriter.failed().length} failed`);
       const onMaster = new Set(await idsOn(master, firstId));
       assert.deepEqual(acked.filter((id) => !onMaster.has(id)), [], `no acknowledged write missing on the new master ${master}`);
 
