@@ -17,6 +17,7 @@ import {
   type OrchestratorErrorKind,
   type Recovery as R,
 } from '../../../src/orchestrator/index.ts';
+import { coverage } from '../../support/orchestrator-routes.ts';
 
 const FIXTURES = new URL('../../fixtures/orchestrator/', import.meta.url);
 const JSON_TYPE = 'application/json; charset=UTF-8';
@@ -353,4 +354,14 @@ test('against a real Orchestrator (TEST_ORCHESTRATOR_URL), the read-only calls d
   }
   await assert.rejects(c.instance({ host: 'no-such-host.invalid', port: 3306 }), { kind: 'unknown-instance' });
   await assert.rejects(c.master('no-such-cluster.invalid'), { kind: 'unknown-cluster' });
+});
+
+test('every route the client asks, with every outcome it can meet there, has a recorded answer of Orchestrator 3.2.6', async () => {
+  const all = await coverage();
+  const missing = all.filter((c) => c.recorded.length === 0).map((c) => `${c.route.template} → ${c.outcome}`);
+  assert.deepEqual(missing, [], 'record these with the real binary (test/fixtures/orchestrator/README.md says how)');
+  // The enumeration is the client's: every method, and both paths of the takeover with and without a designated replica.
+  const templates = new Set(all.map((c) => c.route.template));
+  assert.ok(templates.has('/api/graceful-master-takeover-auto/{alias}') && templates.has('/api/graceful-master-takeover-auto/{alias}/{host}/{port}'));
+  assert.equal(new Set(all.map((c) => c.route.method)).size, Object.keys(client).length);
 });
