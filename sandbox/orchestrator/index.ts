@@ -59,7 +59,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const recoveries: RecoveryRecord[] = [];
   const detections = new Map<string, number>();
   let blocked: BlockedRecovery[] = [];
-  // The cluster_alias table: alias → cluster name, rewritten from the instances once per poll round
+  // The cluster_alias table: alias → cluster name, rewritten from the instances on a tick of its own
   // (UpdateClusterAliases, every InstancePollSeconds): an alias answers from then on, not at discover.
   const aliasTable = new Map<string, string>();
   // Downtimes of instances not known (yet): 3.2.6 keeps downtimes apart from instances and accepts
@@ -295,10 +295,17 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       await exclusive(async () => {
         await Promise.all(instances.map((i) => poll(i.key)));
         await checkAndRecover();
-        refreshAliasTable();
       }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
       rounds += 1;
       if (!stopped) await sleep(cfg.instancePollSeconds * 1000);
+    }
+  }
+
+  /** UpdateClusterAliases runs on its own InstancePollSeconds tick, apart from the instances' polls. */
+  async function aliasLoop(): Promise<void> {
+    while (!stopped) {
+      await sleep(cfg.instancePollSeconds * 1000);
+      if (!stopped) refreshAliasTable();
     }
   }
 
@@ -552,7 +559,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   });
   const addr = server.address();
   if (addr === null || typeof addr === 'string') throw new Error('orchestrator stand-in: no TCP address');
-  const loop = pollLoop();
+  const loop = Promise.all([pollLoop(), aliasLoop()]);
   return {
     url: `http://${addr.address}:${addr.port}`,
     get pollRounds() { return rounds; },
