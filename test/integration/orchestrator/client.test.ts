@@ -17,30 +17,13 @@ import {
   type OrchestratorErrorKind,
   type Recovery as R,
 } from '../../../src/orchestrator/index.ts';
-import { coverage } from '../../support/orchestrator-routes.ts';
+import { coverage, recordings, type Recording } from '../../support/orchestrator-routes.ts';
 
 const FIXTURES = new URL('../../fixtures/orchestrator/', import.meta.url);
 const JSON_TYPE = 'application/json; charset=UTF-8';
 
-interface Row {
-  file: string;
-  method: string;
-  path: string;
-  status: number;
-  contentType: string;
-}
-
-function rows(): Row[] {
-  const top = JSON.parse(readFileSync(new URL('index.json', FIXTURES), 'utf8')) as Row[];
-  const hooks = JSON.parse(readFileSync(new URL('hooks/index.json', FIXTURES), 'utf8')) as Array<{ file: string; request: string; status: number }>;
-  return [
-    ...top,
-    ...hooks.map((h) => {
-      const [method = '', path = ''] = h.request.split(' ');
-      return { file: `hooks/${h.file}`, method, path, status: h.status, contentType: JSON_TYPE };
-    }),
-  ];
-}
+type Row = Recording;
+const rows = recordings;
 
 /** Answers every request with the body the test set; remembers what it was asked. */
 interface Recorded {
