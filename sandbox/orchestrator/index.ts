@@ -302,9 +302,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   }
 
   /** UpdateClusterAliases runs on its own InstancePollSeconds tick, apart from the instances' polls. */
+  const halt = new AbortController();
   async function aliasLoop(): Promise<void> {
     while (!stopped) {
-      await sleep(cfg.instancePollSeconds * 1000);
+      await sleep(cfg.instancePollSeconds * 1000, undefined, { signal: halt.signal }).catch(() => undefined);
       if (!stopped) refreshAliasTable();
     }
   }
@@ -565,6 +566,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     get pollRounds() { return rounds; },
     stop: async () => {
       stopped = true;
+      halt.abort();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await loop;
