@@ -9,7 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Faults } from './faults.ts';
 import { GarbageCollector } from './gc.ts';
-import { ObjectService } from './objects.ts';
+import { kubernetesServiceIP, ObjectService } from './objects.ts';
 import type { RequestLog } from './request-log.ts';
 import { Resources } from './resources.ts';
 import { ApiHttpHandler } from './server.ts';
@@ -62,6 +62,7 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
+const DEFAULT_SERVICE_CIDR = '10.0.0.0/24';
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const SYSTEM = { manager: 'kube-apiserver', dryRun: false, fieldValidation: 'Ignore', warnings: [] as string[] };
 
@@ -76,9 +77,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const token = opts.token === undefined ? randomBytes(16).toString('hex') : opts.token;
   const store = new Store(opts.watchWindow ?? 50_000);
   const resources = new Resources();
-  const service = new ObjectService(store, resources, opts.stockAdmission ?? true, opts.serviceCIDR);
+  const service = new ObjectService(store, resources, opts.stockAdmission ?? true, opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR);
   const host = opts.host ?? '127.0.0.1';
-  const serving = opts.tls ? await selfSignedCert(host) : undefined;
+  const serving = opts.tls ? await selfSignedCert(host, kubernetesServiceIP(opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR)) : undefined;
   if (opts.clientCertAuth && !serving) throw new Error('startApiServer: clientCertAuth needs tls');
   const client = opts.clientCertAuth ? await clientCertificates() : undefined;
   const gc = new GarbageCollector(service, serving?.cert);

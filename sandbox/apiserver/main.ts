@@ -1,5 +1,5 @@
 // Runs the test API server as its own process, for the sandbox and for kubectl:
-//   node sandbox/apiserver/main.ts [--port N] [--kubeconfig-out path] [--crds dir-or-file]... [--no-auth] [--tls [--client-cert-auth]]
+//   node sandbox/apiserver/main.ts [--port N] [--kubeconfig-out path] [--crds dir-or-file]... [--no-auth] [--tls [--client-cert-auth]] [--service-cidr a.b.c.d/n]
 // --client-cert-auth: the kubeconfig written authenticates with a client certificate, not a token.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     'no-auth': { type: 'boolean', default: false },
     tls: { type: 'boolean', default: false },
     'client-cert-auth': { type: 'boolean', default: false },
+    'service-cidr': { type: 'string' },
   },
 });
 
@@ -28,6 +29,7 @@ const server = await startApiServer({
   crds: (values.crds ?? []).flatMap(yamlFiles),
   tls: values.tls,
   clientCertAuth: values['client-cert-auth'],
+  ...(values['service-cidr'] ? { serviceCIDR: values['service-cidr'] } : {}),
 });
 if (values['kubeconfig-out']) server.writeKubeconfig(values['kubeconfig-out']);
 process.stdout.write(`${JSON.stringify({ msg: 'test apiserver listening', url: server.url })}\n`);

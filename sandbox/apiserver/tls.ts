@@ -35,8 +35,9 @@ async function inTempDir<T>(work: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-export async function selfSignedCert(host: string): Promise<ServingCert> {
-  const names = ['localhost', ...KUBERNETES_SERVICE_NAMES].map((n) => `DNS:${n}`).join(',');
+/** For `host`, the `kubernetes` names, and `serviceIP` (the `kubernetes` Service's ClusterIP), as kube-apiserver's own. */
+export async function selfSignedCert(host: string, serviceIP?: string): Promise<ServingCert> {
+  const names = ['localhost', ...KUBERNETES_SERVICE_NAMES].map((n) => `DNS:${n}`).join(',') + (serviceIP && serviceIP !== host ? `,IP:${serviceIP}` : '');
   return inTempDir(async (dir) => {
     await openssl([
       'req', '-x509', ...EC_KEY, '-days', '3650',
