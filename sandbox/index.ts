@@ -105,7 +105,8 @@ export interface Sandbox {
 export function run(bin: string, args: readonly string[], input?: string, env?: NodeJS.ProcessEnv): Promise<{ ok: boolean; out: string; stdout: string }> {
   return new Promise((done) => {
     const child = execFile(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...(env ? { env } : {}) }, (error, stdout, stderr) => {
-      done({ ok: !error, out: `${stdout}${stderr}`, stdout });
+      // A program that did not start (ENOENT) says nothing itself: its error does.
+      done({ ok: !error, out: `${stdout}${stderr}` || (error?.message ?? ''), stdout });
     });
     if (input !== undefined) child.stdin?.end(input);
   });
