@@ -24,6 +24,7 @@ import { applyMariaDBExample, printSandboxOnFailure, sandboxLeftovers, type Exam
 import { eventually } from '../support/wait.ts';
 
 const NODE = process.execPath;
+const TOKEN_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 function skip(): string | false {
   if (process.getuid?.() !== 0) return 'needs root (network namespaces, the sandbox bridge, mounts)';
@@ -57,11 +58,13 @@ async function startCluster(dir: string): Promise<{ proc: ChildProcess; url: str
 async function fromPod(sb: Sandbox, namespace: string, pod: string, url: string): Promise<string> {
   const p = await sb.client.get<V1Pod & { metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod });
   const netns = `${netnsPrefix(sb.network.addresses.bridge)}${p.metadata.uid}`;
-  const pid = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n').find((l) => /^\d+$/.test(l));
-  if (!pid) throw new Error(`no process in ${pod}'s network namespace`);
+  // A container's process: its mount namespace has the projected token (the namespace's holder has not).
+  const pid = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n')
+    .find((l) => /^\d+$/.test(l) && existsSync(`/proc/${l}/root${TOKEN_DIR}/ca.crt`));
+  if (!pid) throw new Error(`no container process in ${pod}'s network namespace`);
   const script = `
     const fs = require('node:fs'); const https = require('node:https');
-    const dir = '/var/run/secrets/kubernetes.io/serviceaccount';
+    const dir = '${TOKEN_DIR}';
     const req = https.request(process.argv[1], { ca: fs.readFileSync(dir + '/ca.crt'), headers: { authorization: 'Bearer ' + fs.readFileSync(dir + '/token', 'utf8') }, timeout: 5000 },
       (res) => { res.resume(); console.log('HTTP ' + res.statusCode); });
     req.on('timeout', () => req.destroy(new Error('timeout')));
