@@ -8,7 +8,7 @@ import { Informer } from '../../src/runtime/informer.ts';
 import { KubeClient } from '../../src/runtime/kube/client.ts';
 import { createLogger, errorMessage, type Logger } from '../../src/runtime/logger.ts';
 import { claimAddresses, type AddressClaim } from './claim.ts';
-import { dnsRecords, renderHostsFile, resolveName, type DnsRecord } from './hosts.ts';
+import { dnsRecords, renderHostsFile, resolveName, withApiServerNames, type DnsRecord } from './hosts.ts';
 import { PodNetworks, type PodNetwork } from './pods.ts';
 import { desiredListeners, ServiceProxy, type Listener } from './proxy.ts';
 
@@ -66,7 +66,6 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
   let records: DnsRecord[] = [];
   const podNetworks = new PodNetworks(claim, (identity) => renderHostsFile(identity, records));
   const api = opts.apiServer;
-  const apiNames = new Set(api?.names ?? []);
   const proxy = new ServiceProxy(
     claim.bridge,
     {
@@ -83,7 +82,7 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
   const refreshOnce = async (): Promise<void> => {
     const allServices = services.list();
     records = dnsRecords(allServices, pods.list());
-    if (api && apiNames.size > 0) records = [{ ip: api.ip, names: [...apiNames] }, ...records.filter((r) => !r.names.some((n) => apiNames.has(n)))];
+    if (api) records = withApiServerNames(records, api.ip, api.names);
     await podNetworks.refreshHosts();
     await proxy.sync(desiredListeners(allServices));
   };
