@@ -10,7 +10,7 @@
 // kubeconfig's address; stopping leaves nothing.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -58,9 +58,11 @@ async function startCluster(dir: string): Promise<{ proc: ChildProcess; url: str
 async function fromPod(sb: Sandbox, namespace: string, pod: string, url: string): Promise<string> {
   const p = await sb.client.get<V1Pod & { metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod });
   const netns = `${netnsPrefix(sb.network.addresses.bridge)}${p.metadata.uid}`;
-  // A container's process: its mount namespace has the projected token (the namespace's holder has not).
+  // A container's process: its root has the projected token (the namespace's holder has not).
+  // Through /proc/<pid>/root the host's absolute /var/run link would lead out of it: its target instead.
+  const inRoot = join(realpathSync('/var/run'), 'secrets/kubernetes.io/serviceaccount/ca.crt');
   const pid = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n')
-    .find((l) => /^\d+$/.test(l) && existsSync(`/proc/${l}/root${TOKEN_DIR}/ca.crt`));
+    .find((l) => /^\d+$/.test(l) && existsSync(`/proc/${l}/root${inRoot}`));
   if (!pid) throw new Error(`no container process in ${pod}'s network namespace`);
   const script = `
     const fs = require('node:fs'); const https = require('node:https');
@@ -70,7 +72,7 @@ async function fromPod(sb: Sandbox, namespace: string, pod: string, url: string)
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (e) => console.log('error ' + (e.code || e.message)));
     req.end();`;
-  const r = await run('nsenter', ['-t', pid, '-m', '-n', '--', NODE, '-e', script, url]);
+  const r = await run('nsenter', ['-t', pid, '-m', '-n', '-r', '--', NODE, '-e', script, url]);
   return r.out.trim();
 }
 
