@@ -133,6 +133,8 @@ export function podReady(pod: V1Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && !pod.metadata?.deletionTimestamp;
 }
 
+// Over 80 lines: one composition in the order of docs/sandbox.md "Design", each step pushing its
+// stop as it starts; split up, that order and the stops' reverse order would be scattered.
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const say = opts.progress ?? (() => undefined);
   if (opts.built) {
@@ -222,14 +224,15 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const helmEnv = { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
     const helm = (args: readonly string[]) => run(HELM, ['--kubeconfig', kubeconfig, ...args], undefined, helmEnv);
     say(`chart: helm install ${RELEASE.name} chart/ --namespace ${RELEASE.namespace} --create-namespace (the operator runs from the chart's Deployment)`);
+    // Attached, the release would outlive the sandbox on the cluster: uninstalled before the kubelet
+    // stops, also when the install itself failed half way.
+    if (attached) stops.push(async () => {
+      const r = await helm(['uninstall', RELEASE.name, '--namespace', RELEASE.namespace, '--ignore-not-found', '--wait', '--timeout', '60s']);
+      if (!r.ok) log.warn('helm uninstall of the sandbox\'s release failed', { output: r.out });
+    });
     const onNode = attached?.controllers.run === 'cluster' ? ON_SANDBOX_NODE : [];
     const installed = await helm(chartInstallArgs('install', [...SANDBOX_CHART_VALUES, ...onNode, ...(opts.chartValues ?? [])]));
     if (!installed.ok) throw new Error(`helm install of chart/ failed:\n${installed.out}`);
-    // Attached, the release would outlive the sandbox on the cluster: uninstalled before the kubelet stops.
-    if (attached) stops.push(async () => {
-      const r = await helm(['uninstall', RELEASE.name, '--namespace', RELEASE.namespace, '--wait', '--timeout', '60s']);
-      if (!r.ok) log.warn('helm uninstall of the sandbox\'s release failed', { output: r.out });
-    });
 
     const ready = (async () => {
       for (const [component, what] of [['operator', 'the operator'], ['orchestrator', 'Orchestrator']] as const) {
