@@ -267,11 +267,13 @@ export class PodWorker {
     this.#objects = objects;
     const waits: string[] = [];
     let serviceAccountToken = '';
-    const tokenSource = (this.pod.spec?.volumes ?? []).flatMap((v) => v.projected?.sources ?? []).find((s) => s.serviceAccountToken)?.serviceAccountToken;
-    if (tokenSource) {
+    let noToken = false;
+    const tokenProjection = (this.pod.spec?.volumes ?? []).flatMap((v) => v.projected?.sources ?? []).find((s) => s.serviceAccountToken)?.serviceAccountToken;
+    if (tokenProjection) {
       try {
-        serviceAccountToken = await this.#ctx.serviceAccountToken(this.pod, tokenSource.expirationSeconds ?? 3600);
+        serviceAccountToken = await this.#ctx.serviceAccountToken(this.pod, tokenProjection.expirationSeconds ?? 3600);
       } catch (e) {
+        noToken = true;
         waits.push(`MountVolume.SetUp failed: cannot get the service account token of ${this.pod.spec?.serviceAccountName ?? 'default'}: ${(e as Error).message}`);
       }
     }
@@ -288,7 +290,7 @@ export class PodWorker {
         continue;
       }
       // Without a token now, the volume keeps the one written before (its renewal failed).
-      if (tokenSource && !serviceAccountToken && v.projected?.sources?.some((x) => x.serviceAccountToken)) continue;
+      if (noToken && v.projected?.sources?.some((x) => x.serviceAccountToken)) continue;
       if (src.kind === 'files') {
         if (writeAtomically(src.path, src.files, this.#written.get(v.name))) this.#written.set(v.name, src.files);
       } else if (!existsSync(src.path)) {
