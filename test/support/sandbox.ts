@@ -17,7 +17,7 @@ import { WritingClient } from './writing-client.ts';
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
   if (process.env.TEST_KUBECONFIG) {
-    return 'the composed sandbox runs its own API server: a real cluster\'s would not be reachable from the sandbox bridge (no forwarding off the machine)';
+    return 'these tests compose a sandbox with its own API server; test/e2e/attach.test.ts attaches one to TEST_KUBECONFIG\'s cluster';
   }
   if (process.getuid?.() !== 0) return 'needs root (network namespaces, the sandbox bridge, mounts)';
   return false;
