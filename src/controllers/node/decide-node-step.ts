@@ -112,9 +112,14 @@ function seedPending(self: ReachableServer): self is ReachableServer & { backupG
   return self.backupGtidPurged !== null && !self.gtidSeeded && !positionHolds(self.family, self.gtidExecuted, self.backupGtidPurged);
 }
 
-/** Transactions this server holds that the master lacks: pointing it there would fork or fail. */
+/**
+ * Transactions this server holds that the master lacks: pointing it there would fork or fail, and
+ * one that already replicates from it (resumed by its init-file at start, or pointed there by
+ * Orchestrator) is not marked configured. The master's clone position counts as its history
+ * (extraGtids).
+ */
 function errant(g: NodeGathered, self: ReachableServer, master: NodeView, masterServer: ReachableServer): NodeDecision | null {
-  const extra = extraGtids(self.family, self.gtidHistory, masterServer.gtidHistory);
+  const extra = extraGtids(self.family, self.gtidHistory, masterServer.gtidHistory, masterServer.backupGtidPurged ?? '');
   if (extra.length === 0) return null;
   return wait(
     NODE_REASONS.errantTransactions,
@@ -194,5 +199,5 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   if (rep.ioState === 'connecting') {
     return wait(NODE_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
   }
-  return step({ kind: 'markConfigured', role: 'replica', master: master.pod });
+  return errant(g, self, master, masterServer) ?? step({ kind: 'markConfigured', role: 'replica', master: master.pod });
 }
