@@ -180,9 +180,13 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   const masterServer = master.server;
   if (masterServer?.reachable !== true) return wait(NODE_REASONS.masterUnreachable, masterUnreachableMessage(choice));
 
+  // Before any replication step: a server holding what the master lacks is neither pointed at it
+  // nor started (1236 / 1950, or a silent fork without gtid_strict_mode) nor marked configured.
+  const refused = errant(g, self, master, masterServer);
+  if (refused !== null) return refused;
   const rep = self.replication;
   if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {
-    return errant(g, self, master, masterServer) ?? step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
+    return step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
   }
   // Stopped threads (skip-slave-start after a restart, a re-point, an error) get one START per
   // pass; START also clears errors left from before, so they are judged only after it.
@@ -199,5 +203,5 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   if (rep.ioState === 'connecting') {
     return wait(NODE_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
   }
-  return errant(g, self, master, masterServer) ?? step({ kind: 'markConfigured', role: 'replica', master: master.pod });
+  return step({ kind: 'markConfigured', role: 'replica', master: master.pod });
 }

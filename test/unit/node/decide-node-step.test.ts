@@ -242,6 +242,9 @@ test('a replica that already replicates from the master (resumed at start) is no
   const d = decideNodeStep(gathered(2, resumed, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }));
   assert.equal(stepKind(d), 'wait:ErrantTransactions');
   assert.match(d.kind === 'wait' ? d.message : '', /lacks: 0-102-13;/);
+  // Its threads stopped on the error the fork causes (1236 with current_pos): not started again.
+  const stopped = server({ ...resumed, replication: replicating(1, { ioState: 'stopped', lastIoErrno: 1236, lastIoError: 'not in the master\'s binlog' }) });
+  assert.equal(stepKind(decideNodeStep(gathered(2, stopped, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))), 'wait:ErrantTransactions');
   const clean = server({ configured: true, gtidExecuted: '0-101-12', gtidHistory: '0-100-10,0-101-12', replication: replicating(1) });
   assert.equal(stepKind(decideNodeStep(gathered(2, clean, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))), 'markConfigured');
 });
