@@ -4,7 +4,8 @@
 // transaction the master lacks forks the data the moment it serves reads or is promoted; it gets
 // the node condition ErrantTransactions=True, which keeps it healthy=no (decide-labels.ts), and a
 // Warning Event naming the GTIDs. docs/errant-transactions.md.
-import { CONDITION_STATUS, NODE_CONDITION, ORCHESTRATOR_REASONS, type ConditionStatus } from '../../api/constants.ts';
+import { CONDITION_STATUS, LABEL_ROLE, NODE_CONDITION, ORCHESTRATOR_REASONS, ROLE, type ConditionStatus } from '../../api/constants.ts';
+import { names } from '../../api/names.ts';
 import { extraGtids } from '../../mysql/gtid-set.ts';
 import type { GtidView } from '../../topology/index.ts';
 import { decideFailover } from './decide-failover.ts';
@@ -93,3 +94,45 @@ export function decideErrant(g: Gathered): ErrantDecision {
 
 /** Reason of the Warning Event for an errant replica (the node condition carries no reason). */
 export const ERRANT_REASON = ORCHESTRATOR_REASONS.errantTransactions;
+
+export type RebuildDecision =
+  | { kind: 'none' }
+  /** Delete the data claim, then the pod (guarded by its uid): the StatefulSet makes both again and the init container clones. */
+  | { kind: 'rebuild'; pod: string; uid: string | undefined; claim: string; message: string }
+  | { kind: 'hold'; reason: typeof ORCHESTRATOR_REASONS.errantTransactions; message: string };
+
+/**
+ * spec.rebuildErrantReplicas: which errant replica to rebuild from a fresh clone this pass, or why
+ * none. One pod at a time, only while every pod of the cluster runs (a rebuild in progress holds
+ * the next), only on errant transactions found this pass (not a carried verdict), only while the
+ * master pod carries role=master (the master Service, a clone source, routes to it), and never
+ * pod 0: its init container starts it empty when no clone source answers (decide-clone-source.ts),
+ * and its claim is never deleted (as on scale-down).
+ */
+export function decideRebuild(g: Gathered, d: ErrantDecision): RebuildDecision {
+  if (g.cluster.spec?.rebuildErrantReplicas !== true || d.errant.length === 0) return { kind: 'none' };
+  const hold = (why: string): RebuildDecision => ({
+    kind: 'hold',
+    reason: ORCHESTRATOR_REASONS.errantTransactions,
+    message: `errant ${d.errant.map((e) => e.pod).join(', ')} not rebuilt: ${why}`,
+  });
+  const nodes = podNodes(g);
+  const notRunning = nodes.filter((n) => n.pod.deleting || !n.pod.mysqlRunning).map((n) => n.pod.name);
+  if (notRunning.length > 0) return hold(`${notRunning.join(', ')} is not running (one pod at a time)`);
+  if (nodes.length < (g.cluster.spec?.replicas ?? 1)) return hold(`${nodes.length} of ${g.cluster.spec?.replicas} pods exist (one pod at a time)`);
+  const verdict = decideMaster(g);
+  if (verdict.kind !== 'master' || verdict.node.labels[LABEL_ROLE] !== ROLE.master) return hold('the master is not labelled yet (no clone source)');
+  const target = d.errant.find((e) => nodes.find((n) => n.pod.name === e.pod)?.pod.ordinal !== 0);
+  if (target === undefined) return hold(`pod 0 is never rebuilt by the operator (it may start empty); rebuild it by hand`);
+  const raw = g.pods.find((p) => p.metadata?.name === target.pod);
+  const claim = `${names.dataClaimTemplate()}-${target.pod}`;
+  return {
+    kind: 'rebuild',
+    pod: target.pod,
+    uid: raw?.metadata?.uid,
+    claim,
+    message:
+      `${target.pod} rebuilt from a fresh clone (spec.rebuildErrantReplicas): PVC ${claim} and the pod deleted, ` +
+      `discarding the transactions the master ${verdict.node.pod.name} lacks: ${target.gtids.join(', ')}`,
+  };
+}

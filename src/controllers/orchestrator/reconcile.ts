@@ -23,7 +23,7 @@ import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideDowntime, type DowntimeEnd } from './decide-downtime.ts';
-import { decideErrant, type ErrantDecision } from './decide-errant.ts';
+import { decideErrant, decideRebuild, type ErrantDecision, type RebuildDecision } from './decide-errant.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
@@ -243,7 +243,8 @@ async function act(
 
   if (stale()) return;
   if (decided.write) await pass.writeStatus(decided.status);
-  pass.announceErrant(decideErrant(g));
+  const errant = decideErrant(g);
+  pass.announceErrant(errant);
   deps.memory.ready.set(req.key, decided.status.conditions[0].status);
   countReady(deps.memory, metrics.clustersByReady);
   steps.lap('status');
@@ -255,6 +256,11 @@ async function act(
     pass.hold('readOnly', undefined);
     for (const change of readOnly.changes) await pass.setReadOnly(change.key, change.readOnly);
   }
+
+  if (stale()) return;
+  const rebuild = decideRebuild(g, errant);
+  pass.hold('rebuild', rebuild.kind === 'hold' ? rebuild : undefined);
+  if (rebuild.kind === 'rebuild') await pass.rebuild(rebuild);
 
   const downtime = decideDowntime(g, decided.status.nodes);
   pass.hold('downtime', downtime.held);
@@ -534,6 +540,21 @@ class Pass {
         this.#deps.memory.holdChanged(this.req.key, kind, undefined);
       }
     }
+  }
+
+  /**
+   * spec.rebuildErrantReplicas: the data claim first (it stays Terminating while the pod uses it),
+   * then the pod, guarded by the uid the pass decided on; the StatefulSet makes the claim and the
+   * pod again once the old claim is gone, and the new pod's init container clones.
+   */
+  async rebuild(r: Extract<RebuildDecision, { kind: 'rebuild' }>): Promise<void> {
+    await this.#ctx.client.delete({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: this.req.namespace, name: r.claim });
+    await this.#ctx.client.delete(
+      { apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: r.pod },
+      r.uid === undefined ? {} : { preconditions: { uid: r.uid } },
+    );
+    this.#ctx.log.info('errant replica rebuilt', { cluster: this.req.key, pod: r.pod });
+    this.#ctx.events.warning(this.#cluster, ORCHESTRATOR_REASONS.errantReplicaRebuilt, r.message);
   }
 
   async setReadOnly(key: InstanceKey, readOnly: boolean): Promise<void> {

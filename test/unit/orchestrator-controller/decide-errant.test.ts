@@ -2,7 +2,7 @@
 // condition and the healthy label it decides.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideErrant } from '../../../src/controllers/orchestrator/decide-errant.ts';
+import { decideErrant, decideRebuild } from '../../../src/controllers/orchestrator/decide-errant.ts';
 import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
@@ -74,5 +74,51 @@ describe('decideErrant', () => {
     assert.equal(d.unchecked, undefined);
     // Pod 0's 0-100-40 is the master's by its clone; pod 2's 0-100-41 is past it.
     assert.deepEqual(d.errant.map((e) => `${e.pod} ${e.gtids.join()}`), [`${podName(2)} 0-100-41`]);
+  });
+});
+
+describe('decideRebuild (spec.rebuildErrantReplicas)', () => {
+  const labelled = (o: { running2?: boolean } = {}) =>
+    [0, 1, 2].map((i) => pod(i, { role: i === 0 ? 'master' : 'replica', healthy: 'yes', running: i === 2 ? (o.running2 ?? true) : true }));
+  const rebuild = (over: Partial<Gathered>) => {
+    const g = healthy({ pods: labelled(), gtids: gtids(localWrite, 0), ...over });
+    return decideRebuild(g, decideErrant(g));
+  };
+
+  it('does nothing unless the cluster opts in', () => {
+    assert.equal(rebuild({}).kind, 'none');
+    assert.equal(rebuild({ cluster: mysqlCluster({ rebuildErrantReplicas: false }) }).kind, 'none');
+  });
+
+  it('deletes the errant replica\'s data claim and pod, naming what is discarded', () => {
+    const d = rebuild({ cluster: mysqlCluster({ rebuildErrantReplicas: true }) });
+    assert.equal(d.kind, 'rebuild');
+    assert.ok(d.kind === 'rebuild');
+    assert.deepEqual([d.pod, d.claim], [podName(2), `data-${podName(2)}`]);
+    assert.match(d.message, /discarding the transactions the master my-db-mysql-0 lacks: 0-102-51/);
+  });
+
+  it('holds while a pod does not run, while the master is not labelled, and for pod 0', () => {
+    const on = mysqlCluster({ rebuildErrantReplicas: true });
+    const down = rebuild({ cluster: on, pods: labelled({ running2: false }), gtids: gtids({ ...localWrite, 1: '0-100-60,0-101-61' }, 0) });
+    assert.equal(down.kind, 'hold');
+    assert.match(down.kind === 'hold' ? down.message : '', /my-db-mysql-2 is not running/);
+    const unlabelled = rebuild({ cluster: on, pods: [0, 1, 2].map((i) => pod(i)) });
+    assert.match(unlabelled.kind === 'hold' ? unlabelled.message : '', /master is not labelled/);
+    // Pod 0 errant under master pod 1.
+    const instances = [instance(0, 1), instance(1, null), instance(2, 1)];
+    const pod0 = rebuild({
+      cluster: on,
+      pods: [0, 1, 2].map((i) => pod(i, { role: i === 1 ? 'master' : 'replica', healthy: 'yes' })),
+      servers: [node(0, replicaServer(1)), node(1, masterServer()), node(2, replicaServer(1))],
+      orchestrator: reachable({ master: instances[1]!, instances }),
+      gtids: gtids({ 0: '0-100-61', 1: '0-100-60,0-101-70', 2: '0-101-70' }, 1),
+    });
+    assert.match(pod0.kind === 'hold' ? pod0.message : '', /pod 0 is never rebuilt/);
+  });
+
+  it('never acts on a verdict carried from the cached status', () => {
+    const flagged = mysqlCluster({ rebuildErrantReplicas: true }, { readyNodes: 3, nodes: [{ name: fqdn(2), conditions: [{ type: 'ErrantTransactions', status: 'True' }] }] });
+    assert.equal(rebuild({ cluster: flagged, gtids: undefined }).kind, 'none');
   });
 });
