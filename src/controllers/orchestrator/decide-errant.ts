@@ -122,17 +122,18 @@ export function decideRebuild(g: Gathered, d: ErrantDecision): RebuildDecision {
   if (nodes.length < (g.cluster.spec?.replicas ?? 1)) return hold(`${nodes.length} of ${g.cluster.spec?.replicas} pods exist (one pod at a time)`);
   const verdict = decideMaster(g);
   if (verdict.kind !== 'master' || verdict.node.labels[LABEL_ROLE] !== ROLE.master) return hold('the master is not labelled yet (no clone source)');
-  const target = d.errant.find((e) => nodes.find((n) => n.pod.name === e.pod)?.pod.ordinal !== 0);
-  if (target === undefined) return hold(`pod 0 is never rebuilt by the operator (it may start empty); rebuild it by hand`);
-  const raw = g.pods.find((p) => p.metadata?.name === target.pod);
-  const claim = `${names.dataClaimTemplate()}-${target.pod}`;
+  const target = nodes.find((n) => n.pod.ordinal !== 0 && d.errant.some((e) => e.pod === n.pod.name));
+  const errant = d.errant.find((e) => e.pod === target?.pod.name);
+  if (target === undefined || errant === undefined) return hold('pod 0 is never rebuilt by the operator (it may start empty); rebuild it by hand');
+  const raw = g.pods.find((p) => p.metadata?.name === target.pod.name);
+  const claim = names.pvc(g.cluster.metadata?.name ?? '', target.pod.ordinal);
   return {
     kind: 'rebuild',
-    pod: target.pod,
+    pod: target.pod.name,
     uid: raw?.metadata?.uid,
     claim,
     message:
-      `${target.pod} rebuilt from a fresh clone (spec.rebuildErrantReplicas): PVC ${claim} and the pod deleted, ` +
-      `discarding the transactions the master ${verdict.node.pod.name} lacks: ${target.gtids.join(', ')}`,
+      `${target.pod.name} rebuilt from a fresh clone (spec.rebuildErrantReplicas): PVC ${claim} and the pod deleted, ` +
+      `discarding the transactions the master ${verdict.node.pod.name} lacks: ${errant.gtids.join(', ')}`,
   };
 }
