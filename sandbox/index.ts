@@ -54,6 +54,11 @@ export interface SandboxOptions {
    * them (npm run sandbox). Default: from the sources, sparing each test's sandbox a build.
    */
   built?: boolean;
+  /**
+   * Where the kubelet looks for an `orchestrator` binary to play the chart's Orchestrator image (a
+   * PATH-style list; default the process's PATH); `''` plays the stand-in whatever PATH holds.
+   */
+  orchestratorPath?: string;
 }
 
 export interface Sandbox {
@@ -176,7 +181,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     const kubelet = await startKubelet({
       kubeconfig: kubeConfig, nodeName: NODE_NAME, workDir, network: network.network, nodeIP: claim.gateway, apiServer: apiAddress,
-      log, ...(opts.backoff ? { backoff: opts.backoff } : {}), images: { built: opts.built ?? false },
+      log, ...(opts.backoff ? { backoff: opts.backoff } : {}), images: { built: opts.built ?? false, ...(opts.orchestratorPath !== undefined ? { path: opts.orchestratorPath } : {}) },
     });
     // Stopped first (pushed last): the pods' processes end before the network under them goes.
     stops.push(() => kubelet.stop());

@@ -62,6 +62,13 @@ export const BACKUP_RECURRENT_TRUE = 'true';
 export const LABEL_NODE_HOSTNAME = 'kubernetes.io/hostname';
 
 export const ROLE = { master: 'master', replica: 'replica' } as const;
+
+/**
+ * The StatefulSet's minReadySeconds once a cluster has settled: a rolled pod stays Ready this long
+ * before the next pod (at last the master's) is stopped, so Orchestrator has re-checked it and a
+ * graceful takeover can relocate it (docs/switchover.md, "Rolling").
+ */
+export const ROLL_SETTLE_SECONDS = 10;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
 
 export const HEALTHY = { yes: 'yes', no: 'no' } as const;

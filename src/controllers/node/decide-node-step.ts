@@ -128,6 +128,30 @@ function errant(g: NodeGathered, self: ReachableServer, master: NodeView, master
   );
 }
 
+/**
+ * A configured server that replicates from no one while Orchestrator's view (status.nodes) names
+ * another pod master: an old master. Its mysqld restarted in place before Orchestrator failed it
+ * over (a kill, an in-place restart, the failover still running), so the node controller
+ * configured it as the master it then was; nothing else would ever make it a replica
+ * (Orchestrator leaves a failed-over master alone), so it is checked again, rejoined when it holds
+ * nothing the new master lacks, and flagged ErrantTransactions otherwise.
+ */
+export function isDemotedMaster(pod: PodView, self: ServerView, cluster: ClusterView): boolean {
+  if (!self.reachable || !self.configured || self.replication !== null) return false;
+  const masters = cluster.orchestrator?.masters ?? [];
+  return masters.length === 1 && !sameEndpoint({ host: masters[0]!, port: pod.endpoint.port }, { host: pod.fqdn, port: pod.endpoint.port });
+}
+
+/** The server says itself that it is a master: reachable, writable, replicating from no one. */
+function provenMaster(n: NodeView): boolean {
+  return n.server?.reachable === true && !n.server.readOnly && n.server.replication === null;
+}
+
+/** Whether a pass must look at this server beyond its own flag (and so read the other servers). */
+export function needsCheck(pod: NodePod, self: ServerView, cluster: ClusterView): boolean {
+  return self.reachable && (!(self.configured && pod.verifiedSinceStart) || isDemotedMaster(pod, self, cluster));
+}
+
 export function decideNodeStep(g: NodeGathered): NodeDecision {
   const { pod, self, cluster } = g;
   if (pod.deleting || !pod.mysqlRunning) {
@@ -158,7 +182,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
-  if (self.configured && verified) return { kind: 'done' };
+  if (self.configured && verified && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
     return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
@@ -175,6 +199,11 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return step({ kind: 'markConfigured', role: 'master', master: master.pod });
   }
 
+  if (isDemotedMaster(pod, self, cluster) && !provenMaster(master)) {
+    // Orchestrator's view may be a step behind a takeover: touch an old master only once its
+    // successor says itself that it is the master.
+    return wait(NODE_REASONS.masterViewStale, `${pod.name} was a master; waiting for ${master.pod} to be writable and replicate from no one before it rejoins`);
+  }
   if (!self.readOnly) return step({ kind: 'setReadOnly' });
   if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
   const masterServer = master.server;

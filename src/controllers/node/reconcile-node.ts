@@ -17,7 +17,7 @@ import {
   type ClusterView, type NodeView, type OperatedCredentials, type PassServersOptions, type PodObject, type ResolvePod,
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
-import { decideNodeStep, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
+import { decideNodeStep, needsCheck, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
 import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './node-condition.ts';
 
 export const POD_TARGET = {
@@ -119,7 +119,7 @@ async function configure(pass: Pass, creds: OperatedCredentials, servers: PassSe
     const self = await servers.observe(view.endpoint);
     // The other servers matter only when this one is (re)checked; read them once per pass.
     let othersAfterSelf = false;
-    if (self.reachable && !(self.configured && view.verifiedSinceStart) && others === undefined) {
+    if (needsCheck(view, self, cluster) && others === undefined) {
       others = await observeOthers(pass, servers);
       othersAfterSelf = true;
     }

@@ -257,3 +257,27 @@ test('a master cloned at a position holds the transactions before it that its bi
   const errantOld = server({ gtidExecuted: '0-100-11', gtidHistory: '0-100-11' });
   assert.equal(stepKind(decideNodeStep(gathered(0, errantOld, [clonedMaster], { cluster: orcNamesPod1 }))), 'wait:ErrantTransactions');
 });
+
+test('an old master configured before Orchestrator failed it over (restarted in place first) is rejoined, not left alone', () => {
+  // Pod 0 was configured as the master when its mysqld came back; Orchestrator then promoted pod 1.
+  const c = cluster({ orchestrator: orchestrator(fqdn(1)) });
+  const g = verified(gathered(0, server({ configured: true, readOnly: true }), [node(1, master()), node(2, server({ replication: replicating(1) }))], { cluster: c }));
+  const d = decideNodeStep(g);
+  assert.equal(stepKind(d), 'pointAt');
+  assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? d.step.master.pod : '', podName(1));
+  // Still the master in Orchestrator's view: nothing to do.
+  assert.equal(stepKind(decideNodeStep({ ...g, cluster: cluster({ orchestrator: orchestrator(fqdn(0)) }) })), 'done');
+});
+
+test('an old master holding transactions the new master lacks is not rejoined', () => {
+  const c = cluster({ orchestrator: orchestrator(fqdn(1)) });
+  const self = server({ configured: true, readOnly: true, gtidExecuted: '0-100-12', gtidHistory: '0-100-12' });
+  const g = verified(gathered(0, self, [node(1, master({ gtidExecuted: '0-100-10,0-101-3', gtidHistory: '0-100-10,0-101-3' }))], { cluster: c }));
+  assert.equal(stepKind(decideNodeStep(g)), 'wait:ErrantTransactions');
+});
+
+test('an old master waits while its successor is not yet a writable master (Orchestrator mid-takeover)', () => {
+  const c = cluster({ orchestrator: orchestrator(fqdn(1)) });
+  const g = verified(gathered(0, server({ configured: true, readOnly: false }), [node(1, server({ readOnly: true }))], { cluster: c }));
+  assert.equal(stepKind(decideNodeStep(g)), 'wait:MasterViewStale');
+});
