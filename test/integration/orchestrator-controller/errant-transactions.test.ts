@@ -50,7 +50,8 @@ async function settledLab(t: Parameters<typeof orcLab>[0]): Promise<OrcLab> {
   return lab;
 }
 
-describe('errant transactions', { concurrency: true }, () => {
+// One lab at a time: six mariadbd starting together missed the 30 s start deadline on the loaded machine.
+describe('errant transactions', { concurrency: false }, () => {
   test('a replica written to directly (sql_log_bin=1) is ErrantTransactions and healthy=no; the others stay healthy and role=master stays', async (t) => {
     const lab = await settledLab(t);
     const watch = await watchMasters(lab, t);
