@@ -213,6 +213,12 @@ export const NODE_CONDITION = {
   replicating: 'Replicating',
   master: 'Master',
   readOnly: 'ReadOnly',
+  /**
+   * Ours (orchestrator controller): the node holds transactions the master lacks (True), or was
+   * compared with the master and holds none (False); absent until compared once. True keeps it
+   * `healthy=no`, out of the read Services (docs/errant-transactions.md).
+   */
+  errantTransactions: 'ErrantTransactions',
 } as const;
 export type NodeConditionType = (typeof NODE_CONDITION)[keyof typeof NODE_CONDITION];
 
@@ -356,6 +362,13 @@ export const ORCHESTRATOR_REASONS = {
   clusterNotReady: 'ClusterNotReady',
   /** An old master keeps Orchestrator's lost-in-recovery downtime until it is a healthy replica of the master. */
   rejoinPending: 'RejoinPending',
+  /**
+   * A replica holds transactions the master lacks (Warning Event naming the GTIDs; node condition
+   * ErrantTransactions), or, with spec.rebuildErrantReplicas, why its rebuild waits.
+   */
+  errantTransactions: NODE_REASONS.errantTransactions,
+  /** spec.rebuildErrantReplicas: an errant replica's data claim and pod deleted, for a fresh clone. */
+  errantReplicaRebuilt: 'ErrantReplicaRebuilt',
   // Events only: what a pass did
   /** role=master moved to a pod (or was taken from one). */
   masterLabelled: 'MasterLabelled',
