@@ -42,7 +42,8 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
 
 export async function observeRole(node: MysqlNode): Promise<RoleView> {
   const readOnly = await node.isReadOnly();
-  return { reachable: true, readOnly, replication: replicationView(await node.replicationStatus()) };
+  const replication = replicationView(await node.replicationStatus());
+  return { reachable: true, readOnly, replication, configured: await node.isConfigured() };
 }
 
 /** A failed connect or read as the decision sees it; the message never holds a password. */

@@ -53,6 +53,7 @@ export type NodeDecision =
 
 const MYSQL_ACCESS_DENIED = 1045;
 const STARTING_RECHECK_MS = 500;
+const MASTER_WRITABLE_RECHECK_MS = 500;
 
 function wait(reason: NodeReason, message: string, soon = false): NodeDecision {
   return { kind: 'wait', reason, message, soon };
@@ -167,6 +168,11 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
     // chooseMaster never picks a server that replicates, so there is no source to undo here.
     if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+    // `configured` stays 0 until then: it tells the orchestrator controller that this server is
+    // read-only since its start (the init-file's), not frozen by a takeover (decide-read-only.ts).
+    if (self.readOnly && cluster.readOnly !== true) {
+      return { kind: 'wait', reason: NODE_REASONS.masterReadOnly, message: `${pod.name} is the master and still read-only since its start: the orchestrator controller makes it writable through Orchestrator`, soon: false, recheckMs: MASTER_WRITABLE_RECHECK_MS };
+    }
     return step({ kind: 'markConfigured', role: 'master', master: master.pod });
   }
 

@@ -68,6 +68,8 @@ export class ControllerMemory {
   readonly failoversSeen = new Map<string, Set<string>>();
   /** The pod kept labelled master on the last pass though its server did not answer. */
   readonly masterUnanswered = new Map<string, string>();
+  /** The master pod the operator made read-only for spec.readOnly (decide-read-only.ts). */
+  readonly frozenBySpec = new Map<string, string>();
   /** Hook calls whose successor the fast path labelled (and observed in the hook-to-labels histogram). */
   readonly hookLanded = new WeakSet<HookSignal>();
   /** Hook calls a full pass has gathered (decide-successor.ts probeOnly). */
@@ -87,6 +89,7 @@ export class ControllerMemory {
     this.ready.delete(cluster);
     this.failoversSeen.delete(cluster);
     this.masterUnanswered.delete(cluster);
+    this.frozenBySpec.delete(cluster);
     for (const k of this.#holds.keys()) if (k.startsWith(`${cluster}\u0000`)) this.#holds.delete(k);
   }
 }
@@ -250,8 +253,15 @@ async function act(
   const readOnly = decideReadOnly(g);
   if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
   else {
-    pass.hold('readOnly', undefined);
-    for (const change of readOnly.changes) await pass.setReadOnly(change.key, change.readOnly);
+    pass.hold('readOnly', readOnly.held);
+    for (const change of readOnly.changes) {
+      await pass.setReadOnly(change.key, change.readOnly);
+      // The operator's own freeze of the master (spec.readOnly) is the one it may lift later.
+      if (change.master !== undefined) {
+        if (change.readOnly) deps.memory.frozenBySpec.set(req.key, change.master);
+        else deps.memory.frozenBySpec.delete(req.key);
+      }
+    }
   }
 
   const downtime = decideDowntime(g, decided.status.nodes);
@@ -292,7 +302,11 @@ async function gather(
   const hook = freshHook(latest, now);
   if (latest !== undefined && hook === undefined) deps.signals.settle(latest);
   const unanswered = deps.memory.masterUnanswered.get(req.key);
-  return { cluster, pods, servers, orchestrator, now, ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}) };
+  const frozenBySpec = deps.memory.frozenBySpec.get(req.key);
+  return {
+    cluster, pods, servers, orchestrator, now,
+    ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}), ...(frozenBySpec ? { frozenBySpec } : {}),
+  };
 }
 
 /** Connections to the cluster's servers as the operator user, or why there are none. */

@@ -172,13 +172,26 @@ test('when the master is unreachable the replica waits and is not configured', (
   assert.equal(stepKind(d), 'wait:MasterUnreachable');
 });
 
-test('the master pod is configured without CHANGE MASTER and its read_only is left alone', () => {
-  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))]));
+test('the master pod is configured without CHANGE MASTER once writable; its read_only is left alone', () => {
+  const d = decideNodeStep(gathered(0, server({ readOnly: false }), [node(1, server({ replication: replicating(0) }))]));
   assert.deepEqual(d, { kind: 'step', step: { kind: 'markConfigured', role: 'master', master: podName(0) } });
 });
 
+// Issue 21: `configured` 0 on a read-only master is what tells the orchestrator controller that the
+// init-file froze it (bootstrap, it may be made writable), not a takeover (never undone).
+test('a master read-only since its start waits, unconfigured, for the orchestrator controller to make it writable', () => {
+  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))]));
+  assert.equal(stepKind(d), 'wait:MasterReadOnly');
+  assert.equal(d.kind === 'wait' && d.recheckMs !== undefined, true);
+});
+
+test('under spec.readOnly the read-only master is configured', () => {
+  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))], { cluster: cluster({ readOnly: true }) }));
+  assert.equal(stepKind(d), 'markConfigured');
+});
+
 test('pod 0 of a new cluster is its own master', () => {
-  const d = decideNodeStep(gathered(0, server(), [node(1, null), node(2, unreachable())]));
+  const d = decideNodeStep(gathered(0, server({ readOnly: false }), [node(1, null), node(2, unreachable())]));
   assert.equal(stepKind(d), 'markConfigured');
 });
 
