@@ -117,9 +117,14 @@ export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
 
 const gtidTotal = (pos: string): number => [...gtidSequences(pos).values()].reduce((a, b) => a + b, 0);
 
-/** The reachable replica that applied the most; ties go to the lowest key, so runs repeat. */
+/**
+ * The reachable replica that applied the most; ties go to the lowest key, so runs repeat. A
+ * downtime does not disqualify: 3.2.6 promoted downtimed replicas (hooks/failover-stopped-downtimed-replicas,
+ * and pre-shutdown-ha's takeover picked one); a downtime only keeps the downtimed server's own
+ * failure from being recovered.
+ */
 export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceState | null {
-  const candidates = replicas.filter((r) => r.lastCheckValid && r.downtime === null).sort((a, b) =>
+  const candidates = replicas.filter((r) => r.lastCheckValid).sort((a, b) =>
     gtidTotal(b.gtidPosition) - gtidTotal(a.gtidPosition) || keyText(a.key).localeCompare(keyText(b.key)));
   return candidates[0] ?? null;
 }

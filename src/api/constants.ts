@@ -321,6 +321,8 @@ export const NODE_REASONS = {
   serverUnreachable: 'ServerUnreachable',
   /** mysqld does not answer yet and its startup probe has not passed: it is still starting. */
   serverStarting: 'ServerStarting',
+  /** The master pod's server is read-only since its start: configured once the orchestrator controller made it writable. */
+  masterReadOnly: 'MasterReadOnly',
   operatorAccessDenied: 'OperatorAccessDenied',
   noMaster: TOPOLOGY_REASONS.noMaster,
   masterConflict: TOPOLOGY_REASONS.masterConflict,
@@ -354,6 +356,11 @@ export const ORCHESTRATOR_REASONS = {
   noMaster: TOPOLOGY_REASONS.noMaster,
   /** Orchestrator's master and what its server says (read_only, replication, reachability) differ. */
   masterDisagreement: CLUSTER_REASONS.masterDisagreement,
+  /**
+   * Orchestrator's master is read-only though it ran writable since its start, and no promotion
+   * Orchestrator reported names it: somebody froze it (a takeover), and the operator leaves it so.
+   */
+  masterFrozen: 'MasterFrozen',
   failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
   /** A removed pod's instance was seen by Orchestrator too recently to forget it. */
   forgetGracePeriod: 'ForgetGracePeriod',
@@ -393,6 +400,7 @@ export const ORCHESTRATOR_DOWNTIME_OWNER = 'mysql-operator';
  * process it accepts (src/controllers/orchestrator/hook.ts).
  */
 export const FAILOVER_HOOK_REASONS = {
+  PreGracefulTakeover: 'OrchestratorTakeoverStarted',
   PreFailover: 'OrchestratorFailoverStarted',
   PostMasterFailover: 'OrchestratorMasterPromoted',
   PostGracefulTakeover: 'OrchestratorGracefulTakeover',

@@ -2,7 +2,8 @@
 // restarted while the operator is down resumes replicating and stays Ready (docs/node-controller.md,
 // "Readiness while the operator is down"). Only when the data directory says the replica was set
 // up and not replaced: no clone or restore in this run, the status table is there, MariaDB's
-// master.info names a master, and that master answers. Anything else: the anchor's behaviour
+// master.info names a master, and that server is the current master (it answers, is writable and
+// replicates from no one). Anything else: the anchor's behaviour
 // (`configured` reset, the operator configures the node). Pure; the gathering is in
 // resume-replication.ts.
 import type { Flavour } from '../mysql/flavour.ts';
@@ -21,9 +22,16 @@ export interface ResumeFacts {
   masterInfoExists: boolean;
   /** The master it names (sourceFromMasterInfo); null when it names none. */
   masterInfoSource: Endpoint | null;
-  /** Whether the master of master.info answered a TCP connect; undefined until probed. */
-  sourceAnswers: boolean | undefined;
+  /**
+   * What the master of master.info said when asked as the operator user; undefined until probed.
+   * It is the current master only when it answered, is writable and replicates from no one: every
+   * other server is read-only (a replica, an old master restarted by its init-file, a master a
+   * graceful takeover froze), so a writable one that replicates from no one is the master.
+   */
+  sourceRole: SourceRole | undefined;
 }
+
+export type SourceRole = { answered: false; message: string } | { answered: true; readOnly: boolean; replicatesFrom: string | null };
 
 export type ResumeDecision =
   | { action: 'resume'; source: Endpoint }
@@ -52,7 +60,13 @@ export function decideResume(f: ResumeFacts): ResumeDecision {
   if (!f.masterInfoExists) return { action: 'reset', reason: `no ${MASTER_INFO_FILE}: not a replica` };
   const source = f.masterInfoSource;
   if (source === null) return { action: 'reset', reason: `${MASTER_INFO_FILE} names no master` };
-  if (f.sourceAnswers === undefined) return { action: 'probe', source };
-  if (!f.sourceAnswers) return { action: 'reset', reason: `the master ${source.host}:${source.port} does not answer` };
+  const r = f.sourceRole;
+  if (r === undefined) return { action: 'probe', source };
+  const named = `${source.host}:${source.port}`;
+  if (!r.answered) return { action: 'reset', reason: `the master ${named} does not answer: ${r.message}` };
+  // Issue 21: resuming from a server that is not the master any more would replicate from an old
+  // master behind Orchestrator's back (transactions the new master never sees); the operator decides.
+  if (r.replicatesFrom !== null) return { action: 'reset', reason: `${named} named by ${MASTER_INFO_FILE} is not the current master: it replicates from ${r.replicatesFrom}` };
+  if (r.readOnly) return { action: 'reset', reason: `${named} named by ${MASTER_INFO_FILE} is not the current master: it is read-only` };
   return { action: 'resume', source };
 }

@@ -15,6 +15,8 @@ export interface ClusterView {
   failoverMessage: string;
   /** Undefined while no view is known. */
   orchestrator: OrchestratorView | undefined;
+  /** `spec.readOnly`: the master stays read-only too. */
+  readOnly?: boolean;
 }
 
 export function clusterView(c: MysqlCluster): ClusterView {
@@ -25,6 +27,7 @@ export function clusterView(c: MysqlCluster): ClusterView {
     failoverInProgress: failover?.status === CONDITION_STATUS.true,
     failoverMessage: failover?.message ?? '',
     orchestrator: orchestratorViewFromStatus(c.status?.nodes),
+    readOnly: c.spec?.readOnly === true,
   };
 }
 

@@ -42,7 +42,8 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
 
 export async function observeRole(node: MysqlNode): Promise<RoleView> {
   const readOnly = await node.isReadOnly();
-  return { reachable: true, readOnly, replication: replicationView(await node.replicationStatus()) };
+  const replication = replicationView(await node.replicationStatus());
+  return { reachable: true, readOnly, replication, configured: await node.isConfigured() };
 }
 
 /** The server's GTID history and clone position: two statements, for a check made every pass. */

@@ -49,9 +49,10 @@ export type UnreachableServer = Extract<ServerView, { reachable: false }>;
 
 /**
  * The part of a server's view that says whether it can be the master (writable, replicating from
- * no one): two statements instead of a whole observation, for a pass that races a failover.
+ * no one) and whether it is read-only since its start (`configured` still 0: the init-file froze it,
+ * not Orchestrator): three statements instead of a whole observation, for a pass that races a failover.
  */
-export type RoleView = UnreachableServer | Pick<ReachableServer, 'reachable' | 'readOnly' | 'replication'>;
+export type RoleView = UnreachableServer | Pick<ReachableServer, 'reachable' | 'readOnly' | 'replication' | 'configured'>;
 
 /**
  * What the errant-transaction check compares (src/mysql `extraGtids`): the server's history and,

@@ -131,8 +131,8 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
         assert.ok(deleted.ok, deleted.out);
       }
       view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
-      // What lets the next run promote it (the stand-in skips downtimed replicas) and recover it if
-      // promoted and killed: its lost-in-recovery downtime ended. The operator ends it once the pod
+      // What lets the next run recover it if promoted and killed (Orchestrator recovers no downtimed
+      // master; a downtimed replica may be promoted, as 3.2.6 does): its lost-in-recovery downtime ended. The operator ends it once the pod
       // is a healthy replica; a real Orchestrator's own expiry may come first, so Orchestrator is asked.
       const orchestrator = orchestratorClient({ baseUrl: `http://${await serviceIP(sb, RELEASE.namespace, RELEASE.name)}/api` });
       await until(`${killed}'s lost-in-recovery downtime to end in Orchestrator`, async () =>

@@ -53,6 +53,7 @@ export type NodeDecision =
 
 const MYSQL_ACCESS_DENIED = 1045;
 const STARTING_RECHECK_MS = 500;
+const MASTER_WRITABLE_RECHECK_MS = 500;
 
 function wait(reason: NodeReason, message: string, soon = false): NodeDecision {
   return { kind: 'wait', reason, message, soon };
@@ -152,6 +153,34 @@ export function needsCheck(pod: NodePod, self: ServerView, cluster: ClusterView)
   return self.reachable && (!(self.configured && pod.verifiedSinceStart) || isDemotedMaster(pod, self, cluster));
 }
 
+/**
+ * A configured, verified replica's replication thread that stopped on an error, which no one else
+ * restarts: Orchestrator moves replicas but leaves a failed thread alone, and MariaDB does not
+ * retry a fatal IO error. The case met (docs/orchestrator-stand-in.md): a graceful takeover moves
+ * the siblings below the designated replica while the old master still takes writes, so a sibling
+ * one transaction ahead asks the designated one for a GTID its binlog lacks (IO error 1236) and
+ * stays stopped. Stopped without an error (STOP SLAVE by a person, a demoted master a plain
+ * takeover left stopped) is a choice, and is left alone. Returns the stopped source, or null.
+ */
+function stoppedOnError(self: ReachableServer): ReplicationView | null {
+  const rep = self.replication;
+  if (rep === null) return null;
+  return (rep.ioState === 'stopped' && rep.lastIoErrno !== 0) || (!rep.sqlRunning && rep.lastSqlErrno !== 0) ? rep : null;
+}
+
+/**
+ * START SLAVE on the source it has, once per pass: never moved (Orchestrator owns the running
+ * topology; a re-point from the operator's view of the master took a sibling back to the old
+ * master during a takeover), and never while a failover or takeover is signalled (the caller
+ * waits then). Still stopped after the start: reported with the error, retried with backoff.
+ */
+function restartOnSameSource(g: NodeGathered, rep: ReplicationView): NodeDecision {
+  if (!g.attempted.includes('startReplication')) return step({ kind: 'startReplication' });
+  const source = `${rep.sourceHost}:${rep.sourcePort}`;
+  const error = rep.lastSqlErrno !== 0 ? `SQL error ${rep.lastSqlErrno}: ${rep.lastSqlError}` : `IO error ${rep.lastIoErrno}: ${rep.lastIoError}`;
+  return wait(NODE_REASONS.replicationError, `replication of ${g.pod.name} from ${source} stopped on ${error}; started again on the same source, and it stopped again`);
+}
+
 export function decideNodeStep(g: NodeGathered): NodeDecision {
   const { pod, self, cluster } = g;
   if (pod.deleting || !pod.mysqlRunning) {
@@ -182,11 +211,13 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
   }
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
-  if (self.configured && verified && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
+  const stopped = stoppedOnError(self);
+  if (self.configured && verified && stopped === null && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
     return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
   }
+  if (self.configured && verified && stopped !== null) return restartOnSameSource(g, stopped);
 
   const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestrator);
   if (choice.kind === 'unknown') return wait(choice.reason, choice.message);
@@ -196,6 +227,11 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
     // chooseMaster never picks a server that replicates, so there is no source to undo here.
     if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+    // `configured` stays 0 until then: it tells the orchestrator controller that this server is
+    // read-only since its start (the init-file's), not frozen by a takeover (decide-read-only.ts).
+    if (self.readOnly && cluster.readOnly !== true) {
+      return { kind: 'wait', reason: NODE_REASONS.masterReadOnly, message: `${pod.name} is the master and still read-only since its start: the orchestrator controller makes it writable through Orchestrator`, soon: false, recheckMs: MASTER_WRITABLE_RECHECK_MS };
+    }
     return step({ kind: 'markConfigured', role: 'master', master: master.pod });
   }
 

@@ -53,7 +53,9 @@ export class NodeNotConfiguredError extends Error {
 const MAX_STEPS_PER_PASS = 8;
 const POLL_MS = 250;
 /** Waits that are the system working as intended, not something to fix: Normal Events. */
-const EXPECTED_WAITS: ReadonlySet<string> = new Set([NODE_REASONS.failoverInProgress, NODE_REASONS.replicationConnecting, NODE_REASONS.serverStarting]);
+const EXPECTED_WAITS: ReadonlySet<string> = new Set([
+  NODE_REASONS.failoverInProgress, NODE_REASONS.replicationConnecting, NODE_REASONS.serverStarting, NODE_REASONS.masterReadOnly,
+]);
 
 interface Pass {
   req: Request;

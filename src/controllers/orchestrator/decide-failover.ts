@@ -24,8 +24,8 @@ function analysisText(a: AnalysisEntry): string {
 /**
  * In progress while a recovery runs (active and not ended), or while Orchestrator's analysis shows a master failure
  * it recovers from: between detection and the recovery, and between the retries of a recovery a
- * PreFailover hook aborted. Also while a fresh PreFailover hook call says one began that
- * Orchestrator's API does not show yet (its hooks run before the recovery is visible there).
+ * PreFailover hook aborted. Also while a fresh PreGracefulTakeover or PreFailover hook call says one
+ * began that Orchestrator's API does not show yet (its hooks run before the recovery is visible there).
  * Unknown (`undefined`) while Orchestrator is unreachable.
  */
 export function decideFailover(g: Gathered): FailoverState | undefined {
@@ -40,6 +40,13 @@ export function decideFailover(g: Gathered): FailoverState | undefined {
     const newest = orc.recoveries[0];
     const last = newest && !newest.successful && newest.errors.length > 0 ? `; ${recoveryText(newest)} failed: ${newest.errors.join('; ')}` : '';
     return { inProgress: true, message: `Orchestrator detected ${failures.map(analysisText).join(', ')}${last}` };
+  }
+  if (g.hook?.process === 'PreGracefulTakeover') {
+    // 3.2.6 freezes the master right after this hook and shows the recovery only once the
+    // designated replica caught up (up to ReasonableMaintenanceReplicationLagSeconds later).
+    const to = g.hook.successor ? ` to ${g.hook.successor}` : '';
+    const from = g.hook.failed ? ` from ${g.hook.failed}` : '';
+    return { inProgress: true, message: `Orchestrator's PreGracefulTakeover hook announced a takeover${from}${to} at ${g.hook.at.toISOString()}` };
   }
   if (g.hook?.process === 'PreFailover') {
     const failed = g.hook.failed ? ` of ${g.hook.failed}` : '';

@@ -11,6 +11,13 @@ import type { HookSignal } from './hook-signals.ts';
 
 /** How long a PreFailover call holds FailoverInProgress when Orchestrator does not show the failover. */
 export const PRE_FAILOVER_FRESH_MS = 10_000;
+/**
+ * How long a PreGracefulTakeover call does: 3.2.6 freezes the master after it and waits up to
+ * ReasonableMaintenanceReplicationLagSeconds (20 s by default; the chart keeps it) for the designated
+ * replica before its recovery shows in the API, and gives up without another hook when it does not
+ * catch up (the master stays frozen: decide-read-only.ts does not undo it).
+ */
+export const PRE_TAKEOVER_FRESH_MS = 30_000;
 /** How long after a Post* call the controller polls fast for its successor. */
 export const SUCCESSOR_WAIT_MS = 5_000;
 export const FAST_POLL_MS = 75;
@@ -18,7 +25,7 @@ export const FAST_POLL_MS = 75;
 /** The signal while it still means something; undefined once it is stale (the wiring settles it). */
 export function freshHook(s: HookSignal | undefined, now: Date): HookSignal | undefined {
   if (s === undefined) return undefined;
-  const limit = s.process === 'PreFailover' ? PRE_FAILOVER_FRESH_MS : SUCCESSOR_WAIT_MS;
+  const limit = s.process === 'PreFailover' ? PRE_FAILOVER_FRESH_MS : s.process === 'PreGracefulTakeover' ? PRE_TAKEOVER_FRESH_MS : SUCCESSOR_WAIT_MS;
   return now.getTime() - s.at.getTime() <= limit ? s : undefined;
 }
 
@@ -45,6 +52,8 @@ export function hostPort(text: string): { host: string; port: number } | undefin
  */
 export function decideHook(hook: HookSignal | undefined, masterFqdn: string | undefined, now: Date): HookDecision {
   if (hook === undefined) return { kind: 'none' };
+  // Its successor is the designated replica, not promoted yet: wait for the next call.
+  if (hook.process === 'PreGracefulTakeover') return { kind: 'keep' };
   if (hook.process === 'PreFailover') return now.getTime() - hook.at.getTime() <= SUCCESSOR_WAIT_MS ? { kind: 'poll', afterMs: FAST_POLL_MS } : { kind: 'keep' };
   const successor = hook.successor === undefined ? undefined : hostPort(hook.successor);
   if (hook.process === 'PostUnsuccessfulFailover' || successor === undefined) return { kind: 'settle' };

@@ -10,6 +10,8 @@ import { healthyLabel, podNodes, roleLabel, type Gathered, type PodNode } from '
 export interface LabelPatch {
   pod: string;
   labels: { [LABEL_ROLE]: Role; [LABEL_HEALTHY]: Healthy };
+  /** The pod's resourceVersion the patch was decided on: the API server refuses it (409) once the pod changed. */
+  resourceVersion?: string;
 }
 
 export interface LabelDecision {

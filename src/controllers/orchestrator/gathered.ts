@@ -51,6 +51,8 @@ export interface Gathered {
    * (decide-master.ts, `unanswered`): a second miss in a row takes the label off.
    */
   masterUnansweredBefore?: string;
+  /** The pod the operator made read-only itself for spec.readOnly (decide-read-only.ts lifts that freeze once it is off). */
+  frozenBySpec?: string;
   now: Date;
 }
 

@@ -128,6 +128,8 @@ export function hookEvent(r: HookRequest): { type: 'Normal' | 'Warning'; reason:
   const successor = r.successor ?? 'an unknown instance';
   const reason = FAILOVER_HOOK_REASONS[r.process];
   switch (r.process) {
+    case 'PreGracefulTakeover':
+      return { type: 'Normal', reason, message: `Orchestrator is handing the master ${failed} over to ${successor} (graceful takeover): it freezes ${failed} now` };
     case 'PreFailover':
       return { type: 'Normal', reason, message: `Orchestrator is failing over the master ${failed}` };
     case 'PostMasterFailover':

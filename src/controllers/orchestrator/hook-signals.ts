@@ -3,8 +3,13 @@
 // controller relabels only from Orchestrator's view (gathered by polling); a signal tells it to look
 // now and again soon, and to hold while a failover runs. The hook route records; the controller reads.
 
-/** The Orchestrator hook processes the chart wires to the operator's endpoint. */
-export const HOOK_PROCESSES = ['PreFailover', 'PostMasterFailover', 'PostGracefulTakeover', 'PostUnsuccessfulFailover'] as const;
+/**
+ * The Orchestrator hook processes the chart wires to the operator's endpoint. PreGracefulTakeover
+ * and PreFailover are the ones 3.2.6 runs before it freezes a master (read_only=1 on the master a
+ * takeover demotes; on a dead master once a replica is promoted): while one is fresh, nothing is
+ * made writable (decide-read-only.ts).
+ */
+export const HOOK_PROCESSES = ['PreGracefulTakeover', 'PreFailover', 'PostMasterFailover', 'PostGracefulTakeover', 'PostUnsuccessfulFailover'] as const;
 export type HookProcess = (typeof HOOK_PROCESSES)[number];
 
 export interface HookSignal {
@@ -13,7 +18,7 @@ export interface HookSignal {
   clusterKey: string;
   /** `host:port` of the failed instance, when the hook passed it. */
   failed?: string;
-  /** `host:port` of the promoted instance, when the hook passed it (Post* of a successful recovery). */
+  /** `host:port` of the promoted instance, when the hook passed it (Post* of a successful recovery; PreGracefulTakeover's designated replica). */
   successor?: string;
   /** When the operator received the call. */
   at: Date;

@@ -11,6 +11,8 @@ import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { isOrchestratorError, type Instance, type InstanceKey, type OrchestratorClient } from '../../orchestrator/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
 import { cacheMoved } from '../../runtime/cache-caught-up.ts';
+import type { KubeClient } from '../../runtime/kube/client.ts';
+import { isConflict } from '../../runtime/kube/errors.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
@@ -27,6 +29,7 @@ import { decideErrant, decideRebuild, type ErrantDecision, type RebuildDecision 
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
+import { demotionsBeforePromotion, labelPatchBody } from './decide-promotion.ts';
 import { decideMaster, type MasterVerdict } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
@@ -69,6 +72,8 @@ export class ControllerMemory {
   readonly failoversSeen = new Map<string, Set<string>>();
   /** The pod kept labelled master on the last pass though its server did not answer. */
   readonly masterUnanswered = new Map<string, string>();
+  /** The master pod the operator made read-only for spec.readOnly (decide-read-only.ts). */
+  readonly frozenBySpec = new Map<string, string>();
   /** Hook calls whose successor the fast path labelled (and observed in the hook-to-labels histogram). */
   readonly hookLanded = new WeakSet<HookSignal>();
   /** Hook calls a full pass has gathered (decide-successor.ts probeOnly). */
@@ -88,6 +93,7 @@ export class ControllerMemory {
     this.ready.delete(cluster);
     this.failoversSeen.delete(cluster);
     this.masterUnanswered.delete(cluster);
+    this.frozenBySpec.delete(cluster);
     for (const k of this.#holds.keys()) if (k.startsWith(`${cluster}\u0000`)) this.#holds.delete(k);
   }
 }
@@ -106,25 +112,42 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
   // One set of connections for the pass: the fast path's and the gather's reads share them.
   const servers = await passServers(ctx, cluster, deps);
   try {
-    const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
-    if (probed && probeOnly(probed.hook, probed.candidate, deps.memory.fullPassSaw.has(probed.hook), new Date())) {
-      ctx.log.debug('pass timings', { cluster: req.key, hook: probed.hook.process, probeOnly: true, ms: steps.laps });
-      return { requeueAfterMs: PROBE_POLL_MS };
-    }
-    const g = await gather(req, ctx, cluster, pods, servers, deps, steps);
-    if (g.hook) deps.memory.fullPassSaw.add(g.hook);
-    const seen = deps.signals.latest(req.key);
-    const pass = new Pass(req, ctx, g, deps, { clusters, pods });
-    try {
-      return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
-    } finally {
-      await pass.cachesCaughtUp();
-      steps.lap('caches');
-      // Where a pass spends its time, for the hook-to-label latency (the timings option of bench/failover-routing).
-      ctx.log.debug('pass timings', { cluster: req.key, hook: g.hook?.process, ms: steps.laps });
-    }
+    return await onePass(req, ctx, cluster, { clusters, pods }, servers, deps, metrics, steps);
+  } catch (e) {
+    // A label patch refused: the pod changed since the version the pass decided on. Decide again
+    // on a fresh view rather than overwrite (and rather than back off: nothing failed).
+    if (!isConflict(e)) throw e;
+    ctx.log.debug('label patch conflict: gathering again', { cluster: req.key, error: e instanceof Error ? e.message : String(e) });
+    return { requeueAfterMs: CONFLICT_RETRY_MS };
   } finally {
     if (servers instanceof PassServers) await servers.closeAll();
+  }
+}
+
+/** How soon a pass whose label patch met a newer pod looks again: the pod cache catches up within a few ms. */
+const CONFLICT_RETRY_MS = 50;
+
+async function onePass(
+  req: Request, ctx: ControllerContext, cluster: Cluster, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> },
+  servers: PassServers | { message: string }, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock,
+): Promise<ReconcileResult | void> {
+  const { pods } = caches;
+  const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
+  if (probed && probeOnly(probed.hook, probed.candidate, deps.memory.fullPassSaw.has(probed.hook), new Date())) {
+    ctx.log.debug('pass timings', { cluster: req.key, hook: probed.hook.process, probeOnly: true, ms: steps.laps });
+    return { requeueAfterMs: PROBE_POLL_MS };
+  }
+  const g = await gather(req, ctx, cluster, pods, servers, deps, steps);
+  if (g.hook) deps.memory.fullPassSaw.add(g.hook);
+  const seen = deps.signals.latest(req.key);
+  const pass = new Pass(req, ctx, g, deps, caches);
+  try {
+    return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
+  } finally {
+    await pass.cachesCaughtUp();
+    steps.lap('caches');
+    // Where a pass spends its time, for the hook-to-label latency (the timings option of bench/failover-routing).
+    ctx.log.debug('pass timings', { cluster: req.key, hook: g.hook?.process, ms: steps.laps });
   }
 }
 
@@ -156,12 +179,15 @@ async function labelHookSuccessor(
   if (d.kind === 'wait') ctx.log.debug('failover successor not proven: the full pass decides', { cluster: req.key, hook: hook.process, why: d.message });
   if (d.kind !== 'label' || candidate === undefined || !stillNamed(candidate, hook, deps.signals.latest(req.key))) return { hook, candidate };
   const before = new Map(d.patches.map((p) => [p.pod, podCache.get(req.namespace, p.pod)?.metadata?.resourceVersion]));
-  for (const round of labelRounds(d.patches)) await Promise.all(round.map((p) => patchPodLabels(ctx, req.namespace, p)));
+  const demoted = await applyLabelRounds(ctx.client, req.namespace, req.name, d.patches, pods, async (p) => {
+    if (!before.has(p.pod)) before.set(p.pod, podCache.get(req.namespace, p.pod)?.metadata?.resourceVersion);
+    await patchPodLabels(ctx, req.namespace, p);
+  });
   if (!pre) {
     metrics.hookToLabelsSeconds.observe(Math.max(0, Date.now() - hook.at.getTime()) / 1000);
     deps.memory.hookLanded.add(hook);
   }
-  const was = d.demoted.length > 0 ? ` (was ${d.demoted.join(', ')})` : '';
+  const was = d.demoted.length + demoted.length > 0 ? ` (was ${[...new Set([...d.demoted, ...demoted])].join(', ')})` : '';
   ctx.events.normal(cluster, ORCHESTRATOR_REASONS.masterLabelled,
     `role=master on ${d.successor.pod.name}${was}: named by ${candidate.namedBy}, writable and replicating from no one, and no other server takes writes`);
   steps.lap('successorLabels');
@@ -190,9 +216,38 @@ async function orchestratorMaster(client: OrchestratorClient, clusterAlias: stri
   }
 }
 
-async function patchPodLabels(ctx: ControllerContext, namespace: string, patch: LabelPatch): Promise<KubeObject> {
-  return ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace, name: patch.pod }, { metadata: { labels: patch.labels } }, { type: 'merge' });
+export async function patchPodLabels(ctx: { client: Pick<KubeClient, 'patch'> }, namespace: string, patch: LabelPatch): Promise<KubeObject> {
+  return ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace, name: patch.pod }, labelPatchBody(patch), { type: 'merge' });
 }
+
+/**
+ * The label patches in their rounds (decide-labels.ts), each guarded by the resourceVersion of the
+ * pod as the pass decided on it (`decidedOn`): a pod changed since is a 409 Conflict, which ends the
+ * pass, and the next one gathers again (reconcileOrchestrator). Before the promotion, the pods the
+ * API server lists with role=master right now (not the cache, which may lag) lose the label, each
+ * guarded by the version the list returned. Returns the pods demoted that way.
+ */
+export async function applyLabelRounds(
+  client: Pick<KubeClient, 'list'>, namespace: string, cluster: string, patches: readonly LabelPatch[], decidedOn: readonly PodObject[],
+  patch: (p: LabelPatch) => Promise<void>,
+): Promise<string[]> {
+  const version = (pod: string): string | undefined => decidedOn.find((o) => o.metadata?.name === pod)?.metadata?.resourceVersion;
+  const guarded = patches.map((p) => ({ ...p, ...(version(p.pod) ? { resourceVersion: version(p.pod) } : {}) }));
+  const demoted: string[] = [];
+  for (const round of labelRounds(guarded)) {
+    const promotion = round.find((p) => p.labels[LABEL_ROLE] === ROLE.master);
+    if (promotion !== undefined) {
+      const live = await client.list<PodObject>(POD_KIND, { namespace, labelSelector: { [LABEL_CLUSTER]: cluster, [LABEL_ROLE]: ROLE.master } });
+      const more = demotionsBeforePromotion(promotion.pod, live.items);
+      await Promise.all(more.map(patch));
+      demoted.push(...more.map((p) => p.pod));
+    }
+    await Promise.all(round.map(patch));
+  }
+  return demoted;
+}
+
+const POD_KIND = { apiVersion: 'v1', kind: 'Pod' } as const;
 
 /** Milliseconds since the pass began at the end of each named step. */
 class StepClock {
@@ -221,7 +276,7 @@ async function act(
   if (stale()) return;
   const decided = decideStatus(g);
   const labels = decideLabels(g, decided.status.nodes);
-  for (const round of labelRounds(labels.patches)) await Promise.all(round.map((patch) => pass.label(patch)));
+  await applyLabelRounds(pass.ctx.client, req.namespace, req.name, labels.patches, g.pods, (patch) => pass.label(patch));
   const labelledAt = new Date();
   steps.lap('labels');
   const verdict = decideMaster(g);
@@ -253,8 +308,15 @@ async function act(
   const readOnly = decideReadOnly(g);
   if (readOnly.kind === 'hold') pass.hold('readOnly', readOnly);
   else {
-    pass.hold('readOnly', undefined);
-    for (const change of readOnly.changes) await pass.setReadOnly(change.key, change.readOnly);
+    pass.hold('readOnly', readOnly.held);
+    for (const change of readOnly.changes) {
+      await pass.setReadOnly(change.key, change.readOnly);
+      // The operator's own freeze of the master (spec.readOnly) is the one it may lift later.
+      if (change.master !== undefined) {
+        if (change.readOnly) deps.memory.frozenBySpec.set(req.key, change.master);
+        else deps.memory.frozenBySpec.delete(req.key);
+      }
+    }
   }
 
   if (stale()) return;
@@ -302,9 +364,10 @@ async function gather(
   const hook = freshHook(latest, now);
   if (latest !== undefined && hook === undefined) deps.signals.settle(latest);
   const unanswered = deps.memory.masterUnanswered.get(req.key);
+  const frozenBySpec = deps.memory.frozenBySpec.get(req.key);
   const g: Gathered = {
     cluster, pods, servers, orchestrator, now, gtids: { views: gtids },
-    ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}),
+    ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}), ...(frozenBySpec ? { frozenBySpec } : {}),
   };
   return confirmErrant(g, connections, deps);
 }
@@ -400,6 +463,9 @@ async function unless<T, F>(kind: 'unknown-cluster' | 'unknown-instance', p: Pro
 class Pass {
   readonly req: Request;
   readonly #ctx: ControllerContext;
+  get ctx(): ControllerContext {
+    return this.#ctx;
+  }
   readonly #cluster: Cluster;
   readonly #g: Gathered;
   readonly #deps: PassDeps;

@@ -255,6 +255,10 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
       await nc.createCluster(started.length);
       if (opts.masterInStatus !== undefined) await nc.setMasterInStatus(opts.masterInStatus);
       await nc.createOperatedSecret(opts.secret);
+      // The orchestrator controller's part, which these tests leave out: a master read-only since
+      // its start is made writable, and only then does the node controller mark it configured.
+      const m = started[opts.masterInStatus ?? 0];
+      if (m?.running()) await m.sql('SET GLOBAL read_only = 0');
       for (let i = 0; i < started.length; i++) await nc.createPod(i);
       const op = nc.startOperator(opts.operator);
       t.after(() => op.stop());

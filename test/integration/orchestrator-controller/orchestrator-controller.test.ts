@@ -357,11 +357,11 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
   });
 
-  // Orchestrator downtimes a recovered-from master as lost-in-recovery, renewed while it is lost; the
-  // stand-in promotes no downtimed replica, and a real Orchestrator recovers no downtimed master. So
-  // the operator ends that downtime once the old master is a healthy replica again. The other
-  // replica carries a backup's downtime (as the backup controller begins it) that must stay: the
-  // rejoined old master is then the only candidate of the second failover.
+  // Orchestrator downtimes a recovered-from master as lost-in-recovery, renewed while it is lost; a
+  // real Orchestrator recovers no downtimed master. So the operator ends that downtime once the old
+  // master is a healthy replica again. The other replica carries a backup's downtime (as the backup
+  // controller begins it) that must stay. Both hold every row; the stand-in, as 3.2.6, promotes
+  // downtimed replicas too, and breaks the tie by key: the rejoined old master (pod 0).
   test('an old master that rejoined as a healthy replica is no longer downtimed in Orchestrator and is promoted by the next failover; a backup downtime stays', async (t) => {
     const lab = await orcLab(t);
     const { ns } = lab;

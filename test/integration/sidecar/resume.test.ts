@@ -1,29 +1,19 @@
 // Readiness while the operator is down (docs/node-controller.md), on real MariaDB 10.11: a
 // configured replica restarted with the init-file clone-and-init writes for its kept data
 // directory stays configured and replicates, without anyone running CHANGE MASTER or START
-// SLAVE; with its master gone, the same run resets `configured` as the anchor did.
+// SLAVE; with the server master.info names read-only (not the current master) or gone, the same
+// run resets `configured` as the anchor did.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
-import { tcpAnswers } from '../../../src/sidecar/resume-replication.ts';
 import { confDirFor, configMapDir, podEnv, runCloneAndInit } from './support.ts';
 
 const NOBODY = 'http://127.0.0.1:9';
 
-test('tcpAnswers: true for a listening port, false for a closed one', async () => {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const port = (server.address() as AddressInfo).port;
-  assert.equal(await tcpAnswers({ host: '127.0.0.1', port }), true);
-  await new Promise((resolve) => server.close(resolve));
-  assert.equal(await tcpAnswers({ host: '127.0.0.1', port }), false);
-});
-
-test('a configured replica restarted with the kept-data init-file resumes replicating and stays configured; with its master down it is reset', async (t) => {
+test('a configured replica restarted with the kept-data init-file resumes replicating and stays configured; with its master read-only or down it is reset', async (t) => {
   const { master, replica } = await startReplicationPair({ t });
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');
   const count = async (s: typeof master) => Number((await s.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n']);
@@ -59,8 +49,17 @@ test('a configured replica restarted with the kept-data init-file resumes replic
   assert.equal(status?.ioRunning, true);
   assert.equal(status?.sqlRunning, true);
 
-  // Master gone: the same data directory, the anchor's behaviour.
+  // Issue 21: the server master.info names is read-only now (a takeover froze it, or it is an old
+  // master back from a restart): not the current master, so no resume behind Orchestrator's back.
   await replica.stop();
+  await master.sql('SET GLOBAL read_only = 1');
+  const frozen = await runCloneAndInit(args, env);
+  assert.equal(frozen.code, 0, frozen.output);
+  assert.match(frozen.output, /configured is reset at mysqld start.*is not the current master: it is read-only/);
+  assert.doesNotMatch(await readFile(join(confDir, 'conf.d/operator-init.sql'), 'utf8'), /START SLAVE/);
+  await master.sql('SET GLOBAL read_only = 0');
+
+  // Master gone: the same data directory, the anchor's behaviour.
   await master.stop();
   const down = await runCloneAndInit(args, env);
   assert.equal(down.code, 0, down.output);

@@ -46,7 +46,7 @@ describe('constants of COMPAT.md', () => {
 
   it('node controller reasons (Events on pods, NodeInitialized messages) keep their spelling', () => {
     assert.deepEqual(Object.values(api.NODE_REASONS), [
-      'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'ServerStarting', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
+      'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'ServerStarting', 'MasterReadOnly', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
       'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
       'ReplicationError', 'ErrantTransactions', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
     ]);
@@ -62,7 +62,7 @@ describe('constants of COMPAT.md', () => {
 
   it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
-      'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'FailoverInProgress', 'ForgetGracePeriod',
+      'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'MasterFrozen', 'FailoverInProgress', 'ForgetGracePeriod',
       'RecoveryTooRecent', 'ClusterNotReady', 'RejoinPending', 'ErrantTransactions', 'ErrantReplicaRebuilt', 'MasterLabelled', 'MasterUnanswered', 'ReadOnlyChanged', 'RecoveriesAcknowledged',
       'InstanceForgotten', 'ForgetAbandoned', 'DowntimeEnded',
     ]);

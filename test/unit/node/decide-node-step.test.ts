@@ -20,6 +20,38 @@ test('a configured pod the operator verified since its last start needs nothing'
   assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true }))))), 'done');
 });
 
+// Issue 21, item 4: a takeover moved pod 1 below pod 2 (the designated replica) and it stopped on IO
+// error 1236, one transaction ahead of it; status still names pod 0, the old master.
+const ahead = replicating(2, {
+  ioState: 'stopped', lastIoErrno: 1236,
+  lastIoError: "Got fatal error 1236 from master when reading data from binary log: 'Error: connecting slave requested to start from GTID 0-104-74, which is not in the master's binlog'",
+});
+
+test('a configured, verified replica stopped on an IO error is started again on its own source, never re-pointed at the master status names', () => {
+  const g = verified(gathered(1, server({ configured: true, replication: ahead }), [pod0Master, node(2, server({ configured: true, replication: replicating(0) }))]));
+  assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
+  const d = decideNodeStep({ ...g, attempted: ['startReplication'] });
+  assert.equal(stepKind(d), 'wait:ReplicationError');
+  assert.match(d.kind === 'wait' ? d.message : '', /from 127\.0\.0\.13:3306 stopped on IO error 1236: .*started again on the same source/);
+});
+
+test('a configured, verified replica stopped on an SQL error is started again, then reported', () => {
+  const broken = replicating(0, { sqlRunning: false, lastSqlErrno: 1062, lastSqlError: 'Duplicate entry' });
+  const g = verified(gathered(1, server({ configured: true, replication: broken }), [pod0Master]));
+  assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
+  assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['startReplication'] })), 'wait:ReplicationError');
+});
+
+test('nothing is started while a failover or a takeover is signalled (FailoverInProgress)', () => {
+  const g = verified(gathered(1, server({ configured: true, replication: ahead }), [pod0Master], { cluster: cluster({ failoverInProgress: true, failoverMessage: "Orchestrator's PreGracefulTakeover hook announced a takeover" }) }));
+  assert.equal(stepKind(decideNodeStep(g)), 'wait:FailoverInProgress');
+});
+
+test('a configured, verified replica stopped without an error (STOP SLAVE, a demoted master a plain takeover left) is left alone', () => {
+  const stopped = replicating(0, { ioState: 'stopped', sqlRunning: false });
+  assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true, replication: stopped }), [pod0Master])))), 'done');
+});
+
 test('a pod whose configured flag survived a restart is re-checked, then marked again', () => {
   const g = gathered(1, server({ configured: true, replication: replicating(0) }), [pod0Master]);
   assert.equal(stepKind(decideNodeStep(g)), 'markConfigured');
@@ -172,13 +204,26 @@ test('when the master is unreachable the replica waits and is not configured', (
   assert.equal(stepKind(d), 'wait:MasterUnreachable');
 });
 
-test('the master pod is configured without CHANGE MASTER and its read_only is left alone', () => {
-  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))]));
+test('the master pod is configured without CHANGE MASTER once writable; its read_only is left alone', () => {
+  const d = decideNodeStep(gathered(0, server({ readOnly: false }), [node(1, server({ replication: replicating(0) }))]));
   assert.deepEqual(d, { kind: 'step', step: { kind: 'markConfigured', role: 'master', master: podName(0) } });
 });
 
+// Issue 21: `configured` 0 on a read-only master is what tells the orchestrator controller that the
+// init-file froze it (bootstrap, it may be made writable), not a takeover (never undone).
+test('a master read-only since its start waits, unconfigured, for the orchestrator controller to make it writable', () => {
+  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))]));
+  assert.equal(stepKind(d), 'wait:MasterReadOnly');
+  assert.equal(d.kind === 'wait' && d.recheckMs !== undefined, true);
+});
+
+test('under spec.readOnly the read-only master is configured', () => {
+  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))], { cluster: cluster({ readOnly: true }) }));
+  assert.equal(stepKind(d), 'markConfigured');
+});
+
 test('pod 0 of a new cluster is its own master', () => {
-  const d = decideNodeStep(gathered(0, server(), [node(1, null), node(2, unreachable())]));
+  const d = decideNodeStep(gathered(0, server({ readOnly: false }), [node(1, null), node(2, unreachable())]));
   assert.equal(stepKind(d), 'markConfigured');
 });
 

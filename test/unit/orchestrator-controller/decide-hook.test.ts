@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideFailover } from '../../../src/controllers/orchestrator/decide-failover.ts';
-import { decideHook, FAST_POLL_MS, freshHook, PRE_FAILOVER_FRESH_MS, SUCCESSOR_WAIT_MS, superseded } from '../../../src/controllers/orchestrator/decide-hook.ts';
+import { decideHook, FAST_POLL_MS, freshHook, PRE_FAILOVER_FRESH_MS, PRE_TAKEOVER_FRESH_MS, SUCCESSOR_WAIT_MS, superseded } from '../../../src/controllers/orchestrator/decide-hook.ts';
 import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
 import { NOW, fqdn, healthy } from './builders.ts';
 
@@ -18,6 +18,23 @@ describe('freshHook', () => {
     assert.ok(freshHook(signal('PostMasterFailover', { at: msAgo(SUCCESSOR_WAIT_MS) }), NOW));
     assert.equal(freshHook(signal('PostMasterFailover', { at: msAgo(SUCCESSOR_WAIT_MS + 1) }), NOW), undefined);
     assert.equal(freshHook(undefined, NOW), undefined);
+  });
+
+  // 3.2.6 freezes the master after PreGracefulTakeover and shows the recovery only once the designated
+  // replica caught up, up to 20 s later (ReasonableMaintenanceReplicationLagSeconds).
+  it('keeps a PreGracefulTakeover call for PRE_TAKEOVER_FRESH_MS, longer than 3.2.6 waits for the designated replica', () => {
+    assert.ok(PRE_TAKEOVER_FRESH_MS > 20_000);
+    assert.ok(freshHook(signal('PreGracefulTakeover', { at: msAgo(PRE_TAKEOVER_FRESH_MS) }), NOW));
+    assert.equal(freshHook(signal('PreGracefulTakeover', { at: msAgo(PRE_TAKEOVER_FRESH_MS + 1) }), NOW), undefined);
+  });
+});
+
+describe('a PreGracefulTakeover call', () => {
+  const call = signal('PreGracefulTakeover', { successor: `${fqdn(1)}:3306` });
+  it('is a failover in progress (nothing made writable, registered or acknowledged meanwhile) and kept, not settled, though it names a successor', () => {
+    const f = decideFailover(healthy({ hook: call }));
+    assert.equal(f?.inProgress, true);
+    assert.deepEqual(decideHook(call, fqdn(0), NOW), { kind: 'keep' });
   });
 });
 

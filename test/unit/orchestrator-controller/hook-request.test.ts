@@ -59,7 +59,7 @@ describe('judgeHookCall', () => {
 
   it('refuses bad fields with 400 and a message naming the field', () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ ...POST_MASTER_FAILOVER, process: 'PostFailover' }, /^invalid process: 'PostFailover' is not one of PreFailover, /],
+      [{ ...POST_MASTER_FAILOVER, process: 'PostFailover' }, /^invalid process: 'PostFailover' is not one of PreGracefulTakeover, PreFailover, /],
       [{ alias: 'my-db.default' }, /^invalid process: '' /],
       [{ ...POST_MASTER_FAILOVER, alias: '{failureClusterAlias}' }, /^invalid alias: '\{failureClusterAlias\}' is not a cluster alias/],
       [{ ...POST_MASTER_FAILOVER, alias: 'nodot' }, /^invalid alias/],
@@ -123,8 +123,11 @@ describe('hookCommand', () => {
 
   it('gives one command per hook process, in the keys of Orchestrator\'s config', () => {
     const conf = hookProcessesConfig({ operatorUrl: 'http://op:8080', secretFile: '/s' });
-    assert.deepEqual(Object.keys(conf), ['PreFailoverProcesses', 'PostMasterFailoverProcesses', 'PostGracefulTakeoverProcesses', 'PostUnsuccessfulFailoverProcesses']);
+    assert.deepEqual(Object.keys(conf), [
+      'PreGracefulTakeoverProcesses', 'PreFailoverProcesses', 'PostMasterFailoverProcesses', 'PostGracefulTakeoverProcesses', 'PostUnsuccessfulFailoverProcesses']);
     assert.match(conf.PostUnsuccessfulFailoverProcesses[0] ?? '', /'process=PostUnsuccessfulFailover'/);
+    // 3.2.6 freezes the master right after PreGracefulTakeoverProcesses (issue 21): the operator must hear of it first.
+    assert.match(conf.PreGracefulTakeoverProcesses[0] ?? '', /'process=PreGracefulTakeover'.*'successor=\{successorHost\}:\{successorPort\}'/);
   });
 });
 

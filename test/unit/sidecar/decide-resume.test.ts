@@ -14,17 +14,17 @@ function facts(over: Partial<ResumeFacts> = {}): ResumeFacts {
     statusTableExists: true,
     masterInfoExists: true,
     masterInfoSource: MASTER,
-    sourceAnswers: true,
+    sourceRole: { answered: true, readOnly: false, replicatesFrom: null },
     ...over,
   };
 }
 
-test('an intact replica whose master answers resumes', () => {
+test('an intact replica whose master answers, writable and replicating from no one, resumes', () => {
   assert.deepEqual(decideResume(facts()), { action: 'resume', source: MASTER });
 });
 
 test('the master is probed only once everything the data directory says allows resuming', () => {
-  assert.deepEqual(decideResume(facts({ sourceAnswers: undefined })), { action: 'probe', source: MASTER });
+  assert.deepEqual(decideResume(facts({ sourceRole: undefined })), { action: 'probe', source: MASTER });
   for (const over of [
     { clonedThisRun: true },
     { statusTableExists: false },
@@ -32,7 +32,7 @@ test('the master is probed only once everything the data directory says allows r
     { masterInfoExists: false, masterInfoSource: null },
     { masterInfoSource: null },
   ]) {
-    assert.equal(decideResume(facts({ ...over, sourceAnswers: undefined })).action, 'reset', JSON.stringify(over));
+    assert.equal(decideResume(facts({ ...over, sourceRole: undefined })).action, 'reset', JSON.stringify(over));
   }
 });
 
@@ -54,9 +54,22 @@ test('condition (b): MySQL flavours, no master.info or one without a master rese
 });
 
 test('condition (c): a master that does not answer resets', () => {
-  assert.deepEqual(decideResume(facts({ sourceAnswers: false })), {
+  assert.deepEqual(decideResume(facts({ sourceRole: { answered: false, message: 'connect ECONNREFUSED' } })), {
     action: 'reset',
-    reason: 'the master c-mysql-0.mysql.default:3306 does not answer',
+    reason: 'the master c-mysql-0.mysql.default:3306 does not answer: connect ECONNREFUSED',
+  });
+});
+
+// Issue 21: replication resumes at start only towards the current master; a server master.info
+// still names after a failover or during a takeover is left to the operator, which asks Orchestrator.
+test('condition (d): a server that is not the current master any more (read-only, or replicating) resets', () => {
+  assert.deepEqual(decideResume(facts({ sourceRole: { answered: true, readOnly: true, replicatesFrom: null } })), {
+    action: 'reset',
+    reason: 'c-mysql-0.mysql.default:3306 named by master.info is not the current master: it is read-only',
+  });
+  assert.deepEqual(decideResume(facts({ sourceRole: { answered: true, readOnly: true, replicatesFrom: 'c-mysql-1.mysql.default:3306' } })), {
+    action: 'reset',
+    reason: 'c-mysql-0.mysql.default:3306 named by master.info is not the current master: it replicates from c-mysql-1.mysql.default:3306',
   });
 });
 

@@ -28,7 +28,7 @@ test('FailoverInProgress=True is seen with its message', () => {
 });
 
 test("a cluster without status has no failover and no Orchestrator view", () => {
-  assert.deepEqual(clusterView(cluster(undefined)), { name: 'my-db', namespace: 'prod', failoverInProgress: false, failoverMessage: '', orchestrator: undefined });
+  assert.deepEqual(clusterView(cluster(undefined)), { name: 'my-db', namespace: 'prod', failoverInProgress: false, failoverMessage: '', orchestrator: undefined, readOnly: false });
   assert.equal(clusterView(cluster({ nodes: [] })).orchestrator, undefined);
 });
 
