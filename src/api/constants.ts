@@ -122,6 +122,8 @@ export const FINALIZER_USER = 'mysql-operator.presslabs.org/user';
 export const FIELD_MANAGER = {
   cluster: 'mysql-operator-cluster',
   orchestrator: 'mysql-operator-orchestrator',
+  /** The orchestrator controller's semi-sync step (condition SemiSyncWaiting), applied on its own. */
+  semiSync: 'mysql-operator-semisync',
   backup: 'mysql-operator-backup',
   backupCron: 'mysql-operator-backupcron',
   restore: 'mysql-operator-restore',

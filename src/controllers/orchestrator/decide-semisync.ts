@@ -71,7 +71,7 @@ export function semiSyncCondition(settings: ReplicationSettings, master: string 
     return {
       status: CONDITION_STATUS.true,
       reason: CLUSTER_REASONS.semiSyncNoAck,
-      message: `commits on ${master} wait for ${settings.acks} replica acknowledgement(s): ${state.clients} semi-sync replica(s) connected, ${state.waitSessions} session(s) waiting`,
+      message: `commits on ${master} wait until ${settings.acks} replica(s) acknowledge; ${state.clients} semi-sync replica(s) connected (no fallback to async: this is the price of losing nothing)`,
       waiting: true,
       waitSessions: state.waitSessions,
     };
