@@ -31,7 +31,9 @@ export async function syncSemiSync(
   let masterState: SemiSyncState | undefined;
   for (const t of d.targets) {
     try {
-      const node = await servers.node(t.node.pod.endpoint);
+      // The endpoint the gather observed (the pass's resolver), not podNodes' FQDN one.
+      const endpoint = g.servers.find((v) => v.pod === t.node.pod.name)?.endpoint ?? t.node.pod.endpoint;
+      const node = await servers.node(endpoint);
       const done = await node.setSemiSync(t.wanted);
       if (done.changed) {
         const side = t.role === 'master' ? `master side ${t.wanted.master ? 'on' : 'off'}` : `replica side ${t.wanted.replica ? 'on' : 'off'}`;
