@@ -166,3 +166,11 @@ export function ioThreadStatements(f: Flavour): { stop: Statement; start: Statem
   const word = usesSourceReplicaSyntax(f) ? 'REPLICA' : 'SLAVE';
   return { stop: stmt(`STOP ${word} IO_THREAD`), start: stmt(`START ${word} IO_THREAD`) };
 }
+
+/**
+ * Orchestrator's DetectSemiSyncEnforcedQuery in the chart (a test compares the text): 1 on a
+ * server with either side of semi-sync on, which the operator sets only on clusters whose
+ * semi-sync it manages. Names MariaDB and MySQL before 8.0.26 read; elsewhere it fails, which
+ * Orchestrator 3.2.6 only logs.
+ */
+export const DETECT_SEMI_SYNC_ENFORCED_QUERY = 'SELECT @@global.rpl_semi_sync_master_enabled OR @@global.rpl_semi_sync_slave_enabled';

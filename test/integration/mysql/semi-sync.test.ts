@@ -3,7 +3,7 @@
 // switch. The MySQL statements are unit-tested in test/unit/mysql/semi-sync.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { neverTimeoutMs } from '../../../src/mysql/index.ts';
+import { DETECT_SEMI_SYNC_ENFORCED_QUERY, neverTimeoutMs } from '../../../src/mysql/index.ts';
 import { startReplicationPair } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 
@@ -14,10 +14,13 @@ test('MariaDB 10.11 live: with no acknowledgement a commit waits (no fallback), 
   const { master, replica } = await startReplicationPair({ t });
   const m = await master.node();
   const r = await replica.node();
+  const detect = async (n: typeof m) => (await n.firstRowOf(DETECT_SEMI_SYNC_ENFORCED_QUERY))[0];
+  assert.deepEqual([await detect(m), await detect(r)], ['0', '0'], "the chart's DetectSemiSyncEnforcedQuery: not enforced before");
   assert.deepEqual(await r.setSemiSync(REPLICA), { changed: true, ioThreadRestarted: true }, 'the replica side needs its IO thread restarted');
   assert.deepEqual(await m.setSemiSync(MASTER), { changed: true, ioThreadRestarted: false });
   assert.deepEqual(await m.setSemiSync(MASTER), { changed: false, ioThreadRestarted: false }, 'nothing to do the second time');
 
+  assert.deepEqual([await detect(m), await detect(r)], ['1', '1'], 'enforced on both sides once set');
   const state = await m.semiSyncState();
   assert.equal(state.waitPoint, 'AFTER_SYNC');
   assert.equal(state.timeoutMs, neverTimeoutMs(m.flavour), "the longest timeout MariaDB takes: it was not clipped");
