@@ -150,7 +150,10 @@ export function semiSyncChanges(f: Flavour, state: SemiSyncState, wanted: SemiSy
   const timeout = wanted.timeoutMs === undefined ? neverTimeoutMs(f) : BigInt(wanted.timeoutMs);
   const set = (variable: string, value: string | bigint | number): Statement =>
     typeof value === 'string' ? stmt(`SET GLOBAL ${variable} = ${value}`) : stmt(`SET GLOBAL ${variable} = ?`, value);
-  if (wanted.master) {
+  // The master side's parameters go on every server in semi-sync, replicas too: Orchestrator
+  // turns the master side on by itself when it promotes one (DetectSemiSyncEnforcedQuery), and it
+  // must then wait at AFTER_SYNC and never time out, before the operator's next pass.
+  if (wanted.master || wanted.replica) {
     if (state.waitPoint !== 'AFTER_SYNC') out.push(set(`${n.master}_wait_point`, "'AFTER_SYNC'"));
     if (state.timeoutMs !== timeout) out.push(set(`${n.master}_timeout`, timeout));
     if (n.ackCount && state.acks !== wanted.acks) out.push(set(n.ackCount, wanted.acks));

@@ -10,7 +10,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
 import { ANNOTATION_DEFAULTS, CLUSTER_REASONS, DEFAULTS_LOSSLESS } from '../../api/constants.ts';
-import { mustMarkLossless } from './decide-defaults.ts';
+import { hasStatus, mustMarkLossless } from './decide-defaults.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
@@ -80,7 +80,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
 
   const existingCm = configMaps.get(ns, names.configMap(req.name));
   // A new cluster is marked before anything of it exists; the patch brings the next pass.
-  if (mustMarkLossless({ annotations: cluster.metadata?.annotations, statefulSetExists: !!existingSts, configMapExists: !!existingCm })) {
+  if (mustMarkLossless({ annotations: cluster.metadata?.annotations, statefulSetExists: !!existingSts, configMapExists: !!existingCm, hasStatus: hasStatus(cluster) })) {
     await ctx.client.patch(
       { apiVersion: KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: ns, name: req.name },
       { metadata: { resourceVersion: cluster.metadata?.resourceVersion, annotations: { [ANNOTATION_DEFAULTS]: DEFAULTS_LOSSLESS } } },

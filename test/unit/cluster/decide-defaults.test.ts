@@ -6,11 +6,12 @@ import { hasLosslessDefaults, replicationSettings } from '../../../src/controlle
 import { cluster } from './builders.ts';
 
 test('a cluster with none of its objects is new and marked lossless; an existing StatefulSet or ConfigMap is adopted and never marked', () => {
-  assert.equal(mustMarkLossless({ annotations: undefined, statefulSetExists: false, configMapExists: false }), true);
-  assert.equal(mustMarkLossless({ annotations: {}, statefulSetExists: true, configMapExists: true }), false, 'adopted');
-  assert.equal(mustMarkLossless({ annotations: {}, statefulSetExists: false, configMapExists: true }), false, 'a ConfigMap alone: not new');
-  assert.equal(mustMarkLossless({ annotations: { [ANNOTATION_DEFAULTS]: 'lossless' }, statefulSetExists: false, configMapExists: false }), false, 'already marked');
-  assert.equal(mustMarkLossless({ annotations: { [ANNOTATION_DEFAULTS]: 'anchor' }, statefulSetExists: false, configMapExists: false }), false, "the owner's own choice is kept");
+  assert.equal(mustMarkLossless({ annotations: undefined, statefulSetExists: false, configMapExists: false, hasStatus: false }), true);
+  assert.equal(mustMarkLossless({ annotations: {}, statefulSetExists: true, configMapExists: true, hasStatus: true }), false, 'adopted');
+  assert.equal(mustMarkLossless({ annotations: {}, statefulSetExists: false, configMapExists: true, hasStatus: false }), false, 'a ConfigMap alone: not new');
+  assert.equal(mustMarkLossless({ annotations: {}, statefulSetExists: false, configMapExists: false, hasStatus: true }), false, 'a status written by the anchor: not new');
+  assert.equal(mustMarkLossless({ annotations: { [ANNOTATION_DEFAULTS]: 'lossless' }, statefulSetExists: false, configMapExists: false, hasStatus: false }), false, 'already marked');
+  assert.equal(mustMarkLossless({ annotations: { [ANNOTATION_DEFAULTS]: 'anchor' }, statefulSetExists: false, configMapExists: false, hasStatus: false }), false, "the owner's own choice is kept");
 });
 
 test('replication: semiSync by default only for lossless clusters of 2+ nodes; the spec always wins', () => {

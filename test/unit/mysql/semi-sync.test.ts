@@ -47,8 +47,11 @@ test('MySQL 8.0.26+ and 8.4: source/replica plugins and names, the ack count; 5.
     ], v);
   }
   assert.deepEqual(sql(f('5.7'), { ...OFF, pluginsInstalled: { master: true, replica: true } }, { master: false, replica: true, acks: 1, timeoutMs: 5000 }), [
+    "SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'",
+    'SET GLOBAL rpl_semi_sync_master_timeout = 5000',
     'SET GLOBAL rpl_semi_sync_slave_enabled = ON',
-  ]);
+  ], 'a replica gets the master parameters too, for a promotion by Orchestrator');
+  assert.deepEqual(sql(f('mariadb-10.11'), OFF, { master: false, replica: false, acks: 1, timeoutMs: undefined }), [], 'async touches no parameter');
   assert.deepEqual(sql(f('8.0.20'), OFF).slice(0, 2), [
     "INSTALL PLUGIN rpl_semi_sync_master SONAME 'semisync_master.so'",
     "INSTALL PLUGIN rpl_semi_sync_slave SONAME 'semisync_slave.so'",
