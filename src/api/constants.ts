@@ -215,6 +215,8 @@ export const CLUSTER_REASONS = {
   /** The semi-sync master fell back to async (only with spec.replication.semiSyncFallbackSeconds). */
   semiSyncFellBack: 'SemiSyncFellBack',
   semiSyncAcknowledged: 'SemiSyncAcknowledged',
+  /** Semi-sync chosen, but the master side waits for enough replicas to replicate before it turns on. */
+  semiSyncPending: 'SemiSyncPending',
   semiSyncOff: 'SemiSyncOff',
   // Events only (orchestrator controller): semi-sync settings set on a server for its role
   semiSyncConfigured: 'SemiSyncConfigured',

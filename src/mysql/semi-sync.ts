@@ -51,8 +51,8 @@ export function neverTimeoutMs(f: Flavour): bigint {
 }
 
 export interface SemiSyncWanted {
-  /** Master side: commits wait for acknowledgements. */
-  master: boolean;
+  /** Master side: commits wait for acknowledgements. `keep`: neither turned on nor off. */
+  master: boolean | 'keep';
   /** Replica side: this server acknowledges what it receives. */
   replica: boolean;
   acks: number;
@@ -153,12 +153,12 @@ export function semiSyncChanges(f: Flavour, state: SemiSyncState, wanted: SemiSy
   // The master side's parameters go on every server in semi-sync, replicas too: Orchestrator
   // turns the master side on by itself when it promotes one (DetectSemiSyncEnforcedQuery), and it
   // must then wait at AFTER_SYNC and never time out, before the operator's next pass.
-  if (wanted.master || wanted.replica) {
+  if (wanted.master !== false || wanted.replica) {
     if (state.waitPoint !== 'AFTER_SYNC') out.push(set(`${n.master}_wait_point`, "'AFTER_SYNC'"));
     if (state.timeoutMs !== timeout) out.push(set(`${n.master}_timeout`, timeout));
     if (n.ackCount && state.acks !== wanted.acks) out.push(set(n.ackCount, wanted.acks));
   }
-  if (state.masterEnabled !== wanted.master) out.push(set(`${n.master}_enabled`, wanted.master ? 'ON' : 'OFF'));
+  if (wanted.master !== 'keep' && state.masterEnabled !== wanted.master) out.push(set(`${n.master}_enabled`, wanted.master ? 'ON' : 'OFF'));
   const replicaChanges = state.replicaEnabled !== wanted.replica;
   if (replicaChanges) out.push(set(`${n.replica}_enabled`, wanted.replica ? 'ON' : 'OFF'));
   return { statements: out, restartIoThread: replicaChanges };

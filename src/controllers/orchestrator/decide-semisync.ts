@@ -20,13 +20,18 @@ export type SemiSyncDecision =
 export function decideSemiSync(settings: ReplicationSettings, verdict: MasterVerdict, nodes: readonly PodNode[]): SemiSyncDecision {
   if (settings.from === 'anchorDefault') return { kind: 'unmanaged' };
   const on = settings.mode === 'semiSync';
+  const master = verdict.kind === 'master' && verdict.unanswered === undefined ? verdict.node : undefined;
+  // The master side is turned on only once enough replicas replicate (their IO thread connected):
+  // on a new cluster, before its first replica exists, a waiting commit (the heartbeat's) would
+  // block the backup that clones that replica from the master. Once on, it stays on ('keep').
+  const replicating = nodes.filter((n) => n.pod.name !== master?.pod.name && n.server?.reachable === true && n.server.replication?.ioState === 'running').length;
+  const masterSide: SemiSyncWanted['master'] = !on ? false : replicating >= settings.acks ? true : 'keep';
   const side = (role: 'master' | 'replica'): SemiSyncWanted => ({
-    master: on && role === 'master',
+    master: role === 'master' ? masterSide : false,
     replica: on && role === 'replica',
     acks: settings.acks,
     timeoutMs: settings.fallbackMs,
   });
-  const master = verdict.kind === 'master' && verdict.unanswered === undefined ? verdict.node : undefined;
   const targets: SemiSyncTarget[] = [];
   for (const node of nodes) {
     const s = node.server;
@@ -65,6 +70,14 @@ export function semiSyncCondition(settings: ReplicationSettings, master: string 
       status: CONDITION_STATUS.false,
       reason: CLUSTER_REASONS.semiSyncFellBack,
       message: `${master} fell back to asynchronous replication after ${settings.fallbackMs / 1000}s without an acknowledgement: commits since are not on any replica when they return`,
+    };
+  }
+  if (!state.masterEnabled) {
+    return {
+      ...none,
+      status: CONDITION_STATUS.false,
+      reason: CLUSTER_REASONS.semiSyncPending,
+      message: `semi-sync starts on ${master} once ${settings.acks} replica(s) replicate; until then commits do not wait`,
     };
   }
   if (state.waitSessions > 0 || state.clients < settings.acks) {

@@ -36,7 +36,7 @@ export async function syncSemiSync(
       const node = await servers.node(endpoint);
       const done = await node.setSemiSync(t.wanted);
       if (done.changed) {
-        const side = t.role === 'master' ? `master side ${t.wanted.master ? 'on' : 'off'}` : `replica side ${t.wanted.replica ? 'on' : 'off'}`;
+        const side = t.role === 'master' ? `master side ${t.wanted.master === 'keep' ? 'parameters (it turns on once enough replicas replicate)' : t.wanted.master ? 'on' : 'off'}` : `replica side ${t.wanted.replica ? 'on' : 'off'}`;
         const io = done.ioThreadRestarted ? ', IO thread restarted' : '';
         ctx.events.normal(cluster, CLUSTER_REASONS.semiSyncConfigured, `${t.node.pod.name} (${t.role}): semi-sync ${side}${io}`);
       }

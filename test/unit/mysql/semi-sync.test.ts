@@ -66,6 +66,10 @@ test('a server that matches gets nothing; only a replica-side change restarts th
   assert.deepEqual(demoted.statements.map(render), ['SET GLOBAL rpl_semi_sync_master_enabled = OFF', 'SET GLOBAL rpl_semi_sync_slave_enabled = ON']);
   assert.equal(demoted.restartIoThread, true);
   assert.deepEqual(sql(mariadb, master, { ...MASTER, timeoutMs: 30_000 }), ['SET GLOBAL rpl_semi_sync_master_timeout = 30000']);
+  assert.deepEqual(sql(mariadb, { ...OFF, acks: undefined }, { ...MASTER, master: 'keep' }), [
+    "SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'",
+    'SET GLOBAL rpl_semi_sync_master_timeout = 18446744073709551615',
+  ], 'keep: the parameters, not the switch');
   assert.throws(() => semiSyncChanges(mariadb, OFF, { ...MASTER, acks: 0 }), /positive integer/);
   assert.deepEqual(Object.values(ioThreadStatements(f('8.4'))).map(render), ['STOP REPLICA IO_THREAD', 'START REPLICA IO_THREAD']);
   assert.deepEqual(Object.values(ioThreadStatements(mariadb)).map(render), ['STOP SLAVE IO_THREAD', 'START SLAVE IO_THREAD']);

@@ -36,6 +36,12 @@ describe('decideSemiSync', () => {
     assert.deepEqual(roles(decide(g)), ['0 replica master=false replica=true', '1 master master=true replica=false', '2 replica master=false replica=true']);
   });
 
+  it('a master whose replicas do not replicate yet (a new cluster) is not turned on, nor off: keep', () => {
+    const g = lossless(healthy({ servers: [node(0, master()), node(1, unreachable()), node(2, unreachable())] }));
+    const d = decide(g);
+    assert.equal(d.kind === 'set' ? d.targets[0]?.wanted.master : undefined, 'keep');
+  });
+
   it('async chosen in the spec turns both sides off everywhere; an unreachable server is skipped', () => {
     const g = healthy({ cluster: mysqlCluster({ replication: { mode: 'async' } }) });
     g.servers = [g.servers[0]!, node(1, unreachable()), g.servers[2]!];
@@ -60,6 +66,7 @@ describe('semiSyncCondition', () => {
 
   it('False when replicas acknowledge, when async, and SemiSyncFellBack only when a fallback is allowed', () => {
     assert.equal(semiSyncCondition(settings, 'db-0', state({})).reason, CLUSTER_REASONS.semiSyncAcknowledged);
+    assert.equal(semiSyncCondition(settings, 'db-0', state({ masterEnabled: false, masterActive: false, clients: 0 })).reason, CLUSTER_REASONS.semiSyncPending, 'not on yet: nothing waits');
     assert.equal(semiSyncCondition(replicationSettings(mysqlCluster({ replication: { mode: 'async' } })), 'db-0', undefined).reason, CLUSTER_REASONS.semiSyncOff);
     const fallback = replicationSettings(mysqlCluster({ replication: { mode: 'semiSync', semiSyncFallbackSeconds: 10 } }));
     assert.equal(semiSyncCondition(fallback, 'db-0', state({ masterActive: false })).reason, CLUSTER_REASONS.semiSyncFellBack);
