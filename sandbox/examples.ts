@@ -30,7 +30,11 @@ export function readExample(repo: string, file: string): Manifest[] {
 }
 
 /** The example's objects made to run on the sandbox (see the file's comment); `docs` are not modified. */
-export function forSandbox(docs: readonly Manifest[], s3: StorageEnv): SandboxExample {
+/**
+ * `nodeSelector`: attached to a cluster whose own scheduler runs (docs/sandbox.md), the clusters'
+ * pods and backup Jobs are steered to the sandbox's node (podSpec.nodeSelector, backupNodeSelector).
+ */
+export function forSandbox(docs: readonly Manifest[], s3: StorageEnv, opts: { nodeSelector?: Record<string, string> } = {}): SandboxExample {
   const out = structuredClone(docs) as Manifest[];
   const changes: string[] = [];
   const clusters = out.filter((d) => d.kind === KIND_MYSQL_CLUSTER);
@@ -47,6 +51,13 @@ export function forSandbox(docs: readonly Manifest[], s3: StorageEnv): SandboxEx
     if (flavourFromVersionSpec(version)?.family === 'mysql') {
       c.spec.mysqlVersion = SANDBOX_MARIADB;
       changes.push(`MysqlCluster ${c.metadata.name}: mysqlVersion ${version} runs as ${SANDBOX_MARIADB} (no MySQL server or xtrabackup here)`);
+    }
+    if (opts.nodeSelector) {
+      const podSpec = (c.spec.podSpec ??= {});
+      podSpec.nodeSelector = { ...(podSpec.nodeSelector ?? {}), ...opts.nodeSelector };
+      c.spec.backupNodeSelector = { ...(c.spec.backupNodeSelector ?? {}), ...opts.nodeSelector };
+      const sel = Object.entries(opts.nodeSelector).map(([k, v]) => `${k}=${v}`).join(',');
+      changes.push(`MysqlCluster ${c.metadata.name}: podSpec.nodeSelector and backupNodeSelector ${sel} (the cluster's scheduler places pods on the sandbox's node only)`);
     }
   }
   return { docs: out, changes };

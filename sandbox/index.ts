@@ -13,6 +13,8 @@ import { KubeClient } from '../src/runtime/kube/client.ts';
 import { createLogger, type Logger } from '../src/runtime/logger.ts';
 import { startApiServer, type ApiServer } from './apiserver/index.ts';
 import { build } from '../scripts/build.ts';
+import { attach, type Attachment } from './attach.ts';
+import type { ControllersChoice } from './decide-attach.ts';
 import { startKubelet, type Kubelet } from './kubelet/index.ts';
 import { startS3Server, type S3Server } from './s3.ts';
 import { claimAddresses, startSandboxNetwork, type SandboxNetwork } from './network/index.ts';
@@ -35,14 +37,30 @@ export const S3_BUCKET = 'my-bucket';
  */
 export const SANDBOX_CHART_VALUES: readonly string[] = ['orchestrator.replicas=1'];
 
+/**
+ * Attached to a cluster whose own scheduler runs: the operator's and Orchestrator's pods go to the
+ * sandbox's node only (the cluster's other nodes have no programs for these images). The
+ * MysqlClusters get the same nodeSelector from sandbox/examples.ts.
+ */
+export const ON_SANDBOX_NODE: readonly string[] = [
+  `nodeSelector.kubernetes\\.io/hostname=${NODE_NAME}`,
+  `orchestrator.nodeSelector.kubernetes\\.io/hostname=${NODE_NAME}`,
+];
+
 export interface SandboxOptions {
   /** Everything the sandbox writes: kubeconfig, pods' directories, volumes, logs. Removed by stop(). */
   workDir: string;
   /**
-   * A real cluster's kubeconfig (TEST_KUBECONFIG): no API server and no workload controllers are
-   * started (the cluster's run); the kubelet, network and proxy run here against it.
+   * An existing cluster's kubeconfig (`npm run sandbox -- --kubeconfig FILE`, TEST_KUBECONFIG):
+   * no API server starts; the kubelet, network, Service proxy and S3 server run here against it,
+   * and a relay on the bridge carries pods to its server (docs/sandbox.md "Attached to a cluster").
    */
   kubeconfig?: string;
+  /**
+   * Attached: whose workload controllers and scheduler run (decide-attach.ts decideControllers).
+   * Default 'auto': the cluster's when it runs kube-controller-manager, else the sandbox's.
+   */
+  controllers?: ControllersChoice;
   /** `--set` values for the chart on top of SANDBOX_CHART_VALUES. */
   chartValues?: readonly string[];
   /** What each component is doing, one line at a time (the progress display). */
@@ -66,8 +84,11 @@ export interface Sandbox {
   kubeconfig: string;
   kubeConfig: KubeConfig;
   client: KubeClient;
-  /** Undefined when attached to a real cluster. */
+  /** Undefined when attached to a cluster. */
   apiserver?: ApiServer;
+  /** Attached to a cluster: the relay pods reach its server through, and whose controllers run. */
+  attached?: Attachment;
+  /** Undefined when the cluster's own controllers run. */
   workloads?: WorkloadControllers;
   network: SandboxNetwork;
   kubelet: Kubelet;
@@ -89,7 +110,8 @@ export interface Sandbox {
 export function run(bin: string, args: readonly string[], input?: string, env?: NodeJS.ProcessEnv): Promise<{ ok: boolean; out: string; stdout: string }> {
   return new Promise((done) => {
     const child = execFile(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...(env ? { env } : {}) }, (error, stdout, stderr) => {
-      done({ ok: !error, out: `${stdout}${stderr}`, stdout });
+      // A program that did not start (ENOENT) says nothing itself: its error does.
+      done({ ok: !error, out: `${stdout}${stderr}` || (error?.message ?? ''), stdout });
     });
     if (input !== undefined) child.stdin?.end(input);
   });
@@ -116,6 +138,8 @@ export function podReady(pod: V1Pod): boolean {
   return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true && !pod.metadata?.deletionTimestamp;
 }
 
+// Over 80 lines: one composition in the order of docs/sandbox.md "Design", each step pushing its
+// stop as it starts; split up, that order and the stops' reverse order would be scattered.
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const say = opts.progress ?? (() => undefined);
   if (opts.built) {
@@ -140,11 +164,21 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     say(`network: bridge ${claim.bridge}, pods ${claim.podCIDR}, Services ${claim.serviceCIDR}`);
 
     let apiserver: ApiServer | undefined;
+    let attached: Attachment | undefined;
     let apiAddress: { host: string; port: number };
     if (opts.kubeconfig) {
-      const server = new URL(loadKubeConfig(opts.kubeconfig).getCurrentCluster()?.server ?? '');
-      apiAddress = { host: server.hostname, port: Number(server.port || (server.protocol === 'https:' ? 443 : 80)) };
-      say(`apiserver: attached to ${server.origin} (a real cluster: its controllers run, the sandbox's do not)`);
+      const kc = loadKubeConfig(opts.kubeconfig);
+      const reader = new KubeClient(kc, { userAgent: 'sandbox' });
+      try {
+        attached = await attach(kc, reader, claim.gateway, opts.controllers ?? 'auto');
+      } finally {
+        reader.close();
+      }
+      const relay = attached.relay;
+      stops.push(() => relay.stop());
+      apiAddress = attached.podApi;
+      say(`apiserver: attached to ${kc.getCurrentCluster()?.server}; pods reach it through the relay ${claim.gateway}:${relay.address.port} as https://${apiAddress.host}`);
+      say(`workloads: the ${attached.controllers.run}'s controllers and scheduler run: ${attached.controllers.reason}`);
     } else {
       // HTTPS on the bridge's address, reachable from pods and from this machine: in-cluster clients
       // refuse a token over plain HTTP, and verify the server with kube-root-ca.crt, which holds
@@ -161,7 +195,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     stops.push(async () => client.close());
 
     let workloads: WorkloadControllers | undefined;
-    if (!opts.kubeconfig) {
+    if (!attached || attached.controllers.run === 'sandbox') {
       workloads = startWorkloadControllers({ kubeconfig: kubeConfig, workDir, nodeName: NODE_NAME, log });
       const w = workloads;
       stops.push(() => w.stop());
@@ -169,7 +203,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       say('workloads: StatefulSet, Deployment, Job, EndpointSlice controllers, scheduler, volume binder');
     }
 
-    const network = await startSandboxNetwork({ kubeConfig, workDir, claim, log });
+    const network = await startSandboxNetwork({ kubeConfig, workDir, claim, log, ...(attached ? { apiServer: attached.networkApi } : {}) });
     stops.push(() => network.stop());
     await network.ready;
     say('network: pod namespaces, hosts files, Service proxy on the ClusterIPs');
@@ -182,6 +216,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const kubelet = await startKubelet({
       kubeconfig: kubeConfig, nodeName: NODE_NAME, workDir, network: network.network, nodeIP: claim.gateway, apiServer: apiAddress,
       log, ...(opts.backoff ? { backoff: opts.backoff } : {}), images: { built: opts.built ?? false, ...(opts.orchestratorPath !== undefined ? { path: opts.orchestratorPath } : {}) },
+      // Attached: each pod's own service account token, never the kubeconfig's credentials.
+      serviceAccountTokens: attached ? 'request' : 'kubeconfig',
     });
     // Stopped first (pushed last): the pods' processes end before the network under them goes.
     stops.push(() => kubelet.stop());
@@ -193,7 +229,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const helmEnv = { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
     const helm = (args: readonly string[]) => run(HELM, ['--kubeconfig', kubeconfig, ...args], undefined, helmEnv);
     say(`chart: helm install ${RELEASE.name} chart/ --namespace ${RELEASE.namespace} --create-namespace (the operator runs from the chart's Deployment)`);
-    const installed = await helm(chartInstallArgs('install', [...SANDBOX_CHART_VALUES, ...(opts.chartValues ?? [])]));
+    // Attached, the release would outlive the sandbox on the cluster: uninstalled before the kubelet
+    // stops, also when the install itself failed half way.
+    if (attached) stops.push(async () => {
+      const r = await helm(['uninstall', RELEASE.name, '--namespace', RELEASE.namespace, '--ignore-not-found', '--wait', '--timeout', '60s']);
+      if (!r.ok) log.warn('helm uninstall of the sandbox\'s release failed', { output: r.out });
+    });
+    const onNode = attached?.controllers.run === 'cluster' ? ON_SANDBOX_NODE : [];
+    const installed = await helm(chartInstallArgs('install', [...SANDBOX_CHART_VALUES, ...onNode, ...(opts.chartValues ?? [])]));
     if (!installed.ok) throw new Error(`helm install of chart/ failed:\n${installed.out}`);
 
     const ready = (async () => {
@@ -212,7 +255,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     let stopped: Promise<void> | undefined;
     return {
-      kubeconfig, kubeConfig, client, apiserver, workloads, network, kubelet, s3, ready, kubectl, helm,
+      kubeconfig, kubeConfig, client, apiserver, attached, workloads, network, kubelet, s3, ready, kubectl, helm,
       async orchestratorRunsAs() {
         const r = await kubectl(['-n', RELEASE.namespace, 'get', 'events', '--field-selector', 'reason=Started', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}']);
         return r.out.split('\n').find((l) => /container orchestrator:/.test(l))?.replace(/^.*runs as /, '');

@@ -7,12 +7,20 @@
 //   npm run sandbox -- --check            stop once the example cluster is Ready (exit 0), or fail (exit 1)
 //   npm run sandbox -- --example F.yaml   apply examples/F.yaml instead of the MariaDB example, e.g.
 //                                         mysqlcluster.yaml (backups to the sandbox's S3 server)
-import { join } from 'node:path';
+//   npm run sandbox -- --kubeconfig FILE  attach to that cluster's API server instead of starting one:
+//                                         kubelet, pod network, Service proxy and S3 run here, pods reach
+//                                         the server through a relay on the bridge (docs/sandbox.md)
+//   npm run sandbox -- --kubeconfig FILE --controllers auto|sandbox|cluster
+//                                         whose workload controllers and scheduler run (default auto:
+//                                         the cluster's when it runs kube-controller-manager)
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { KIND_MYSQL_CLUSTER } from '../src/api/constants.ts';
 import { names } from '../src/api/names.ts';
 import { describeView, waitForClusterReady } from '../sandbox/cluster-view.ts';
 import { forSandbox, readExample, toYaml } from '../sandbox/examples.ts';
-import { KUBECTL, REPO, startSandbox, type Sandbox } from '../sandbox/index.ts';
+import type { ControllersChoice } from '../sandbox/decide-attach.ts';
+import { KUBECTL, NODE_NAME, REPO, startSandbox, type Sandbox } from '../sandbox/index.ts';
 
 /**
  * The default example: the quickest to Ready, and it needs nothing else. The cluster examples that
@@ -25,6 +33,28 @@ const READY_TIMEOUT_MS = 300_000;
 const check = process.argv.includes('--check');
 const exampleArg = process.argv.indexOf('--example');
 const example = exampleArg >= 0 ? process.argv[exampleArg + 1]!.replace(/^examples\//, '') : DEFAULT_EXAMPLE;
+/** The value after `flag`, or undefined; a flag without one is an error. */
+function flagValue(flag: string): string | undefined {
+  const i = process.argv.indexOf(flag);
+  if (i < 0) return undefined;
+  const v = process.argv[i + 1];
+  if (v === undefined || v.startsWith('--')) {
+    console.error(`sandbox: ${flag} needs a value`);
+    process.exit(2);
+  }
+  return v;
+}
+const kubeconfigArg = flagValue('--kubeconfig');
+const kubeconfig = kubeconfigArg === undefined ? undefined : resolve(kubeconfigArg);
+if (kubeconfig !== undefined && !existsSync(kubeconfig)) {
+  console.error(`sandbox: --kubeconfig ${kubeconfigArg}: no such file`);
+  process.exit(2);
+}
+const controllers = (flagValue('--controllers') ?? 'auto') as ControllersChoice;
+if (!['auto', 'sandbox', 'cluster'].includes(controllers)) {
+  console.error(`sandbox: --controllers ${controllers}: want auto, sandbox or cluster`);
+  process.exit(2);
+}
 const workDir = join(REPO, '.sandbox');
 const started = Date.now();
 const say = (line: string): void => {
@@ -32,9 +62,16 @@ const say = (line: string): void => {
 };
 
 let sandbox: Sandbox | undefined;
+/** Attached: what was applied, deleted from the cluster before the sandbox stops (while the operator still runs). */
+let appliedYaml: string | undefined;
 let stopping: Promise<void> | undefined;
 async function stop(code: number): Promise<never> {
   stopping ??= (async () => {
+    if (sandbox?.attached && appliedYaml !== undefined) {
+      say('attached: kubectl delete of the example from the cluster');
+      const r = await sandbox.kubectl(['delete', '--ignore-not-found', '--wait', '--timeout', '120s', '-f', '-'], appliedYaml);
+      if (!r.ok) say(`  kubectl delete failed: ${r.out.trim()}`);
+    }
     if (sandbox) {
       say('stopping: pods, kubelet, network, controllers, API server; removing .sandbox/');
       await sandbox.stop();
@@ -47,18 +84,20 @@ process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 
 try {
-  sandbox = await startSandbox({ workDir, progress: say, built: true });
+  sandbox = await startSandbox({ workDir, progress: say, built: true, ...(kubeconfig ? { kubeconfig, controllers } : {}) });
   await sandbox.ready;
   say(`Orchestrator runs as ${(await sandbox.orchestratorRunsAs()) ?? '(not started yet)'}`);
 
-  const { docs, changes } = forSandbox(readExample(REPO, example), sandbox.s3.env);
+  const onNode = sandbox.attached?.controllers.run === 'cluster' ? { nodeSelector: { 'kubernetes.io/hostname': NODE_NAME } } : {};
+  const { docs, changes } = forSandbox(readExample(REPO, example), sandbox.s3.env, onNode);
   const cluster = docs.find((o) => o.kind === KIND_MYSQL_CLUSTER);
   if (!cluster) throw new Error(`examples/${example} has no MysqlCluster`);
   const name: string = cluster.metadata.name;
   const namespace = 'default';
   say(`kubectl apply -f examples/${example}`);
   for (const line of changes) say(`  on the sandbox: ${line}`);
-  const applied = await sandbox.kubectl(['apply', '-f', '-'], toYaml(docs));
+  appliedYaml = toYaml(docs);
+  const applied = await sandbox.kubectl(['apply', '-f', '-'], appliedYaml);
   for (const line of applied.out.trim().split('\n')) say(`  ${line}`);
   if (!applied.ok) throw new Error('kubectl apply of the example failed');
 

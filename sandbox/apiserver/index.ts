@@ -9,12 +9,12 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { Faults } from './faults.ts';
 import { GarbageCollector } from './gc.ts';
-import { ObjectService } from './objects.ts';
+import { kubernetesServiceIP, ObjectService } from './objects.ts';
 import type { RequestLog } from './request-log.ts';
 import { Resources } from './resources.ts';
 import { ApiHttpHandler } from './server.ts';
 import { Store } from './store.ts';
-import { selfSignedCert } from './tls.ts';
+import { clientCertificates, selfSignedCert } from './tls.ts';
 import type { KObj } from './types.ts';
 
 export type { Faults, RequestMatch } from './faults.ts';
@@ -38,6 +38,9 @@ export interface ApiServerOptions {
   crds?: (KObj | string)[];
   /** Serve HTTPS with a self-signed certificate (needs the openssl CLI); the kubeconfig carries its CA. */
   tls?: boolean;
+  /** With `tls`: the kubeconfig authenticates with a client certificate (signed by a CA this
+   * server trusts) instead of the bearer token, as kubeadm's admin.conf and kind's do. */
+  clientCertAuth?: boolean;
   /** Admission as a stock cluster enables it (default): Pod priority and default tolerations, the
    * PVC protection finalizer. false: only the plugins of the recorded v1.26.1 run (fixture replay). */
   stockAdmission?: boolean;
@@ -59,6 +62,7 @@ export interface ApiServer {
   stop(): Promise<void>;
 }
 
+const DEFAULT_SERVICE_CIDR = '10.0.0.0/24';
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 const SYSTEM = { manager: 'kube-apiserver', dryRun: false, fieldValidation: 'Ignore', warnings: [] as string[] };
 
@@ -73,9 +77,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const token = opts.token === undefined ? randomBytes(16).toString('hex') : opts.token;
   const store = new Store(opts.watchWindow ?? 50_000);
   const resources = new Resources();
-  const service = new ObjectService(store, resources, opts.stockAdmission ?? true, opts.serviceCIDR);
+  const service = new ObjectService(store, resources, opts.stockAdmission ?? true, opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR);
   const host = opts.host ?? '127.0.0.1';
-  const serving = opts.tls ? await selfSignedCert(host) : undefined;
+  const serving = opts.tls ? await selfSignedCert(host, kubernetesServiceIP(opts.serviceCIDR ?? DEFAULT_SERVICE_CIDR)) : undefined;
+  if (opts.clientCertAuth && !serving) throw new Error('startApiServer: clientCertAuth needs tls');
+  const client = opts.clientCertAuth ? await clientCertificates() : undefined;
   const gc = new GarbageCollector(service, serving?.cert);
   let address = '';
   const handler = new ApiHttpHandler(service, {
@@ -83,6 +89,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     allowAnonymous: opts.allowAnonymous ?? true,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 60_000,
     serverAddress: () => address,
+    clientCertAuth: client !== undefined,
   });
   const nsDef = resources.find('', 'v1', 'namespaces')!;
   for (const name of DEFAULT_NAMESPACES) service.create(nsDef, undefined, { metadata: { name } }, SYSTEM);
@@ -90,7 +97,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   for (const src of opts.crds ?? []) for (const crd of crdObjectsFrom(src)) service.create(crdDef, undefined, crd, SYSTEM);
 
   const server: Server = serving
-    ? createTlsServer({ cert: serving.cert, key: serving.key }, (req, res) => handler.handle(req, res))
+    ? createTlsServer({
+      cert: serving.cert, key: serving.key,
+      // A client certificate is asked for, not required: a token authenticates as well.
+      ...(client ? { requestCert: true, rejectUnauthorized: false, ca: [client.ca] } : {}),
+    }, (req, res) => handler.handle(req, res))
     : createServer((req, res) => handler.handle(req, res));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
@@ -101,6 +112,10 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   address = `${host}:${port}`;
   const url = `${serving ? 'https' : 'http'}://${host}:${port}`;
 
+  const kubeconfigUser = (): KObj => {
+    if (client) return { 'client-certificate-data': Buffer.from(client.cert).toString('base64'), 'client-key-data': Buffer.from(client.key).toString('base64') };
+    return token === null ? {} : { token };
+  };
   const kubeconfigObject = (): KObj => ({
     apiVersion: 'v1',
     kind: 'Config',
@@ -110,7 +125,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         ? { server: url, 'certificate-authority-data': Buffer.from(serving.cert).toString('base64') }
         : { server: url, 'insecure-skip-tls-verify': true },
     }],
-    users: [{ name: 'test-admin', user: token === null ? {} : { token } }],
+    users: [{ name: 'test-admin', user: kubeconfigUser() }],
     contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user: 'test-admin', namespace: 'default' } }],
     'current-context': 'test-apiserver',
     preferences: {},

@@ -103,6 +103,12 @@ function withoutResourceVersion(o: KObj): KObj {
   return { ...o, metadata: meta };
 }
 
+/** The first host of a Service range: the `kubernetes` Service's ClusterIP, which kube-apiserver's serving certificate covers. */
+export function kubernetesServiceIP(cidr: string): string {
+  const n = parseServiceCIDR(cidr).first + 1;
+  return [24, 16, 8, 0].map((shift) => (n >>> shift) & 255).join('.');
+}
+
 function parseServiceCIDR(cidr: string): { first: number; size: number } {
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
   const octets = m ? m.slice(1, 5).map(Number) : [];

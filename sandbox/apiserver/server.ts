@@ -1,8 +1,9 @@
 // The HTTP front of the test API server: request parsing (RequestInfo), authentication by bearer
 // token, fault injection, discovery, content negotiation (JSON, Table, PartialObjectMetadata),
 // dispatch to the object service and the watch hub, headers and the request log.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import { apiGroup, apiGroupList, apiVersions, groupsOf, resourceList, VERSION_INFO } from './discovery.ts';
 import { encodeJson } from './encode.ts';
 import { openapiDocument, openapiRoot, openapiTarget } from './openapi.ts';
@@ -138,6 +139,8 @@ export interface ServerCoreOptions {
   allowAnonymous: boolean;
   bookmarkIntervalMs: number;
   serverAddress: () => string;
+  /** A client certificate the TLS server verified (its CA) authenticates a request. */
+  clientCertAuth?: boolean;
 }
 
 export class ApiHttpHandler {
@@ -147,6 +150,8 @@ export class ApiHttpHandler {
   readonly watches: WatchHub;
   private readonly opts: ServerCoreOptions;
   private readonly held: (() => void)[] = [];
+  /** Tokens this server issued (serviceaccounts/<name>/token): they authenticate as the server's own token does. */
+  private readonly issuedTokens = new Set<string>();
   private readonly flowSchemaUid = randomUUID();
   private readonly priorityLevelUid = randomUUID();
 
@@ -258,6 +263,7 @@ export class ApiHttpHandler {
   private authenticate(req: IncomingMessage, info: RequestInfo): void {
     if (this.opts.token === null) return;
     const auth = req.headers.authorization;
+    if (auth === undefined && this.opts.clientCertAuth && (req.socket as TLSSocket).authorized) return;
     if (auth === undefined) {
       if (ANONYMOUS_PATHS.has(info.path) || this.opts.allowAnonymous) return;
       if (!info.isResource) throw forbidden(`forbidden: User "system:anonymous" cannot get path "${info.path}"`, {});
@@ -265,7 +271,26 @@ export class ApiHttpHandler {
       const where = info.namespace ? ` in the namespace "${info.namespace}"` : '';
       throw forbidden(`${res} is forbidden: User "system:anonymous" cannot ${info.verb} resource "${res}" in API group "${info.group}"${where}`, { kind: res });
     }
-    if (auth !== `Bearer ${this.opts.token}`) throw unauthorized();
+    if (auth !== `Bearer ${this.opts.token}` && !this.issuedTokens.has(auth.replace(/^Bearer /, ''))) throw unauthorized();
+  }
+
+  /**
+   * serviceaccounts/<name>/token (TokenRequest), what a kubelet fills a pod's projected token
+   * with: a new token that authenticates from now on (this server has no RBAC: every
+   * authenticated caller may do anything). The service account must exist, as on a real server.
+   */
+  private issueToken(namespace: string, account: KObj, body: KObj): KObj {
+    const token = randomBytes(24).toString('base64url');
+    this.issuedTokens.add(token);
+    const spec: KObj = isObject(body.spec) ? body.spec : {};
+    const expirationSeconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : 3600;
+    const expires = new Date(Math.floor(Date.now() / 1000) * 1000 + expirationSeconds * 1000);
+    return {
+      kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
+      metadata: { name: account.metadata.name, namespace, creationTimestamp: null },
+      spec: { audiences: spec.audiences ?? [], expirationSeconds, boundObjectRef: spec.boundObjectRef ?? null },
+      status: { token, expirationTimestamp: expires.toISOString().replace(/\.\d{3}Z$/, 'Z') },
+    };
   }
 
   private nonResource(info: RequestInfo, accept: string | undefined): unknown {
@@ -361,7 +386,8 @@ export class ApiHttpHandler {
     const sub = info.subresource;
     const binding = sub === 'binding' && def.resource === 'pods' && def.group === '';
     const podLog = sub === 'log' && def.resource === 'pods' && def.group === '';
-    if (sub !== undefined && !binding && !podLog && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
+    const tokenRequest = sub === 'token' && def.resource === 'serviceaccounts' && def.group === '';
+    if (sub !== undefined && !binding && !podLog && !tokenRequest && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
       if (def.builtin) throw resourceNotFound();
       throw new TextNotFound();
     }
@@ -441,6 +467,11 @@ export class ApiHttpHandler {
         return;
       }
       case 'create': {
+        if (tokenRequest) {
+          const body = parseJsonBody((await readBody(req)).toString('utf8'), 'TokenRequest');
+          send(201, this.issueToken(ns!, this.svc.get(def, ns, info.name!), body));
+          return;
+        }
         if (binding || (def.resource === 'bindings' && def.group === '')) {
           const body = parseJsonBody((await readBody(req)).toString('utf8'), 'Binding');
           const pods = resources.find('', 'v1', 'pods')!;

@@ -13,6 +13,7 @@ import type { ImageTableOptions } from './images.ts';
 import { startLogServer } from './log-server.ts';
 import { machineCapacity, NodeRegistration } from './node.ts';
 import { PodWorker } from './pod-worker.ts';
+import { requestedTokens, staticToken, type TokenSource } from './tokens.ts';
 import { podStatusPatch, type PodRuntime, type PodStatusPatch } from './status.ts';
 
 export type { PodNetwork, PodNetworkAttachment } from './host-network.ts';
@@ -33,6 +34,12 @@ export interface KubeletOptions {
   /** The API server as pods reach it: every container gets the `kubernetes` Service's variables
    * (KUBERNETES_SERVICE_HOST/PORT), which in-cluster clients read. Default: none. */
   apiServer?: ApiServerAddress;
+  /**
+   * Where pods' projected service account tokens come from: 'kubeconfig' (default) the
+   * kubeconfig's own token (the sandbox's API server); 'request' a TokenRequest per pod for its
+   * service account, as a real kubelet does (a real cluster: tokens.ts).
+   */
+  serviceAccountTokens?: 'kubeconfig' | 'request';
   /** Restart backoff; default the kubelet's 10 s doubling to 5 min (tests scale it down). */
   backoff?: { baseMs: number; maxMs: number };
   /** How often configMap/secret volumes are compared with their objects. Default 1 s. */
@@ -98,6 +105,9 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     inFlight.set(w.uid, run);
   };
 
+  const tokens: TokenSource & { forget?(uid: string): void } = opts.serviceAccountTokens === 'request'
+    ? requestedTokens(client)
+    : staticToken(opts.kubeconfig?.getCurrentUser()?.token ?? client.kubeConfig.getCurrentUser()?.token ?? '');
   const ctx = {
     client, events, log, workDir: opts.workDir, nodeIP, allocatable: capacity,
     network: opts.network ?? hostNetwork(nodeIP), hostNetwork: hostNetwork(nodeIP),
@@ -105,7 +115,7 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     backoff: opts.backoff ?? { baseMs: 10_000, maxMs: 300_000 },
     volumeSyncMs: opts.volumeSyncMs ?? 1000,
     apiServerEnv: apiServerEnv(opts.apiServer),
-    serviceAccountToken: opts.kubeconfig?.getCurrentUser()?.token ?? client.kubeConfig.getCurrentUser()?.token ?? '',
+    serviceAccountToken: tokens,
     onChange: syncStatus,
   };
 
@@ -114,6 +124,7 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     await w.terminate(graceSeconds);
     await inFlight.get(w.uid);
     workers.delete(w.uid);
+    tokens.forget?.(w.uid);
     sent.delete(w.uid);
     computed.delete(w.uid);
     if (!deleteFromApi) return;

@@ -17,6 +17,7 @@ import { launchArgv, mountOrder, type Mount } from './launch.ts';
 import { ProbeLoop, runAction, type ProbeTarget } from './probes.ts';
 import { now, restarts, type ContainerRecord, type ContainerState, type PodRuntime } from './status.ts';
 import { MAX_LOG_BYTES, MAX_MESSAGE_BYTES, terminationMessage } from './termination-message.ts';
+import type { TokenSource } from './tokens.ts';
 import { envData, referencedObjects, volumeSource, writeAtomically, type FileContent, type VolumeObjects, type VolumeSource } from './volumes.ts';
 
 export interface WorkerContext {
@@ -35,7 +36,8 @@ export interface WorkerContext {
   backoff: { baseMs: number; maxMs: number };
   /** How often configMap/secret volumes are compared with their objects. */
   volumeSyncMs: number;
-  serviceAccountToken: string;
+  /** What a projected serviceAccountToken holds (tokens.ts). */
+  serviceAccountToken: TokenSource;
   /** The `kubernetes` Service's variables (env.ts apiServerEnv). */
   apiServerEnv: Readonly<Record<string, string>>;
   onChange: (worker: PodWorker) => void;
@@ -263,8 +265,19 @@ export class PodWorker {
       return false;
     }
     this.#objects = objects;
-    const ctx = { ...objects, pod: this.#podWithIP(), podDir: this.podDir, workDir: this.#ctx.workDir, allocatable: this.#ctx.allocatable, serviceAccountToken: this.#ctx.serviceAccountToken };
     const waits: string[] = [];
+    let serviceAccountToken = '';
+    let noToken = false;
+    const tokenProjection = (this.pod.spec?.volumes ?? []).flatMap((v) => v.projected?.sources ?? []).find((s) => s.serviceAccountToken)?.serviceAccountToken;
+    if (tokenProjection) {
+      try {
+        serviceAccountToken = await this.#ctx.serviceAccountToken(this.pod, tokenProjection.expirationSeconds ?? 3600);
+      } catch (e) {
+        noToken = true;
+        waits.push(`MountVolume.SetUp failed: cannot get the service account token of ${this.pod.spec?.serviceAccountName ?? 'default'}: ${(e as Error).message}`);
+      }
+    }
+    const ctx = { ...objects, pod: this.#podWithIP(), podDir: this.podDir, workDir: this.#ctx.workDir, allocatable: this.#ctx.allocatable, serviceAccountToken };
     for (const v of this.pod.spec?.volumes ?? []) {
       let src: VolumeSource;
       try {
@@ -276,6 +289,8 @@ export class PodWorker {
         waits.push(src.message);
         continue;
       }
+      // Without a token now, the volume keeps the one written before (its renewal failed).
+      if (noToken && v.projected?.sources?.some((x) => x.serviceAccountToken)) continue;
       if (src.kind === 'files') {
         if (writeAtomically(src.path, src.files, this.#written.get(v.name))) this.#written.set(v.name, src.files);
       } else if (!existsSync(src.path)) {

@@ -55,6 +55,17 @@ export function dnsRecords(services: readonly V1Service[], pods: readonly V1Pod[
   return out.sort((a, b) => a.ip.localeCompare(b.ip) || a.names[0]!.localeCompare(b.names[0]!));
 }
 
+/**
+ * The API server's names (`kubernetes.default.svc`...) on `ip` (a sandbox attached to a cluster:
+ * its relay), first, in place of every record that gave one of them another address (the
+ * `kubernetes` Service's ClusterIP).
+ */
+export function withApiServerNames(records: readonly DnsRecord[], ip: string, names: readonly string[]): DnsRecord[] {
+  if (names.length === 0) return [...records];
+  const own = new Set(names);
+  return [{ ip, names: [...names] }, ...records.filter((r) => !r.names.some((n) => own.has(n)))];
+}
+
 const KUBELET_HEADER = `# Kubernetes-managed hosts file.
 127.0.0.1\tlocalhost
 ::1\tlocalhost ip6-localhost ip6-loopback

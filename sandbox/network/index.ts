@@ -8,7 +8,7 @@ import { Informer } from '../../src/runtime/informer.ts';
 import { KubeClient } from '../../src/runtime/kube/client.ts';
 import { createLogger, errorMessage, type Logger } from '../../src/runtime/logger.ts';
 import { claimAddresses, type AddressClaim } from './claim.ts';
-import { dnsRecords, renderHostsFile, resolveName, type DnsRecord } from './hosts.ts';
+import { dnsRecords, renderHostsFile, resolveName, withApiServerNames, type DnsRecord } from './hosts.ts';
 import { PodNetworks, type PodNetwork } from './pods.ts';
 import { desiredListeners, ServiceProxy, type Listener } from './proxy.ts';
 
@@ -25,6 +25,14 @@ export interface SandboxNetworkOptions {
   /** Addresses claimed beforehand (`claimAddresses`), so the API server could be given `serviceCIDR`; released on stop. */
   claim?: AddressClaim;
   signal?: AbortSignal;
+  /**
+   * The API server as pods reach it when it is not served by this network (a sandbox attached to
+   * a cluster, sandbox/attach.ts): the relay's address. Its `names` (kubernetes.default.svc...) go
+   * to `ip` in every pod's hosts file, in place of the `kubernetes` Service's ClusterIP, and
+   * connections to that Service's ClusterIP go to `ip:port`, as kube-proxy sends them to the
+   * Service's endpoints (the server).
+   */
+  apiServer?: { ip: string; port: number; names: readonly string[] };
   /** Default: warnings and errors to stderr (a refresh that failed, a ClusterIP it cannot serve). */
   log?: Logger;
 }
@@ -57,9 +65,14 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
   const services = new Informer<V1Service & { metadata: object }>({ client, target: SERVICE, log });
   let records: DnsRecord[] = [];
   const podNetworks = new PodNetworks(claim, (identity) => renderHostsFile(identity, records));
+  const api = opts.apiServer;
   const proxy = new ServiceProxy(
     claim.bridge,
-    { service: (ns, name) => services.get(ns, name), pods: (ns) => pods.list({ namespace: ns }) },
+    {
+      service: (ns, name) => services.get(ns, name),
+      pods: (ns) => pods.list({ namespace: ns }),
+      ...(api ? { fixedEndpoints: (ns: string, name: string) => (ns === 'default' && name === 'kubernetes' ? [{ ip: api.ip, port: api.port }] : undefined) } : {}),
+    },
     log,
   );
 
@@ -69,6 +82,7 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
   const refreshOnce = async (): Promise<void> => {
     const allServices = services.list();
     records = dnsRecords(allServices, pods.list());
+    if (api) records = withApiServerNames(records, api.ip, api.names);
     await podNetworks.refreshHosts();
     await proxy.sync(desiredListeners(allServices));
   };

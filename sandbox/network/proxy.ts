@@ -53,6 +53,8 @@ export function listenerEndpoints(l: Listener, svc: V1Service | undefined, pods:
 export interface ProxyView {
   service(namespace: string, name: string): V1Service | undefined;
   pods(namespace: string): V1Pod[];
+  /** Endpoints of a Service without a selector the network knows itself (the `kubernetes` Service of an attached cluster). */
+  fixedEndpoints?(namespace: string, name: string): Array<{ ip: string; port: number }> | undefined;
 }
 
 interface Running {
@@ -131,7 +133,8 @@ export class ServiceProxy {
   #forward(key: string, client: Socket): void {
     const r = this.#running.get(key);
     const l = r?.listener;
-    const endpoints = l ? listenerEndpoints(l, this.#view.service(l.namespace, l.service), this.#view.pods(l.namespace)) : [];
+    const endpoints = !l ? [] : this.#view.fixedEndpoints?.(l.namespace, l.service)
+      ?? listenerEndpoints(l, this.#view.service(l.namespace, l.service), this.#view.pods(l.namespace));
     if (!r || endpoints.length === 0) {
       // kube-proxy rejects a connection to a Service without endpoints: the client sees a refusal.
       client.resetAndDestroy();

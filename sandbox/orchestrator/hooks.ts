@@ -112,7 +112,8 @@ export class HookError extends Error {}
 
 /**
  * Runs each command to its end before the next; the first failing one stops the list and throws
- * `(exit status N) <stderr>`, the text Orchestrator puts into its errors.
+ * `(exit status N) <stderr>` (stderr as written, newline included), the text Orchestrator puts into
+ * its errors.
  */
 export async function runHooks(commands: readonly string[], c: HookContext): Promise<void> {
   const values = placeholders(c);
@@ -126,6 +127,6 @@ export async function runHooks(commands: readonly string[], c: HookContext): Pro
       p.on('error', (e) => resolve({ code: 127, stderr: e.message }));
       p.on('close', (status) => resolve({ code: status ?? 1, stderr: err }));
     });
-    if (code !== 0) throw new HookError(`(exit status ${code}) ${stderr.trim()}`);
+    if (code !== 0) throw new HookError(`(exit status ${code}) ${stderr}`);
   }
 }

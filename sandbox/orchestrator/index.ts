@@ -13,6 +13,7 @@ import {
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
 import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
+import { acknowledge, blockedRecoveryJson, blockingRecoveries, inActivePeriod, registerBlocked, unexpiredBlocked, type BlockedRecovery } from './recovery-period.ts';
 import { analysisJson, clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
 import { semiSyncBeforeReplication, semiSyncBeforeWritable } from './semi-sync.ts';
 
@@ -58,7 +59,13 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const nodes = new Map<string, MysqlNode>();
   const recoveries: RecoveryRecord[] = [];
   const detections = new Map<string, number>();
-  const blockedUntil = new Map<string, number>();
+  let blocked: BlockedRecovery[] = [];
+  // The cluster_alias table: alias → cluster name, rewritten from the instances on a tick of its own
+  // (UpdateClusterAliases, every InstancePollSeconds): an alias answers from then on, not at discover.
+  const aliasTable = new Map<string, string>();
+  // Downtimes of instances not known (yet): 3.2.6 keeps downtimes apart from instances and accepts
+  // any key; one applies when its instance is discovered.
+  const pendingDowntimes = new Map<string, Downtime>();
   // Alias → the cluster a promotion gave it. 3.2.6 moves the alias to the promoted replica at
   // promotion (RecoverDeadMaster's SetClusterAlias), before the Post* hooks: a demoted master
   // that is not yet repointed no longer answers for it.
@@ -131,7 +138,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     try {
       const next = await read(k, prev);
       if (prev) Object.assign(prev, next);
-      else instances.push(next);
+      else admit(next);
     } catch {
       if (prev) {
         prev.lastCheckValid = false;
@@ -188,14 +195,14 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const rec: RecoveryRecord = {
       id: recoveries.length + 1, uid: uid(), analysis: 'DeadMaster', failed: f.failed.key, clusterName: f.clusterName,
       clusterAlias: f.clusterAlias, replicas: f.replicas.map((r) => r.key), successor: null, successorAlias: '',
-      active: true, successful: false, errors: [], startedAt: new Date(), endedAt: null, acknowledged: null, detectionId: detectionCount,
+      activeClearedAt: null, successful: false, errors: [], startedAt: new Date(), endedAt: null, acknowledged: null, detectionId: detectionCount,
     };
     recoveries.push(rec);
     const base = { failed: f.failed, replicas: rec.replicas, clusterName: f.clusterName, clusterAlias: f.clusterAlias };
     const ctx = (over: Partial<HookContext>): HookContext =>
       hookContext(base, { failureDescription: f.description, command: f.command, recoveryUID: rec.uid, clusterDomain: f.clusterDomain, ...over });
     const end = (): RecoveryRecord => {
-      rec.active = false;
+      // The active period goes on (recovery-period.ts); only the end is set.
       rec.endedAt = new Date();
       return rec;
     };
@@ -228,6 +235,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       rec.successorAlias = candidate.instanceAlias;
       rec.successful = true;
       aliasMovedTo.set(f.clusterAlias, keyText(candidate.key));
+      aliasTable.set(f.clusterAlias, keyText(candidate.key));
       const done = ctx({
         isSuccessful: true,
         successor: { key: candidate.key, alias: candidate.instanceAlias, binlogCoordinates: binlog ? `${binlog.file}:${binlog.position}` : null },
@@ -260,10 +268,31 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       const clusterAlias = clusterAliasOf(instances, clusterName);
       await detect(a, clusterName, clusterAlias, '');
       if (!a.actionable || !autoRecovers(cfg, clusterName, clusterAlias)) continue;
-      if ((blockedUntil.get(clusterName) ?? 0) > Date.now()) continue;
-      const rec = await recover({ failed: a.master, replicas: a.replicas, clusterName, clusterAlias, description: a.description, command: '', clusterDomain: clusterName, designated: null });
-      if (!rec.successful) blockedUntil.set(clusterName, Date.now() + cfg.recoveryPeriodBlockSeconds * 1000);
+      if (blockedByActivePeriod(a, clusterName)) continue;
+      await recover({ failed: a.master, replicas: a.replicas, clusterName, clusterAlias, description: a.description, command: '', clusterDomain: clusterName, designated: null });
     }
+  }
+
+  /** An automatic recovery waits while an earlier one is in its active period; the wait is listed in /api/blocked-recoveries. */
+  function blockedByActivePeriod(a: Analysis, clusterName: string): boolean {
+    const now = new Date();
+    const blocking = blockingRecoveries(recoveries, a.master.key, clusterName, now, cfg.recoveryPeriodBlockSeconds);
+    if (blocking.length === 0) return false;
+    blocked = registerBlocked(blocked, { failed: a.master.key, clusterName, analysis: a.code, lastBlocked: now }, blocking);
+    return true;
+  }
+
+  /** UpdateClusterAliases: every cluster's alias (its name when it has none) points at it. */
+  function refreshAliasTable(): void {
+    for (const name of new Set(instances.map((i) => clusterNameOf(instances, i)))) aliasTable.set(clusterAliasOf(instances, name), name);
+  }
+
+  /** A new instance takes the downtime begun on its key before it was known. */
+  function admit(i: InstanceState): void {
+    const pending = pendingDowntimes.get(keyText(i.key));
+    pendingDowntimes.delete(keyText(i.key));
+    if (pending && i.downtime === null) i.downtime = pending;
+    instances.push(i);
   }
 
   async function pollLoop(): Promise<void> {
@@ -274,6 +303,15 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
       rounds += 1;
       if (!stopped) await sleep(cfg.instancePollSeconds * 1000);
+    }
+  }
+
+  /** UpdateClusterAliases runs on its own InstancePollSeconds tick, apart from the instances' polls. */
+  const halt = new AbortController();
+  async function aliasLoop(): Promise<void> {
+    while (!stopped) {
+      await sleep(cfg.instancePollSeconds * 1000, undefined, { signal: halt.signal }).catch(() => undefined);
+      if (!stopped) refreshAliasTable();
     }
   }
 
@@ -294,7 +332,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     if (!master || !master.lastCheckValid) throw new ApiError(`Cannot deduce cluster master for ${clusterName}`);
     const replicas = replicasOf(instances, master.key);
     const designated = designatedKey ? replicas.find((r) => sameKey(r.key, designatedKey)) : chooseSuccessor(replicas);
-    if (!designated) throw new ApiError(designatedKey ? `GracefulMasterTakeover: designated instance ${keyText(designatedKey)} is not a direct replica of ${keyText(master.key)}` : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`);
+    if (!designated) throw new ApiError(designatedKey ? `GracefulMasterTakeover: indicated designated instance ${keyText(designatedKey)} must be directly replicating from the master ${keyText(master.key)}` : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`);
+    acknowledgeCompletedOf(master.key);
     const clusterAlias = clusterAliasOf(instances, clusterName);
     const base = { failed: master, replicas: [designated.key], clusterName, clusterAlias };
     // The siblings move below the designated replica first, so it is the master's only replica.
@@ -326,14 +365,40 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     return rec;
   }
 
+  /** A forced recovery (a takeover) acknowledges the completed recoveries of the same failed instance. */
+  function acknowledgeCompletedOf(failed: Key): void {
+    const now = new Date();
+    const comment = `implicit acknowledge due to user invocation of recovery on same instance: ${keyText(failed)}`;
+    for (const r of recoveries) if (sameKey(r.failed, failed) && r.endedAt !== null) acknowledge(r, now, 'orchestrator', comment);
+  }
+
+  /**
+   * The cluster of a hint (FigureClusterName): a cluster name or an instance key at once, an alias
+   * once the alias table has it.
+   */
   function resolveCluster(hint: string): string {
     const names = [...new Set(instances.map((i) => clusterNameOf(instances, i)))];
     if (names.includes(hint)) return hint;
-    const byAlias = [aliasMovedTo.get(hint), ...names].find((n) => n !== undefined && names.includes(n) && clusterAliasOf(instances, n) === hint);
+    const registered = aliasTable.has(hint);
+    const byAlias = [aliasMovedTo.get(hint), ...names].find((n) => registered && n !== undefined && names.includes(n) && clusterAliasOf(instances, n) === hint);
     if (byAlias) return byAlias;
     const byInstance = instances.find((i) => keyText(i.key) === hint);
     if (byInstance) return clusterNameOf(instances, byInstance);
     throw new ApiError(`Unable to determine cluster name. clusterHint=${hint}`, true);
+  }
+
+  /**
+   * The cluster of an alias on the alias routes (ReadClusterNameByAlias): an alias, or a cluster
+   * name, that the alias table has; else "No cluster found for alias", not logged.
+   */
+  function resolveAlias(alias: string): string {
+    const known = aliasTable.has(alias) || [...aliasTable.values()].includes(alias);
+    if (!known) throw new ApiError(`No cluster found for alias ${alias}`);
+    try {
+      return resolveCluster(alias);
+    } catch {
+      return aliasTable.get(alias) ?? alias;
+    }
   }
 
   function parseKey(host: string | undefined, port: string | undefined): Key {
@@ -356,7 +421,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const ok = (message: string, details: unknown): unknown => ({ Code: 'OK', Message: message, Details: details });
   const inst = (i: InstanceState): unknown => instanceJson(instances, i, new Date());
   const autoFor = (name: string): boolean => autoRecovers(cfg, name, clusterAliasOf(instances, name));
-  const recJson = (r: RecoveryRecord): unknown => recoveryJson(r, orcHost, autoFor(r.clusterName));
+  const recJson = (r: RecoveryRecord): unknown => recoveryJson(r, orcHost, autoFor(r.clusterName), inActivePeriod(r, new Date(), cfg.recoveryPeriodBlockSeconds));
 
   async function route(parts: string[], q: URLSearchParams): Promise<unknown> {
     const [a, b, c, d] = parts;
@@ -377,7 +442,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
             const next = await read(k, find(k));
             const prev = find(k);
             if (prev) Object.assign(prev, next);
-            else instances.push(next);
+            else admit(next);
             return ok(`Instance discovered: ${keyText(k)}`, inst(find(k) ?? next));
           } catch (e) {
             throw dialError(k, e);
@@ -401,9 +466,9 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       case 'clusters-info':
         return [...new Set(instances.map((i) => clusterNameOf(instances, i)))].map((n) => clusterInfoJson(instances, n, autoFor(n)));
       case 'cluster':
-        return members(resolveCluster(b === 'alias' ? c ?? '' : b ?? '')).map(inst);
+        return members(b === 'alias' ? resolveAlias(c ?? '') : resolveCluster(b ?? '')).map(inst);
       case 'cluster-info': {
-        const n = resolveCluster(b === 'alias' ? c ?? '' : b ?? '');
+        const n = b === 'alias' ? resolveAlias(c ?? '') : resolveCluster(b ?? '');
         return clusterInfoJson(instances, n, autoFor(n));
       }
       case 'master': {
@@ -419,30 +484,37 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         return list.map(recJson);
       }
       case 'ack-recovery': {
-        const n = resolveCluster(b === 'cluster' || b === 'alias' ? c ?? '' : b ?? '');
+        // ack-recovery/cluster/alias/:alias resolves as the alias routes; ack-recovery/cluster/:hint as a hint.
+        const n = b === 'cluster' && c === 'alias' ? resolveAlias(d ?? '') : resolveCluster(b === 'cluster' ? c ?? '' : b ?? '');
         const comment = q.get('comment') ?? '';
         if (comment === '') throw new ApiError('No acknowledge comment given');
         const alias = clusterAliasOf(instances, n);
-        for (const r of recoveries) {
-          if ((r.clusterName === n || r.clusterAlias === alias) && !r.acknowledged) r.acknowledged = { at: new Date(), by: orcHost, comment };
-        }
+        const now = new Date();
+        for (const r of recoveries) if (r.clusterName === n || (alias !== '' && r.clusterAlias === alias)) acknowledge(r, now, orcHost, comment);
         return ok('Acknowledged cluster recoveries', n);
       }
+      case 'blocked-recoveries':
+        blocked = unexpiredBlocked(blocked, recoveries);
+        return [...blocked].sort((x, y) => y.lastBlocked.getTime() - x.lastBlocked.getTime()).map(blockedRecoveryJson);
       case 'replication-analysis':
         return ok('Analysis', analyze(instances, new Date()).map((x) => analysisJson(instances, x, autoFor(clusterNameOf(instances, x.master)))));
       case 'begin-downtime': {
         const k = parseKey(b, c);
-        const i = known(k);
         const duration = parts[5] ?? '';
         const m = /^(\d+)([smhd])$/.exec(duration);
         if (!m) throw new ApiError(`Cannot parse simple time: ${duration}`);
         const unit = { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's' | 'm' | 'h' | 'd'];
-        i.downtime = { owner: d ?? '', reason: parts[4] ?? '', endsAt: new Date(Date.now() + Number(m[1]) * unit * 1000) };
+        const downtime = { owner: d ?? '', reason: parts[4] ?? '', endsAt: new Date(Date.now() + Number(m[1]) * unit * 1000) };
+        const i = find(k);
+        if (i) i.downtime = downtime;
+        else pendingDowntimes.set(keyText(k), downtime);
         return ok(`Downtime begun: ${keyText(k)}`, keyJson(k));
       }
       case 'end-downtime': {
         const k = parseKey(b, c);
-        known(k).downtime = null;
+        const i = find(k);
+        if (i) i.downtime = null;
+        pendingDowntimes.delete(keyText(k));
         return ok(`Downtime ended: ${keyText(k)}`, keyJson(k));
       }
       case 'set-read-only':
@@ -495,12 +567,13 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   });
   const addr = server.address();
   if (addr === null || typeof addr === 'string') throw new Error('orchestrator stand-in: no TCP address');
-  const loop = pollLoop();
+  const loop = Promise.all([pollLoop(), aliasLoop()]);
   return {
     url: `http://${addr.address}:${addr.port}`,
     get pollRounds() { return rounds; },
     stop: async () => {
       stopped = true;
+      halt.abort();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await loop;

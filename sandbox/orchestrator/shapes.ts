@@ -88,7 +88,8 @@ export interface RecoveryRecord {
   replicas: Key[];
   successor: Key | null;
   successorAlias: string;
-  active: boolean;
+  /** When the active period was cleared early (an acknowledgement); it also ends RecoveryPeriodBlockSeconds after the start. */
+  activeClearedAt: Date | null;
   successful: boolean;
   errors: string[];
   startedAt: Date;
@@ -131,7 +132,8 @@ export function analysisJson(all: readonly InstanceState[], a: Analysis, autoRec
   };
 }
 
-export function recoveryJson(r: RecoveryRecord, nodeHostname: string, autoRecovery: boolean): Record<string, unknown> {
+/** `active`: whether the recovery is in its active period now (recovery-period.ts). */
+export function recoveryJson(r: RecoveryRecord, nodeHostname: string, autoRecovery: boolean, active: boolean): Record<string, unknown> {
   return {
     ...RECOVERY,
     Id: r.id,
@@ -139,7 +141,7 @@ export function recoveryJson(r: RecoveryRecord, nodeHostname: string, autoRecove
     AnalysisEntry: entryJson(r, autoRecovery),
     SuccessorKey: r.successor ? keyJson(r.successor) : null,
     SuccessorAlias: r.successorAlias,
-    IsActive: r.active,
+    IsActive: active,
     IsSuccessful: r.successful,
     AllErrors: r.errors.length > 0 ? r.errors : [''],
     RecoveryStartTimestamp: rfc3339(r.startedAt),

@@ -62,6 +62,13 @@ export const BACKUP_RECURRENT_TRUE = 'true';
 export const LABEL_NODE_HOSTNAME = 'kubernetes.io/hostname';
 
 export const ROLE = { master: 'master', replica: 'replica' } as const;
+
+/**
+ * The StatefulSet's minReadySeconds once a cluster has settled: a rolled pod stays Ready this long
+ * before the next pod (at last the master's) is stopped, so Orchestrator has re-checked it and a
+ * graceful takeover can relocate it (docs/switchover.md, "Rolling").
+ */
+export const ROLL_SETTLE_SECONDS = 10;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
 
 export const HEALTHY = { yes: 'yes', no: 'no' } as const;
@@ -229,6 +236,12 @@ export const NODE_CONDITION = {
   replicating: 'Replicating',
   master: 'Master',
   readOnly: 'ReadOnly',
+  /**
+   * Ours (orchestrator controller): the node holds transactions the master lacks (True), or was
+   * compared with the master and holds none (False); absent until compared once. True keeps it
+   * `healthy=no`, out of the read Services (docs/errant-transactions.md).
+   */
+  errantTransactions: 'ErrantTransactions',
 } as const;
 export type NodeConditionType = (typeof NODE_CONDITION)[keyof typeof NODE_CONDITION];
 
@@ -372,6 +385,13 @@ export const ORCHESTRATOR_REASONS = {
   clusterNotReady: 'ClusterNotReady',
   /** An old master keeps Orchestrator's lost-in-recovery downtime until it is a healthy replica of the master. */
   rejoinPending: 'RejoinPending',
+  /**
+   * A replica holds transactions the master lacks (Warning Event naming the GTIDs; node condition
+   * ErrantTransactions), or, with spec.rebuildErrantReplicas, why its rebuild waits.
+   */
+  errantTransactions: NODE_REASONS.errantTransactions,
+  /** spec.rebuildErrantReplicas: an errant replica's data claim and pod deleted, for a fresh clone. */
+  errantReplicaRebuilt: 'ErrantReplicaRebuilt',
   // Events only: what a pass did
   /** role=master moved to a pod (or was taken from one). */
   masterLabelled: 'MasterLabelled',

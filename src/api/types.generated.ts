@@ -139,6 +139,8 @@ export interface MysqlClusterSpec {
   queryLimits?: QueryLimits;
   /** Make every node read-only. */
   readOnly?: boolean;
+  /** Ours: rebuild a replica that holds transactions the master lacks (errant) from a fresh clone: its data PVC and pod are deleted, one replica at a time. The errant transactions are discarded; unset or false only flags it (node condition ErrantTransactions, healthy=no). */
+  rebuildErrantReplicas?: boolean;
   /** Ours: how a commit on the master waits for the replicas (docs/semi-sync.md). */
   replication?: ReplicationSpec;
   /**

@@ -35,15 +35,24 @@ export function positionHolds(family: 'mysql' | 'mariadb', have: string, want: s
 /**
  * The transactions of `server`'s history that `master`'s history lacks: errant transactions that
  * forbid making `server` a replica of `master` (it would diverge, or replication fails with
- * 1236/1950). Histories are what `gtidHistoryQuery` reads:
+ * 1236/1950) and keep it out of the read Services. Histories are what `gtidHistoryQuery` reads:
  * - MariaDB `gtid_binlog_state`: the last GTID per (domain, server_id). Sequence numbers are
  *   domain-wide, so comparing positions per domain (gtidCovers) misses an old master's write once
- *   the new master has written more; per (domain, server_id) it does not. Each entry of `server`
- *   whose (domain, server_id) the master has at a lower sequence, or not at all, is returned.
- * - MySQL `gtid_executed`: GTID sets; the result is the set difference, one `uuid:intervals` each.
+ *   the new master has written more, and a replica's own write (its server_id, a sequence number
+ *   the master also reaches); per (domain, server_id) it does not. Each entry of `server` whose
+ *   (domain, server_id) the master has at a lower sequence is returned; one the master does not
+ *   have at all is returned unless `masterBase` holds it.
+ *   `masterBase` is the position the master was cloned or restored at (its `backup_gtid_purged`
+ *   row; '' for a server never cloned): a clone's binlog starts empty, so its binlog state names
+ *   none of the servers that wrote before the clone, though it holds their transactions up to that
+ *   position. An entry whose server_id the master's binlog never shows is the master's when its
+ *   sequence is at or below the base of its domain. (An entry the master has at a lower sequence
+ *   was written after the master's clone, so the base never excuses it.)
+ * - MySQL `gtid_executed`: GTID sets (a clone's `gtid_purged` is part of them); the result is the
+ *   set difference, one `uuid:intervals` each. `masterBase` is not needed.
  */
-export function extraGtids(family: 'mysql' | 'mariadb', server: string, master: string): string[] {
-  return family === 'mariadb' ? extraMariadbGtids(server, master) : extraMysqlGtids(server, master);
+export function extraGtids(family: 'mysql' | 'mariadb', server: string, master: string, masterBase = ''): string[] {
+  return family === 'mariadb' ? extraMariadbGtids(server, master, masterBase) : extraMysqlGtids(server, master);
 }
 
 function mariadbState(state: string): Map<string, number> {
@@ -57,9 +66,15 @@ function mariadbState(state: string): Map<string, number> {
   return m;
 }
 
-function extraMariadbGtids(server: string, master: string): string[] {
+function extraMariadbGtids(server: string, master: string, masterBase: string): string[] {
   const have = mariadbState(master);
-  return [...mariadbState(server)].filter(([key, seq]) => (have.get(key) ?? 0) < seq).map(([key, seq]) => `${key}-${seq}`);
+  const base = gtidSequences(compactGtidSet(masterBase));
+  const held = (key: string, seq: number): boolean => {
+    const at = have.get(key);
+    if (at !== undefined) return seq <= at;
+    return seq <= (base.get(key.split('-')[0] ?? '') ?? 0);
+  };
+  return [...mariadbState(server)].filter(([key, seq]) => !held(key, seq)).map(([key, seq]) => `${key}-${seq}`);
 }
 
 type Intervals = [number, number][];

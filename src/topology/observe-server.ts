@@ -1,6 +1,6 @@
 // Reads one server's state (thin I/O over src/mysql).
 import { isMysqlError, STATUS, type MysqlNode, type ReplicationStatus } from '../mysql/index.ts';
-import type { ReplicationView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
+import type { GtidView, ReplicationView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
 
 function replicationView(s: ReplicationStatus | null): ReplicationView | null {
   if (s === null || s.masterHost === '') return null;
@@ -43,6 +43,13 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
 export async function observeRole(node: MysqlNode): Promise<RoleView> {
   const readOnly = await node.isReadOnly();
   return { reachable: true, readOnly, replication: replicationView(await node.replicationStatus()) };
+}
+
+/** The server's GTID history and clone position: two statements, for a check made every pass. */
+export async function observeGtid(node: MysqlNode): Promise<GtidView> {
+  const gtidHistory = await node.gtidHistory();
+  const backup = await node.getStatusValue(STATUS.backupGtidPurged);
+  return { reachable: true, family: node.flavour.family, gtidHistory, backupGtidPurged: backup === null || backup === '' ? null : backup };
 }
 
 /** A failed connect or read as the decision sees it; the message never holds a password. */

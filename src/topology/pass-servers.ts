@@ -2,9 +2,9 @@
 // opened on first use and reused for every read and step of the pass, all closed at its end. An
 // unreachable server is an observation (ServerView), not an exception.
 import { connectNode, type ConnectParams, type MysqlNode } from '../mysql/index.ts';
-import { observeRole, observeServer, unreachableView } from './observe-server.ts';
+import { observeGtid, observeRole, observeServer, unreachableView } from './observe-server.ts';
 import { asNode, type PodView } from './pod-view.ts';
-import type { Endpoint, NodeView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
+import type { Endpoint, GtidView, NodeView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
 
 export interface PassServersOptions {
   connect?: (p: ConnectParams) => Promise<MysqlNode>;
@@ -44,6 +44,10 @@ export class PassServers {
 
   observeRole(e: Endpoint): Promise<RoleView> {
     return this.#read(e, observeRole);
+  }
+
+  observeGtid(e: Endpoint): Promise<GtidView> {
+    return this.#read(e, observeGtid);
   }
 
   async #read<T>(e: Endpoint, read: (n: MysqlNode) => Promise<T>): Promise<T | UnreachableServer> {

@@ -83,7 +83,10 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       // A run starts from a Ready cluster whatever the one before left.
       view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: READY_TIMEOUT_MS });
       const writer = await writerThroughMaster(lab, firstId);
+      // Root too: the account a fence must bind as well (on MariaDB it holds every privilege).
+      const rootWriter = await writerThroughMaster(lab, firstId + 500_000, 'root');
       writer.start();
+      rootWriter.start();
       let kill: Awaited<ReturnType<typeof killMaster>>;
       try {
         await until('writes acknowledged through the master Service', async () => writer.acked()[0], 60_000);
@@ -100,12 +103,12 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
         const since = Date.now();
         await until('more writes accepted through the new master', async () => writer.firstAckedAfter(since), 60_000);
       } finally {
-        await writer.stop();
+        await Promise.all([writer.stop(), rootWriter.stop()]);
       }
       const { killed, master } = kill;
       assert.ok(master && master !== killed, `a replica was promoted (role=master: ${watch.masterChanges.join(' → ')})`);
-      const acked = writer.acked();
-      console.log(`failover ${run}: ${acked.length} writes acknowledged, ${writer.failed().length} failed`);
+      const acked = [...writer.acked(), ...rootWriter.acked()];
+      console.log(`failover ${run}: ${acked.length} writes acknowledged (${rootWriter.acked().length} as root), ${writer.failed().length + rootWriter.failed().length} failed`);
       const onMaster = new Set(await idsOn(master, firstId));
       assert.deepEqual(acked.filter((id) => !onMaster.has(id)), [], `no acknowledged write missing on the new master ${master}`);
 
@@ -137,6 +140,11 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       const endedBy = (await clusterEvents()).some((e) => e.reason === ORCHESTRATOR_REASONS.downtimeEnded &&
         e.message?.startsWith(`${podFqdn(killed, c.namespace)}:`) && Date.parse(e.lastTimestamp ?? e.eventTime ?? '') >= kill.killedAt - 1000);
       console.log(`failover ${run}: ${killed}'s downtime ended by ${endedBy ? 'the operator (DowntimeEnded Event)' : 'Orchestrator\'s own expiry'}`);
+      // What lets the next run's kill of the promoted master be failed over: a real Orchestrator
+      // refuses to recover a recovery's successor while that recovery is unacknowledged and in its
+      // RecoveryPeriodBlockSeconds. The operator acknowledges it once the cluster is Ready again.
+      await until('the recovery acknowledged in Orchestrator by the operator', async () =>
+        (await orchestrator.recoveries(`${c.name}.${c.namespace}`)).every((r) => r.acknowledged) ? true : undefined, 120_000);
       assert.equal(view.master, master, 'role=master stayed on the promoted pod');
       assert.equal(view.pods.find((p) => p.name === killed)?.role, ROLE.replica, 'the old master is back as a replica');
       assert.deepEqual(watch.violations, [], 'never two pods with role=master');

@@ -1,12 +1,13 @@
 // End to end on the composed sandbox (docs/sandbox.md): a 3-node MariaDB cluster heals itself. A
 // replica's mysqld killed comes back configured and caught up; a replica deleted with its PVC
-// clones again from a healthy replica; the operator killed at random moments meanwhile converges
+// clones again from a healthy replica; a replica written to directly is flagged (errant
+// transactions) and, with spec.rebuildErrantReplicas, rebuilt by a fresh clone; the operator killed at random moments meanwhile converges
 // with no acknowledged write lost; no log of the run holds a password. Flavour: MariaDB (the local
 // mariadbd plays every MySQL image, DESIGN.md §5). One sandbox for the file: the scenarios run
 // one after the other on the same cluster, each ending Ready with equal checksums.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, KIND_MYSQL_CLUSTER, NODE_CONDITION } from '../../src/api/constants.ts';
+import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, HEALTHY, KIND_MYSQL_CLUSTER, LABEL_HEALTHY, NODE_CONDITION } from '../../src/api/constants.ts';
 import { names, podFqdn, podOrdinal } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
 import { printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
@@ -92,6 +93,34 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     await caughtUp(`${replica} after it was deleted with its PVC`);
     const init = await sb.kubectl(['-n', c.namespace, 'logs', replica, '-c', CONTAINER.init]);
     assert.match(init.out, /cloning from the replicas/, `the init container of the new ${replica} cloned from a healthy replica:\n${init.out}`);
+  });
+
+  it('a replica written to directly is flagged ErrantTransactions and healthy=no, then rebuilt by a fresh clone once spec.rebuildErrantReplicas is set', async () => {
+    const { sb, c } = s;
+    const replica = await aReplica();
+    await caughtUp(`${replica} before it is written to`);
+    const pvc = names.pvc(c.name, podOrdinal(replica));
+    const oldPod = (await getPod(sb, c.namespace, replica)).metadata!.uid;
+    const oldPvc = await pvcUid(pvc);
+    // Root bypasses read_only on MariaDB 10.11: a transaction of the replica's own server_id.
+    await sqlOnPod(sb, c, replica, `INSERT INTO ${TABLE} (id, v) VALUES (-1, 'errant')`);
+    s.say(`${replica} written to directly`);
+    await eventually(`${replica} ErrantTransactions and healthy=no`, async () => {
+      assert.equal((await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions), CONDITION_STATUS.true);
+      assert.equal((await getPod(sb, c.namespace, replica)).metadata?.labels?.[LABEL_HEALTHY], HEALTHY.no);
+      return true;
+    }, 60_000);
+    const patched = await sb.kubectl(['-n', c.namespace, 'patch', 'mysqlcluster', c.name, '--type=merge', '-p', '{"spec":{"rebuildErrantReplicas":true}}']);
+    assert.ok(patched.ok, patched.out);
+    await eventually(`${replica} and ${pvc} made again`,
+      async () => (await getPod(sb, c.namespace, replica)).metadata!.uid !== oldPod && (await pvcUid(pvc).catch(() => oldPvc)) !== oldPvc, 180_000);
+    s.say(`${replica} rebuilt`);
+    await caughtUp(`${replica} after its rebuild`);
+    assert.deepEqual(await sqlOnPod(sb, c, replica, `SELECT id FROM ${TABLE} WHERE id = -1`), [], 'the errant row is gone');
+    await eventually(`${replica} compared clean`, async () =>
+      (await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions) === CONDITION_STATUS.false, 60_000);
+    const events = await sb.kubectl(['-n', c.namespace, 'get', 'events', '--field-selector', 'reason=ErrantReplicaRebuilt', '-o', 'name']);
+    assert.ok(events.ok && events.out.trim() !== '', `an ErrantReplicaRebuilt Event: ${events.out}`);
   });
 
   it('converges after the operator was killed at random moments, with no acknowledged write lost', async () => {

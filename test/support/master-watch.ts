@@ -1,7 +1,6 @@
 // A watch over a cluster's pods that records every moment two of them carry role=master (the
 // invariant of DESIGN.md §3), shared by the orchestrator controller's component test and the
 // end-to-end failover scenarios.
-import type { TestContext } from 'node:test';
 import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../src/api/constants.ts';
 import type { KubeClient } from '../../src/runtime/kube/client.ts';
 import type { PodObject } from '../../src/topology/index.ts';
@@ -22,7 +21,7 @@ export interface MasterWatch {
  * Watches the cluster's pods from now on until the test ends. A watch that fails is recorded as
  * a violation: the test would otherwise not know what it missed.
  */
-export async function watchMasters(client: KubeClient, namespace: string, cluster: string, t: Pick<TestContext, 'after'>): Promise<MasterWatch> {
+export async function watchMasters(client: KubeClient, namespace: string, cluster: string, t: { after(fn: () => void): void }): Promise<MasterWatch> {
   const state: MasterWatch = { violations: [], events: 0, masterChanges: [], changedAt: [], deletions: [] };
   const ref = { apiVersion: 'v1', kind: 'Pod' };
   const selector = { [LABEL_CLUSTER]: cluster };

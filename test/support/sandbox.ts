@@ -17,7 +17,7 @@ import { WritingClient } from './writing-client.ts';
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
   if (process.env.TEST_KUBECONFIG) {
-    return 'the composed sandbox runs its own API server: a real cluster\'s would not be reachable from the sandbox bridge (no forwarding off the machine)';
+    return 'these tests compose a sandbox with its own API server; test/e2e/attach.test.ts attaches one to TEST_KUBECONFIG\'s cluster';
   }
   if (process.getuid?.() !== 0) return 'needs root (network namespaces, the sandbox bridge, mounts)';
   return false;
@@ -207,10 +207,14 @@ export function printSandboxOnFailure(sandbox: () => Sandbox | undefined): void 
   });
 }
 
-/** A writing client through `<c>-mysql-master`, as the example MysqlUser. */
-export async function writerThroughMaster(lab: WritingLab, firstId: number): Promise<WritingClient> {
+/**
+ * A writing client through `<c>-mysql-master`, as the example MysqlUser, or as root (`as: 'root'`):
+ * root is the account a fence must bind too (on MariaDB it holds every privilege a grant can give).
+ */
+export async function writerThroughMaster(lab: WritingLab, firstId: number, as: 'app' | 'root' = 'app'): Promise<WritingClient> {
   const host = await serviceIP(lab.sb, lab.c.namespace, names.masterService(lab.c.name));
-  return new WritingClient({ host, user: lab.shop.user, password: lab.shop.password, table: lab.table }, firstId);
+  const who = as === 'root' ? { user: 'root', password: lab.c.rootPassword } : { user: lab.shop.user, password: lab.shop.password };
+  return new WritingClient({ host, ...who, table: lab.table }, firstId);
 }
 
 /**
@@ -235,6 +239,14 @@ export async function assertWritesOnEveryPod(sb: Sandbox, c: ExampleCluster, pod
  * moment of the kill.
  */
 export async function killMysqld(sb: Sandbox, namespace: string, pod: string): Promise<number> {
+  const { netns, servers } = await mysqldPids(sb, namespace, pod);
+  if (servers.length !== 1) throw new Error(`expected one mariadbd in ${pod}'s network namespace ${netns}, found ${servers.length}`);
+  process.kill(Number(servers[0]), 'SIGKILL');
+  return Date.now();
+}
+
+/** The pids of the mariadbd processes in a pod's network namespace (none while it restarts). */
+export async function mysqldPids(sb: Sandbox, namespace: string, pod: string): Promise<{ netns: string; servers: string[] }> {
   const p = await sb.client.get<{ metadata: { uid: string } }>({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod });
   const netns = `${netnsPrefix(sb.network.addresses.bridge)}${p.metadata.uid}`;
   const pids = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n').filter((l) => /^\d+$/.test(l));
@@ -245,9 +257,7 @@ export async function killMysqld(sb: Sandbox, namespace: string, pod: string): P
       return false; // gone meanwhile
     }
   });
-  if (servers.length !== 1) throw new Error(`expected one mariadbd in ${pod}'s network namespace ${netns}, found ${servers.length}`);
-  process.kill(Number(servers[0]), 'SIGKILL');
-  return Date.now();
+  return { netns, servers };
 }
 
 /**

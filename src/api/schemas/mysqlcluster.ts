@@ -174,6 +174,11 @@ const spec = obj(
     }),
     queryLimits,
     readOnly: bool('Make every node read-only.'),
+    // Ours: what the operator does with a replica holding transactions the master lacks
+    // (docs/errant-transactions.md). Off by default: a rebuild discards those transactions.
+    rebuildErrantReplicas: bool(
+      'Ours: rebuild a replica that holds transactions the master lacks (errant) from a fresh clone: its data PVC and pod are deleted, one replica at a time. The errant transactions are discarded; unset or false only flags it (node condition ErrantTransactions, healthy=no).',
+    ),
     replication,
     // server-id 0 cannot replicate, so the offset of ordinal 0 must be at least 1.
     serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: DEFAULT_SERVER_ID_OFFSET, minimum: 1 }),

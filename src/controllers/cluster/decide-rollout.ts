@@ -9,8 +9,8 @@
 //
 // The probes follow the same idea (decideProbes): running pods keep the anchor's slow probes as
 // long as nothing else in their template changes; the first real rollout brings ours.
-import type { V1PodTemplateSpec } from '@kubernetes/client-node';
-import { ANNOTATION_CONFIG_HASH, ANNOTATION_CONFIG_REV, ANNOTATION_SECRET_REV } from '../../api/constants.ts';
+import type { V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
+import { ANNOTATION_CONFIG_HASH, ANNOTATION_CONFIG_REV, ANNOTATION_SECRET_REV, ROLL_SETTLE_SECONDS } from '../../api/constants.ts';
 import { ownedSubset } from './decide-writes.ts';
 import type { RolloutInputs } from './render-cluster.ts';
 import type { ProbeStyle } from './render-statefulset.ts';
@@ -49,4 +49,26 @@ function sameData(a: Readonly<Record<string, string>> | undefined, b: Readonly<R
 export function decideProbes(existing: V1PodTemplateSpec | undefined, renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec): ProbeStyle {
   if (!existing) return 'fast';
   return ownedSubset(renderTemplate('anchor'), existing) ? 'anchor' : 'fast';
+}
+
+/**
+ * The StatefulSet's `minReadySeconds`: how long a rolled pod must stay Ready before the next one is
+ * stopped. The master's pod rolls last, and its preStop asks Orchestrator for a graceful takeover,
+ * which relocates every other replica below the new master; Orchestrator refuses a replica it has
+ * not checked since it came back ("too complex; please do it manually": its last check invalid
+ * or not recent), and a refused takeover is a failover instead. A real Orchestrator re-checks a
+ * replica within 2 x InstancePollSeconds of its return, so a few seconds of settling close the
+ * gap. Not while the cluster is first created: the StatefulSet controller waits the same time
+ * before creating each next pod, which would only slow down a new cluster. So 0 until the
+ * StatefulSet has had every replica Ready and up to date once, then kept. An adopted StatefulSet
+ * (the anchor's revs in its template, not yet rolled by us) keeps what it has: adoption writes no
+ * spec; the first rollout of ours makes it ours.
+ */
+export function decideMinReadySeconds(existing: V1StatefulSet | undefined, replicas: number): number {
+  if (existing === undefined) return 0;
+  const had = existing.spec?.minReadySeconds ?? 0;
+  if (had > 0 || existing.spec?.template?.metadata?.annotations?.[ANNOTATION_CONFIG_HASH] === undefined) return had;
+  const st = existing.status;
+  const settled = st !== undefined && (st.readyReplicas ?? 0) >= replicas && (st.updatedReplicas ?? 0) >= replicas && st.currentRevision === st.updateRevision;
+  return settled ? ROLL_SETTLE_SECONDS : 0;
 }

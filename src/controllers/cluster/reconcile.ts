@@ -19,7 +19,7 @@ import { AlreadyExistsError, ConflictError, KubeApiError } from '../../runtime/k
 import type { KindRef, KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
-import { decideProbes, decideRolloutAnnotations } from './decide-rollout.ts';
+import { decideMinReadySeconds, decideProbes, decideRolloutAnnotations } from './decide-rollout.ts';
 import { announceRootPasswordKey, rootPasswordKeyMessage } from './decide-root-password.ts';
 import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
@@ -108,6 +108,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
         rendered,
       ),
     probes: (renderTemplate) => decideProbes(existingSts?.spec?.template, renderTemplate),
+    minReadySeconds: decideMinReadySeconds(existingSts, cluster.spec.replicas ?? 1),
   });
   const ref = desired.ref;
   const owner = controllerRef(ref);

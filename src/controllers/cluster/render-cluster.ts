@@ -29,6 +29,8 @@ export interface RenderInput {
   rolloutAnnotations: (rendered: RolloutInputs) => Record<string, string>;
   /** The probes, given the pod template each style renders (decide-rollout.ts). */
   probes: (renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec) => ProbeStyle;
+  /** The StatefulSet's minReadySeconds (decide-rollout.ts); default none. */
+  minReadySeconds?: number;
   generatePassword?: () => string;
 }
 
@@ -93,6 +95,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     opts,
     labels,
     rolloutAnnotations: input.rolloutAnnotations({ configHash, configData: configMap.data ?? {}, secretData }),
+    ...(input.minReadySeconds !== undefined ? { minReadySeconds: input.minReadySeconds } : {}),
   };
   const probes = input.probes((style) => renderStatefulSet({ ...stsInput, probes: style }).spec!.template);
   const statefulSet = renderStatefulSet({ ...stsInput, probes });

@@ -67,6 +67,8 @@ export interface StatefulSetInput {
   rolloutAnnotations: Record<string, string>;
   /** The probes: ours, or the anchor's that running pods keep until a real rollout (decide-rollout.ts). */
   probes: ProbeStyle;
+  /** How long a rolled pod stays Ready before the next rolls (decideMinReadySeconds); 0 renders none. */
+  minReadySeconds?: number;
 }
 
 /**
@@ -88,6 +90,7 @@ export function renderStatefulSet(input: StatefulSetInput): V1StatefulSet {
     metadata: { name: names.statefulSet(ref.name), namespace: ref.namespace, ownerReferences: [controllerRef(ref)] },
     spec: {
       replicas: spec.replicas ?? 1,
+      ...(input.minReadySeconds ? { minReadySeconds: input.minReadySeconds } : {}),
       selector: { matchLabels: selectorLabels(ref.name) },
       serviceName: HEADLESS_SERVICE_NAME,
       template: {

@@ -112,9 +112,14 @@ function seedPending(self: ReachableServer): self is ReachableServer & { backupG
   return self.backupGtidPurged !== null && !self.gtidSeeded && !positionHolds(self.family, self.gtidExecuted, self.backupGtidPurged);
 }
 
-/** Transactions this server holds that the master lacks: pointing it there would fork or fail. */
+/**
+ * Transactions this server holds that the master lacks: pointing it there would fork or fail, and
+ * one that already replicates from it (resumed by its init-file at start, or pointed there by
+ * Orchestrator) is not marked configured. The master's clone position counts as its history
+ * (extraGtids).
+ */
 function errant(g: NodeGathered, self: ReachableServer, master: NodeView, masterServer: ReachableServer): NodeDecision | null {
-  const extra = extraGtids(self.family, self.gtidHistory, masterServer.gtidHistory);
+  const extra = extraGtids(self.family, self.gtidHistory, masterServer.gtidHistory, masterServer.backupGtidPurged ?? '');
   if (extra.length === 0) return null;
   return wait(
     NODE_REASONS.errantTransactions,
@@ -204,9 +209,13 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   const masterServer = master.server;
   if (masterServer?.reachable !== true) return wait(NODE_REASONS.masterUnreachable, masterUnreachableMessage(choice));
 
+  // Before any replication step: a server holding what the master lacks is neither pointed at it
+  // nor started (1236 / 1950, or a silent fork without gtid_strict_mode) nor marked configured.
+  const refused = errant(g, self, master, masterServer);
+  if (refused !== null) return refused;
   const rep = self.replication;
   if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {
-    return errant(g, self, master, masterServer) ?? step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
+    return step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
   }
   // Stopped threads (skip-slave-start after a restart, a re-point, an error) get one START per
   // pass; START also clears errors left from before, so they are judged only after it.

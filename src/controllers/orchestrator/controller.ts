@@ -36,7 +36,9 @@ export interface OrchestratorWiring {
 export const ORCHESTRATOR_PERMISSIONS: readonly Permission[] = [
   { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch', 'patch'] },
   { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['patch'] },
-  { group: '', resources: ['pods'], verbs: ['list', 'watch', 'patch'] },
+  // delete: spec.rebuildErrantReplicas (decide-errant.ts), pods and their data claims.
+  { group: '', resources: ['pods'], verbs: ['list', 'watch', 'patch', 'delete'] },
+  { group: '', resources: ['persistentvolumeclaims'], verbs: ['delete'] },
   { group: '', resources: ['secrets'], verbs: ['list', 'watch'] },
 ];
 

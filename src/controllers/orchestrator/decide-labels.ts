@@ -23,8 +23,9 @@ function conditionIs(nodes: readonly NodeStatus[], fqdn: string, type: string, s
 }
 
 /**
- * A replica serves reads when it runs, replicates, is not lagged (maxSlaveLatency) and is
- * read-only: a writable replica would take writes the master never sees.
+ * A replica serves reads when it runs, replicates, is not lagged (maxSlaveLatency), is
+ * read-only (a writable replica would take writes the master never sees) and holds no
+ * transaction the master lacks (decide-errant.ts).
  */
 export function healthyReplica(n: PodNode, nodes: readonly NodeStatus[]): boolean {
   const fqdn = n.pod.fqdn;
@@ -33,7 +34,8 @@ export function healthyReplica(n: PodNode, nodes: readonly NodeStatus[]): boolea
     !n.pod.deleting &&
     conditionIs(nodes, fqdn, NODE_CONDITION.replicating, CONDITION_STATUS.true) &&
     conditionIs(nodes, fqdn, NODE_CONDITION.lagged, CONDITION_STATUS.false) &&
-    conditionIs(nodes, fqdn, NODE_CONDITION.readOnly, CONDITION_STATUS.true)
+    conditionIs(nodes, fqdn, NODE_CONDITION.readOnly, CONDITION_STATUS.true) &&
+    !conditionIs(nodes, fqdn, NODE_CONDITION.errantTransactions, CONDITION_STATUS.true)
   );
 }
 

@@ -12,6 +12,7 @@ import type { ClusterCondition, NodeCondition, NodeStatus } from '../../api/inde
 import { names, podFqdn } from '../../api/names.ts';
 import type { Recovery } from '../../orchestrator/index.ts';
 import { transitionTime } from '../condition-time.ts';
+import { decideErrant } from './decide-errant.ts';
 import { decideFailover } from './decide-failover.ts';
 import { decideMaster } from './decide-master.ts';
 import { checkedRecently, isOrchestratorMaster, keyName, podNodes, type Gathered, type PodNode } from './gathered.ts';
@@ -61,9 +62,14 @@ function decideNodes(g: Gathered, nodes: readonly PodNode[]): NodeStatus[] {
   const old = g.cluster.status?.nodes ?? [];
   // The cached cluster carries the schema defaults; a builder's or an old CRD's may not.
   const maxLag = clusterWithDefaults(g.cluster).spec?.maxSlaveLatency;
+  const errant = decideErrant(g).status;
   return nodes.map((n) => {
     const previous = old.find((o) => o.name === n.pod.fqdn)?.conditions ?? [];
-    const conditions = Object.entries(nodeConditionValues(g, n, maxLag)).map(([type, status]): NodeCondition => ({
+    const values = nodeConditionValues(g, n, maxLag);
+    // Ours, after the anchor's four, once the node was compared with a master (decide-errant.ts).
+    const errantStatus = errant.get(n.pod.fqdn);
+    if (errantStatus !== undefined) values[NODE_CONDITION.errantTransactions] = errantStatus;
+    const conditions = Object.entries(values).map(([type, status]): NodeCondition => ({
       type,
       status,
       lastTransitionTime: transitionTime(previous.find((c) => c.type === type), status, g.now),

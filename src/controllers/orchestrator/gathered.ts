@@ -6,7 +6,7 @@ import { names } from '../../api/names.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { AnalysisEntry, Instance, InstanceKey, Recovery } from '../../orchestrator/index.ts';
 import type { HookSignal } from './hook-signals.ts';
-import { nodePods, normalizeHostName, resolveByFqdn, type NodeView, type PodObject, type PodView, type RoleView } from '../../topology/index.ts';
+import { nodePods, normalizeHostName, resolveByFqdn, type GtidView, type NodeView, type PodObject, type PodView, type RoleView } from '../../topology/index.ts';
 
 /** Orchestrator's answers for the cluster's alias, or why there are none. */
 export type OrchestratorState =
@@ -37,6 +37,13 @@ export interface Gathered {
    */
   servers: readonly NodeView<RoleView>[];
   orchestrator: OrchestratorState;
+  /**
+   * What each running pod's server said about its GTID history this pass (decide-errant.ts);
+   * undefined: not read. `readLast` names the pod whose view was read after all the others:
+   * the master's, re-read before a replica is called errant (a master's history only grows, so a
+   * transaction a replica had received from it is in a later read of the master's).
+   */
+  gtids?: { views: readonly { pod: string; gtid: GtidView | null }[]; readLast?: string };
   /** The newest failover hook call about the cluster, when it is fresh (hook-signals.ts). */
   hook?: HookSignal;
   /**

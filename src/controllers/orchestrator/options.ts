@@ -37,8 +37,8 @@ export const ORCHESTRATOR_SETTINGS: SettingTable<OrchestratorControllerOptions> 
   ackGraceMs: durationSetting({
     flag: 'failover-ack-grace',
     env: 'FAILOVER_ACK_GRACE',
-    help: 'how old a recovery must be before it is acknowledged in Orchestrator (once the cluster is Ready)',
-    default: '10m',
+    help: 'how old a recovery must be before it is acknowledged in Orchestrator (once the cluster is Ready); until then Orchestrator does not fail over the promoted master again',
+    default: '30s',
   }),
   finalizerTimeoutMs: durationSetting({
     flag: 'orchestrator-finalizer-timeout',

@@ -16,13 +16,14 @@ import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
   asNode, credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
-  type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
+  type GtidView, type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
 } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
 import { decideDowntime, type DowntimeEnd } from './decide-downtime.ts';
+import { decideErrant, decideRebuild, type ErrantDecision, type RebuildDecision } from './decide-errant.ts';
 import { decideFinalizer, isDeleting, type FinalizerDecision } from './decide-finalizer.ts';
 import { decideHook, freshHook, superseded } from './decide-hook.ts';
 import { decideLabels, labelRounds, type LabelPatch } from './decide-labels.ts';
@@ -249,6 +250,8 @@ async function act(
 
   if (stale()) return;
   if (decided.write) await pass.writeStatus(decided.status);
+  const errant = decideErrant(g);
+  pass.announceErrant(errant);
   deps.memory.ready.set(req.key, decided.status.conditions[0].status);
   countReady(deps.memory, metrics.clustersByReady);
   steps.lap('status');
@@ -260,6 +263,11 @@ async function act(
     pass.hold('readOnly', undefined);
     for (const change of readOnly.changes) await pass.setReadOnly(change.key, change.readOnly);
   }
+
+  if (stale()) return;
+  const rebuild = decideRebuild(g, errant);
+  pass.hold('rebuild', rebuild.kind === 'hold' ? rebuild : undefined);
+  if (rebuild.kind === 'rebuild') await pass.rebuild(rebuild);
 
   const downtime = decideDowntime(g, decided.status.nodes);
   pass.hold('downtime', downtime.held);
@@ -290,8 +298,10 @@ async function gather(
   const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
   // Side by side: a dead master's server may take its connect timeout to fail, and the labels
   // wait for the slower of the two.
-  const [servers, orchestrator] = await Promise.all([
-    observeServers(pods, connections, deps).finally(() => steps.lap('servers')),
+  // The GTID histories after the roles, on the same connections: a failed read closes its
+  // connection, which must not cut the role read the labels wait for.
+  const [[servers, gtids], orchestrator] = await Promise.all([
+    observeServers(pods, connections, deps).then(async (roles) => [roles, await observeGtids(pods, connections, deps)] as const).finally(() => steps.lap('servers')),
     askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal).finally(() => steps.lap('orchestrator')),
   ]);
   const now = new Date();
@@ -299,7 +309,33 @@ async function gather(
   const hook = freshHook(latest, now);
   if (latest !== undefined && hook === undefined) deps.signals.settle(latest);
   const unanswered = deps.memory.masterUnanswered.get(req.key);
-  return { cluster, pods, servers, orchestrator, now, ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}) };
+  const g: Gathered = {
+    cluster, pods, servers, orchestrator, now, gtids: { views: gtids },
+    ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}),
+  };
+  return confirmErrant(g, connections, deps);
+}
+
+/** Each running pod's GTID history and clone position (decide-errant.ts); null: not read. */
+async function observeGtids(pods: readonly PodObject[], servers: PassServers | { message: string }, deps: PassDeps): Promise<{ pod: string; gtid: GtidView | null }[]> {
+  const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
+  return Promise.all(views.map(async (p) => ({
+    pod: p.name,
+    gtid: servers instanceof PassServers && p.mysqlRunning && !p.deleting ? await servers.observeGtid(p.endpoint) : null,
+  })));
+}
+
+/**
+ * A replica is called errant only on a view of the master read after its own: when the pass's
+ * side-by-side reads found one, the master's history is read once more (decide-errant.ts `confirm`).
+ */
+async function confirmErrant(g: Gathered, servers: PassServers | { message: string }, deps: PassDeps): Promise<Gathered> {
+  const pod = decideErrant(g).confirm;
+  const view = nodePods(g.pods, deps.resolve ?? resolveByFqdn).find((p) => p.name === pod);
+  if (view === undefined || g.gtids === undefined || !(servers instanceof PassServers)) return g;
+  const gtid = await servers.observeGtid(view.endpoint);
+  const views = g.gtids.views.map((v) => (v.pod === view.name ? { pod: view.name, gtid } : v));
+  return { ...g, gtids: { views, readLast: view.name } };
 }
 
 /** Connections to the cluster's servers as the operator user, or why there are none. */
@@ -498,6 +534,39 @@ class Pass {
     const message = `role=master kept on ${pod} on Orchestrator's word: its server did not answer this pass (${verdict.unanswered})`;
     this.#ctx.log.info('master unanswered, label kept', { cluster: this.req.key, pod, error: verdict.unanswered });
     this.#ctx.events.warning(this.#cluster, ORCHESTRATOR_REASONS.masterUnanswered, message);
+  }
+
+  /**
+   * A Warning Event for each replica found errant, when what it holds changed since it was last
+   * announced (not on every pass); a replica compared clean is forgotten.
+   */
+  announceErrant(d: ErrantDecision): void {
+    for (const n of podNodes(this.#g)) {
+      const found = d.errant.find((e) => e.pod === n.pod.name);
+      const kind = `errant/${n.pod.name}`;
+      if (found !== undefined) {
+        if (this.#deps.memory.holdChanged(this.req.key, kind, found.gtids.join(','))) {
+          this.#ctx.events.warning(this.#cluster, ORCHESTRATOR_REASONS.errantTransactions, found.message);
+        }
+      } else if (d.status.get(n.pod.fqdn) === CONDITION_STATUS.false) {
+        this.#deps.memory.holdChanged(this.req.key, kind, undefined);
+      }
+    }
+  }
+
+  /**
+   * spec.rebuildErrantReplicas: the data claim first (it stays Terminating while the pod uses it),
+   * then the pod, guarded by the uid the pass decided on; the StatefulSet makes the claim and the
+   * pod again once the old claim is gone, and the new pod's init container clones.
+   */
+  async rebuild(r: Extract<RebuildDecision, { kind: 'rebuild' }>): Promise<void> {
+    await this.#ctx.client.delete({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: this.req.namespace, name: r.claim });
+    await this.#ctx.client.delete(
+      { apiVersion: 'v1', kind: 'Pod', namespace: this.req.namespace, name: r.pod },
+      r.uid === undefined ? {} : { preconditions: { uid: r.uid } },
+    );
+    this.#ctx.log.info('errant replica rebuilt', { cluster: this.req.key, pod: r.pod });
+    this.#ctx.events.warning(this.#cluster, ORCHESTRATOR_REASONS.errantReplicaRebuilt, r.message);
   }
 
   async setReadOnly(key: InstanceKey, readOnly: boolean): Promise<void> {

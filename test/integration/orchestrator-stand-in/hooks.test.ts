@@ -92,7 +92,7 @@ test('the stand-in makes the recorded hook calls in a graceful takeover and a fa
       ['error_forget_unknown_127.0.0.99_3306.json', () => client.forget(nobody)],
       ['error_discover_unreachable_127.0.0.99_3306.json', () => client.discover(nobody)],
       ['error_set-read-only_unknown.json', () => client.setReadOnly(nobody)],
-      ['error_cluster_unknown.json', () => client.clusterByAlias('nosuchcluster')],
+      ['error_cluster-alias_unknown.json', () => client.clusterByAlias('nosuch.ns')],
       ['error_master_unknown.json', () => client.master('nosuchcluster')],
       ['error_graceful-master-takeover_unknown-cluster.json', () => client.gracefulMasterTakeover('nosuchcluster', master.key)],
       ['error_ack-recovery_unknown-cluster.json', () => client.ackRecoveries('nosuchcluster', 'c')],

@@ -17,29 +17,13 @@ import {
   type OrchestratorErrorKind,
   type Recovery as R,
 } from '../../../src/orchestrator/index.ts';
+import { coverage, recordings, type Recording } from '../../support/orchestrator-routes.ts';
 
 const FIXTURES = new URL('../../fixtures/orchestrator/', import.meta.url);
 const JSON_TYPE = 'application/json; charset=UTF-8';
 
-interface Row {
-  file: string;
-  method: string;
-  path: string;
-  status: number;
-  contentType: string;
-}
-
-function rows(): Row[] {
-  const top = JSON.parse(readFileSync(new URL('index.json', FIXTURES), 'utf8')) as Row[];
-  const hooks = JSON.parse(readFileSync(new URL('hooks/index.json', FIXTURES), 'utf8')) as Array<{ file: string; request: string; status: number }>;
-  return [
-    ...top,
-    ...hooks.map((h) => {
-      const [method = '', path = ''] = h.request.split(' ');
-      return { file: `hooks/${h.file}`, method, path, status: h.status, contentType: JSON_TYPE };
-    }),
-  ];
-}
+type Row = Recording;
+const rows = recordings;
 
 /** Answers every request with the body the test set; remembers what it was asked. */
 interface Recorded {
@@ -150,6 +134,17 @@ const ERROR_KINDS: Record<string, OrchestratorErrorKind> = {
   'error_master_unknown.json': 'unknown-cluster',
   'error_graceful-master-takeover_unknown-cluster.json': 'unknown-cluster',
   'error_ack-recovery_unknown-cluster.json': 'unknown-cluster',
+  'error_cluster-alias_unknown.json': 'unknown-cluster',
+  'error_master_unknown-alias.json': 'unknown-cluster',
+  'error_graceful-master-takeover-auto_unknown-cluster.json': 'unknown-cluster',
+  'error_set-writeable_unknown_127.0.0.99_3306.json': 'mysql-unreachable',
+  'error_graceful-master-takeover_unknown-designated.json': 'failed',
+  'error_graceful-master-takeover-auto_unknown-designated.json': 'failed',
+  'error_graceful-master-takeover_unknown-alias.json': 'unknown-cluster',
+  'error_graceful-master-takeover-auto_unknown-alias_designated.json': 'unknown-cluster',
+  'error_graceful-master-takeover_prehook-refused.json': 'failed',
+  'error_graceful-master-takeover-auto_prehook-refused_designated.json': 'failed',
+  'error_ack-recovery_empty-comment.json': 'failed',
   'error_ack-recovery_missing-comment.json': 'failed',
   'error_begin-downtime_bad-duration.json': 'failed',
   'hooks/graceful-takeover-prehook-exit1_response.json': 'failed',
@@ -342,4 +337,14 @@ test('against a real Orchestrator (TEST_ORCHESTRATOR_URL), the read-only calls d
   }
   await assert.rejects(c.instance({ host: 'no-such-host.invalid', port: 3306 }), { kind: 'unknown-instance' });
   await assert.rejects(c.master('no-such-cluster.invalid'), { kind: 'unknown-cluster' });
+});
+
+test('every route the client asks, with every outcome it can meet there, has a recorded answer of Orchestrator 3.2.6', async () => {
+  const all = await coverage();
+  const missing = all.filter((c) => c.recorded.length === 0).map((c) => `${c.route.template} → ${c.outcome}`);
+  assert.deepEqual(missing, [], 'record these with the real binary (test/fixtures/orchestrator/README.md says how)');
+  // The enumeration is the client's: every method, and both paths of the takeover with and without a designated replica.
+  const templates = new Set(all.map((c) => c.route.template));
+  assert.ok(templates.has('/api/graceful-master-takeover-auto/{alias}') && templates.has('/api/graceful-master-takeover-auto/{alias}/{host}/{port}'));
+  assert.equal(new Set(all.map((c) => c.route.method)).size, Object.keys(client).length);
 });

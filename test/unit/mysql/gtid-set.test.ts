@@ -11,6 +11,26 @@ test('MariaDB: binlog state entries are compared per domain and server_id, not p
   assert.deepEqual(extraGtids('mariadb', '', '0-100-1'), []);
 });
 
+test('MariaDB: a replica\'s own write is errant though the master\'s domain position is past its sequence number', () => {
+  // Replica 102 applied 0-100-50 and wrote 0-102-51 itself (sql_log_bin=1); the master went on to 0-100-60.
+  assert.deepEqual(extraGtids('mariadb', '0-100-50,0-102-51', '0-100-60'), ['0-102-51']);
+  // After a failover: the old master's write 0-100-11 no replica received, the new master at 0-101-12.
+  assert.deepEqual(extraGtids('mariadb', '0-100-11', '0-100-10,0-101-12'), ['0-100-11']);
+});
+
+test('MariaDB: a master cloned at a position holds what its empty binlog does not name, up to that position', () => {
+  // Pod 1 was cloned at 0-100-40 and promoted: its binlog names only its own writes since.
+  assert.deepEqual(extraGtids('mariadb', '0-100-40,0-101-70', '0-101-70'), ['0-100-40']);
+  assert.deepEqual(extraGtids('mariadb', '0-100-40,0-101-70', '0-101-70', '0-100-40'), []);
+  // A write of server 100 past the base the master's binlog never shows: the master lacks it.
+  assert.deepEqual(extraGtids('mariadb', '0-100-45,0-101-70', '0-101-70', '0-100-40'), ['0-100-45']);
+  // The base never excuses a server_id the master's binlog names at a lower sequence number.
+  assert.deepEqual(extraGtids('mariadb', '0-100-45', '0-100-41', '0-100-50'), ['0-100-45']);
+  // Another domain's base does not count; a multi-line base is read whole.
+  assert.deepEqual(extraGtids('mariadb', '1-100-5', '0-101-70', '0-100-40'), ['1-100-5']);
+  assert.deepEqual(extraGtids('mariadb', '1-100-5', '0-101-70', '0-100-40,\n1-100-9'), []);
+});
+
 test('MySQL: the GTID set difference, interval by interval, tags kept apart', () => {
   assert.deepEqual(extraGtids('mysql', 'aaaa:1-10', 'aaaa:1-10,bbbb:1-2'), []);
   assert.deepEqual(extraGtids('mysql', 'aaaa:1-12', 'aaaa:1-10'), ['aaaa:11-12']);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dnsRecords, renderHostsFile, resolveName } from '../../../sandbox/network/hosts.ts';
+import { dnsRecords, renderHostsFile, resolveName, withApiServerNames } from '../../../sandbox/network/hosts.ts';
 import { NS, pod, service } from './builders.ts';
 
 const db = { app: 'db' };
@@ -46,4 +46,17 @@ test("a pod's hosts file has the kubelet's lines, and bare names only of its own
 
 test('ExternalName Services and Services without an address are not named', () => {
   assert.deepEqual(dnsRecords([service('ext', { type: 'ExternalName', clusterIP: '' }), service('none', { clusterIP: '' })], []), []);
+});
+
+test('attached to a cluster: the kubernetes.default.svc names go to the relay, not the kubernetes Service\'s ClusterIP; its other names stay', () => {
+  const kubernetes = service('kubernetes', { ns: 'default', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP' }] });
+  const web = service('web', { clusterIP: '10.1.0.5', selector: { app: 'web' } });
+  const names = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
+  const records = withApiServerNames(dnsRecords([kubernetes, web], []), '10.213.7.1', names);
+  for (const n of names.slice(1)) assert.equal(resolveName(records, n), '10.213.7.1', n);
+  assert.equal(resolveName(records, `web.${NS}`), '10.1.0.5');
+  const file = renderHostsFile({ ip: '10.213.7.5', namespace: 'default', hostname: 'p' }, records);
+  assert.match(file, /^10\.213\.7\.1\tkubernetes\tkubernetes\.default\t/m);
+  assert.doesNotMatch(file, /10\.96\.0\.1/, 'no line gives a kubernetes name the ClusterIP');
+  assert.deepEqual(withApiServerNames(records, '10.213.7.1', []), records, 'no names: unchanged');
 });

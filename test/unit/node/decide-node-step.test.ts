@@ -236,6 +236,28 @@ test('a replica re-pointed to a new master keeps its replica position (slave_pos
   assert.match(e.kind === 'wait' ? e.message : '', /lacks: aaaa:11;/);
 });
 
+test('a replica that already replicates from the master (resumed at start) is not marked configured while it holds a transaction the master lacks', () => {
+  // Pod 2 (server 102) resumed replication from pod 1 by its init-file, then was written to itself.
+  const resumed = server({ configured: true, gtidExecuted: '0-102-13', gtidHistory: '0-100-10,0-101-12,0-102-13', replication: replicating(1) });
+  const d = decideNodeStep(gathered(2, resumed, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }));
+  assert.equal(stepKind(d), 'wait:ErrantTransactions');
+  assert.match(d.kind === 'wait' ? d.message : '', /lacks: 0-102-13;/);
+  // Its threads stopped on the error the fork causes (1236 with current_pos): not started again.
+  const stopped = server({ ...resumed, replication: replicating(1, { ioState: 'stopped', lastIoErrno: 1236, lastIoError: 'not in the master\'s binlog' }) });
+  assert.equal(stepKind(decideNodeStep(gathered(2, stopped, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))), 'wait:ErrantTransactions');
+  const clean = server({ configured: true, gtidExecuted: '0-101-12', gtidHistory: '0-100-10,0-101-12', replication: replicating(1) });
+  assert.equal(stepKind(decideNodeStep(gathered(2, clean, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))), 'markConfigured');
+});
+
+test('a master cloned at a position holds the transactions before it that its binlog does not name', () => {
+  // Pod 1 was cloned at 0-100-10 (its binlog starts empty), promoted, and wrote 0-101-11..12.
+  const clonedMaster = node(1, master({ gtidExecuted: '0-101-12', gtidHistory: '0-101-12', backupGtidPurged: '0-100-10', gtidSeeded: true }));
+  const old = server({ gtidExecuted: '0-100-10', gtidHistory: '0-100-10' });
+  assert.equal(stepKind(decideNodeStep(gathered(0, old, [clonedMaster], { cluster: orcNamesPod1 }))), 'pointAt');
+  const errantOld = server({ gtidExecuted: '0-100-11', gtidHistory: '0-100-11' });
+  assert.equal(stepKind(decideNodeStep(gathered(0, errantOld, [clonedMaster], { cluster: orcNamesPod1 }))), 'wait:ErrantTransactions');
+});
+
 test('an old master configured before Orchestrator failed it over (restarted in place first) is rejoined, not left alone', () => {
   // Pod 0 was configured as the master when its mysqld came back; Orchestrator then promoted pod 1.
   const c = cluster({ orchestrator: orchestrator(fqdn(1)) });

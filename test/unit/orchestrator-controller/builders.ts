@@ -146,3 +146,20 @@ export function masterServer() {
 export function replicaServer(of: number) {
   return server({ configured: true, replication: replicating(of) });
 }
+
+/**
+ * The GTID histories of a pass (decide-errant.ts): MariaDB gtid_binlog_state by ordinal, a
+ * `{ history, base }` for a server made by a clone; `readLast`: the ordinal read after the others.
+ */
+export function gtids(histories: Record<number, string | { history: string; base: string }>, readLast?: number): NonNullable<Gathered['gtids']> {
+  const views = Object.entries(histories).map(([ordinal, h]) => ({
+    pod: podName(Number(ordinal)),
+    gtid: {
+      reachable: true as const,
+      family: 'mariadb' as const,
+      gtidHistory: typeof h === 'string' ? h : h.history,
+      backupGtidPurged: typeof h === 'string' ? null : h.base,
+    },
+  }));
+  return { views, ...(readLast !== undefined ? { readLast: podName(readLast) } : {}) };
+}

@@ -49,6 +49,6 @@ test('hooks run one after the other in list order; the first failing one stops t
   await runHooks(['test "$ORC_FAILURE_TYPE" = DeadMaster', 'test {countReplicas} = 2'], context());
   await assert.rejects(
     runHooks(['echo first failing >&2; exit 3', 'echo never >&2; exit 4'], context()),
-    { message: '(exit status 3) first failing' },
+    { message: '(exit status 3) first failing\n' },
   );
 });
