@@ -22,6 +22,8 @@ export interface StandInConfig {
   detectInstanceAliasQuery: string;
   /** Gives the user and password a demoted master or a repointed replica replicates with. */
   replicationCredentialsQuery: string;
+  /** DetectSemiSyncEnforcedQuery: semi-sync as 3.2.6 does it around promotions and replication starts (semi-sync.ts). */
+  detectSemiSyncEnforcedQuery: string;
   recoverMasterClusterFilters: string[];
   hooks: Record<HookList, string[]>;
 }
@@ -76,6 +78,7 @@ export function parseConfig(text: string, readFile?: (path: string) => string): 
     detectClusterAliasQuery: field(r, 'DetectClusterAliasQuery', 'string', ''),
     detectInstanceAliasQuery: field(r, 'DetectInstanceAliasQuery', 'string', ''),
     replicationCredentialsQuery: field(r, 'ReplicationCredentialsQuery', 'string', ''),
+    detectSemiSyncEnforcedQuery: field(r, 'DetectSemiSyncEnforcedQuery', 'string', ''),
     recoverMasterClusterFilters: stringList(r, 'RecoverMasterClusterFilters'),
     hooks: Object.fromEntries(HOOK_LISTS.map((h) => [h, stringList(r, h)])) as Record<HookList, string[]>,
   };

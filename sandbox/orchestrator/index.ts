@@ -15,6 +15,7 @@ import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
 import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
 import { acknowledge, blockedRecoveryJson, blockingRecoveries, inActivePeriod, registerBlocked, unexpiredBlocked, type BlockedRecovery } from './recovery-period.ts';
 import { analysisJson, clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
+import { semiSyncBeforeReplication, semiSyncBeforeWritable } from './semi-sync.ts';
 
 export interface StandInOptions {
   config: StandInConfig;
@@ -168,7 +169,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   async function repoint(replica: InstanceState, master: Key, pos: 'slave_pos' | 'current_pos', start: boolean): Promise<void> {
     const n = await nodeFor(replica.key);
     await n.pointAt(address(master), await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
-    if (start) await n.startReplication();
+    if (start) {
+      await semiSyncBeforeReplication(n, cfg.detectSemiSyncEnforcedQuery);
+      await n.startReplication();
+    }
     replica.master = master;
   }
 
@@ -220,6 +224,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     try {
       const n = await nodeFor(candidate.key);
       await n.resetReplication();
+      await semiSyncBeforeWritable(n, cfg.detectSemiSyncEnforcedQuery);
       await n.setReadOnly(false);
       candidate.master = null;
       candidate.readOnly = false;
@@ -517,7 +522,9 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         const k = parseKey(b, c);
         const readOnly = a === 'set-read-only';
         try {
-          await (await nodeFor(k)).setReadOnly(readOnly);
+          const n = await nodeFor(k);
+          if (!readOnly) await semiSyncBeforeWritable(n, cfg.detectSemiSyncEnforcedQuery);
+          await n.setReadOnly(readOnly);
         } catch (e) {
           throw dialError(k, e);
         }

@@ -101,6 +101,14 @@ export const ANNOTATION_SECRET_REV = 'secret_rev';
 export const ANNOTATION_CONFIG_HASH = 'mysql.presslabs.org/config-hash';
 /** Ours: on the StatefulSet, a hash of the spec the cluster controller last applied. */
 export const ANNOTATION_SPEC_HASH = 'mysql.presslabs.org/spec-hash';
+/**
+ * Ours: on a MysqlCluster, the defaults it was created with. `lossless` (written by the cluster
+ * controller before it creates anything of a new cluster): durable commits in my.cnf and
+ * semi-sync by default (docs/semi-sync.md). Absent: an adopted cluster, or one created before
+ * issue 22; it keeps the anchor's defaults until its owner opts in (by this annotation or the fields).
+ */
+export const ANNOTATION_DEFAULTS = 'mysql.presslabs.org/defaults';
+export const DEFAULTS_LOSSLESS = 'lossless';
 export const ANNOTATION_PROMETHEUS_SCRAPE = 'prometheus.io/scrape';
 export const ANNOTATION_PROMETHEUS_PORT = 'prometheus.io/port';
 
@@ -121,6 +129,8 @@ export const FINALIZER_USER = 'mysql-operator.presslabs.org/user';
 export const FIELD_MANAGER = {
   cluster: 'mysql-operator-cluster',
   orchestrator: 'mysql-operator-orchestrator',
+  /** The orchestrator controller's semi-sync step (condition SemiSyncWaiting), applied on its own. */
+  semiSync: 'mysql-operator-semisync',
   backup: 'mysql-operator-backup',
   backupCron: 'mysql-operator-backupcron',
   restore: 'mysql-operator-restore',
@@ -154,6 +164,8 @@ export const CLUSTER_CONDITION = {
   backupSchedule: 'BackupSchedule',
   /** Ours (restore controller): pod 0 restored spec.initBucketURL, or why it could not. */
   restored: 'Restored',
+  /** Ours (orchestrator controller): True while the semi-sync master waits for acknowledgements. */
+  semiSyncWaiting: 'SemiSyncWaiting',
 } as const;
 export type ClusterConditionType = (typeof CLUSTER_CONDITION)[keyof typeof CLUSTER_CONDITION];
 
@@ -204,6 +216,17 @@ export const CLUSTER_REASONS = {
   // Restored (ours, restore controller); Events too
   backupRestored: 'BackupRestored',
   restoreFailed: 'RestoreFailed',
+  // SemiSyncWaiting (ours, orchestrator controller); Events too
+  /** Commits on the master wait: no replica (or too few) acknowledges. The price of losing nothing. */
+  semiSyncNoAck: 'SemiSyncNoAck',
+  /** The semi-sync master fell back to async (only with spec.replication.semiSyncFallbackSeconds). */
+  semiSyncFellBack: 'SemiSyncFellBack',
+  semiSyncAcknowledged: 'SemiSyncAcknowledged',
+  /** Semi-sync chosen, but the master side waits for enough replicas to replicate before it turns on. */
+  semiSyncPending: 'SemiSyncPending',
+  semiSyncOff: 'SemiSyncOff',
+  // Events only (orchestrator controller): semi-sync settings set on a server for its role
+  semiSyncConfigured: 'SemiSyncConfigured',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 

@@ -23,6 +23,12 @@ export const CLUSTER_STATUS_OWNERS = {
       CLUSTER_CONDITION.failoverInProgress,
     ],
   },
+  /** Semi-sync (orchestrator controller, semi-sync-step.ts): whether the master's commits wait for acknowledgements. */
+  semiSync: {
+    fieldManager: FIELD_MANAGER.semiSync,
+    fields: [],
+    conditions: [CLUSTER_CONDITION.semiSyncWaiting],
+  },
   /** The backup schedule: whether spec.backupSchedule is running, or why not. */
   backupCron: {
     fieldManager: FIELD_MANAGER.backupCron,

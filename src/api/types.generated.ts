@@ -141,6 +141,8 @@ export interface MysqlClusterSpec {
   readOnly?: boolean;
   /** Ours: rebuild a replica that holds transactions the master lacks (errant) from a fresh clone: its data PVC and pod are deleted, one replica at a time. The errant transactions are discarded; unset or false only flags it (node condition ErrantTransactions, healthy=no). */
   rebuildErrantReplicas?: boolean;
+  /** Ours: how a commit on the master waits for the replicas (docs/semi-sync.md). */
+  replication?: ReplicationSpec;
   /**
    * server-id is the pod ordinal plus this offset.
    * Default: `100`.
@@ -253,6 +255,16 @@ export interface QueryLimits {
   ignoreCommands?: string[];
   /** Users whose queries are never killed. */
   ignoreUser?: string[];
+}
+
+/** Ours: how a commit on the master waits for the replicas (docs/semi-sync.md). */
+export interface ReplicationSpec {
+  /** async: commits do not wait for replicas. semiSync: a commit returns only once enough replicas have the transaction (wait point AFTER_SYNC). Unset: semiSync for clusters created with lossless defaults and 2 or more replicas, async otherwise. */
+  mode?: 'async' | 'semiSync';
+  /** Replicas that must acknowledge each commit (semiSync); default 1. MariaDB waits for one only. */
+  semiSyncAcks?: number;
+  /** After this many seconds without an acknowledgement the master falls back to async (and may lose those commits on a failover). Unset: never falls back; commits wait. */
+  semiSyncFallbackSeconds?: number;
 }
 
 /** Observed state of the cluster. */

@@ -10,3 +10,4 @@ export * from './init-file.ts';
 export * from './gtid-set.ts';
 export * from './accounts.ts';
 export { quoteIdentifier, quoteString, render, secret, type Statement } from './sql-text.ts';
+export * from './semi-sync.ts';

@@ -24,6 +24,10 @@ import {
 } from './replication-statements.ts';
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
+import {
+  ioThreadStatements, parseSemiSyncState, semiSyncChanges, semiSyncPluginsStatement, showSemiSyncStatusStatement,
+  showSemiSyncVariablesStatement, type SemiSyncState, type SemiSyncWanted,
+} from './semi-sync.ts';
 import type { Credentials } from './system-users.ts';
 
 /** Where a server listens (and where a replica's CHANGE MASTER must point). */
@@ -109,6 +113,10 @@ export interface MysqlNode {
   /** Runs the changes in order; they are binlogged, so they replicate. Stops at the first failure. */
   applyChanges(changes: readonly AdminChange[]): Promise<void>;
   getStatusValue(name: string): Promise<string | null>;
+  /** Semi-sync variables and status (semi-sync.ts). */
+  semiSyncState(): Promise<SemiSyncState>;
+  /** Brings semi-sync to `wanted` (plugins, master side, replica side); what it ran, for Events. */
+  setSemiSync(wanted: SemiSyncWanted): Promise<{ changed: boolean; ioThreadRestarted: boolean }>;
   /** Written with the binlog off: sys_operator.status is per node. Works on a read-only server. */
   setStatusValue(name: string, value: string): Promise<void>;
   isConfigured(): Promise<boolean>;
@@ -303,6 +311,33 @@ class Node implements MysqlNode {
 
   replicationStatus(): Promise<ReplicationStatus | null> {
     return this.exclusive(() => this.replicationNow());
+  }
+
+  private async semiSyncNow(): Promise<SemiSyncState> {
+    const variables = await this.q(showSemiSyncVariablesStatement());
+    const status = await this.q(showSemiSyncStatusStatement());
+    const plugins = this.flavour.family === 'mariadb' ? [] : (await this.q(semiSyncPluginsStatement())).map((r) => String(r['name']));
+    return parseSemiSyncState(this.flavour, variables as never, status as never, plugins);
+  }
+
+  semiSyncState(): Promise<SemiSyncState> {
+    return this.exclusive(() => this.semiSyncNow());
+  }
+
+  setSemiSync(wanted: SemiSyncWanted): Promise<{ changed: boolean; ioThreadRestarted: boolean }> {
+    return this.exclusive(async () => {
+      const changes = semiSyncChanges(this.flavour, await this.semiSyncNow(), wanted);
+      for (const s of changes.statements) await this.q(s);
+      let ioThreadRestarted = false;
+      const io0 = changes.restartIoThread ? (await this.replicationNow())?.ioState : undefined;
+      if (io0 !== undefined && io0 !== 'stopped') {
+        const io = ioThreadStatements(this.flavour);
+        await this.q(io.stop);
+        await this.q(io.start);
+        ioThreadRestarted = true;
+      }
+      return { changed: changes.statements.length > 0, ioThreadRestarted };
+    });
   }
 
   pointAt(source: Endpoint, creds: Credentials, opts?: PointAtOptions): Promise<void> {

@@ -2,6 +2,7 @@
 // its replicas) with the recorded hook configuration, and the hook-call comparison with the
 // recordings of test/fixtures/orchestrator/hooks/ (a copy of ../shared's): hosts by role, recovery
 // UIDs by identity, times, coordinates and aliases masked.
+import { DETECT_SEMI_SYNC_ENFORCED_QUERY } from '../../src/mysql/semi-sync.ts';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -96,6 +97,8 @@ export function standInConfig(alias: string, hooks: Partial<Record<HookList, str
     MySQLTopologyPassword: orc.password,
     DetectClusterAliasQuery: `SELECT '${alias}'`,
     ReplicationCredentialsQuery: REPLICATION_CREDENTIALS_QUERY,
+    // The chart's (docs/semi-sync.md): 0 on servers without semi-sync, so the recorded runs are unchanged.
+    DetectSemiSyncEnforcedQuery: DETECT_SEMI_SYNC_ENFORCED_QUERY,
     RecoveryPeriodBlockSeconds: recoveryPeriodBlockSeconds,
   }));
 }

@@ -101,6 +101,28 @@ const queryLimits = obj(
   { required: ['maxQueryTime'] },
 );
 
+// Ours (issue 22, docs/semi-sync.md): how commits wait for replicas. Nothing here has a stored
+// default: the API server applies CRD defaults to stored objects too, so a default would turn
+// semi-sync on for every adopted cluster. The operator's in-memory default depends on whether
+// the cluster was created with lossless defaults (annotation mysql.presslabs.org/defaults).
+const replication = obj(
+  'ReplicationSpec',
+  'Ours: how a commit on the master waits for the replicas (docs/semi-sync.md).',
+  {
+    mode: enumOf(
+      'async: commits do not wait for replicas. semiSync: a commit returns only once enough replicas have the transaction (wait point AFTER_SYNC). Unset: semiSync for clusters created with lossless defaults and 2 or more replicas, async otherwise.',
+      ['async', 'semiSync'],
+    ),
+    semiSyncAcks: int32('Replicas that must acknowledge each commit (semiSync); default 1. MariaDB waits for one only.', {
+      minimum: 1,
+    }),
+    semiSyncFallbackSeconds: int32(
+      'After this many seconds without an acknowledgement the master falls back to async (and may lose those commits on a failover). Unset: never falls back; commits wait.',
+      { minimum: 1 },
+    ),
+  },
+);
+
 const spec = obj(
   'MysqlClusterSpec',
   'Desired state of the cluster.',
@@ -157,6 +179,7 @@ const spec = obj(
     rebuildErrantReplicas: bool(
       'Ours: rebuild a replica that holds transactions the master lacks (errant) from a fresh clone: its data PVC and pod are deleted, one replica at a time. The errant transactions are discarded; unset or false only flags it (node condition ErrantTransactions, healthy=no).',
     ),
+    replication,
     // server-id 0 cannot replicate, so the offset of ordinal 0 must be at least 1.
     serverIDOffset: int32('server-id is the pod ordinal plus this offset.', { default: DEFAULT_SERVER_ID_OFFSET, minimum: 1 }),
     backupCompressCommand: strList('Command that compresses backups; used only with backupDecompressCommand.'),

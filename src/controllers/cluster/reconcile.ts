@@ -9,7 +9,8 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
-import { CLUSTER_REASONS } from '../../api/constants.ts';
+import { ANNOTATION_DEFAULTS, CLUSTER_REASONS, DEFAULTS_LOSSLESS } from '../../api/constants.ts';
+import { hasStatus, mustMarkLossless } from './decide-defaults.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
@@ -78,6 +79,16 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   }
 
   const existingCm = configMaps.get(ns, names.configMap(req.name));
+  // A new cluster is marked before anything of it exists; the patch brings the next pass.
+  if (mustMarkLossless({ annotations: cluster.metadata?.annotations, statefulSetExists: !!existingSts, configMapExists: !!existingCm, hasStatus: hasStatus(cluster) })) {
+    await ctx.client.patch(
+      { apiVersion: KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: ns, name: req.name },
+      { metadata: { resourceVersion: cluster.metadata?.resourceVersion, annotations: { [ANNOTATION_DEFAULTS]: DEFAULTS_LOSSLESS } } },
+      { type: 'merge' },
+    );
+    log.info('new cluster: lossless defaults', { step: 'defaults' });
+    return;
+  }
   const existingSecret = secrets.get(ns, names.operatedSecret(req.name));
   const existingSecretData = decodeSecretData(existingSecret?.data);
   const desired = renderCluster({

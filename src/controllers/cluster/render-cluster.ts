@@ -8,6 +8,7 @@ import { clusterLabels, type ClusterRef } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';
+import { hasLosslessDefaults } from '../shared/replication-mode.ts';
 import { operatedSecretData } from './render-operated-secret.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
@@ -76,6 +77,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     cpuLimit: resources.limits?.['cpu'],
     storageRequest: dataVolumeSpec(spec).persistentVolumeClaim?.resources?.requests?.['storage'],
     mysqlConf: spec.mysqlConf,
+    durableCommits: hasLosslessDefaults(cluster),
   });
   const configMap = renderConfigMap(ref, labels, myCnf, !spec.podSpec?.mysqlLifecycle);
   const secretData = operatedSecretData(

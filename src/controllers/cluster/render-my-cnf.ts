@@ -20,6 +20,12 @@ export interface MyCnfInput {
   /** Storage request of the data PVC, if the data volume is a PVC. */
   storageRequest?: string | number;
   mysqlConf?: Readonly<Record<string, ConfValue>>;
+  /**
+   * Ours: a commit is on disk when it returns (innodb-flush-log-at-trx-commit and sync-binlog 1)
+   * unless mysqlConf says otherwise. Only for clusters with lossless defaults: an adopted
+   * cluster's my.cnf keeps the anchor's bytes (docs/semi-sync.md).
+   */
+  durableCommits?: boolean;
 }
 
 const KB = 1024;
@@ -62,6 +68,9 @@ const COMMON: Readonly<Record<string, string>> = {
   'character-set-server': 'utf8mb4',
   'collation-server': 'utf8mb4_unicode_ci',
 };
+
+/** Durable commits: the redo log and the binary log are flushed at every commit. */
+const DURABLE: Readonly<Record<string, string>> = { 'innodb-flush-log-at-trx-commit': '1', 'sync-binlog': '1' };
 
 interface KeyTables {
   line: Record<string, string>;
@@ -226,7 +235,7 @@ export function renderMyCnf(input: MyCnfInput): string {
   };
   addSorted(tables.line);
   for (const k of bytewiseSorted(tables.booleans)) add(k, null);
-  addSorted(tables.common);
+  addSorted(input.durableCommits ? { ...tables.common, ...DURABLE } : tables.common);
   addSorted(effectiveMysqlConf(input));
   add(`!includedir ${confPath(CONF_FILE.confD)}`, null);
   return writeIniSection('mysqld', keys);

@@ -10,6 +10,10 @@ export interface OrchestratorMetrics {
   hookToLabelsSeconds: Histogram;
   /** Calls to the failover hook endpoint, by process and result (hook-request.ts `HOOK_RESULT`). */
   hookCalls: Counter<'process' | 'result'>;
+  /** 1 while the cluster's semi-sync master makes commits wait for an acknowledgement (docs/semi-sync.md). */
+  semiSyncWaiting: Gauge<'namespace' | 'cluster'>;
+  /** Sessions on the master waiting for an acknowledgement, as last read. */
+  semiSyncWaitSessions: Gauge<'namespace' | 'cluster'>;
 }
 
 function once<M>(registry: Registry, name: string, make: () => M): M {
@@ -32,6 +36,8 @@ export function orchestratorMetrics(registry: Registry): OrchestratorMetrics {
           registers,
         }),
     ),
+    semiSyncWaiting: once(registry, 'mysql_operator_semisync_master_waiting', () => new Gauge({ name: 'mysql_operator_semisync_master_waiting', help: 'One while the semi-sync master of the cluster waits for replica acknowledgements', labelNames: ['namespace', 'cluster'], registers })),
+    semiSyncWaitSessions: once(registry, 'mysql_operator_semisync_master_wait_sessions', () => new Gauge({ name: 'mysql_operator_semisync_master_wait_sessions', help: 'Sessions on the semi-sync master waiting for an acknowledgement', labelNames: ['namespace', 'cluster'], registers })),
     hookCalls: once(registry, 'mysql_operator_failover_hook_calls_total', () => new Counter({ name: 'mysql_operator_failover_hook_calls_total', help: 'Calls to the failover hook endpoint, by process and result', labelNames: ['process', 'result'], registers })),
   };
 }

@@ -38,6 +38,7 @@ import { decideStatus, isReady } from './decide-status.ts';
 import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
 import type { FailoverSignals, HookSignal } from './hook-signals.ts';
 import { orchestratorMetrics } from './metrics.ts';
+import { syncSemiSync } from './semi-sync-step.ts';
 import type { OrchestratorControllerOptions } from './options.ts';
 
 type Cluster = MysqlCluster & KubeObject;
@@ -142,7 +143,13 @@ async function onePass(
   const seen = deps.signals.latest(req.key);
   const pass = new Pass(req, ctx, g, deps, caches);
   try {
-    return await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
+    const result = await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
+    // Semi-sync follows the role the pass labelled (semi-sync-step.ts, docs/semi-sync.md).
+    if (!isDeleting(g) && !superseded(seen, deps.signals.latest(req.key))) {
+      pass.wroteCluster(await syncSemiSync(ctx, g, decideMaster(g), servers, metrics));
+      steps.lap('semiSync');
+    }
+    return result;
   } finally {
     await pass.cachesCaughtUp();
     steps.lap('caches');
@@ -502,6 +509,11 @@ class Pass {
     const after = written?.metadata?.resourceVersion;
     if (after !== undefined && after === before) return;
     if (!this.#written.has(`${cache.target.kind}/${name}`)) this.#written.set(`${cache.target.kind}/${name}`, { cache, name, before });
+  }
+
+  /** A status write of the cluster by another step of the pass (semi-sync-step.ts). */
+  wroteCluster(written: KubeObject | undefined): void {
+    if (written) this.#clusterWritten(written);
   }
 
   #clusterWritten(written: KubeObject): void {

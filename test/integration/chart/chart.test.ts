@@ -16,6 +16,7 @@ import { controllers } from '../../../src/controllers/index.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
 import { hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-request.ts';
 import { REPLICATION_CREDENTIALS_QUERY } from '../../../src/mysql/operator-schema.ts';
+import { DETECT_SEMI_SYNC_ENFORCED_QUERY } from '../../../src/mysql/semi-sync.ts';
 import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';
 import { policyRules } from '../../../src/runtime/permissions.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
@@ -126,6 +127,9 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       }
       assert.equal(conf['ReplicationCredentialsQuery'], REPLICATION_CREDENTIALS_QUERY, 'MariaDB needs it (FIELD-NOTES.md); it reads the rows the init-file writes');
       assert.equal(conf['ProcessesShellCommand'], 'sh');
+      assert.equal(conf['DetectSemiSyncEnforcedQuery'], DETECT_SEMI_SYNC_ENFORCED_QUERY, 'docs/semi-sync.md: Orchestrator keeps semi-sync on through a failover');
+      assert.equal(conf['RecoverLockedSemiSyncMaster'], true);
+      assert.equal(conf['EnforceExactSemiSyncReplicas'], false, 'the operator turns the replica side on every replica');
 
       const sts = orchestratorSet(docs);
       const headless = only<V1Service & KubeObject>(docs, 'Service', (s) => s.metadata!.name === sts.spec!.serviceName);

@@ -106,3 +106,15 @@ test('MySQL 8.4 my.cnf uses the replica spellings and no removed options', () =>
   }
   assert.match(cnf, /^log-replica-updates +\= on$/m);
 });
+
+test('durable commits (lossless defaults): both flushes at every commit, in place, unless mysqlConf sets them', () => {
+  const plain = renderMyCnf({ version: v('mariadb-10.11'), perconaImage: false });
+  assert.match(plain, /^innodb-flush-log-at-trx-commit += 2$/m, 'the anchor value without lossless defaults');
+  const durable = renderMyCnf({ version: v('mariadb-10.11'), perconaImage: false, durableCommits: true });
+  assert.match(durable, /^innodb-flush-log-at-trx-commit += 1$/m);
+  assert.match(durable, /^sync-binlog += 1$/m);
+  assert.equal(durable.split('\n').length, plain.split('\n').length, 'same keys, same places');
+  const user = renderMyCnf({ version: v('8.0'), perconaImage: true, durableCommits: true, mysqlConf: { 'innodb-flush-log-at-trx-commit': 2, 'sync-binlog': 0 } });
+  assert.match(user, /^innodb-flush-log-at-trx-commit += 2$/m, 'mysqlConf wins');
+  assert.match(user, /^sync-binlog += 0$/m);
+});

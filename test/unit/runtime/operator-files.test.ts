@@ -93,7 +93,7 @@ describe('flags mentioned in docs and comments', () => {
   const nodeFlags = ['max-semi-space-size', 'max-old-space-size', 'trace-gc', 'trace-gc-verbose'];
   const curlFlags = ['data-urlencode', 'max-time'];
   const helmFlags = ['create-namespace', 'reuse-values', 'server-side', 'force-conflicts'];
-  const others = new Set(['help', 'quick', 'check', 'example', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags, ...helmFlags]);
+  const others = new Set(['help', 'quick', 'check', 'example', 'controllers', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags, ...helmFlags]);
   // The anchor's flags docs/adoption-from-anchor.md lists as not taken by this operator.
   const notTaken = new Set(['debug', 'orchestrator-concurrent-reconciles', 'allow-cross-namespace-user', 'allow-cross-namespace-database']);
 
