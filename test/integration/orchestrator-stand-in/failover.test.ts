@@ -59,4 +59,31 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     const audit = (await get('/api/audit-recovery')).body as Array<{ IsSuccessful: boolean }>;
     assert.deepEqual(audit.map((r) => r.IsSuccessful), [false]);
   });
+
+  it('with DelayMasterPromotionIfSQLThreadNotUpToDate (the chart\'s), waits for the candidate\'s SQL thread and promotes it with every write it fetched', async (t) => {
+    const { servers, get, hookLines } = await startStandInLab(t, 'delayed', {
+      config: { FailMasterPromotionIfSQLThreadNotUpToDate: false, DelayMasterPromotionIfSQLThreadNotUpToDate: true, ReasonableReplicationLagSeconds: 120 },
+    });
+    const [s0, s1, s2] = servers;
+    for (const r of [s1, s2]) await r.sql('STOP SLAVE SQL_THREAD');
+    await s0.sql('INSERT INTO app.t VALUES (2), (3), (4)');
+    const masterPos = String((await s0.sql('SELECT @@gtid_binlog_pos AS p'))[0]?.['p']);
+    for (const r of [s1, s2]) {
+      await eventually(`${r.name} fetched ${masterPos}`, async () => (await r.sql('SHOW SLAVE STATUS'))[0]?.['Gtid_IO_Pos'] === masterPos);
+      await eventually(`the stand-in saw ${r.name}'s SQL thread stopped`, async () =>
+        (await get(`/api/instance/${r.host}/${r.port}`)).body.Slave_SQL_Running === false);
+    }
+    await s0.kill();
+    // The recovery began and waits: no promotion, no refusal, while the SQL threads stand still.
+    await eventually('PreFailover hook', () => hookLines().some((c) => c.hook === 'PreFailoverProcesses'));
+    assert.ok(!hookLines().some((c) => /Post/.test(c.hook)), JSON.stringify(hookLines().map((c) => c.hook)));
+    for (const r of [s1, s2]) await r.sql('START SLAVE SQL_THREAD');
+    await eventually('PostFailover hook', () => hookLines().some((c) => c.hook === 'PostFailoverProcesses'));
+    assert.ok(!hookLines().some((c) => c.hook === 'PostUnsuccessfulFailoverProcesses'));
+    const successorHost = hookLines().at(-1)?.args.get('successorHost');
+    const promoted = [s1, s2].find((s) => s.host === successorHost);
+    assert.ok(promoted, `successor ${successorHost} is a replica`);
+    assert.equal(await readOnly(promoted), 0);
+    assert.deepEqual((await promoted.sql('SELECT id FROM app.t ORDER BY id')).map((r) => r['id']), [1, 2, 3, 4], 'nothing the dead master acknowledged is lost');
+  });
 });
