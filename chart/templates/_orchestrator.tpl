@@ -52,6 +52,9 @@ orchestrator.conf.json: the values' config, then the keys the chart manages. @PO
 */}}
 {{- define "orchestrator.config" -}}
 {{- $conf := deepCopy .Values.orchestrator.config }}
+{{- if and $conf.FailMasterPromotionIfSQLThreadNotUpToDate $conf.DelayMasterPromotionIfSQLThreadNotUpToDate }}
+{{- fail "orchestrator.config: FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate cannot both be true (Orchestrator refuses to start); set DelayMasterPromotionIfSQLThreadNotUpToDate: false to keep the Fail variant" }}
+{{- end }}
 {{- $member := printf "@POD_NAME@.%s.%s" (include "orchestrator.fullname" .) .Release.Namespace }}
 {{- $_ := set $conf "ListenAddress" ":3000" }}
 {{- $_ := set $conf "MySQLTopologyCredentialsConfigFile" (printf "%s/orc-topology.cnf" (include "orchestrator.confDir" .)) }}

@@ -26,9 +26,15 @@ export interface StandInConfig {
   detectSemiSyncEnforcedQuery: string;
   recoverMasterClusterFilters: string[];
   hooks: Record<HookList, string[]>;
+  /** FailMasterPromotionIfSQLThreadNotUpToDate: a candidate with unapplied relay log is refused. */
+  failPromotionIfSqlBehind: boolean;
+  /** DelayMasterPromotionIfSQLThreadNotUpToDate: the promotion waits while its SQL thread progresses. */
+  delayPromotionIfSqlBehind: boolean;
+  /** ReasonableReplicationLagSeconds: how long the Delay variant waits without progress (3.2.6's default 10). */
+  reasonableReplicationLagSeconds: number;
 }
 
-function field<T>(raw: Record<string, unknown>, name: string, kind: 'string' | 'number', dflt: T): T {
+function field<T>(raw: Record<string, unknown>, name: string, kind: 'string' | 'number' | 'boolean', dflt: T): T {
   const v = raw[name];
   if (v === undefined) return dflt;
   if (typeof v !== kind) throw new Error(`orchestrator config: ${name} must be a ${kind}`);
@@ -81,7 +87,14 @@ export function parseConfig(text: string, readFile?: (path: string) => string): 
     detectSemiSyncEnforcedQuery: field(r, 'DetectSemiSyncEnforcedQuery', 'string', ''),
     recoverMasterClusterFilters: stringList(r, 'RecoverMasterClusterFilters'),
     hooks: Object.fromEntries(HOOK_LISTS.map((h) => [h, stringList(r, h)])) as Record<HookList, string[]>,
+    failPromotionIfSqlBehind: field(r, 'FailMasterPromotionIfSQLThreadNotUpToDate', 'boolean', false),
+    delayPromotionIfSqlBehind: field(r, 'DelayMasterPromotionIfSQLThreadNotUpToDate', 'boolean', false),
+    reasonableReplicationLagSeconds: field(r, 'ReasonableReplicationLagSeconds', 'number', 10),
   };
+  if (cfg.failPromotionIfSqlBehind && cfg.delayPromotionIfSqlBehind) {
+    // 3.2.6's words (config.go), and like it the stand-in does not start.
+    throw new Error('orchestrator config: Cannot have both FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate enabled');
+  }
   const credentialsFile = field(r, 'MySQLTopologyCredentialsConfigFile', 'string', '');
   if (cfg.topologyUser === '' && credentialsFile !== '' && readFile) {
     const { user, password } = clientCredentials(readFile(credentialsFile));

@@ -214,10 +214,11 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       return end();
     }
     const candidate = f.designated ?? chooseSuccessor(f.replicas);
-    if (!candidate || (f.designated === null && sqlThreadBehind(candidate))) {
+    const refused = candidate ? await promotionRefused(candidate, f.designated !== null) : 'no candidate replica';
+    if (refused !== null || !candidate) {
       // As recorded: the refused recovery still downtimes the dead master, so it is not retried.
       f.failed.downtime = lostInRecovery();
-      rec.errors.push(candidate ? `promotion of ${keyText(candidate.key)} refused: its SQL thread is not up to date` : 'no candidate replica');
+      rec.errors.push(refused ?? 'no candidate replica');
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((e: Error) => rec.errors.push(e.message));
       return end();
     }
@@ -247,6 +248,37 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((err: Error) => rec.errors.push(err.message));
     }
     return end();
+  }
+
+  /**
+   * Whether the candidate may be promoted, as 3.2.6's RecoverDeadMaster checks its SQL thread
+   * (relay log fetched but not applied): FailMasterPromotionIfSQLThreadNotUpToDate refuses it;
+   * DelayMasterPromotionIfSQLThreadNotUpToDate waits until it applied what it fetched, polling
+   * every 500 ms, and gives up once it made no progress for ReasonableReplicationLagSeconds
+   * (WaitForSQLThreadUpToDate); neither: promoted as it is. A graceful takeover's designated
+   * replica has caught up already. Null when it may; the error otherwise.
+   */
+  async function promotionRefused(candidate: InstanceState, designated: boolean): Promise<string | null> {
+    if (designated || !sqlThreadBehind(candidate)) return null;
+    if (cfg.failPromotionIfSqlBehind) return `promotion of ${keyText(candidate.key)} refused: its SQL thread is not up to date`;
+    if (!cfg.delayPromotionIfSqlBehind) return null;
+    const n = await nodeFor(candidate.key);
+    const staleMs = cfg.reasonableReplicationLagSeconds * 1000;
+    let last = candidate.gtidPosition;
+    let progressAt = Date.now();
+    for (;;) {
+      const st = await n.replicationStatus().catch(() => null);
+      if (st) {
+        candidate.gtidPosition = st.gtidExecuted;
+        candidate.gtidReceived = st.gtidReceived;
+        if (!sqlThreadBehind(candidate)) return null;
+        if (st.gtidExecuted !== last) [last, progressAt] = [st.gtidExecuted, Date.now()];
+      }
+      if (Date.now() - progressAt > staleMs) {
+        return `DelayMasterPromotionIfSQLThreadNotUpToDate error: WaitForSQLThreadUpToDate stale coordinates timeout on ${keyText(candidate.key)} after duration ${cfg.reasonableReplicationLagSeconds}s`;
+      }
+      await sleep(500);
+    }
   }
 
   /** OnFailureDetection runs once per instance and actionable flag until the block period ends. */

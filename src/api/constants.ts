@@ -406,6 +406,10 @@ export const ORCHESTRATOR_REASONS = {
   masterUnanswered: 'MasterUnanswered',
   /** A server made read-only or writable through Orchestrator. */
   readOnlyChanged: 'ReadOnlyChanged',
+  /** The client sessions of a demoted master killed once it was read-only (docs/fencing.md). */
+  clientSessionsKilled: 'ClientSessionsKilled',
+  /** A demoted master's client sessions could not be killed: its server did not answer, or was writable. */
+  fenceIncomplete: 'FenceIncomplete',
   recoveriesAcknowledged: 'RecoveriesAcknowledged',
   instanceForgotten: 'InstanceForgotten',
   /** The cluster is deleted while Orchestrator stayed unreachable: the finalizer went without forgetting. */

@@ -7,6 +7,7 @@ export * from './replication-statements.ts';
 export * from './operator-schema.ts';
 export * from './system-users.ts';
 export * from './init-file.ts';
+export * from './fence.ts';
 export * from './gtid-set.ts';
 export * from './accounts.ts';
 export { quoteIdentifier, quoteString, render, secret, type Statement } from './sql-text.ts';

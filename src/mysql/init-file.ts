@@ -17,8 +17,14 @@
 //    `configured` reset to 0 so the node controller looks at the node again; the backup's GTID
 //    recorded for seeding.
 // 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
-// 6. the user's initFileExtraSQL, so it can rely on everything above.
-// 7. optionally START SLAVE, for a replica the sidecar found intact (keepConfigured case).
+// 6. MariaDB 10.11+: every account but the operator's and Orchestrator's loses READ_ONLY ADMIN
+//    (the fence, fence.ts), so root and the application users are bound by read_only on every
+//    server that is not the master. After the status rows, so the rest stands if it fails.
+// 7. the user's initFileExtraSQL, so it can rely on everything above (and may exempt an account).
+// 8. MySQL: super_read_only on, after every write above (it binds the init-file's own thread):
+//    SUPER accounts (root) are bound too until the operator or Orchestrator makes the server the
+//    master (the fence, fence.ts).
+// 9. optionally START SLAVE, for a replica the sidecar found intact (keepConfigured case).
 import type { Flavour } from './flavour.ts';
 import {
   createSchemaStatement, createStatusTableStatement, dropStatusTableStatement, setStatusStatement, STATUS,
@@ -26,6 +32,7 @@ import {
 import { resetReplicationStatement, sessionBinlogStatement, startReplicationStatement } from './replication-statements.ts';
 import { render, secret, stmt, verbatim, type Statement } from './sql-text.ts';
 import { systemUserStatements, type SystemCredentials } from './system-users.ts';
+import { fenceAccountsStatements, fenceSuperStatements } from './fence.ts';
 
 export interface InitFileInput {
   flavour: Flavour;
@@ -70,11 +77,13 @@ export function initFileStatements(input: InitFileInput): Statement[] {
     out.push(setStatusStatement(STATUS.backupGtidPurged, input.backupGtid));
   }
   if (input.restoredFromBucket) out.push(resetReplicationStatement(input.flavour));
+  out.push(...fenceAccountsStatements(input.flavour, input.users));
   for (const sql of input.extraSql) {
     // A trailing ';' would become an empty statement once joined.
     const trimmed = sql.trim().replace(/;+$/, '').trim();
     if (trimmed !== '') out.push(verbatim(trimmed));
   }
+  out.push(...fenceSuperStatements(input.flavour));
   if (input.resumeReplication) out.push(startReplicationStatement(input.flavour));
   return out;
 }

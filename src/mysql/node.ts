@@ -23,6 +23,7 @@ import {
   type PointAtOptions,
 } from './replication-statements.ts';
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
+import { clientSessionsQuery, killConnectionStatement } from './fence.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
 import {
   ioThreadStatements, parseSemiSyncState, semiSyncChanges, semiSyncPluginsStatement, showSemiSyncStatusStatement,
@@ -63,6 +64,13 @@ export interface ReadOnlyState {
   superReadOnly: boolean | null;
 }
 
+/** What killClientSessions did: `readOnly` false means it found the server writable and killed nothing. */
+export interface KilledSessions {
+  readOnly: boolean;
+  /** The accounts of the sessions killed, one entry per session. */
+  killed: string[];
+}
+
 /** Where the server's own binlog ends (SHOW MASTER STATUS); null with the binlog off. */
 export interface BinlogPosition {
   file: string;
@@ -85,6 +93,12 @@ export interface MysqlNode {
   readOnlyState(): Promise<ReadOnlyState>;
   /** MySQL: read_only and super_read_only together; MariaDB: read_only. */
   setReadOnly(readOnly: boolean): Promise<void>;
+  /**
+   * The fence on demotion (fence.ts): once read_only is on, kills every client session (not the
+   * replication threads, not this session, not the sessions of `spare`, the system users). On a
+   * writable server it kills nothing (a killed client would reconnect and write) and says so.
+   */
+  killClientSessions(spare: readonly string[]): Promise<KilledSessions>;
   /** Null when no replication is configured. */
   replicationStatus(): Promise<ReplicationStatus | null>;
   /** Stops replication and points it at `source` (GTID auto-position / slave_pos by default); does not start it. */
@@ -139,6 +153,8 @@ const ER_BAD_DB_ERROR = 1049;
 function isMissingTable(e: unknown): boolean {
   return e instanceof MysqlError && (e.errno === ER_NO_SUCH_TABLE || e.errno === ER_BAD_DB_ERROR);
 }
+
+const ER_NO_SUCH_THREAD = 1094;
 
 // 1199 replica not running, 1200 not configured as a replica, 3074 channel does not exist (MySQL 8)
 const NOT_A_RUNNING_REPLICA = new Set([1199, 1200, 3074]);
@@ -299,6 +315,24 @@ class Node implements MysqlNode {
   setReadOnly(readOnly: boolean): Promise<void> {
     return this.exclusive(async () => {
       for (const s of setReadOnlyStatements(this.flavour, readOnly)) await this.q(s);
+    });
+  }
+
+  killClientSessions(spare: readonly string[]): Promise<KilledSessions> {
+    return this.exclusive(async () => {
+      const ro = await this.readOnlyNow();
+      if (!ro.readOnly) return { readOnly: false, killed: [] };
+      const killed: string[] = [];
+      for (const row of await this.q(clientSessionsQuery(spare))) {
+        try {
+          await this.q(killConnectionStatement(String(row['id'])));
+          killed.push(String(row['user']));
+        } catch (e) {
+          // The session ended between the list and the kill.
+          if (!(e instanceof MysqlError && e.errno === ER_NO_SUCH_THREAD)) throw e;
+        }
+      }
+      return { readOnly: true, killed };
     });
   }
 

@@ -24,9 +24,19 @@ export type StartPosition =
 
 export interface PointAtOptions {
   start?: StartPosition;
-  /** Seconds between the IO thread's reconnect attempts (default 10, the anchor's). */
+  /** Seconds between the IO thread's reconnect attempts (default CONNECT_RETRY_SECONDS). */
   connectRetrySeconds?: number;
 }
+
+/**
+ * A replica retries a lost source every second (the anchor's 10 s left a replica disconnected for
+ * up to 10 s after its master restarted in place, while the restarted master took writes the
+ * replica did not have: a failover then lost them, issue 21). A retry is one TCP connect and a
+ * login: cheap. Orchestrator's CHANGE MASTER when it repoints names no CONNECT_RETRY, so the
+ * value set here stays (a server whose replication was RESET ALL gets the server's default,
+ * 60 s on MariaDB, until the operator points it again).
+ */
+export const CONNECT_RETRY_SECONDS = 1;
 
 export function changeMasterStatement(
   f: Flavour,
@@ -35,7 +45,7 @@ export function changeMasterStatement(
   opts: PointAtOptions = {},
 ): Statement {
   const start = opts.start ?? { kind: 'gtid' };
-  const retry = opts.connectRetrySeconds ?? 10;
+  const retry = opts.connectRetrySeconds ?? CONNECT_RETRY_SECONDS;
   if (!Number.isInteger(source.port) || source.port <= 0 || source.port > 65535) {
     throw new Error(`invalid replication source port ${source.port}`);
   }

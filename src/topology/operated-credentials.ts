@@ -1,6 +1,6 @@
 // The two identities the operator uses on a cluster's servers, from the Secret `<c>-mysql-operated`
 // (anchor keys): the operator user to connect, the replication user for CHANGE MASTER. Pure.
-import { OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../api/constants.ts';
+import { MYSQL_USER, OPERATED_SECRET_KEY, OPERATED_SECRET_SUFFIX as OPERATED_SUFFIX } from '../api/constants.ts';
 import { names } from '../api/names.ts';
 import type { Credentials } from '../mysql/index.ts';
 import { decodeSecretData } from '../runtime/kube/secret-data.ts';
@@ -33,6 +33,21 @@ export function credentialsFrom(data: Readonly<Record<string, string>> | undefin
     operator: { user: d[OPERATED_SECRET_KEY.operatorUser]!, password: d[OPERATED_SECRET_KEY.operatorPassword]! },
     replication: { user: d[OPERATED_SECRET_KEY.replicationUser]!, password: d[OPERATED_SECRET_KEY.replicationPassword]! },
   };
+}
+
+/**
+ * The system users' names of the operated Secret (operator, replication, exporter, Orchestrator's
+ * topology user, backup) and the heartbeat user, whose name is fixed: the accounts whose sessions
+ * the fence spares on demotion (docs/fencing.md).
+ */
+export function systemUserNames(data: Readonly<Record<string, string>> | undefined): string[] {
+  const d = decodeSecretData(data);
+  const keys = [
+    OPERATED_SECRET_KEY.operatorUser, OPERATED_SECRET_KEY.replicationUser, OPERATED_SECRET_KEY.metricsExporterUser,
+    OPERATED_SECRET_KEY.orcTopologyUser, OPERATED_SECRET_KEY.backupUser,
+  ];
+  const names = keys.map((k) => d[k]).filter((v): v is string => v !== undefined && v !== '');
+  return [...new Set([...names, MYSQL_USER.heartbeat])];
 }
 
 /** What to say about a key `credentialsFrom` found missing. */

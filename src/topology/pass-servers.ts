@@ -1,7 +1,7 @@
 // The MySQL servers one reconcile pass talks to, as the operator user: a connection per server
 // opened on first use and reused for every read and step of the pass, all closed at its end. An
 // unreachable server is an observation (ServerView), not an exception.
-import { connectNode, type ConnectParams, type MysqlNode } from '../mysql/index.ts';
+import { connectNode, type ConnectParams, type KilledSessions, type MysqlNode } from '../mysql/index.ts';
 import { observeGtid, observeRole, observeServer, unreachableView } from './observe-server.ts';
 import { asNode, type PodView } from './pod-view.ts';
 import type { Endpoint, GtidView, NodeView, RoleView, ServerView, UnreachableServer } from './server-view.ts';
@@ -18,11 +18,21 @@ export class PassServers {
   readonly #open = new Map<string, Promise<MysqlNode>>();
   readonly #login: { user: string; password: string };
   readonly #opts: PassServersOptions;
+  readonly #systemUsers: readonly string[];
 
-  /** `login`: the operator user of the operated Secret. */
-  constructor(login: { user: string; password: string }, opts: PassServersOptions = {}) {
+  /**
+   * `login`: the operator user of the operated Secret; `systemUsers`: the accounts of the operated
+   * Secret, whose sessions killClientSessions spares.
+   */
+  constructor(login: { user: string; password: string }, opts: PassServersOptions = {}, systemUsers: readonly string[] = []) {
     this.#login = login;
     this.#opts = opts;
+    this.#systemUsers = systemUsers;
+  }
+
+  /** The fence on demotion (src/mysql/fence.ts): a read-only server's client sessions killed. Throws MysqlError. */
+  async killClientSessions(e: Endpoint): Promise<KilledSessions> {
+    return (await this.node(e)).killClientSessions([this.#login.user, ...this.#systemUsers]);
   }
 
   node(e: Endpoint): Promise<MysqlNode> {

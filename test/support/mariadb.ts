@@ -50,6 +50,13 @@ export interface StartMariaDBOptions {
    * `initFile` is given.
    */
   systemUsers?: boolean;
+  /**
+   * With `systemUsers`: leave root fenced as in a pod (no READ_ONLY ADMIN, so read_only binds it
+   * and it cannot set read_only). By default the harness's root@127.0.0.1 and root@localhost get
+   * it back after the fence (initFileExtraSQL, as a person exempting an admin account would), so
+   * tests keep using root for their setup.
+   */
+  fenceRoot?: boolean;
   /** Something with `after(fn)` (a node:test context): cleanup registered there. */
   t?: { after(fn: () => unknown): void };
 }
@@ -159,7 +166,7 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
   const socketPath = join(dir, 'mysqld.sock');
   const errorLogPath = join(dir, 'error.log');
   let initFilePath: string | null = null;
-  const initText = opts.initFile ?? (opts.systemUsers ? systemUsersInitFile() : undefined);
+  const initText = opts.initFile ?? (opts.systemUsers ? systemUsersInitFile([], { fenceRoot: opts.fenceRoot }) : undefined);
   if (initText !== undefined) {
     initFilePath = join(dir, 'init.sql');
     writeFileSync(initFilePath, initText);
@@ -390,7 +397,13 @@ function tailOf(path: string, lines: number): string {
   }
 }
 
-export function systemUsersInitFile(extraSql: readonly string[] = []): string {
+/** The harness's admin accounts, given READ_ONLY ADMIN back after the fence unless `fenceRoot`. */
+export const HARNESS_ROOT_UNFENCED: readonly string[] = [
+  "GRANT READ_ONLY ADMIN ON *.* TO 'root'@'127.0.0.1'",
+  "GRANT READ_ONLY ADMIN ON *.* TO 'root'@'localhost'",
+];
+
+export function systemUsersInitFile(extraSql: readonly string[] = [], opts: { fenceRoot?: boolean } = {}): string {
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   if (!flavour) throw new Error('unreachable: mariadb-10.11 parses');
   return renderInitFile({
@@ -399,7 +412,7 @@ export function systemUsersInitFile(extraSql: readonly string[] = []): string {
     statusTableMissing: true,
     backupGtid: null,
     restoredFromBucket: false,
-    extraSql,
+    extraSql: opts.fenceRoot ? extraSql : [...HARNESS_ROOT_UNFENCED, ...extraSql],
   });
 }
 

@@ -88,7 +88,8 @@ export const RECORDED_CONF = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.c
  * init-file wrote), every server in the cluster `alias`, a recovery blocked for 1 s only, and
  * `hooks` (lists not given run nothing).
  */
-export function standInConfig(alias: string, hooks: Partial<Record<HookList, string[]>>, recoveryPeriodBlockSeconds = 1): StandInConfig {
+/** `over`: keys of Orchestrator's config over the recorded ones (e.g. the promotion variants). */
+export function standInConfig(alias: string, hooks: Partial<Record<HookList, string[]>>, recoveryPeriodBlockSeconds = 1, over: Record<string, unknown> = {}): StandInConfig {
   const orc = TEST_SYSTEM_USERS.orchestrator;
   return parseConfig(JSON.stringify({
     ...RECORDED_CONF,
@@ -100,6 +101,7 @@ export function standInConfig(alias: string, hooks: Partial<Record<HookList, str
     // The chart's (docs/semi-sync.md): 0 on servers without semi-sync, so the recorded runs are unchanged.
     DetectSemiSyncEnforcedQuery: DETECT_SEMI_SYNC_ENFORCED_QUERY,
     RecoveryPeriodBlockSeconds: recoveryPeriodBlockSeconds,
+    ...over,
   }));
 }
 
@@ -121,6 +123,8 @@ export interface StandInLabOptions {
   extraHooks?: Partial<Record<HookList, string[]>>;
   /** RecoveryPeriodBlockSeconds (default 1). */
   recoveryPeriodBlockSeconds?: number;
+  /** Keys of Orchestrator's config over the recorded ones. */
+  config?: Record<string, unknown>;
 }
 
 export interface StandInLab extends StandInWatch {
@@ -135,7 +139,7 @@ export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, 
   const servers = await Promise.all([0, 1, 2].map((i) =>
     startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
   await formCluster(servers);
-  return { servers, ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, { extraHooks: opts.extraHooks, recoveryPeriodBlockSeconds: opts.recoveryPeriodBlockSeconds })) };
+  return { servers, ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, { extraHooks: opts.extraHooks, recoveryPeriodBlockSeconds: opts.recoveryPeriodBlockSeconds, config: opts.config })) };
 }
 
 /** The first server the writable master, the others replicating from it, and table app.t with one row. */
@@ -162,13 +166,13 @@ export async function watchWithStandIn(
   t: NonNullable<StartMariaDBOptions['t']>,
   servers: readonly MariaDBServer[],
   alias: string,
-  opts: { byReportHost?: boolean; extraHooks?: StandInLabOptions['extraHooks']; recoveryPeriodBlockSeconds?: number } = {},
+  opts: { byReportHost?: boolean; extraHooks?: StandInLabOptions['extraHooks']; recoveryPeriodBlockSeconds?: number; config?: StandInLabOptions['config'] } = {},
 ): Promise<StandInWatch> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
-  const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])), opts.recoveryPeriodBlockSeconds);
+  const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])), opts.recoveryPeriodBlockSeconds, opts.config);
   const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
   const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());

@@ -156,10 +156,11 @@ export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (lin
 
 /**
  * A client writing one row every `everyMs` through the master Service, each on a new connection
- * (as an application reconnecting after an error would), as `as`: an application user, not root.
- * MariaDB has no super_read_only: root holds READ_ONLY ADMIN and writes to a read-only server, so
- * a root write reaching the old master during a graceful takeover is acknowledged there and never
- * reaches the new one (seen in scale.test.ts: an errant transaction on the old master). `acked`
+ * (as an application reconnecting after an error would), as `as`. Before the fence
+ * (docs/fencing.md) root held READ_ONLY ADMIN on MariaDB and wrote to a read-only server, so a root
+ * write reaching the old master during a graceful takeover was acknowledged there and never reached
+ * the new one (seen in scale.test.ts: an errant transaction on the old master); the init-file now
+ * takes it from root at every start. `acked`
  * holds the ids the server acknowledged: none of them may be lost.
  */
 export type Writer = ReturnType<typeof startWriter>;

@@ -27,7 +27,10 @@ export type Validation =
   | { ok: false; problems: Problem[] };
 
 // Options the operator and the sidecar set per pod or rely on; a user value would break identity,
-// replication or the init-file.
+// replication or the init-file. read-only and super-read-only are the fence (docs/fencing.md): the
+// init-file sets them itself, super_read_only after its own writes, which a super-read-only in
+// my.cnf would refuse (the init-file stops at its first CREATE USER); and a server must not start
+// writable (skip-read-only).
 const OWNED_MYSQL_CONF = [
   'server-id',
   'report-host',

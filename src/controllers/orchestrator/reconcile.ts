@@ -17,7 +17,7 @@ import type { Informer } from '../../runtime/informer.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
-  asNode, credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn,
+  asNode, credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn, systemUserNames,
   type GtidView, type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
 } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
@@ -35,6 +35,7 @@ import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
 import { decideSuccessor, hookCandidate, orchestratorCandidate, PROBE_POLL_MS, probeOnly, successorPending, type Candidate } from './decide-successor.ts';
 import { decideStatus, isReady } from './decide-status.ts';
+import { demotedByLabels, fenceDemoted } from './fence-demoted.ts';
 import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
 import type { FailoverSignals, HookSignal } from './hook-signals.ts';
 import { orchestratorMetrics } from './metrics.ts';
@@ -141,7 +142,7 @@ async function onePass(
   const g = await gather(req, ctx, cluster, pods, servers, deps, steps);
   if (g.hook) deps.memory.fullPassSaw.add(g.hook);
   const seen = deps.signals.latest(req.key);
-  const pass = new Pass(req, ctx, g, deps, caches);
+  const pass = new Pass(req, ctx, g, deps, caches, servers);
   try {
     const result = await act(pass, g, deps, metrics, steps, () => superseded(seen, deps.signals.latest(req.key)));
     // Semi-sync follows the role the pass labelled (semi-sync-step.ts, docs/semi-sync.md).
@@ -198,6 +199,9 @@ async function labelHookSuccessor(
   ctx.events.normal(cluster, ORCHESTRATOR_REASONS.masterLabelled,
     `role=master on ${d.successor.pod.name}${was}: named by ${candidate.namedBy}, writable and replicating from no one, and no other server takes writes`);
   steps.lap('successorLabels');
+  // The fence (docs/fencing.md): the old master's client sessions, once the labels route no more writes there.
+  await fenceDemoted(ctx, cluster, servers, views.filter((v) => d.demoted.includes(v.pod.name)).map((v) => v.pod));
+  steps.lap('fence');
   await Promise.all([...before].map(([pod, rv]) => cacheMoved(podCache, req.namespace, pod, rv, ctx.signal)));
   return { hook, candidate };
 }
@@ -325,6 +329,7 @@ async function act(
       }
     }
   }
+  await pass.fenceDemoted();
 
   if (stale()) return;
   const rebuild = decideRebuild(g, errant);
@@ -406,7 +411,7 @@ async function passServers(ctx: ControllerContext, cluster: Cluster, deps: PassD
   const name = names.operatedSecret(cluster.metadata?.name ?? '');
   const secret = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(cluster.metadata?.namespace ?? '', name);
   const creds = credentialsFrom(secret?.data);
-  if (!('missing' in creds)) return new PassServers(creds.operator, deps.servers);
+  if (!('missing' in creds)) return new PassServers(creds.operator, deps.servers, systemUserNames(secret?.data));
   return { message: secret ? missingKeyMessage(cluster.metadata?.name ?? '', creds.missing) : `Secret ${name} does not exist yet` };
 }
 
@@ -481,14 +486,28 @@ class Pass {
   readonly #announced = new Set<string>();
   /** Objects written, with the cached resourceVersion the pass decided on. */
   readonly #written = new Map<string, { cache: Informer<KubeObject>; name: string; before: string | undefined }>();
+  readonly #servers: PassServers | { message: string };
+  /** Pods demoted by this pass (role=master taken off, or made read-only): fenced by fenceDemoted(). */
+  readonly #demoted = new Set<string>();
 
-  constructor(req: Request, ctx: ControllerContext, g: Gathered, deps: PassDeps, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> }) {
+  constructor(
+    req: Request, ctx: ControllerContext, g: Gathered, deps: PassDeps, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> },
+    servers: PassServers | { message: string },
+  ) {
     this.req = req;
     this.#ctx = ctx;
     this.#cluster = g.cluster as Cluster;
     this.#g = g;
     this.#deps = deps;
     this.#caches = caches;
+    this.#servers = servers;
+  }
+
+  /** The fence (docs/fencing.md): the client sessions of the servers this pass demoted, killed once read-only. */
+  async fenceDemoted(): Promise<void> {
+    if (this.#demoted.size === 0 || !(this.#servers instanceof PassServers)) return;
+    const pods = podNodes(this.#g).filter((n) => this.#demoted.has(n.pod.name)).map((n) => n.pod);
+    await fenceDemoted(this.#ctx, this.#cluster, this.#servers, pods);
   }
 
   /**
@@ -521,7 +540,9 @@ class Pass {
   }
 
   async label(patch: LabelPatch): Promise<void> {
-    const before = this.#caches.pods.get(this.req.namespace, patch.pod)?.metadata?.resourceVersion;
+    const cached = this.#caches.pods.get(this.req.namespace, patch.pod);
+    for (const pod of demotedByLabels(() => cached?.metadata?.labels?.[LABEL_ROLE], [patch])) this.#demoted.add(pod);
+    const before = cached?.metadata?.resourceVersion;
     const written = await patchPodLabels(this.#ctx, this.req.namespace, patch);
     this.#wrote(this.#caches.pods, patch.pod, before, written);
   }
@@ -638,6 +659,8 @@ class Pass {
   async setReadOnly(key: InstanceKey, readOnly: boolean): Promise<void> {
     const o = { signal: this.#ctx.signal };
     await (readOnly ? this.#deps.orchestrator.setReadOnly(key, o) : this.#deps.orchestrator.setWriteable(key, o));
+    const node = readOnly ? podNodes(this.#g).find((n) => sameInstance(n.key, key)) : undefined;
+    if (node) this.#demoted.add(node.pod.name);
     this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.readOnlyChanged, `${keyName(key)} made ${readOnly ? 'read-only' : 'writable'} through Orchestrator`);
   }
 

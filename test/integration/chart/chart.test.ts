@@ -122,9 +122,14 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       assert.match(String(conf['DetectClusterAliasQuery']), /@@hostname.*@@report_host/);
       assert.match(String(conf['SlaveLagQuery']), /FROM sys_operator\.heartbeat/);
       assert.deepEqual(conf['RecoverMasterClusterFilters'], ['.*']);
-      for (const key of ['ApplyMySQLPromotionAfterMasterFailover', 'FailMasterPromotionIfSQLThreadNotUpToDate', 'DetachLostReplicasAfterMasterFailover', 'DiscoverByShowSlaveHosts']) {
+      for (const key of ['ApplyMySQLPromotionAfterMasterFailover', 'DetachLostReplicasAfterMasterFailover', 'DiscoverByShowSlaveHosts']) {
         assert.equal(conf[key], true, key);
       }
+      // Issue 21: a promotion waits for the SQL thread rather than aborting the recovery, and
+      // Orchestrator's read_only carries super_read_only (the fence on MySQL).
+      assert.equal(conf['DelayMasterPromotionIfSQLThreadNotUpToDate'], true);
+      assert.equal(conf['FailMasterPromotionIfSQLThreadNotUpToDate'], undefined, 'Orchestrator refuses both at once');
+      assert.equal(conf['UseSuperReadOnly'], true);
       assert.equal(conf['ReplicationCredentialsQuery'], REPLICATION_CREDENTIALS_QUERY, 'MariaDB needs it (FIELD-NOTES.md); it reads the rows the init-file writes');
       assert.equal(conf['ProcessesShellCommand'], 'sh');
       assert.equal(conf['DetectSemiSyncEnforcedQuery'], DETECT_SEMI_SYNC_ENFORCED_QUERY, 'docs/semi-sync.md: Orchestrator keeps semi-sync on through a failover');
@@ -193,6 +198,11 @@ describe('the chart, further', () => {
       ['extraArgs={workers=8}', "at '/extraArgs/0'"],
       ['gracefulShutdown.enabled=sometimes', "at '/gracefulShutdown/enabled': got string, want boolean"],
     ];
+    const both = renderError({ set: ['orchestrator.config.FailMasterPromotionIfSQLThreadNotUpToDate=true'] });
+    assert.ok(both?.includes('cannot both be true'), `Fail and Delay together: ${both}`);
+    assert.equal(orchestratorConfig(render({ set: [
+      'orchestrator.config.FailMasterPromotionIfSQLThreadNotUpToDate=true', 'orchestrator.config.DelayMasterPromotionIfSQLThreadNotUpToDate=false',
+    ] }))['FailMasterPromotionIfSQLThreadNotUpToDate'], true, 'the Fail variant, asked for');
     for (const [set, message] of cases) {
       const err = renderError({ set: [set] });
       assert.ok(err, `${set} is refused`);

@@ -19,7 +19,7 @@ import { flavourFromVersionSpec, renderInitFile, type MysqlNode } from '../../..
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
-import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { HARNESS_ROOT_UNFENCED, startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 import { secretData, TEST_OPERATED_SECRET } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
 
@@ -41,7 +41,8 @@ export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; 
     statusTableMissing: opts.firstStart,
     backupGtid: opts.backupGtid ?? null,
     restoredFromBucket: false,
-    extraSql: [],
+    // The tests set up data as root, as the harness does (test/support/mariadb.ts).
+    extraSql: HARNESS_ROOT_UNFENCED,
     keepConfigured: opts.keepConfigured,
     resumeReplication: opts.resumeReplication,
   });

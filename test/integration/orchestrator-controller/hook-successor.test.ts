@@ -8,6 +8,7 @@
 // The flavour that ran is MariaDB.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import mysql from 'mysql2/promise';
 import { LABEL_HEALTHY, LABEL_ROLE } from '../../../src/api/constants.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
@@ -45,7 +46,13 @@ test("a failover hook's successor carries role=master as soon as the servers pro
     assert.deepEqual(masters(await lab.pods()), [podName(0)]);
   });
 
-  await t.test('once the old master is read-only, the successor is labelled master, the old master unlabelled first', async () => {
+  await t.test('once the old master is read-only, the successor is labelled master, the old master unlabelled first, and its client sessions are killed', async () => {
+    // A client of the old master, connected before the demotion, in a transaction (root: not a system user).
+    const client = await mysql.createConnection(lab.nc.servers[0]!.rootParams());
+    client.on('error', () => undefined);
+    t.after(() => client.destroy());
+    await client.query('BEGIN');
+    await client.query('SELECT 1');
     await (await lab.nc.root(0)).setReadOnly(true);
     await lab.callHook('PostMasterFailover', 0, 1);
     await eventually('role=master on pod 1', async () => masters(await lab.pods()).join() === podName(1), 30_000);
@@ -54,6 +61,11 @@ test("a failover hook's successor carries role=master as soon as the servers pro
     assert.deepEqual(watch.masterChanges, [podName(0), '', podName(1)]);
     const labelled = (await events(lab)).filter((e) => e.reason === 'MasterLabelled').at(-1);
     assert.match(labelled?.message ?? '', new RegExp(`role=master on ${podName(1)} \\(was ${podName(0)}\\): named by the PostMasterFailover hook`));
+    // The fence (docs/fencing.md): the session is gone, and the Event says whose.
+    await eventually('the client session of the old master killed', async () => (await events(lab)).some((e) => e.reason === 'ClientSessionsKilled'));
+    const killed = (await events(lab)).find((e) => e.reason === 'ClientSessionsKilled');
+    assert.match(killed?.message ?? '', new RegExp(`of the demoted ${podName(0)} killed \\(accounts root\\)`));
+    await assert.rejects(client.query('SELECT 1'));
   });
 
   await t.test("once the call is stale, Orchestrator's view counts again", async () => {

@@ -6,11 +6,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
-import { ALIAS, normalize, recorded, startStandInLab } from '../../support/orchestrator-stand-in.ts';
+import { ALIAS, normalize, recorded, startStandInLab, type StandInLab } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
 
 const readOnly = async (s: { sql(q: string): Promise<Record<string, unknown>[]> }): Promise<unknown> =>
   (await s.sql('SELECT @@read_only AS ro'))[0]?.['ro'];
+
+/** failover-unsuccessful_setup.txt: both replicas fetch the master's last writes without applying them. */
+async function fetchedNotApplied({ servers: [s0, s1, s2], get }: StandInLab): Promise<void> {
+  for (const r of [s1, s2]) await r.sql('STOP SLAVE SQL_THREAD');
+  await s0.sql('INSERT INTO app.t VALUES (2), (3), (4)');
+  const masterPos = String((await s0.sql('SELECT @@gtid_binlog_pos AS p'))[0]?.['p']);
+  for (const r of [s1, s2]) {
+    await eventually(`${r.name} fetched ${masterPos}`, async () => (await r.sql('SHOW SLAVE STATUS'))[0]?.['Gtid_IO_Pos'] === masterPos);
+    await eventually(`the stand-in saw ${r.name}'s SQL thread stopped`, async () =>
+      (await get(`/api/instance/${r.host}/${r.port}`)).body.Slave_SQL_Running === false);
+  }
+}
 
 describe('automatic failover of the stand-in', { concurrency: true }, () => {
   it('promotes a replica, repoints the other and makes the recorded hook calls', async (t) => {
@@ -38,17 +50,10 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
   });
 
   it('refuses a candidate whose SQL thread is behind and runs PostUnsuccessfulFailover, as recorded', async (t) => {
-    const { servers, standIn, get, hookLines } = await startStandInLab(t, 'unsuccessful');
+    const lab = await startStandInLab(t, 'unsuccessful');
+    const { servers, standIn, get, hookLines } = lab;
     const [s0, s1, s2] = servers;
-    // failover-unsuccessful_setup.txt: both replicas fetch the master's last writes without applying them.
-    for (const r of [s1, s2]) await r.sql('STOP SLAVE SQL_THREAD');
-    await s0.sql('INSERT INTO app.t VALUES (2), (3), (4)');
-    const masterPos = String((await s0.sql('SELECT @@gtid_binlog_pos AS p'))[0]?.['p']);
-    for (const r of [s1, s2]) {
-      await eventually(`${r.name} fetched ${masterPos}`, async () => (await r.sql('SHOW SLAVE STATUS'))[0]?.['Gtid_IO_Pos'] === masterPos);
-      await eventually(`the stand-in saw ${r.name}'s SQL thread stopped`, async () =>
-        (await get(`/api/instance/${r.host}/${r.port}`)).body.Slave_SQL_Running === false);
-    }
+    await fetchedNotApplied(lab);
     await s0.kill();
     await eventually('PostUnsuccessfulFailover hook', () => hookLines().some((c) => c.hook === 'PostUnsuccessfulFailoverProcesses'));
     // The dead master is downtimed, so no attempt follows once RecoveryPeriodBlockSeconds (1 s) ended.
@@ -58,5 +63,26 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     for (const r of [s1, s2]) assert.equal(await readOnly(r), 1);
     const audit = (await get('/api/audit-recovery')).body as Array<{ IsSuccessful: boolean }>;
     assert.deepEqual(audit.map((r) => r.IsSuccessful), [false]);
+  });
+
+  it('with DelayMasterPromotionIfSQLThreadNotUpToDate (the chart\'s), waits for the candidate\'s SQL thread and promotes it with every write it fetched', async (t) => {
+    const lab = await startStandInLab(t, 'delayed', {
+      config: { FailMasterPromotionIfSQLThreadNotUpToDate: false, DelayMasterPromotionIfSQLThreadNotUpToDate: true, ReasonableReplicationLagSeconds: 120 },
+    });
+    const { servers, hookLines } = lab;
+    const [s0, s1, s2] = servers;
+    await fetchedNotApplied(lab);
+    await s0.kill();
+    // The recovery began and waits: no promotion, no refusal, while the SQL threads stand still.
+    await eventually('PreFailover hook', () => hookLines().some((c) => c.hook === 'PreFailoverProcesses'));
+    assert.ok(!hookLines().some((c) => /Post/.test(c.hook)), JSON.stringify(hookLines().map((c) => c.hook)));
+    for (const r of [s1, s2]) await r.sql('START SLAVE SQL_THREAD');
+    await eventually('PostFailover hook', () => hookLines().some((c) => c.hook === 'PostFailoverProcesses'));
+    assert.ok(!hookLines().some((c) => c.hook === 'PostUnsuccessfulFailoverProcesses'));
+    const successorHost = hookLines().at(-1)?.args.get('successorHost');
+    const promoted = [s1, s2].find((s) => s.host === successorHost);
+    assert.ok(promoted, `successor ${successorHost} is a replica`);
+    assert.equal(await readOnly(promoted), 0);
+    assert.deepEqual((await promoted.sql('SELECT id FROM app.t ORDER BY id')).map((r) => r['id']), [1, 2, 3, 4], 'nothing the dead master acknowledged is lost');
   });
 });

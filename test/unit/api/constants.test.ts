@@ -63,7 +63,7 @@ describe('constants of COMPAT.md', () => {
   it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
       'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'MasterFrozen', 'FailoverInProgress', 'ForgetGracePeriod',
-      'RecoveryTooRecent', 'ClusterNotReady', 'RejoinPending', 'ErrantTransactions', 'ErrantReplicaRebuilt', 'MasterLabelled', 'MasterUnanswered', 'ReadOnlyChanged', 'RecoveriesAcknowledged',
+      'RecoveryTooRecent', 'ClusterNotReady', 'RejoinPending', 'ErrantTransactions', 'ErrantReplicaRebuilt', 'MasterLabelled', 'MasterUnanswered', 'ReadOnlyChanged', 'ClientSessionsKilled', 'FenceIncomplete', 'RecoveriesAcknowledged',
       'InstanceForgotten', 'ForgetAbandoned', 'DowntimeEnded',
     ]);
     assert.ok(Object.values(api.CLUSTER_REASONS).includes('MasterNotHealthy' as never));

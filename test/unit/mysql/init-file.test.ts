@@ -58,7 +58,8 @@ test('MariaDB init-file: anchor order, MariaDB grants, nothing MySQL-only', () =
   assert.doesNotMatch(text, /slave_master_info/, 'MariaDB has no mysql.slave_master_info');
   assert.doesNotMatch(text, /REPLICATION CLIENT/, 'MariaDB 10.5+ names it BINLOG MONITOR');
   assert.match(text, /GRANT SELECT, PROCESS, BINLOG MONITOR, SLAVE MONITOR ON \*\.\* TO sys_exporter@'127.0.0.1';\nALTER USER sys_exporter@'127.0.0.1' WITH MAX_USER_CONNECTIONS 3;\n/);
-  assert.match(text, /REPLACE INTO sys_operator.status VALUES \('configured', '0'\);\nREPLACE INTO sys_operator.status VALUES \('backup_gtid_purged', '0-101-42'\);\n$/);
+  assert.match(text, /REPLACE INTO sys_operator.status VALUES \('configured', '0'\);\nREPLACE INTO sys_operator.status VALUES \('backup_gtid_purged', '0-101-42'\);\nFOR a IN [^\n]*END FOR;\n$/);
+  assert.doesNotMatch(text, /SUPER_READ_ONLY/, 'MariaDB has no super_read_only');
   assert.ok(text.indexOf('DROP TABLE IF EXISTS sys_operator.status') < text.indexOf('CREATE TABLE IF NOT EXISTS sys_operator.status'));
 });
 
@@ -78,7 +79,7 @@ test('MySQL 8.0 adds dynamic privileges next to SUPER; 8.4 drops SUPER', () => {
   assert.match(t80, /GRANT SYSTEM_VARIABLES_ADMIN, REPLICATION_SLAVE_ADMIN, BACKUP_ADMIN, CONNECTION_ADMIN ON \*\.\* TO sys_operator@'%'/);
   assert.match(t80, /GRANT BACKUP_ADMIN ON \*\.\* TO sys_replication@'%'/);
   const t84 = renderInitFile(input({ flavour: flavour('8.4') }));
-  assert.doesNotMatch(t84, /SUPER/);
+  assert.doesNotMatch(t84, /SUPER[ ,]/);
   assert.match(t84, /GRANT SHOW DATABASES, PROCESS, RELOAD, CREATE, SELECT ON \*\.\* TO sys_operator@'%'/);
   assert.match(t84, /GRANT SYSTEM_VARIABLES_ADMIN, REPLICATION_SLAVE_ADMIN, CONNECTION_ADMIN ON \*\.\* TO orchestrator@'%'/);
 });
@@ -86,15 +87,15 @@ test('MySQL 8.0 adds dynamic privileges next to SUPER; 8.4 drops SUPER', () => {
 test('pod 0 restored from a bucket forgets its source: RESET SLAVE ALL (MySQL 8.4: RESET REPLICA ALL), before the extra SQL', () => {
   const extra = ["CREATE DATABASE IF NOT EXISTS app;", "  SELECT 'what?'  "];
   const t57 = renderInitFile(input({ restoredFromBucket: true, extraSql: extra }));
-  assert.match(t57, /\('configured', '0'\);\nRESET SLAVE ALL;\nCREATE DATABASE IF NOT EXISTS app;\nSELECT 'what\?';\n$/);
-  assert.match(renderInitFile(input({ flavour: flavour('8.4'), restoredFromBucket: true })), /RESET REPLICA ALL;\n$/);
-  assert.match(renderInitFile(input({ flavour: MARIA, restoredFromBucket: true })), /RESET SLAVE ALL;\n$/);
+  assert.match(t57, /\('configured', '0'\);\nRESET SLAVE ALL;\nCREATE DATABASE IF NOT EXISTS app;\nSELECT 'what\?';\nSET GLOBAL SUPER_READ_ONLY = 1;\n$/);
+  assert.match(renderInitFile(input({ flavour: flavour('8.4'), restoredFromBucket: true })), /RESET REPLICA ALL;\nSET GLOBAL SUPER_READ_ONLY = 1;\n$/);
+  assert.match(renderInitFile(input({ flavour: MARIA, restoredFromBucket: true })), /RESET SLAVE ALL;\nFOR a IN [^\n]*END FOR;\n$/);
 });
 
 test('without a backup and with keepConfigured the optional rows are left out', () => {
   const text = renderInitFile(input({ keepConfigured: true }));
   assert.doesNotMatch(text, /configured|backup_gtid_purged|DROP TABLE/);
-  assert.match(text, /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n(REPLACE INTO sys_operator.status VALUES \('replication_(user|password)', '[^']*'\);\n){2}$/);
+  assert.match(text, /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n(REPLACE INTO sys_operator.status VALUES \('replication_(user|password)', '[^']*'\);\n){2}SET GLOBAL SUPER_READ_ONLY = 1;\n$/);
 });
 
 const FLAVOURS = ['5.7.35', '8.0.20', '8.0.32', '8.4', 'mariadb-10.6', 'mariadb-10.11'].map((spec) => ({ spec, f: flavour(spec) }));
@@ -152,6 +153,21 @@ test('MariaDB\'s system users are created from their hashes: the file holds no p
 
 test('resumeReplication ends the file with the flavour\'s START statement, after the extra SQL', () => {
   assert.match(renderInitFile(input({ flavour: MARIA, keepConfigured: true, resumeReplication: true, extraSql: ['SELECT 1'] })), /SELECT 1;\nSTART SLAVE;\n$/);
-  assert.match(renderInitFile(input({ flavour: flavour('8.0.32'), resumeReplication: true })), /START REPLICA;\n$/);
-  assert.match(renderInitFile(input({ resumeReplication: true })), /\('configured', '0'\);\nSTART SLAVE;\n$/);
+  assert.match(renderInitFile(input({ flavour: flavour('8.0.32'), resumeReplication: true })), /SET GLOBAL SUPER_READ_ONLY = 1;\nSTART REPLICA;\n$/);
+  assert.match(renderInitFile(input({ resumeReplication: true })), /\('configured', '0'\);\nSET GLOBAL SUPER_READ_ONLY = 1;\nSTART SLAVE;\n$/);
+});
+
+test('the fence: MariaDB 10.11 takes READ_ONLY ADMIN from every account but the operator\'s and Orchestrator\'s before the extra SQL; MySQL ends its writes with super_read_only', () => {
+  const lines = renderInitFile(input({ flavour: MARIA, extraSql: ['SELECT 1'] })).split(';\n');
+  const fence = lines.findIndex((l) => l.startsWith('FOR a IN'));
+  assert.ok(fence > lines.findIndex((l) => l.includes("'replication_password'")) && fence === lines.indexOf('SELECT 1') - 1, 'after the status rows, before the extra SQL');
+  assert.match(lines[fence]!, /User NOT IN \('sys_operator', 'orchestrator'\)/);
+  assert.match(lines[fence]!, /REVOKE READ_ONLY ADMIN ON \*\.\* FROM `/);
+  // 10.6: SUPER implies READ_ONLY ADMIN and revoking it alone is no fence; nothing to do.
+  assert.doesNotMatch(renderInitFile(input({ flavour: flavour('mariadb-10.6') })), /FOR a IN|SUPER_READ_ONLY/);
+  for (const spec of ['5.7.35', '8.0.32', '8.4']) {
+    const l = renderInitFile(input({ flavour: flavour(spec), extraSql: ['SELECT 1'], resumeReplication: true })).split(';\n');
+    assert.equal(l.indexOf('SET GLOBAL SUPER_READ_ONLY = 1'), l.indexOf('SELECT 1') + 1, `${spec}: after the extra SQL`);
+    assert.ok(!l.some((x) => x.startsWith('FOR a IN')), spec);
+  }
 });

@@ -45,12 +45,12 @@ test('MySQL 5.7 and 8.0 before 8.0.23 point at a master with CHANGE MASTER TO an
   assert.equal(
     render(changeMasterStatement(MYSQL57, SRC, CREDS)),
     "CHANGE MASTER TO MASTER_HOST = 'db-mysql-0.mysql.ns', MASTER_PORT = 3306, MASTER_USER = 'sys_replication', " +
-      "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 10, MASTER_AUTO_POSITION = 1",
+      "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 1, MASTER_AUTO_POSITION = 1",
   );
   assert.equal(
     render(changeMasterStatement(MYSQL8022, SRC, CREDS)),
     "CHANGE MASTER TO MASTER_HOST = 'db-mysql-0.mysql.ns', MASTER_PORT = 3306, MASTER_USER = 'sys_replication', " +
-      "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 10, MASTER_AUTO_POSITION = 1, GET_MASTER_PUBLIC_KEY = 1",
+      "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 1, MASTER_AUTO_POSITION = 1, GET_MASTER_PUBLIC_KEY = 1",
   );
 });
 
@@ -69,7 +69,7 @@ test('MariaDB points at a master with MASTER_USE_GTID slave_pos by default, curr
     assert.equal(
       render(changeMasterStatement(fl, SRC, CREDS)),
       "CHANGE MASTER TO MASTER_HOST = 'db-mysql-0.mysql.ns', MASTER_PORT = 3306, MASTER_USER = 'sys_replication', " +
-        "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 10, MASTER_USE_GTID = slave_pos",
+        "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 1, MASTER_USE_GTID = slave_pos",
     );
     assert.match(render(changeMasterStatement(fl, SRC, CREDS, { start: { kind: 'gtid', mariadbPos: 'current_pos' } })), /MASTER_USE_GTID = current_pos$/);
   }

@@ -23,6 +23,8 @@ test('a config it cannot use is an error naming the key', () => {
     [{ InstancePollSeconds: '1' }, /InstancePollSeconds must be a number/],
     [{ InstancePollSeconds: 0 }, /InstancePollSeconds must be positive/],
     [{ ReplicationCredentialsQuery: undefined }, /ReplicationCredentialsQuery is required/],
+    [{ DelayMasterPromotionIfSQLThreadNotUpToDate: 'yes' }, /DelayMasterPromotionIfSQLThreadNotUpToDate must be a boolean/],
+    [{ FailMasterPromotionIfSQLThreadNotUpToDate: true, DelayMasterPromotionIfSQLThreadNotUpToDate: true }, /Cannot have both FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate/],
     [{ PreFailoverProcesses: 'echo' }, /PreFailoverProcesses must be a list of strings/],
     [{ RecoverMasterClusterFilters: [1] }, /RecoverMasterClusterFilters must be a list of strings/],
   ];
@@ -48,4 +50,11 @@ test("the topology account from MySQLTopologyCredentialsConfigFile's [client] se
   const cfg = parseConfig(text, (path) => files[path]!);
   assert.deepEqual([cfg.topologyUser, cfg.topologyPassword], ['orc', 'p=w']);
   assert.throws(() => parseConfig(text), /MySQLTopologyUser is required/, 'no file reader: the file is not read');
+});
+
+test('the promotion variants for a candidate whose SQL thread is behind: neither by default, as 3.2.6; ReasonableReplicationLagSeconds 10', () => {
+  const d = parse({});
+  assert.deepEqual([d.failPromotionIfSqlBehind, d.delayPromotionIfSqlBehind, d.reasonableReplicationLagSeconds], [false, false, 10]);
+  const delay = parse({ DelayMasterPromotionIfSQLThreadNotUpToDate: true, ReasonableReplicationLagSeconds: 30 });
+  assert.deepEqual([delay.failPromotionIfSqlBehind, delay.delayPromotionIfSqlBehind, delay.reasonableReplicationLagSeconds], [false, true, 30]);
 });
