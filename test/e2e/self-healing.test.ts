@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, HEALTHY, KIND_MYSQL_CLUSTER, LABEL_HEALTHY, NODE_CONDITION } from '../../src/api/constants.ts';
 import { names, podFqdn, podOrdinal } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
-import { printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
+import { operatorAccount, printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
   ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, getPod, killInPod, OPERATOR_KILLS, operatorKillsLine, restartCount,
   startScenario, type Scenario,
@@ -102,8 +102,9 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     const pvc = names.pvc(c.name, podOrdinal(replica));
     const oldPod = (await getPod(sb, c.namespace, replica)).metadata!.uid;
     const oldPvc = await pvcUid(pvc);
-    // Root bypasses read_only on MariaDB 10.11: a transaction of the replica's own server_id.
-    await sqlOnPod(sb, c, replica, `INSERT INTO ${TABLE} (id, v) VALUES (-1, 'errant')`);
+    // Root is fenced by read_only now (docs/fencing.md); an account that keeps READ_ONLY ADMIN
+    // (the operator's) still writes: a transaction of the replica's own server_id.
+    await sqlOnPod(sb, c, replica, `INSERT INTO ${TABLE} (id, v) VALUES (-1, 'errant')`, await operatorAccount(sb, c));
     s.say(`${replica} written to directly`);
     await eventually(`${replica} ErrantTransactions and healthy=no`, async () => {
       assert.equal((await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions), CONDITION_STATUS.true);

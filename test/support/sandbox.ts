@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach } from 'node:test';
 import mysql from 'mysql2/promise';
-import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, LABEL_HEALTHY, LABEL_ROLE, PROVISION_CONDITION } from '../../src/api/constants.ts';
+import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, LABEL_HEALTHY, LABEL_ROLE, OPERATED_SECRET_KEY, PROVISION_CONDITION } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { forSandbox, readExample, toYaml, type Manifest } from '../../sandbox/examples.ts';
@@ -101,6 +101,17 @@ export async function applyShopUser(sb: Sandbox, c: ExampleCluster): Promise<Sho
   return shop;
 }
 
+/**
+ * The operator's own account of a cluster, from its operated Secret: on MariaDB the one client
+ * account that keeps READ_ONLY ADMIN (docs/fencing.md), so the one that can still write on a
+ * read-only replica, as a person with such an account could.
+ */
+export async function operatorAccount(sb: Sandbox, c: ExampleCluster): Promise<SqlAccount> {
+  const s = await sb.client.get<{ data?: Record<string, string>; metadata: object }>({ apiVersion: 'v1', kind: 'Secret', namespace: c.namespace, name: names.operatedSecret(c.name) });
+  const get = (k: string) => Buffer.from(s.data?.[k] ?? '', 'base64').toString('utf8');
+  return { user: get(OPERATED_SECRET_KEY.operatorUser), password: get(OPERATED_SECRET_KEY.operatorPassword) };
+}
+
 /** An account to run SQL as; root when none is given. */
 export interface SqlAccount {
   user: string;
@@ -131,12 +142,12 @@ export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service:
   return sqlAt(await serviceIP(sb, c.namespace, service), c, text, as);
 }
 
-/** Runs SQL as root on one pod's server, at its pod IP. */
-export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string): Promise<Record<string, unknown>[]> {
+/** Runs SQL as root (or `as`) on one pod's server, at its pod IP. */
+export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
   const p = await sb.client.get<{ status?: { podIP?: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
   const ip = p.status?.podIP;
   if (!ip) throw new Error(`pod ${pod} has no IP yet`);
-  return sqlAt(ip, c, text);
+  return sqlAt(ip, c, text, as);
 }
 
 export interface WritingLab {
