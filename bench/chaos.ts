@@ -3,7 +3,7 @@
 // pod), the write outage (fault → the first write acknowledged through the master Service that
 // began after it) and the acknowledged writes lost. The scenario is test/e2e/chaos.test.ts's
 // (test/support/chaos.ts): 3 MariaDB nodes, every pod's link delayed 50 ms each way, a root and an
-// application client each writing every 25 ms.
+// application client each writing every 100 ms.
 //
 // Modes: async, and semiSync when the CRD has spec.replication.mode (branch semisync; its figures
 // are null otherwise). Headline ratio: the median write outage over every fault in semiSync / the

@@ -36,9 +36,8 @@ def packet_ids(data):
         if length < 16:
             break
         if kind == NLMSG_ERROR:
-            code = struct.unpack_from('=i', data, off + 16)[0]
-            if code != 0:
-                sys.exit(f'nfqueue-delay: netlink error {code}')
+            # A verdict for a packet the kernel dropped meanwhile (its device went away): nothing to do.
+            pass
         elif kind == (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET:
             a = off + 20
             while a + 4 <= off + length:

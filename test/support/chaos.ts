@@ -20,8 +20,8 @@ export type ChaosFault = (typeof CHAOS_FAULTS)[number];
 
 /** Each pod's link, each way (ms): async replication lags visibly behind the acknowledged writes. */
 export const LINK_DELAY_MS = 50;
-/** A write every 25 ms per client: under the lag, an async failover has writes in flight to lose. */
-export const WRITE_EVERY_MS = 25;
+/** A write every 100 ms per client (each on a new connection through the proxy, as the failover test's). */
+export const WRITE_EVERY_MS = 100;
 const READY_MS = 300_000;
 
 /**
@@ -185,7 +185,10 @@ export async function runFault(lab: ChaosLab, watch: MasterWatch, fault: ChaosFa
   const changes = watch.masterChanges.length;
   for (const w of writers) w.start(WRITE_EVERY_MS);
   try {
-    await until('writes acknowledged through the master Service', async () => (writers.every((w) => w.acked().length > 0) ? true : undefined), 60_000);
+    await until('writes acknowledged through the master Service', async () => {
+      if (writers.every((w) => w.acked().length > 0)) return true;
+      throw new Error(writers.map((w) => `${w.records.length} writes, last error: ${w.failed().at(-1)?.error ?? 'none'}`).join('; '));
+    }, 60_000);
     injected = await inject(lab, fault, master, replica, watch, notes);
     const first = await until('a write acknowledged through the master Service after the fault', async () => {
       const got = writers.map((w) => w.firstAckedAfter(injected.at)).filter((r) => r !== undefined);
