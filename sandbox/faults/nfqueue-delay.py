@@ -4,13 +4,15 @@
 # qdisc; it has iptables' NFQUEUE target, and Node cannot open a netlink socket, Python's
 # standard library can. Run inside the pod's network namespace: a queue belongs to its namespace.
 # Usage: nfqueue-delay.py QUEUE_NUM DELAY_MS. Prints "ready" once bound; exits on SIGTERM.
-import collections, select, signal, socket, struct, sys, time
+import collections, errno, select, signal, socket, struct, sys, time
 
 NETLINK_NETFILTER = 12
 NFNL_SUBSYS_QUEUE = 3
-NFQNL_MSG_PACKET, NFQNL_MSG_VERDICT, NFQNL_MSG_CONFIG = 0, 1, 2
+NFQNL_MSG_PACKET, NFQNL_MSG_CONFIG, NFQNL_MSG_VERDICT_BATCH = 0, 2, 3
 NFQA_PACKET_HDR, NFQA_VERDICT_HDR = 1, 2
-NFQA_CFG_CMD, NFQA_CFG_PARAMS, NFQA_CFG_QUEUE_MAXLEN = 1, 2, 3
+NFQA_CFG_CMD, NFQA_CFG_PARAMS, NFQA_CFG_QUEUE_MAXLEN, NFQA_CFG_MASK, NFQA_CFG_FLAGS = 1, 2, 3, 4, 5
+NFQA_CFG_F_FAIL_OPEN = 1
+SO_RCVBUFFORCE = 33
 NFQNL_CFG_CMD_BIND = 1
 NFQNL_COPY_META = 1
 NF_ACCEPT = 1
@@ -55,25 +57,39 @@ def main():
     queue, delay = int(sys.argv[1]), int(sys.argv[2]) / 1000.0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    # Past the machine's rmem_max (208 KiB here): a starved delayer must not lose packet ids to a
+    # full socket buffer, which leaves those packets held in the kernel for good.
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
     s.bind((0, 0))
     s.send(message(NFQNL_MSG_CONFIG, queue, [attr(NFQA_CFG_CMD, struct.pack('!BBH', NFQNL_CFG_CMD_BIND, 0, 0))], 1))
     s.send(message(NFQNL_MSG_CONFIG, queue, [
         attr(NFQA_CFG_PARAMS, struct.pack('!IB', 0, NFQNL_COPY_META)),
         attr(NFQA_CFG_QUEUE_MAXLEN, struct.pack('!I', 65536)),
+        # A full queue lets packets pass instead of dropping them.
+        attr(NFQA_CFG_FLAGS, struct.pack('!I', NFQA_CFG_F_FAIL_OPEN)),
+        attr(NFQA_CFG_MASK, struct.pack('!I', NFQA_CFG_F_FAIL_OPEN)),
     ], 2))
     print('ready', flush=True)
     held = collections.deque()  # (due, packet id), due times in arrival order
     seq = 3
     while True:
         now = time.monotonic()
+        last = None
         while held and held[0][0] <= now:
-            _, pid = held.popleft()
-            s.send(message(NFQNL_MSG_VERDICT, queue, [attr(NFQA_VERDICT_HDR, struct.pack('!II', NF_ACCEPT, pid))], seq))
+            last = held.popleft()[1]
+        if last is not None:
+            # One batch verdict accepts every queued packet up to this id: ids rise in arrival order.
+            s.send(message(NFQNL_MSG_VERDICT_BATCH, queue, [attr(NFQA_VERDICT_HDR, struct.pack('!II', NF_ACCEPT, last))], seq))
             seq += 1
         timeout = max(0.0, held[0][0] - now) if held else None
         if select.select([s], [], [], timeout)[0]:
-            data = s.recv(1 << 16)
+            try:
+                data = s.recv(1 << 16)
+            except OSError as e:
+                if e.errno != errno.ENOBUFS:
+                    raise
+                print('nfqueue-delay: socket buffer overrun, packets lost', file=sys.stderr, flush=True)
+                continue
             due = time.monotonic() + delay
             held.extend((due, pid) for pid in packet_ids(data))
 

@@ -176,9 +176,12 @@ export async function runFault(lab: ChaosLab, watch: MasterWatch, fault: ChaosFa
   const master = view.master!;
   const replica = view.pods.map((p) => p.name).find((p) => p !== master)!;
   const host = await serviceIP(sb, c.namespace, names.masterService(c.name));
+  // Generous give-up times: a write through the delayed links on a loaded machine takes seconds,
+  // and one given up on while its INSERT commits is neither acknowledged nor a loss.
+  const timeouts = { connectTimeoutMs: 10_000, queryTimeoutMs: 10_000 };
   const writers = [
-    new WritingClient({ host, user: lab.shop.user, password: lab.shop.password, table: lab.table }, firstId),
-    new WritingClient({ host, user: 'root', password: c.rootPassword, table: lab.table }, firstId + 500_000),
+    new WritingClient({ host, user: lab.shop.user, password: lab.shop.password, table: lab.table, ...timeouts }, firstId),
+    new WritingClient({ host, user: 'root', password: c.rootPassword, table: lab.table, ...timeouts }, firstId + 500_000),
   ];
   const notes: string[] = [];
   let injected: { at: number; target: string };
