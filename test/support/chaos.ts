@@ -70,7 +70,11 @@ export async function startChaosCluster(sb: Sandbox, mode: ReplicationMode, name
   console.log(`chaos ${mode}: 3 nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply`);
   const shop = await applyShopUser(sb, c);
   const table = `${shop.database}.writes`;
-  await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${table} (id INT PRIMARY KEY)`);
+  // Retried: on a loaded machine a connect through the proxy may time out (mysql2's 3 s).
+  await until(`${table} created through the master Service`, async () => {
+    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE IF NOT EXISTS ${table} (id INT PRIMARY KEY)`);
+    return true;
+  }, 120_000);
   return { sb, c, shop, mode, table, delayed: new Map() };
 }
 
