@@ -209,7 +209,9 @@ export async function runFault(lab: ChaosLab, watch: MasterWatch, fault: ChaosFa
     const detectMs = moved < 0 ? undefined : watch.changedAt[changes + moved]! - injected.at;
     const after = await recover(lab, injected.at, notes);
     const acked = writers.flatMap((w) => w.acked());
-    const rows = new Set((await sqlOnPod(sb, c, after.master!, `SELECT id FROM ${lab.table} WHERE id >= ${firstId} AND id < ${firstId + 1_000_000}`)).map((r) => Number(r.id)));
+    const ids = await until(`the ids on ${after.master}`, async () =>
+      sqlOnPod(sb, c, after.master!, `SELECT id FROM ${lab.table} WHERE id >= ${firstId} AND id < ${firstId + 1_000_000}`), 60_000);
+    const rows = new Set(ids.map((r) => Number(r.id)));
     const lost = acked.filter((id) => !rows.has(id));
     return { fault, mode: lab.mode, target: injected.target, detectMs, outageMs, acked: acked.length, lost, notes };
   } finally {
