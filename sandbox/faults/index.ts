@@ -45,7 +45,7 @@ function gone(e: unknown): boolean {
 }
 
 /** The rules (iptables arguments after `-A <chain>`) a link fault puts in FAULT_CHAIN. */
-export function faultRules(fault: { kind: 'delay' } | { kind: 'loss'; percent: number } | { kind: 'partition' }, tag: string): string[][] {
+export function faultRules(fault: { kind: 'delay'; between?: PodsOnly } | { kind: 'loss'; percent: number } | { kind: 'partition' }, tag: string): string[][] {
   const comment = ['-m', 'comment', '--comment', tag];
   const both = (rest: string[]): string[][] => [['-i', 'eth0', ...comment, ...rest], ['-o', 'eth0', ...comment, ...rest]];
   switch (fault.kind) {
@@ -55,10 +55,26 @@ export function faultRules(fault: { kind: 'delay' } | { kind: 'loss'; percent: n
       if (!(fault.percent > 0 && fault.percent <= 100)) throw new RangeError(`loss: percent must be in (0, 100], got ${fault.percent}`);
       return both(['-m', 'statistic', '--mode', 'random', '--probability', (fault.percent / 100).toFixed(4), '-j', 'DROP']);
     }
-    case 'delay':
+    case 'delay': {
       // --queue-bypass: packets pass undelayed when no delayer listens (it died, or is being stopped).
-      return both(['-j', 'NFQUEUE', '--queue-num', String(DELAY_QUEUE), '--queue-bypass']);
+      const queue = ['-j', 'NFQUEUE', '--queue-num', String(DELAY_QUEUE), '--queue-bypass'];
+      if (!fault.between) return both(queue);
+      // Only the pod network: the host (the gateway: Service proxy, API server, kubelet) is spared.
+      const { podCIDR, gateway } = fault.between;
+      return [
+        ['-i', 'eth0', '-s', gateway, ...comment, '-j', 'RETURN'],
+        ['-o', 'eth0', '-d', gateway, ...comment, '-j', 'RETURN'],
+        ['-i', 'eth0', '-s', podCIDR, ...comment, ...queue],
+        ['-o', 'eth0', '-d', podCIDR, ...comment, ...queue],
+      ];
+    }
   }
+}
+
+/** A delay of the traffic between pods only: not of what the host (the gateway) sends or receives. */
+export interface PodsOnly {
+  podCIDR: string;
+  gateway: string;
 }
 
 /**
@@ -75,13 +91,13 @@ export class LinkFaults {
   }
 
   /** Every packet into and out of the pod (eth0) waits `ms`: a round trip through this link grows by 2 × ms. */
-  async delay(netns: string, ms: number): Promise<Fault> {
+  async delay(netns: string, ms: number, between?: PodsOnly): Promise<Fault> {
     if (!(Number.isInteger(ms) && ms > 0 && ms <= 10_000)) throw new RangeError(`delay: ms must be an integer in [1, 10000], got ${ms}`);
     if (this.#delayed.has(netns)) throw new Error(`delay: ${netns} is already delayed; undo that fault first`);
     const delayer = await startDelayer(netns, ms);
     this.#delayed.set(netns, delayer);
     try {
-      return await this.#add(netns, { kind: 'delay' }, `${ms} ms each way`, async () => {
+      return await this.#add(netns, { kind: 'delay', ...(between ? { between } : {}) }, `${ms} ms each way${between ? ' to and from other pods' : ''}`, async () => {
         this.#delayed.delete(netns);
         await stopChild(delayer);
       });

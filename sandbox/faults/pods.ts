@@ -9,8 +9,12 @@ import { killNetnsProcesses, LinkFaults, type Fault } from './index.ts';
 export type { Fault, FaultKind } from './index.ts';
 
 export interface SandboxFaults {
-  /** Every packet into and out of the pod waits `ms` (a round trip through its link grows by 2 × ms). */
-  delay(namespace: string, pod: string, ms: number): Promise<Fault>;
+  /**
+   * Every packet into and out of the pod waits `ms` (a round trip through its link grows by 2 × ms).
+   * `podsOnly`: only packets to and from other pods; the host's (Service proxy, API server,
+   * kubelet probes) pass undelayed.
+   */
+  delay(namespace: string, pod: string, ms: number, opts?: { podsOnly?: boolean }): Promise<Fault>;
   /** Each packet into or out of the pod dropped with probability percent/100. */
   loss(namespace: string, pod: string, percent: number): Promise<Fault>;
   /** The pod cut from every other pod, the Service proxy, the API server and the kubelet's network probes. */
@@ -41,7 +45,8 @@ export function sandboxFaults(client: KubeClient, plan: SlotPlan): SandboxFaults
   };
   const netns = async (namespace: string, name: string): Promise<string> => netnsName(plan, await podUid(namespace, name));
   return {
-    delay: async (ns, pod, ms) => links.delay(await netns(ns, pod), ms),
+    delay: async (ns, pod, ms, opts) =>
+      links.delay(await netns(ns, pod), ms, opts?.podsOnly ? { podCIDR: plan.podCIDR, gateway: plan.gateway } : undefined),
     loss: async (ns, pod, percent) => links.loss(await netns(ns, pod), percent),
     partition: async (ns, pod) => links.partition(await netns(ns, pod)),
     async losePod(namespace, name) {

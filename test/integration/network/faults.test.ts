@@ -138,3 +138,27 @@ test('clear() removes every rule and delayer left in place; loss validates its p
   assert.equal(delayersIn(a.net.netns), 0);
   assert.equal(faults.active().length, 0);
 });
+
+test('a delay between pods only: another pod\'s connect waits, the host\'s does not', { skip }, async (t) => {
+  const env = await networkEnv(t);
+  const server = await runningPod(env, 'server');
+  const client = await runningPod(env, 'client');
+  await echoServer(t, server.net, 'server', 7000);
+  const faults = new LinkFaults();
+  t.after(() => faults.clear());
+  const ms = 150;
+  await faults.delay(server.net.netns, ms, { podCIDR: env.net.addresses.podCIDR, gateway: env.net.addresses.gateway });
+  const fromPod = await connectTimes(t, client.net, server.net.ip, 7000, 3);
+  for (const x of fromPod) assert.ok(x >= 2 * ms, `a connect from another pod took ${x} ms, less than 2 × ${ms}`);
+  const fromHost = async (): Promise<number> => {
+    const began = process.hrtime.bigint();
+    await new Promise<void>((resolve, reject) => {
+      const s = createConnection({ host: server.net.ip, port: 7000, timeout: 5000 });
+      s.once('connect', () => { s.destroy(); resolve(); });
+      s.once('error', reject);
+    });
+    return Number(process.hrtime.bigint() - began) / 1e6;
+  };
+  await eventually('a connect from the host (the gateway) to pass undelayed', async () => (await fromHost()) < ms);
+  t.diagnostic(`from another pod: ${fromPod.map((x) => x.toFixed(1)).join(', ')} ms`);
+});
