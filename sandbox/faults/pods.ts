@@ -20,8 +20,8 @@ export interface SandboxFaults {
   /** The pod cut from every other pod, the Service proxy, the API server and the kubelet's network probes. */
   partition(namespace: string, pod: string): Promise<Fault>;
   /**
-   * The pod lost at once, as when its node dies: every process in its network namespace
-   * SIGKILLed (no preStop, no SIGTERM), then the pod object deleted with grace period 0, as a
+   * The pod lost at once, as when its node dies: its link cut (partition), every process in its
+   * network namespace SIGKILLed (no preStop, no SIGTERM), then the pod object deleted with grace period 0, as a
    * person or the node lifecycle force-deletes a pod of a dead node, so its StatefulSet makes it
    * again (same name, same claim: the node's disk survived). Its undo does nothing: the
    * StatefulSet is what brings the pod back. Returns when the pod object is gone.
@@ -52,6 +52,10 @@ export function sandboxFaults(client: KubeClient, plan: SlotPlan): SandboxFaults
     async losePod(namespace, name) {
       const uid = await podUid(namespace, name);
       const space = netnsName(plan, uid);
+      // The node's network dies with it: cut first, so the kernel's sockets of the killed processes
+      // (which outlive them here, the namespace living on until the kubelet detaches it) send
+      // nothing more: no retransmission of what a delay held, no FIN. Gone with the namespace.
+      await links.partition(space);
       await killNetnsProcesses(space);
       await client.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}`, {
         body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid } },
