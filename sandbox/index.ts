@@ -19,6 +19,7 @@ import { startKubelet, type Kubelet } from './kubelet/index.ts';
 import { startS3Server, type S3Server } from './s3.ts';
 import { claimAddresses, startSandboxNetwork, type SandboxNetwork } from './network/index.ts';
 import { startWorkloadControllers, type WorkloadControllers } from './workloads/index.ts';
+import { sandboxFaults, type SandboxFaults } from './faults/pods.ts';
 
 export const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const KUBECTL = join(REPO, '.tools/bin/kubectl');
@@ -94,6 +95,8 @@ export interface Sandbox {
   kubelet: Kubelet;
   /** The S3 server (s3rver) on the bridge's gateway, with the bucket S3_BUCKET: reached from pods and from this machine. */
   s3: S3Server;
+  /** Faults to inject into pods' links and pods (docs/sandbox-faults.md); stop() undoes what is left. */
+  faults: SandboxFaults;
   /** Resolves once the operator and Orchestrator pods are Ready. */
   ready: Promise<void>;
   /** Runs the real kubectl against the sandbox (never blocks the API server sharing this process). */
@@ -221,6 +224,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     });
     // Stopped first (pushed last): the pods' processes end before the network under them goes.
     stops.push(() => kubelet.stop());
+    // Before the pods stop: a partitioned pod's preStop must reach the others again, and the
+    // delayers are ended.
+    const faults = sandboxFaults(client, claim);
+    stops.push(() => faults.clear());
     await kubelet.ready();
     say(`kubelet: node ${NODE_NAME} at ${claim.gateway}, pods as local processes (sandbox/kubelet)`);
 
@@ -255,7 +262,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     let stopped: Promise<void> | undefined;
     return {
-      kubeconfig, kubeConfig, client, apiserver, attached, workloads, network, kubelet, s3, ready, kubectl, helm,
+      kubeconfig, kubeConfig, client, apiserver, attached, workloads, network, kubelet, s3, faults, ready, kubectl, helm,
       async orchestratorRunsAs() {
         const r = await kubectl(['-n', RELEASE.namespace, 'get', 'events', '--field-selector', 'reason=Started', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}']);
         return r.out.split('\n').find((l) => /container orchestrator:/.test(l))?.replace(/^.*runs as /, '');

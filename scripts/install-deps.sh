@@ -14,6 +14,8 @@ command -v setpriv >/dev/null 2>&1 || need_apt+=(util-linux) # test servers die 
 command -v prometheus-mysqld-exporter >/dev/null 2>&1 || need_apt+=(prometheus-mysqld-exporter) # the sandbox kubelet's mysqld_exporter image
 command -v pt-kill >/dev/null 2>&1 || need_apt+=(percona-toolkit) # pt-kill, the sidecar image's own program (sandbox kubelet)
 command -v curl >/dev/null 2>&1 || need_apt+=(curl) # the sandbox Orchestrator's failover hooks call the operator with it (chart/)
+command -v iptables-legacy >/dev/null 2>&1 || need_apt+=(iptables) # the sandbox's link faults (sandbox/faults/): rules in a pod's namespace
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3-minimal) # the sandbox's link delay (sandbox/faults/nfqueue-delay.py)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need_apt[*]}"
   apt-get update -qq

@@ -18,6 +18,9 @@ export interface WriterTarget {
   password: string;
   /** Database and table the writes go to, created beforehand: `id INT PRIMARY KEY`. */
   table: string;
+  /** Give-up times of a write's connect and INSERT (default 2 s and 3 s): the chaos suite's delayed links take longer. */
+  connectTimeoutMs?: number;
+  queryTimeoutMs?: number;
 }
 
 export class WritingClient {
@@ -81,8 +84,8 @@ export class WritingClient {
     this.records.push(rec);
     let conn: mysql.Connection | undefined;
     try {
-      conn = await mysql.createConnection({ host: this.#target.host, port: 3306, user: this.#target.user, password: this.#target.password, connectTimeout: 2000 });
-      await conn.query({ sql: `INSERT INTO ${this.#target.table} (id) VALUES (?)`, timeout: 3000 }, [id]);
+      conn = await mysql.createConnection({ host: this.#target.host, port: 3306, user: this.#target.user, password: this.#target.password, connectTimeout: this.#target.connectTimeoutMs ?? 2000 });
+      await conn.query({ sql: `INSERT INTO ${this.#target.table} (id) VALUES (?)`, timeout: this.#target.queryTimeoutMs ?? 3000 }, [id]);
       rec.ackedAt = Date.now();
     } catch (e) {
       rec.error = (e as Error).message;
