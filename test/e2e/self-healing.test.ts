@@ -102,9 +102,16 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     const pvc = names.pvc(c.name, podOrdinal(replica));
     const oldPod = (await getPod(sb, c.namespace, replica)).metadata!.uid;
     const oldPvc = await pvcUid(pvc);
-    // Root is fenced by read_only now (docs/fencing.md); an account that keeps READ_ONLY ADMIN
-    // (the operator's) still writes: a transaction of the replica's own server_id.
-    await sqlOnPod(sb, c, replica, `INSERT INTO ${TABLE} (id, v) VALUES (-1, 'errant')`, await operatorAccount(sb, c));
+    // Root is fenced by read_only now (docs/fencing.md): a person lifts the fence with an account
+    // that may (the operator's), writes as root, and puts it back: a transaction of the replica's
+    // own server_id.
+    const admin = await operatorAccount(sb, c);
+    await sqlOnPod(sb, c, replica, 'SET GLOBAL read_only = 0', admin);
+    try {
+      await sqlOnPod(sb, c, replica, `INSERT INTO ${TABLE} (id, v) VALUES (-1, 'errant')`);
+    } finally {
+      await sqlOnPod(sb, c, replica, 'SET GLOBAL read_only = 1', admin);
+    }
     s.say(`${replica} written to directly`);
     await eventually(`${replica} ErrantTransactions and healthy=no`, async () => {
       assert.equal((await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions), CONDITION_STATUS.true);
