@@ -177,6 +177,8 @@ describe('failover hook endpoint', { concurrency: true }, () => {
     assert.deepEqual(
       op.signals.all.map((s) => [s.process, s.clusterKey, s.failed, s.successor]),
       [
+        // PreGracefulTakeover names the designated replica already, as recorded (3.2.6 sets the successor first).
+        ['PreGracefulTakeover', key, at(s0), at(promoted)],
         ['PreFailover', key, at(s0), undefined],
         ['PostMasterFailover', key, at(s0), at(promoted)],
         ['PostGracefulTakeover', key, at(s0), at(promoted)],
@@ -191,6 +193,6 @@ describe('failover hook endpoint', { concurrency: true }, () => {
     assert.equal(post?.failed, at(promoted));
     assert.ok([s0, s1, s2].some((s) => s !== promoted && at(s) === post?.successor), `successor ${post?.successor} is a live server`);
     const reasons = new Set((await events(op)).map((e) => e.reason));
-    for (const p of ['PreFailover', 'PostMasterFailover', 'PostGracefulTakeover'] as const) assert.ok(reasons.has(FAILOVER_HOOK_REASONS[p]), p);
+    for (const p of ['PreGracefulTakeover', 'PreFailover', 'PostMasterFailover', 'PostGracefulTakeover'] as const) assert.ok(reasons.has(FAILOVER_HOOK_REASONS[p]), p);
   });
 });

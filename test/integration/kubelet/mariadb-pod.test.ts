@@ -16,7 +16,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { startApiServer } from '../../../sandbox/apiserver/index.ts';
 import { startKubelet } from '../../../sandbox/kubelet/index.ts';
 import { claimAddresses, startSandboxNetwork } from '../../../sandbox/network/index.ts';
-import { CONTAINER } from '../../../src/api/constants.ts';
+import { CONTAINER, OPERATED_SECRET_KEY } from '../../../src/api/constants.ts';
 import { names } from '../../../src/api/names.ts';
 import { connectNode } from '../../../src/mysql/node.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
@@ -85,7 +85,10 @@ test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and expo
   assert.notEqual(running.status?.podIP, '127.0.0.1', 'the pod has an address of its own on the sandbox bridge');
 
   const node = await eventually('mysqld to accept the root password at the pod address', () =>
-    connectNode({ host: running.status!.podIP!, port: 3306, user: 'root', password: ROOT_PASSWORD, connectTimeoutMs: 1000 }), 120_000);
+    connectNode({
+      // The operator's account, as the node controller connects: root is fenced by read_only (docs/fencing.md).
+      host: running.status!.podIP!, port: 3306, user: desired.secretData[OPERATED_SECRET_KEY.operatorUser]!, password: desired.secretData[OPERATED_SECRET_KEY.operatorPassword]!, connectTimeoutMs: 1000,
+    }), 120_000);
   try {
     const info = await node.serverInfo();
     assert.match(info.version, /MariaDB/i, 'the local mariadbd plays the MariaDB image');
