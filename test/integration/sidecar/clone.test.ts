@@ -12,6 +12,9 @@ import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+
+/** The operator's account, as the node controller connects: the cloned init-file fences root (docs/fencing.md). */
+const asOperator = (s: MariaDBServer) => s.paramsFor(TEST_SYSTEM_USERS.operator.user, TEST_SYSTEM_USERS.operator.password);
 import { eventually } from '../../support/wait.ts';
 import {
   BACKUP, confDirFor, configMapDir, fileCleanups, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
@@ -72,7 +75,7 @@ test('an empty replica clones from the master sidecar, starts, and replicates ro
   assert.match(initFile, /DROP TABLE IF EXISTS sys_operator\.status/, 'the clone excludes the status table');
 
   await target.start();
-  const node = await target.node();
+  const node = await target.node(asOperator(target));
   const info = await node.serverInfo();
   assert.equal(info.serverId, 5001, 'server-id = ordinal + MY_SERVER_ID_OFFSET');
   assert.equal(info.reportHost, 'c-mysql-1.mysql.default');
@@ -263,7 +266,7 @@ test("a clone's first start drops the status table's stale dictionary entry once
   await target.start();
   const first = errorsSince(target, from);
   assert.ok(first.every((l) => /InnoDB: (Operating system error number 2|Error number 2 means|Cannot open datafile for read-only: '\.\/sys_operator\/status\.ibd'|Could not find a valid tablespace file for sys_operator\/status\.)/.test(l)), first.join('\n'));
-  const node = await target.node();
+  const node = await target.node(asOperator(target));
   assert.equal(await node.isConfigured(), false, 'the init-file re-created the table and wrote the flag');
   await node.markConfigured();
   assert.equal(await node.isConfigured(), true);
@@ -272,5 +275,5 @@ test("a clone's first start drops the status table's stale dictionary entry once
   from = target.errorLog(Number.MAX_SAFE_INTEGER).length;
   await target.start();
   assert.deepEqual(errorsSince(target, from), [], 'the status table has its data file now: nothing to drop');
-  assert.equal(await (await target.node()).isConfigured(), false, 'reset at start, as the anchor does');
+  assert.equal(await (await target.node(asOperator(target))).isConfigured(), false, 'reset at start, as the anchor does');
 });
