@@ -48,7 +48,8 @@ test("a failover hook's successor carries role=master as soon as the servers pro
 
   await t.test('once the old master is read-only, the successor is labelled master, the old master unlabelled first, and its client sessions are killed', async () => {
     // A client of the old master, connected before the demotion, in a transaction (root: not a system user).
-    const client = await mysql.createConnection(lab.nc.servers[0]!.rootParams());
+    const { host, port, user, password } = lab.nc.servers[0]!.rootParams();
+    const client = await mysql.createConnection({ host, port, user, password });
     client.on('error', () => undefined);
     t.after(() => client.destroy());
     await client.query('BEGIN');
