@@ -92,8 +92,11 @@ test('a replication error that quotes a password (a replicated CREATE USER) is m
   assert.match(cond.message ?? '', /ReplicationError: replication from my-db-mysql-0 stopped applying: error 1396: .*IDENTIFIED BY '\*\*\*'/);
   assert.ok(!(cond.message ?? '').includes(password), cond.message);
   assert.ok((await (await c.root(1)).replicationStatus())?.lastSqlError.includes(password), 'the server does quote it');
-  const events = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
-  assert.ok(events.items.some((e) => e.reason === 'ReplicationError'));
+  // The Event is posted after the condition is written, not awaited by the pass: wait for it.
+  const events = await eventually('the ReplicationError Event', async () => {
+    const list = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
+    return list.items.some((e) => e.reason === 'ReplicationError') ? list : undefined;
+  });
   assert.ok(events.items.every((e) => !(e.message ?? '').includes(password)));
 });
 
