@@ -74,7 +74,7 @@ async function designated(lab: StandInLab): Promise<{ host: string; port: number
     const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<Record<string, any>>;
     const r = members.find((i) => i['MasterKey'].Hostname === master.Key.Hostname && i['Slave_IO_Running'] && i['Slave_SQL_Running']);
     return r ? { host: r['Key'].Hostname as string, port: r['Key'].Port as number } : undefined;
-  });
+  }, 120_000);
 }
 
 /**
