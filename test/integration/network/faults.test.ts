@@ -59,13 +59,19 @@ function delayersIn(netns: string): number {
   }).length;
 }
 
-test('a delayed link: each packet in and out of the pod waits, so a TCP connect takes at least twice the delay; undo restores it', { skip }, async (t) => {
+/** Two pods on the sandbox network, an echo server on port 7000 of one, and faults cleared at the end. */
+async function echoPair(t: TestContext) {
   const env = await networkEnv(t);
   const server = await runningPod(env, 'server');
   const client = await runningPod(env, 'client');
   await echoServer(t, server.net, 'server', 7000);
   const faults = new LinkFaults();
   t.after(() => faults.clear());
+  return { env, server, client, faults };
+}
+
+test('a delayed link: each packet in and out of the pod waits, so a TCP connect takes at least twice the delay; undo restores it', { skip }, async (t) => {
+  const { env, server, client, faults } = await echoPair(t);
   const before = await connectTimes(t, client.net, server.net.ip, 7000, 5);
   const ms = 150;
   const fault = await faults.delay(server.net.netns, ms);
@@ -140,12 +146,7 @@ test('clear() removes every rule and delayer left in place; loss validates its p
 });
 
 test('a delay between pods only: another pod\'s connect waits, the host\'s does not', { skip }, async (t) => {
-  const env = await networkEnv(t);
-  const server = await runningPod(env, 'server');
-  const client = await runningPod(env, 'client');
-  await echoServer(t, server.net, 'server', 7000);
-  const faults = new LinkFaults();
-  t.after(() => faults.clear());
+  const { env, server, client, faults } = await echoPair(t);
   const ms = 150;
   await faults.delay(server.net.netns, ms, { podCIDR: env.net.addresses.podCIDR, gateway: env.net.addresses.gateway });
   const fromPod = await connectTimes(t, client.net, server.net.ip, 7000, 3);
