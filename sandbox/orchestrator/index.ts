@@ -5,7 +5,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectNode, MysqlError, type MysqlNode } from '../../src/mysql/index.ts';
+import { connectNode, MysqlError, ORCHESTRATOR_MAX_UINT64, type MysqlNode, type SemiSyncState } from '../../src/mysql/index.ts';
 import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
   analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, LOST_IN_RECOVERY, replicasOf, rootOf, sameKey, sqlThreadBehind,
@@ -116,6 +116,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       const binlog = await n.binlogPosition();
       const alias = cfg.detectClusterAliasQuery ? (await n.firstRowOf(cfg.detectClusterAliasQuery))[0] ?? '' : '';
       const instanceAlias = cfg.detectInstanceAliasQuery ? (await n.firstRowOf(cfg.detectInstanceAliasQuery))[0] ?? '' : '';
+      unstorable(k, await n.semiSyncState());
       const now = new Date();
       return {
         key: k, lastCheckValid: true, failedChecks: 0, lastSeen: now, firstSeen: prev?.firstSeen ?? now,
@@ -131,6 +132,19 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       dropNode(k);
       throw e;
     }
+  }
+
+  /**
+   * 3.2.6 reads rpl_semi_sync_master_timeout into an unsigned 64-bit field that its backend driver
+   * refuses to store when the high bit is set: the write fails, the instance keeps its old row and
+   * its last check counts as failed (a new one is never admitted), on every poll, as recorded
+   * (test/fixtures/orchestrator/README.md, "uint64 semi-sync timeout").
+   */
+  function unstorable(k: Key, semiSync: SemiSyncState): void {
+    if (semiSync.timeoutMs === undefined || semiSync.timeoutMs <= ORCHESTRATOR_MAX_UINT64) return;
+    const message = 'sql: converting argument $60 type: uint64 values with high bit set are not supported';
+    process.stderr.write(`${new Date().toISOString()} ERROR ${message} (${keyText(k)})\n`);
+    throw new Error(message);
   }
 
   async function poll(k: Key): Promise<void> {

@@ -42,12 +42,17 @@ export function semiSyncNames(f: Flavour): SemiSyncNames {
 }
 
 /**
- * The longest timeout (ms) each flavour takes: the master then never falls back to async.
- * MariaDB 10.11: an unsigned long (2^64-1 on 64-bit Linux, checked on a real server by
- * test/integration/mysql/semi-sync.test.ts); MySQL documents 4294967295.
+ * The longest timeout (ms) the master waits for an acknowledgement: long enough never to fall back
+ * to async in practice. MySQL documents 4294967295 (about 49 days) as its maximum. MariaDB 10.11
+ * takes up to 2^64-1, but Orchestrator 3.2.6 reads the variable on every server it polls into an
+ * unsigned 64-bit field that its backend driver refuses when the high bit is set ("sql: converting
+ * argument $60 type: uint64 values with high bit set are not supported"): the instance is never
+ * stored again, and Orchestrator fails nothing over (recorded in
+ * test/fixtures/orchestrator/README.md). So MariaDB gets 2^63-1, about 292 million years.
  */
+export const ORCHESTRATOR_MAX_UINT64 = 9223372036854775807n;
 export function neverTimeoutMs(f: Flavour): bigint {
-  return f.family === 'mariadb' ? 18446744073709551615n : 4294967295n;
+  return f.family === 'mariadb' ? ORCHESTRATOR_MAX_UINT64 : 4294967295n;
 }
 
 export interface SemiSyncWanted {

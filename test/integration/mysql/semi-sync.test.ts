@@ -23,7 +23,7 @@ test('MariaDB 10.11 live: with no acknowledgement a commit waits (no fallback), 
   assert.deepEqual([await detect(m), await detect(r)], ['1', '1'], 'enforced on both sides once set');
   const state = await m.semiSyncState();
   assert.equal(state.waitPoint, 'AFTER_SYNC');
-  assert.equal(state.timeoutMs, neverTimeoutMs(m.flavour), "the longest timeout MariaDB takes: it was not clipped");
+  assert.equal(state.timeoutMs, neverTimeoutMs(m.flavour), "the longest timeout Orchestrator can store (2^63-1), not clipped by MariaDB");
   await eventually('the replica connected as a semi-sync client', async () => (await m.semiSyncState()).clients === 1);
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY)');
   assert.equal((await m.semiSyncState()).masterActive, true);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ALIAS, startStandInLab } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
+import { neverTimeoutMs } from '../../../src/mysql/index.ts';
 
 const MASTER = { master: true, replica: false, acks: 1, timeoutMs: undefined };
 const REPLICA = { master: false, replica: true, acks: 1, timeoutMs: undefined };
@@ -30,4 +31,17 @@ test('a failover of the stand-in moves semi-sync with the role, as 3.2.6 does', 
   await eventually('the other replica acknowledges the new master', async () => (await (await promoted.node()).semiSyncState()).clients === 1);
   await promoted.sql('INSERT INTO app.t VALUES (2)');
   assert.equal((await (await promoted.node()).semiSyncState()).masterActive, true, 'the commit was acknowledged, not passed on asynchronously');
+});
+
+test('a server whose semi-sync timeout has the high bit set is never stored again, as 3.2.6 cannot; the operator\'s longest timeout is', async (t) => {
+  const { servers, get } = await startStandInLab(t, 'semisync-timeout');
+  const [s0, s1] = servers;
+  const valid = async (s: typeof s0) => (await get(`/api/instance/${s.host}/${s.port}`)).body.IsLastCheckValid as boolean;
+  // The operator's longest timeout (neverTimeoutMs) on the master side of both.
+  for (const s of [s0, s1]) await (await s.node()).setSemiSync({ master: 'keep', replica: false, acks: 1, timeoutMs: undefined });
+  await s1.sql('SET GLOBAL rpl_semi_sync_master_timeout = 18446744073709551615');
+  await eventually(`${s1.host}: its check fails once its timeout is 2^64-1`, async () => (await valid(s1)) === false);
+  assert.equal(await valid(s0), true, 'a timeout of 2^63-1 is stored');
+  await s1.sql(`SET GLOBAL rpl_semi_sync_master_timeout = ${neverTimeoutMs((await s1.node()).flavour)}`);
+  await eventually(`${s1.host}: checked again with the operator's timeout`, async () => (await valid(s1)) === true);
 });

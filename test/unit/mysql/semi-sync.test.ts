@@ -30,7 +30,7 @@ const sql = (fl: Flavour, state: SemiSyncState, wanted = MASTER) => semiSyncChan
 test('MariaDB: built in, master_* names, AFTER_SYNC set explicitly, the longest timeout, no ack count, settings before enabling', () => {
   assert.deepEqual(sql(f('mariadb-10.11'), { ...OFF, acks: undefined }), [
     "SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'",
-    'SET GLOBAL rpl_semi_sync_master_timeout = 18446744073709551615',
+    'SET GLOBAL rpl_semi_sync_master_timeout = 9223372036854775807',
     'SET GLOBAL rpl_semi_sync_master_enabled = ON',
   ]);
 });
@@ -60,7 +60,7 @@ test('MySQL 8.0.26+ and 8.4: source/replica plugins and names, the ack count; 5.
 
 test('a server that matches gets nothing; only a replica-side change restarts the IO thread; a fallback timeout is passed', () => {
   const mariadb = f('mariadb-10.11');
-  const master: SemiSyncState = { ...OFF, masterEnabled: true, waitPoint: 'AFTER_SYNC', timeoutMs: 18446744073709551615n, acks: undefined };
+  const master: SemiSyncState = { ...OFF, masterEnabled: true, waitPoint: 'AFTER_SYNC', timeoutMs: 9223372036854775807n, acks: undefined };
   assert.deepEqual(semiSyncChanges(mariadb, master, MASTER), { statements: [], restartIoThread: false });
   const demoted = semiSyncChanges(mariadb, master, { master: false, replica: true, acks: 1, timeoutMs: undefined });
   assert.deepEqual(demoted.statements.map(render), ['SET GLOBAL rpl_semi_sync_master_enabled = OFF', 'SET GLOBAL rpl_semi_sync_slave_enabled = ON']);
@@ -68,7 +68,7 @@ test('a server that matches gets nothing; only a replica-side change restarts th
   assert.deepEqual(sql(mariadb, master, { ...MASTER, timeoutMs: 30_000 }), ['SET GLOBAL rpl_semi_sync_master_timeout = 30000']);
   assert.deepEqual(sql(mariadb, { ...OFF, acks: undefined }, { ...MASTER, master: 'keep' }), [
     "SET GLOBAL rpl_semi_sync_master_wait_point = 'AFTER_SYNC'",
-    'SET GLOBAL rpl_semi_sync_master_timeout = 18446744073709551615',
+    'SET GLOBAL rpl_semi_sync_master_timeout = 9223372036854775807',
   ], 'keep: the parameters, not the switch');
   assert.throws(() => semiSyncChanges(mariadb, OFF, { ...MASTER, acks: 0 }), /positive integer/);
   assert.deepEqual(Object.values(ioThreadStatements(f('8.4'))).map(render), ['STOP REPLICA IO_THREAD', 'START REPLICA IO_THREAD']);
