@@ -341,10 +341,21 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     instances.push(i);
   }
 
+  /**
+   * The replicas of a master whose check failed, read before they had noticed it: 3.2.6 polls each
+   * instance on its own schedule, so it sees them reconnecting within its poll interval of the
+   * master's failed check, where one concurrent round may have read them just before the kill.
+   */
+  function replicasToRecheck(): InstanceState[] {
+    const failed = instances.filter((m) => m.master === null && !m.lastCheckValid);
+    return failed.flatMap((m) => replicasOf(instances, m.key).filter((r) => r.lastCheckValid && r.ioRunning));
+  }
+
   async function pollLoop(): Promise<void> {
     while (!stopped) {
       await exclusive(async () => {
         await Promise.all(instances.map((i) => poll(i.key)));
+        await Promise.all(replicasToRecheck().map((i) => poll(i.key)));
         await checkAndRecover();
       }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
       rounds += 1;

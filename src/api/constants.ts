@@ -69,6 +69,11 @@ export const ROLE = { master: 'master', replica: 'replica' } as const;
  * graceful takeover can relocate it (docs/switchover.md, "Rolling").
  */
 export const ROLL_SETTLE_SECONDS = 10;
+/**
+ * slave_net_timeout of clusters with lossless defaults: a replica gives up on a silent master
+ * after this long (heartbeats every half of it), so Orchestrator sees a cut-off master dead.
+ */
+export const REPLICA_NET_TIMEOUT_SECONDS = 4;
 export type Role = (typeof ROLE)[keyof typeof ROLE];
 
 export const HEALTHY = { yes: 'yes', no: 'no' } as const;

@@ -8,6 +8,7 @@ import { quantityMilli, quantityNumber } from '../../api/quantity.ts';
 import { atLeast } from '../../api/versions.ts';
 import type { ServerVersion } from './resolve-version.ts';
 import { CONF_FILE, confPath, MOUNT_PATH } from '../../api/pod-contract.ts';
+import { REPLICA_NET_TIMEOUT_SECONDS } from '../../api/constants.ts';
 
 export type ConfValue = string | number;
 
@@ -69,8 +70,17 @@ const COMMON: Readonly<Record<string, string>> = {
   'collation-server': 'utf8mb4_unicode_ci',
 };
 
-/** Durable commits: the redo log and the binary log are flushed at every commit. */
-const DURABLE: Readonly<Record<string, string>> = { 'innodb-flush-log-at-trx-commit': '1', 'sync-binlog': '1' };
+/**
+ * Lossless defaults (docs/semi-sync.md): durable commits (the redo log and the binary log flushed at
+ * every commit), and a replica that notices a master cut off within 4 s (the net timeout; a
+ * CHANGE MASTER then sets heartbeats every 2 s). Orchestrator calls a master dead only once its
+ * replicas lost it too; with the servers' default of 60 s, a partitioned master went unrecovered
+ * for up to a minute. Orchestrator's documentation recommends a few seconds.
+ */
+function lossless(v: ServerVersion): Readonly<Record<string, string>> {
+  const replicaNames = v.family === 'mysql' && atLeast(v, 8, 0, 26);
+  return { 'innodb-flush-log-at-trx-commit': '1', 'sync-binlog': '1', [replicaNames ? 'replica-net-timeout' : 'slave-net-timeout']: String(REPLICA_NET_TIMEOUT_SECONDS) };
+}
 
 interface KeyTables {
   line: Record<string, string>;
@@ -235,7 +245,7 @@ export function renderMyCnf(input: MyCnfInput): string {
   };
   addSorted(tables.line);
   for (const k of bytewiseSorted(tables.booleans)) add(k, null);
-  addSorted(input.durableCommits ? { ...tables.common, ...DURABLE } : tables.common);
+  addSorted(input.durableCommits ? { ...tables.common, ...lossless(input.version) } : tables.common);
   addSorted(effectiveMysqlConf(input));
   add(`!includedir ${confPath(CONF_FILE.confD)}`, null);
   return writeIniSection('mysqld', keys);

@@ -113,8 +113,16 @@ test('durable commits (lossless defaults): both flushes at every commit, in plac
   const durable = renderMyCnf({ version: v('mariadb-10.11'), perconaImage: false, durableCommits: true });
   assert.match(durable, /^innodb-flush-log-at-trx-commit += 1$/m);
   assert.match(durable, /^sync-binlog += 1$/m);
-  assert.equal(durable.split('\n').length, plain.split('\n').length, 'same keys, same places');
+  assert.equal(durable.split('\n').length, plain.split('\n').length + 1, 'same keys, same places, and the net timeout');
+  assert.doesNotMatch(plain, /net-timeout/, 'the servers\' default (60 s) without lossless defaults');
   const user = renderMyCnf({ version: v('8.0'), perconaImage: true, durableCommits: true, mysqlConf: { 'innodb-flush-log-at-trx-commit': 2, 'sync-binlog': 0 } });
   assert.match(user, /^innodb-flush-log-at-trx-commit += 2$/m, 'mysqlConf wins');
   assert.match(user, /^sync-binlog += 0$/m);
+});
+
+test('lossless defaults: a replica gives up on a silent master within 4 s, under the name its server knows', () => {
+  assert.match(renderMyCnf({ version: v('mariadb-10.11'), perconaImage: false, durableCommits: true }), /^slave-net-timeout += 4$/m);
+  assert.match(renderMyCnf({ version: v('5.7'), perconaImage: false, durableCommits: true }), /^slave-net-timeout += 4$/m);
+  assert.match(renderMyCnf({ version: v('8.0.26'), perconaImage: false, durableCommits: true }), /^replica-net-timeout += 4$/m);
+  assert.match(renderMyCnf({ version: v('8.0'), perconaImage: false, durableCommits: true, mysqlConf: { 'replica-net-timeout': 30 } }), /^replica-net-timeout += 30$/m, 'mysqlConf wins');
 });
