@@ -17,7 +17,7 @@ import { RELEASE, until, type Sandbox } from '../../sandbox/index.ts';
 import { orchestratorClient } from '../../src/orchestrator/client.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
 import { assertWritesOnEveryPod, killMysqld, printSandboxOnFailure, sandboxSkip, serviceIP, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
-import type { WritingClient } from '../support/writing-client.ts';
+import { failureSummary, type WritingClient } from '../support/writing-client.ts';
 
 // Three: a third failover within minutes needs the old masters of the first two as candidates,
 // which Orchestrator downtimed as lost-in-recovery; the operator ends that downtime once each is a
@@ -67,6 +67,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
     const master = watch.masterChanges.at(-1) || undefined;
     const labels = watch.masterChanges.slice(changes).map((m, i) => `${m || '(none)'} +${((watch.changedAt[changes + i]! - killedAt) / 1000).toFixed(2)} s`);
     console.log(`${what}: ${killed} killed; role=master ${labels.join(', ') || 'unchanged'}; first write accepted through the master Service at +${(ms / 1000).toFixed(2)} s`);
+    console.log(`${what}: why writes failed meanwhile: ${failureSummary(writer, killedAt, first.ackedAt!)}`);
     return { killed, killedAt, ms, master };
   }
 

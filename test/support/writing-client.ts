@@ -94,3 +94,21 @@ export class WritingClient {
     }
   }
 }
+
+/**
+ * The errors of the writes begun in [from, to), grouped by message (numbers masked), each with
+ * its count and when it was first and last seen (s after `from`): what an outage consisted of.
+ */
+export function failureSummary(w: WritingClient, from: number, to: number): string {
+  const groups = new Map<string, { n: number; first: number; last: number }>();
+  for (const r of w.records) {
+    if (r.startedAt < from || r.startedAt >= to || r.error === undefined) continue;
+    const key = r.error.replace(/\d+(\.\d+)*/g, 'N').slice(0, 100);
+    const g = groups.get(key) ?? { n: 0, first: r.startedAt, last: r.startedAt };
+    g.n += 1;
+    g.last = r.startedAt;
+    groups.set(key, g);
+  }
+  const s = (t: number) => `+${((t - from) / 1000).toFixed(1)}`;
+  return [...groups].map(([k, g]) => `${g.n}× "${k}" (${s(g.first)}..${s(g.last)} s)`).join('; ') || 'none';
+}
