@@ -3,7 +3,7 @@
 // server that skipped them (an old CRD) get the same values here.
 import { mysqlBackup, mysqlCluster, mysqlDatabase, mysqlUser, type KindDefinition } from './schemas/index.ts';
 import { rootSchema } from './generate.ts';
-import { applyDefaults } from './structural/defaults.ts';
+import { applyDefaults } from './schema-defaults.ts';
 import type { MysqlBackup, MysqlCluster, MysqlDatabase, MysqlUser } from './types.generated.ts';
 
 /** A deep copy of `obj` with the defaults of `def`'s schema applied. */

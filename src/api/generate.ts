@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { API_GROUP, API_VERSION } from './constants.ts';
 import { embeddedTypeOf, interfaceNameOf } from './schemas/build.ts';
 import { KINDS, type KindDefinition } from './schemas/index.ts';
-import { additionalSchema, type JSONSchemaProps } from './structural/schema-types.ts';
+import { additionalSchema, type JSONSchemaProps } from './schema-types.ts';
 
 export const CRD_DIR = 'crds';
 export const TYPES_FILE = 'src/api/types.generated.ts';
