@@ -1,4 +1,4 @@
-// Custom resource admission through the project's structural schema engine (src/api/structural):
+// Custom resource admission through the project's structural schema engine (structural/):
 // prune unknown fields, apply defaults, validate (OpenAPI, scale subresource, CEL subset), with
 // the causes kube-apiserver gives.
 import { compileSchema, type CompiledSchema, type JSONSchemaProps } from './structural/index.ts';

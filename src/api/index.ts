@@ -1,4 +1,4 @@
-// The API of the operator: the four kinds, their names and the structural schema engine.
+// The API of the operator: the four kinds, their names, schemas and defaults.
 export * from './constants.ts';
 export type * from './types.generated.ts';
 export { KINDS, mysqlBackup, mysqlCluster, mysqlDatabase, mysqlUser } from './schemas/index.ts';
