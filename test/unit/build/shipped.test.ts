@@ -23,7 +23,8 @@ const rel = (file: string) => relative(ROOT, file);
 
 /**
  * The production dependencies, on purpose spelled out: adding one is a decision for the images,
- * made here too. @marcbachmann/cel-js (CEL, for the test API server) is a devDependency.
+ * made here too. @marcbachmann/cel-js (CEL, for the test API server) and yaml (for `npm run gen`'s
+ * CRD files, the sandbox and tests) are devDependencies.
  */
 const PRODUCTION_DEPENDENCIES = [
   '@aws-sdk/client-s3',
@@ -33,7 +34,6 @@ const PRODUCTION_DEPENDENCIES = [
   'node-cron',
   'prom-client',
   'winston',
-  'yaml',
 ];
 
 const BUILTINS = new Set(builtinModules);
