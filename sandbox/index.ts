@@ -3,7 +3,7 @@
 // test API server, the workload controllers, the pod network with its Service proxy, the
 // kubelet, then installs the chart (operator and Orchestrator as pods) with the real `helm install`.
 // `npm run sandbox` and the end-to-end tests both stand on it.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,6 @@ import { LABEL_APP_COMPONENT, LABEL_APP_INSTANCE } from '../src/api/constants.ts
 import { KubeClient } from '../src/runtime/kube/client.ts';
 import { createLogger, type Logger } from '../src/runtime/logger.ts';
 import { startApiServer, type ApiServer } from './apiserver/index.ts';
-import { build } from '../scripts/build.ts';
 import { attach, type Attachment } from './attach.ts';
 import type { ControllersChoice } from './decide-attach.ts';
 import { startKubelet, type Kubelet } from './kubelet/index.ts';
@@ -147,7 +146,8 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const say = opts.progress ?? (() => undefined);
   if (opts.built) {
     say('build: src/ compiled to dist/ (npm run build), what the images run');
-    build();
+    // The project's build command, run as `npm run build` runs it: the sandbox imports no script.
+    execFileSync(process.execPath, [join(REPO, 'scripts/build.ts')], { stdio: 'inherit' });
   }
   const workDir = resolve(opts.workDir);
   mkdirSync(join(workDir, 'logs'), { recursive: true });

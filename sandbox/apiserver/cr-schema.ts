@@ -1,7 +1,7 @@
-// Custom resource admission through the project's structural schema engine (src/api/structural):
+// Custom resource admission through the project's structural schema engine (structural/):
 // prune unknown fields, apply defaults, validate (OpenAPI, scale subresource, CEL subset), with
 // the causes kube-apiserver gives.
-import { compileSchema, type CompiledSchema, type JSONSchemaProps } from '../../src/api/structural/index.ts';
+import { compileSchema, type CompiledSchema, type JSONSchemaProps } from './structural/index.ts';
 import type { StatusCause } from './status.ts';
 import type { KObj, ResourceDef } from './types.ts';
 

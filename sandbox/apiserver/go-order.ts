@@ -1,6 +1,6 @@
 // Key order of built-in objects as Go's encoding/json writes them: struct field order. Only the
 // types the operator and the sandbox use are listed; other fields keep the order they came in.
-import { isPlainObject } from '../../src/api/structural/index.ts';
+import { isPlainObject } from './structural/index.ts';
 import type { KObj } from './types.ts';
 
 interface TypeInfo {

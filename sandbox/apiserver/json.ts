@@ -1,7 +1,7 @@
 // JSON value helpers: deep copy, key order (Go struct order for built-ins, sorted keys for
 // custom resources, which the real server stores unstructured); deep equality and the object
-// test are the schema engine's (src/api/structural).
-import { deepEqual, isPlainObject } from '../../src/api/structural/index.ts';
+// test are src/api/json-value.ts's, through the schema engine (structural/).
+import { deepEqual, isPlainObject } from './structural/index.ts';
 import { goOrder } from './go-order.ts';
 import type { KObj, ResourceDef } from './types.ts';
 

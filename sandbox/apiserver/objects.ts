@@ -4,7 +4,7 @@
 // Garbage collection and namespace cleanup (the controller-manager's part) live in gc.ts.
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import { checkCrd } from '../../src/api/structural/index.ts';
+import { checkCrd } from './structural/index.ts';
 import { admitCustomResource, defaultCustomResource } from './cr-schema.ts';
 import { builtinCauses, decodeBuiltin, dropUnknownFields } from './builtin-validation.ts';
 import { UPDATE_RULES } from './update-rules.ts';

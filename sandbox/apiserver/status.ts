@@ -1,7 +1,7 @@
 // Kubernetes `Status` bodies with the exact field order of kube-apiserver v1.26
 // (kind, apiVersion, metadata, status, message, reason, details, code) and the messages of the
 // recorded fixtures. Handlers throw ApiError; the router turns it into the response.
-import type { StatusCause } from '../../src/api/structural/index.ts';
+import type { StatusCause } from './structural/index.ts';
 import type { KObj, ResourceDef } from './types.ts';
 
 export type { StatusCause };

@@ -8,7 +8,6 @@ import { existsSync } from 'node:fs';
 import { delimiter, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PT_KILL_PROGRAM } from '../../src/api/pod-contract.ts';
-import { DIST } from '../../scripts/build.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -102,8 +101,10 @@ function orchestratorConfig(args: readonly string[]): string {
 
 function builtinRules(path: string, built: boolean): ImageRule[] {
   const orchestrator = onPath('orchestrator', path);
-  const sidecar = built ? DIST.sidecar : join(REPO, 'src/sidecar/main.ts');
-  const operator = built ? DIST.operator : join(REPO, 'src/main.ts');
+  // Built: what the images' ENTRYPOINTs run (images/*/Dockerfile, where `npm run build` writes it;
+  // test/unit/kubelet/ holds these to scripts/build.ts's DIST). Otherwise the sources.
+  const sidecar = join(REPO, built ? 'dist/sidecar/main.js' : 'src/sidecar/main.ts');
+  const operator = join(REPO, built ? 'dist/main.js' : 'src/main.ts');
   return [
     {
       // MySQL 8 is not installable here (DESIGN.md §5): every server image is played by MariaDB.

@@ -4,7 +4,7 @@
 // maxUnavailable (unhealthy old pods first); Recreate empties the old ones before the new one
 // grows. The status sums the ReplicaSets' and says Available and Progressing as the real one does.
 import type { V1Deployment, V1DeploymentCondition, V1DeploymentStatus, V1PodTemplateSpec, V1ReplicaSet } from '@kubernetes/client-node';
-import { kubeTime } from '../../src/controllers/condition-time.ts';
+import { kubeTime } from '../../src/runtime/kube/time.ts';
 import { ANNOTATION, LABEL } from './kinds.ts';
 import { controllerRef, copy, sameJson, shortHash } from './pods.ts';
 

@@ -5,7 +5,7 @@
 // pods succeeded. Finished pods are counted, not deleted: the Job's deletion takes them along.
 import type { V1Job, V1JobCondition, V1JobStatus, V1Pod } from '@kubernetes/client-node';
 import { CONDITION_STATUS, JOB_CONDITION } from '../../src/api/constants.ts';
-import { kubeTime } from '../../src/controllers/condition-time.ts';
+import { kubeTime } from '../../src/runtime/kube/time.ts';
 import { isActive, isFailed, isReady, isSucceeded, podFromTemplate, sameJson } from './pods.ts';
 
 export interface JobState {

@@ -2,7 +2,7 @@
 // (pkg/controller, pkg/api/v1/pod), pods made from a template with a controller reference, and
 // the short template hashes that name revisions (controller.ComputeHash + rand.SafeEncodeString).
 import type { V1LabelSelector, V1OwnerReference, V1Pod, V1PodTemplateSpec } from '@kubernetes/client-node';
-import { stableStringify } from '../../src/controllers/cluster/hash.ts';
+import { stableStringify } from '../../src/api/json-value.ts';
 import type { KubeObject } from '../../src/runtime/kube/types.ts';
 
 /** A JSON copy: cached objects are read-only and carry the cache's marker. */

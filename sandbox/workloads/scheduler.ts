@@ -3,7 +3,7 @@
 // claim it mounts is Bound, as the VolumeBinding plugin requires. A pod that waits says why with
 // PodScheduled=False (reason Unschedulable) and a FailedScheduling Event, as kube-scheduler does.
 import type { V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
-import { kubeTime } from '../../src/controllers/condition-time.ts';
+import { kubeTime } from '../../src/runtime/kube/time.ts';
 import type { ControllerSpec } from '../../src/runtime/controller.ts';
 import { ConflictError } from '../../src/runtime/kube/errors.ts';
 import { objectKey } from '../../src/runtime/kube/types.ts';

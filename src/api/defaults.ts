@@ -2,8 +2,8 @@
 // again on read, so objects from it already carry them; builders in tests and objects from a
 // server that skipped them (an old CRD) get the same values here.
 import { mysqlBackup, mysqlCluster, mysqlDatabase, mysqlUser, type KindDefinition } from './schemas/index.ts';
-import { rootSchema } from './generate.ts';
-import { applyDefaults } from './structural/defaults.ts';
+import { rootSchema } from './crd.ts';
+import { applyDefaults } from './schema-defaults.ts';
 import type { MysqlBackup, MysqlCluster, MysqlDatabase, MysqlUser } from './types.generated.ts';
 
 /** A deep copy of `obj` with the defaults of `def`'s schema applied. */

@@ -3,7 +3,7 @@
 // the interface name of a nested object, and the client-node type of an embedded
 // Kubernetes piece (whose schema is just "preserve unknown fields").
 import { CONDITION_STATUS } from '../constants.ts';
-import type { JSONSchemaProps } from '../structural/schema-types.ts';
+import type { JSONSchemaProps } from '../schema-types.ts';
 
 const interfaceNames = new WeakMap<JSONSchemaProps, string>();
 const embeddedTypes = new WeakMap<JSONSchemaProps, string>();

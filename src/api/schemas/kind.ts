@@ -1,5 +1,5 @@
 // What one kind contributes to its CRD besides the schema of spec and status.
-import type { JSONSchemaProps } from '../structural/schema-types.ts';
+import type { JSONSchemaProps } from '../schema-types.ts';
 
 export interface PrinterColumn {
   name: string;

@@ -9,7 +9,7 @@ import {
   REMOTE_DELETE_POLICY,
 } from '../../api/constants.ts';
 import type { MysqlBackup, MysqlBackupStatus, MysqlCluster } from '../../api/index.ts';
-import { deepEqual } from '../../api/structural/json-value.ts';
+import { deepEqual } from '../../api/json-value.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { kubeTime, transitionTime } from '../condition-time.ts';
 import { resolveVersion } from '../cluster/resolve-version.ts';

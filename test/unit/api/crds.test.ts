@@ -3,10 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { buildCrd, generatedFiles, renderCrdYaml } from '../../../src/api/generate.ts';
+import { buildCrd } from '../../../src/api/crd.ts';
+import { generatedFiles, renderCrdYaml } from '../../../src/api/generate.ts';
 import { clusterWithDefaults } from '../../../src/api/index.ts';
 import { KINDS } from '../../../src/api/schemas/index.ts';
-import { checkCrd } from '../../../src/api/structural/index.ts';
+import { checkCrd } from '../../../sandbox/apiserver/structural/index.ts';
 import { admit, loadCrds, REPO } from './support.ts';
 
 const crds = loadCrds();

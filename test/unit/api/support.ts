@@ -1,9 +1,9 @@
 // Helpers shared by the API tests: the generated CRDs loaded from crds/, compiled once.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { crdName } from '../../../src/api/generate.ts';
+import { crdName } from '../../../src/api/crd.ts';
 import { KINDS } from '../../../src/api/schemas/index.ts';
-import { compileSchema, errorText, type CompiledSchema, type JSONSchemaProps } from '../../../src/api/structural/index.ts';
+import { compileSchema, errorText, type CompiledSchema, type JSONSchemaProps } from '../../../sandbox/apiserver/structural/index.ts';
 
 export const REPO = new URL('../../../', import.meta.url).pathname;
 export const SHARED = new URL('../../../../shared/', import.meta.url).pathname;

@@ -1,7 +1,7 @@
 // x-kubernetes-list-type set/map: items (or map keys) must be unique, map keys present.
 import { duplicate, required, type FieldError } from './errors.ts';
-import { isPlainObject } from './json-value.ts';
-import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
+import { isPlainObject } from '../../../src/api/json-value.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps } from '../../../src/api/schema-types.ts';
 
 function checkList(list: unknown[], s: JSONSchemaProps, field: string, errs: FieldError[]): void {
   const type = s['x-kubernetes-list-type'];

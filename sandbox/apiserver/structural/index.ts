@@ -4,7 +4,7 @@
  *
  * Usage (one compiled schema per CRD version):
  *
- *   import { compileSchema, formatInvalidStatus, checkCrd } from '../../src/api/structural/index.ts';
+ *   import { compileSchema, formatInvalidStatus, checkCrd } from './structural/index.ts';  // in sandbox/apiserver/
  *   const errs = checkCrd(crd);                     // on CRD create: [] when structural
  *   const schema = compileSchema(version.schema.openAPIV3Schema, { scale: version.subresources?.scale });
  *   // on create/update of a CR (status already dropped on create when the status subresource is on):
@@ -29,9 +29,9 @@ import { CEL_SKIPPED, type FieldError } from './errors.ts';
 import { validateListTypes } from './list-types.ts';
 import { validateValue } from './openapi-validate.ts';
 import { pruneNonNullableNulls, pruneUnknown } from './prune.ts';
-import { applyDefaults } from './defaults.ts';
+import { applyDefaults } from '../../../src/api/schema-defaults.ts';
 import { validateScaleSpec, validateScaleStatus, type ScaleSubresource } from './scale.ts';
-import type { JSONSchemaProps } from './schema-types.ts';
+import type { JSONSchemaProps } from '../../../src/api/schema-types.ts';
 
 export { checkCrd, checkStructural } from './check-structural.ts';
 export {
@@ -44,8 +44,8 @@ export {
   type StatusCause,
 } from './errors.ts';
 export { goJsonStringify } from './go-json.ts';
-export { deepEqual, isPlainObject } from './json-value.ts';
-export type { JSONSchemaProps, SchemaType, ValidationRule } from './schema-types.ts';
+export { deepEqual, isPlainObject } from '../../../src/api/json-value.ts';
+export type { JSONSchemaProps, SchemaType, ValidationRule } from '../../../src/api/schema-types.ts';
 export type { ScaleSubresource } from './scale.ts';
 
 export interface CompileOptions {

@@ -1,5 +1,6 @@
-// What kind of JSON value a decoded body holds, and when two are equal: the one dispatch the
-// validator, the Go-style error texts, the schema walkers and the test API server share.
+// What kind of JSON value a decoded body holds, when two are equal and their canonical text: the
+// one dispatch the schema defaults, the controllers' comparisons and hashes, and the sandbox (the
+// test API server's admission engine and its workload controllers) share.
 
 export type JsonType = 'null' | 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object';
 
@@ -39,4 +40,16 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     return ka.length === kb.length && ka.every((k) => deepEqual(a[k], b[k]));
   }
   return false;
+}
+
+/** JSON with keys sorted at every level and undefined members dropped: equal values, equal text. */
+export function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableStringify(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }

@@ -2,8 +2,8 @@
 // fields not in the schema are dropped, except under x-kubernetes-preserve-unknown-fields;
 // apiVersion, kind and metadata survive at the resource root and in embedded resources.
 // Afterwards, nulls in fields that are neither nullable nor defaulted are dropped too.
-import { isPlainObject } from './json-value.ts';
-import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
+import { isPlainObject } from '../../../src/api/json-value.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps } from '../../../src/api/schema-types.ts';
 
 /** Kept without looking at the schema in an embedded resource (and at the resource root). */
 function isKeptMetaField(k: string, v: unknown): boolean {

@@ -10,8 +10,8 @@ import {
   typeInvalid,
   type FieldError,
 } from './errors.ts';
-import { deepEqual, isPlainObject, jsonTypeOf } from './json-value.ts';
-import { additionalSchema, propertySchema, type JSONSchemaProps } from './schema-types.ts';
+import { deepEqual, isPlainObject, jsonTypeOf } from '../../../src/api/json-value.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps } from '../../../src/api/schema-types.ts';
 
 /** Field of an error named by a go-openapi path: a leading '.' is dropped, root is "<nil>". */
 function fieldOf(path: string): string {

@@ -10,7 +10,7 @@ import {
   formatInvalidStatus,
   type FieldError,
   type JSONSchemaProps,
-} from '../../../src/api/structural/index.ts';
+} from '../../../sandbox/apiserver/structural/index.ts';
 
 function root(spec: JSONSchemaProps, status?: JSONSchemaProps): JSONSchemaProps {
   const properties: Record<string, JSONSchemaProps> = {

@@ -7,8 +7,8 @@
 // the old value at the same object path exists (lists are not correlated).
 import { parse } from '@marcbachmann/cel-js';
 import { forbidden, invalid, required, type FieldError } from './errors.ts';
-import { isPlainObject } from './json-value.ts';
-import { additionalSchema, propertySchema, type JSONSchemaProps, type ValidationRule } from './schema-types.ts';
+import { isPlainObject } from '../../../src/api/json-value.ts';
+import { additionalSchema, propertySchema, type JSONSchemaProps, type ValidationRule } from '../../../src/api/schema-types.ts';
 
 type Program = ReturnType<typeof parse>;
 

@@ -10,7 +10,7 @@ import {
   formatInvalidStatus,
   goJsonStringify,
   type JSONSchemaProps,
-} from '../../../src/api/structural/index.ts';
+} from '../../../sandbox/apiserver/structural/index.ts';
 
 // shared/ sits beside the repository (also in CI).
 const FIXTURES = new URL('../../../../shared/fixtures/kube-apiserver/', import.meta.url).pathname;

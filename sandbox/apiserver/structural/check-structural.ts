@@ -4,10 +4,10 @@
 // to upstream's but not guaranteed byte-equal.
 import { compileRule } from './cel.ts';
 import { errorText, forbidden, invalid, notSupported, required, type FieldError } from './errors.ts';
-import { isPlainObject } from './json-value.ts';
+import { isPlainObject } from '../../../src/api/json-value.ts';
 import { isCanonicalIntOrStringAnyOf, validateValue } from './openapi-validate.ts';
 import { pruneUnknown } from './prune.ts';
-import type { JSONSchemaProps } from './schema-types.ts';
+import type { JSONSchemaProps } from '../../../src/api/schema-types.ts';
 
 type Raw = Record<string, unknown>;
 
