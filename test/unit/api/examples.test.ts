@@ -1,4 +1,4 @@
-// Every example manifest and every manifest shape of COMPAT.md / DESIGN.md / the anchor
+// Every example manifest and every manifest shape of docs/compatibility.md / docs/architecture.md / the anchor
 // fixtures passes the generated CRDs; bad manifests are rejected naming the field.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -58,8 +58,8 @@ describe('examples/', () => {
   }
 });
 
-describe('manifest shapes of DESIGN.md, COMPAT.md and the anchor', () => {
-  it('accepts the DESIGN.md cluster with 6-field schedule, backups and a PVC', () => {
+describe('manifest shapes of docs/architecture.md, docs/compatibility.md and the anchor', () => {
+  it('accepts the docs/architecture.md cluster with 6-field schedule, backups and a PVC', () => {
     const { messages, warnings } = admit(crds, cluster({
       replicas: 3,
       secretName: 'my-db-secret',
