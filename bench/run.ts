@@ -1,4 +1,4 @@
-// `npm run bench -- <name> [--quick]` runs bench/<name>.ts (DESIGN.md §7). Each benchmark prints,
+// `npm run bench -- <name> [--quick]` runs bench/<name>.ts (docs/architecture.md §7). Each benchmark prints,
 // as its last line, one JSON object {"bench": name, ...figures, "ratio": headline}.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

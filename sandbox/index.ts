@@ -1,4 +1,4 @@
-// The sandbox (DESIGN.md §6, docs/sandbox.md): a whole cluster on this machine, without
+// The sandbox (docs/architecture.md §6, docs/sandbox.md): a whole cluster on this machine, without
 // containers. `startSandbox()` composes the parts, each a component with start/ready/stop: the
 // test API server, the workload controllers, the pod network with its Service proxy, the
 // kubelet, then installs the chart (operator and Orchestrator as pods) with the real `helm install`.

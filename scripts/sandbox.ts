@@ -1,4 +1,4 @@
-// `npm run sandbox`: the whole cluster on this machine (DESIGN.md §6, docs/sandbox.md). Brings up
+// `npm run sandbox`: the whole cluster on this machine (docs/architecture.md §6, docs/sandbox.md). Brings up
 // the sandbox (startSandbox: API server, workload controllers, pod network and Service proxy,
 // kubelet, an S3 server, and chart/ installed with the real `helm install`, so the operator and
 // Orchestrator run as the chart's pods), applies an example cluster, shows its pods and conditions

@@ -107,7 +107,7 @@ function builtinRules(path: string, built: boolean): ImageRule[] {
   const operator = join(REPO, built ? 'dist/main.js' : 'src/main.ts');
   return [
     {
-      // MySQL 8 is not installable here (DESIGN.md §5): every server image is played by MariaDB.
+      // MySQL 8 is not installable here (docs/architecture.md §5): every server image is played by MariaDB.
       describe: (ref) => `${localServer()} standing in for ${ref.repository}${ref.tag ? `:${ref.tag}` : ''}`,
       matches: (ref) => SERVER_NAMES.has(ref.name),
       entrypoint: (args) => ['bash', join(REPO, 'sandbox/kubelet/mysql-entrypoint.sh'), ...args],

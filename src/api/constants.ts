@@ -1,5 +1,5 @@
 // Every name the operator shares with Kubernetes, MySQL pods and users lives here, once.
-// Names marked "anchor" are fixed by the bitpoke/presslabs mysql-operator (COMPAT.md): users
+// Names marked "anchor" are fixed by the bitpoke/presslabs mysql-operator (docs/compatibility.md): users
 // switch operators and keep their clusters, so they must never change.
 // To add a reason: add it to the matching `*_REASONS` object below; the union type follows.
 

@@ -1,4 +1,4 @@
-// Names and label sets of the objects of one cluster (COMPAT.md, the anchor's GetNameForResource,
+// Names and label sets of the objects of one cluster (docs/compatibility.md, the anchor's GetNameForResource,
 // GetLabels and GetSelectorLabels).
 import {
   API_GROUP_VERSION,

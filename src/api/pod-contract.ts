@@ -9,7 +9,7 @@
 // the other anchor names. The operated Secret's keys (OPERATED_SECRET_KEY) reach the init and
 // sidecar containers as variables of the same names (envFrom).
 //
-// Every name here is the anchor's (COMPAT.md "Sidecar") unless marked ours: an adopted cluster
+// Every name here is the anchor's (docs/compatibility.md "Sidecar") unless marked ours: an adopted cluster
 // keeps its pod template, and anchor and successor pods clone from each other mid-migration.
 import { posix } from 'node:path';
 
@@ -106,7 +106,7 @@ export const SIDECAR_COMMAND = {
 /** The real pt-kill of spec.queryLimits, which the sidecar image's entrypoint runs as it is. */
 export const PT_KILL_PROGRAM = 'pt-kill';
 
-// The sidecar's HTTP protocol (DESIGN.md §4): probes, clones and backup Jobs speak it.
+// The sidecar's HTTP protocol (docs/architecture.md §4): probes, clones and backup Jobs speak it.
 export const HEALTH_PATH = '/health';
 export const XBACKUP_PATH = '/xbackup';
 export const BACKUP_STATUS_TRAILER = 'X-Backup-Status';

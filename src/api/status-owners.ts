@@ -1,5 +1,5 @@
 // Who writes which part of a status. Every field of a status has exactly one owning controller
-// (DESIGN.md §2); each applies its part with its own field manager (src/runtime/kube/apply-status.ts)
+// (docs/architecture.md §2); each applies its part with its own field manager (src/runtime/kube/apply-status.ts)
 // and names the whole of it on every write. A unit test checks the owners of a kind share nothing
 // and cover its status schema.
 import type { StatusOwner } from '../runtime/kube/apply-status.ts';

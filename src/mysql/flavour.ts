@@ -59,7 +59,7 @@ export function usesResetBinaryLogs(f: Flavour): boolean {
   return f.family === 'mysql' && atLeast(f, 8, 4);
 }
 
-/** MySQL 5.7.8+ has super_read_only; MariaDB has none (FIELD-NOTES). */
+/** MySQL 5.7.8+ has super_read_only; MariaDB has none (docs/field-notes.md). */
 export function hasSuperReadOnly(f: Flavour): boolean {
   return f.family === 'mysql';
 }

@@ -7,7 +7,7 @@
 // 1. binlog off for this session: users, grants and per-node status must not replicate or
 //    create GTIDs of their own on a replica (errant transactions).
 // 2. read_only on before anything else: a master killed and restarted after a failover must not
-//    take writes (split brain); becoming writable is the operator's decision (FIELD-NOTES).
+//    take writes (split brain); becoming writable is the operator's decision (docs/field-notes.md).
 // 3. the sys_operator schema, then each system user dropped, re-created and granted.
 // 4. status table: dropped first only when its data file is missing (a clone excludes it and
 //    --prepare deletes its .frm, but InnoDB's dictionary still names it: CREATE alone fails, and

@@ -1,6 +1,6 @@
 // One MySQL/MariaDB server, spoken to in the project's terms. The only module that talks to a
 // server: it holds one mysql2 connection (grants given after connecting reach only new
-// connections, FIELD-NOTES, so there is no long-lived pool), detects the flavour on connect,
+// connections, docs/field-notes.md, so there is no long-lived pool), detects the flavour on connect,
 // serialises its operations (several statements share session state such as sql_log_bin) and
 // reconnects on the next call after the connection broke.
 import mysql from 'mysql2/promise';

@@ -1,4 +1,4 @@
-// The `sys_operator` schema (COMPAT.md "Inside MySQL"): `status` holds per-node bookkeeping and is
+// The `sys_operator` schema (docs/compatibility.md "Inside MySQL"): `status` holds per-node bookkeeping and is
 // never replicated (written with the binlog off); `heartbeat` has pt-heartbeat's layout, is
 // written on the master only and replicates, so a replica's lag is its clock minus the newest row.
 import { OPERATOR_SCHEMA } from '../api/constants.ts';

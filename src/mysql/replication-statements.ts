@@ -103,7 +103,7 @@ export function setReadOnlyStatements(f: Flavour, readOnly: boolean): Statement[
     : [stmt('SET GLOBAL super_read_only = 0'), stmt('SET GLOBAL read_only = 0')];
 }
 
-/** One query of its own: MariaDB returned 0 for a boolean global read next to COUNT(*) (FIELD-NOTES). */
+/** One query of its own: MariaDB returned 0 for a boolean global read next to COUNT(*) (docs/field-notes.md). */
 export function readOnlyQuery(f: Flavour): Statement {
   return stmt(hasSuperReadOnly(f)
     ? 'SELECT @@global.read_only AS read_only, @@global.super_read_only AS super_read_only'

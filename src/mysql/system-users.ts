@@ -8,7 +8,7 @@
 // MySQL 8.4: dynamic privileges instead of SUPER.
 // MariaDB 10.6+: SUPER no longer implies BINLOG MONITOR, SLAVE MONITOR, REPLICATION SLAVE ADMIN,
 //   ... (10.5.2 split them out) nor, from 10.11, READ_ONLY ADMIN; the sets are those that worked
-//   for Orchestrator and the exporter on 10.11 (FIELD-NOTES). mysql.slave_master_info does not
+//   for Orchestrator and the exporter on 10.11 (docs/field-notes.md). mysql.slave_master_info does not
 //   exist there: Orchestrator reads mysql.* instead.
 //
 // Who reads the replication password rows of sys_operator.status: Orchestrator (schema grant),

@@ -1,5 +1,5 @@
 // The parts of Orchestrator's answers the project reads, in the project's words, and their
-// decoders. Shapes are those recorded from Orchestrator 3.2.6 (../shared/fixtures/orchestrator/).
+// decoders. Shapes are those recorded from Orchestrator 3.2.6 (test/fixtures/orchestrator/).
 // Where 3.2 renamed a field and kept the old one (Slave_SQL_Running and ReplicationSQLThreadRuning,
 // SlaveLagSeconds and ReplicationLagSeconds) the old name is read: both generations send it.
 import { asObject, asString, bool, list, nullInt, num, obj, str, time, type At, type Json } from './decode.ts';

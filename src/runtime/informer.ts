@@ -1,5 +1,5 @@
 // A shared informer: keeps a cache of one kind equal to the server's objects and tells handlers
-// about changes. It assumes the watch stream will lie (DESIGN.md §2): list, then watch from the
+// about changes. It assumes the watch stream will lie (docs/architecture.md §2): list, then watch from the
 // list's resourceVersion; relist on 410 Gone; a watchdog rebuilds a watch that says nothing for
 // too long; a periodic relist repairs the cache by diffing (synthetic add/update/delete); errors
 // back off. See docs/runtime.md ("How informers recover").

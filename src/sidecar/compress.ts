@@ -1,5 +1,5 @@
 // Compression of a backup stream for take-backup-to. The anchor piped the stream through one
-// `gzip` process, which limits a backup to one core's gzip speed (16 MiB/s here, FIELD-NOTES).
+// `gzip` process, which limits a backup to one core's gzip speed (16 MiB/s here, docs/field-notes.md).
 // A gzip file may be a series of members, each a complete gzip stream, and every gunzip
 // (gzip -d, zcat, Node's zlib, Go's compress/gzip the anchor used) reads them as one: so the
 // stream is cut into blocks compressed independently on libuv's thread pool, all cores at once,

@@ -54,7 +54,7 @@ export interface SidecarConfig {
   backup: Credentials;
   /**
    * Each from its own variable, undefined when unset. The spec's commands are "used only when
-   * both set" (COMPAT.md): the renderers apply that rule, and give the init container only the
+   * both set" (docs/compatibility.md): the renderers apply that rule, and give the init container only the
    * decompressor (the anchor's template), the backup Job the compressor.
    */
   compressCommand: string[] | undefined;
@@ -68,7 +68,7 @@ export interface SidecarConfig {
   mysql: Endpoint;
   /** Where `config-and-serve` listens. */
   http: Endpoint;
-  /** Base URLs (`http://host:port`) of the peers a clone may come from, in COMPAT.md order. */
+  /** Base URLs (`http://host:port`) of the peers a clone may come from, in docs/compatibility.md order. */
   cloneSources: { replicas: string; master: string };
 }
 

@@ -1,4 +1,4 @@
-// Where a pod's data comes from (COMPAT.md "Clone order"). Pure: the caller gathers whether data
+// Where a pod's data comes from (docs/compatibility.md "Clone order"). Pure: the caller gathers whether data
 // exists and which peer sidecars answer /health, this decides, the caller acts.
 
 export interface CloneFacts {

@@ -1,4 +1,4 @@
-// The sidecar binary: one entry, the subcommands of COMPAT.md.
+// The sidecar binary: one entry, the subcommands of docs/compatibility.md.
 //   clone-and-init            init container: get this pod's data, write its config files
 //   config-and-serve | run    sidecar container: HTTP /health and /xbackup on 8080
 //   heartbeat | pt-heartbeat  pt-heartbeat's job: sys_operator.heartbeat while writable

@@ -1,5 +1,5 @@
 // The option files `clone-and-init` writes into /etc/mysql, rendered exactly as the anchor's
-// sidecar wrote them (shared/fixtures/anchor-v0.6.3/pod-files/). Pure.
+// sidecar wrote them (test/fixtures/anchor-v0.6.3/pod-files/). Pure.
 import type { Credentials, Endpoint } from './config.ts';
 import { renderIni } from './ini.ts';
 

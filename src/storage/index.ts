@@ -1,4 +1,4 @@
-// Backup storage behind one narrow interface (DESIGN.md §2, docs/backups.md). A URL's scheme
+// Backup storage behind one narrow interface (docs/architecture.md §2, docs/backups.md). A URL's scheme
 // names the backend: `s3://bucket/key` (AWS SDK v3, loaded only when used) and `file:///path`
 // (tests, local runs). `gs://` and `azure://`, which the anchor served through rclone, answer
 // with a typed error saying they are not supported yet.

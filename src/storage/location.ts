@@ -3,7 +3,7 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-/** Credentials and options: the keys of the storage Secret (COMPAT.md "Storage"). */
+/** Credentials and options: the keys of the storage Secret (docs/compatibility.md "Storage"). */
 export type StorageEnv = Readonly<Record<string, string | undefined>>;
 
 export type BackupLocation =

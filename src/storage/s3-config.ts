@@ -1,4 +1,4 @@
-// The S3 client's options from the storage Secret's keys (COMPAT.md "Storage", the anchor's
+// The S3 client's options from the storage Secret's keys (docs/compatibility.md "Storage", the anchor's
 // rclone-style names). Pure, so the mapping is tested without a server.
 import { StorageError, type StorageEnv } from './location.ts';
 

@@ -1,7 +1,7 @@
 // End to end on the composed sandbox (sandbox/index.ts): the chart's operator and Orchestrator run
 // as pods, the example MariaDB cluster at 3 nodes becomes real replicating servers behind
 // Services, and stopping the sandbox leaves nothing on the machine. Flavour: MariaDB (the local
-// mariadbd plays every MySQL image, DESIGN.md §5). One sandbox for the whole file.
+// mariadbd plays every MySQL image, docs/architecture.md §5). One sandbox for the whole file.
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
 // clones again from a healthy replica; a replica written to directly is flagged (errant
 // transactions) and, with spec.rebuildErrantReplicas, rebuilt by a fresh clone; the operator killed at random moments meanwhile converges
 // with no acknowledged write lost; no log of the run holds a password. Flavour: MariaDB (the local
-// mariadbd plays every MySQL image, DESIGN.md §5). One sandbox for the file: the scenarios run
+// mariadbd plays every MySQL image, docs/architecture.md §5). One sandbox for the file: the scenarios run
 // one after the other on the same cluster, each ending Ready with equal checksums.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // A watch over a cluster's pods that records every moment two of them carry role=master (the
-// invariant of DESIGN.md §3), shared by the orchestrator controller's component test and the
+// invariant of docs/architecture.md §3), shared by the orchestrator controller's component test and the
 // end-to-end failover scenarios.
 import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../src/api/constants.ts';
 import type { KubeClient } from '../../src/runtime/kube/client.ts';

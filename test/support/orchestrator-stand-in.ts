@@ -1,6 +1,6 @@
 // The Orchestrator stand-in watching three real MariaDB servers (pod0 the master, pod1 and pod2
 // its replicas) with the recorded hook configuration, and the hook-call comparison with the
-// recordings of test/fixtures/orchestrator/hooks/ (a copy of ../shared's): hosts by role, recovery
+// recordings of test/fixtures/orchestrator/hooks/: hosts by role, recovery
 // UIDs by identity, times, coordinates and aliases masked.
 import { DETECT_SEMI_SYNC_ENFORCED_QUERY } from '../../src/mysql/semi-sync.ts';
 import assert from 'node:assert/strict';

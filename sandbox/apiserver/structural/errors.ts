@@ -1,6 +1,6 @@
 // Field errors shaped like kube-apiserver's (k8s.io/apimachinery field.Error), and the 422
 // Status body it builds from them. Messages follow the Go formatting byte for byte where the
-// fixtures in /work/shared/fixtures/kube-apiserver show it.
+// fixtures in test/fixtures/kube-apiserver show it.
 import { jsonTypeOf, type JsonType } from '../../../src/api/json-value.ts';
 
 export type CauseType =

@@ -1,5 +1,5 @@
 // MysqlCluster: the single source of its CRD schema, defaults and TypeScript types.
-// Field names, defaults and meanings are the anchor's (COMPAT.md); additions are marked "ours".
+// Field names, defaults and meanings are the anchor's (docs/compatibility.md); additions are marked "ours".
 import {
   API_GROUP,
   KIND_MYSQL_CLUSTER,

@@ -1,4 +1,4 @@
-// Where a backup goes (COMPAT.md "MysqlBackup"): the backup's own backupURL, else the cluster's;
+// Where a backup goes (docs/compatibility.md "MysqlBackup"): the backup's own backupURL, else the cluster's;
 // a URL naming an object is used as is, a folder gets `<backup-name>.xbackup.gz` (storage's
 // backupObjectUrl). No URL at all is refused with the fields that could have given one.
 import { BACKUP_REASONS } from '../../api/constants.ts';

@@ -1,4 +1,4 @@
-// The four Services of COMPAT.md. The headless `mysql` Service is shared by every cluster of the
+// The four Services of docs/compatibility.md. The headless `mysql` Service is shared by every cluster of the
 // namespace and has no owner: it must outlive any one cluster (see decide-shared-service.ts).
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
 import {

@@ -1,4 +1,4 @@
-// The StatefulSet `<c>-mysql`: the pod of DESIGN.md §3 with the names, env order, mounts and
+// The StatefulSet `<c>-mysql`: the pod of docs/architecture.md §3 with the names, env order, mounts and
 // defaults of the anchor's v0.6.3 template (statefulset.yaml of the anchor fixtures), so an
 // adopted cluster's pod template is unchanged and its pods do not roll. The probes are ours, or
 // the anchor's on pods that run them (ProbeStyle).

@@ -1,4 +1,4 @@
-// The finalizer mysql.presslabs.org/registered-in-orchestrator (COMPAT.md): a cluster registered
+// The finalizer mysql.presslabs.org/registered-in-orchestrator (docs/compatibility.md): a cluster registered
 // with Orchestrator is forgotten there before it goes away, or Orchestrator keeps polling servers
 // that no longer exist and keeps their recoveries in its audit.
 //

@@ -1,5 +1,5 @@
 // The pod labels role and healthy the Services select on, as an ordered list of patches the wiring
-// applies one at a time, stopping at the first failure. The order keeps DESIGN.md §3's invariant at
+// applies one at a time, stopping at the first failure. The order keeps docs/architecture.md §3's invariant at
 // every step, not only at the end: a pod losing role=master comes first, the pod gaining it last,
 // so no prefix of the list leaves two masters. `labelRounds` groups them for patching side by side.
 import { CONDITION_STATUS, HEALTHY, LABEL_HEALTHY, LABEL_ROLE, NODE_CONDITION, ORCHESTRATOR_REASONS, ROLE, type Healthy, type Role } from '../../api/constants.ts';

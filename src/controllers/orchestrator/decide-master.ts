@@ -1,5 +1,5 @@
 // Which pod may carry role=master: Orchestrator's master, cross-checked with what its server says
-// about itself this pass. When the two disagree no pod is the master (DESIGN.md §3: never two
+// about itself this pass. When the two disagree no pod is the master (docs/architecture.md §3: never two
 // role=master, and never one on a server that would refuse writes or replicates from another).
 import { ORCHESTRATOR_REASONS } from '../../api/constants.ts';
 import type { Instance } from '../../orchestrator/index.ts';

@@ -1,6 +1,6 @@
 // Which servers to make writable or read-only, through Orchestrator (set-writeable, set-read-only):
 // every server but the master read-only, among them an old master that came back writable after a
-// failover (FIELD-NOTES.md: nothing else closes that split brain); the master writable unless
+// failover (docs/field-notes.md: nothing else closes that split brain); the master writable unless
 // spec.readOnly, but only at bootstrap or after a promotion Orchestrator reports, and never while a
 // takeover or a recovery is signalled: a freeze is Orchestrator's, the operator never undoes it.
 import { ORCHESTRATOR_REASONS } from '../../api/constants.ts';

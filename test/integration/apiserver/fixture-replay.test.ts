@@ -1,4 +1,4 @@
-// Replays the requests recorded from a real kube-apiserver v1.26.1 (fixtures/kube-apiserver) in
+// Replays the requests recorded from a real kube-apiserver v1.26.1 (test/fixtures/kube-apiserver) in
 // capture order against a fresh test API server and compares every answer with the recorded one:
 // status code, Content-Type, Warning headers and the body with run-dependent values normalised
 // (key order included). The setup steps the capture did not save are re-done here as its README

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { microTime } from '../../../src/runtime/leader-election.ts';
 
-export const FIXTURES = fileURLToPath(new URL('./fixtures/kube-apiserver/', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('../../fixtures/kube-apiserver/', import.meta.url));
 
 export interface FixtureRow {
   file: string;

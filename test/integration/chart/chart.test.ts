@@ -1,7 +1,7 @@
 // The Helm chart as the real helm renders it: lint and template pass for the default values and
 // for a values file turning every option on; every manifest validates against the Kubernetes
 // OpenAPI schema (kubernetes-models, Kubernetes 1.36); bad values are refused naming the value;
-// the CRDs are the generated ones; Orchestrator's config holds COMPAT.md's keys and the failover
+// the CRDs are the generated ones; Orchestrator's config holds docs/compatibility.md's keys and the failover
 // hooks of hook-request.ts wired to the operator; the operator's args and env are flags it takes;
 // the RBAC rules are the generated ones. docs/chart.md.
 import assert from 'node:assert/strict';
@@ -113,7 +113,7 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       assert.equal(svc.spec!.ports![0]!.targetPort, 'http');
     });
 
-    it("gives Orchestrator COMPAT.md's keys, raft across its replicas, and hooks that call the operator's Service with the shared secret", () => {
+    it("gives Orchestrator docs/compatibility.md's keys, raft across its replicas, and hooks that call the operator's Service with the shared secret", () => {
       const ns = 'mysql-operator';
       const docs = render(opts);
       const conf = orchestratorConfig(docs);
@@ -130,7 +130,7 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       assert.equal(conf['DelayMasterPromotionIfSQLThreadNotUpToDate'], true);
       assert.equal(conf['FailMasterPromotionIfSQLThreadNotUpToDate'], undefined, 'Orchestrator refuses both at once');
       assert.equal(conf['UseSuperReadOnly'], true);
-      assert.equal(conf['ReplicationCredentialsQuery'], REPLICATION_CREDENTIALS_QUERY, 'MariaDB needs it (FIELD-NOTES.md); it reads the rows the init-file writes');
+      assert.equal(conf['ReplicationCredentialsQuery'], REPLICATION_CREDENTIALS_QUERY, 'MariaDB needs it (docs/field-notes.md); it reads the rows the init-file writes');
       assert.equal(conf['ProcessesShellCommand'], 'sh');
       assert.equal(conf['DetectSemiSyncEnforcedQuery'], DETECT_SEMI_SYNC_ENFORCED_QUERY, 'docs/semi-sync.md: Orchestrator keeps semi-sync on through a failover');
       assert.equal(conf['RecoverLockedSemiSyncMaster'], true);
@@ -221,7 +221,7 @@ describe('the chart, further', () => {
     assert.match(lines[1]!, /\/hooks\/orchestrator\/failover' \|\| true$/);
   });
 
-  it('uses InstancePollSeconds 1 by default (FIELD-NOTES.md: a dead master is seen about a second sooner than with 5)', () => {
+  it('uses InstancePollSeconds 1 by default (docs/field-notes.md: a dead master is seen about a second sooner than with 5)', () => {
     assert.equal(orchestratorConfig(render())['InstancePollSeconds'], 1);
   });
 

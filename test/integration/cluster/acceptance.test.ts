@@ -1,5 +1,5 @@
 // Acceptance of the cluster controller through the real manager against the test API server (or
-// a real cluster with TEST_KUBECONFIG): the examples become every object of COMPAT.md; changes
+// a real cluster with TEST_KUBECONFIG): the examples become every object of docs/compatibility.md; changes
 // flow into them; steady state makes no writes; deletion collects what the cluster owned.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +30,7 @@ test('the examples become their StatefulSets, Services, ConfigMaps, Secrets and 
   const myDb = await eventually('my-db synced', () => synced(client, ns, 'my-db'));
   await eventually('maria-db synced', () => synced(client, ns, 'maria-db'));
 
-  await t.test('every object exists with the COMPAT names, labels, selectors, ports and owners', async () => {
+  await t.test('every object exists with the names of docs/compatibility.md, labels, selectors, ports and owners', async () => {
     const uid = myDb.metadata!.uid!;
     const sts = await client.get<V1StatefulSet & KubeObject>(ref('StatefulSet', 'apps/v1', ns, 'my-db-mysql'));
     assert.equal(sts.spec?.replicas, 3);

@@ -20,7 +20,7 @@ import { NEEDS_REQUEST_LOG, OPERATOR_AGENT, startOperator, testApi } from './ope
 import { eventually } from '../../support/wait.ts';
 import { requestsNotAllowed } from '../../support/rbac.ts';
 
-const ANCHOR = new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url);
+const ANCHOR = new URL('../../fixtures/anchor-v0.6.3/', import.meta.url);
 const ANCHOR_UID = '11111111-2222-3333-4444-555555555555';
 const CLUSTER = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };
 

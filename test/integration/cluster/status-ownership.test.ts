@@ -153,7 +153,7 @@ test('the cluster controller and a second writer share one status: both parts en
 test('a status the anchor wrote keeps its conditions and nodes; the cluster controller adds its part and takes it from the old writer', async (t) => {
   const { namespace: ns, client } = await operatorTest(t);
   const ref = { ...CLUSTER, namespace: ns, name: 'my-db' };
-  const anchor = parse(readFileSync(new URL('../../golden/cluster/anchor-v0.6.3/mysqlcluster-after-reconcile.yaml', import.meta.url), 'utf8').replaceAll('<T>', '2025-06-01T00:00:00Z')) as Cluster;
+  const anchor = parse(readFileSync(new URL('../../fixtures/anchor-v0.6.3/mysqlcluster-after-reconcile.yaml', import.meta.url), 'utf8').replaceAll('<T>', '2025-06-01T00:00:00Z')) as Cluster;
   await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'pw' } } as KubeObject);
   // Created and its status written before the operator sees it (a cluster stopped here sees it the same).
   const stopped = await client.create<Cluster>({ ...CLUSTER, metadata: { name: 'my-db', namespace: ns, annotations: anchor.metadata?.annotations }, spec: anchor.spec } as Cluster);

@@ -35,7 +35,7 @@ r=/report/facts
   echo "pod=$POD_NAME/$POD_NAMESPACE/$NODE/$POD_IP/$APP_LABEL"
   echo "memoryMi=$MEMORY_MI"
   echo "cpu=$CPU_LIMIT"
-  echo "init=$(cat /work/init-marker)"
+  echo "init=$(cat /workdir/init-marker)"
   echo "pvc=$(cat /var/lib/mysql/seed)"
   echo "host=$(cat /hostdir/seed)"
   echo "cmfile=$(cat /cm/greeting.txt)"
@@ -73,7 +73,7 @@ test('a pod runs init then its containers with every volume and env kind, and th
   await client.create({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeName: `pv-${ns}` } });
 
   const mounts = [
-    { name: 'work', mountPath: '/work' },
+    { name: 'work', mountPath: '/workdir' },
     { name: 'report', mountPath: '/report' },
     { name: 'data', mountPath: '/var/lib/mysql' },
     { name: 'host', mountPath: '/hostdir' },
@@ -85,7 +85,7 @@ test('a pod runs init then its containers with every volume and env kind, and th
     { name: 'new', mountPath: '/opt/kubelet-test-data' },
   ];
   await client.create(shellPod(ns, 'everything', {
-    initContainers: [{ name: 'init', image: SHELL_IMAGE, args: ['-c', 'echo init-ran > /work/init-marker; echo "init done"'], volumeMounts: [{ name: 'work', mountPath: '/work' }] }],
+    initContainers: [{ name: 'init', image: SHELL_IMAGE, args: ['-c', 'echo init-ran > /workdir/init-marker; echo "init done"'], volumeMounts: [{ name: 'work', mountPath: '/workdir' }] }],
     containers: [
       {
         name: 'main', image: SHELL_IMAGE, command: ['/bin/sh', '-c', REPORT, 'sh'], args: ['$(GREETING) world'],

@@ -1,9 +1,9 @@
-// The names users and running clusters depend on (COMPAT.md) are spelled exactly.
+// The names users and running clusters depend on (docs/compatibility.md) are spelled exactly.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as api from '../../../src/api/index.ts';
 
-describe('constants of COMPAT.md', () => {
+describe('constants of docs/compatibility.md', () => {
   it('labels, service types, role and health values', () => {
     assert.equal(api.LABEL_CLUSTER, 'mysql.presslabs.org/cluster');
     assert.equal(api.LABEL_APP_NAME, 'app.kubernetes.io/name');

@@ -49,7 +49,7 @@ describe('generated files', () => {
   }
 });
 
-describe('API surface of COMPAT.md', () => {
+describe('API surface of docs/compatibility.md', () => {
   it('MysqlCluster: names, short name, status and scale subresources, printer columns', () => {
     const spec = crds.get('MysqlCluster')?.crd['spec'];
     assert.deepEqual(spec.names, {
@@ -98,7 +98,7 @@ describe('API surface of COMPAT.md', () => {
     assert.equal(spec.properties.minAvailable['x-kubernetes-int-or-string'], true);
   });
 
-  it('MysqlCluster: the defaults of COMPAT.md are stored by the API server', () => {
+  it('MysqlCluster: the defaults of docs/compatibility.md are stored by the API server', () => {
     const { obj, errors } = admit(crds, {
       apiVersion: 'mysql.presslabs.org/v1alpha1',
       kind: 'MysqlCluster',

@@ -1,10 +1,10 @@
-// Every example manifest and every manifest shape of COMPAT.md / DESIGN.md / the anchor
+// Every example manifest and every manifest shape of docs/compatibility.md / docs/architecture.md / the anchor
 // fixtures passes the generated CRDs; bad manifests are rejected naming the field.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
-import { admit, loadCrds, REPO, SHARED } from './support.ts';
+import { admit, loadCrds, REPO } from './support.ts';
 
 const crds = loadCrds();
 const GROUP_VERSION = 'mysql.presslabs.org/v1alpha1';
@@ -58,8 +58,8 @@ describe('examples/', () => {
   }
 });
 
-describe('manifest shapes of DESIGN.md, COMPAT.md and the anchor', () => {
-  it('accepts the DESIGN.md cluster with 6-field schedule, backups and a PVC', () => {
+describe('manifest shapes of docs/architecture.md, docs/compatibility.md and the anchor', () => {
+  it('accepts the docs/architecture.md cluster with 6-field schedule, backups and a PVC', () => {
     const { messages, warnings } = admit(crds, cluster({
       replicas: 3,
       secretName: 'my-db-secret',
@@ -140,7 +140,7 @@ describe('manifest shapes of DESIGN.md, COMPAT.md and the anchor', () => {
   });
 
   it('accepts the anchor sample cluster and backup, as created and as stored with status', () => {
-    const dir = `${SHARED}fixtures/anchor-v0.6.3/`;
+    const dir = `${REPO}test/fixtures/anchor-v0.6.3/`;
     for (const file of ['mysqlcluster.yaml', 'mysqlbackup.yaml']) {
       const { messages, warnings } = admit(crds, parse(readFileSync(dir + file, 'utf8')));
       assert.deepEqual([messages, warnings], [[], []], file);
@@ -153,7 +153,7 @@ describe('manifest shapes of DESIGN.md, COMPAT.md and the anchor', () => {
   });
 
   it('accepts the kube-apiserver fixture cluster body, pruning only its deliberate unknown fields', () => {
-    const body = JSON.parse(readFileSync(`${SHARED}fixtures/kube-apiserver/cr-create.req.json`, 'utf8'));
+    const body = JSON.parse(readFileSync(`${REPO}test/fixtures/kube-apiserver/cr-create.req.json`, 'utf8'));
     const { messages, warnings } = admit(crds, body);
     assert.deepEqual(messages, []);
     assert.deepEqual(warnings, ['spec.podSpec.unknownPodField', 'spec.unknownField']);

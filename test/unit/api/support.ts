@@ -6,7 +6,6 @@ import { KINDS } from '../../../src/api/schemas/index.ts';
 import { compileSchema, errorText, type CompiledSchema, type JSONSchemaProps } from '../../../sandbox/apiserver/structural/index.ts';
 
 export const REPO = new URL('../../../', import.meta.url).pathname;
-export const SHARED = new URL('../../../../shared/', import.meta.url).pathname;
 
 export interface LoadedCrd {
   crd: Record<string, any>;

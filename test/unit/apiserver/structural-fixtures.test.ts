@@ -1,5 +1,5 @@
 // The structural engine against real kube-apiserver v1.26 answers for the same CRD and bodies
-// (/work/shared/fixtures/kube-apiserver, see its README).
+// (test/fixtures/kube-apiserver, see its README).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,8 +12,7 @@ import {
   type JSONSchemaProps,
 } from '../../../sandbox/apiserver/structural/index.ts';
 
-// shared/ sits beside the repository (also in CI).
-const FIXTURES = new URL('../../../../shared/fixtures/kube-apiserver/', import.meta.url).pathname;
+const FIXTURES = new URL('../../fixtures/kube-apiserver/', import.meta.url).pathname;
 
 interface IndexRow {
   file: string;

@@ -1,4 +1,4 @@
-// Where a backup goes (COMPAT.md's URL rule) and which server it streams from.
+// Where a backup goes (docs/compatibility.md's URL rule) and which server it streams from.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { names } from '../../../src/api/names.ts';

@@ -9,7 +9,7 @@ import { clusterOptions, type ClusterControllerOptions } from '../../../src/cont
 import { renderCluster, type DesiredState, type RenderInput } from '../../../src/controllers/cluster/render-cluster.ts';
 import { validateCluster } from '../../../src/controllers/cluster/validate-cluster.ts';
 
-export const ANCHOR_DIR = fileURLToPath(new URL('../../golden/cluster/anchor-v0.6.3/', import.meta.url));
+export const ANCHOR_DIR = fileURLToPath(new URL('../../fixtures/anchor-v0.6.3/', import.meta.url));
 export const GOLDEN_DIR = fileURLToPath(new URL('../../golden/cluster/', import.meta.url));
 
 export function anchorText(file: string): string {

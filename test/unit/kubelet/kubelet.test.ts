@@ -17,13 +17,14 @@ import { volumeSource, type VolumeContext } from '../../../sandbox/kubelet/volum
 import { lastLines, MAX_LOG_BYTES, terminationMessage } from '../../../sandbox/kubelet/termination-message.ts';
 import { nextProbeDelayMs } from '../../../sandbox/kubelet/probes.ts';
 
-const GOLDEN = fileURLToPath(new URL('../../golden/cluster/', import.meta.url));
+// The StatefulSets rendered per flavour (golden files) and the anchor's (recorded fixture).
+const STATEFULSET_DIRS = ['../../golden/cluster/flavours/', '../../fixtures/anchor-v0.6.3/'].map((d) => fileURLToPath(new URL(d, import.meta.url)));
 
 test('every image the operator renders has a local program', () => {
   const images = new Set<string>();
-  for (const dir of ['flavours', 'anchor-v0.6.3']) {
-    for (const f of readdirSync(GOLDEN + dir).filter((n) => n.endsWith('statefulset.yaml'))) {
-      const sts = parseAllDocuments(readFileSync(`${GOLDEN}${dir}/${f}`, 'utf8'))[0]!.toJS() as V1StatefulSet;
+  for (const dir of STATEFULSET_DIRS) {
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('statefulset.yaml'))) {
+      const sts = parseAllDocuments(readFileSync(`${dir}${f}`, 'utf8'))[0]!.toJS() as V1StatefulSet;
       const spec = sts.spec!.template.spec!;
       for (const c of [...(spec.initContainers ?? []), ...spec.containers]) images.add(c.image!);
     }

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import {
   flavourFromVersionSpec, initFileStatements, nativePasswordHash, REPLICATION_CREDENTIALS_QUERY, renderInitFile, type Flavour, type InitFileInput, type SystemCredentials,
 } from '../../../src/mysql/index.ts';
 import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
 
-const POD_FILES = '/work/shared/fixtures/anchor-v0.6.3/pod-files/etc/mysql/conf.d';
+const POD_FILES = fileURLToPath(new URL('../../fixtures/anchor-v0.6.3/pod-files/etc/mysql/conf.d', import.meta.url));
 const ANCHOR_GTID = '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5';
 
 // The placeholders the anchor fixture was rendered with.

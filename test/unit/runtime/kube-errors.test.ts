@@ -1,5 +1,5 @@
-// Error classification from the Status bodies a real kube-apiserver v1.26.1 returned (copies of
-// the recorded fixtures kept by the API-server tests).
+// Error classification from the Status bodies a real kube-apiserver v1.26.1 returned (the
+// recorded fixtures in test/fixtures/kube-apiserver/).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -14,7 +14,7 @@ import {
   apiError,
 } from '../../../src/runtime/kube/errors.ts';
 
-const FIXTURES = new URL('../../integration/apiserver/fixtures/kube-apiserver/', import.meta.url);
+const FIXTURES = new URL('../../fixtures/kube-apiserver/', import.meta.url);
 const body = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8');
 
 describe('typed API errors from real Status bodies', () => {

@@ -1,5 +1,5 @@
 // Golden tests: the files clone-and-init writes for the anchor's sample pod my-db-mysql-1 are
-// byte-identical to fixtures/anchor-v0.6.3/pod-files (the heartbeat password is random per run,
+// byte-identical to test/fixtures/anchor-v0.6.3/pod-files (the heartbeat password is random per run,
 // so it is put in place of the fixture's placeholder before comparing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { gatherDataDirFacts, renderPodFiles, writePodFiles } from '../../../src/
 import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
-const FIXTURES = new URL('../../../../shared/fixtures/anchor-v0.6.3/', import.meta.url).pathname;
+const FIXTURES = new URL('../../fixtures/anchor-v0.6.3/', import.meta.url).pathname;
 const POD_FILES = join(FIXTURES, 'pod-files/etc/mysql');
 const GTID = '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5';
 const HEARTBEAT_PLACEHOLDER = 'PlaceHbt10';

@@ -1,4 +1,4 @@
-// The S3 client options a storage Secret's keys (COMPAT.md) turn into.
+// The S3 client options a storage Secret's keys (docs/compatibility.md) turn into.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { s3Options } from '../../../src/storage/s3-config.ts';
