@@ -213,7 +213,7 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
 }
 
 /** The object as the claim check sees it. */
-function claimant<T extends ProvisionedObject, D>(kind: ProvisionKind<T, D>, o: T): Claimant {
+export function claimant<T extends ProvisionedObject, D>(kind: ProvisionKind<T, D>, o: T): Claimant {
   const ref = clusterRefOf(o);
   return {
     namespace: o.metadata?.namespace ?? '',
