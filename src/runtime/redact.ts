@@ -6,7 +6,7 @@ export const MASK = '***';
 
 /**
  * Words that name a secret. An object's key containing one is masked whole; in text, a word
- * containing one is masked after `=` or `:` (`MYSQL_PWD=...`, `password: ...`, `--password=...`).
+ * containing one is masked after `=` or `:` (`MYSQL_PWD=...`, `password: ...`, `passwd=...`).
  * `key` is too common in prose for `key: ...`: in text only `...key=value` is masked.
  */
 const SECRET_WORDS = ['password', 'passwd', 'pwd', 'secret', 'token', 'credential'] as const;
@@ -33,7 +33,7 @@ const TEXT_RULES: Array<[RegExp, string]> = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${MASK}`],
   // key=value / key: value where the key names a secret (env dumps, query strings, messages)
   [new RegExp(String.raw`\b([\w.-]*(?:${WORDS})[\w.-]*)(["']?\s*[=:]\s*)${VALUE}`, 'gi'), `$1$2${MASK}`],
-  // access_key=value, --key=value
+  // access_key=value, key=value (a command-line option too)
   [new RegExp(String.raw`\b([\w.-]*key)(["']?\s*=\s*)${VALUE}`, 'gi'), `$1$2${MASK}`],
 ];
 
