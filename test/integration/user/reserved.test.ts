@@ -94,16 +94,20 @@ test('a MysqlDatabase named mysql is refused and deleting it drops nothing; a sc
 
 test('a second MysqlUser claiming one account is refused, and deleting it drops nothing; the first keeps the account', async (t) => {
   const env = await provisionEnv(t);
+  // Named against the order of creation: the creation time decides, not the name.
   await passwordSecret(env, 'pw', 'First-Pw-1');
   await passwordSecret(env, 'pw2', 'Second-Pw-2');
   const spec = (secret: string) => ({ user: 'app', password: { name: secret, key: 'PASSWORD' }, allowedHosts: [HOST_A] });
-  await create(env, 'MysqlUser', 'first', spec('pw'));
-  await env.waitReady('MysqlUser', 'first', 'True');
-  await create(env, 'MysqlUser', 'second', spec('pw2'));
-  const c = await env.waitReady('MysqlUser', 'second', 'False', 'AlreadyClaimed');
-  assert.match(c.message ?? '', new RegExp(`^account app@${HOST_A.replaceAll('.', '\\.')} of MysqlCluster ${env.ns}/${CLUSTER} is already claimed by ${env.ns}/first`));
-  await env.deleteAndWait('MysqlUser', 'second');
+  await create(env, 'MysqlUser', 'zz-first', spec('pw'));
+  await env.waitReady('MysqlUser', 'zz-first', 'True');
+  // creationTimestamp has whole seconds: the second object must come in a later one, or the name decides.
+  const created = (await env.client.get<KubeObject & { metadata: { creationTimestamp?: string } }>(env.ref('MysqlUser', 'zz-first'))).metadata.creationTimestamp!;
+  await eventually('a second after the first object\'s creation', async () => Date.now() >= Date.parse(created) + 1000, 5000);
+  await create(env, 'MysqlUser', 'aa-second', spec('pw2'));
+  const c = await env.waitReady('MysqlUser', 'aa-second', 'False', 'AlreadyClaimed');
+  assert.match(c.message ?? '', new RegExp(`^account app@${HOST_A.replaceAll('.', '\\.')} of MysqlCluster ${env.ns}/${CLUSTER} is already claimed by ${env.ns}/zz-first`));
+  await env.deleteAndWait('MysqlUser', 'aa-second');
   assert.equal(await tryAs(env.server, { user: 'app', password: 'First-Pw-1', from: HOST_A }, 'SELECT 1'), 0, 'the first object\'s account and password stand');
-  await env.deleteAndWait('MysqlUser', 'first');
+  await env.deleteAndWait('MysqlUser', 'zz-first');
   assert.deepEqual(await env.root("SELECT Host FROM mysql.user WHERE User = 'app'"), [], 'the account the first object made is dropped with it');
 });
