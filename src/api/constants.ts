@@ -319,6 +319,10 @@ export const PROVISION_REASONS = {
   rootAccessDenied: 'RootAccessDenied',
   /** The chosen master is read-only: no writable master, so nothing is written until there is one. */
   masterReadOnly: 'MasterReadOnly',
+  /** The spec names an account or schema of the server or of the operator; the message names the field. Nothing is done, on deletion neither. */
+  reservedName: 'ReservedName',
+  /** An earlier object (creationTimestamp, then namespace/name) claims the same account or schema on the cluster: nothing is done. */
+  alreadyClaimed: 'AlreadyClaimed',
   failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
   noMaster: TOPOLOGY_REASONS.noMaster,
   masterConflict: TOPOLOGY_REASONS.masterConflict,
@@ -493,6 +497,31 @@ export const MYSQL_USER = {
   backup: 'sys_backups',
 } as const;
 export const OPERATOR_SCHEMA = 'sys_operator';
+/** Orchestrator's topology user in a new operated Secret when the operator is given none. */
+export const DEFAULT_ORC_TOPOLOGY_USER = 'orchestrator';
+/** The account MySQL images create from MYSQL_ROOT_PASSWORD; the user and database controllers write as it (anchor). */
+export const ROOT_USER = 'root';
+
+// ---------------------------------------------------------------------------------------------
+// Names a MysqlUser or MysqlDatabase may not take (docs/security.md, "Reserved names")
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Accounts of the server and of the operator. A MysqlUser naming one would reset its password and
+ * revoke its grants, and its deletion would drop it. Besides these, the names a cluster's operated
+ * Secret gives its system users are reserved on that cluster.
+ */
+export const RESERVED_USER_NAMES: readonly string[] = [ROOT_USER, ...Object.values(MYSQL_USER), DEFAULT_ORC_TOPOLOGY_USER];
+/** The server's own accounts: `mysql.sys`, `mysql.session`, `mysql.infoschema` (MySQL), `mariadb.sys` (MariaDB). */
+export const RESERVED_USER_PREFIXES: readonly string[] = ['mysql.', 'mariadb.'];
+/** Schemas of the server and of the operator: a MysqlDatabase may not name them (nor drop them on deletion). */
+export const RESERVED_SCHEMAS: readonly string[] = ['mysql', 'sys', 'information_schema', 'performance_schema', OPERATOR_SCHEMA];
+/**
+ * Schemas a MysqlUser may not be granted on: a privilege on `mysql` is power over every account
+ * (INSERT into its grant tables), and `sys_operator` holds the operator's state. `performance_schema`
+ * and `sys` stay grantable: monitoring accounts are commonly given SELECT there.
+ */
+export const UNGRANTABLE_SCHEMAS: readonly string[] = ['mysql', OPERATOR_SCHEMA];
 
 // ---------------------------------------------------------------------------------------------
 // Secrets

@@ -55,13 +55,13 @@ export const BACKUP_STATUS_OWNERS = {
 /** MysqlUser: one writer, the user controller; `allowedHosts` are the hosts last applied. */
 export const USER_STATUS_OWNER = {
   fieldManager: FIELD_MANAGER.user,
-  fields: ['allowedHosts'],
+  fields: ['allowedHosts', 'adoptedHosts'],
   conditions: [PROVISION_CONDITION.ready],
 } as const satisfies StatusOwner;
 
 /** MysqlDatabase: one writer, the database controller. */
 export const DATABASE_STATUS_OWNER = {
   fieldManager: FIELD_MANAGER.database,
-  fields: [],
+  fields: ['adopted'],
   conditions: [PROVISION_CONDITION.ready],
 } as const satisfies StatusOwner;

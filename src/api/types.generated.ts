@@ -401,6 +401,8 @@ export interface ClusterReference {
 export interface MysqlDatabaseStatus {
   /** Ready. */
   conditions?: DatabaseCondition[];
+  /** The database existed before this object applied it: kept when the object is deleted, unless its resourceDeletionPolicy annotation says delete. Unset until the operator has looked. */
+  adopted?: boolean;
 }
 
 export interface DatabaseCondition {
@@ -458,6 +460,8 @@ export interface MysqlUserStatus {
   conditions?: UserCondition[];
   /** The allowed hosts last applied. */
   allowedHosts?: string[];
+  /** Hosts of allowedHosts whose account existed before this object applied it: kept when the object is deleted, unless its resourceDeletionPolicy annotation says delete. */
+  adoptedHosts?: string[];
 }
 
 export interface UserCondition {

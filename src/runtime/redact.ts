@@ -1,14 +1,28 @@
-// Redaction of secret material from anything that may be logged, put in an Event or an error
-// message. It is deliberately eager: a masked harmless value costs little, a leaked password a lot.
+// Redaction of secret material from anything that may be logged, put in an Event, a status
+// condition or an error message. It is deliberately eager: a masked harmless value costs little, a
+// leaked password a lot. Every pattern of the project lives here (docs/security.md, "Redaction").
 
 export const MASK = '***';
 
-const SECRET_KEY = /password|passwd|secret|token|key|credential/i;
+/**
+ * Words that name a secret. An object's key containing one is masked whole; in text, a word
+ * containing one is masked after `=` or `:` (`MYSQL_PWD=...`, `password: ...`, `passwd=...`).
+ * `key` is too common in prose for `key: ...`: in text only `...key=value` is masked.
+ */
+const SECRET_WORDS = ['password', 'passwd', 'pwd', 'secret', 'token', 'credential'] as const;
+const WORDS = SECRET_WORDS.join('|');
+
+const SECRET_KEY = new RegExp(`${WORDS}|key`, 'i');
+
+/** A value after `=`/`:`: quoted whole, or up to a separator. */
+const VALUE = String.raw`("[^"]*"|'[^']*'|[^\s,;&"'}]+)`;
 
 // Free-text patterns. Each keeps the part that says what was masked and replaces the value.
 const TEXT_RULES: Array<[RegExp, string]> = [
   // scheme://user:password@host  (MySQL DSNs, S3 URLs with credentials, ...)
   [/\b([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*):([^@\s]*)@/gi, `$1:${MASK}@`],
+  // scheme://token@host: user info without a colon may be a token
+  [/\b([a-z][a-z0-9+.-]*:\/\/)(?!\*\*\*@)([^:/?#@\s]+)@/gi, `$1${MASK}@`],
   // CREATE USER ... IDENTIFIED [WITH plugin] BY 'pw' | IDENTIFIED BY PASSWORD 'hash'
   [/(IDENTIFIED\b(?:\s+WITH\s+\S+)?\s+(?:BY|AS)\s+(?:PASSWORD\s+)?)('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")/gi, `$1'${MASK}'`],
   // CHANGE MASTER TO ... MASTER_PASSWORD='pw' (and SOURCE_PASSWORD on MySQL 8)
@@ -18,14 +32,34 @@ const TEXT_RULES: Array<[RegExp, string]> = [
   // Authorization headers
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, `$1 ${MASK}`],
   // key=value / key: value where the key names a secret (env dumps, query strings, messages)
-  [/\b([\w.-]*(?:password|passwd|secret|token|credential)[\w.-]*)(["']?\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&"'}]+)/gi, `$1$2${MASK}`],
+  [new RegExp(String.raw`\b([\w.-]*(?:${WORDS})[\w.-]*)(["']?\s*[=:]\s*)${VALUE}`, 'gi'), `$1$2${MASK}`],
+  // access_key=value, key=value (a command-line option too)
+  [new RegExp(String.raw`\b([\w.-]*key)(["']?\s*=\s*)${VALUE}`, 'gi'), `$1$2${MASK}`],
 ];
 
-/** Masks secrets in a free-text string (log messages, error messages, Event messages). */
+/** Masks secrets in a free-text string (log messages, error messages, Event messages, conditions). */
 export function redactString(text: string): string {
   let out = text;
   for (const [re, replacement] of TEXT_RULES) out = out.replace(re, replacement);
   return out;
+}
+
+/** As redactString, and URL user info masked whole (`http://***@host`): for a value echoed back whole, such as a refused flag's. */
+export function redactWithUserinfo(text: string): string {
+  return redactString(text).replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, `$1${MASK}@`);
+}
+
+/**
+ * The last `max` characters of `text`, redacted, for quoting a log tail in a condition: redacted
+ * whole first (a cut could split `password=` from its value), then cut at a line start, then
+ * redacted again (a line the source had cut already may begin with a bare key).
+ */
+export function redactedTail(text: string, max: number): string {
+  const whole = redactString(text);
+  if (whole.length <= max) return whole;
+  const tail = whole.slice(-max);
+  const nl = tail.indexOf('\n');
+  return redactString(nl >= 0 && nl < tail.length - 1 ? tail.slice(nl + 1) : tail);
 }
 
 function isSecretObject(o: Record<string, unknown>): boolean {

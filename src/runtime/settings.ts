@@ -4,7 +4,7 @@
 // `--help`, and docs/flags.md. The runtime declares its own (src/runtime/config.ts), each
 // controller its own (src/controllers/<name>/); see docs/runtime.md.
 import { parseArgs } from 'node:util';
-import { redactString } from './redact.ts';
+import { redactWithUserinfo } from './redact.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -110,7 +110,11 @@ export function positiveNumberSetting(info: SettingInfo): Setting<number> {
   };
 }
 
-/** An `http://` or `https://` URL. */
+/**
+ * An `http://` or `https://` URL without user info: such a URL is copied where others read it
+ * (the MySQL pods' env, for Orchestrator's), so `user:password@` in it would be a password in
+ * every pod spec. Credentials come another way (docs/security.md, "URLs with credentials").
+ */
 export function httpUrlSetting(info: SettingInfo): Setting<string> {
   return {
     ...info,
@@ -122,7 +126,11 @@ export function httpUrlSetting(info: SettingInfo): Setting<string> {
       } catch {
         u = undefined;
       }
-      return u && (u.protocol === 'http:' || u.protocol === 'https:') ? v : new Invalid('is not an http(s) URL');
+      if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) return new Invalid('is not an http(s) URL');
+      if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(v)) {
+        return new Invalid('carries user info (user:password@): it would be copied into every MySQL pod\'s spec; give the URL without it');
+      }
+      return v;
     },
   };
 }
@@ -209,14 +217,9 @@ function parseOptions(settings: readonly Setting[]): Record<string, { type: 'str
   return Object.fromEntries(settings.map((s) => [s.flag, { type: s.switch ? ('boolean' as const) : ('string' as const) }]));
 }
 
-/** Masks URL userinfo (`http://***@host`) and what redactString() knows: text of a value we may echo. */
-function masked(text: string): string {
-  return redactString(text).replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, '$1***@');
-}
-
 /** How a problem shows a value: quoted and masked, or not at all for a secret setting. */
 function shown(s: Setting, text: string | undefined): string {
-  return s.secret ? 'its value (not shown)' : `'${masked(text ?? '')}'`;
+  return s.secret ? 'its value (not shown)' : `'${redactWithUserinfo(text ?? '')}'`;
 }
 
 /** `--flag (or VARIABLE)`: how problems name a setting. */

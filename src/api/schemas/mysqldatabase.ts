@@ -1,6 +1,6 @@
 // MysqlDatabase: a schema inside a MysqlCluster.
 import { KIND_MYSQL_DATABASE, PLURAL_MYSQL_DATABASES } from '../constants.ts';
-import { conditionList, obj, str } from './build.ts';
+import { bool, conditionList, obj, str } from './build.ts';
 import { CLUSTER_REF_COLUMN, clusterRef } from './cluster-ref.ts';
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
 
@@ -13,6 +13,7 @@ const spec = obj('MysqlDatabaseSpec', 'Desired database.', {
 
 const status = obj('MysqlDatabaseStatus', 'Observed state of the database.', {
   conditions: conditionList('DatabaseCondition', 'Ready.', true),
+  adopted: bool('The database existed before this object applied it: kept when the object is deleted, unless its resourceDeletionPolicy annotation says delete. Unset until the operator has looked.'),
 });
 
 export const mysqlDatabase: KindDefinition = {

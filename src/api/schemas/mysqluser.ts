@@ -41,6 +41,7 @@ const spec = obj('MysqlUserSpec', 'Desired account.', {
 const status = obj('MysqlUserStatus', 'Observed state of the account.', {
   conditions: conditionList('UserCondition', 'Ready.', true),
   allowedHosts: strList('The allowed hosts last applied.'),
+  adoptedHosts: strList('Hosts of allowedHosts whose account existed before this object applied it: kept when the object is deleted, unless its resourceDeletionPolicy annotation says delete.'),
 });
 
 export const mysqlUser: KindDefinition = {

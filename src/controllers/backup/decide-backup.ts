@@ -11,6 +11,7 @@ import {
 import type { MysqlBackup, MysqlBackupStatus, MysqlCluster } from '../../api/index.ts';
 import { deepEqual } from '../../api/json-value.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
+import { redactString } from '../../runtime/redact.ts';
 import { kubeTime, transitionTime } from '../condition-time.ts';
 import { resolveVersion } from '../cluster/resolve-version.ts';
 import { sidecarFor } from '../cluster/select-images.ts';
@@ -44,7 +45,8 @@ export function wantsRemoteCleanup(b: MysqlBackup): boolean {
 
 function condition(current: MysqlBackupStatus | undefined, type: string, status: string, reason: string, message: string, now: Date): Condition {
   const old = current?.conditions?.find((c) => c.type === type);
-  return { type, status, reason, message, lastTransitionTime: transitionTime(old, status, now) } as Condition;
+  // Redacted here, the one place a MysqlBackup condition is made: messages quote Orchestrator's and the Job's text.
+  return { type, status, reason, message: redactString(message), lastTransitionTime: transitionTime(old, status, now) } as Condition;
 }
 
 /** `status` with `conditions` replacing those of the same type; the others kept. */

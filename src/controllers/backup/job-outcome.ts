@@ -1,10 +1,13 @@
 // Where a backup Job stands, read from the Job's conditions and its pods' termination messages
 // (the report take-backup-to writes there, src/api/backup-report.ts, or on failure its error).
+// A failure's message quotes the container's last words, redacted: they are whatever the backup
+// tools printed (a command line, a DSN, an S3 error), and they go to the MysqlBackup's conditions.
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { parseBackupReport, type BackupReport } from '../../api/backup-report.ts';
 import { CONDITION_STATUS, JOB_CONDITION } from '../../api/constants.ts';
 import { BACKUP_CONTAINER } from './render-job.ts';
 import { kubeTime } from '../condition-time.ts';
+import { redactString, redactedTail } from '../../runtime/redact.ts';
 
 export type JobOutcome =
   | { state: 'absent' }
@@ -48,8 +51,8 @@ export function jobOutcome(job: V1Job | undefined, pods: readonly V1Pod[]): JobO
   if (!done) return { state: 'running', startTime };
   const succeeded = done.type === JOB_CONDITION.complete;
   const podMessage = decisivePodMessage(pods, succeeded);
-  const jobMessage = done.message ?? '';
-  const message = succeeded ? jobMessage : [jobMessage, podMessage && `backup container: ${podMessage.slice(-MAX_QUOTE)}`].filter(Boolean).join('; ');
+  const jobMessage = redactString(done.message ?? '');
+  const message = succeeded ? jobMessage : [jobMessage, podMessage && `backup container: ${redactedTail(podMessage, MAX_QUOTE)}`].filter(Boolean).join('; ');
   return {
     state: succeeded ? 'succeeded' : 'failed',
     reason: done.reason ?? '',

@@ -3,13 +3,13 @@
 // the exception, as in the anchor: they belong to the one Orchestrator of the install, so when the
 // operator is configured with them they are copied in.
 import type { V1Secret } from '@kubernetes/client-node';
-import { MYSQL_USER, OPERATED_SECRET_KEY as K } from '../../api/constants.ts';
+import { DEFAULT_ORC_TOPOLOGY_USER, MYSQL_USER, OPERATED_SECRET_KEY as K } from '../../api/constants.ts';
 import { randomPassword } from '../../mysql/system-users.ts';
 import { controllerRef, names, type ClusterRef } from '../../api/names.ts';
 import { encodeSecretData } from '../../runtime/kube/secret-data.ts';
 
 export const PASSWORD_LENGTH = 18;
-export const DEFAULT_ORC_TOPOLOGY_USER = 'orchestrator';
+export { DEFAULT_ORC_TOPOLOGY_USER };
 
 export interface OrcCredentials {
   user: string;

@@ -8,8 +8,9 @@ import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { booleanSetting, type SettingTable } from '../../runtime/settings.ts';
 import { KINDS } from '../shared/kinds.ts';
-import { namesCluster, provisionPermissions, reconcileProvisioned, watchReferences, type ProvisionKind, type ProvisionOptions } from '../shared/provision.ts';
-import { decideDatabase, describeDatabaseChange, desiredDatabase, type DesiredDatabase } from './desired-database.ts';
+import { asksDelete, reservedRefusal, reservedSchemaProblem, schemaClaim, schemaOnDeletion, wasReady } from '../shared/decide-ownership.ts';
+import { namesCluster, provisionPermissions, reconcileProvisioned, rivals, watchReferences, type ProvisionKind, type ProvisionOptions } from '../shared/provision.ts';
+import { desiredDatabase, planDatabase, type DesiredDatabase } from './desired-database.ts';
 
 type DatabaseObject = MysqlDatabase & KubeObject;
 
@@ -27,15 +28,21 @@ export const DATABASE_KIND: ProvisionKind<DatabaseObject, DesiredDatabase> = {
   finalizer: FINALIZER_DATABASE,
   owner: DATABASE_STATUS_OWNER,
   crossNamespaceFlag: DATABASE_SETTINGS.allowCrossNamespace.flag,
-  desired: async (obj) => desiredDatabase(obj.spec),
-  async apply(node, d) {
-    const changes = decideDatabase(d, await node.database(d.name));
-    await node.applyChanges(changes);
-    return changes.map(describeDatabaseChange);
+  reserved(obj) {
+    const problem = reservedSchemaProblem(obj.spec.database);
+    return problem ? reservedRefusal('spec.database', obj.spec.database, problem) : null;
   },
-  statusFields: () => ({}),
-  async drop(node, obj) {
-    await node.applyChanges([{ kind: 'dropDatabase', name: obj.spec.database }]);
+  claims: (obj) => [schemaClaim(obj.spec.database)],
+  desired: async (obj) => desiredDatabase(obj.spec),
+  plan: async (node, d, obj) => planDatabase(d, await node.database(d.name), { recorded: obj.status?.adopted, ready: wasReady(obj) }),
+  statusFields: (obj) => (obj.status?.adopted === undefined ? {} : { adopted: obj.status.adopted }),
+  dropPlan(obj) {
+    const name = obj.spec.database;
+    switch (schemaOnDeletion(obj.status?.adopted, wasReady(obj), asksDelete(obj))) {
+      case 'drop': return { changes: [{ kind: 'dropDatabase', name }], kept: [] };
+      case 'keep-adopted': return { changes: [], kept: [`database ${name}`] };
+      case 'untouched': return { changes: [], kept: [] };
+    }
   },
 };
 
@@ -46,8 +53,12 @@ export function databaseController(opts: ProvisionOptions): ControllerSpec {
     // Waits (no writable master, failover) back off from 1 s to 30 s, as the node controller's.
     backoff: { baseMs: 1000, maxMs: 30_000 },
     reconcile: (req, ctx) => reconcileProvisioned(req, ctx, DATABASE_KIND, opts),
-    start: (ctx, enqueue) =>
-      watchReferences<DatabaseObject, MysqlCluster>(ctx, enqueue, KINDS.database, KINDS.cluster, namesCluster),
+    start: async (ctx, enqueue) => {
+      await Promise.all([
+        watchReferences<DatabaseObject, MysqlCluster>(ctx, enqueue, KINDS.database, KINDS.cluster, namesCluster),
+        watchReferences<DatabaseObject, DatabaseObject>(ctx, enqueue, KINDS.database, KINDS.database, rivals(DATABASE_KIND)),
+      ]);
+    },
   };
 }
 

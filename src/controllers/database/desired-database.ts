@@ -4,6 +4,7 @@
 import { PROVISION_REASONS } from '../../api/constants.ts';
 import type { MysqlDatabaseSpec } from '../../api/index.ts';
 import { charsetNameProblem, identifierProblem, type DatabaseChange, type ObservedDatabase } from '../../mysql/index.ts';
+import { adoptedSchema } from '../shared/decide-ownership.ts';
 import { refusal, type Refusal } from '../shared/provision.ts';
 
 export interface DesiredDatabase {
@@ -43,4 +44,21 @@ export function decideDatabase(d: DesiredDatabase, seen: ObservedDatabase | null
 export function describeDatabaseChange(c: DatabaseChange): string {
   const verb = { createDatabase: 'created', alterDatabase: 'changed the defaults of', dropDatabase: 'dropped' }[c.kind];
   return `${verb} database ${c.name}`;
+}
+
+export interface DatabasePlan {
+  changes: DatabaseChange[];
+  done: string[];
+  status(complete: boolean): { adopted: boolean };
+}
+
+/**
+ * The changes, in words, and the adoption record: whether the schema was there before this object
+ * first looked (`recorded`, once known; `ready`: provisioned before the record existed).
+ */
+export function planDatabase(d: DesiredDatabase, seen: ObservedDatabase | null, rec: { recorded: boolean | undefined; ready: boolean }): DatabasePlan {
+  const adopted = adoptedSchema(rec.recorded, rec.ready, seen !== null);
+  const changes = decideDatabase(d, seen);
+  const adopting = rec.recorded === undefined && adopted ? [`adopted database ${d.name}, which existed before (kept when this object is deleted)`] : [];
+  return { changes, done: [...adopting, ...changes.map(describeDatabaseChange)], status: () => ({ adopted }) };
 }

@@ -3,15 +3,16 @@
 // the cluster's writable master as root, let the kind apply its spec there, and report the Ready
 // condition; on deletion, drop or retain by the object's policy. Every decision not to act is a
 // Ready=False condition with a reason and an Event. The kinds bring the parts that differ:
-// validating the spec, applying it, dropping it.
+// validating the spec, applying it, dropping it. What an object may touch at all (reserved names,
+// one object per account or schema, what its deletion keeps) is decided in decide-ownership.ts.
 import {
   ANNOTATION_RESOURCE_DELETION_POLICY, API_GROUP, CONDITION_STATUS, PLURAL_MYSQL_CLUSTERS, LABEL_CLUSTER, PROVISION_CONDITION, PROVISION_REASONS,
-  RESOURCE_DELETION_POLICY, type ProvisionReason,
+  RESOURCE_DELETION_POLICY, ROOT_USER, type ProvisionReason,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { names, namespaceSelectorLabels } from '../../api/names.ts';
 import { DEFAULT_MYSQL_VERSION } from '../../api/versions.ts';
-import { connectNode, flavourFromVersionSpec, isMysqlError, type Flavour, type MysqlNode } from '../../mysql/index.ts';
+import { connectNode, flavourFromVersionSpec, isMysqlError, type AdminChange, type Flavour, type MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
 import type { StatusOwner } from '../../runtime/kube/apply-status.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
@@ -20,16 +21,14 @@ import { objectKey, type KindRef, type KubeObject } from '../../runtime/kube/typ
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { redactString } from '../../runtime/redact.ts';
-import { clusterView, connectToMaster, type PassServersOptions, type PodObject, type ResolvePod } from '../../topology/index.ts';
+import { clusterView, connectToMaster, systemUserNames, type PassServersOptions, type PodObject, type ResolvePod } from '../../topology/index.ts';
 import { rootPasswordKey } from '../cluster/decide-root-password.ts';
 import { transitionTime } from '../condition-time.ts';
+import { claimHolder, claimRefusal, type Claimant } from './decide-ownership.ts';
 import { KINDS } from './kinds.ts';
 
 /** The pods of every cluster: the node controller's target, so both share one cache. */
 const POD_TARGET = { ...KINDS.pod, labelSelector: namespaceSelectorLabels() };
-
-/** The root user the MySQL images create from MYSQL_ROOT_PASSWORD (anchor: accounts are written as root). */
-const ROOT_USER = 'root';
 
 export interface ProvisionCondition {
   type: string;
@@ -66,6 +65,21 @@ export function isRefusal(v: unknown): v is Refusal {
   return typeof v === 'object' && v !== null && 'refused' in v;
 }
 
+/** What a pass will change on the master, decided from what it read there. */
+export interface Plan {
+  changes: AdminChange[];
+  /** What it does, in words, adoptions included (empty: nothing to say). */
+  done: string[];
+  /** The status fields besides the condition after the changes: `complete` all ran, else some may have. */
+  status(complete: boolean): Record<string, unknown>;
+}
+
+/** What a deletion drops (what the object made) and keeps (what it adopted), in words. */
+export interface DropPlan {
+  changes: AdminChange[];
+  kept: string[];
+}
+
 /** What a kind brings. `D` is its spec made ready for SQL. */
 export interface ProvisionKind<T extends ProvisionedObject, D> {
   target: KindRef;
@@ -73,17 +87,18 @@ export interface ProvisionKind<T extends ProvisionedObject, D> {
   owner: StatusOwner;
   /** The flag that allows a clusterRef to another namespace, named in the refusal. */
   crossNamespaceFlag: string;
+  /** Why the spec names an account or schema no object may manage (naming the field), or null. `systemUsers`: the cluster's. */
+  reserved(obj: T, systemUsers: readonly string[]): Refusal | null;
+  /** What the object claims on its cluster (decide-ownership.ts): of two objects claiming one thing, the later is refused. */
+  claims(obj: T): string[];
   /** The desired state, or why the spec cannot be applied (naming the field). May read the API (the password Secret). */
   desired(obj: T, flavour: Flavour, ctx: ControllerContext): Promise<D | Refusal>;
-  /** Makes the master hold `desired`; returns what it did, in words (empty: nothing to do). */
-  apply(node: MysqlNode, desired: D, obj: T): Promise<string[]>;
-  /**
-   * The status fields besides the condition: after `apply` of `desired` (`complete`: it succeeded,
-   * else it failed part way), or as they stand when nothing was applied (`desired` undefined).
-   */
-  statusFields(obj: T, desired: D | undefined, complete: boolean): Record<string, unknown>;
-  /** Drops what the object made (deletion with the `delete` policy). */
-  drop(node: MysqlNode, obj: T): Promise<void>;
+  /** Reads what the master holds and decides what makes it hold `desired`. */
+  plan(node: MysqlNode, desired: D, obj: T): Promise<Plan>;
+  /** The status fields besides the condition as they stand, when nothing is applied. */
+  statusFields(obj: T): Record<string, unknown>;
+  /** On deletion under the `delete` policy: the drops of what the object made; what it adopted is kept unless asked. */
+  dropPlan(obj: T): DropPlan;
 }
 
 /** Thrown after a wait is reported, so the queue retries with backoff. */
@@ -116,7 +131,7 @@ export function clusterRefOf(obj: ProvisionedObject): { namespace: string; name:
   return { namespace: obj.spec.clusterRef.namespace || (obj.metadata?.namespace ?? ''), name: obj.spec.clusterRef.name };
 }
 
-/** The annotation's policy; anything but `retain` deletes (the anchor's default). */
+/** The annotation's policy; anything but `retain` deletes (the anchor's default) what the object made. */
 export function deletionPolicy(obj: KubeObject): 'retain' | 'delete' {
   return obj.metadata?.annotations?.[ANNOTATION_RESOURCE_DELETION_POLICY] === RESOURCE_DELETION_POLICY.retain ? 'retain' : 'delete';
 }
@@ -169,27 +184,71 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
     return;
   }
   if (!cluster) return report(pass, refusal(PROVISION_REASONS.clusterNotFound, `MysqlCluster ${ref.namespace}/${ref.name} does not exist`));
+  // Not retried: the spec's change, or the holder's change or deletion, enqueues it again.
+  const notOurs = await ownershipRefusal(pass);
+  if (notOurs) return report(pass, notOurs, false);
 
   const flavour = flavourFromVersionSpec(cluster.spec?.mysqlVersion ?? DEFAULT_MYSQL_VERSION) ?? flavourFromVersionSpec(DEFAULT_MYSQL_VERSION)!;
   const desired = await kind.desired(obj, flavour, ctx);
   // A spec MySQL would refuse is not retried: its next change enqueues it again.
-  if (isRefusal(desired)) return report(pass, desired, desired.refused !== PROVISION_REASONS.invalidSpec);
+  if (isRefusal(desired)) return report(pass, desired, desired.refused !== PROVISION_REASONS.invalidSpec && desired.refused !== PROVISION_REASONS.reservedName);
 
   const node = await connectAsRoot(pass, cluster);
   if (isRefusal(node)) return report(pass, node);
+  let plan: Plan | undefined;
   try {
-    const done = await kind.apply(node, desired, obj);
-    if (done.length > 0) {
-      pass.log.info('applied', { changes: done });
-      ctx.events.normal(obj, PROVISION_REASONS.provisionSucceeded, done.join('; '));
+    plan = await kind.plan(node, desired, obj);
+    await node.applyChanges(plan.changes);
+    if (plan.done.length > 0) {
+      pass.log.info('applied', { changes: plan.done });
+      ctx.events.normal(obj, PROVISION_REASONS.provisionSucceeded, plan.done.join('; '));
     }
-    await writeStatus(pass, readyCondition(condition(obj), true, PROVISION_REASONS.provisionSucceeded, 'applied on the master', new Date()), kind.statusFields(obj, desired, true));
+    await writeStatus(pass, readyCondition(condition(obj), true, PROVISION_REASONS.provisionSucceeded, 'applied on the master', new Date()), plan.status(true));
   } catch (err) {
     if (!isMysqlError(err)) throw err;
-    return report(pass, refusal(PROVISION_REASONS.provisionFailed, errorMessage(err)), true, kind.statusFields(obj, desired, false));
+    return report(pass, refusal(PROVISION_REASONS.provisionFailed, errorMessage(err)), true, plan ? plan.status(false) : kind.statusFields(obj));
   } finally {
     await node.close();
   }
+}
+
+/** The object as the claim check sees it. */
+export function claimant<T extends ProvisionedObject, D>(kind: ProvisionKind<T, D>, o: T): Claimant {
+  const ref = clusterRefOf(o);
+  return {
+    namespace: o.metadata?.namespace ?? '',
+    name: o.metadata?.name ?? '',
+    creationTimestamp: (o.metadata as { creationTimestamp?: string } | undefined)?.creationTimestamp ?? '',
+    cluster: `${ref.namespace}/${ref.name}`,
+    claims: kind.claims(o),
+  };
+}
+
+/**
+ * Why the object may not touch the server at all: it names a reserved account or schema, or an
+ * earlier object claims the same. Checked on every pass and on deletion (nothing is dropped then).
+ */
+async function ownershipRefusal<T extends ProvisionedObject, D>(pass: Pass<T, D>): Promise<Refusal | undefined> {
+  const { obj, kind, ctx } = pass;
+  const ref = clusterRefOf(obj);
+  const operated = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(ref.namespace, names.operatedSecret(ref.name));
+  const reserved = kind.reserved(obj, operated ? systemUserNames(operated.data) : []);
+  if (reserved) return reserved;
+  const all = (await ctx.informer<T>(kind.target)).list({});
+  const held = claimHolder(claimant(kind, obj), all.map((o) => claimant(kind, o)));
+  return held ? claimRefusal(held.claim, held.holder) : undefined;
+}
+
+/**
+ * Whether `p` and `s` are two objects of the kind claiming one thing on one cluster: a change or
+ * deletion of one enqueues the other (the refused one may now hold the claim).
+ */
+export function rivals<T extends ProvisionedObject, D>(kind: ProvisionKind<T, D>): (p: T, s: T) => boolean {
+  return (p, s) => {
+    const a = claimant(kind, p);
+    const b = claimant(kind, s);
+    return a.cluster === b.cluster && !(a.namespace === b.namespace && a.name === b.name) && a.claims.some((c) => b.claims.includes(c));
+  };
 }
 
 async function deleting<T extends ProvisionedObject, D>(pass: Pass<T, D>, cluster: MysqlCluster | undefined): Promise<ReconcileResult | void> {
@@ -206,18 +265,31 @@ async function deleting<T extends ProvisionedObject, D>(pass: Pass<T, D>, cluste
     ctx.events.normal(obj, PROVISION_REASONS.clusterNotFound, `nothing to drop: MysqlCluster ${clusterRefOf(obj).name} is not there`);
     return setFinalizers(pass, rest);
   }
+  // A reserved name, or an account or schema another object holds: never this object's to drop.
+  const notOurs = await ownershipRefusal(pass);
+  if (notOurs) {
+    ctx.events.normal(obj, PROVISION_REASONS.retained, `nothing dropped: ${notOurs.message}`);
+    pass.log.info('kept', { reason: notOurs.refused });
+    return setFinalizers(pass, rest);
+  }
+  const { changes, kept } = kind.dropPlan(obj);
+  const keptWords = kept.length > 0 ? `; kept ${kept.join(', ')}: it existed before this object (annotate ${ANNOTATION_RESOURCE_DELETION_POLICY}: delete to drop it)` : '';
+  if (changes.length === 0) {
+    ctx.events.normal(obj, PROVISION_REASONS.retained, `nothing dropped${keptWords || ': this object made nothing in MySQL'}`);
+    return setFinalizers(pass, rest);
+  }
   const node = await connectAsRoot(pass, cluster);
   if (isRefusal(node)) return report(pass, node);
   try {
-    await kind.drop(node, obj);
+    await node.applyChanges(changes);
   } catch (err) {
     if (!isMysqlError(err)) throw err;
     return report(pass, refusal(PROVISION_REASONS.provisionFailed, errorMessage(err)));
   } finally {
     await node.close();
   }
-  ctx.events.normal(obj, PROVISION_REASONS.dropped, 'dropped from MySQL');
-  pass.log.info('dropped');
+  ctx.events.normal(obj, PROVISION_REASONS.dropped, `dropped from MySQL${keptWords}`);
+  pass.log.info('dropped', { kept });
   return setFinalizers(pass, rest);
 }
 
@@ -263,7 +335,7 @@ async function report<T extends ProvisionedObject, D>(
   pass: Pass<T, D>,
   r: Refusal,
   retry = true,
-  fields: Record<string, unknown> = pass.kind.statusFields(pass.obj, undefined, false),
+  fields: Record<string, unknown> = pass.kind.statusFields(pass.obj),
 ): Promise<void> {
   const { obj, ctx } = pass;
   const message = redactString(r.message);
@@ -305,7 +377,12 @@ export async function watchReferences<P extends KubeObject, S extends KubeObject
   const enqueueReferrers = (s: S): void => {
     for (const p of primaries.list({})) if (refers(p, s)) enqueue(objectKey(p));
   };
-  const off = sources.addHandlers({ onAdd: enqueueReferrers, onUpdate: (_old, s) => enqueueReferrers(s), onDelete: enqueueReferrers });
+  // The old object too: a source that stops matching (a renamed account) still wakes its former referrers.
+  const onUpdate = (old: S, s: S): void => {
+    enqueueReferrers(old);
+    enqueueReferrers(s);
+  };
+  const off = sources.addHandlers({ onAdd: enqueueReferrers, onUpdate, onDelete: enqueueReferrers });
   if (ctx.signal.aborted) off();
   else ctx.signal.addEventListener('abort', off, { once: true });
 }

@@ -4,17 +4,17 @@
 import { FINALIZER_USER, PLURAL_MYSQL_USERS, PROVISION_REASONS } from '../../api/constants.ts';
 import type { MysqlCluster, MysqlUser } from '../../api/index.ts';
 import { USER_STATUS_OWNER } from '../../api/status-owners.ts';
-import type { MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ControllerDefinition, ControllerSpec } from '../../runtime/controller.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { booleanSetting, type SettingTable } from '../../runtime/settings.ts';
 import { KINDS } from '../shared/kinds.ts';
+import { accountClaim, appliedHosts, asksDelete, hostsToDrop, reservedRefusal, reservedUserProblem } from '../shared/decide-ownership.ts';
 import {
-  namesCluster, provisionPermissions, reconcileProvisioned, refusal, watchReferences, type ProvisionKind, type ProvisionOptions, type Refusal,
+  namesCluster, provisionPermissions, reconcileProvisioned, refusal, rivals, watchReferences, type ProvisionKind, type ProvisionOptions, type Refusal,
 } from '../shared/provision.ts';
-import { decideAccount, describeChange } from './decide-account.ts';
+import { planAccount } from './decide-account.ts';
 import { desiredUser, type DesiredUser } from './desired-user.ts';
 
 type UserObject = MysqlUser & KubeObject;
@@ -39,8 +39,8 @@ async function readPassword(obj: UserObject, ctx: ControllerContext): Promise<st
   return password;
 }
 
-function lastApplied(obj: UserObject): string[] {
-  return obj.status?.allowedHosts ?? [];
+function adopted(obj: UserObject): string[] {
+  return obj.status?.adoptedHosts ?? [];
 }
 
 export const USER_SETTINGS: SettingTable<Pick<ProvisionOptions, 'allowCrossNamespace'>> = {
@@ -57,26 +57,31 @@ export const USER_KIND: ProvisionKind<UserObject, WithPassword> = {
   finalizer: FINALIZER_USER,
   owner: USER_STATUS_OWNER,
   crossNamespaceFlag: USER_SETTINGS.allowCrossNamespace.flag,
+  reserved(obj, systemUsers) {
+    const problem = reservedUserProblem(obj.spec.user, systemUsers);
+    return problem ? reservedRefusal('spec.user', obj.spec.user, problem) : null;
+  },
+  claims: (obj) => obj.spec.allowedHosts.map((host) => accountClaim(obj.spec.user, host)),
   async desired(obj, flavour, ctx) {
     const user = desiredUser(obj.spec, flavour);
     if ('refused' in user) return user;
     const password = await readPassword(obj, ctx);
     return typeof password === 'string' ? { user, password } : password;
   },
-  async apply(node: MysqlNode, d, obj) {
-    const changes = decideAccount(d.user, d.password, await node.accounts(d.user.user), lastApplied(obj));
-    await node.applyChanges(changes);
-    return changes.map(describeChange);
+  async plan(node, d, obj) {
+    const record = { applied: appliedHosts(obj), adopted: adopted(obj), dropAdopted: asksDelete(obj) };
+    return planAccount(d.user, d.password, await node.accounts(d.user.user), record);
   },
-  statusFields(obj, d, complete) {
-    // After a failed pass some accounts of new hosts may exist: they are recorded, so removing
-    // such a host from the spec later still drops its account.
-    const hosts = d === undefined ? obj.status?.allowedHosts : complete ? d.user.hosts : [...new Set([...lastApplied(obj), ...d.user.hosts])];
-    return hosts ? { allowedHosts: hosts } : {};
+  statusFields(obj) {
+    const { allowedHosts, adoptedHosts } = obj.status ?? {};
+    return { ...(allowedHosts ? { allowedHosts } : {}), ...(adoptedHosts?.length ? { adoptedHosts } : {}) };
   },
-  async drop(node, obj) {
-    const hosts = [...new Set([...obj.spec.allowedHosts, ...lastApplied(obj)])];
-    await node.applyChanges(hosts.map((host) => ({ kind: 'dropUser', account: { user: obj.spec.user, host } })));
+  dropPlan(obj) {
+    const { drop, keep } = hostsToDrop(appliedHosts(obj), adopted(obj), asksDelete(obj));
+    return {
+      changes: drop.map((host) => ({ kind: 'dropUser', account: { user: obj.spec.user, host } })),
+      kept: keep.map((host) => `${obj.spec.user}@${host}`),
+    };
   },
 };
 
@@ -92,6 +97,7 @@ export function userController(opts: ProvisionOptions): ControllerSpec {
         watchReferences<UserObject, SecretObject>(ctx, enqueue, KINDS.user, KINDS.secret, (u, s) =>
           u.metadata?.namespace === s.metadata?.namespace && u.spec.password.name === s.metadata?.name),
         watchReferences<UserObject, MysqlCluster>(ctx, enqueue, KINDS.user, KINDS.cluster, namesCluster),
+        watchReferences<UserObject, UserObject>(ctx, enqueue, KINDS.user, KINDS.user, rivals(USER_KIND)),
       ]);
     },
   };

@@ -2,7 +2,7 @@
 // misread. Pure. Names are checked against the flavour's limits (a 33-character user name is cut
 // by no one: MySQL refuses it, so we say so first); privileges must be keywords of the grant
 // level, so nothing but a known keyword is ever written into a statement.
-import { PROVISION_REASONS, USER_RESOURCE_LIMITS, type UserResourceLimit } from '../../api/constants.ts';
+import { PROVISION_REASONS, UNGRANTABLE_SCHEMAS, USER_RESOURCE_LIMITS, type UserResourceLimit } from '../../api/constants.ts';
 import type { MysqlUserSpec } from '../../api/index.ts';
 import {
   expandPrivileges, grantablePrivileges, hostProblem, identifierProblem, noLimits, schemaPattern, userNameProblem,
@@ -47,6 +47,10 @@ export function desiredUser(spec: MysqlUserSpec, f: Flavour): DesiredUser | Refu
     if (perm.schema === '*') return invalid(`${field}.schema`, perm.schema, 'names no schema: global privileges are not granted by a MysqlUser');
     const schemaProblem = identifierProblem(perm.schema);
     if (schemaProblem) return invalid(`${field}.schema`, perm.schema, schemaProblem);
+    if (UNGRANTABLE_SCHEMAS.includes(perm.schema.toLowerCase())) {
+      return refusal(PROVISION_REASONS.reservedName,
+        `${field}.schema ${JSON.stringify(perm.schema)} is a schema of the server or of the operator, where a privilege is power over every account: nothing is applied`);
+    }
     for (const [j, table] of perm.tables.entries()) {
       const level: GrantLevel = table === '*' ? 'schema' : 'table';
       const tableProblem = level === 'table' ? identifierProblem(table) : null;

@@ -55,7 +55,7 @@ describe('constants of docs/compatibility.md', () => {
   it('user and database controller reasons (Ready condition, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.PROVISION_REASONS), [
       'ProvisionSucceeded', 'ProvisionFailed', 'CrossNamespaceRefused', 'ClusterNotFound', 'InvalidSpec', 'PasswordSecretNotFound',
-      'PasswordKeyMissing', 'RootPasswordMissing', 'RootAccessDenied', 'MasterReadOnly', 'FailoverInProgress', 'NoMaster',
+      'PasswordKeyMissing', 'RootPasswordMissing', 'RootAccessDenied', 'MasterReadOnly', 'ReservedName', 'AlreadyClaimed', 'FailoverInProgress', 'NoMaster',
       'MasterConflict', 'MasterViewStale', 'MasterUnreachable', 'OperatedSecretIncomplete', 'Dropped', 'Retained',
     ]);
   });

@@ -129,6 +129,28 @@ describe('the status from the Job', () => {
     assert.equal(failed.message, 'Job has reached the specified backoff limit; backup container: upload to s3://bucket/my-db/b.xbackup.gz failed: AccessDenied');
   });
 
+  it("a failed Job's condition quotes the container's last words redacted, even where the quote is cut", () => {
+    // What mariabackup and the S3 client may print: a DSN, a command line, env-style keys.
+    const lines = [
+      'x'.repeat(2000),
+      'mariabackup --user=sys_backups --password=Bk-Pass-1 --host=127.0.0.1',
+      'MYSQL_PWD=Pwd-Pass-2 mariadb -e "SELECT 1"',
+      'upload to s3://AKIDEXAMPLE:S3-Pass-3@minio:9000/bucket failed; aws_secret_access_key=S3-Pass-4 access_key=Key-5',
+      'token: Tok-6',
+    ];
+    const outcome = jobOutcome(job({ type: 'Failed', reason: 'BackoffLimitExceeded', message: 'backoff limit; passwd=Job-Pass-7' }), [jobPod(1, lines.join('\n'))]);
+    const s = finishedStatus(backup(), outcome as Extract<typeof outcome, { state: 'failed' }>, true, NOW);
+    for (const c of s.conditions!) {
+      assert.doesNotMatch(c.message ?? '', /Pass-\d|Key-5|Tok-6/, c.message);
+    }
+    const failed = s.conditions!.find((c) => c.type === 'Failed')!;
+    assert.match(failed.message!, /--password=\*\*\* --host=127\.0\.0\.1/, 'what was masked is said');
+    assert.match(failed.message!, /backup container: mariabackup --user=sys_backups/, 'the quote begins at a line, not inside one');
+    // A quote cut inside a line that held a secret: the cut part never shows its value.
+    const cut = jobOutcome(job({ type: 'Failed' }), [jobPod(1, `${'y'.repeat(10)}password=${'z'.repeat(1100)}`)]);
+    assert.doesNotMatch((cut as { message: string }).message, /zzz/);
+  });
+
   it('a Job past its deadline is Failed (DeadlineExceeded); one still running or only FailureTarget is running', () => {
     const dead = jobOutcome(job({ type: 'Failed', reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }), []);
     assert.deepEqual([dead.state, (dead as { reason: string }).reason], ['failed', 'DeadlineExceeded']);

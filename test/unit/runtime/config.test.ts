@@ -200,6 +200,20 @@ describe('config', () => {
     }
   });
 
+  it('refuses an Orchestrator URL with user info, which would be copied into every MySQL pod spec, without echoing it', () => {
+    for (const [argv, env] of [
+      [['--orchestrator-uri', 'http://orc-user:Orc-Pass-0815@orc:3000/api'], {}],
+      [[], { ORCHESTRATOR_URL: 'https://Orc-Token-0815@orc/api' }],
+      [['--orchestrator-uri=http://:Orc-Pass-0815@orc/api'], {}],
+    ] as Array<[string[], NodeJS.ProcessEnv]>) {
+      const problems = problemsOf(argv, env);
+      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.match(problems[0]!, /^--orchestrator-uri \(or ORCHESTRATOR_URL\): 'https?:\/\/\*\*\*@orc(:3000)?\/api' carries user info \(user:password@\)/);
+      assert.doesNotMatch(problems[0]!, /orc-user|Orc-(Pass|Token)-0815/);
+    }
+    assert.equal(clusterOpts(['--orchestrator-uri', 'http://orc.ns:3000/api']).orchestratorUri, 'http://orc.ns:3000/api');
+  });
+
   it("never echoes a value that may be a password: a stray argument, a secret flag's dash-leading value", () => {
     const problems = [
       ...problemsOf(['--orchestrator-topology-user', 'orc', ORC_PASSWORD]),

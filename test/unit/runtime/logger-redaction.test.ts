@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createLogger, redact, redactString } from '../../../src/runtime/logger.ts';
+import { redactedTail } from '../../../src/runtime/redact.ts';
 
 function capture(): { stream: Writable; lines: () => string[] } {
   const chunks: string[] = [];
@@ -68,6 +69,29 @@ describe('logger redaction', () => {
     assert.ok(!redactString("SET PASSWORD FOR 'u'@'%' = PASSWORD('pw2')").includes('pw2'));
     assert.ok(!redactString('CHANGE MASTER TO MASTER_PASSWORD = "pw3", MASTER_HOST="h"').includes('pw3'));
     assert.ok(redactString('CHANGE MASTER TO MASTER_PASSWORD = "pw3", MASTER_HOST="h"').includes('MASTER_HOST="h"'));
+  });
+
+  it('masks pwd, passwd, secret, token and key= values, and URL user info without a password', () => {
+    const cases: Array<[string, string]> = [
+      ['MYSQL_PWD=Pw1-x mariadb -e "SELECT 1"', 'MYSQL_PWD=*** mariadb -e "SELECT 1"'],
+      ['--pwd=Pw2-x', '--pwd=***'],
+      ['passwd: Pw3-x', 'passwd: ***'],
+      ['client_secret=Pw4-x&scope=a', 'client_secret=***&scope=a'],
+      ['x-auth-token: Pw5-x', 'x-auth-token: ***'],
+      ['aws_secret_access_key=Pw6-x access_key_id=AKID', 'aws_secret_access_key=*** access_key_id=AKID'],
+      ['--access-key=Pw7-x, done', '--access-key=***, done'],
+      ['fetch https://Pw8-x@git.example/repo failed', 'fetch https://***@git.example/repo failed'],
+    ];
+    for (const [text, want] of cases) assert.equal(redactString(text), want);
+    // `key` in prose is not a secret's name: only `...key=value` is masked.
+    assert.equal(redactString('Secret s has no key ROOT_PASSWORD (key: spec.password.key)'), 'Secret s has no key ROOT_PASSWORD (key: spec.password.key)');
+  });
+
+  it('quotes a tail redacted whole, from a line start: a cut never separates a key from its value', () => {
+    const text = `${'a'.repeat(50)}\npassword=${'s'.repeat(40)}\nlast words, token=Tk-1`;
+    const tail = redactedTail(text, 30);
+    assert.equal(tail, 'last words, token=***');
+    assert.equal(redactedTail('short password=p1', 100), 'short password=***');
   });
 
   it('leaves text without secrets unchanged', () => {
