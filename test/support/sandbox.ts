@@ -212,9 +212,11 @@ export function printSandboxOnFailure(sandbox: () => Sandbox | undefined): void 
     const sb = sandbox();
     // `passed` is Node's (since 21.7), not yet in @types/node's TestContext.
     const failed = 'passed' in t && t.passed === false;
-    if (!failed || printed || sb === undefined) return;
+    // E2E_PRINT_SANDBOX=always: after every test, for looking into one that passes slowly.
+    const always = process.env.E2E_PRINT_SANDBOX === 'always';
+    if (sb === undefined || (!always && (!failed || printed))) return;
     printed = true;
-    await printSandboxState(sb, `"${t.name}" failed`);
+    await printSandboxState(sb, `"${t.name}" ${failed ? 'failed' : 'ended'}`);
   });
 }
 
