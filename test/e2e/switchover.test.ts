@@ -14,6 +14,7 @@ import { waitForClusterReady } from '../../sandbox/cluster-view.ts';
 import { until } from '../../sandbox/index.ts';
 import { watchMasters } from '../support/master-watch.ts';
 import { assertWritesOnEveryPod, printSandboxOnFailure, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type WritingLab } from '../support/sandbox.ts';
+import { failureSummary } from '../support/writing-client.ts';
 
 const READY_TIMEOUT_MS = 600_000;
 const MAX_CONNECTIONS = 321;
@@ -68,6 +69,7 @@ describe('a rolling update of the example MariaDB cluster on the sandbox', { ski
     const gap = writer.longestGapSpan();
     const stopped = watch.deletions.find((d) => d.pod === oldMaster)?.at;
     if (gap && stopped) console.log(`longest gap from ${((gap.from - stopped) / 1000).toFixed(2)} s to ${((gap.to - stopped) / 1000).toFixed(2)} s after the master's pod was deleted`);
+    if (gap) console.log(`why writes failed in the longest gap: ${failureSummary(writer, gap.from, gap.to)}`);
 
     assert.deepEqual(watch.deletions.map((d) => d.pod).sort(), view.pods.map((p) => p.name).sort(), 'every pod restarted once');
     assert.deepEqual(watch.deletions.map((d) => d.role), [ROLE.replica, ROLE.replica, ROLE.master], `replicas first, the master last: ${timeline}`);
