@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach } from 'node:test';
 import mysql from 'mysql2/promise';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, LABEL_HEALTHY, LABEL_ROLE, OPERATED_SECRET_KEY, PROVISION_CONDITION } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
@@ -118,8 +119,29 @@ export interface SqlAccount {
   password: string;
 }
 
+/** Connect-phase errors a client retries: the proxy or the server did not answer in time, or not yet. */
+const RETRIED_CONNECT_ERRORS = new Set(['ETIMEDOUT', 'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH']);
+const CONNECT_DEADLINE_MS = 60_000;
+
+/**
+ * A connection, retried on connect-phase errors for up to a minute (on a loaded machine the
+ * sandbox's proxy may take longer than one connect timeout); an SQL or login error is not retried.
+ */
+async function connectRetrying(opts: mysql.ConnectionOptions): Promise<mysql.Connection> {
+  const deadline = Date.now() + CONNECT_DEADLINE_MS;
+  for (;;) {
+    try {
+      return await mysql.createConnection(opts);
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? '';
+      if (!RETRIED_CONNECT_ERRORS.has(code) || Date.now() > deadline) throw e;
+      await sleep(250); // a retry's pause, not a barrier
+    }
+  }
+}
+
 async function sqlAt(host: string, c: ExampleCluster, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
-  const conn = await mysql.createConnection({ host, port: 3306, user: 'root', password: c.rootPassword, ...as, connectTimeout: 3000, multipleStatements: true });
+  const conn = await connectRetrying({ host, port: 3306, user: 'root', password: c.rootPassword, ...as, connectTimeout: 3000, multipleStatements: true });
   try {
     const [rows] = await conn.query(text);
     return rows as Record<string, unknown>[];
