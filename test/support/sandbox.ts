@@ -238,7 +238,7 @@ export function printSandboxOnFailure(sandbox: () => Sandbox | undefined): void 
     const always = process.env.E2E_PRINT_SANDBOX === 'always';
     if (sb === undefined || (!always && (!failed || printed))) return;
     printed = true;
-    await printSandboxState(sb, `"${t.name}" ${failed ? 'failed' : 'ended'}`);
+    await printSandboxState(sb, `"${t.name}" ${failed ? 'failed' : 'ended'}`, Number(process.env.E2E_PRINT_LINES ?? 60));
   });
 }
 
