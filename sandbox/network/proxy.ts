@@ -1,28 +1,21 @@
 // The Service proxy: each ClusterIP is an address on the sandbox bridge (host side) with a TCP
 // listener per Service port; each new connection goes to one of the Service's endpoints (round
-// robin), chosen at connect time from the Pods and Services the network watches, so a label or
-// readiness change applies to the next connection. Connections already open to a pod that stops
-// matching are left alone, as kube-proxy leaves established conntrack entries.
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+// robin), from the table the network last computed from the Pods and Services it watches (every
+// change of either syncs it), so a label or readiness change applies to the next connection.
+// Connections already open to a pod that stops matching are left alone, as kube-proxy leaves
+// established conntrack entries. The listeners and the forwarding run in a child process
+// (proxy-process.ts), off the sandbox process's busy event loop; this half keeps the addresses on
+// the bridge and sends the table.
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from '../../src/runtime/logger.ts';
-import { errorMessage } from '../../src/runtime/logger.ts';
 import { isHeadless, podIp, servicePods, targetPort } from './endpoints.ts';
 import { addAddress, linkAddresses, removeAddress } from './ip.ts';
 
-/** One TCP listener: a Service port at the Service's ClusterIP. */
-export interface Listener {
-  ip: string;
-  port: number;
-  namespace: string;
-  service: string;
-  /** The Service port's name ('' when the Service has a single unnamed port). */
-  portName: string;
-}
+import { listenerKey, type Endpoint, type Listener, type ProxyChildMessage, type ProxyParentMessage } from './proxy-table.ts';
 
-export function listenerKey(l: { ip: string; port: number }): string {
-  return `${l.ip}:${l.port}`;
-}
+export { listenerKey, passReset, type Listener } from './proxy-table.ts';
 
 /** The listeners the Services call for: TCP ports of Services with a ClusterIP. */
 export function desiredListeners(services: readonly V1Service[]): Listener[] {
@@ -57,18 +50,17 @@ export interface ProxyView {
   fixedEndpoints?(namespace: string, name: string): Array<{ ip: string; port: number }> | undefined;
 }
 
-interface Running {
-  listener: Listener;
-  server: Server;
-  next: number;
-}
+const CHILD = new URL('./proxy-process.ts', import.meta.url).pathname;
 
 export class ServiceProxy {
   readonly #bridge: string;
   readonly #view: ProxyView;
   readonly #log: Logger;
-  readonly #running = new Map<string, Running>();
-  readonly #sockets = new Set<Socket>();
+  #listeners: Listener[] = [];
+  #child: ChildProcess | undefined;
+  #started: Promise<ChildProcess> | undefined;
+  #nextId = 1;
+  readonly #waiting = new Map<number, (failed: Array<{ key: string; error: string }>) => void>();
 
   constructor(bridge: string, view: ProxyView, log: Logger) {
     this.#bridge = bridge;
@@ -78,99 +70,63 @@ export class ServiceProxy {
 
   /** Listeners now open, for tests and the progress display. */
   listeners(): Listener[] {
-    return [...this.#running.values()].map((r) => r.listener);
+    return [...this.#listeners];
   }
 
-  /** Opens the listeners `wanted` names and closes the others, adding and removing ClusterIPs on the bridge. */
+  /** The forwarding process, started on first use; it exits when this process does (its IPC channel closes). */
+  #start(): Promise<ChildProcess> {
+    this.#started ??= (async () => {
+      const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+      child.on('message', (m: ProxyChildMessage) => {
+        if (m.kind !== 'synced') return;
+        this.#waiting.get(m.id)?.(m.failed);
+        this.#waiting.delete(m.id);
+      });
+      const [first] = (await once(child, 'message')) as [ProxyChildMessage];
+      if (first.kind !== 'ready') throw new Error(`service proxy: unexpected first message ${first.kind}`);
+      this.#child = child;
+      return child;
+    })();
+    return this.#started;
+  }
+
+  /**
+   * Opens the listeners `wanted` names and closes the others, adding and removing ClusterIPs on the
+   * bridge, and gives the forwarding process every listener's endpoints as they are now.
+   */
   async sync(wanted: readonly Listener[]): Promise<void> {
-    const byKey = new Map(wanted.map((l) => [listenerKey(l), l]));
-    for (const [key, r] of this.#running) {
-      if (byKey.has(key)) continue;
-      this.#running.delete(key);
-      // Stops listening at once; connections already open stay (see the top of this file).
-      r.server.close();
-    }
     const ips = new Set(wanted.map((l) => `${l.ip}/32`));
     const present = await linkAddresses(this.#bridge);
     for (const cidr of present) if (cidr.endsWith('/32') && !ips.has(cidr)) await removeAddress(this.#bridge, cidr);
     for (const cidr of ips) if (!present.has(cidr)) await addAddress(this.#bridge, cidr);
-    for (const [key, l] of byKey) {
-      const r = this.#running.get(key);
-      if (r) {
-        r.listener = l;
-        continue;
-      }
-      try {
-        const running: Running = { listener: l, server: await this.#listen(l), next: 0 };
-        this.#running.set(key, running);
-      } catch (e) {
-        // Another process holds the address and port (a ClusterIP of a real cluster that another
-        // sandbox also serves): the Service is unreachable here, said once per sync.
-        this.#log.warn('service proxy: cannot listen', { service: `${l.namespace}/${l.service}`, address: key, error: errorMessage(e) });
-      }
+    const endpoints: Record<string, Endpoint[]> = {};
+    for (const l of wanted) {
+      endpoints[listenerKey(l)] = this.#view.fixedEndpoints?.(l.namespace, l.service)
+        ?? listenerEndpoints(l, this.#view.service(l.namespace, l.service), this.#view.pods(l.namespace));
+    }
+    const child = await this.#start();
+    const id = this.#nextId++;
+    const failed = await new Promise<Array<{ key: string; error: string }>>((resolve) => {
+      this.#waiting.set(id, resolve);
+      const m: ProxyParentMessage = { kind: 'sync', id, listeners: [...wanted], endpoints };
+      child.send(m);
+    });
+    const bad = new Set(failed.map((f) => f.key));
+    this.#listeners = wanted.filter((l) => !bad.has(listenerKey(l)));
+    for (const f of failed) {
+      // Another process holds the address and port (a ClusterIP of a real cluster that another
+      // sandbox also serves): the Service is unreachable here, said once per sync.
+      const l = wanted.find((x) => listenerKey(x) === f.key)!;
+      this.#log.warn('service proxy: cannot listen', { service: `${l.namespace}/${l.service}`, address: f.key, error: f.error });
     }
   }
 
   async close(): Promise<void> {
-    const servers = [...this.#running.values()].map((r) => r.server);
-    this.#running.clear();
-    for (const s of this.#sockets) s.destroy();
-    await Promise.all(servers.map(closeServer));
+    const child = this.#child ?? (this.#started ? await this.#started.catch(() => undefined) : undefined);
+    this.#listeners = [];
+    if (!child || child.exitCode !== null) return;
+    const exited = once(child, 'exit');
+    child.send({ kind: 'close' } satisfies ProxyParentMessage);
+    await exited;
   }
-
-  #listen(l: Listener): Promise<Server> {
-    const key = listenerKey(l);
-    const server = createServer((client) => this.#forward(key, client));
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: l.ip, port: l.port }, () => {
-        server.off('error', reject);
-        resolve(server);
-      });
-    });
-  }
-
-  #forward(key: string, client: Socket): void {
-    const r = this.#running.get(key);
-    const l = r?.listener;
-    const endpoints = !l ? [] : this.#view.fixedEndpoints?.(l.namespace, l.service)
-      ?? listenerEndpoints(l, this.#view.service(l.namespace, l.service), this.#view.pods(l.namespace));
-    if (!r || endpoints.length === 0) {
-      // kube-proxy rejects a connection to a Service without endpoints: the client sees a refusal.
-      client.resetAndDestroy();
-      return;
-    }
-    const target = endpoints[r.next++ % endpoints.length]!;
-    const upstream = createConnection({ host: target.ip, port: target.port });
-    this.#track(client);
-    this.#track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    // A reset on one side is passed on as a reset, so a client sees a backend that died as one.
-    client.on('error', () => passReset(upstream));
-    upstream.on('error', () => passReset(client));
-  }
-
-  #track(s: Socket): void {
-    this.#sockets.add(s);
-    s.once('close', () => this.#sockets.delete(s));
-  }
-}
-
-/**
- * Passes a reset on to the other side of a proxied connection. Node's resetAndDestroy() on a
- * socket whose end() was called already (the other side had sent its FIN, pipe() ended this one)
- * fails with EINVAL and leaves the handle open with no 'close': the process running the proxy
- * cannot exit (the end-to-end test files hung after their last test until the peer went away, or
- * for good). On a socket still connecting it waits for the connection first, as long as the
- * kernel retries a SYN that no pod answers. Those two are destroyed instead.
- */
-export function passReset(s: Socket): void {
-  if (s.destroyed) return;
-  if (s.connecting || s.writableEnded) s.destroy();
-  else s.resetAndDestroy();
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => resolve()));
 }
