@@ -96,11 +96,10 @@ export const DESCRIPTIONS: Record<AnalysisCode, string> = {
 
 /**
  * A master that fails its check is DeadMaster when none of its replicas replicates (both threads
- * running), else UnreachableMaster. The replicas' state is what they said last: the poll loop reads
- * a failed master's replicas again at once (`pollLoop`), as 3.2.6's own per-instance polls see them
- * within its poll interval, so a plain kill (the replicas' IO threads reconnecting) is DeadMaster at
- * the first failed check: 0.18 s after the kill in the recorded run (test/fixtures/orchestrator,
- * "second set").
+ * running), else UnreachableMaster. At the first failed check the replicas' IO threads count as
+ * running: the real one's view of the replicas lagged the master's check, so a plain kill was
+ * UnreachableMaster ~1 s before DeadMaster in every recording, while replicas whose SQL thread was
+ * stopped made it DeadMaster at once (failover-unsuccessful).
  */
 export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
   const out: Analysis[] = [];
@@ -108,7 +107,7 @@ export function analyze(all: readonly InstanceState[], now: Date): Analysis[] {
     if (m.master !== null || m.lastCheckValid || isDowntimed(m, now)) continue;
     const replicas = replicasOf(all, m.key);
     if (replicas.length === 0) continue;
-    const replicating = (r: InstanceState): boolean => r.sqlRunning && r.ioRunning;
+    const replicating = (r: InstanceState): boolean => r.sqlRunning && (r.ioRunning || m.failedChecks < 2);
     const dead = !replicas.some(replicating);
     const code: AnalysisCode = dead ? 'DeadMaster' : 'UnreachableMaster';
     out.push({ code, description: DESCRIPTIONS[code], actionable: dead, master: m, replicas });

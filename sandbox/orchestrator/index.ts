@@ -342,21 +342,28 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   }
 
   /**
-   * The replicas of a master whose check failed, read before they had noticed it: 3.2.6 polls each
-   * instance on its own schedule, so it sees them reconnecting within its poll interval of the
-   * master's failed check, where one concurrent round may have read them just before the kill.
+   * A master's first failed check is UnreachableMaster (analysis.ts: its replicas count as still
+   * replicating, as every recorded kill began). 3.2.6 polls each instance on its own schedule, so
+   * it reads those replicas again within its poll interval and calls DeadMaster once they lost the
+   * master too: 0.18 s after a kill in the recorded run. Here the replicas of a newly failed master
+   * are read again at once and that counts as the master's second look, so the DeadMaster analysis
+   * and its recovery come in the same round instead of a round later.
    */
-  function replicasToRecheck(): InstanceState[] {
-    const failed = instances.filter((m) => m.master === null && !m.lastCheckValid);
-    return failed.flatMap((m) => replicasOf(instances, m.key).filter((r) => r.lastCheckValid && r.ioRunning));
+  async function lookAgainAtReplicas(): Promise<void> {
+    const failed = instances.filter((m) => m.master === null && !m.lastCheckValid && m.failedChecks === 1);
+    const replicas = failed.flatMap((m) => replicasOf(instances, m.key).filter((r) => r.lastCheckValid));
+    if (replicas.length === 0) return;
+    await Promise.all(replicas.map((r) => poll(r.key)));
+    for (const m of failed) m.failedChecks = 2;
+    await checkAndRecover();
   }
 
   async function pollLoop(): Promise<void> {
     while (!stopped) {
       await exclusive(async () => {
         await Promise.all(instances.map((i) => poll(i.key)));
-        await Promise.all(replicasToRecheck().map((i) => poll(i.key)));
         await checkAndRecover();
+        await lookAgainAtReplicas();
       }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
       rounds += 1;
       if (!stopped) await sleep(cfg.instancePollSeconds * 1000);
