@@ -1,4 +1,4 @@
-// The chaos scenarios of issue 22 (docs/failure-modes.md), used by
+// The chaos scenarios of issue 22 (docs/failure-modes.md), used by test/e2e/chaos.test.ts and
 // bench/chaos.ts: a 3-node cluster in a chosen replication mode, every pod's link delayed, clients
 // writing through the master Service as root and as an application user, and one fault at a time
 // with what it cost: time to the role move, write outage, acknowledged writes lost.
