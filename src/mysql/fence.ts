@@ -65,3 +65,13 @@ export function killConnectionStatement(id: number | string): Statement {
   if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`invalid connection id ${String(id)}`);
   return stmt(`KILL CONNECTION ${n}`);
 }
+
+/**
+ * The sessions waiting for a semi-sync acknowledgement (MariaDB and MySQL 5.7 say "from slave",
+ * MySQL 8.0.26+ "from replica"). MariaDB's `SET GLOBAL read_only = 1` waits for commits in progress,
+ * so on a master cut off from its replicas (no fallback to async) it waited for ever behind them.
+ * Their transactions are in the binary log but were never acknowledged to their clients.
+ */
+export function semiSyncWaitersQuery(): Statement {
+  return stmt("SELECT ID AS id FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND STATE LIKE 'Waiting for semi-sync ACK%'");
+}

@@ -23,7 +23,7 @@ import {
   type PointAtOptions,
 } from './replication-statements.ts';
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
-import { clientSessionsQuery, killConnectionStatement } from './fence.ts';
+import { clientSessionsQuery, killConnectionStatement, semiSyncWaitersQuery } from './fence.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
 import {
   ioThreadStatements, parseSemiSyncState, semiSyncChanges, semiSyncPluginsStatement, showSemiSyncStatusStatement,
@@ -314,6 +314,9 @@ class Node implements MysqlNode {
 
   setReadOnly(readOnly: boolean): Promise<void> {
     return this.exclusive(async () => {
+      // A commit waiting for an acknowledgement that will not come would hold SET read_only for
+      // ever: its connection is closed first, so its client gets an error, never a success.
+      if (readOnly) for (const row of await this.q(semiSyncWaitersQuery())) await this.killIgnoringGone(String(row['id']));
       for (const s of setReadOnlyStatements(this.flavour, readOnly)) await this.q(s);
     });
   }
@@ -324,16 +327,21 @@ class Node implements MysqlNode {
       if (!ro.readOnly) return { readOnly: false, killed: [] };
       const killed: string[] = [];
       for (const row of await this.q(clientSessionsQuery(spare))) {
-        try {
-          await this.q(killConnectionStatement(String(row['id'])));
-          killed.push(String(row['user']));
-        } catch (e) {
-          // The session ended between the list and the kill.
-          if (!(e instanceof MysqlError && e.errno === ER_NO_SUCH_THREAD)) throw e;
-        }
+        if (await this.killIgnoringGone(String(row['id']))) killed.push(String(row['user']));
       }
       return { readOnly: true, killed };
     });
+  }
+
+  /** KILL CONNECTION; false when the session ended between the list and the kill. */
+  private async killIgnoringGone(id: string): Promise<boolean> {
+    try {
+      await this.q(killConnectionStatement(id));
+      return true;
+    } catch (e) {
+      if (e instanceof MysqlError && e.errno === ER_NO_SUCH_THREAD) return false;
+      throw e;
+    }
   }
 
   private async replicationNow(): Promise<ReplicationStatus | null> {

@@ -71,3 +71,22 @@ test('MariaDB 10.11 live: a role switch moves the settings (the old master ackno
   await eventually('replicated', async () => (await master.sql("SHOW DATABASES LIKE 'after_switch'")).length === 1);
   assert.equal((await r.semiSyncState()).masterActive, true);
 });
+
+test('MariaDB 10.11 live: a master cut off with commits waiting for an acknowledgement is still made read-only; the waiting clients get an error, not an acknowledgement', async (t) => {
+  const { master, replica } = await startReplicationPair({ t });
+  const m = await master.node();
+  await (await replica.node()).setSemiSync(REPLICA);
+  await m.setSemiSync(MASTER);
+  await eventually('the replica acknowledges', async () => (await m.semiSyncState()).clients === 1);
+  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY)');
+  // The replicas gone (a partition, a failover elsewhere): the commit waits for ever (no fallback).
+  await replica.sql('STOP SLAVE IO_THREAD');
+  const commit = master.sql('INSERT INTO app.t VALUES (1)').then(() => 'acknowledged', (e: Error) => `refused: ${e.message}`);
+  await eventually('the commit waits for an acknowledgement', async () => (await m.semiSyncState()).waitSessions >= 1);
+  // MariaDB's SET GLOBAL read_only waits for commits in progress: it hung behind this one, and the
+  // demoted master stayed writable for every later client (the chaos suite's partition).
+  await m.setReadOnly(true);
+  assert.equal(await m.isReadOnly(), true);
+  const outcome = await commit;
+  assert.match(outcome, /^refused: /, 'the waiting client is not told its commit succeeded');
+});
