@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,5 +87,42 @@ describe('operator process', () => {
     for (const line of out.split('\n').filter(Boolean)) JSON.parse(line);
     assert.doesNotMatch(out + err, new RegExp(TOPOLOGY_PASSWORD), 'the topology password is never logged');
     assert.doesNotMatch(out + err, new RegExp(HOOK_SECRET), 'the failover hook secret is never logged');
+  });
+
+  // Seen on a fresh machine: after "cannot start" the process hung in the manager's stop, and the
+  // first SIGTERM did not end it. It must end on its own, non-zero, saying why; no signal is sent.
+  it('exits non-zero on its own when it cannot start (its metrics port taken), saying why', { timeout: 60_000 }, async (t) => {
+    const env = await kubeEnv(t);
+    const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    let kcPath = process.env['TEST_KUBECONFIG'] ?? '';
+    if (env.server) {
+      kcPath = join(dir, 'kubeconfig');
+      env.server.writeKubeconfig(kcPath);
+    }
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+
+    const child = spawn(
+      process.execPath,
+      [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
+        '--metrics-addr', `127.0.0.1:${port}`, '--identity', 'main-test-taken', '--retry-period', '200ms'],
+      { env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    assert.equal(signal, null, out);
+    assert.notEqual(code, 0, out);
+    assert.notEqual(code, null, out);
+    const cannot = out.split('\n').find((l) => l.includes('"cannot start"'));
+    assert.ok(cannot, out);
+    assert.match(cannot, /EADDRINUSE/);
   });
 });
