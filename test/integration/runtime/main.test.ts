@@ -7,16 +7,26 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { Lease } from '../../../src/runtime/leader-election.ts';
-import { kubeEnv } from '../../support/kube-env.ts';
+import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
 import { eventually } from '../../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
 const TOPOLOGY_PASSWORD = 'Topo-Secret-0815';
 const HOOK_SECRET = 'Hook-Secret-4711';
+
+/** A kubeconfig file for the process: the test server's, written to a directory removed after the test, or TEST_KUBECONFIG. */
+function kubeconfigPath(t: TestContext, env: KubeEnv): string {
+  if (!env.server) return process.env['TEST_KUBECONFIG'] ?? '';
+  const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'kubeconfig');
+  env.server.writeKubeconfig(path);
+  return path;
+}
 
 describe('operator process', () => {
   it('refuses an invalid flag with exit code 2 and a message naming it', () => {
@@ -39,13 +49,7 @@ describe('operator process', () => {
 
   it('runs against a kubeconfig, becomes ready, never logs the topology password, and on SIGTERM releases the Lease and exits 0', async (t) => {
     const env = await kubeEnv(t); // with the project's CRDs: the registered controllers watch them
-    const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    let kcPath = process.env['TEST_KUBECONFIG'] ?? '';
-    if (env.server) {
-      kcPath = join(dir, 'kubeconfig');
-      env.server.writeKubeconfig(kcPath);
-    }
+    const kcPath = kubeconfigPath(t, env);
 
     const child: ChildProcess = spawn(
       process.execPath,
@@ -93,13 +97,7 @@ describe('operator process', () => {
   // first SIGTERM did not end it. It must end on its own, non-zero, saying why; no signal is sent.
   it('exits non-zero on its own when it cannot start (its metrics port taken), saying why', { timeout: 60_000 }, async (t) => {
     const env = await kubeEnv(t);
-    const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    let kcPath = process.env['TEST_KUBECONFIG'] ?? '';
-    if (env.server) {
-      kcPath = join(dir, 'kubeconfig');
-      env.server.writeKubeconfig(kcPath);
-    }
+    const kcPath = kubeconfigPath(t, env);
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     t.after(() => new Promise<void>((resolve) => taken.close(() => resolve())));
