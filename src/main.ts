@@ -3,6 +3,7 @@
 // from its own options → run until SIGTERM/SIGINT, then shut down gracefully (exit 0).
 // Leadership lost while reconciles kept running ends the process the same way, with exit 1.
 import { delimiter } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { controllers } from './controllers/index.ts';
 import { ConfigError, helpRequested, helpText, loadConfig, type Config, type OperatorConfig } from './runtime/config.ts';
@@ -95,7 +96,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     await manager.start();
   } catch (err) {
     log.error('cannot start', { error: errorMessage(err) });
-    await manager.stop();
+    // Undo what did start (informers mid-list, the Lease untouched), but never wait past the
+    // shutdown timeout for it: the process must end, non-zero, whatever a half start left.
+    const gaveUp = Symbol('timeout');
+    const ended = await Promise.race([manager.stop(), delay(config.shutdownTimeoutMs, gaveUp, { ref: false })]);
+    if (ended === gaveUp) log.warn('shutdown after a failed start did not finish; exiting anyway', { timeoutMs: config.shutdownTimeoutMs });
+    manager.client.close();
     return 1;
   }
   log.info('operator started', {

@@ -141,8 +141,12 @@ const RULES: Record<string, Rule> = {
   'deployments.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
   'replicasets.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
   'jobs.batch': (o) => {
+    // validateJobSpec: a policy left out is defaulted to Always, so both read as "Required value".
     const policy = o.spec?.template?.spec?.restartPolicy;
-    const out = policy === 'OnFailure' || policy === 'Never' ? [] : [notSupported('spec.template.spec.restartPolicy', policy, ['OnFailure', 'Never'])];
+    const field = 'spec.template.spec.restartPolicy';
+    const out = policy === 'OnFailure' || policy === 'Never' ? []
+      : policy === 'Always' || policy === undefined || policy === '' ? [required(field, 'valid values: "OnFailure", "Never"')]
+        : [notSupported(field, policy, ['OnFailure', 'Never'])];
     return [...out, ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')];
   },
   pods: (o) => containerCauses(o.spec, 'spec'),
@@ -184,23 +188,24 @@ const RULES: Record<string, Rule> = {
     const timed = o.eventTime !== undefined && o.eventTime !== null;
     const ok = involved === '' ? (timed ? ns === 'default' || ns === 'kube-system' : ns === '' || ns === 'default') : timed || ns === involved;
     const out = ok ? [] : [invalid('involvedObject.namespace', JSON.stringify(involved), 'does not match event.namespace')];
-    if (timed) out.push(...timedEventCauses(o));
+    if (timed) out.push(...timedEventCauses(o, ctx.requestVersion === 'v1' ? 'reportingComponent' : 'reportingController'));
     return ctx.creating && ctx.requestVersion === 'events.k8s.io/v1' ? [...out, ...eventsV1CreateCauses(o)] : out;
   },
 };
 
 /** legacyValidateEvent of v1.26 for an Event with eventTime (both APIs): the paths are the
- * events.k8s.io names, the values core/v1's; lengths are Go's byte counts. Messages are refused,
- * never truncated (the client's recorder truncates, not the server). */
-function timedEventCauses(o: KObj): StatusCause[] {
+ * events.k8s.io names but the reporting controller's, which is `reportingComponent` when the
+ * request came through core/v1; lengths are Go's byte counts. Messages are refused, never
+ * truncated (the client's recorder truncates, not the server). */
+function timedEventCauses(o: KObj, controllerField: string): StatusCause[] {
   const out: StatusCause[] = [];
   const text = (v: unknown) => (typeof v === 'string' ? v : '');
   const atMost = (field: string, value: string, limit: number) => {
     if (Buffer.byteLength(value) > limit) out.push(invalid(field, '""', `can have at most ${limit} characters`));
   };
   const controller = text(o.reportingComponent);
-  if (controller === '') out.push(required('reportingController'));
-  out.push(...keyCauses('reportingController', controller));
+  if (controller === '') out.push(required(controllerField));
+  out.push(...keyCauses(controllerField, controller));
   if (text(o.reportingInstance) === '') out.push(required('reportingInstance'));
   atMost('reportingInstance', text(o.reportingInstance), 128);
   if (text(o.action) === '') out.push(required('action'));

@@ -212,10 +212,20 @@ function defaultContainer(c: KObj): void {
   setDefault(c, 'imagePullPolicy', tagged || image.includes('@') ? 'IfNotPresent' : 'Always');
 }
 
+/** SetDefaults_Pod (a Pod only, not a template): a limit without its request is requested too,
+ * whatever the resource (`ephemeral-storage` as well as cpu and memory). */
+function requestsFromLimits(c: KObj): void {
+  const r: KObj = c.resources ?? {};
+  const limits = (r.limits ?? {}) as KObj;
+  if (Object.keys(limits).length === 0) return;
+  r.requests = sortedKeys({ ...limits, ...((r.requests ?? {}) as KObj) });
+}
+
 function defaultPodSpec(spec: KObj | undefined, isPod: boolean): void {
   if (!spec) return;
   for (const c of (spec.initContainers ?? []) as KObj[]) defaultContainer(c);
   for (const c of (spec.containers ?? []) as KObj[]) defaultContainer(c);
+  if (isPod) for (const c of [...((spec.initContainers ?? []) as KObj[]), ...((spec.containers ?? []) as KObj[])]) requestsFromLimits(c);
   setDefault(spec, 'restartPolicy', 'Always');
   setDefault(spec, 'terminationGracePeriodSeconds', 30);
   setDefault(spec, 'dnsPolicy', 'ClusterFirst');

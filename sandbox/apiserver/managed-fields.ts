@@ -6,8 +6,8 @@
 // removes fields it owned before and no longer names, unless someone else owns them. A manager is
 // its name, operation and subresource: an Apply conflicts with an Update of the same name.
 // Before each write the sets are reconciled with the schema, like structured-merge-diff's
-// reconcileManagedFieldsWithSchemaChanges: a list that became a list map or set is owned item by
-// item by whoever owned it whole, one that became atomic is owned whole.
+// reconcileManagedFieldsWithSchemaChanges: a list that became atomic is owned whole; one that
+// became a list map or set is left as it is (its former owner keeps the list node, no item).
 import { unionFields } from '../../src/runtime/kube/fields-v1.ts';
 import { ApiError, statusBody } from './status.ts';
 import { clone, deepEqual, isObject, rfc3339 } from './json.ts';
@@ -288,9 +288,10 @@ export function requestedEntries(requested: unknown): ManagedEntry[] | undefined
 }
 
 /**
- * The entries with each set brought up to the current schema (CRs): a member that is a whole
- * list now typed map or set becomes the set of its current items (structured-merge-diff's
- * buildGranularFieldSet); a tracked list now atomic is owned whole again.
+ * The entries with each set brought up to the current schema (CRs): a tracked list now atomic is
+ * owned whole again. The other way is not reconciled (structured-merge-diff's
+ * ReconcileFieldSetWithSchema treats such lists as if always granular): the owner of a list that
+ * was atomic keeps its member `f:<list>` and owns no item, as a real v1.26 showed.
  */
 function reconcileWithSchema(entries: ManagedEntry[], live: KObj | undefined, opts: Omit<SetOptions, 'markContainers'>): ManagedEntry[] {
   if (opts.builtin || !live) return entries;
@@ -306,9 +307,7 @@ function reconcileNode(node: FieldSet, value: unknown, path: string[], opts: Omi
       const childPath = [...path, field];
       const lt = Array.isArray(v) ? opts.schema.listType(childPath).type : undefined;
       const leaf = Object.keys(child).length === 0;
-      if (leaf && v !== undefined && lt !== undefined && lt !== 'atomic' && v.length > 0) {
-        out[k] = { '.': {}, ...fieldSetOf(v, childPath, { ...opts, markContainers: false }) };
-      } else if (!leaf && lt === 'atomic') {
+      if (!leaf && lt === 'atomic') {
         out[k] = {};
       } else out[k] = leaf ? child : reconcileNode(child, v, childPath, opts);
     } else if (k.startsWith('k:') && Array.isArray(value)) {

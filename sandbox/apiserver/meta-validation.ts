@@ -30,7 +30,8 @@ export function keyCauses(field: string, key: string): StatusCause[] {
   }
   if (name.length === 0) out.push(invalid(field, key, 'name part must be non-empty'));
   else if (name.length > 63) out.push(invalid(field, key, 'name part must be no more than 63 characters'));
-  if (name.length > 0 && !QUALIFIED_NAME.test(name)) {
+  // Go checks the format whatever the length: an empty name part gets both causes.
+  if (!QUALIFIED_NAME.test(name)) {
     out.push(invalid(field, key, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
   }
   return out;
@@ -89,8 +90,9 @@ export function base64ErrorAt(s: string): number {
   return -1;
 }
 
-/** ObjectMeta rules of a create, or of an update when `old` (the stored metadata) is given. */
-export function metadataCauses(meta: KObj, old?: KObj): StatusCause[] {
+/** ObjectMeta rules of a create, or of an update when `old` (the stored metadata) is given;
+ * `kubeFinalizers` for the kinds validated by pkg/apis/core (built-in kinds but CRDs). */
+export function metadataCauses(meta: KObj, old?: KObj, kubeFinalizers = false): StatusCause[] {
   const out: StatusCause[] = old ? newFinalizerCauses(meta, old) : [];
   for (const [k, v] of Object.entries((meta.labels ?? {}) as Record<string, unknown>)) {
     out.push(...keyCauses('metadata.labels', k));
@@ -109,7 +111,18 @@ export function metadataCauses(meta: KObj, old?: KObj): StatusCause[] {
     out.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE} bytes`, field: 'metadata.annotations' });
   }
   out.push(...ownerReferenceCauses(meta), ...finalizerCauses(meta));
+  if (kubeFinalizers) out.push(...kubeFinalizerCauses(meta));
   return out;
+}
+
+const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
+
+/** validateKubeFinalizerName, after the generic rules: a finalizer of a built-in kind without a
+ * domain prefix must be one of the standard names, checked per index. */
+function kubeFinalizerCauses(meta: KObj): StatusCause[] {
+  const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers.map(String) : [];
+  return finalizers.flatMap((f, i) => (f.includes('/') || STANDARD_FINALIZERS.includes(f) ? []
+    : [invalid(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified')]));
 }
 
 const SYSTEM_FINALIZERS = ['orphan', 'foregroundDeletion'];

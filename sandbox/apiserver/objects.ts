@@ -16,10 +16,29 @@ import { Resources, defsFromCrd } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector, type FieldSelector } from './selectors.ts';
 import {
   ApiError, alreadyExists, badRequest, conflict, expired, forbidden, internalError, invalid, notFound,
-  statusBody, successStatus, unsupportedPatch,
+  statusBody, successStatus, unsupportedPatch, type StatusCause,
 } from './status.ts';
 import { Store, objectKey } from './store.ts';
 import { apiVersionOf, resourceKey, type DefaultContext, type KObj, type ResourceDef } from './types.ts';
+
+/** errors.NewInvalid(schema.GroupKind{}, "", ...) of a patch that does not decode: no kind, no name. */
+function patchInvalid(value: string, why: string): ApiError {
+  const cause: StatusCause = { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: ${why}`, field: 'patch' };
+  return new ApiError(422, statusBody(422, 'Invalid', ` "" is invalid: patch: ${cause.message}`, { causes: [cause] }));
+}
+
+/** Go's %+v of a decoded JSON value (a strategic patch's map, as its strict errors print it). */
+function goPrint(v: unknown): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (Array.isArray(v)) return `[${v.map(goPrint).join(' ')}]`;
+  if (isObject(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goPrint(v[k])}`).join(' ')}]`;
+  return String(v);
+}
+
+/** Kinds whose ObjectMeta pkg/apis/core validates (with its finalizer rule): built-in kinds but CRDs. */
+function kubeValidated(def: ResourceDef): boolean {
+  return def.builtin && def.group !== 'apiextensions.k8s.io';
+}
 
 export interface WriteOptions {
   manager: string;
@@ -31,6 +50,8 @@ export interface WriteOptions {
   duplicateFields?: string[];
   /** The API version a view's request came through (events.k8s.io/v1 Events are stored as core/v1): some rules depend on it. */
   requestVersion?: string;
+  /** Set by a patch: the value its strict decoding errors quote under the field `patch`. */
+  patchValue?: string;
 }
 
 export interface DeleteOptions {
@@ -311,7 +332,11 @@ export class ObjectService {
     opts.duplicateFields = [];
     if (errors.length === 0) return;
     if (opts.fieldValidation === 'Strict') {
-      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${errors.join(', ')}`);
+      const why = `strict decoding error: ${errors.join(', ')}`;
+      // A patch is decoded after it is applied (patch.go): the error names the field `patch`, with
+      // the patched object (JSON patches) or the patch (strategic) as the value, in a 422.
+      if (opts.patchValue !== undefined) throw patchInvalid(opts.patchValue, why);
+      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`);
     }
     if (opts.fieldValidation !== 'Ignore') opts.warnings.push(...errors);
   }
@@ -376,7 +401,7 @@ export class ObjectService {
         else obj.status = s;
       } else if (!def.builtin) delete obj.status;
     }
-    const metaCauses = metadataCauses(meta);
+    const metaCauses = metadataCauses(meta, undefined, kubeValidated(def));
     if (metaCauses.length > 0) throw invalid(def, name, metaCauses);
     obj = this.admit(def, obj, undefined, opts, name);
     if (this.store.get(this.rkey(def), ns, name)) throw alreadyExists(def, name);
@@ -456,7 +481,7 @@ export class ObjectService {
     }
     next = this.admit(def, next, old, opts, old.metadata.name, sub);
     const rule = def.builtin && sub === undefined ? UPDATE_RULES[def.resource] : undefined;
-    const refused = [...metadataCauses(next.metadata, old.metadata), ...(rule?.(old, next) ?? [])];
+    const refused = [...metadataCauses(next.metadata, old.metadata, kubeValidated(def)), ...(rule?.(old, next) ?? [])];
     if (refused.length > 0) throw invalid(def, old.metadata.name, refused);
     const m: KObj = next.metadata;
     cleanMetadata(m);
@@ -545,6 +570,7 @@ export class ObjectService {
     if (!isObject(candidate)) throw badRequest('the patched object is not an object');
     if (isObject(patchDoc) && isObject(patchDoc.metadata)) this.checkPrecondition(def, old, patchDoc.metadata.resourceVersion);
     candidate.metadata = { ...(isObject(candidate.metadata) ? candidate.metadata : {}), resourceVersion: old.metadata.resourceVersion };
+    opts.patchValue = type === 'application/strategic-merge-patch+json' ? goPrint(patchDoc) : JSON.stringify(orderObject(def, candidate));
     if (def.view) return { object: this.update(def, ns, name, candidate, sub, opts), created: false };
     return { object: this.commit(def, old, candidate, opts, sub), created: false };
   }

@@ -138,23 +138,17 @@ export function checkListOptions(q: URLSearchParams, watch: boolean): void {
 
 /**
  * A resourceVersion that is not a decimal uint64 (APIObjectVersioner.ParseResourceVersion), as each
- * path reports it: a watch through the watch cache as 422 Invalid of the resource; a paged list,
- * served by etcd, as 400; a get or unpaged list through the watch cache as a storage error that
- * no layer converts, so a 500 with no reason.
+ * path reports it: a paged list, served by etcd, as 400; a watch, a get or an unpaged list through
+ * the watch cache as a storage error that no layer converts, so a 500 with no reason (a real
+ * v1.26 with its watch cache on answered a watch so; only etcd's own watch says 422).
  */
-export function checkResourceVersion(rv: string | null, how: 'watch' | 'get' | 'list' | 'pagedList', resource: { group: string; resource: string }): void {
+export function checkResourceVersion(rv: string | null, how: 'watch' | 'get' | 'list' | 'pagedList'): void {
   if (rv === null || rv === '' || rv === '0' || /^\d{1,20}$/.test(rv) && BigInt(rv) <= 0xffffffffffffffffn) return;
   const parseError = /^\d+$/.test(rv)
     ? `strconv.ParseUint: parsing ${goQuote(rv)}: value out of range`
     : `strconv.ParseUint: parsing ${goQuote(rv)}: invalid syntax`;
   const cause: StatusCause = { reason: 'FieldValueInvalid', message: `Invalid value: ${goQuote(rv)}: ${parseError}`, field: 'resourceVersion' };
   const text = `${cause.field}: ${cause.message}`;
-  if (how === 'watch') {
-    const qualified = resource.group ? `${resource.resource}.${resource.group}` : resource.resource;
-    throw new ApiError(422, statusBody(422, 'Invalid', `${qualified} "" is invalid: ${text}`, {
-      ...(resource.group ? { group: resource.group } : {}), kind: resource.resource, causes: [cause],
-    }));
-  }
   if (how === 'pagedList') throw new ApiError(400, statusBody(400, 'BadRequest', `invalid resource version: ${text}`));
   const body = statusBody(500, '', text);
   delete body.reason;

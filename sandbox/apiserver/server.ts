@@ -419,7 +419,7 @@ export class ApiHttpHandler {
     }
     switch (info.verb) {
       case 'get': {
-        checkResourceVersion(q.get('resourceVersion'), 'get', def);
+        checkResourceVersion(q.get('resourceVersion'), 'get');
         const obj = this.svc.get(def, ns, info.name!);
         send(200, sub === 'scale' ? this.svc.scaleOf(def, obj) : render(obj));
         return;
@@ -429,7 +429,7 @@ export class ApiHttpHandler {
         checkListOptions(q, false);
         // Paged, continued and exact lists are served by etcd, the rest by the watch cache.
         const fromEtcd = (limit > 0 && q.get('resourceVersion') !== '0') || Boolean(q.get('continue')) || q.get('resourceVersionMatch') === 'Exact';
-        checkResourceVersion(q.get('resourceVersion'), fromEtcd ? 'pagedList' : 'list', def);
+        checkResourceVersion(q.get('resourceVersion'), fromEtcd ? 'pagedList' : 'list');
         const result = this.svc.list(def, ns, {
           labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector'), limit: Number.isFinite(limit) ? limit : 0,
           continue: q.get('continue'), resourceVersion: q.get('resourceVersion'), resourceVersionMatch: q.get('resourceVersionMatch'),
@@ -447,7 +447,7 @@ export class ApiHttpHandler {
       }
       case 'watch': {
         checkListOptions(q, true);
-        checkResourceVersion(q.get('resourceVersion'), 'watch', def);
+        checkResourceVersion(q.get('resourceVersion'), 'watch');
         const timeout = q.get('timeoutSeconds');
         const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
         const labels = parseLabelSelector(q.get('labelSelector'));

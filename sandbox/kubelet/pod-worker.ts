@@ -3,7 +3,7 @@
 // policy with the kubelet's backoff; on deletion preStop, SIGTERM, SIGKILL after the grace
 // period, then the pod is deleted for good. Status is reported through `onChange`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join, posix } from 'node:path';
 import type { V1Container, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
@@ -67,6 +67,9 @@ function hostRealpath(path: string): string | undefined {
     return undefined;
   }
 }
+
+/** The container path that gets a directory of the container's own instead of the host's. */
+const CONTAINER_TMP = '/tmp';
 
 /** The host's mount points (an overlay over a directory must bring back the mounts below it). */
 function hostMountPoints(): string[] {
@@ -354,7 +357,17 @@ export class PodWorker {
       mkdirSync(dir, { recursive: true });
       extra.push({ source: dir, target: d, readOnly: false, file: false });
     });
-    return [...ordered.filter((m) => !isInside(m)), ...extra, ...ordered.filter(isInside)];
+    // A /tmp of the container's own, as its image gives it: empty at each start, world-writable
+    // with the sticky bit, gone with the pod's directory. A volume at /tmp takes its place.
+    if (!mounts.some((m) => m.target === CONTAINER_TMP)) {
+      const tmp = join(runDir, 'tmp');
+      rmSync(tmp, { recursive: true, force: true });
+      mkdirSync(tmp, { recursive: true });
+      chmodSync(tmp, 0o1777);
+      extra.push({ source: tmp, target: CONTAINER_TMP, readOnly: false, file: false });
+    }
+    const isPrivate = (m: Mount) => isInside(m) || m.target.startsWith(`${CONTAINER_TMP}/`);
+    return [...ordered.filter((m) => !isPrivate(m)), ...extra, ...ordered.filter(isPrivate)];
   }
 
   /** One run of a container; its exit code, or undefined when it could not start (reason on the record). */

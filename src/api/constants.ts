@@ -195,6 +195,8 @@ export const CLUSTER_REASONS = {
   resourcesSynced: 'ResourcesSynced',
   userSecretNotFound: 'UserSecretNotFound',
   userSecretKeyMissing: 'UserSecretKeyMissing',
+  /** spec.initBucketSecretName names a Secret that does not exist: no pod could start (its init container reads it). */
+  initBucketSecretNotFound: 'InitBucketSecretNotFound',
   unknownMysqlVersion: 'UnknownMysqlVersion',
   imageNotDerivable: 'ImageNotDerivable',
   operatorOwnedMysqlConf: 'OperatorOwnedMysqlConf',
@@ -214,6 +216,10 @@ export const CLUSTER_REASONS = {
   // BackupSchedule (ours, backupcron controller); Events too
   backupScheduled: 'BackupScheduled',
   invalidBackupSchedule: 'InvalidBackupSchedule',
+  /** spec.backupURL of a scheduled cluster names a scheme the operator cannot store to. */
+  invalidBackupURL: 'InvalidBackupURL',
+  /** spec.backupSecretName of a scheduled cluster names a Secret that does not exist. */
+  backupSecretNotFound: 'BackupSecretNotFound',
   // Events only (backupcron controller)
   scheduledBackupCreated: 'ScheduledBackupCreated',
   scheduledBackupSkipped: 'ScheduledBackupSkipped',

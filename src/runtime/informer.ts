@@ -265,6 +265,9 @@ export class Informer<T extends KubeObject = KubeObject> {
   }
 
   async #watchOnce(nextRelistAt: number): Promise<WatchEnd> {
+    // A stop during the list that came before: an abort listener added now would never fire, and
+    // the watch would hold the stop until its timeout (minutes).
+    if (this.#abort.signal.aborted) return 'aborted';
     const { client, target } = this.#opts;
     const timeoutSeconds = this.#opts.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     const stallMs = this.#opts.stallTimeoutMs ?? timeoutSeconds * 1000 + 30_000;

@@ -22,7 +22,8 @@ import {
 } from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { AlreadyExistsError } from '../../runtime/kube/errors.ts';
-import { parseKey, type KubeObject } from '../../runtime/kube/types.ts';
+import { objectKey, parseKey, type KubeObject } from '../../runtime/kube/types.ts';
+import type { Informer } from '../../runtime/informer.ts';
 import { errorMessage } from '../../runtime/logger.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { KINDS } from '../shared/kinds.ts';
@@ -39,6 +40,8 @@ export const BACKUP_CRON_PERMISSIONS: readonly Permission[] = [
   { group: API_GROUP, resources: ['mysqlclusters'], verbs: ['list', 'watch', 'patch'] },
   { group: API_GROUP, resources: ['mysqlclusters/status'], verbs: ['patch'] },
   { group: API_GROUP, resources: ['mysqlbackups'], verbs: ['list', 'watch', 'create', 'delete'] },
+  // Whether spec.backupSecretName exists, and to decide again when it comes or goes.
+  { group: '', resources: ['secrets'], verbs: ['list', 'watch'] },
 ];
 
 export interface BackupCronDeps {
@@ -59,6 +62,11 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
   // The context of the controller's current run: ticks write with its client, which is not bound
   // to any one reconcile's deadline.
   let runCtx: ControllerContext | undefined;
+  let clusterCache: Informer<Cluster> | undefined;
+  const clustersNaming = (secret: KubeObject): string[] => {
+    const ns = secret.metadata?.namespace ?? '';
+    return (clusterCache?.list({ namespace: ns }) ?? []).filter((c) => c.spec.backupSecretName?.trim() === secret.metadata?.name).map((c) => objectKey(c));
+  };
 
   const stopTicker = (key: string): void => {
     running.get(key)?.ticker.stop();
@@ -92,7 +100,9 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
   }
 
   async function reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void> {
-    const [clusters, backups] = await Promise.all([ctx.informer<Cluster>(KINDS.cluster), ctx.informer<Backup>(KINDS.backup)]);
+    const [clusters, backups, secrets] = await Promise.all([
+      ctx.informer<Cluster>(KINDS.cluster), ctx.informer<Backup>(KINDS.backup), ctx.informer<KubeObject>(KINDS.secret),
+    ]);
     const cluster = clusters.get(req.namespace, req.name);
     if (!cluster || cluster.metadata?.deletionTimestamp) {
       stopTicker(req.key);
@@ -101,7 +111,8 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     const log = ctx.log.child({ cluster: req.name, namespace: req.namespace });
 
     // decide
-    const d = decideSchedule(cluster.spec);
+    const secretName = cluster.spec.backupSecretName?.trim();
+    const d = decideSchedule(cluster.spec, { namespace: req.namespace, backupSecretFound: !secretName || secrets.get(req.namespace, secretName) !== undefined });
     const conditions = decideScheduleCondition(cluster, d, now());
 
     // act: the timer first (it needs no API), then the condition, then retention.
@@ -125,7 +136,7 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     }
     if (conditions) {
       if (d.state === 'invalid') {
-        ctx.events.warning(cluster, CLUSTER_REASONS.invalidBackupSchedule, d.message);
+        ctx.events.warning(cluster, d.reason, d.message);
         log.warn('backup schedule refused', { message: d.message });
       }
       await applyStatus(ctx.client, { ...KINDS.cluster, namespace: req.namespace, name: req.name }, CLUSTER_STATUS_OWNERS.backupCron, { conditions });
@@ -142,9 +153,14 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     name: 'backupcron',
     for: KINDS.cluster,
     // A scheduled backup that finishes or goes may change what retention keeps.
-    watches: [{ target: KINDS.backup, map: keyFromLabel(LABEL_BACKUP_CLUSTER) }],
-    start(ctx) {
+    // A credentials Secret that comes or goes decides the clusters of its namespace naming it again.
+    watches: [
+      { target: KINDS.backup, map: keyFromLabel(LABEL_BACKUP_CLUSTER) },
+      { target: KINDS.secret, map: (secret) => clustersNaming(secret) },
+    ],
+    async start(ctx) {
       runCtx = ctx;
+      clusterCache = await ctx.informer<Cluster>(KINDS.cluster);
       const stopAll = (): void => {
         for (const key of [...running.keys()]) stopTicker(key);
         if (runCtx === ctx) runCtx = undefined;

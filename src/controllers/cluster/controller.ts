@@ -1,7 +1,8 @@
 // The cluster controller as the operator lists it: its settings (options.ts), the API resources
 // and verbs it uses, and its registration in the manager: what it watches and how changes map to
 // clusters. The user Secret has no owner reference to the cluster (the user made it), so a change
-// of it is mapped by name to every cluster of its namespace naming it in spec.secretName.
+// of it is mapped by name to every cluster of its namespace naming it in spec.secretName (or in
+// spec.initBucketSecretName, whose absence is refused too).
 // Services are mapped by hand: the shared headless Service has no owner, so a change of it (say,
 // someone deleted it) is mapped to one cluster of its namespace, which puts it back; mapping it
 // to all of them would reconcile every cluster for one object.
@@ -58,7 +59,8 @@ export function makeClusterController(opts: ClusterControllerOptions): Controlle
         map: (secret) => {
           const ns = secret.metadata?.namespace ?? '';
           const name = secret.metadata?.name;
-          return (clusters?.list({ namespace: ns }) ?? []).filter((c) => c.spec.secretName === name).map((c) => objectKey(c));
+          return (clusters?.list({ namespace: ns }) ?? [])
+            .filter((c) => c.spec.secretName === name || c.spec.initBucketSecretName === name).map((c) => objectKey(c));
         },
       },
     ],

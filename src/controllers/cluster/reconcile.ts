@@ -66,7 +66,8 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   const readyNodes = existingSts?.status?.readyReplicas ?? 0;
 
   // decide: validation first; an invalid cluster keeps what it has.
-  const valid = validateCluster(cluster, userSecret, opts);
+  const initBucketSecret = cluster.spec.initBucketSecretName;
+  const valid = validateCluster(cluster, userSecret, opts, !initBucketSecret || secrets.get(ns, initBucketSecret) !== undefined);
   if (!valid.ok) {
     const first = valid.problems[0]!;
     const outcome: SyncOutcome = { ok: false, reason: first.reason, message: valid.problems.map((p) => p.message).join('; ') };

@@ -97,10 +97,16 @@ export function unsafeMysqlConf(conf: Readonly<Record<string, unknown>> | undefi
   return problems;
 }
 
+/**
+ * `initBucketSecretFound`: whether the Secret spec.initBucketSecretName names exists (true when
+ * none is named). Every pod's init container takes its keys as variables, so no pod would start
+ * without it: refused like the user Secret.
+ */
 export function validateCluster(
   cluster: MysqlCluster,
   userSecret: V1Secret | undefined,
   opts: ClusterControllerOptions,
+  initBucketSecretFound = true,
 ): Validation {
   const spec = cluster.spec;
   const problems: Problem[] = [];
@@ -123,6 +129,13 @@ export function validateCluster(
     problems.push({
       reason: CLUSTER_REASONS.userSecretKeyMissing,
       message: `Secret ${ns}/${spec.secretName} (spec.secretName) has no non-empty key ${rootKeys}`,
+    });
+  }
+
+  if (spec.initBucketSecretName && !initBucketSecretFound) {
+    problems.push({
+      reason: CLUSTER_REASONS.initBucketSecretNotFound,
+      message: `Secret ${ns}/${spec.initBucketSecretName} (spec.initBucketSecretName) does not exist; the pods' init container reads the bucket credentials from it`,
     });
   }
 

@@ -137,14 +137,21 @@ test('core Events: absent fields answer as Go encodes them; Events with eventTim
   assert.equal(legacy.status, 201, legacy.text);
   assert.equal(legacy.json.message, long);
 
-  // pkg/apis/core/validation/events.go: legacyValidateEvent, for an Event with eventTime.
+  // pkg/apis/core/validation/events.go: legacyValidateEvent, for an Event with eventTime; through
+  // core/v1 the reporting controller's field is named `reportingComponent`, and an empty name
+  // fails both the length and the format of a qualified name.
   const timed = await raw(env.kubeConfig, 'POST', base, {
     body: json({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e3' }, involvedObject: { namespace: ns }, eventTime: '2026-11-21T19:45:00.000000Z', message: long }),
   });
   assert.equal(timed.status, 422, timed.text);
   assert.deepEqual(timed.json.details.causes, [
-    { reason: 'FieldValueRequired', message: 'Required value', field: 'reportingController' },
-    { reason: 'FieldValueInvalid', message: 'Invalid value: "": name part must be non-empty', field: 'reportingController' },
+    { reason: 'FieldValueRequired', message: 'Required value', field: 'reportingComponent' },
+    { reason: 'FieldValueInvalid', message: 'Invalid value: "": name part must be non-empty', field: 'reportingComponent' },
+    {
+      reason: 'FieldValueInvalid',
+      message: "Invalid value: \"\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      field: 'reportingComponent',
+    },
     { reason: 'FieldValueRequired', message: 'Required value', field: 'reportingInstance' },
     { reason: 'FieldValueRequired', message: 'Required value', field: 'action' },
     { reason: 'FieldValueRequired', message: 'Required value', field: 'reason' },

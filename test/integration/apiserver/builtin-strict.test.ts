@@ -22,7 +22,7 @@ const statefulSet = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-test('unknown fields of a built-in kind: Strict refuses with 400, Warn warns, Ignore does not; none is stored', async (t) => {
+test('unknown fields of a built-in kind: Strict refuses with 400 (a patch with 422), Warn warns, Ignore does not; none is stored', async (t) => {
   const env = await kubeEnv(t);
   const base = `/apis/apps/v1/namespaces/${env.namespace}/statefulsets`;
 
@@ -47,8 +47,19 @@ test('unknown fields of a built-in kind: Strict refuses with 400, Warn warns, Ig
   const patched = await raw(env.kubeConfig, 'PATCH', `${base}/u3?fieldValidation=Strict`, {
     contentType: 'application/merge-patch+json', body: json({ metadata: { annotations: { 'example.com/a': 'b' } }, spec: { baz: true } }),
   });
-  assert.equal(patched.status, 400, patched.text);
-  assert.equal(patched.json.message, 'StatefulSet in version "v1" cannot be handled as a StatefulSet: strict decoding error: unknown field "spec.baz"');
+  // A patch is decoded after it is applied: the error is a 422 of the field `patch` whose value is
+  // the patched object (patch.go), not the 400 of a create.
+  assert.equal(patched.status, 422, patched.text);
+  assert.equal(patched.json.reason, 'Invalid');
+  assert.deepEqual(patched.json.details.causes.map((c: any) => [c.reason, c.field]), [['FieldValueInvalid', 'patch']]);
+  assert.match(patched.json.details.causes[0].message, /^Invalid value: "\{.*\\"baz\\":true.*\}": strict decoding error: unknown field "spec\.baz"$/);
+  assert.match(patched.json.message, /^ "" is invalid: patch: Invalid value: ".*": strict decoding error: unknown field "spec\.baz"$/);
+  assert.equal((await raw(env.kubeConfig, 'GET', `${base}/u3`)).json.metadata.annotations?.['example.com/a'], undefined, 'nothing of the patch is stored');
+  const smp = await raw(env.kubeConfig, 'PATCH', `${base}/u3?fieldValidation=Strict`, {
+    contentType: 'application/strategic-merge-patch+json', body: json({ spec: { baz: true } }),
+  });
+  assert.equal(smp.status, 422, smp.text);
+  assert.deepEqual(smp.json.details.causes.map((c: any) => [c.field, c.message]), [['patch', 'Invalid value: "map[spec:map[baz:true]]": strict decoding error: unknown field "spec.baz"']]);
 });
 
 test('events.k8s.io/v1 refuses at create what core/v1 still takes from old clients', async (t) => {

@@ -50,7 +50,8 @@ test('quantities are stored in the canonical form of resource.Quantity', async (
   const r = await create(env.kubeConfig, `/api/v1/namespaces/${env.namespace}/pods`, pod);
   assert.equal(r.status, 201, JSON.stringify(r.json));
   const resources = ((r.json.spec as Obj).containers as Obj[])[0]!.resources;
-  assert.deepEqual(resources, { limits: { cpu: '1', 'ephemeral-storage': '100M', memory: '2Gi' }, requests: { cpu: '500m', memory: '1536Mi' } });
+  // A limit without its request is requested too (SetDefaults_Pod), ephemeral-storage as well.
+  assert.deepEqual(resources, { limits: { cpu: '1', 'ephemeral-storage': '100M', memory: '2Gi' }, requests: { cpu: '500m', 'ephemeral-storage': '100M', memory: '1536Mi' } });
 });
 
 test('MicroTime needs six fractional digits; Time takes fractions and offsets and is stored in UTC seconds', async (t) => {
@@ -117,7 +118,7 @@ test('validation refuses what the schema and the kinds\' rules refuse, with the 
   }), ['spec.accessModes: Required value: at least 1 access mode is required']);
   assert.deepEqual(await refused(`/apis/batch/v1/namespaces/${ns}/jobs`, {
     apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'j' }, spec: { template: { spec: { containers: [container()] } } },
-  }), ['spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']);
+  }), ['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']);
   assert.deepEqual(await refused(`/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`, {
     apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l' }, spec: { holderIdentity: 'a', leaseDurationSeconds: 0 },
   }), ['spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0']);

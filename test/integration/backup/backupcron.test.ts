@@ -107,6 +107,37 @@ test('an invalid schedule is a condition naming the field and the parse error, n
   assert.deepEqual([...op.ticker.active][0]!.schedule, { kind: 'cron', pattern: '0 0 0 * * *', timezone: undefined });
 });
 
+/** The Warning Events on the cluster, as [reason, message]. */
+async function clusterWarnings(l: Lab): Promise<string[][]> {
+  const list = await l.client.list<KubeObject & { type?: string; reason?: string; message?: string; involvedObject?: { name?: string } }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: l.ns });
+  return list.items.filter((e) => e.type === 'Warning' && e.involvedObject?.name === 'my-db').map((e) => [e.reason ?? '', e.message ?? '']);
+}
+
+test('a backupURL no backend takes, or a missing backupSecretName Secret, stops the schedule at once with a condition and an Event naming the field', async (t) => {
+  const l = await lab(t, { backupSchedule: '@daily', backupURL: 'ftp://backups.example.com/my-db/' });
+  const op = await operator(t, l);
+  const refused = await eventually('BackupSchedule False', async () => ((await scheduleCondition(l))?.status === 'False' ? scheduleCondition(l) : undefined));
+  assert.equal(refused!.reason, 'InvalidBackupURL');
+  assert.match(refused!.message ?? '', /^spec\.backupURL "ftp:\/\/backups\.example\.com\/my-db\/": ftp:\/\/ backups are not supported/);
+  await eventually('its Warning Event', async () => (await clusterWarnings(l)).some(([r, m]) => r === 'InvalidBackupURL' && m === refused!.message));
+  assert.equal(op.ticker.active.size, 0, 'no timer for a schedule that cannot store');
+
+  await l.client.patch({ ...CLUSTER, namespace: l.ns, name: 'my-db' }, { spec: { backupURL: 's3://bucket/my-db/', backupSecretName: 'my-db-backup-creds' } });
+  const noSecret = await eventually('BackupSecretNotFound', async () => {
+    const c = await scheduleCondition(l);
+    return c?.reason === 'BackupSecretNotFound' ? c : undefined;
+  });
+  assert.equal(noSecret.status, 'False');
+  assert.equal(noSecret.message, `Secret ${l.ns}/my-db-backup-creds (spec.backupSecretName) does not exist; scheduled backups would have no storage credentials`);
+  await eventually('its Warning Event', async () => (await clusterWarnings(l)).some(([r, m]) => r === 'BackupSecretNotFound' && m === noSecret.message));
+  assert.equal(op.ticker.active.size, 0);
+
+  // The Secret's arrival alone decides again: nothing else changes.
+  await l.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-backup-creds', namespace: l.ns }, stringData: { AWS_ACCESS_KEY_ID: 'a' } } as KubeObject);
+  await eventually('BackupSchedule True', async () => (await scheduleCondition(l))?.status === 'True');
+  assert.equal(op.ticker.active.size, 1);
+});
+
 test('after an operator restart the schedule is rebuilt from the API, and a tick already run is not run twice', async (t) => {
   const l = await lab(t, { backupSchedule: HOURLY });
   const first = await operator(t, l);

@@ -54,6 +54,10 @@ test('bad input gives a precise condition and Event and creates nothing; fixing 
     { name: 'no-secret', spec: { secretName: 'absent' }, reason: 'UserSecretNotFound', message: new RegExp(`Secret ${ns}/absent \\(spec\\.secretName\\) does not exist`) },
     { name: 'no-root', spec: { secretName: 'no-root-pw' }, reason: 'UserSecretKeyMissing', message: /no-root-pw .* ROOT_PASSWORD/ },
     { name: 'bad-version', spec: { secretName: 'ok', mysqlVersion: '9.9' }, reason: 'UnknownMysqlVersion', message: /mysqlVersion "9\.9"/ },
+    {
+      name: 'no-init-secret', spec: { secretName: 'ok', initBucketURL: 's3://bucket/x.xbackup.gz', initBucketSecretName: 'restore-creds' },
+      reason: 'InitBucketSecretNotFound', message: new RegExp(`Secret ${ns}/restore-creds \\(spec\\.initBucketSecretName\\) does not exist`),
+    },
     { name: 'no-image', spec: { secretName: 'ok', mysqlVersion: '8.0.99' }, reason: 'ImageNotDerivable', message: /8\.0\.99.*spec\.image/ },
     { name: 'owned-conf', spec: { secretName: 'ok', mysqlConf: { 'server-id': 7 } }, reason: 'OperatorOwnedMysqlConf', message: /"server-id"/ },
     // The CRD cannot check keys: a line break in one would add an option of its own to my.cnf.
@@ -74,6 +78,12 @@ test('bad input gives a precise condition and Event and creates nothing; fixing 
     await client.patch({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'no-root-pw' }, { stringData: { ROOT_PASSWORD: 'now' } }, { type: 'merge' });
     await eventually('no-root synced', async () => (await condition(client, ns, 'no-root'))?.status === 'True');
     assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-root-mysql' }));
+  });
+
+  await t.test('creating the missing initBucketSecretName Secret converges without touching the cluster object', async () => {
+    await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'restore-creds', namespace: ns }, stringData: { AWS_ACCESS_KEY_ID: 'a' } } as KubeObject);
+    await eventually('no-init-secret synced', async () => (await condition(client, ns, 'no-init-secret'))?.status === 'True');
+    assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-init-secret-mysql' }));
   });
 
   await t.test('breaking a running cluster keeps its objects', async () => {

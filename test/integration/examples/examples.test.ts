@@ -50,8 +50,24 @@ test('every example applies with kubectl and becomes what it describes', async (
 
   assert.deepEqual(files, [
     'mysqlbackup.yaml', 'mysqlcluster-mariadb.yaml', 'mysqlcluster-minimal.yaml', 'mysqlcluster-restore.yaml',
-    'mysqlcluster.yaml', 'mysqldatabase.yaml', 'mysqluser.yaml',
+    'mysqlcluster.yaml', 'mysqldatabase.yaml', 'mysqluser.yaml', 'simple-app.yaml',
   ], 'a test below for each example');
+
+  /** A MysqlDatabase or MysqlUser of `cluster` waiting for its master, for the reason pod 0 gives. */
+  const waitsForMaster = async (cluster: string, kind: 'MysqlDatabase' | 'MysqlUser', name: string): Promise<void> => {
+    // Which wait depends on pod 0: the test API server runs no StatefulSet controller, so there is
+    // none (NoMaster); a real cluster's makes it, Pending without a volume, so the new cluster's
+    // master-to-be does not answer (MasterUnreachable). The reason must match the pods it was decided on.
+    const pod0 = names.pod(cluster, 0);
+    const expected = async () => (await client.get({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod0 }).then(() => true, () => false))
+      ? PROVISION_REASONS.masterUnreachable : PROVISION_REASONS.noMaster;
+    const ready = await eventually(`${kind} ${name}'s Ready condition, as pod 0 says`, async () => {
+      const c = conditionOf(await exists(kind, name), PROVISION_CONDITION.ready);
+      return c !== undefined && c.reason === await expected() ? c : undefined;
+    });
+    assert.equal(ready.status, CONDITION_STATUS.false, `${kind}: ${ready.message}`);
+    if (ready.reason === PROVISION_REASONS.masterUnreachable) assert.match(ready.message ?? '', new RegExp(`${pod0} \\(newCluster\\) is not reachable`));
+  };
 
   await t.test('mysqlcluster-minimal.yaml: one MySQL 8.0 server with the default volume', async () => {
     await applied('mysqlcluster-minimal.yaml');
@@ -114,10 +130,21 @@ test('every example applies with kubectl and becomes what it describes', async (
     assert.ok(backup.metadata!.finalizers!.includes('backups.mysql.presslabs.org/remote-storage-cleanup'), 'remoteDeletePolicy: delete holds a finalizer');
   });
   await t.test('mysqldatabase.yaml, mysqluser.yaml: they wait for a master of my-db, saying so', async () => {
-    for (const [kind, name] of [['MysqlDatabase', 'my-db-shop'], ['MysqlUser', 'my-db-shop-user']] as const) {
-      const ready = await eventually(`${kind} ${name}'s Ready condition`, async () => conditionOf(await exists(kind, name), PROVISION_CONDITION.ready));
-      assert.equal(ready.status, CONDITION_STATUS.false, `${kind}: ${ready.message}`);
-      assert.equal(ready.reason, PROVISION_REASONS.noMaster, `${kind}: ${ready.message}`);
-    }
+    await waitsForMaster('my-db', 'MysqlDatabase', 'my-db-shop');
+    await waitsForMaster('my-db', 'MysqlUser', 'my-db-shop-user');
+  });
+
+  await t.test('simple-app.yaml: two servers with a 10Gi volume each, backups scheduled to the folder, the database and its account', async () => {
+    await applied('simple-app.yaml');
+    const s = await sts('app-db');
+    assert.equal(s.spec!.replicas, 2);
+    assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!['storage'], '10Gi');
+    const schedule = await eventually('the BackupSchedule condition', async () => conditionOf(await exists('MysqlCluster', 'app-db'), CLUSTER_CONDITION.backupSchedule));
+    assert.equal(schedule.status, CONDITION_STATUS.true, schedule.message);
+    assert.equal(schedule.reason, CLUSTER_REASONS.backupScheduled);
+    const cluster = await exists('MysqlCluster', 'app-db') as KubeObject & { spec: Record<string, unknown> };
+    assert.equal(cluster.spec['backupURL'], 's3://my-bucket/app-db/');
+    await waitsForMaster('app-db', 'MysqlDatabase', 'app-db-app');
+    await waitsForMaster('app-db', 'MysqlUser', 'app-db-app');
   });
 });

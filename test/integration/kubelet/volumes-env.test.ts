@@ -11,18 +11,19 @@ import { join } from 'node:path';
 import { eventually } from '../../support/wait.ts';
 import { getPod, withKubelet, NODE, shellPod, SHELL_IMAGE, SKIP_REAL } from './harness.ts';
 
-/** What a container must not change on the host. */
-function hostSnapshot(): string {
+/** What a container must not change on the host; `tmpFile`: the name the containers write in their /tmp. */
+function hostSnapshot(tmpFile: string): string {
   const list = (d: string) => (existsSync(d) ? readdirSync(d).sort().join(',') : '-');
   return JSON.stringify({
     hosts: readFileSync('/etc/hosts', 'utf8'), hostname: hostname(),
-    etcMysql: list('/etc/mysql'), varLibMysql: list('/var/lib/mysql'), opt: list('/opt'), tmp: list('/tmp').includes('from-container'),
+    etcMysql: list('/etc/mysql'), varLibMysql: list('/var/lib/mysql'), opt: list('/opt'), tmp: existsSync(join('/tmp', tmpFile)),
   });
 }
 
 // The script of the main container: one `key=value` line per fact, written where the test reads it.
 const REPORT = String.raw`
 r=/report/facts
+echo written > "/tmp/from-container-$POD_NAMESPACE"
 {
   echo "hostname=$(hostname)"
   echo "HOSTNAME=$HOSTNAME"
@@ -48,17 +49,18 @@ r=/report/facts
   echo "subpath=$(cat /etc/mysql/kubelet-test/extra.cnf | tr '\n' ' ')"
   echo "newdir=$(ls -d /opt/kubelet-test-data)"
   echo "etchosts=$(cat /etc/hosts | tr '\n' '|')"
+  echo "tmp=$(ls -A /tmp | tr '\n' ' ')$(stat -c %a /tmp)"
 } > $r.tmp
 mv $r.tmp $r
 echo written > /var/lib/mysql/from-container
-echo written > /tmp/from-container
 echo "main started"
 while true; do cat /cm/greeting.txt > /report/cm-now.tmp; mv /report/cm-now.tmp /report/cm-now; sleep 0.1; done
 `;
 
 test('a pod runs init then its containers with every volume and env kind, and the host sees no change', { skip: SKIP_REAL }, (t) => withKubelet(t, {}, async (env) => {
   const { client, namespace: ns } = env;
-  const before = hostSnapshot();
+  const tmpFile = `from-container-${ns}`;
+  const before = hostSnapshot(tmpFile);
   const report = join(env.scratch, 'report');
   const hostDir = join(env.scratch, 'hostdir');
   const pvDir = join(env.scratch, 'pv');
@@ -107,7 +109,11 @@ test('a pod runs init then its containers with every volume and env kind, and th
         resources: { limits: { memory: '64Mi', cpu: '1500m' } },
         volumeMounts: mounts,
       },
-      { name: 'second', image: SHELL_IMAGE, args: ['-c', 'echo second running; exec sleep 1000'] },
+      // Once main has written in its /tmp, what this container's /tmp holds.
+      {
+        name: 'second', image: SHELL_IMAGE, volumeMounts: [{ name: 'report', mountPath: '/report' }],
+        args: ['-c', 'until [ -e /report/facts ]; do sleep 0.1; done; echo mine > /tmp/second; ls -A /tmp > /report/second-tmp.tmp; mv /report/second-tmp.tmp /report/second-tmp; echo second running; exec sleep 1000'],
+      },
     ],
     volumes: [
       { name: 'work', emptyDir: {} },
@@ -157,7 +163,11 @@ test('a pod runs init then its containers with every volume and env kind, and th
     subpath: '[mysqld] x=1',
     newdir: '/opt/kubelet-test-data',
     etchosts: env.hostsFiles.get(uid)!.replace(/\n/g, '|'),
+    // A /tmp of its own, as an image gives it: empty but for what it wrote, sticky and world-writable.
+    tmp: `${tmpFile} 1777`,
   });
+  const secondTmp = await eventually('the second container\'s /tmp listing', () => readFileSync(join(report, 'second-tmp'), 'utf8'));
+  assert.equal(secondTmp, 'second\n', 'each container has its own /tmp');
   assert.equal(readFileSync(join(pvDir, 'from-container'), 'utf8'), 'written\n', 'the PV directory holds what the container wrote at /var/lib/mysql');
 
   const running = await eventually('the pod to be Running and Ready', async () => {
@@ -175,7 +185,7 @@ test('a pod runs init then its containers with every volume and env kind, and th
   await client.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'settings' }, { data: { greeting: 'updated' } });
   await eventually('the configMap volume to show the new value inside the container', () => readFileSync(join(report, 'cm-now'), 'utf8').trim() === 'updated');
 
-  assert.equal(hostSnapshot(), before, 'the host\'s /etc/hosts, hostname, /etc/mysql, /var/lib/mysql, /opt and /tmp are unchanged');
+  assert.equal(hostSnapshot(tmpFile), before, 'the host\'s /etc/hosts, hostname, /etc/mysql, /var/lib/mysql, /opt and /tmp are unchanged');
   const node = await client.get({ apiVersion: 'v1', kind: 'Node', name: NODE }) as { status?: { conditions?: Array<{ type: string; status: string }> } };
   assert.equal(node.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
   // No mount of the pod's is visible outside its containers.

@@ -178,6 +178,22 @@ describe('informer', () => {
     assert.ok((f.counts.relist['periodic'] ?? 0) >= 1);
   });
 
+  // Seen as an operator that could not start (its metrics port taken) and then never stopped: its
+  // informers were stopped during their first list, and each went on to a watch of minutes.
+  it('a stop while the first list is in flight ends the informer once the list is answered, with no watch', { timeout: 30_000 }, async (t) => {
+    const f = await setup(t);
+    if (!f.env.server) return t.skip('needs fault injection (not on a real cluster)');
+    const faults = f.env.server.faults;
+    faults.pause();
+    f.informer.start();
+    await eventually('the list held by the server', () => faults.heldRequests >= 1);
+    const stopped = f.informer.stop();
+    faults.resume();
+    await stopped;
+    assert.equal(f.counts.relist['initial'], 1);
+    assert.equal(f.informer.watching, false, 'no watch was opened after the stop');
+  });
+
   it('when list requests fail, backs off and syncs once the server answers again', async (t) => {
     const f = await setup(t);
     if (!f.env.server) return t.skip('needs fault injection (not on a real cluster)');

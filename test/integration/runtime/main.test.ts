@@ -3,19 +3,30 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { Lease } from '../../../src/runtime/leader-election.ts';
-import { kubeEnv } from '../../support/kube-env.ts';
+import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
 import { eventually } from '../../support/wait.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'src/main.ts');
 const TOPOLOGY_PASSWORD = 'Topo-Secret-0815';
 const HOOK_SECRET = 'Hook-Secret-4711';
+
+/** A kubeconfig file for the process: the test server's, written to a directory removed after the test, or TEST_KUBECONFIG. */
+function kubeconfigPath(t: TestContext, env: KubeEnv): string {
+  if (!env.server) return process.env['TEST_KUBECONFIG'] ?? '';
+  const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'kubeconfig');
+  env.server.writeKubeconfig(path);
+  return path;
+}
 
 describe('operator process', () => {
   it('refuses an invalid flag with exit code 2 and a message naming it', () => {
@@ -38,13 +49,7 @@ describe('operator process', () => {
 
   it('runs against a kubeconfig, becomes ready, never logs the topology password, and on SIGTERM releases the Lease and exits 0', async (t) => {
     const env = await kubeEnv(t); // with the project's CRDs: the registered controllers watch them
-    const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    let kcPath = process.env['TEST_KUBECONFIG'] ?? '';
-    if (env.server) {
-      kcPath = join(dir, 'kubeconfig');
-      env.server.writeKubeconfig(kcPath);
-    }
+    const kcPath = kubeconfigPath(t, env);
 
     const child: ChildProcess = spawn(
       process.execPath,
@@ -86,5 +91,36 @@ describe('operator process', () => {
     for (const line of out.split('\n').filter(Boolean)) JSON.parse(line);
     assert.doesNotMatch(out + err, new RegExp(TOPOLOGY_PASSWORD), 'the topology password is never logged');
     assert.doesNotMatch(out + err, new RegExp(HOOK_SECRET), 'the failover hook secret is never logged');
+  });
+
+  // Seen on a fresh machine: after "cannot start" the process hung in the manager's stop, and the
+  // first SIGTERM did not end it. It must end on its own, non-zero, saying why; no signal is sent.
+  it('exits non-zero on its own when it cannot start (its metrics port taken), saying why', { timeout: 60_000 }, async (t) => {
+    const env = await kubeEnv(t);
+    const kcPath = kubeconfigPath(t, env);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const port = (taken.address() as AddressInfo).port;
+
+    const child = spawn(
+      process.execPath,
+      [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
+        '--metrics-addr', `127.0.0.1:${port}`, '--identity', 'main-test-taken', '--retry-period', '200ms'],
+      { env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    t.after(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    assert.equal(signal, null, out);
+    assert.notEqual(code, 0, out);
+    assert.notEqual(code, null, out);
+    const cannot = out.split('\n').find((l) => l.includes('"cannot start"'));
+    assert.ok(cannot, out);
+    assert.match(cannot, /EADDRINUSE/);
   });
 });

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { MysqlCluster } from '../../../src/api/index.ts';
-import { decideSchedule, missedTick } from '../../../src/controllers/backupcron/decide-schedule.ts';
+import { CLUSTER_REASONS } from '../../../src/api/constants.ts';
+import { decideSchedule, decideScheduleCondition, missedTick } from '../../../src/controllers/backupcron/decide-schedule.ts';
 import { CATCH_UP_WINDOW_MS, latestTickBetween, parseSchedule, type Schedule } from '../../../src/controllers/backupcron/schedule.ts';
 import { nextEveryTick } from '../../../src/controllers/backupcron/ticker.ts';
 
@@ -47,12 +48,36 @@ describe('decideSchedule', () => {
   it('an invalid schedule names the field and the parse error', () => {
     assert.deepEqual(decideSchedule({ ...spec, backupSchedule: '0 0 25 * * *' }), {
       state: 'invalid',
+      reason: CLUSTER_REASONS.invalidBackupSchedule,
       message: 'spec.backupSchedule "0 0 25 * * *": hour: 25 is a invalid expression for hour',
     });
   });
   it('needs backupURL and a readable backupRetentionPeriod', () => {
     assert.match((decideSchedule({ secretName: 's', backupSchedule: '@daily' }) as { message: string }).message, /^spec\.backupURL is required/);
     assert.match((decideSchedule({ ...spec, backupSchedule: '@daily', backupRetentionPeriod: 'a week' }) as { message: string }).message, /^spec\.backupRetentionPeriod "a week"/);
+  });
+  it('refuses at once what every scheduled backup would fail on: a backupURL no backend takes, a missing credentials Secret', () => {
+    const daily = { ...spec, backupSchedule: '@daily' };
+    assert.deepEqual(decideSchedule({ ...daily, backupURL: 'ftp://host/dir/' }, { namespace: 'ns', backupSecretFound: true }), {
+      state: 'invalid',
+      reason: CLUSTER_REASONS.invalidBackupURL,
+      message: 'spec.backupURL "ftp://host/dir/": ftp:// backups are not supported; use s3:// or file://',
+    });
+    assert.equal((decideSchedule({ ...daily, backupURL: 's3://Bad_Bucket/x/' }) as { reason: string }).reason, CLUSTER_REASONS.invalidBackupURL);
+    const named = { ...daily, backupSecretName: 'creds' };
+    assert.deepEqual(decideSchedule(named, { namespace: 'ns', backupSecretFound: false }), {
+      state: 'invalid',
+      reason: CLUSTER_REASONS.backupSecretNotFound,
+      message: 'Secret ns/creds (spec.backupSecretName) does not exist; scheduled backups would have no storage credentials',
+    });
+    assert.equal(decideSchedule(named, { namespace: 'ns', backupSecretFound: true }).state, 'scheduled');
+    assert.equal(decideSchedule(daily, { namespace: 'ns', backupSecretFound: false }).state, 'scheduled', 'no Secret named (IRSA, file://): none to find');
+  });
+  it('the condition carries the refusal\'s reason and message', () => {
+    const c = { metadata: { name: 'c', namespace: 'ns' }, spec: { secretName: 's' } } as unknown as MysqlCluster;
+    const d = decideSchedule({ ...spec, backupSchedule: '@daily', backupURL: 'ftp://host/' });
+    const [cond] = decideScheduleCondition(c, d, new Date('2026-01-01T00:00:00Z'))!;
+    assert.deepEqual([cond!.status, cond!.reason, cond!.message], ['False', CLUSTER_REASONS.invalidBackupURL, (d as { message: string }).message]);
   });
   it('carries the retention policy', () => {
     const d = decideSchedule({ ...spec, backupSchedule: '@daily', backupScheduleJobsHistoryLimit: 3, backupRetentionPeriod: '7d' });

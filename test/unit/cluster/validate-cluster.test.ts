@@ -22,6 +22,17 @@ test('a missing user Secret is named in the problem', () => {
   assert.match(p!.message, /Secret default\/my-db-secret \(spec\.secretName\) does not exist/);
 });
 
+test('a missing initBucketSecretName Secret is refused, naming the field; none named or present is fine', () => {
+  const restore = cluster({ initBucketURL: 's3://bucket/x.xbackup.gz', initBucketSecretName: 'creds' });
+  const v = validateCluster(restore, ROOT_SECRET, opts, false);
+  assert.equal(v.ok, false);
+  const [p] = v.ok ? [] : v.problems;
+  assert.equal(p?.reason, CLUSTER_REASONS.initBucketSecretNotFound);
+  assert.match(p!.message, /Secret default\/creds \(spec\.initBucketSecretName\) does not exist/);
+  assert.equal(validateCluster(restore, ROOT_SECRET, opts, true).ok, true);
+  assert.equal(validateCluster(cluster(), ROOT_SECRET, opts, false).ok, true, 'no Secret named: nothing to find');
+});
+
 test('a user Secret without ROOT_PASSWORD names the Secret and the key', () => {
   const [p] = problems(cluster(), { metadata: { name: 'my-db-secret' }, data: { USER: 'dQ==' } });
   assert.equal(p?.reason, CLUSTER_REASONS.userSecretKeyMissing);
