@@ -112,6 +112,17 @@ export const XBACKUP_PATH = '/xbackup';
 export const BACKUP_STATUS_TRAILER = 'X-Backup-Status';
 export const BACKUP_SUCCESS = 'Success';
 export const BACKUP_FAILED = 'Failed';
+/**
+ * Bounds of `/xbackup` (docs/sidecar.md "Bounds"): one stream runs and at most this many requests
+ * wait for it; a further one gets 503 with `Retry-After`.
+ */
+export const XBACKUP_MAX_WAITING = 1;
+/** A request whose stream has not started (its 200 sent) this long after it came is refused (503). */
+export const XBACKUP_START_LIMIT_SECONDS = 120;
+/** A stream that moved no byte to the client for this long is cut (the tool stopped, the client too). */
+export const XBACKUP_IDLE_LIMIT_SECONDS = 600;
+/** The `Retry-After` of a refused `/xbackup` request; clients wait this long, then ask again. */
+export const XBACKUP_RETRY_AFTER_SECONDS = 15;
 
 /**
  * Kubernetes' default terminationMessagePath: the sidecar writes its BackupReport/RestoreReport
