@@ -42,6 +42,11 @@ export const ENV = {
   // Orchestrator, for the mysql container's pre-stop script.
   orchClusterAlias: 'ORCH_CLUSTER_ALIAS',
   orchHttpApi: 'ORCH_HTTP_API',
+  /**
+   * Where curl finds its default config file `.curlrc` (curl's own variable): the pre-stop
+   * script's curl takes Orchestrator's API credentials from it, the script's bytes unchanged.
+   */
+  curlHome: 'CURL_HOME',
 
   // The MySQL image's entrypoint (mysql, or the run-once mysql-init-only container).
   mysqlInitOnly: 'MYSQL_INIT_ONLY',
@@ -70,7 +75,12 @@ export const MOUNT_PATH = {
   configMap: '/mnt/conf',
   /** VOLUME.data (VOLUME.tmp with the deprecated tmpfsSize): the data directory. */
   data: '/var/lib/mysql',
+  /** VOLUME.orchestratorApi in the mysql container: `.curlrc` with Orchestrator's API credentials (ENV.curlHome). */
+  orchestratorApi: '/etc/mysql/orchestrator-api',
 } as const;
+
+/** The key of the Secret `<c>-mysql-orc-api`, mounted as `.curlrc`: `user = "<user>:<password>"`. */
+export const ORCHESTRATOR_API_CURLRC_KEY = 'curlrc';
 
 /**
  * Files of the conf directory, relative to it. `myCnf` and `preShutdownScript` are the keys of
