@@ -14,6 +14,45 @@
 {{- .Values.orchestrator.secretName | default (include "orchestrator.fullname" .) }}
 {{- end }}
 
+{{/* The Secret of the API's credentials (keys `user`, `password`), and where the operator mounts it. */}}
+{{- define "orchestrator.apiSecretName" -}}
+{{- .Values.orchestrator.api.secretName | default (printf "%s-api" (include "orchestrator.fullname" . | trunc 59 | trimSuffix "-")) }}
+{{- end }}
+{{- define "orchestrator.apiCredentialsDir" -}}/etc/mysql-operator/orchestrator-api{{- end }}
+
+{{/* The API's credentials from that Secret, for the init container that writes them into the config. */}}
+{{- define "orchestrator.apiEnv" -}}
+- name: ORC_HTTP_AUTH_USER
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "orchestrator.apiSecretName" . }}
+      key: user
+- name: ORC_HTTP_AUTH_PASSWORD
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "orchestrator.apiSecretName" . }}
+      key: password
+{{- end }}
+
+{{/*
+A probe of Orchestrator's API, which answers no path without credentials (3.2.6, recorded):
+with multi, as the user `readonly`, whose password Orchestrator does not check, so the header
+holds no secret; with basic, curl with the credentials file render-config.sh wrote.
+*/}}
+{{- define "orchestrator.probeAction" -}}
+{{- if eq .root.Values.orchestrator.api.authenticationMethod "multi" }}
+httpGet:
+  path: {{ .path }}
+  port: http
+  httpHeaders:
+    - name: Authorization
+      value: Basic {{ "readonly:probe" | b64enc }}
+{{- else }}
+exec:
+  command: [curl, -fsS, -o, /dev/null, -K, {{ include "orchestrator.confDir" .root }}/probe.curlrc, "http://127.0.0.1:3000{{ .path }}"]
+{{- end }}
+{{- end }}
+
 {{- define "orchestrator.apiURL" -}}
 {{- if eq (int .Values.orchestrator.service.port) 80 }}
 {{- printf "http://%s.%s/api" (include "orchestrator.serviceName" .) .Release.Namespace }}
@@ -67,6 +106,10 @@ orchestrator.conf.json: the values' config, then the keys the chart manages. @PO
 {{- $_ := set $conf "RaftAdvertise" $member }}
 {{- $_ := set $conf "HTTPAdvertise" (printf "http://%s:3000" $member) }}
 {{- $_ := set $conf "RaftNodes" (include "orchestrator.raftNodes" . | fromJsonArray) }}
+{{- /* The API's credentials are put in by the init container from the Secret (render-config.sh). */}}
+{{- $_ := set $conf "AuthenticationMethod" .Values.orchestrator.api.authenticationMethod }}
+{{- $_ := set $conf "HTTPAuthUser" "@HTTP_AUTH_USER@" }}
+{{- $_ := set $conf "HTTPAuthPassword" "@HTTP_AUTH_PASSWORD@" }}
 {{- range $key, $commands := include "orchestrator.failoverHooks" . | fromJson }}
 {{- $_ := set $conf $key (concat (get $conf $key | default list) $commands) }}
 {{- end }}

@@ -32,6 +32,28 @@ export interface StandInConfig {
   delayPromotionIfSqlBehind: boolean;
   /** ReasonableReplicationLagSeconds: how long the Delay variant waits without progress (3.2.6's default 10). */
   reasonableReplicationLagSeconds: number;
+  /** AuthenticationMethod, HTTPAuthUser, HTTPAuthPassword (auth.ts); `none` when the method is not set. */
+  authentication: Authentication;
+}
+
+/**
+ * The API's authentication, as 3.2.6 does it (test/fixtures/orchestrator/auth/): `basic`, one
+ * user; `multi`, that user plus `readonly` with any password, refused the write routes.
+ */
+export type Authentication = { method: 'none' } | { method: 'basic' | 'multi'; user: string; password: string };
+
+function authentication(r: Record<string, unknown>): Authentication {
+  const method = field(r, 'AuthenticationMethod', 'string', '').toLowerCase();
+  const user = field(r, 'HTTPAuthUser', 'string', '');
+  const password = field(r, 'HTTPAuthPassword', 'string', '');
+  if (method === '') return { method: 'none' };
+  if (method !== 'basic' && method !== 'multi') {
+    throw new Error(`orchestrator config: the stand-in knows AuthenticationMethod "basic" and "multi", not ${JSON.stringify(method)}`);
+  }
+  // 3.2.6 refuses to start with multi and no user, and runs basic without a user unauthenticated
+  // (with a warning); the stand-in refuses both rather than serve an open API by accident.
+  if (user === '') throw new Error(`orchestrator config: AuthenticationMethod is ${method} but HTTPAuthUser is empty`);
+  return { method, user, password };
 }
 
 function field<T>(raw: Record<string, unknown>, name: string, kind: 'string' | 'number' | 'boolean', dflt: T): T {
@@ -90,6 +112,7 @@ export function parseConfig(text: string, readFile?: (path: string) => string): 
     failPromotionIfSqlBehind: field(r, 'FailMasterPromotionIfSQLThreadNotUpToDate', 'boolean', false),
     delayPromotionIfSqlBehind: field(r, 'DelayMasterPromotionIfSQLThreadNotUpToDate', 'boolean', false),
     reasonableReplicationLagSeconds: field(r, 'ReasonableReplicationLagSeconds', 'number', 10),
+    authentication: authentication(r),
   };
   if (cfg.failPromotionIfSqlBehind && cfg.delayPromotionIfSqlBehind) {
     // 3.2.6's words (config.go), and like it the stand-in does not start.

@@ -16,6 +16,7 @@ import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
 import { acknowledge, blockedRecoveryJson, blockingRecoveries, inActivePeriod, registerBlocked, unexpiredBlocked, type BlockedRecovery } from './recovery-period.ts';
 import { analysisJson, clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
 import { semiSyncBeforeReplication, semiSyncBeforeWritable } from './semi-sync.ts';
+import { callerOf, READONLY_REFUSED_MESSAGE, UNAUTHORIZED, WRITE_ROUTES } from './auth.ts';
 
 export interface StandInOptions {
   config: StandInConfig;
@@ -613,8 +614,15 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const notFound = (): void => {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found');
     };
+    // Authentication comes before routing: an unrouted path or a POST gets the 401 too (recorded).
+    const caller = callerOf(cfg.authentication, req.headers.authorization);
+    if (caller === 'refused') {
+      res.writeHead(UNAUTHORIZED.status, UNAUTHORIZED.headers).end(UNAUTHORIZED.body);
+      return;
+    }
     if (req.method !== 'GET' || parts[0] !== 'api') return notFound();
     try {
+      if (caller === 'readonly' && WRITE_ROUTES.has(parts[1] ?? '')) throw new ApiError(READONLY_REFUSED_MESSAGE);
       const body = await route(parts.slice(1), url.searchParams);
       if (body === undefined) return notFound();
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));

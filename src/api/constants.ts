@@ -482,7 +482,7 @@ export const CONTAINER = {
   ptKill: 'pt-kill',
 } as const;
 
-export const VOLUME = { conf: 'conf', configMap: 'config-map', data: 'data', tmp: 'tmp' } as const;
+export const VOLUME = { conf: 'conf', configMap: 'config-map', data: 'data', tmp: 'tmp', orchestratorApi: 'orchestrator-api' } as const;
 
 export const PORT = {
   mysql: 3306,
@@ -564,3 +564,5 @@ export const OPERATED_SECRET_KEY = {
 export const HEADLESS_SERVICE_NAME = 'mysql';
 /** `<cluster>` + this suffix names the generated Secret of system users' passwords. */
 export const OPERATED_SECRET_SUFFIX = '-mysql-operated';
+/** The Secret of a cluster holding Orchestrator's API credentials for its pods' pre-stop hook (not the anchor's). */
+export const ORCHESTRATOR_API_SECRET_SUFFIX = '-mysql-orc-api';

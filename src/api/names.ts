@@ -15,6 +15,7 @@ import {
   LABEL_CLUSTER,
   MANAGED_BY_VALUE,
   OPERATED_SECRET_SUFFIX,
+  ORCHESTRATOR_API_SECRET_SUFFIX,
 } from './constants.ts';
 import type { OwnerReference } from '../runtime/kube/types.ts';
 
@@ -33,6 +34,7 @@ export const names = {
   masterService: (c: string) => `${c}-mysql-master`,
   replicasService: (c: string) => `${c}-mysql-replicas`,
   operatedSecret: (c: string) => `${c}${OPERATED_SECRET_SUFFIX}`,
+  orchestratorApiSecret: (c: string) => `${c}${ORCHESTRATOR_API_SECRET_SUFFIX}`,
   headlessService: () => HEADLESS_SERVICE_NAME,
   dataClaimTemplate: () => 'data',
   pvc: (c: string, ordinal: number) => `data-${c}-mysql-${ordinal}`,

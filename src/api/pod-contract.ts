@@ -42,6 +42,11 @@ export const ENV = {
   // Orchestrator, for the mysql container's pre-stop script.
   orchClusterAlias: 'ORCH_CLUSTER_ALIAS',
   orchHttpApi: 'ORCH_HTTP_API',
+  /**
+   * Where curl finds its default config file `.curlrc` (curl's own variable): the pre-stop
+   * script's curl takes Orchestrator's API credentials from it, the script's bytes unchanged.
+   */
+  curlHome: 'CURL_HOME',
 
   // The MySQL image's entrypoint (mysql, or the run-once mysql-init-only container).
   mysqlInitOnly: 'MYSQL_INIT_ONLY',
@@ -70,7 +75,12 @@ export const MOUNT_PATH = {
   configMap: '/mnt/conf',
   /** VOLUME.data (VOLUME.tmp with the deprecated tmpfsSize): the data directory. */
   data: '/var/lib/mysql',
+  /** VOLUME.orchestratorApi in the mysql container: `.curlrc` with Orchestrator's API credentials (ENV.curlHome). */
+  orchestratorApi: '/etc/mysql/orchestrator-api',
 } as const;
+
+/** The key of the Secret `<c>-mysql-orc-api`, mounted as `.curlrc`: `user = "<user>:<password>"`. */
+export const ORCHESTRATOR_API_CURLRC_KEY = 'curlrc';
 
 /**
  * Files of the conf directory, relative to it. `myCnf` and `preShutdownScript` are the keys of
@@ -112,6 +122,17 @@ export const XBACKUP_PATH = '/xbackup';
 export const BACKUP_STATUS_TRAILER = 'X-Backup-Status';
 export const BACKUP_SUCCESS = 'Success';
 export const BACKUP_FAILED = 'Failed';
+/**
+ * Bounds of `/xbackup` (docs/sidecar.md "Bounds"): one stream runs and at most this many requests
+ * wait for it; a further one gets 503 with `Retry-After`.
+ */
+export const XBACKUP_MAX_WAITING = 1;
+/** A request whose stream has not started (its 200 sent) this long after it came is refused (503). */
+export const XBACKUP_START_LIMIT_SECONDS = 120;
+/** A stream that moved no byte to the client for this long is cut (the tool stopped, the client too). */
+export const XBACKUP_IDLE_LIMIT_SECONDS = 600;
+/** The `Retry-After` of a refused `/xbackup` request; clients wait this long, then ask again. */
+export const XBACKUP_RETRY_AFTER_SECONDS = 15;
 
 /**
  * Kubernetes' default terminationMessagePath: the sidecar writes its BackupReport/RestoreReport

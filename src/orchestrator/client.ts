@@ -32,6 +32,16 @@ export interface OrchestratorClientOptions {
   readRetries?: number;
   /** Wait before the first retry, doubled for each next one. Default 250 ms. */
   retryDelayMs?: number;
+  /**
+   * Basic credentials of Orchestrator's API (AuthenticationMethod basic or multi), asked for at
+   * each request so a rotated Secret file is used without a restart; undefined: none sent.
+   */
+  credentials?: () => OrchestratorCredentials | undefined;
+}
+
+export interface OrchestratorCredentials {
+  user: string;
+  password: string;
 }
 
 export interface CallOptions {
@@ -73,6 +83,7 @@ interface Call {
   retries: number;
   timeoutMs: number;
   signal: AbortSignal | undefined;
+  credentials: () => OrchestratorCredentials | undefined;
 }
 
 const seg = encodeURIComponent;
@@ -93,10 +104,11 @@ export function orchestratorClient(opts: OrchestratorClientOptions): Orchestrato
     validateStatus: () => true,
   });
 
+  const credentials = opts.credentials ?? (() => undefined);
   const read = (path: string, o: CallOptions | undefined): Promise<unknown> =>
-    call(http, { path, retries: readRetries, timeoutMs, signal: o?.signal }, retryDelayMs);
+    call(http, { path, retries: readRetries, timeoutMs, signal: o?.signal, credentials }, retryDelayMs);
   const write = (path: string, o: CallOptions | undefined, ms = timeoutMs): Promise<unknown> =>
-    call(http, { path, retries: 0, timeoutMs: ms, signal: o?.signal }, retryDelayMs);
+    call(http, { path, retries: 0, timeoutMs: ms, signal: o?.signal, credentials }, retryDelayMs);
 
   return {
     discover: async (key, o) => {
@@ -202,8 +214,14 @@ async function call(http: AxiosInstance, c: Call, delayMs: number): Promise<unkn
 async function once(http: AxiosInstance, c: Call): Promise<unknown> {
   const r = route(c.path);
   let res: { status: number; data: unknown };
+  let auth: OrchestratorCredentials | undefined;
   try {
-    res = await http.get(c.path, { timeout: c.timeoutMs, signal: c.signal });
+    auth = c.credentials();
+  } catch (e) {
+    throw new OrchestratorError('unauthorized', r, (e as Error).message);
+  }
+  try {
+    res = await http.get(c.path, { timeout: c.timeoutMs, signal: c.signal, ...(auth ? { auth: { username: auth.user, password: auth.password } } : {}) });
   } catch (e) {
     if (c.signal?.aborted) throw c.signal.reason;
     if (axios.isAxiosError(e) && e.response === undefined) {
@@ -213,6 +231,10 @@ async function once(http: AxiosInstance, c: Call): Promise<unknown> {
     throw e;
   }
   const text = typeof res.data === 'string' ? res.data : '';
+  if (res.status === 401) {
+    // 3.2.6's answer to missing or wrong credentials, on every path (test/fixtures/orchestrator/auth/).
+    throw new OrchestratorError('unauthorized', r, 'HTTP 401: Orchestrator refused the credentials (none sent, or not its HTTPAuthUser/HTTPAuthPassword)', { status: 401 });
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -11,6 +11,8 @@ export type OrchestratorErrorKind =
   | 'unreachable'
   /** Orchestrator answered, but it could not connect to the MySQL server it was asked about. */
   | 'mysql-unreachable'
+  /** Orchestrator refused the credentials (401), or the user may only read (multi's `readonly`: "Unauthorized"). */
+  | 'unauthorized'
   /** Orchestrator refused or failed the operation for another reason (its message is kept). */
   | 'failed'
   /** The answer is not what the recorded Orchestrator 3.2 sends: unrouted path, not JSON, a missing field. */
@@ -54,5 +56,7 @@ export function kindOfMessage(message: string): OrchestratorErrorKind {
   // `cluster-info/alias/:alias`, `ack-recovery/cluster/alias/:alias`) word it differently.
   if (m.startsWith('Unable to determine cluster name') || m.startsWith('No cluster found for alias')) return 'unknown-cluster';
   if (/^dial tcp .*: (connect: |i\/o timeout)/.test(m)) return 'mysql-unreachable';
+  // A write route asked by a user allowed to read only (3.2.6, multi's `readonly`).
+  if (m === 'Unauthorized') return 'unauthorized';
   return 'failed';
 }

@@ -12,7 +12,8 @@ import type { Credentials, SidecarConfig } from './config.ts';
 import { outcomeOf, runTool, terminate, ToolError, type ChildOutcome } from './child.ts';
 import { extractArgs, prepareArgs, toolNames } from './tools.ts';
 import { reclaimEvery } from './reclaim.ts';
-import { BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, XBACKUP_PATH, HEALTH_PATH } from '../api/pod-contract.ts';
+import { BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, XBACKUP_PATH, HEALTH_PATH, XBACKUP_RETRY_AFTER_SECONDS } from '../api/pod-contract.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export class CloneError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -38,23 +39,65 @@ export function probeHealth(baseUrl: string): Promise<boolean> {
   });
 }
 
-/** GET /xbackup of the sidecar at `baseUrl`: the response once it is streaming (200), else CloneError. */
-export function requestBackup(baseUrl: string, cred: Credentials, signal: AbortSignal): Promise<IncomingMessage> {
-  const url = new URL(XBACKUP_PATH, baseUrl);
+/** A 503 of /xbackup: the source is busy; ask again after `retryAfterSeconds`. */
+class SourceBusy extends CloneError {
+  readonly retryAfterSeconds: number;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The seconds of a `Retry-After` header (delta form), within 1..300; 15 when absent or a date. */
+export function retryAfterSeconds(header: string | undefined): number {
+  const n = /^\s*(\d+)\s*$/.exec(header ?? '') ? Number(header) : XBACKUP_RETRY_AFTER_SECONDS;
+  return Math.min(300, Math.max(1, n));
+}
+
+/** One GET /xbackup: the response once it is streaming (200), SourceBusy on 503, else CloneError. */
+function requestBackupOnce(url: URL, cred: Credentials, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent: false, auth: `${cred.user}:${cred.password}`, signal }, (res) => {
+      if (res.statusCode === 503) {
+        res.resume();
+        const wait = retryAfterSeconds(res.headers['retry-after']);
+        reject(new SourceBusy(`${url.origin}${XBACKUP_PATH} is busy (HTTP 503, retry after ${wait} s)`, wait));
+        return;
+      }
       if (res.statusCode !== 200) {
         res.resume();
         reject(new CloneError(`${url.origin}${XBACKUP_PATH} answered HTTP ${res.statusCode}`));
         return;
       }
-      // Only once streaming: before its headers the source may keep us waiting for our turn
-      // behind another backup, however long that takes.
+      // Only once streaming: before its headers the source keeps us waiting for our turn behind
+      // another backup, up to its start limit (then 503, and we ask again).
       req.setTimeout(STALL_TIMEOUT_MS, () => req.destroy(new CloneError(`${url.origin} sent nothing for ${STALL_TIMEOUT_MS / 1000} s`)));
       resolve(res);
     });
-    req.on('error', (err) => reject(new CloneError(`requesting ${url.origin}${XBACKUP_PATH}: ${err.message}`)));
+    req.on('error', (err) => reject(err instanceof CloneError ? err : new CloneError(`requesting ${url.origin}${XBACKUP_PATH}: ${err.message}`)));
   });
+}
+
+/**
+ * GET /xbackup of the sidecar at `baseUrl`: the response once it is streaming (200), else
+ * CloneError. A busy source (503) is asked again after its Retry-After, until `signal` aborts:
+ * the source bounds how long one request waits, the caller how long it keeps asking.
+ */
+export async function requestBackup(
+  baseUrl: string, cred: Credentials, signal: AbortSignal, onBusy?: (message: string) => void,
+): Promise<IncomingMessage> {
+  const url = new URL(XBACKUP_PATH, baseUrl);
+  for (;;) {
+    try {
+      return await requestBackupOnce(url, cred, signal);
+    } catch (err) {
+      if (!(err instanceof SourceBusy) || signal.aborted) throw err;
+      onBusy?.(err.message);
+      await sleep(err.retryAfterSeconds * 1000, undefined, { signal }).catch(() => {
+        throw new CloneError(`stopped while waiting for ${url.origin}${XBACKUP_PATH} to be free`);
+      });
+    }
+  }
 }
 
 /**

@@ -12,7 +12,10 @@ import { outcomeOf, terminate } from './child.ts';
 import { loopbackConnection } from './loopback-stdio.ts';
 import { backupArgs, backupDefaults, toolNames } from './tools.ts';
 import { writeSecretFile, type SecretFile } from './secret-file.ts';
-import { BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_PATH } from '../api/pod-contract.ts';
+import {
+  BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_IDLE_LIMIT_SECONDS, XBACKUP_MAX_WAITING,
+  XBACKUP_PATH, XBACKUP_RETRY_AFTER_SECONDS, XBACKUP_START_LIMIT_SECONDS,
+} from '../api/pod-contract.ts';
 
 const RELAY_BUFFER_BYTES = 1 << 20;
 
@@ -33,28 +36,73 @@ export function authorized(header: string | undefined, expected: Credentials): b
   return userOk && passwordOk;
 }
 
-/** A FIFO of turns: each caller gets a release function when every earlier caller released. */
-class OneAtATime {
-  #tail: Promise<void> = Promise.resolve();
-  #holders = 0; // callers that acquired and have not released yet, waiting or not
+/**
+ * One stream at a time, and a bounded line of callers waiting for it (FIFO). `enter` answers
+ * undefined when the line is full; a caller that gives up leaves the line and frees its place.
+ */
+export class StreamTurns {
+  readonly maxWaiting: number;
+  #running = false;
+  #line: Array<() => void> = [];
+  constructor(maxWaiting: number) {
+    this.maxWaiting = maxWaiting;
+  }
   /** True when a caller would have to wait for its turn. */
   get busy(): boolean {
-    return this.#holders > 0;
+    return this.#running;
   }
-  acquire(): Promise<() => void> {
-    let release!: () => void;
-    this.#holders++;
-    const done = new Promise<void>((resolve) => {
-      release = () => {
-        this.#holders--;
-        resolve();
-      };
-    });
-    const turn = this.#tail.then(() => release);
-    this.#tail = this.#tail.then(() => done);
-    return turn;
+  get waiting(): number {
+    return this.#line.length;
+  }
+  enter(): { turn: Promise<() => void>; leave(): boolean } | undefined {
+    if (!this.#running) {
+      this.#running = true;
+      return { turn: Promise.resolve(this.#releaser()), leave: () => false };
+    }
+    if (this.#line.length >= this.maxWaiting) return undefined;
+    let grant!: () => void;
+    const turn = new Promise<() => void>((resolve) => (grant = () => resolve(this.#releaser())));
+    this.#line.push(grant);
+    return {
+      turn,
+      /** True when it was still in line; false when its turn had been given already. */
+      leave: () => {
+        const i = this.#line.indexOf(grant);
+        if (i < 0) return false;
+        this.#line.splice(i, 1);
+        return true;
+      },
+    };
+  }
+  /** The release of the turn just given: hands the stream to the next in line, once. */
+  #releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const next = this.#line.shift();
+      if (next) next();
+      else this.#running = false;
+    };
   }
 }
+
+/** The time limits of `/xbackup`, in milliseconds (pod-contract.ts has the defaults). */
+export interface StreamLimits {
+  /** From the request's arrival to its 200: longer, and it gets 503. */
+  startMs: number;
+  /** No byte moved to the client for this long cuts the stream. */
+  idleMs: number;
+  maxWaiting: number;
+  retryAfterSeconds: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  startMs: XBACKUP_START_LIMIT_SECONDS * 1000,
+  idleMs: XBACKUP_IDLE_LIMIT_SECONDS * 1000,
+  maxWaiting: XBACKUP_MAX_WAITING,
+  retryAfterSeconds: XBACKUP_RETRY_AFTER_SECONDS,
+};
 
 export interface SidecarServer {
   /** The bound port (the configured one, or the one the OS chose for port 0). */
@@ -68,6 +116,8 @@ export interface ServeDeps {
   log: Logger;
   /** Starts the backup tool writing to `stdout`, its password in `defaultsFile`; tests substitute a stand-in. */
   spawnBackup?: (cfg: SidecarConfig, stdout: Socket, defaultsFile: string) => ChildProcess;
+  /** DEFAULT_STREAM_LIMITS unless given (tests shorten them). */
+  limits?: Partial<StreamLimits>;
 }
 
 function spawnBackupTool(cfg: SidecarConfig, stdout: Socket, defaultsFile: string): ChildProcess {
@@ -82,13 +132,46 @@ function closed(socket: Socket): Promise<void> {
 export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
   const { cfg, log } = deps;
   const spawnBackup = deps.spawnBackup ?? spawnBackupTool;
-  const turns = new OneAtATime();
+  const limits: StreamLimits = { ...DEFAULT_STREAM_LIMITS, ...deps.limits };
+  const turns = new StreamTurns(limits.maxWaiting);
   // Streams run one at a time, so they share one buffer. A stream reads its output's end only
   // after the callback of its last write, so once it is over no write of it points into the buffer.
   const relayBuffer = Buffer.allocUnsafe(RELAY_BUFFER_BYTES);
   const running = new Set<ChildProcess>();
 
+  function refuse(res: ServerResponse, remote: string | undefined, why: string): void {
+    log.warn(`refused backup request: ${why}`, { remote, retryAfterSeconds: limits.retryAfterSeconds });
+    res.writeHead(503, { 'Content-Type': 'text/plain', 'Retry-After': String(limits.retryAfterSeconds) }).end(`${why}\n`);
+  }
+
+  /**
+   * The stream's turn for this request, waited for at most until `startMs` after `arrived`;
+   * undefined when the request was answered 503 or its client left meanwhile.
+   */
+  async function waitForTurn(res: ServerResponse, remote: string | undefined, arrived: number): Promise<(() => void) | undefined> {
+    const queued = turns.busy;
+    const place = turns.enter();
+    if (!place) {
+      refuse(res, remote, `a stream is running and ${limits.maxWaiting} request(s) wait for it already`);
+      return undefined;
+    }
+    if (queued) log.info('backup request waits for the stream in progress', { remote });
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      place.turn,
+      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, arrived + limits.startMs - Date.now())))),
+      new Promise<'gone'>((resolve) => res.once('close', () => resolve('gone'))),
+    ]);
+    clearTimeout(timer);
+    if (typeof outcome === 'function') return outcome;
+    // Granted at the same moment it gave up: hand the turn on at once.
+    if (!place.leave()) (await place.turn)();
+    if (outcome === 'late') refuse(res, remote, `no stream could start within ${limits.startMs / 1000} s`);
+    return undefined;
+  }
+
   async function streamBackup(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrived = Date.now();
     const remote = req.socket.remoteAddress;
     if (!authorized(req.headers.authorization, cfg.backup)) {
       log.warn('refused backup request: wrong or missing credentials', { remote });
@@ -97,9 +180,10 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
     }
     let clientGone = false;
     res.once('close', () => (clientGone = !res.writableFinished));
-    if (turns.busy) log.info('backup request waits for the stream in progress', { remote });
-    const release = await turns.acquire();
+    const release = await waitForTurn(res, remote, arrived);
+    if (!release) return;
     let defaults: SecretFile | undefined;
+    let idle: NodeJS.Timeout | undefined;
     try {
       if (clientGone) return;
       const started = Date.now();
@@ -114,7 +198,10 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
         buffer: relayBuffer,
         callback: (n, buffer) => {
           bytes += n;
-          res.write(buffer.subarray(0, n), () => output.resume());
+          res.write(buffer.subarray(0, n), () => {
+            idle?.refresh();
+            output.resume();
+          });
           return false;
         },
       });
@@ -128,12 +215,22 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       childEnd.destroy();
       running.add(child);
       const outcome = outcomeOf(child);
-      res.once('close', () => {
-        if (res.writableFinished) return;
+      const stop = (): void => {
         // Unread output would keep the child writing; dropping it also hurries the child.
         output.destroy();
         terminate(child);
+      };
+      res.once('close', () => {
+        if (!res.writableFinished) stop();
       });
+      let cut = false;
+      // Moving bytes to the client is progress; a tool that writes nothing, or a client that
+      // reads nothing, holds the one stream, so after idleMs of neither the stream is cut.
+      idle = setTimeout(() => {
+        cut = true;
+        stop();
+        res.destroy();
+      }, limits.idleMs);
       res.writeHead(200, {
         'Content-Type': 'application/octet-stream',
         Trailer: BACKUP_STATUS_TRAILER,
@@ -142,6 +239,10 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       const o = await outcome;
       running.delete(child);
       const fields = { remote, bytes, seconds: (Date.now() - started) / 1000, status: o.status };
+      if (cut) {
+        log.warn(`backup stream cut: no byte moved for ${limits.idleMs / 1000} s`, fields);
+        return;
+      }
       if (res.destroyed || clientGone) {
         log.warn('backup stream stopped: the client went away', fields);
         return;
@@ -151,6 +252,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       if (o.ok) log.info('backup stream finished', fields);
       else log.error('backup tool failed', { ...fields, stderr: o.stderrTail });
     } finally {
+      clearTimeout(idle);
       await defaults?.remove();
       release();
     }

@@ -61,7 +61,7 @@ export async function takeBackupTo(
   const baseUrl = sidecarBaseUrl(host);
   const origin = new URL(baseUrl).origin;
   const started = new Date();
-  const res = await requestBackup(baseUrl, cfg.backup, signal);
+  const res = await requestBackup(baseUrl, cfg.backup, signal, (message) => log.info('backup source busy; asking again', { message }));
   const reclaim = reclaimEvery(2 << 20);
   res.on('data', (chunk: Buffer) => reclaim(chunk.length));
   const scan = scanXbstream([BINLOG_INFO_FILE]);

@@ -176,8 +176,11 @@ export async function watchWithStandIn(
   const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
   const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());
+  // With AuthenticationMethod in opts.config, the lab's own calls authenticate as the configured user.
+  const auth = config.authentication;
+  const headers: Record<string, string> = auth.method === 'none' ? {} : { authorization: `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}` };
   const get = async (path: string): Promise<{ status: number; body: any }> => {
-    const res = await fetch(`${standIn.url}${path}`);
+    const res = await fetch(`${standIn.url}${path}`, { headers });
     return { status: res.status, body: await res.json() };
   };
   for (const s of servers) assert.equal((await get(`/api/discover/${opts.byReportHost ? s.reportHost : s.host}/${s.port}`)).body.Code, 'OK');

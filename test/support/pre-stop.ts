@@ -7,11 +7,11 @@
 // controller's component test.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
-import { CONTAINER } from '../../src/api/constants.ts';
+import { ANNOTATION_CONFIG_HASH, CONTAINER, VOLUME } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { CONF_FILE, MOUNT_PATH } from '../../src/api/pod-contract.ts';
 import { clusterOptions } from '../../src/controllers/cluster/options.ts';
@@ -29,16 +29,24 @@ export interface PreStopTarget {
   cluster: string;
   namespace: string;
   orchestratorUrl: string;
+  /**
+   * Orchestrator's API credentials the operator holds: the pod is then rendered as a template of
+   * ours (not an adopted one), with the Secret `<c>-mysql-orc-api` mounted for the script's curl.
+   */
+  orchestratorCredentials?: { user: string; password: string };
 }
 
 /** The cluster (3 MariaDB 10.11 pods) as the cluster controller renders it, with the preStop on. */
 export function renderedForPreStop(target: PreStopTarget) {
-  return render(cluster({ replicas: 3, mysqlVersion: 'mariadb-10.11' }, { name: target.cluster, namespace: target.namespace }), clusterOptions({
+  const c = cluster({ replicas: 3, mysqlVersion: 'mariadb-10.11' }, { name: target.cluster, namespace: target.namespace });
+  const opts = clusterOptions({
     orcTopologyUser: TEST_SYSTEM_USERS.orchestrator.user,
     orcTopologyPassword: TEST_SYSTEM_USERS.orchestrator.password,
     orchestratorUri: `${target.orchestratorUrl}/api`,
     failoverBeforeShutdown: true,
-  }));
+  });
+  if (!target.orchestratorCredentials) return render(c, opts);
+  return render(c, opts, { [ANNOTATION_CONFIG_HASH]: 'ours' }, {}, ROOT_SECRET, () => 'fast', { orchestratorCredentials: target.orchestratorCredentials });
 }
 
 /** Runs the mysql container's preStop of pod `ordinal`; resolves with its exit code and output. */
@@ -70,6 +78,16 @@ export async function runPreStop(
   t.after(() => rmSync(conf, { recursive: true, force: true }));
   writeFileSync(join(conf, CONF_FILE.preShutdownScript), desired.configMap.data![CONF_FILE.preShutdownScript]!);
   writeFileSync(join(conf, CONF_FILE.client), renderClientConf(TEST_SYSTEM_USERS.operator, { host: server.host, port: server.port }));
+  // The Secret volume `<c>-mysql-orc-api`, nested in the conf volume as the pod mounts it.
+  const apiVolume = template.spec!.volumes!.find((v) => v.name === VOLUME.orchestratorApi);
+  if (apiVolume && desired.orchestratorApiSecret) {
+    assert.ok(MOUNT_PATH.orchestratorApi.startsWith(`${MOUNT_PATH.conf}/`));
+    const dir = join(conf, MOUNT_PATH.orchestratorApi.slice(MOUNT_PATH.conf.length + 1));
+    mkdirSync(dir);
+    for (const item of apiVolume.secret!.items!) {
+      writeFileSync(join(dir, item.path), Buffer.from(desired.orchestratorApiSecret.data![item.key]!, 'base64'));
+    }
+  }
   const child = spawn('unshare', [
     '--mount', '--propagation', 'private', '--',
     'bash', '-c', 'mount --bind "$1" "$2" && shift 2 && exec "$@"', 'kubelet', conf, MOUNT_PATH.conf, ...command,

@@ -2,7 +2,7 @@
 // status follows the Job (docs/backups.md). Keyed by backup; its Job (owned) and its Job's pods
 // (the termination message carries the report) enqueue it.
 import { API_GROUP } from '../../api/constants.ts';
-import { orchestratorClient } from '../../orchestrator/index.ts';
+import { credentialsFrom, orchestratorClient } from '../../orchestrator/index.ts';
 import { ownerKeys, type ControllerDefinition, type ControllerSpec } from '../../runtime/controller.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
@@ -27,7 +27,7 @@ export const BACKUP_PERMISSIONS: readonly Permission[] = [
 
 export function makeBackupController(opts: BackupControllerOptions, deps: Partial<BackupDeps> = {}): ControllerSpec {
   const full: BackupDeps = {
-    orchestrator: deps.orchestrator ?? orchestratorClient({ baseUrl: opts.orchestratorUri }),
+    orchestrator: deps.orchestrator ?? orchestratorClient({ baseUrl: opts.orchestratorUri, credentials: credentialsFrom(opts.orchestratorCredentialsDir) }),
     storageFor: deps.storageFor ?? storageFor,
     now: deps.now ?? (() => new Date()),
   };

@@ -26,6 +26,8 @@ export interface ClusterControllerOptions {
   metricsExporterImage: string;
   /** Orchestrator HTTP API, given to the pods for the pre-stop graceful takeover. */
   orchestratorUri: string;
+  /** Orchestrator's API credentials directory, for the pods' pre-stop hook ('' = none). */
+  orchestratorCredentialsDir: string;
   /** Adds the pre-stop graceful master takeover hook (`--failover-before-shutdown`). */
   failoverBeforeShutdown: boolean;
   imagePullPolicy: 'Always' | 'IfNotPresent' | 'Never';
@@ -50,6 +52,19 @@ export const ORCHESTRATOR_URI_SETTING = httpUrlSetting({
   env: 'ORCHESTRATOR_URL',
   help: "Orchestrator's HTTP API (the pods' pre-stop hook asks it for a graceful master takeover)",
   default: 'http://mysql-operator.mysql-operator/api',
+});
+
+/**
+ * Orchestrator's API credentials (AuthenticationMethod basic or multi): a directory with the files
+ * `user` and `password`, the chart's Secret mounted. Shared like the URL: the orchestrator and
+ * backup controllers call the API with them, the cluster controller gives them to the pods'
+ * pre-stop hook. Empty: the API is called without credentials.
+ */
+export const ORCHESTRATOR_CREDENTIALS_SETTING = stringSetting({
+  flag: 'orchestrator-credentials-dir',
+  env: 'ORCHESTRATOR_CREDENTIALS_DIR',
+  help: "directory with the files `user` and `password` of Orchestrator's API (a mounted Secret); empty: no credentials sent",
+  default: '',
 });
 
 export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
@@ -89,6 +104,7 @@ export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
     required: true,
   }),
   orchestratorUri: ORCHESTRATOR_URI_SETTING,
+  orchestratorCredentialsDir: ORCHESTRATOR_CREDENTIALS_SETTING,
   failoverBeforeShutdown: booleanSetting({
     flag: 'failover-before-shutdown',
     env: 'FAILOVER_BEFORE_SHUTDOWN',

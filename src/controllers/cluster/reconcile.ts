@@ -36,6 +36,7 @@ import { controllerRef, names, selectorLabels } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
+import { readCredentialsDir } from '../../orchestrator/index.ts';
 import { renderOperatedSecret } from './render-operated-secret.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
@@ -92,7 +93,10 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   }
   const existingSecret = secrets.get(ns, names.operatedSecret(req.name));
   const existingSecretData = decodeSecretData(existingSecret?.data);
+  // The mounted Secret of the operator, read now: a rotated password reaches the pods' Secret.
+  const orchestratorCredentials = opts.orchestratorCredentialsDir === '' ? undefined : readCredentialsDir(opts.orchestratorCredentialsDir);
   const desired = renderCluster({
+    ...(orchestratorCredentials ? { orchestratorCredentials } : {}),
     cluster,
     version: valid.version,
     images: valid.images,
@@ -118,9 +122,14 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   const write = <T extends KubeObject>(kind: KindRef, name: string, cached: T | undefined, plan: (existing: T | undefined) => Plan<T>): Write =>
     ({ kind, namespace: ns, name, cached, plan: plan as Write['plan'] });
   const operatedSecret = renderOperatedSecret(ref, desired.secretData);
+  const orcApiSecret = desired.orchestratorApiSecret;
   const writes: Write[] = [
     write(KINDS.configMap, names.configMap(req.name), existingCm, (e) => planConfigMap(desired.configMap, e)),
     write(KINDS.secret, names.operatedSecret(req.name), existingSecret, (e) => planSecret(operatedSecret, e)),
+    // Before the StatefulSet, whose pods mount it.
+    ...(orcApiSecret
+      ? [write(KINDS.secret, orcApiSecret.metadata!.name!, secrets.get(ns, orcApiSecret.metadata!.name!), (e) => planSecret(orcApiSecret, e))]
+      : []),
     write(KINDS.service, names.headlessService(), services.get(ns, names.headlessService()), (e) => planService(desired.headlessService, e)),
     ...desired.services.map((s) => write(KINDS.service, s.metadata!.name!, services.get(ns, s.metadata!.name!), (e) => planService(s, e))),
     write(KINDS.statefulSet, names.statefulSet(req.name), existingSts, (e) => planStatefulSet(desired.statefulSet, e)),

@@ -1,10 +1,12 @@
 // Everything the cluster should have, from the cluster, its validated version and images, and the
 // operated Secret as it exists (its generated values are kept). Pure: no I/O, no clock; the
 // password generator is passed in.
-import type { V1ConfigMap, V1PodDisruptionBudget, V1PodTemplateSpec, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1PodDisruptionBudget, V1PodTemplateSpec, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster, PodSpec } from '../../api/index.ts';
 import { stableHash } from './hash.ts';
-import { clusterLabels, type ClusterRef } from '../../api/names.ts';
+import { clusterLabels, names, type ClusterRef } from '../../api/names.ts';
+import type { OrchestratorCredentials } from '../../orchestrator/index.ts';
+import { renderOrchestratorApiSecret } from './render-orchestrator-api-secret.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';
@@ -32,6 +34,8 @@ export interface RenderInput {
   /** The StatefulSet's minReadySeconds (decide-rollout.ts); default none. */
   minReadySeconds?: number;
   generatePassword?: () => string;
+  /** Orchestrator's API credentials the operator holds, for the pods' pre-stop hook; none: no Secret, no mount. */
+  orchestratorCredentials?: OrchestratorCredentials;
 }
 
 export interface RolloutInputs {
@@ -50,6 +54,8 @@ export interface DesiredState {
   statefulSet: V1StatefulSet;
   podDisruptionBudget: V1PodDisruptionBudget | undefined;
   configHash: string;
+  /** `<c>-mysql-orc-api`, when the operator holds Orchestrator's API credentials. */
+  orchestratorApiSecret: V1Secret | undefined;
 }
 
 export function clusterRef(cluster: MysqlCluster): ClusterRef {
@@ -96,6 +102,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     labels,
     rolloutAnnotations: input.rolloutAnnotations({ configHash, configData: configMap.data ?? {}, secretData }),
     ...(input.minReadySeconds !== undefined ? { minReadySeconds: input.minReadySeconds } : {}),
+    ...(input.orchestratorCredentials ? { orchestratorApiSecret: names.orchestratorApiSecret(ref.name) } : {}),
   };
   const probes = input.probes((style) => renderStatefulSet({ ...stsInput, probes: style }).spec!.template);
   const statefulSet = renderStatefulSet({ ...stsInput, probes });
@@ -110,5 +117,6 @@ export function renderCluster(input: RenderInput): DesiredState {
     statefulSet,
     podDisruptionBudget: minAvailable === undefined ? undefined : renderPodDisruptionBudget(ref, minAvailable),
     configHash,
+    orchestratorApiSecret: input.orchestratorCredentials ? renderOrchestratorApiSecret(ref, input.orchestratorCredentials) : undefined,
   };
 }

@@ -38,6 +38,7 @@ import {
   envRef,
   HEALTH_PATH,
   MOUNT_PATH,
+  ORCHESTRATOR_API_CURLRC_KEY,
   MYSQL_UID,
   PT_KILL_PROGRAM,
   SIDECAR_COMMAND,
@@ -69,6 +70,8 @@ export interface StatefulSetInput {
   probes: ProbeStyle;
   /** How long a rolled pod stays Ready before the next rolls (decideMinReadySeconds); 0 renders none. */
   minReadySeconds?: number;
+  /** The Secret with Orchestrator's API credentials for the pre-stop hook, when the operator has them. */
+  orchestratorApiSecret?: string;
 }
 
 /**
@@ -157,7 +160,12 @@ function renderPodSpec(input: StatefulSetInput): V1PodSpec {
   const out: V1PodSpec = {
     initContainers,
     containers,
-    volumes: renderVolumes(spec, input.ref),
+    volumes: [
+      ...renderVolumes(spec, input.ref),
+      ...(preStopCredentials(ctx, input)
+        ? [{ name: VOLUME.orchestratorApi, secret: { secretName: input.orchestratorApiSecret!, items: [{ key: ORCHESTRATOR_API_CURLRC_KEY, path: '.curlrc' }] } }]
+        : []),
+    ],
     securityContext: { fsGroup: MYSQL_UID, runAsUser: MYSQL_UID },
     affinity: podSpec.affinity ?? {
       podAntiAffinity: {
@@ -397,8 +405,23 @@ function mysqlContainer(ctx: ContainerContext, input: StatefulSetInput): V1Conta
   if (lifecycle) c.lifecycle = lifecycle;
   else if (ctx.opts.failoverBeforeShutdown) {
     c.lifecycle = { preStop: { exec: { command: ['bash', confPath(CONF_FILE.preShutdownScript)] } } };
+    if (preStopCredentials(ctx, input)) {
+      c.env!.push({ name: ENV.curlHome, value: MOUNT_PATH.orchestratorApi });
+      c.volumeMounts = [...(c.volumeMounts ?? []), { name: VOLUME.orchestratorApi, mountPath: MOUNT_PATH.orchestratorApi, readOnly: true }];
+    }
   }
   return c;
+}
+
+/**
+ * Whether the pre-stop script's curl gets Orchestrator's API credentials (`$CURL_HOME/.curlrc`):
+ * when the operator has them, and not in a template that keeps the anchor's probes, which is the
+ * template adopted pods run and must not change (docs/adoption-from-anchor.md). Such pods get the
+ * credentials with their next rollout; until then their pre-stop asks without and is refused.
+ */
+function preStopCredentials(ctx: ContainerContext, input: StatefulSetInput): boolean {
+  const ourPreStop = !ctx.spec.podSpec?.mysqlLifecycle && ctx.opts.failoverBeforeShutdown;
+  return ourPreStop && input.orchestratorApiSecret !== undefined && ctx.probes !== 'anchor';
 }
 
 function sidecarContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {

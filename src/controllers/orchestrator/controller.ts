@@ -3,7 +3,7 @@
 // one of its pods (labels, status) or of its operated Secret maps to the cluster, every cluster is
 // looked at every --orchestrator-resync-period, and the failover hook enqueues one at once.
 import { API_GROUP, LABEL_CLUSTER } from '../../api/constants.ts';
-import { orchestratorClient, type OrchestratorClient } from '../../orchestrator/index.ts';
+import { credentialsFrom, orchestratorClient, type OrchestratorClient } from '../../orchestrator/index.ts';
 import { keyFromLabel, type ControllerDefinition, type ControllerSpec, type HttpRoute } from '../../runtime/controller.ts';
 import { objectKey } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
@@ -49,7 +49,7 @@ export function orchestratorController(opts: OrchestratorControllerOptions, wiri
     signals,
     memory: new ControllerMemory(),
     // Short timeouts: a pass reads five routes and must not outlive its deadline on a hung Orchestrator.
-    orchestrator: wiring.orchestrator ?? orchestratorClient({ baseUrl: opts.orchestratorUri, timeoutMs: 5_000, readRetries: 1 }),
+    orchestrator: wiring.orchestrator ?? orchestratorClient({ baseUrl: opts.orchestratorUri, timeoutMs: 5_000, readRetries: 1, credentials: credentialsFrom(opts.orchestratorCredentialsDir) }),
     resolve: wiring.resolve,
     servers: wiring.servers,
   };

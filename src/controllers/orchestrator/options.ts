@@ -2,13 +2,15 @@
 // Orchestrator URL is the cluster controller's setting object (one flag for both); the anchor had
 // no flags for the rest, so they carry this project's names.
 import { defaultsOf, durationSetting, type SettingTable } from '../../runtime/settings.ts';
-import { ORCHESTRATOR_URI_SETTING } from '../cluster/options.ts';
+import { ORCHESTRATOR_CREDENTIALS_SETTING, ORCHESTRATOR_URI_SETTING } from '../cluster/options.ts';
 import { FAILOVER_HOOK_SETTINGS, type FailoverHookOptions } from './hook.ts';
 
 /** The failover hook's secret settings are the controller's: the hook is one of its routes. */
 export interface OrchestratorControllerOptions extends FailoverHookOptions {
   /** Orchestrator's HTTP API. It always has a value: the chart's Orchestrator by default. */
   orchestratorUri: string;
+  /** Orchestrator's API credentials directory ('' = none). */
+  orchestratorCredentialsDir: string;
   /** How often each cluster is looked at without a change or a hook call. */
   resyncPeriodMs: number;
   /** How long Orchestrator must not have seen a removed pod's server before it is forgotten. */
@@ -21,6 +23,7 @@ export interface OrchestratorControllerOptions extends FailoverHookOptions {
 
 export const ORCHESTRATOR_SETTINGS: SettingTable<OrchestratorControllerOptions> = {
   orchestratorUri: ORCHESTRATOR_URI_SETTING,
+  orchestratorCredentialsDir: ORCHESTRATOR_CREDENTIALS_SETTING,
   resyncPeriodMs: durationSetting({
     flag: 'orchestrator-resync-period',
     env: 'ORCHESTRATOR_RESYNC_PERIOD',

@@ -5,7 +5,7 @@
 // hooks of hook-request.ts wired to the operator; the operator's args and env are flags it takes;
 // the RBAC rules are the generated ones. docs/chart.md.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,6 +197,9 @@ describe('the chart, further', () => {
       ['podDisruptionBudget.maxUnavailable=most', "at '/podDisruptionBudget/maxUnavailable'"],
       ['extraArgs={workers=8}', "at '/extraArgs/0'"],
       ['gracefulShutdown.enabled=sometimes', "at '/gracefulShutdown/enabled': got string, want boolean"],
+      ['orchestrator.api.authenticationMethod=token', "at '/orchestrator/api/authenticationMethod'"],
+      ['orchestrator.api.user=readonly', "at '/orchestrator/api/user'"],
+      ['orchestrator.api.password=a"b', "at '/orchestrator/api/password'"],
     ];
     const both = renderError({ set: ['orchestrator.config.FailMasterPromotionIfSQLThreadNotUpToDate=true'] });
     assert.ok(both?.includes('cannot both be true'), `Fail and Delay together: ${both}`);
@@ -238,9 +241,12 @@ describe('the chart, further', () => {
       for (const sub of ['templates', 'conf']) execFileSync('mkdir', ['-p', `${dir}/${sub}`]);
       writeFileSync(`${dir}/templates/orchestrator.conf.json`, cm.data!['orchestrator.conf.json']!);
       writeFileSync(`${dir}/render-config.sh`, script);
-      execFileSync('sh', [`${dir}/render-config.sh`], {
-        env: { PATH: process.env.PATH, POD_NAME: 'mysql-operator-orc-1', POD_IP: '10.1.2.3', ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'p%s"w' },
-      });
+      const env = {
+        PATH: process.env.PATH, POD_NAME: 'mysql-operator-orc-1', POD_IP: '10.1.2.3', ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'p%s"w',
+        // sed and awk replacement characters and a placeholder: spliced in literally.
+        ORC_HTTP_AUTH_USER: 'orc-operator', ORC_HTTP_AUTH_PASSWORD: 'a&b/c$1\\1@HTTP_AUTH_USER@',
+      };
+      execFileSync('sh', [`${dir}/render-config.sh`], { env: { ...env, ORC_HTTP_AUTH_PASSWORD: 'a&b/c$1|@HTTP_AUTH_USER@' } });
       const rendered = JSON.parse(readFileSync(`${dir}/conf/orchestrator.conf.json`, 'utf8')) as Record<string, unknown>;
       assert.equal(rendered['RaftBind'], '10.1.2.3');
       assert.equal(rendered['RaftAdvertise'], 'mysql-operator-orc-1.mysql-operator-orc.ops');
@@ -252,9 +258,55 @@ describe('the chart, further', () => {
       const standIn = parseConfig(JSON.stringify({ ...rendered, MySQLTopologyCredentialsConfigFile: `${dir}/conf/orc-topology.cnf` }), (f) => readFileSync(f, 'utf8'));
       assert.deepEqual([standIn.topologyUser, standIn.topologyPassword, standIn.instancePollSeconds], ['orchestrator', 'p%s"w', 1]);
       assert.equal(standIn.hooks.PostMasterFailoverProcesses.length, 1);
+      // The API's credentials, from the Secret's env, in the config as given, and for basic's probes.
+      assert.deepEqual(standIn.authentication, { method: 'multi', user: 'orc-operator', password: 'a&b/c$1|@HTTP_AUTH_USER@' });
+      assert.equal(readFileSync(`${dir}/conf/probe.curlrc`, 'utf8'), 'user = "orc-operator:a&b/c$1|@HTTP_AUTH_USER@"\n');
+      assert.equal(statSync(`${dir}/conf/probe.curlrc`).mode & 0o777, 0o600);
+      // A quote or backslash would need escapes in JSON and curl's file: refused, naming the problem, not the value.
+      for (const bad of ['a"b', 'a\\b']) {
+        const r = spawnSync('sh', [`${dir}/render-config.sh`], { env: { ...env, ORC_HTTP_AUTH_PASSWORD: bad }, encoding: 'utf8' });
+        assert.equal(r.status, 1);
+        assert.match(r.stderr, /holds " or \\/);
+        assert.ok(!r.stderr.includes(bad));
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("Orchestrator's API wants credentials: a kept Secret, the operator mounts it, the probes authenticate", () => {
+    const docs = render({ namespace: 'ops' });
+    const secret = only<Obj>(docs, 'Secret', (o) => o.metadata!.name === 'mysql-operator-orc-api');
+    assert.equal(Buffer.from(secret.data.user, 'base64').toString(), 'orc-operator');
+    assert.match(Buffer.from(secret.data.password, 'base64').toString(), /^[A-Za-z0-9]{32}$/);
+    const conf = orchestratorConfig(docs);
+    assert.deepEqual([conf['AuthenticationMethod'], conf['HTTPAuthUser'], conf['HTTPAuthPassword']], ['multi', '@HTTP_AUTH_USER@', '@HTTP_AUTH_PASSWORD@']);
+    // The operator: the flag names the directory the Secret is mounted at, with the files the client reads.
+    const op = operatorContainer(docs);
+    const dir = flag(op.args!, 'orchestrator-credentials-dir');
+    assert.equal(dir, mountPath(op, 'orchestrator-api'));
+    const volume = operatorDeployment(docs).spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!;
+    assert.deepEqual([volume.secret!.secretName, volume.secret!.items!.map((i) => i.path)], ['mysql-operator-orc-api', ['user', 'password']]);
+    assert.ok(!JSON.stringify(op.env).includes('orc-api'), 'the credentials are not in the env');
+    // Orchestrator's init container reads them from the Secret.
+    const init = orchestratorSet(docs).spec!.template.spec!.initContainers![0]!;
+    const fromSecret = (name: string) => init.env!.find((e) => e.name === name)!.valueFrom!.secretKeyRef;
+    assert.deepEqual([fromSecret('ORC_HTTP_AUTH_USER'), fromSecret('ORC_HTTP_AUTH_PASSWORD')], [{ name: 'mysql-operator-orc-api', key: 'user' }, { name: 'mysql-operator-orc-api', key: 'password' }]);
+    // multi: the probes as `readonly`, whose password Orchestrator ignores (no secret in the pod spec).
+    const orc = orchestratorSet(docs).spec!.template.spec!.containers[0]!;
+    for (const p of [orc.livenessProbe!, orc.readinessProbe!]) {
+      assert.deepEqual(p.httpGet!.httpHeaders, [{ name: 'Authorization', value: `Basic ${Buffer.from('readonly:probe').toString('base64')}` }]);
+    }
+    // basic: curl with the file the init container wrote.
+    const basic = orchestratorSet(render({ set: ['orchestrator.api.authenticationMethod=basic'] })).spec!.template.spec!.containers[0]!;
+    assert.deepEqual(basic.readinessProbe!.exec!.command, ['curl', '-fsS', '-o', '/dev/null', '-K', '/etc/orchestrator/probe.curlrc', 'http://127.0.0.1:3000/api/raft-health']);
+    assert.equal(orchestratorConfig(render({ set: ['orchestrator.api.authenticationMethod=basic'] }))['AuthenticationMethod'], 'basic');
+    // Given values, or an existing Secret.
+    const given = only<Obj>(render({ set: ['orchestrator.api.password=chosen-pw', 'orchestrator.api.user=people'] }), 'Secret', (o) => o.metadata!.name === 'mysql-operator-orc-api');
+    assert.deepEqual([given.data.user, given.data.password].map((v: string) => Buffer.from(v, 'base64').toString()), ['people', 'chosen-pw']);
+    const own = render({ set: ['orchestrator.api.secretName=mine'] });
+    assert.equal(own.filter((o) => o.kind === 'Secret' && o.metadata!.name === 'mysql-operator-orc-api').length, 0);
+    assert.equal(operatorDeployment(own).spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!.secret!.secretName, 'mine');
   });
 
   it("defaults to the operator's own defaults where the anchor had them (adopted clusters keep their pods) and to npm start's node flags", () => {

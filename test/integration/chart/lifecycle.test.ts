@@ -3,10 +3,10 @@
 // with TEST_KUBECONFIG. The test API server runs no pods: the operator runs in this process with
 // the cluster controller's flags and variables read from the Deployment helm installed.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import type { V1Container, V1Deployment, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { clusterControllerDefinition } from '../../../src/controllers/cluster/controller.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
@@ -22,6 +22,23 @@ const CLUSTER_VARS = new Set(Object.values(clusterControllerDefinition.settings 
 async function clusterConfig(client: TestApi['client'], deployment: V1Deployment): Promise<{ argv: string[]; env: Record<string, string> }> {
   const c = deployment.spec!.template.spec!.containers[0] as V1Container;
   const argv = c.args!.filter((a) => CLUSTER_FLAGS.has(a.replace(/^--/, '').split('=')[0]!));
+  // The Secret volume the credentials flag names, as the kubelet would mount it, in a directory here.
+  const credsAt = argv.findIndex((a) => a.startsWith('--orchestrator-credentials-dir='));
+  if (credsAt >= 0) {
+    const volume = deployment.spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!;
+    const secret = await client.get<V1Secret & KubeObject>({ apiVersion: 'v1', kind: 'Secret', namespace: deployment.metadata!.namespace!, name: volume.secret!.secretName! });
+    // One directory per content, so the same Secret gives the same flag before and after an upgrade.
+    const content = JSON.stringify(volume.secret!.items!.map((i) => [i.path, secret.data![i.key]]));
+    let dir = credentialDirs.get(content);
+    if (!dir) {
+      const made = mkdtempSync(join(tmpdir(), 'chart-life-orc-api-'));
+      cleanups.push(() => rmSync(made, { recursive: true, force: true }));
+      for (const item of volume.secret!.items!) writeFileSync(join(made, item.path), Buffer.from(secret.data![item.key]!, 'base64'));
+      credentialDirs.set(content, made);
+      dir = made;
+    }
+    argv[credsAt] = `--orchestrator-credentials-dir=${dir}`;
+  }
   const env: Record<string, string> = {};
   for (const e of c.env ?? []) {
     if (!CLUSTER_VARS.has(e.name)) continue;
@@ -35,6 +52,10 @@ async function clusterConfig(client: TestApi['client'], deployment: V1Deployment
   }
   return { argv, env };
 }
+
+const cleanups: (() => void)[] = [];
+const credentialDirs = new Map<string, string>();
+after(() => { for (const c of cleanups) c(); });
 
 async function gone(client: TestApi['client'], ref: Parameters<TestApi['client']['get']>[0]): Promise<boolean> {
   try {
@@ -68,6 +89,8 @@ test('helm install, helm upgrade changing an operator flag, helm uninstall: the 
   });
   const before = await client.get<V1Deployment & KubeObject>(deployment);
   const orcBefore = await client.get<V1StatefulSet & KubeObject>(orchestrator);
+  const apiSecret = { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'mysql-operator-orc-api' };
+  const apiBefore = await client.get<V1Secret & KubeObject>(apiSecret);
 
   const c1 = await clusterConfig(client, before);
   op = await startOperator(env.kubeConfig, ns, c1.argv, c1.env);
@@ -93,6 +116,8 @@ test('helm install, helm upgrade changing an operator flag, helm uninstall: the 
     assert.deepEqual(c2, c1, 'the flags that shape database pods are the same');
     // helm's lookup keeps the generated Orchestrator password, so Orchestrator does not roll either.
     assert.equal((await client.get<V1StatefulSet & KubeObject>(orchestrator)).metadata!.generation, orcBefore.metadata!.generation);
+    // And the generated API password: Orchestrator, the operator and the pods keep agreeing.
+    assert.deepEqual((await client.get<V1Secret & KubeObject>(apiSecret)).data, apiBefore.data);
 
     op = await startOperator(env.kubeConfig, ns, c2.argv, c2.env);
     await op.reconciles.settled([`${ns}/my-db`], op.reconciles.mark(), 2);

@@ -4,7 +4,7 @@
 // ConfigMap or the pod template (which would roll every database), and then make no writes at all.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { V1ConfigMap, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../../src/api/index.ts';
@@ -172,4 +172,35 @@ test('a default install adopts the anchor cluster: no pod restarts, no Secret ch
   await t.test("every request the operator made is allowed by the chart's generated RBAC rules", { skip: env.server ? false : NEEDS_REQUEST_LOG }, () => {
     assert.deepEqual(requestsNotAllowed(env.server!, manager.client.userAgent, mark), []);
   });
+});
+
+// This project's chart gives the operator Orchestrator's API credentials (docs/security.md): an
+// adopted cluster gets its Secret `<c>-mysql-orc-api`, and still no rollout; its template takes
+// the credentials' mount with the first real change, which rolls the pods anyway.
+test("with Orchestrator's API credentials: the cluster's Secret is made, the adopted template is left alone until a real change", async (t) => {
+  const { env, namespace: ns, client } = await testApi(t);
+  const { cm, secret, sts } = await loadAnchorObjects(client, ns);
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+  const dir = mkdtempSync(join(tmpdir(), 'adopt-orc-api-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'user'), 'orc-operator');
+  writeFileSync(join(dir, 'password'), 'api-pw-1');
+  const op = await startOperator(env.kubeConfig, ns, [`--orchestrator-credentials-dir=${dir}`], { ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'PlaceOrc10' });
+  t.after(() => op.stop());
+  await eventually('synced', () => synced(client, ns));
+  const apiSecret = await eventually('the API Secret', () => get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-orc-api').catch(() => undefined));
+  assert.equal(Buffer.from(apiSecret.data!['curlrc']!, 'base64').toString(), 'user = "orc-operator:api-pw-1"\n');
+  const after = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
+  assert.deepEqual(after.spec?.template, sts.spec?.template);
+  assert.equal(after.metadata?.generation, sts.metadata?.generation, 'no new revision');
+  assert.equal((await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated')).metadata?.resourceVersion, secret.metadata?.resourceVersion);
+  assert.equal((await get<V1ConfigMap & KubeObject>('ConfigMap', 'v1', 'my-db-mysql')).metadata?.resourceVersion, cm.metadata?.resourceVersion);
+
+  await client.patch({ ...CLUSTER, namespace: ns, name: 'my-db' }, { spec: { mysqlConf: { 'max-connections': 600 } } }, { type: 'merge' });
+  const rolled = await eventually('the template to take the mount', async () => {
+    const s = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
+    return s.spec?.template.spec?.volumes?.some((v) => v.name === 'orchestrator-api') ? s : undefined;
+  });
+  const mysql = rolled.spec!.template.spec!.containers.find((c) => c.name === 'mysql')!;
+  assert.equal(mysql.env!.find((e) => e.name === 'CURL_HOME')?.value, '/etc/mysql/orchestrator-api');
 });

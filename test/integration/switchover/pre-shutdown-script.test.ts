@@ -19,13 +19,13 @@ const ALIAS = names.orchestratorAlias(CLUSTER, NS);
 const FIXTURE_MASTER = new URL('../../fixtures/orchestrator/master_labcluster.json', import.meta.url);
 
 /** Three servers named as the pods, pod 0 the writable master, the others replicating, and the stand-in watching them by FQDN. */
-async function lab(t: { after(fn: () => unknown): void }): Promise<{ servers: MariaDBServer[]; orc: StandInWatch }> {
+async function lab(t: { after(fn: () => unknown): void }, config?: Record<string, unknown>): Promise<{ servers: MariaDBServer[]; orc: StandInWatch }> {
   const servers = await Promise.all([0, 1, 2].map((i) => {
     const pod = names.pod(CLUSTER, i);
     return startMariaDB({ name: pod, serverId: 100 + i, reportHost: podFqdn(pod, NS), systemUsers: true, t });
   }));
   await formCluster(servers);
-  return { servers, orc: await watchWithStandIn(t, servers, ALIAS, { byReportHost: true }) };
+  return { servers, orc: await watchWithStandIn(t, servers, ALIAS, { byReportHost: true, ...(config ? { config } : {}) }) };
 }
 
 const target = (orcUrl: string): PreStopTarget => ({ cluster: CLUSTER, namespace: NS, orchestratorUrl: orcUrl });
@@ -70,4 +70,32 @@ test('before the master\'s pod stops, its preStop has Orchestrator move the mast
   const rs = await old.replicationStatus();
   assert.equal(rs?.masterHost, promoted.host, 'the old master replicates from the new one');
   assert.equal(await (await promoted.node()).isReadOnly(), false);
+});
+
+// Issue 23 item 1: Orchestrator's API wants credentials (AuthenticationMethod multi, as the chart
+// configures it). The script's bytes stay the anchor's; its curl reads `$CURL_HOME/.curlrc`.
+const API = { user: 'orc-operator', password: 'pw-of-the-api' };
+const AUTH_CONFIG = { AuthenticationMethod: 'multi', HTTPAuthUser: API.user, HTTPAuthPassword: API.password };
+
+test('with authentication on, the master\'s preStop with the mounted credentials moves the master; the same script without them moves nothing', { skip: NO_MOUNT_NS }, async (t) => {
+  const { servers, orc } = await lab(t, AUTH_CONFIG);
+  const [s0] = servers as [MariaDBServer, MariaDBServer, MariaDBServer];
+  const fqdn0 = podFqdn(names.pod(CLUSTER, 0), NS);
+  assert.equal((await fetch(`${orc.standIn.url}/api/master/${ALIAS}`)).status, 401, 'the stand-in wants credentials');
+
+  // An adopted pod's template has no credentials mounted: Orchestrator refuses, the master stays.
+  const adopted = await runPreStop(t, target(orc.standIn.url), 0, s0);
+  assert.equal(adopted.code, 0, adopted.output);
+  assert.match(adopted.output, /master from orchestrator: \n/);
+  assert.doesNotMatch(adopted.output, /graceful-master-takeover-auto is ongoing/);
+  assert.equal(await masterFqdn(orc), fqdn0);
+
+  const withCredentials = { ...target(orc.standIn.url), orchestratorCredentials: API };
+  assert.equal(renderedForPreStop(withCredentials).configMap.data![CONF_FILE.preShutdownScript], renderedForPreStop(target(orc.standIn.url)).configMap.data![CONF_FILE.preShutdownScript], 'the same script bytes');
+  const ours = await runPreStop(t, withCredentials, 0, s0);
+  assert.equal(ours.code, 0, ours.output);
+  assert.match(ours.output, /master from orchestrator: my-db-mysql-0\.mysql\.default/);
+  assert.ok(!ours.output.includes(API.password), 'the password is not in the hook\'s output');
+  const now = await masterFqdn(orc);
+  assert.ok(now !== fqdn0 && servers.some((s) => s.reportHost === now), `a replica is the master now (${now})`);
 });

@@ -55,6 +55,7 @@ export function render(
   userSecret: V1Secret = ROOT_SECRET,
   // The anchor's revisions mark an adopted template, which keeps the anchor's probes.
   probes: RenderInput['probes'] = () => (ANNOTATION_CONFIG_HASH in rollout ? 'fast' : 'anchor'),
+  extra: Partial<RenderInput> = {},
 ): DesiredState {
   const v = validateCluster(c, userSecret, opts);
   if (!v.ok) throw new Error(v.problems.map((p) => p.message).join('; '));
@@ -69,6 +70,7 @@ export function render(
     rolloutAnnotations: () => rollout,
     probes,
     generatePassword: () => `Generated${String(++n).padStart(9, '0')}`,
+    ...extra,
   });
 }
 

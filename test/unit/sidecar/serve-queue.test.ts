@@ -11,12 +11,13 @@ import http from 'node:http';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../src/runtime/logger.ts';
 import { loadConfig } from '../../../src/sidecar/config.ts';
-import { startServer } from '../../../src/sidecar/serve.ts';
+import { startServer, type StreamLimits } from '../../../src/sidecar/serve.ts';
+import { requestBackup, retryAfterSeconds } from '../../../src/sidecar/clone.ts';
 import { eventually } from '../../support/wait.ts';
 
 const AUTH = { user: 'sys_backups', password: 'pw-1' };
 
-async function server(t: { after(fn: () => unknown): void }, script: string) {
+async function server(t: { after(fn: () => unknown): void }, script: string, limits?: Partial<StreamLimits>) {
   const cfg = loadConfig({ BACKUP_USER: AUTH.user, BACKUP_PASSWORD: AUTH.password, MY_MYSQL_VERSION: 'mariadb-10.11' }, ['--http-host=127.0.0.1', '--http-port=0'], ['backup-http']);
   let spawned = 0;
   const lines: string[] = [];
@@ -28,6 +29,7 @@ async function server(t: { after(fn: () => unknown): void }, script: string) {
       spawned++;
       return spawn('sh', ['-c', script], { stdio: ['ignore', stdout, 'pipe'] });
     },
+    ...(limits ? { limits } : {}),
   });
   t.after(() => srv.close());
   return { url: `http://127.0.0.1:${srv.port}`, spawned: () => spawned, logs: () => lines.join('') };
@@ -106,9 +108,9 @@ test('wrong credentials get 403 and no tool is started', async (t) => {
 
 test('concurrent requests are served one at a time, each by its own tool run', async (t) => {
   const s = await server(t, 'printf "$$ start;"; sleep 0.2; printf "$$ end"');
-  const bodies = await Promise.all([get(s.url), get(s.url), get(s.url)]);
+  const bodies = await Promise.all([get(s.url), get(s.url)]);
   for (const b of bodies) assert.equal(b.trailer, 'Success');
-  assert.equal(s.spawned(), 3);
+  assert.equal(s.spawned(), 2);
   // Each body is one tool run: start and end of the same pid, never interleaved with another.
   for (const b of bodies) assert.match(b.body, /^(\d+) start;\1 end$/);
 });
@@ -123,4 +125,119 @@ test('a client that leaves while waiting for its turn never starts a tool', asyn
   assert.equal((await first).trailer, 'Success');
   assert.equal((await get(s.url)).trailer, 'Success');
   assert.equal(s.spawned(), 2);
+});
+
+/** A request whose response is kept open: its status and headers, and how it ended. */
+function open(url: string, opts: { read?: boolean } = {}) {
+  const req = http.get(`${url}/xbackup`, { agent: false, auth: `${AUTH.user}:${AUTH.password}` });
+  const state = { status: 0, headers: {} as http.IncomingHttpHeaders, body: '', ended: false, broken: false, trailer: undefined as string | undefined };
+  req.on('error', () => (state.broken = true));
+  req.on('response', (res) => {
+    state.status = res.statusCode ?? 0;
+    state.headers = res.headers;
+    if (opts.read === false) res.pause();
+    else res.on('data', (c: Buffer) => (state.body += c.toString('utf8')));
+    res.on('end', () => {
+      state.ended = true;
+      state.trailer = res.trailers['x-backup-status'];
+    });
+    res.on('aborted', () => (state.broken = true));
+    res.on('error', () => (state.broken = true));
+  });
+  return { state, destroy: () => req.destroy() };
+}
+
+test('with one stream running and one waiting, a third request gets 503 with Retry-After and starts nothing', async (t) => {
+  const s = await server(t, 'printf "$$;"; exec sleep 30');
+  const running = open(s.url);
+  t.after(() => running.destroy());
+  await eventually('the first stream to run', () => running.state.status === 200);
+  const waiting = open(s.url);
+  t.after(() => waiting.destroy());
+  await eventually('the second request to wait', () => s.logs().includes('backup request waits for the stream in progress'));
+  const third = await fetch(`${s.url}/xbackup`, { headers: { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')}` } });
+  assert.equal(third.status, 503);
+  assert.equal(third.headers.get('retry-after'), '15');
+  assert.match(await third.text(), /a stream is running and 1 request\(s\) wait for it already/);
+  assert.equal(s.spawned(), 1);
+  assert.equal(waiting.state.status, 0, 'the waiting request is still waiting');
+});
+
+test('a waiting request that leaves frees its place for another', async (t) => {
+  const s = await server(t, 'printf "$$;"; exec sleep 30');
+  const running = open(s.url);
+  t.after(() => running.destroy());
+  await eventually('the first stream to run', () => running.state.status === 200);
+  const leaving = open(s.url);
+  await eventually('the second request to wait', () => s.logs().includes('backup request waits for the stream in progress'));
+  leaving.destroy();
+  const waits = () => s.logs().split('backup request waits').length - 1;
+  // Until the server has seen the client leave, a new request may still be refused; once it
+  // has, a new request waits in the freed place.
+  await eventually('a new request to take the freed place', async () => {
+    const before = waits();
+    const next = open(s.url);
+    t.after(() => next.destroy());
+    await eventually('the new request to be refused or queued', () => next.state.status === 503 || waits() > before);
+    return next.state.status !== 503;
+  });
+});
+
+test('a request whose stream has not started within the start limit gets 503 with Retry-After', async (t) => {
+  const s = await server(t, 'printf "$$;"; exec sleep 30', { startMs: 300, retryAfterSeconds: 7 });
+  const running = open(s.url);
+  t.after(() => running.destroy());
+  await eventually('the first stream to run', () => running.state.status === 200);
+  const late = await fetch(`${s.url}/xbackup`, { headers: { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')}` } });
+  assert.equal(late.status, 503);
+  assert.equal(late.headers.get('retry-after'), '7');
+  assert.match(await late.text(), /no stream could start within 0.3 s/);
+  assert.equal(s.spawned(), 1);
+  // The refused request left the line: the next one waits again rather than being refused as a third.
+  const next = open(s.url);
+  t.after(() => next.destroy());
+  await eventually('the next request to wait', () => s.logs().split('backup request waits').length === 3);
+});
+
+test('a stream whose tool goes quiet is cut after the idle limit, without a trailer, and the next stream runs', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'serve-idle-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  // The first run goes quiet; later runs finish.
+  const s = await server(t, `if mkdir ${join(dir, 'first')} 2>/dev/null; then printf begun; exec sleep 30; fi; printf whole`, { idleMs: 300 });
+  const quiet = open(s.url);
+  await eventually('the quiet stream to be cut', () => quiet.state.broken || quiet.state.ended);
+  assert.equal(quiet.state.trailer, undefined);
+  assert.equal(quiet.state.body, 'begun');
+  await eventually('the cut to be logged', () => /backup stream cut: no byte moved for 0.3 s/.test(s.logs()));
+  const r = await get(s.url);
+  assert.deepEqual({ body: r.body, trailer: r.trailer }, { body: 'whole', trailer: 'Success' });
+});
+
+test('a stream whose client stops reading is cut after the idle limit', async (t) => {
+  const srv = await server(t, `exec head -c ${256 << 20} /dev/zero`, { idleMs: 300 });
+  const stalled = open(srv.url, { read: false });
+  t.after(() => stalled.destroy());
+  await eventually('the stalled stream to be cut', () => srv.logs().includes('backup stream cut'));
+  assert.equal(stalled.state.trailer, undefined);
+});
+
+test('the client asks a busy source (503) again after its Retry-After and gets the stream', async (t) => {
+  const s = await server(t, 'printf "$$;"; exec sleep 30', { maxWaiting: 0, retryAfterSeconds: 1 });
+  const running = open(s.url);
+  await eventually('the first stream to run', () => running.state.status === 200);
+  const busy: string[] = [];
+  const ac = new AbortController();
+  t.after(() => ac.abort());
+  const second = requestBackup(s.url, AUTH, ac.signal, (m) => busy.push(m));
+  await eventually('the second request to be refused as busy', () => busy.length > 0);
+  assert.match(busy[0]!, /is busy \(HTTP 503, retry after 1 s\)/);
+  running.destroy();
+  const res = await second;
+  assert.equal(res.statusCode, 200);
+  res.resume();
+  assert.equal(s.spawned(), 2);
+});
+
+test('Retry-After: seconds within 1..300, the default for a date or garbage', () => {
+  assert.deepEqual(['7', ' 2 ', '0', '100000', undefined, 'Wed, 21 Oct 2015 07:28:00 GMT', '-3'].map(retryAfterSeconds), [7, 2, 1, 300, 15, 15, 15]);
 });
