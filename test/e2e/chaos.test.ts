@@ -5,8 +5,8 @@
 // a switchover, a replica pod lost. Semi-sync: 0 acknowledged writes lost, never two pods with
 // role=master, writes resume after each. Async, under the same lag: writes are lost (the test
 // that shows the suite can fail for the property it names).
-// Rounds: CHAOS_ROUNDS (default 1: 5 faults, what fits in CI's time; 4 gives the issue's 20 faults
-// in semi-sync). The async half runs with CHAOS_ASYNC=1 (and in bench/chaos.ts, which measures both
+// It runs with E2E_CHAOS=1 (CI's time limit has no room for it). Rounds: CHAOS_ROUNDS (default 1:
+// 5 faults; 4 gives the issue's 20 faults in semi-sync). The async half runs with CHAOS_ASYNC=1 (and in bench/chaos.ts, which measures both
 // modes): the lossy faults until a loss shows, at most CHAOS_ASYNC_MAX faults (default 8).
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
@@ -23,7 +23,10 @@ const ASYNC_MAX = Number(process.env.CHAOS_ASYNC_MAX ?? 8);
 /** The faults where an async master's last commits can be cut off. */
 const LOSSY: readonly ChaosFault[] = ['master-pod-loss', 'master-partition'];
 
-describe('chaos: faults under replication lag on the sandbox', { skip: sandboxSkip() }, () => {
+/** CI's 25 minutes hold the other e2e files but not this one (6-11 min a round): it runs when asked. */
+const chaosSkip = (): string | false => sandboxSkip() || (process.env.E2E_CHAOS === '1' ? false : 'the chaos suite runs with E2E_CHAOS=1 (it does not fit in CI\'s time limit)');
+
+describe('chaos: faults under replication lag on the sandbox', { skip: chaosSkip() }, () => {
   const workDir = mkdtempSync(join(tmpdir(), 'sandbox-e2e-chaos-'));
   let sb: Sandbox;
   const cleanups: (() => void)[] = [];
