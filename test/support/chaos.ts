@@ -156,9 +156,15 @@ async function inject(lab: ChaosLab, fault: ChaosFault, master: string, replica:
     }
     case 'switchover': {
       // The operator's switchover: the master pod deleted gracefully, its preStop hands the role over.
+      // The old master serves until the handover, so a write is acknowledged at once and the cluster
+      // still says Ready: wait for the role to move, or the next fault starts from the old view (seen:
+      // a replica-pod-loss that took the new master seconds after its promotion).
       const at = Date.now();
+      const from = watch.masterChanges.length;
       const r = await sb.kubectl(['delete', 'pod', '-n', c.namespace, '--wait=false', master]);
       if (!r.ok) throw new Error(r.out);
+      await until('role=master to move off the deleted master', async () =>
+        watch.masterChanges.slice(from).some((m) => m && m !== master) ? true : undefined, 120_000);
       return { at, target: master };
     }
     case 'master-partition': {
