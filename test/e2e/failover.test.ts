@@ -13,10 +13,9 @@ import { after, before, describe, it } from 'node:test';
 import { API_GROUP_VERSION, KIND_MYSQL_USER, NODE_REASONS, ORCHESTRATOR_REASONS, PORT, ROLE } from '../../src/api/constants.ts';
 import { names, podFqdn } from '../../src/api/names.ts';
 import { clusterView, waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
-import { RELEASE, until, type Sandbox } from '../../sandbox/index.ts';
-import { orchestratorClient } from '../../src/orchestrator/client.ts';
+import { until, type Sandbox } from '../../sandbox/index.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { assertWritesOnEveryPod, killMysqld, printSandboxOnFailure, sandboxSkip, serviceIP, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
+import { assertWritesOnEveryPod, killMysqld, printSandboxOnFailure, sandboxOrchestrator, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type ExampleCluster, type ShopUser, type WritingLab } from '../support/sandbox.ts';
 import { failureSummary, type WritingClient } from '../support/writing-client.ts';
 
 // Three: a third failover within minutes needs the old masters of the first two as candidates,
@@ -135,7 +134,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       // What lets the next run recover it if promoted and killed (Orchestrator recovers no downtimed
       // master; a downtimed replica may be promoted, as 3.2.6 does): its lost-in-recovery downtime ended. The operator ends it once the pod
       // is a healthy replica; a real Orchestrator's own expiry may come first, so Orchestrator is asked.
-      const orchestrator = orchestratorClient({ baseUrl: `http://${await serviceIP(sb, RELEASE.namespace, RELEASE.name)}/api` });
+      const orchestrator = (await sandboxOrchestrator(sb)).client;
       await until(`${killed}'s lost-in-recovery downtime to end in Orchestrator`, async () =>
         (await orchestrator.instance({ host: podFqdn(killed, c.namespace), port: PORT.mysql })).downtimed ? undefined : true, 120_000);
       const endedBy = (await clusterEvents()).some((e) => e.reason === ORCHESTRATOR_REASONS.downtimeEnded &&

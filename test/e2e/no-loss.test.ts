@@ -17,10 +17,9 @@ import { after, before, describe, it } from 'node:test';
 import { NODE_REASONS, ROLE } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { clusterView, waitForClusterReady } from '../../sandbox/cluster-view.ts';
-import { RELEASE, until } from '../../sandbox/index.ts';
-import { orchestratorClient } from '../../src/orchestrator/client.ts';
+import { until } from '../../sandbox/index.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { killMysqld, mysqldPids, printSandboxOnFailure, sandboxSkip, serviceIP, sqlOnPod, startWritingLab, writerThroughMaster, type WritingLab } from '../support/sandbox.ts';
+import { killMysqld, mysqldPids, printSandboxOnFailure, sandboxOrchestrator, sandboxSkip, sqlOnPod, startWritingLab, writerThroughMaster, type WritingLab } from '../support/sandbox.ts';
 import type { WritingClient } from '../support/writing-client.ts';
 
 const READY_TIMEOUT_MS = 600_000;
@@ -53,7 +52,7 @@ describe('no acknowledged write lost across master crashes and pod deletions (ro
   printSandboxOnFailure(() => lab?.sb);
 
   const alias = () => `${lab.c.name}.${lab.c.namespace}`;
-  const orchestrator = async () => orchestratorClient({ baseUrl: `http://${await serviceIP(lab.sb, RELEASE.namespace, RELEASE.name)}/api` });
+  const orchestrator = async () => (await sandboxOrchestrator(lab.sb)).client;
   const idsOn = async (pod: string, from: number, to: number): Promise<number[]> =>
     (await sqlOnPod(lab.sb, lab.c, pod, `SELECT id FROM ${lab.table} WHERE id >= ${from} AND id < ${to} ORDER BY id`)).map((r) => Number(r.id));
 

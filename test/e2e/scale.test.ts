@@ -11,8 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { API_GROUP_VERSION, CONTAINER, KIND_MYSQL_CLUSTER } from '../../src/api/constants.ts';
 import { names, podFqdn } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
-import { RELEASE } from '../../sandbox/index.ts';
-import { printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
+import { printSandboxOnFailure, sandboxOrchestrator, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
   ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, OPERATOR_KILLS, operatorKillsLine, startScenario, type Scenario,
 } from '../support/sandbox-faults.ts';
@@ -30,8 +29,8 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
   const master = async () => (await clusterView(s.sb.client, s.c.namespace, s.c.name)).master;
   /** Orchestrator's HTTP API at its Service's ClusterIP, as the operator reaches it. */
   const orchestrator = async (path: string): Promise<unknown> => {
-    const svc = await s.sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: RELEASE.namespace, name: RELEASE.name });
-    const res = await fetch(`http://${svc.spec.clusterIP}/api/${path}`, { signal: AbortSignal.timeout(30_000) });
+    const orc = await sandboxOrchestrator(s.sb);
+    const res = await fetch(`${orc.baseUrl}/${path}`, { headers: { authorization: orc.authorization }, signal: AbortSignal.timeout(30_000) });
     const body = await res.json();
     if (!res.ok) throw new Error(`Orchestrator ${path}: ${res.status} ${JSON.stringify(body)}`);
     return body;

@@ -9,6 +9,7 @@ import mysql from 'mysql2/promise';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, LABEL_HEALTHY, LABEL_ROLE, OPERATED_SECRET_KEY, PROVISION_CONDITION } from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
+import { orchestratorClient, type OrchestratorClient, type OrchestratorCredentials } from '../../src/orchestrator/client.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { forSandbox, readExample, toYaml, type Manifest } from '../../sandbox/examples.ts';
 import { netnsPrefix } from '../../sandbox/network/addresses.ts';
@@ -317,4 +318,25 @@ export function sandboxLeftovers(workDir: string, bridge: string): string[] {
   }
   if (existsSync(workDir)) out.push(`work dir ${workDir}`);
   return out;
+}
+
+/** The Secret the chart keeps Orchestrator's API credentials in (keys `user`, `password`), for release RELEASE. */
+export const ORCHESTRATOR_API_SECRET = `${RELEASE.name}-orc-api`;
+
+/** The chart's Orchestrator API credentials, read from its Secret (the API answers nothing without them). */
+export async function orchestratorCredentials(sb: Sandbox): Promise<OrchestratorCredentials> {
+  const s = await sb.client.get<{ data?: Record<string, string>; metadata: object }>({ apiVersion: 'v1', kind: 'Secret', namespace: RELEASE.namespace, name: ORCHESTRATOR_API_SECRET });
+  const get = (k: string) => Buffer.from(s.data?.[k] ?? '', 'base64').toString('utf8');
+  return { user: get('user'), password: get('password') };
+}
+
+/** Orchestrator's API at its Service's ClusterIP, as the operator reaches it, with the chart's credentials. */
+export async function sandboxOrchestrator(sb: Sandbox): Promise<{ client: OrchestratorClient; baseUrl: string; authorization: string }> {
+  const creds = await orchestratorCredentials(sb);
+  const baseUrl = `http://${await serviceIP(sb, RELEASE.namespace, RELEASE.name)}/api`;
+  return {
+    client: orchestratorClient({ baseUrl, credentials: () => creds }),
+    baseUrl,
+    authorization: `Basic ${Buffer.from(`${creds.user}:${creds.password}`).toString('base64')}`,
+  };
 }
