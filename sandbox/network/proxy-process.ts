@@ -13,8 +13,8 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { listenerKey, passReset, type Endpoint, type Listener, type ProxyChildMessage, type ProxyParentMessage } from './proxy-table.ts';
 
 interface Running {
-  listener: Listener;
   server: Server;
+  /** The round robin's next endpoint. */
   next: number;
 }
 
@@ -69,13 +69,9 @@ async function sync(listeners: readonly Listener[], table: Record<string, Endpoi
   }
   const failed: Array<{ key: string; error: string }> = [];
   for (const [key, l] of byKey) {
-    const r = running.get(key);
-    if (r) {
-      r.listener = l;
-      continue;
-    }
+    if (running.has(key)) continue;
     try {
-      running.set(key, { listener: l, server: await listen(l), next: 0 });
+      running.set(key, { server: await listen(l), next: 0 });
     } catch (e) {
       failed.push({ key, error: e instanceof Error ? e.message : String(e) });
     }

@@ -57,7 +57,6 @@ export class ServiceProxy {
   readonly #view: ProxyView;
   readonly #log: Logger;
   #listeners: Listener[] = [];
-  #child: ChildProcess | undefined;
   #started: Promise<ChildProcess> | undefined;
   #nextId = 1;
   readonly #waiting = new Map<number, (failed: Array<{ key: string; error: string }>) => void>();
@@ -84,7 +83,6 @@ export class ServiceProxy {
       });
       const [first] = (await once(child, 'message')) as [ProxyChildMessage];
       if (first.kind !== 'ready') throw new Error(`service proxy: unexpected first message ${first.kind}`);
-      this.#child = child;
       return child;
     })();
     return this.#started;
@@ -122,7 +120,7 @@ export class ServiceProxy {
   }
 
   async close(): Promise<void> {
-    const child = this.#child ?? (this.#started ? await this.#started.catch(() => undefined) : undefined);
+    const child = await this.#started?.catch(() => undefined);
     this.#listeners = [];
     if (!child || child.exitCode !== null) return;
     const exited = once(child, 'exit');

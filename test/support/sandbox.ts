@@ -103,14 +103,19 @@ export async function applyShopUser(sb: Sandbox, c: ExampleCluster): Promise<Sho
   return shop;
 }
 
+/** A Secret of the sandbox read once: its keys' decoded values ('' for a key it lacks). */
+async function secretValues(sb: Sandbox, namespace: string, name: string): Promise<(key: string) => string> {
+  const s = await sb.client.get<{ data?: Record<string, string>; metadata: object }>({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+  return (k) => Buffer.from(s.data?.[k] ?? '', 'base64').toString('utf8');
+}
+
 /**
  * The operator's own account of a cluster, from its operated Secret: on MariaDB the one client
  * account that keeps READ_ONLY ADMIN (docs/fencing.md), so the one that can still write on a
  * read-only replica, as a person with such an account could.
  */
 export async function operatorAccount(sb: Sandbox, c: ExampleCluster): Promise<SqlAccount> {
-  const s = await sb.client.get<{ data?: Record<string, string>; metadata: object }>({ apiVersion: 'v1', kind: 'Secret', namespace: c.namespace, name: names.operatedSecret(c.name) });
-  const get = (k: string) => Buffer.from(s.data?.[k] ?? '', 'base64').toString('utf8');
+  const get = await secretValues(sb, c.namespace, names.operatedSecret(c.name));
   return { user: get(OPERATED_SECRET_KEY.operatorUser), password: get(OPERATED_SECRET_KEY.operatorPassword) };
 }
 
@@ -325,8 +330,7 @@ export const ORCHESTRATOR_API_SECRET = `${RELEASE.name}-orc-api`;
 
 /** The chart's Orchestrator API credentials, read from its Secret (the API answers nothing without them). */
 export async function orchestratorCredentials(sb: Sandbox): Promise<OrchestratorCredentials> {
-  const s = await sb.client.get<{ data?: Record<string, string>; metadata: object }>({ apiVersion: 'v1', kind: 'Secret', namespace: RELEASE.namespace, name: ORCHESTRATOR_API_SECRET });
-  const get = (k: string) => Buffer.from(s.data?.[k] ?? '', 'base64').toString('utf8');
+  const get = await secretValues(sb, RELEASE.namespace, ORCHESTRATOR_API_SECRET);
   return { user: get('user'), password: get('password') };
 }
 

@@ -22,9 +22,10 @@ export interface MyCnfInput {
   storageRequest?: string | number;
   mysqlConf?: Readonly<Record<string, ConfValue>>;
   /**
-   * Ours: a commit is on disk when it returns (innodb-flush-log-at-trx-commit and sync-binlog 1)
-   * unless mysqlConf says otherwise. Only for clusters with lossless defaults: an adopted
-   * cluster's my.cnf keeps the anchor's bytes (docs/semi-sync.md).
+   * Ours, the lossless defaults (`lossless` below): a commit is on disk when it returns
+   * (innodb-flush-log-at-trx-commit and sync-binlog 1) and a replica gives up on a silent master
+   * within REPLICA_NET_TIMEOUT_SECONDS, unless mysqlConf says otherwise. Only for clusters with
+   * lossless defaults: an adopted cluster's my.cnf keeps the anchor's bytes (docs/semi-sync.md).
    */
   durableCommits?: boolean;
 }
