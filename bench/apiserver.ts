@@ -22,14 +22,24 @@ const base = new URL(server.url);
 function call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
   const data = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: base.hostname, port: base.port, method, path, agent,
-      headers: { Accept: 'application/json', ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-    });
+    const req = request(
+      {
+        host: base.hostname,
+        port: base.port,
+        method,
+        path,
+        agent,
+        headers: {
+          Accept: 'application/json',
+          ...(data ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(data) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
     req.on('error', reject);
     if (data) req.write(data);
     req.end();
@@ -65,7 +75,10 @@ function watchEvents(rv: number): Promise<number> {
 }
 
 const createMs = await pool(N, CONCURRENCY, async (i) => {
-  const r = await call('POST', NS, { metadata: { name: nameOf(i), labels: { bench: 'true', shard: String(i % 10) } }, data: { key: `value-${i}` } });
+  const r = await call('POST', NS, {
+    metadata: { name: nameOf(i), labels: { bench: 'true', shard: String(i % 10) } },
+    data: { key: `value-${i}` },
+  });
   if (r.status !== 201) throw new Error(`create ${i}: ${r.status} ${r.text}`);
 });
 const mem = process.memoryUsage();
@@ -84,7 +97,9 @@ t = performance.now();
 let pages = 0;
 let token = '';
 do {
-  const r = JSON.parse((await call('GET', `${NS}?limit=500${token ? `&continue=${token}` : ''}`)).text) as { metadata: { continue?: string } };
+  const r = JSON.parse((await call('GET', `${NS}?limit=500${token ? `&continue=${token}` : ''}`)).text) as {
+    metadata: { continue?: string };
+  };
   token = r.metadata.continue ?? '';
   pages++;
 } while (token);
@@ -159,9 +174,15 @@ const figures = {
   ratio: Math.round((watchMs / inProcessMs) * 100) / 100,
 };
 console.log(`created ${N} ConfigMaps at ${figures.createPerSec} req/s (${CONCURRENCY} in flight), ${figures.getPerSec} GET/s`);
-console.log(`list of ${listed}: ${figures.listAllMs} ms; paged (${pages} x 500): ${figures.listPagedMs} ms; label selector (${selected}): ${figures.labelSelectorMs} ms`);
-console.log(`watch, live burst of ${N} writes: last event over HTTP after ${figures.burstHttpWatchMs} ms, in-process after ${figures.burstInProcessMs} ms (ratio ${figures.ratio})`);
-console.log(`watch, ${N} retained events: ${figures.replayHttpWatchMs} ms over HTTP vs ${figures.replayInProcessEmitMs} ms emitted in-process (ratio ${figures.replayRatio})`);
+console.log(
+  `list of ${listed}: ${figures.listAllMs} ms; paged (${pages} x 500): ${figures.listPagedMs} ms; label selector (${selected}): ${figures.labelSelectorMs} ms`,
+);
+console.log(
+  `watch, live burst of ${N} writes: last event over HTTP after ${figures.burstHttpWatchMs} ms, in-process after ${figures.burstInProcessMs} ms (ratio ${figures.ratio})`,
+);
+console.log(
+  `watch, ${N} retained events: ${figures.replayHttpWatchMs} ms over HTTP vs ${figures.replayInProcessEmitMs} ms emitted in-process (ratio ${figures.replayRatio})`,
+);
 console.log(`memory after create: rss ${figures.rssMB} MB, heap ${figures.heapUsedMB} MB`);
 agent.destroy();
 await server.stop();

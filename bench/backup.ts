@@ -47,7 +47,7 @@ const round2 = (n: number): number => Math.round(n * 100) / 100;
 async function load(server: MariaDBServer, mb: number): Promise<number> {
   await server.sql('CREATE DATABASE bench');
   await server.sql('CREATE TABLE bench.t (id BIGINT AUTO_INCREMENT PRIMARY KEY, payload VARBINARY(1024) NOT NULL) ENGINE=InnoDB');
-  const row = "(CONCAT(RANDOM_BYTES(256), REPEAT(MD5(RAND()), 24)))";
+  const row = '(CONCAT(RANDOM_BYTES(256), REPEAT(MD5(RAND()), 24)))';
   await server.sql(`INSERT INTO bench.t (payload) VALUES ${Array.from({ length: 1000 }, () => row).join(',')}`);
   const want = Math.ceil((mb * MiB) / 1024);
   let rows = 1000;
@@ -93,7 +93,7 @@ try {
     extraConfig: ['innodb-buffer-pool-size=256M', 'innodb-flush-log-at-trx-commit=0'],
   });
   await (await server.node()).setReadOnly(false);
-  let started = performance.now();
+  const started = performance.now();
   const rows = await load(server, dataMb);
   log(`loaded ${rows} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const s3 = await startS3({ t });
@@ -105,15 +105,24 @@ try {
   const defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
   t.after(() => defaults.remove());
   const toolArgs = (dir: string) =>
-    backupArgs({ ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: dir } }, defaults.path);
+    backupArgs(
+      { ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: dir } },
+      defaults.path,
+    );
 
-  interface Run { s: number; bytes: number; cpu: Record<string, number> }
+  interface Run {
+    s: number;
+    bytes: number;
+    cpu: Record<string, number>;
+  }
 
   /** The anchor's pipeline: mariabackup | gzip, uploaded; seconds, object bytes, CPU seconds. */
   const anchor = async (i: number): Promise<Run> => {
     const [reaped0, own0, s30] = [reapedCpu(), ownCpu(), cpuOf(s3.pid)];
     const begin = performance.now();
-    const child = spawn('bash', ['-c', 'set -o pipefail; mariabackup "$@" | gzip -c', 'bash', ...toolArgs(join(work, `a-${i}`))], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', 'set -o pipefail; mariabackup "$@" | gzip -c', 'bash', ...toolArgs(join(work, `a-${i}`))], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const outcome = outcomeOf(child);
     const { bytes } = await storage.upload(`s3://${s3.bucket}/anchor-${i}.xbackup.gz`, child.stdout!);
     const o = await outcome;
@@ -126,7 +135,11 @@ try {
   const ours = async (i: number, main: string): Promise<Run & { streamBytes: number; hwm: number }> => {
     const [reaped0, src0, s30] = [reapedCpu(), cpuOf(sidecar.proc.pid!), cpuOf(s3.pid)];
     const begin = performance.now();
-    const job = startSidecar(['take-backup-to', sidecar.url, `s3://${s3.bucket}/ours-${i}.xbackup.gz`], podEnv({ ...(s3.env as Record<string, string>) }), main);
+    const job = startSidecar(
+      ['take-backup-to', sidecar.url, `s3://${s3.bucket}/ours-${i}.xbackup.gz`],
+      podEnv({ ...(s3.env as Record<string, string>) }),
+      main,
+    );
     let hwm = 0;
     const poll = setInterval(() => (hwm = Math.max(hwm, hwmOf(job.proc.pid!))), 50);
     const run = await job.done;
@@ -134,7 +147,11 @@ try {
     if (run.code !== 0) throw new Error(`take-backup-to failed: ${run.output}`);
     const report = JSON.parse(run.output.split('\n').find((l) => l.startsWith('{"url"')) ?? '{}') as { bytes: number; streamBytes: number };
     const s = (performance.now() - begin) / 1000;
-    const cpu = { source_sidecar_mariabackup: cpuOf(sidecar.proc.pid!) - src0, take_backup_to: reapedCpu() - reaped0, s3rver: cpuOf(s3.pid) - s30 };
+    const cpu = {
+      source_sidecar_mariabackup: cpuOf(sidecar.proc.pid!) - src0,
+      take_backup_to: reapedCpu() - reaped0,
+      s3rver: cpuOf(s3.pid) - s30,
+    };
     return { s, bytes: report.bytes, cpu, streamBytes: report.streamBytes, hwm };
   };
 
@@ -166,8 +183,17 @@ try {
     o.push(await ours(i, DIST.sidecar));
     ts.push(await ours(i, SIDECAR_MAIN));
     for (const k of ['gzip -6', 'gzip -1', 'ours'] as const) comp[k]!.push(await compressorRun(k));
-    const cpuText = (r: Run): string => Object.entries(r.cpu).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' + ');
-    log(`round ${i}: anchor ${a[i]!.s.toFixed(2)} s (cpu ${cpuText(a[i]!)}), ours ${o[i]!.s.toFixed(2)} s (cpu ${cpuText(o[i]!)}, peak ${Math.round(o[i]!.hwm / MiB)} MiB), ours_ts ${ts[i]!.s.toFixed(2)} s (peak ${Math.round(ts[i]!.hwm / MiB)} MiB); compressors ${Object.entries(comp).map(([k, v]) => `${k} ${v[i]!.toFixed(2)} s`).join(', ')}`);
+    const cpuText = (r: Run): string =>
+      Object.entries(r.cpu)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(' + ');
+    log(
+      `round ${i}: anchor ${a[i]!.s.toFixed(2)} s (cpu ${cpuText(a[i]!)}), ours ${o[i]!.s.toFixed(2)} s (cpu ${cpuText(o[i]!)}, peak ${Math.round(o[i]!.hwm / MiB)} MiB), ours_ts ${ts[i]!.s.toFixed(2)} s (peak ${Math.round(ts[i]!.hwm / MiB)} MiB); compressors ${Object.entries(
+        comp,
+      )
+        .map(([k, v]) => `${k} ${v[i]!.toFixed(2)} s`)
+        .join(', ')}`,
+    );
   }
   const best = (xs: number[]): number => Math.min(...xs);
   /** Per process, the least CPU seconds any round spent (the run least disturbed by the machine's load). */
@@ -178,7 +204,7 @@ try {
   const bestO = best(o.map((r) => r.s));
   const c6 = best(comp['gzip -6']!);
   const c1 = best(comp['gzip -1']!);
-  const cOurs = best(comp['ours']!);
+  const cOurs = best(comp.ours!);
   const result = {
     bench: 'backup',
     quick,

@@ -14,7 +14,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../sandbox/index.ts';
-import { CHAOS_FAULTS, modeSkip, outcomeLine, runFault, startChaosCluster, type FaultOutcome, type ReplicationMode } from '../test/support/chaos.ts';
+import {
+  CHAOS_FAULTS,
+  modeSkip,
+  outcomeLine,
+  runFault,
+  startChaosCluster,
+  type FaultOutcome,
+  type ReplicationMode,
+} from '../test/support/chaos.ts';
 import { watchMasters } from '../test/support/master-watch.ts';
 
 const quick = process.argv.includes('--quick');
@@ -75,8 +83,15 @@ for (const mode of MODES) {
 const outageOf = (mode: ReplicationMode) => median(outcomes.filter((o) => o.mode === mode).map((o) => o.outageMs));
 const asyncOutage = outageOf('async');
 const semiOutage = outageOf('semiSync');
-console.log(JSON.stringify({
-  bench: 'chaos', quick, times: TIMES, skipped, ...figures,
-  async_outage_median_s: secs(asyncOutage), semisync_outage_median_s: secs(semiOutage),
-  ratio: asyncOutage && semiOutage ? Math.round((semiOutage / asyncOutage) * 100) / 100 : null,
-}));
+console.log(
+  JSON.stringify({
+    bench: 'chaos',
+    quick,
+    times: TIMES,
+    skipped,
+    ...figures,
+    async_outage_median_s: secs(asyncOutage),
+    semisync_outage_median_s: secs(semiOutage),
+    ratio: asyncOutage && semiOutage ? Math.round((semiOutage / asyncOutage) * 100) / 100 : null,
+  }),
+);

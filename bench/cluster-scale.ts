@@ -67,7 +67,9 @@ async function freePort(): Promise<number> {
 }
 
 /** Heap, external memory and GC pauses from prom-client's default metrics of the operator. */
-async function memoryMetrics(port: number): Promise<Pick<Run, 'heapUsedMiB' | 'heapTotalMiB' | 'externalMiB' | 'gcMs' | 'gcPausesOver100ms'>> {
+async function memoryMetrics(
+  port: number,
+): Promise<Pick<Run, 'heapUsedMiB' | 'heapTotalMiB' | 'externalMiB' | 'gcMs' | 'gcPausesOver100ms'>> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const sum = (re: RegExp): number => [...text.matchAll(re)].reduce((a, m) => a + Number(m[1]), 0);
   const mib = (name: string): number => Math.round(sum(new RegExp(`^${name} (\\S+)$`, 'gm')) / 1048576);
@@ -89,23 +91,49 @@ async function runOnce(n: number): Promise<Run> {
   const client = new KubeClient(server.kubeConfig(), { userAgent: 'bench/1.0' });
   const ns = 'bench';
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db-secret', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'x' },
+  } as KubeObject);
   for (let i = 0; i < n; i++) {
     await client.create({
       ...CLUSTER,
       metadata: { name: `db-${i}`, namespace: ns },
-      spec: { replicas: 3, secretName: 'db-secret', mysqlVersion: i % 2 ? '8.0' : 'mariadb-10.11', mysqlConf: { max_connections: 100 + i } },
+      spec: {
+        replicas: 3,
+        secretName: 'db-secret',
+        mysqlVersion: i % 2 ? '8.0' : 'mariadb-10.11',
+        mysqlConf: { max_connections: 100 + i },
+      },
     } as KubeObject);
   }
   const byOperator = (e: { userAgent?: string }): boolean => !!e.userAgent?.startsWith('mysql-operator');
 
   const started = Date.now();
   const metricsPort = await freePort();
-  const child = spawn(NODE, [...OPERATOR, '--kubeconfig', kubeconfig, '--namespace', ns, '--metrics-addr', `127.0.0.1:${metricsPort}`, '--resync-period', RESYNC, '--log-level', 'error'], {
-    cwd: ROOT,
-    env: { ...process.env, LEADER_ELECT: 'false' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    NODE,
+    [
+      ...OPERATOR,
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      ns,
+      '--metrics-addr',
+      `127.0.0.1:${metricsPort}`,
+      '--resync-period',
+      RESYNC,
+      '--log-level',
+      'error',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LEADER_ELECT: 'false' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   try {
     let synced = 0;
@@ -129,7 +157,10 @@ async function runOnce(n: number): Promise<Run> {
     const steady = server.requestLog.since(mark).filter(byOperator);
     const writes = server.requestLog.writes(mark).filter(byOperator);
     const steadyWrites = writes.length;
-    if (steadyWrites) console.log(`steady-state writes: ${writes.map((w) => `${w.verb} ${w.resource}${w.subresource ? `/${w.subresource}` : ''} ${w.name} (${w.status})`).join(', ')}`);
+    if (steadyWrites)
+      console.log(
+        `steady-state writes: ${writes.map((w) => `${w.verb} ${w.resource}${w.subresource ? `/${w.subresource}` : ''} ${w.name} (${w.status})`).join(', ')}`,
+      );
     return {
       clusters: n,
       convergeMs,

@@ -59,7 +59,8 @@ type Mode = 'hook' | 'poll';
 
 /** The scope of the run in progress, closed on Ctrl-C too. */
 let current: { close(): Promise<void> } | undefined;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void (current?.close() ?? Promise.resolve()).finally(() => process.exit(130)));
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => void (current?.close() ?? Promise.resolve()).finally(() => process.exit(130)));
 
 /** The cleanup registry the test harness expects from a node:test context, run in reverse at the end. */
 function scope(): { t: TestContext; close(): Promise<void> } {
@@ -67,7 +68,8 @@ function scope(): { t: TestContext; close(): Promise<void> } {
   const sc = {
     t: { after: (fn: () => unknown) => void fns.push(fn) } as unknown as TestContext,
     async close() {
-      for (const fn of fns.splice(0).reverse()) await Promise.resolve(fn()).catch((e: Error) => process.stderr.write(`cleanup: ${e.message}\n`));
+      for (const fn of fns.splice(0).reverse())
+        await Promise.resolve(fn()).catch((e: Error) => process.stderr.write(`cleanup: ${e.message}\n`));
     },
   };
   current = sc;
@@ -126,23 +128,36 @@ async function run(mode: Mode): Promise<Sample[]> {
     await nc.createCluster(3);
     await nc.createOperatedSecret();
     for (let i = 0; i < 3; i++) await nc.createPod(i);
-    await client.patchStatus({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: CLUSTER }, { status: { readyNodes: 3 } });
+    await client.patchStatus(
+      { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: CLUSTER },
+      { status: { readyNodes: 3 } },
+    );
 
     const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: `127.0.0.1:${port}`, WATCH_NAMESPACE: ns }).runtime;
     const opClient = new KubeClient(nc.kube.kubeConfig);
-    const manager = new Manager({ config: runtime, client: opClient, log: createLogger({ level: timings ? 'debug' : 'error', stream: new Writable({
-      write: (chunk, _e, cb) => {
-        if (timings && /pass timings|failover hook call|failover successor/.test(String(chunk))) process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
-        cb();
-      },
-    }) }) });
+    const manager = new Manager({
+      config: runtime,
+      client: opClient,
+      log: createLogger({
+        level: timings ? 'debug' : 'error',
+        stream: new Writable({
+          write: (chunk, _e, cb) => {
+            if (timings && /pass timings|failover hook call|failover successor/.test(String(chunk)))
+              process.stderr.write(`${mode} ${Date.now()} ${chunk}`);
+            cb();
+          },
+        }),
+      }),
+    });
     const byPod = new Map(nc.servers.map((s, i) => [podName(i), { host: s.host, port: s.port }]));
     const opts = { ...DEFAULT_ORCHESTRATOR_OPTIONS, orchestratorUri: `${standIn.url}/api`, failoverHookSecretFile: secretFile };
-    manager.add(orchestratorController(opts, {
-      resolve: (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 },
-      routes: (signals) => [failoverHookRoute({ options: opts, signals })],
-      servers: { connectTimeoutMs: 1000 },
-    }));
+    manager.add(
+      orchestratorController(opts, {
+        resolve: (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 },
+        routes: (signals) => [failoverHookRoute({ options: opts, signals })],
+        servers: { connectTimeoutMs: 1000 },
+      }),
+    );
     await manager.start();
     sc.t.after(async () => {
       await manager.stop();
@@ -150,7 +165,10 @@ async function run(mode: Mode): Promise<Sample[]> {
     });
 
     // When each pod last became role=master, as this process's watch saw it.
-    const pods = new Informer<PodObject>({ client, target: { apiVersion: 'v1', kind: 'Pod', namespace: ns, labelSelector: { [LABEL_CLUSTER]: CLUSTER } } });
+    const pods = new Informer<PodObject>({
+      client,
+      target: { apiVersion: 'v1', kind: 'Pod', namespace: ns, labelSelector: { [LABEL_CLUSTER]: CLUSTER } },
+    });
     const masterSince = new Map<string, number>();
     const seen = (old: PodObject | undefined, pod: PodObject): void => {
       const isMaster = pod.metadata?.labels?.[LABEL_ROLE] === ROLE.master;
@@ -161,23 +179,47 @@ async function run(mode: Mode): Promise<Sample[]> {
     sc.t.after(() => pods.stop());
 
     const settled = async (master: number): Promise<void> => {
-      await eventually('Orchestrator sees both replicas replicating, none downtimed', async () => {
-        const cluster = (await orc(`/api/cluster/alias/${alias}`)) as Array<{ Key: { Hostname: string }; Slave_IO_Running: boolean; Slave_SQL_Running: boolean; IsDowntimed: boolean }>;
-        const ok = cluster.length === 3 && cluster.every((i) => !i.IsDowntimed && (i.Key.Hostname === fqdn(ns, master) || (i.Slave_IO_Running && i.Slave_SQL_Running)));
-        if (!ok) throw new Error(JSON.stringify(cluster.map((i) => [i.Key.Hostname, i.Slave_IO_Running, i.Slave_SQL_Running, i.IsDowntimed])));
-        return true;
-      }, 120_000);
-      await eventually(`${podName(master)} labelled master, every pod healthy`, () =>
-        pods.list().length === 3 &&
-        pods.list().every((p) => p.metadata?.labels?.[LABEL_HEALTHY] === HEALTHY.yes &&
-          (p.metadata?.labels?.[LABEL_ROLE] === ROLE.master) === (p.metadata?.name === podName(master))), 120_000);
+      await eventually(
+        'Orchestrator sees both replicas replicating, none downtimed',
+        async () => {
+          const cluster = (await orc(`/api/cluster/alias/${alias}`)) as Array<{
+            Key: { Hostname: string };
+            Slave_IO_Running: boolean;
+            Slave_SQL_Running: boolean;
+            IsDowntimed: boolean;
+          }>;
+          const ok =
+            cluster.length === 3 &&
+            cluster.every((i) => !i.IsDowntimed && (i.Key.Hostname === fqdn(ns, master) || (i.Slave_IO_Running && i.Slave_SQL_Running)));
+          if (!ok)
+            throw new Error(JSON.stringify(cluster.map((i) => [i.Key.Hostname, i.Slave_IO_Running, i.Slave_SQL_Running, i.IsDowntimed])));
+          return true;
+        },
+        120_000,
+      );
+      await eventually(
+        `${podName(master)} labelled master, every pod healthy`,
+        () =>
+          pods.list().length === 3 &&
+          pods
+            .list()
+            .every(
+              (p) =>
+                p.metadata?.labels?.[LABEL_HEALTHY] === HEALTHY.yes &&
+                (p.metadata?.labels?.[LABEL_ROLE] === ROLE.master) === (p.metadata?.name === podName(master)),
+            ),
+        120_000,
+      );
     };
 
     const promotions = (): Array<{ at: number; pod: string }> =>
-      readFileSync(promotedLog, 'utf8').split('\n').filter(Boolean).map((l) => {
-        const [ms, host] = l.split(' ');
-        return { at: Number(ms), pod: (host ?? '').split('.')[0] ?? '' };
-      });
+      readFileSync(promotedLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => {
+          const [ms, host] = l.split(' ');
+          return { at: Number(ms), pod: (host ?? '').split('.')[0] ?? '' };
+        });
 
     let master = 0;
     await settled(master);
@@ -196,10 +238,14 @@ async function run(mode: Mode): Promise<Sample[]> {
       }
       const promotion = await eventually('the promotion', () => promotions()[before], 120_000);
       const next = Number(promotion.pod.replace(`${CLUSTER}-mysql-`, ''));
-      const labelledAt = await eventually(`role=master on ${promotion.pod}`, () => {
-        const at = masterSince.get(promotion.pod);
-        return at !== undefined && at >= started ? at : undefined;
-      }, 120_000);
+      const labelledAt = await eventually(
+        `role=master on ${promotion.pod}`,
+        () => {
+          const at = masterSince.get(promotion.pod);
+          return at !== undefined && at >= started ? at : undefined;
+        },
+        120_000,
+      );
       samples.push({ kind: kill ? 'kill' : 'takeover', seconds: (labelledAt - promotion.at) / 1000 });
       if (timings) process.stderr.write(`${mode} promoted at ${promotion.at}, labelled at ${labelledAt}\n`);
       if (kill) {
@@ -231,7 +277,14 @@ const hook = only === 'poll' ? [] : await run('hook');
 const poll = only === 'hook' ? [] : await run('poll');
 const round = (s: number): number => Math.round(s * 1000) / 1000;
 const p = (samples: Sample[], q: number, kind?: Sample['kind']): number | null =>
-  samples.length === 0 ? null : round(percentile(samples.filter((x) => kind === undefined || x.kind === kind).map((x) => x.seconds), q));
+  samples.length === 0
+    ? null
+    : round(
+        percentile(
+          samples.filter((x) => kind === undefined || x.kind === kind).map((x) => x.seconds),
+          q,
+        ),
+      );
 const figures = {
   failovers: FAILOVERS,
   // Per mode; both modes run the same sequence.
@@ -248,4 +301,10 @@ const figures = {
   p99_poll_kill_s: p(poll, 99, 'kill'),
   p99_poll_takeover_s: p(poll, 99, 'takeover'),
 };
-console.log(JSON.stringify({ bench: 'failover-routing', ...figures, ratio: figures.p99_poll_s === null || figures.p99_hook_s === null ? null : round(figures.p99_poll_s / figures.p99_hook_s) }));
+console.log(
+  JSON.stringify({
+    bench: 'failover-routing',
+    ...figures,
+    ratio: figures.p99_poll_s === null || figures.p99_hook_s === null ? null : round(figures.p99_poll_s / figures.p99_hook_s),
+  }),
+);

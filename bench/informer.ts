@@ -90,11 +90,11 @@ let oursDone = 0;
 let theirsDone = 0;
 ours.addHandlers({
   onUpdate: (_o, n) => {
-    if (n.data?.['round'] === want && ++oursSeen === N) oursDone = performance.now();
+    if (n.data?.round === want && ++oursSeen === N) oursDone = performance.now();
   },
 });
 theirs.on('update', (o) => {
-  if (o.data?.['round'] === want && ++theirsSeen === N) theirsDone = performance.now();
+  if (o.data?.round === want && ++theirsSeen === N) theirsDone = performance.now();
 });
 const burstStart = performance.now();
 burst();
@@ -134,7 +134,9 @@ const round1 = (x: number): number => Math.round(x * 10) / 10;
 console.log(`objects: ${N}; in-process burst of ${N} updates written in ${round1(writeOnlyMs)} ms`);
 console.log(`ours:        sync ${round1(oursSyncMs)} ms, ${N} updates delivered in ${round1(oursDeliveryMs)} ms`);
 console.log(`client-node: sync ${round1(theirsSyncMs)} ms, ${N} updates delivered in ${round1(theirsDeliveryMs)} ms`);
-console.log(`work queue: ${N} events over ${KEYS} keys -> ${reconciles} reconciles in ${round1(queueMs)} ms (one by one: >= ${perEventMs} ms)`);
+console.log(
+  `work queue: ${N} events over ${KEYS} keys -> ${reconciles} reconciles in ${round1(queueMs)} ms (one by one: >= ${perEventMs} ms)`,
+);
 console.log(
   JSON.stringify({
     bench: 'informer',

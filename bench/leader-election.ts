@@ -135,7 +135,8 @@ const r2 = (x: number): number => Math.round(x * 100) / 100;
 const ratios = (xs: Array<{ ms: number; base: number }>): number[] => xs.map((x) => x.ms / x.base);
 
 console.log(`lease ${LEASE} ms, renew deadline ${RENEW} ms, retry ${RETRY} ms`);
-for (const x of crash) console.log(`crash:    takeover ${x.ms} ms after the crash (${x.fromRenew} ms after the last renewal); lease timer ${x.base} ms`);
+for (const x of crash)
+  console.log(`crash:    takeover ${x.ms} ms after the crash (${x.fromRenew} ms after the last renewal); lease timer ${x.base} ms`);
 for (const x of graceful) console.log(`graceful: takeover ${x.ms} ms after the release; retry timer ${x.base} ms`);
 for (const x of hang) console.log(`hang:     stepped down ${x.ms} ms after the last renewal; lease timer ${x.base} ms`);
 const crashRatio = r2(median(ratios(crash)));

@@ -117,7 +117,10 @@ const round = (x: number): number => Math.round(x * 10) / 10;
 
 async function operatorReconcileSeconds(sb: Sandbox): Promise<number> {
   const svc = await sb.client.get<{ spec: { clusterIP: string; ports: { port: number }[] } } & { metadata: object }>({
-    apiVersion: 'v1', kind: 'Service', namespace: RELEASE.namespace, name: `${RELEASE.name}-operator`,
+    apiVersion: 'v1',
+    kind: 'Service',
+    namespace: RELEASE.namespace,
+    name: `${RELEASE.name}-operator`,
   });
   const text = await (await fetch(`http://${svc.spec.clusterIP}:${svc.spec.ports[0]!.port}/metrics`)).text();
   return [...text.matchAll(/^controller_reconcile_duration_seconds_sum\{[^}]*\} (\S+)$/gm)].reduce((s, m) => s + Number(m[1]), 0);
@@ -157,13 +160,29 @@ async function measure(sb: Sandbox, nodes: number): Promise<Measure> {
   const masterMs = Math.min(...ordered.map((m) => m.master ?? Infinity));
   const firstMasterS = pod0.master !== undefined ? (pod0.master - at(pod0, 'started')) / 1000 : NaN;
   await sb.client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace });
-  await until(`namespace ${namespace} to be gone`, async () => (await sb.client.getIfExists({ apiVersion: 'v1', kind: 'Namespace', name: namespace })) ? undefined : true, 300_000);
-  return { nodes, readyS: readyMs / 1000, masterS: masterMs / 1000, firstMasterS, stretches: stretchesOf(ordered, readyMs), reconcileS, load };
+  await until(
+    `namespace ${namespace} to be gone`,
+    async () => ((await sb.client.getIfExists({ apiVersion: 'v1', kind: 'Namespace', name: namespace })) ? undefined : true),
+    300_000,
+  );
+  return {
+    nodes,
+    readyS: readyMs / 1000,
+    masterS: masterMs / 1000,
+    firstMasterS,
+    stretches: stretchesOf(ordered, readyMs),
+    reconcileS,
+    load,
+  };
 }
 
 /** The `orchestrator` binary the kubelet would run, if PATH has one. */
 function realOrchestrator(): string | undefined {
-  return (process.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '').map((dir) => join(dir, 'orchestrator')).find((f) => existsSync(f));
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((dir) => dir !== '')
+    .map((dir) => join(dir, 'orchestrator'))
+    .find((f) => existsSync(f));
 }
 
 async function run(kind: string, orchestratorPath: string): Promise<Measure[]> {
@@ -176,7 +195,9 @@ async function run(kind: string, orchestratorPath: string): Promise<Measure[]> {
       const m = await measure(sb, n);
       results.push(m);
       const parts = STRETCHES.map((k) => `${k} ${round(m.stretches[k])}`).join(', ');
-      console.log(`${kind}, ${n} node(s): Ready in ${round(m.readyS)} s, first master ${round(m.masterS)} s after apply and ${round(m.firstMasterS)} s after pod 0's mysqld answered (load average ${m.load.toFixed(1)}); summed over pods: ${parts} s; operator reconciles ${round(m.reconcileS)} s`);
+      console.log(
+        `${kind}, ${n} node(s): Ready in ${round(m.readyS)} s, first master ${round(m.masterS)} s after apply and ${round(m.firstMasterS)} s after pod 0's mysqld answered (load average ${m.load.toFixed(1)}); summed over pods: ${parts} s; operator reconciles ${round(m.reconcileS)} s`,
+      );
     }
   } finally {
     await sb.stop();
@@ -184,7 +205,8 @@ async function run(kind: string, orchestratorPath: string): Promise<Measure[]> {
   return results;
 }
 
-const share = (r: Measure, ks: readonly Stretch[]): number => Math.round((ks.reduce((a, k) => a + r.stretches[k], 0) / r.readyS) * 1000) / 1000;
+const share = (r: Measure, ks: readonly Stretch[]): number =>
+  Math.round((ks.reduce((a, k) => a + r.stretches[k], 0) / r.readyS) * 1000) / 1000;
 
 function figuresOf(results: readonly Measure[], prefix: string): Record<string, number | null> {
   const figures: Record<string, number | null> = {};
@@ -208,8 +230,14 @@ const binary = realOrchestrator();
 const real = binary ? await run(`real (${binary})`, process.env.PATH ?? '') : [];
 const ready3 = (rs: readonly Measure[]) => rs.find((r) => r.nodes === 3)?.readyS;
 const realRatio = real.length > 0 ? Math.round((ready3(real)! / ready3(standIn)!) * 100) / 100 : null;
-console.log(JSON.stringify({
-  bench: 'sandbox-ready', quick, real_orchestrator: binary !== undefined,
-  ...figuresOf(standIn, ''), ...figuresOf(real, 'real_'), real_over_standin_ready_3: realRatio,
-  ratio: Math.round((ready3(standIn)! / standIn.find((r) => r.nodes === 1)!.readyS) * 100) / 100,
-}));
+console.log(
+  JSON.stringify({
+    bench: 'sandbox-ready',
+    quick,
+    real_orchestrator: binary !== undefined,
+    ...figuresOf(standIn, ''),
+    ...figuresOf(real, 'real_'),
+    real_over_standin_ready_3: realRatio,
+    ratio: Math.round((ready3(standIn)! / standIn.find((r) => r.nodes === 1)!.readyS) * 100) / 100,
+  }),
+);

@@ -66,7 +66,10 @@ interface Tool {
 
 /** The sidecar's own backup arguments (src/sidecar/tools.ts), aimed at `server` and `targetDir`. */
 function mariabackupArgs({ cfg, defaultsFile }: Tool, server: MariaDBServer, targetDir: string): string[] {
-  return backupArgs({ ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: targetDir } }, defaultsFile);
+  return backupArgs(
+    { ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: targetDir } },
+    defaultsFile,
+  );
 }
 
 /** `mariabackup --backup --stream=xbstream > /dev/null`; seconds. */
@@ -102,7 +105,11 @@ function settle(): Promise<void> {
 /** `dd` of `bytes` zeros into the new file `path` (removed afterwards); seconds. */
 async function freshWrite(path: string, bytes: number): Promise<number> {
   const started = performance.now();
-  const o = await outcomeOf(spawn('dd', ['if=/dev/zero', `of=${path}`, 'bs=1M', `count=${Math.ceil(bytes / MiB)}`, 'status=none'], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const o = await outcomeOf(
+    spawn('dd', ['if=/dev/zero', `of=${path}`, 'bs=1M', `count=${Math.ceil(bytes / MiB)}`, 'status=none'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   await rm(path, { force: true });
   if (!o.ok) throw new Error(`dd failed: ${o.stderrTail}`);

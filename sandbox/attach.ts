@@ -7,7 +7,14 @@ import { createConnection, createServer, isIP, type Server, type Socket } from '
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../src/runtime/kube/client.ts';
-import { decideControllers, parseSubjectAltName, podApiAddress, type CertificateNames, type ControllersChoice, type LeaseView } from './decide-attach.ts';
+import {
+  decideControllers,
+  parseSubjectAltName,
+  podApiAddress,
+  type CertificateNames,
+  type ControllersChoice,
+  type LeaseView,
+} from './decide-attach.ts';
 import { passReset } from './network/proxy.ts';
 
 export interface Upstream {
@@ -18,10 +25,14 @@ export interface Upstream {
 /** The kubeconfig's server as the relay dials it; only HTTPS (in-cluster clients send tokens over nothing else). */
 export function upstreamOf(kc: KubeConfig): Upstream {
   const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) throw new Error('the kubeconfig names no server (current-context\'s cluster)');
+  if (!cluster?.server) throw new Error("the kubeconfig names no server (current-context's cluster)");
   const url = new URL(cluster.server);
-  if (url.protocol !== 'https:') throw new Error(`the kubeconfig's server ${url.origin} is not HTTPS: pods' in-cluster clients send their token over HTTPS only`);
-  if (cluster.skipTLSVerify) throw new Error('the kubeconfig skips TLS verification (insecure-skip-tls-verify): pods verify the server with the cluster\'s kube-root-ca.crt, so its certificate must verify');
+  if (url.protocol !== 'https:')
+    throw new Error(`the kubeconfig's server ${url.origin} is not HTTPS: pods' in-cluster clients send their token over HTTPS only`);
+  if (cluster.skipTLSVerify)
+    throw new Error(
+      "the kubeconfig skips TLS verification (insecure-skip-tls-verify): pods verify the server with the cluster's kube-root-ca.crt, so its certificate must verify",
+    );
   return { host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || 443) };
 }
 
@@ -36,7 +47,12 @@ function handshake(opts: ConnectionOptions, timeoutMs = 10_000): Promise<ReturnT
 
 /** The names and addresses the server's certificate covers (read, not verified: the choice of name comes first). */
 export async function serverCertificateNames(upstream: Upstream): Promise<CertificateNames> {
-  const socket = await handshake({ host: upstream.host, port: upstream.port, rejectUnauthorized: false, ...(isIP(upstream.host) ? {} : { servername: upstream.host }) });
+  const socket = await handshake({
+    host: upstream.host,
+    port: upstream.port,
+    rejectUnauthorized: false,
+    ...(isIP(upstream.host) ? {} : { servername: upstream.host }),
+  });
   try {
     return parseSubjectAltName(socket.getPeerCertificate().subjectaltname);
   } finally {
@@ -49,7 +65,12 @@ export async function serverCertificateNames(upstream: Upstream): Promise<Certif
  * server verified with `ca` (the cluster's kube-root-ca.crt) for `host`. Throws what failed.
  */
 export async function verifyAsPod(relay: Upstream, host: string, ca: string): Promise<void> {
-  const socket = await handshake({ host: relay.host, port: relay.port, ca, ...(isIP(host) ? { checkServerIdentity: checkIp(host) } : { servername: host }) });
+  const socket = await handshake({
+    host: relay.host,
+    port: relay.port,
+    ca,
+    ...(isIP(host) ? { checkServerIdentity: checkIp(host) } : { servername: host }),
+  });
   socket.destroy();
 }
 
@@ -131,9 +152,16 @@ export async function attach(kc: KubeConfig, client: KubeClient, gateway: string
   try {
     const rootCA = await clusterRootCA(client);
     await verifyAsPod(relay.address, address.host, rootCA).catch((e: unknown) => {
-      throw new Error(`pods could not verify the API server through the relay as ${address.host} with the cluster's kube-root-ca.crt: ${(e as Error).message}`);
+      throw new Error(
+        `pods could not verify the API server through the relay as ${address.host} with the cluster's kube-root-ca.crt: ${(e as Error).message}`,
+      );
     });
-    const lease = (await client.getIfExists({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: 'kube-system', name: 'kube-controller-manager' })) as LeaseView | undefined;
+    const lease = (await client.getIfExists({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: 'kube-system',
+      name: 'kube-controller-manager',
+    })) as LeaseView | undefined;
     return {
       relay,
       podApi: { host: address.host, port: RELAY_PORT },
@@ -150,10 +178,15 @@ export async function attach(kc: KubeConfig, client: KubeClient, gateway: string
 async function clusterRootCA(client: KubeClient): Promise<string> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const cm = (await client.getIfExists({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'kube-root-ca.crt' })) as { data?: Record<string, string> } | undefined;
+    const cm = (await client.getIfExists({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'kube-root-ca.crt' })) as
+      | { data?: Record<string, string> }
+      | undefined;
     const ca = cm?.data?.['ca.crt'];
     if (ca) return ca;
-    if (Date.now() > deadline) throw new Error('the cluster has no kube-root-ca.crt ConfigMap in default (kube-controller-manager publishes it): pods verify the API server with it');
+    if (Date.now() > deadline)
+      throw new Error(
+        'the cluster has no kube-root-ca.crt ConfigMap in default (kube-controller-manager publishes it): pods verify the API server with it',
+      );
     await new Promise((r) => setTimeout(r, 250));
   }
 }

@@ -2,7 +2,15 @@
 // sandbox`, the end-to-end tests, bench/sandbox-ready): its pods with readiness and role, and its
 // conditions. Ready means what a user relies on: the Ready condition True and one pod labelled master.
 import type { V1Pod } from '@kubernetes/client-node';
-import { API_GROUP_VERSION, CLUSTER_CONDITION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../src/api/constants.ts';
+import {
+  API_GROUP_VERSION,
+  CLUSTER_CONDITION,
+  CONDITION_STATUS,
+  KIND_MYSQL_CLUSTER,
+  LABEL_CLUSTER,
+  LABEL_ROLE,
+  ROLE,
+} from '../src/api/constants.ts';
 import type { KubeClient } from '../src/runtime/kube/client.ts';
 import { until } from './index.ts';
 
@@ -61,9 +69,15 @@ export function describeView(v: ClusterView): string[] {
 
 export async function clusterView(client: KubeClient, namespace: string, name: string): Promise<ClusterView> {
   const cluster = await client.getIfExists<ClusterObject & { apiVersion: string; kind: string }>({
-    apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace, name,
+    apiVersion: API_GROUP_VERSION,
+    kind: KIND_MYSQL_CLUSTER,
+    namespace,
+    name,
   });
-  const pods = await client.list<V1Pod & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace, labelSelector: `${LABEL_CLUSTER}=${name}` });
+  const pods = await client.list<V1Pod & { metadata: object }>(
+    { apiVersion: 'v1', kind: 'Pod' },
+    { namespace, labelSelector: `${LABEL_CLUSTER}=${name}` },
+  );
   return viewOf(cluster, namespace, name, pods.items);
 }
 
@@ -77,14 +91,19 @@ export async function waitForClusterReady(
   let last = '';
   let latest: ClusterView | undefined;
   try {
-    return await until(`MysqlCluster ${namespace}/${name} to be Ready with a master`, async () => {
-      const view = await clusterView(client, namespace, name);
-      latest = view;
-      const text = JSON.stringify(describeView(view));
-      if (text !== last) opts.onChange?.(view);
-      last = text;
-      return view.ready ? view : undefined;
-    }, opts.timeoutMs, opts.signal);
+    return await until(
+      `MysqlCluster ${namespace}/${name} to be Ready with a master`,
+      async () => {
+        const view = await clusterView(client, namespace, name);
+        latest = view;
+        const text = JSON.stringify(describeView(view));
+        if (text !== last) opts.onChange?.(view);
+        last = text;
+        return view.ready ? view : undefined;
+      },
+      opts.timeoutMs,
+      opts.signal,
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message}\n${latest ? describeView(latest).join('\n') : ''}`);
   }

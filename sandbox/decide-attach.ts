@@ -43,8 +43,9 @@ export function podApiAddress(cert: CertificateNames, relayIp: string): PodApiAd
   if (name) return { host: name, hostNames: [...KUBERNETES_SERVICE_NAMES] };
   const covers = [...cert.dns.map((d) => `DNS:${d}`), ...cert.ips.map((i) => `IP:${i}`)].join(', ') || 'nothing';
   return {
-    error: `the API server's certificate covers ${covers}: neither the sandbox's relay address ${relayIp} nor kubernetes.default.svc, `
-      + 'so pods could not verify it (a kube-apiserver\'s serving certificate normally names kubernetes.default.svc)',
+    error:
+      `the API server's certificate covers ${covers}: neither the sandbox's relay address ${relayIp} nor kubernetes.default.svc, ` +
+      "so pods could not verify it (a kube-apiserver's serving certificate normally names kubernetes.default.svc)",
   };
 }
 
@@ -61,14 +62,18 @@ export type ControllersChoice = 'auto' | 'sandbox' | 'cluster';
  * twice its duration, at least a minute), else the sandbox's (an API server with no controller
  * manager, like the project's own).
  */
-export function decideControllers(choice: ControllersChoice, controllerManagerLease: LeaseView | undefined, now: number): { run: 'sandbox' | 'cluster'; reason: string } {
+export function decideControllers(
+  choice: ControllersChoice,
+  controllerManagerLease: LeaseView | undefined,
+  now: number,
+): { run: 'sandbox' | 'cluster'; reason: string } {
   if (choice !== 'auto') return { run: choice, reason: `asked for (--controllers ${choice})` };
   const spec = controllerManagerLease?.spec;
   if (!spec) return { run: 'sandbox', reason: 'the cluster has no kube-controller-manager Lease in kube-system' };
   const renewed = Date.parse(spec.renewTime ?? '');
   const window = Math.max(60, 2 * (spec.leaseDurationSeconds ?? 15)) * 1000;
   if (!spec.holderIdentity || !Number.isFinite(renewed) || now - renewed > window) {
-    return { run: 'sandbox', reason: 'the cluster\'s kube-controller-manager Lease in kube-system is not held' };
+    return { run: 'sandbox', reason: "the cluster's kube-controller-manager Lease in kube-system is not held" };
   }
   return { run: 'cluster', reason: `the cluster runs kube-controller-manager (${spec.holderIdentity} holds its Lease)` };
 }

@@ -26,7 +26,9 @@ export interface SandboxExample {
 }
 
 export function readExample(repo: string, file: string): Manifest[] {
-  return parseAllDocuments(readFileSync(join(repo, 'examples', file), 'utf8')).map((d) => d.toJS() as Manifest).filter((d) => d !== null);
+  return parseAllDocuments(readFileSync(join(repo, 'examples', file), 'utf8'))
+    .map((d) => d.toJS() as Manifest)
+    .filter((d) => d !== null);
 }
 
 /** The example's objects made to run on the sandbox (see the file's comment); `docs` are not modified. */
@@ -34,7 +36,11 @@ export function readExample(repo: string, file: string): Manifest[] {
  * `nodeSelector`: attached to a cluster whose own scheduler runs (docs/sandbox.md), the clusters'
  * pods and backup Jobs are steered to the sandbox's node (podSpec.nodeSelector, backupNodeSelector).
  */
-export function forSandbox(docs: readonly Manifest[], s3: StorageEnv, opts: { nodeSelector?: Record<string, string> } = {}): SandboxExample {
+export function forSandbox(
+  docs: readonly Manifest[],
+  s3: StorageEnv,
+  opts: { nodeSelector?: Record<string, string> } = {},
+): SandboxExample {
   const out = structuredClone(docs) as Manifest[];
   const changes: string[] = [];
   const clusters = out.filter((d) => d.kind === KIND_MYSQL_CLUSTER);
@@ -50,14 +56,20 @@ export function forSandbox(docs: readonly Manifest[], s3: StorageEnv, opts: { no
     const version = String(c.spec?.mysqlVersion ?? '5.7');
     if (flavourFromVersionSpec(version)?.family === 'mysql') {
       c.spec.mysqlVersion = SANDBOX_MARIADB;
-      changes.push(`MysqlCluster ${c.metadata.name}: mysqlVersion ${version} runs as ${SANDBOX_MARIADB} (no MySQL server or xtrabackup here)`);
+      changes.push(
+        `MysqlCluster ${c.metadata.name}: mysqlVersion ${version} runs as ${SANDBOX_MARIADB} (no MySQL server or xtrabackup here)`,
+      );
     }
     if (opts.nodeSelector) {
       const podSpec = (c.spec.podSpec ??= {});
       podSpec.nodeSelector = { ...(podSpec.nodeSelector ?? {}), ...opts.nodeSelector };
       c.spec.backupNodeSelector = { ...(c.spec.backupNodeSelector ?? {}), ...opts.nodeSelector };
-      const sel = Object.entries(opts.nodeSelector).map(([k, v]) => `${k}=${v}`).join(',');
-      changes.push(`MysqlCluster ${c.metadata.name}: podSpec.nodeSelector and backupNodeSelector ${sel} (the cluster's scheduler places pods on the sandbox's node only)`);
+      const sel = Object.entries(opts.nodeSelector)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      changes.push(
+        `MysqlCluster ${c.metadata.name}: podSpec.nodeSelector and backupNodeSelector ${sel} (the cluster's scheduler places pods on the sandbox's node only)`,
+      );
     }
   }
   return { docs: out, changes };

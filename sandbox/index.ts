@@ -109,7 +109,12 @@ export interface Sandbox {
 }
 
 /** Runs a program without blocking this process (the API server may live here). */
-export function run(bin: string, args: readonly string[], input?: string, env?: NodeJS.ProcessEnv): Promise<{ ok: boolean; out: string; stdout: string }> {
+export function run(
+  bin: string,
+  args: readonly string[],
+  input?: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ ok: boolean; out: string; stdout: string }> {
   return new Promise((done) => {
     const child = execFile(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20, ...(env ? { env } : {}) }, (error, stdout, stderr) => {
       // A program that did not start (ENOENT) says nothing itself: its error does.
@@ -154,7 +159,11 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   const kubeconfig = opts.kubeconfig ?? join(workDir, 'kubeconfig');
   const logFile = createWriteStream(join(workDir, 'logs', 'sandbox.log'), { flags: 'a' });
   const log: Logger = createLogger({ level: 'warn', stream: logFile });
-  const stops: (() => Promise<void>)[] = [async () => { logFile.end(); }];
+  const stops: (() => Promise<void>)[] = [
+    async () => {
+      logFile.end();
+    },
+  ];
   const stopAll = async (): Promise<void> => {
     for (const s of stops.reverse()) await s().catch((e: unknown) => log.warn('stop failed', { error: (e as Error).message }));
     stops.length = 0;
@@ -180,7 +189,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       const relay = attached.relay;
       stops.push(() => relay.stop());
       apiAddress = attached.podApi;
-      say(`apiserver: attached to ${kc.getCurrentCluster()?.server}; pods reach it through the relay ${claim.gateway}:${relay.address.port} as https://${apiAddress.host}`);
+      say(
+        `apiserver: attached to ${kc.getCurrentCluster()?.server}; pods reach it through the relay ${claim.gateway}:${relay.address.port} as https://${apiAddress.host}`,
+      );
       say(`workloads: the ${attached.controllers.run}'s controllers and scheduler run: ${attached.controllers.reason}`);
     } else {
       // HTTPS on the bridge's address, reachable from pods and from this machine: in-cluster clients
@@ -217,8 +228,15 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     say(`s3: ${s3.endpoint}, bucket ${S3_BUCKET} (s3rver)`);
 
     const kubelet = await startKubelet({
-      kubeconfig: kubeConfig, nodeName: NODE_NAME, workDir, network: network.network, nodeIP: claim.gateway, apiServer: apiAddress,
-      log, ...(opts.backoff ? { backoff: opts.backoff } : {}), images: { built: opts.built ?? false, ...(opts.orchestratorPath !== undefined ? { path: opts.orchestratorPath } : {}) },
+      kubeconfig: kubeConfig,
+      nodeName: NODE_NAME,
+      workDir,
+      network: network.network,
+      nodeIP: claim.gateway,
+      apiServer: apiAddress,
+      log,
+      ...(opts.backoff ? { backoff: opts.backoff } : {}),
+      images: { built: opts.built ?? false, ...(opts.orchestratorPath !== undefined ? { path: opts.orchestratorPath } : {}) },
       // Attached: each pod's own service account token, never the kubeconfig's credentials.
       serviceAccountTokens: attached ? 'request' : 'kubeconfig',
     });
@@ -233,28 +251,52 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     const kubectl = (args: readonly string[], input?: string) => run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], input);
     const helmHome = join(workDir, 'helm');
-    const helmEnv = { ...process.env, HELM_CACHE_HOME: join(helmHome, 'cache'), HELM_CONFIG_HOME: join(helmHome, 'config'), HELM_DATA_HOME: join(helmHome, 'data') };
+    const helmEnv = {
+      ...process.env,
+      HELM_CACHE_HOME: join(helmHome, 'cache'),
+      HELM_CONFIG_HOME: join(helmHome, 'config'),
+      HELM_DATA_HOME: join(helmHome, 'data'),
+    };
     const helm = (args: readonly string[]) => run(HELM, ['--kubeconfig', kubeconfig, ...args], undefined, helmEnv);
-    say(`chart: helm install ${RELEASE.name} chart/ --namespace ${RELEASE.namespace} --create-namespace (the operator runs from the chart's Deployment)`);
+    say(
+      `chart: helm install ${RELEASE.name} chart/ --namespace ${RELEASE.namespace} --create-namespace (the operator runs from the chart's Deployment)`,
+    );
     // Attached, the release would outlive the sandbox on the cluster: uninstalled before the kubelet
     // stops, also when the install itself failed half way.
-    if (attached) stops.push(async () => {
-      const r = await helm(['uninstall', RELEASE.name, '--namespace', RELEASE.namespace, '--ignore-not-found', '--wait', '--timeout', '60s']);
-      if (!r.ok) log.warn('helm uninstall of the sandbox\'s release failed', { output: r.out });
-    });
+    if (attached)
+      stops.push(async () => {
+        const r = await helm([
+          'uninstall',
+          RELEASE.name,
+          '--namespace',
+          RELEASE.namespace,
+          '--ignore-not-found',
+          '--wait',
+          '--timeout',
+          '60s',
+        ]);
+        if (!r.ok) log.warn("helm uninstall of the sandbox's release failed", { output: r.out });
+      });
     const onNode = attached?.controllers.run === 'cluster' ? ON_SANDBOX_NODE : [];
     const installed = await helm(chartInstallArgs('install', [...SANDBOX_CHART_VALUES, ...onNode, ...(opts.chartValues ?? [])]));
     if (!installed.ok) throw new Error(`helm install of chart/ failed:\n${installed.out}`);
 
     const ready = (async () => {
-      for (const [component, what] of [['operator', 'the operator'], ['orchestrator', 'Orchestrator']] as const) {
-        await until(`${what}'s pod to be Ready (kubectl -n ${RELEASE.namespace} get pods)`, async () => {
-          const pods = await client.list<V1Pod & { metadata: object }>(
-            { apiVersion: 'v1', kind: 'Pod' },
-            { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_INSTANCE}=${RELEASE.name},${LABEL_APP_COMPONENT}=${component}` },
-          );
-          return pods.items.some(podReady) ? true : undefined;
-        }, 180_000);
+      for (const [component, what] of [
+        ['operator', 'the operator'],
+        ['orchestrator', 'Orchestrator'],
+      ] as const) {
+        await until(
+          `${what}'s pod to be Ready (kubectl -n ${RELEASE.namespace} get pods)`,
+          async () => {
+            const pods = await client.list<V1Pod & { metadata: object }>(
+              { apiVersion: 'v1', kind: 'Pod' },
+              { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_INSTANCE}=${RELEASE.name},${LABEL_APP_COMPONENT}=${component}` },
+            );
+            return pods.items.some(podReady) ? true : undefined;
+          },
+          180_000,
+        );
         say(`${component}: Ready`);
       }
     })();
@@ -262,10 +304,34 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
 
     let stopped: Promise<void> | undefined;
     return {
-      kubeconfig, kubeConfig, client, apiserver, attached, workloads, network, kubelet, s3, faults, ready, kubectl, helm,
+      kubeconfig,
+      kubeConfig,
+      client,
+      apiserver,
+      attached,
+      workloads,
+      network,
+      kubelet,
+      s3,
+      faults,
+      ready,
+      kubectl,
+      helm,
       async orchestratorRunsAs() {
-        const r = await kubectl(['-n', RELEASE.namespace, 'get', 'events', '--field-selector', 'reason=Started', '-o', 'jsonpath={range .items[*]}{.message}{"\\n"}{end}']);
-        return r.out.split('\n').find((l) => /container orchestrator:/.test(l))?.replace(/^.*runs as /, '');
+        const r = await kubectl([
+          '-n',
+          RELEASE.namespace,
+          'get',
+          'events',
+          '--field-selector',
+          'reason=Started',
+          '-o',
+          'jsonpath={range .items[*]}{.message}{"\\n"}{end}',
+        ]);
+        return r.out
+          .split('\n')
+          .find((l) => /container orchestrator:/.test(l))
+          ?.replace(/^.*runs as /, '');
       },
       stop() {
         stopped ??= (async () => {
@@ -294,7 +360,11 @@ function loadKubeConfig(path: string): KubeConfig {
  */
 export function chartInstallArgs(verb: 'install' | 'upgrade', values: readonly string[]): string[] {
   return [
-    verb, RELEASE.name, CHART, '--namespace', RELEASE.namespace,
+    verb,
+    RELEASE.name,
+    CHART,
+    '--namespace',
+    RELEASE.namespace,
     ...(verb === 'install' ? ['--create-namespace'] : []),
     ...values.flatMap((v) => ['--set', v]),
   ];

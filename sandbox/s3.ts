@@ -36,9 +36,27 @@ function exited(p: ChildProcess): Promise<void> {
 export async function startS3Server(opts: { host: string; bucket: string; dir: string }): Promise<S3Server> {
   mkdirSync(opts.dir, { recursive: true });
   const bin = createRequire(import.meta.url).resolve('s3rver/bin/s3rver.js');
-  const child = spawn('setpriv', ['--pdeathsig', 'KILL', process.execPath, bin, '-d', opts.dir, '-a', opts.host, '-p', '0', '--silent', '--configure-bucket', opts.bucket], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'setpriv',
+    [
+      '--pdeathsig',
+      'KILL',
+      process.execPath,
+      bin,
+      '-d',
+      opts.dir,
+      '-a',
+      opts.host,
+      '-p',
+      '0',
+      '--silent',
+      '--configure-bucket',
+      opts.bucket,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   live.add(child);
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -63,7 +81,13 @@ export async function startS3Server(opts: { host: string; bucket: string; dir: s
     dir: opts.dir,
     // setpriv execs node: its pid is the server's.
     pid: child.pid!,
-    env: { AWS_ACCESS_KEY_ID: S3RVER_KEY, AWS_SECRET_ACCESS_KEY: S3RVER_KEY, AWS_REGION: 'us-east-1', S3_ENDPOINT: endpoint, S3_PROVIDER: 'Other' },
+    env: {
+      AWS_ACCESS_KEY_ID: S3RVER_KEY,
+      AWS_SECRET_ACCESS_KEY: S3RVER_KEY,
+      AWS_REGION: 'us-east-1',
+      S3_ENDPOINT: endpoint,
+      S3_PROVIDER: 'Other',
+    },
     kill,
     async stop() {
       await kill();

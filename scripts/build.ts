@@ -17,7 +17,9 @@ export const DIST = {
 } as const;
 
 export function build(): void {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], {
+    stdio: 'inherit',
+  });
 }
 
 if (import.meta.main) build();

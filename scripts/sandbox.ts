@@ -114,18 +114,23 @@ try {
   say(`MysqlCluster ${name} is Ready; master ${view.master}`);
 
   const master = await sandbox.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({
-    apiVersion: 'v1', kind: 'Service', namespace, name: names.masterService(name),
+    apiVersion: 'v1',
+    kind: 'Service',
+    namespace,
+    name: names.masterService(name),
   });
   const kubectl = `${KUBECTL} --kubeconfig ${sandbox.kubeconfig}`;
-  console.log([
-    '',
-    `kubeconfig:  ${sandbox.kubeconfig}`,
-    `look:        ${kubectl} get mysql,pods,svc`,
-    `logs:        ${kubectl} logs ${view.master} -c mysql     (operator: -n mysql-operator logs deploy/mysql-operator)`,
-    `connect:     mysql -h ${master.spec.clusterIP} -u root -p"$(${kubectl} get secret ${cluster.spec.secretName} -o jsonpath='{.data.ROOT_PASSWORD}' | base64 -d)"`,
-    `             (${names.masterService(name)}: the master; ${names.replicasService(name)}: the replicas)`,
-    '',
-  ].join('\n'));
+  console.log(
+    [
+      '',
+      `kubeconfig:  ${sandbox.kubeconfig}`,
+      `look:        ${kubectl} get mysql,pods,svc`,
+      `logs:        ${kubectl} logs ${view.master} -c mysql     (operator: -n mysql-operator logs deploy/mysql-operator)`,
+      `connect:     mysql -h ${master.spec.clusterIP} -u root -p"$(${kubectl} get secret ${cluster.spec.secretName} -o jsonpath='{.data.ROOT_PASSWORD}' | base64 -d)"`,
+      `             (${names.masterService(name)}: the master; ${names.replicasService(name)}: the replicas)`,
+      '',
+    ].join('\n'),
+  );
 
   if (check) await stop(0);
   say('running; Ctrl-C stops everything and removes .sandbox/');

@@ -26,16 +26,17 @@ function testFiles(dir: string): string[] {
 }
 
 const golden = process.argv.includes('--golden');
-const only = golden
-  ? testFiles('test').filter((f) => readFileSync(f, 'utf8').includes('/support/golden.ts'))
-  : process.argv.slice(2);
+const only = golden ? testFiles('test').filter((f) => readFileSync(f, 'utf8').includes('/support/golden.ts')) : process.argv.slice(2);
 if (only.length === 0) {
   run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']);
 }
 const files = only.length > 0 ? only : testFiles('test');
 // The end-to-end files (each a whole sandbox: a dozen processes per pod) run side by side with each
 // other, then the rest: mixed, they starved the timing-sensitive integration tests of the 2 cores.
-const groups = [files.filter((f) => f.startsWith('test/e2e/')), files.filter((f) => !f.startsWith('test/e2e/'))].filter((g) => g.length > 0);
+const groups = [files.filter((f) => f.startsWith('test/e2e/')), files.filter((f) => !f.startsWith('test/e2e/'))].filter(
+  (g) => g.length > 0,
+);
 let passed = true;
-for (const group of groups) passed = run(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=600000', ...group], false) && passed;
+for (const group of groups)
+  passed = run(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=600000', ...group], false) && passed;
 if (!passed) process.exit(1);

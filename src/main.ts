@@ -43,7 +43,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
     loaded = loadConfig(argv, env, controllers);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`mysql-operator: invalid configuration:\n${err.problems.map((p) => `  ${p}\n`).join('')}(--help lists the flags)\n`);
+      process.stderr.write(
+        `mysql-operator: invalid configuration:\n${err.problems.map((p) => `  ${p}\n`).join('')}(--help lists the flags)\n`,
+      );
       return 2;
     }
     throw err;

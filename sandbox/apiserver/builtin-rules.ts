@@ -6,25 +6,43 @@ import { keyCauses } from './meta-validation.ts';
 import type { StatusCause } from './status.ts';
 import { resourceKey, type KObj, type ResourceDef } from './types.ts';
 
-const invalid = (field: string, value: string, detail: string): StatusCause => ({ reason: 'FieldValueInvalid', message: `Invalid value: ${value}: ${detail}`, field });
-const required = (field: string, detail = ''): StatusCause => ({ reason: 'FieldValueRequired', message: detail ? `Required value: ${detail}` : 'Required value', field });
-const notSupported = (field: string, value: unknown, allowed: string[]): StatusCause => ({
-  reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value ?? '')}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, field,
+const invalid = (field: string, value: string, detail: string): StatusCause => ({
+  reason: 'FieldValueInvalid',
+  message: `Invalid value: ${value}: ${detail}`,
+  field,
 });
-const duplicate = (field: string, value: string): StatusCause => ({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${value}`, field });
+const required = (field: string, detail = ''): StatusCause => ({
+  reason: 'FieldValueRequired',
+  message: detail ? `Required value: ${detail}` : 'Required value',
+  field,
+});
+const notSupported = (field: string, value: unknown, allowed: string[]): StatusCause => ({
+  reason: 'FieldValueNotSupported',
+  message: `Unsupported value: ${JSON.stringify(value ?? '')}: supported values: ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+  field,
+});
+const duplicate = (field: string, value: string): StatusCause => ({
+  reason: 'FieldValueDuplicate',
+  message: `Duplicate value: ${value}`,
+  field,
+});
 
 const PORT_RANGE = 'must be between 1 and 65535, inclusive';
 
 /** Go's %#v of a map[string]string (keys sorted). */
 function goMap(m: unknown): string {
   if (!m || typeof m !== 'object') return 'map[string]string(nil)';
-  const entries = Object.keys(m).sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify((m as KObj)[k])}`);
+  const entries = Object.keys(m)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify((m as KObj)[k])}`);
   return `map[string]string{${entries.join(', ')}}`;
 }
 
 /** Go's %#v of an intstr.IntOrString. */
 function goIntOrString(v: unknown): string {
-  return typeof v === 'number' ? `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}` : `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}`;
+  return typeof v === 'number'
+    ? `intstr.IntOrString{Type:0, IntVal:${v}, StrVal:""}`
+    : `intstr.IntOrString{Type:1, IntVal:0, StrVal:${JSON.stringify(v)}}`;
 }
 
 function selectorMatches(selector: KObj, labels: KObj): boolean {
@@ -32,9 +50,14 @@ function selectorMatches(selector: KObj, labels: KObj): boolean {
   for (const r of (selector.matchExpressions ?? []) as KObj[]) {
     const has = Object.hasOwn(labels, r.key);
     const values = (r.values ?? []) as string[];
-    const ok = r.operator === 'In' ? has && values.includes(labels[r.key])
-      : r.operator === 'NotIn' ? !has || !values.includes(labels[r.key])
-        : r.operator === 'Exists' ? has : !has;
+    const ok =
+      r.operator === 'In'
+        ? has && values.includes(labels[r.key])
+        : r.operator === 'NotIn'
+          ? !has || !values.includes(labels[r.key])
+          : r.operator === 'Exists'
+            ? has
+            : !has;
     if (!ok) return false;
   }
   return true;
@@ -45,14 +68,17 @@ function templateCauses(spec: KObj, restartPolicies: string[] | undefined): Stat
   const out: StatusCause[] = [];
   const labels = (spec.template?.metadata?.labels ?? {}) as KObj;
   const selector = spec.selector as KObj | undefined;
-  const empty = !selector || (Object.keys(selector.matchLabels ?? {}).length + (selector.matchExpressions ?? []).length === 0);
+  const empty = !selector || Object.keys(selector.matchLabels ?? {}).length + (selector.matchExpressions ?? []).length === 0;
   if (!selector || !empty) {
     if (!selector || !selectorMatches(selector, labels)) {
-      out.push(invalid('spec.template.metadata.labels', goMap(spec.template?.metadata?.labels), '`selector` does not match template `labels`'));
+      out.push(
+        invalid('spec.template.metadata.labels', goMap(spec.template?.metadata?.labels), '`selector` does not match template `labels`'),
+      );
     }
   }
   const policy = spec.template?.spec?.restartPolicy;
-  if (restartPolicies && !restartPolicies.includes(policy)) out.push(notSupported('spec.template.spec.restartPolicy', policy, restartPolicies));
+  if (restartPolicies && !restartPolicies.includes(policy))
+    out.push(notSupported('spec.template.spec.restartPolicy', policy, restartPolicies));
   return out;
 }
 
@@ -64,7 +90,9 @@ function containerCauses(podSpec: KObj | undefined, at: string): StatusCause[] {
       const limits = (c.resources?.limits ?? {}) as KObj;
       for (const [name, q] of Object.entries(requests)) {
         if (limits[name] === undefined || compareQuantities(String(q), String(limits[name])) <= 0) continue;
-        out.push(invalid(`${at}.${list}[${i}].resources.requests`, JSON.stringify(String(q)), `must be less than or equal to ${name} limit`));
+        out.push(
+          invalid(`${at}.${list}[${i}].resources.requests`, JSON.stringify(String(q)), `must be less than or equal to ${name} limit`),
+        );
       }
     });
   }
@@ -77,8 +105,22 @@ export function compareQuantities(a: string, b: string): number {
     const c = canonicalQuantity(q);
     const m = /^([+-]?[0-9]+)(.*)$/.exec(c)!;
     const suffix: Record<string, bigint> = {
-      n: 1n, u: 1000n, m: 1000000n, '': 10n ** 9n, k: 10n ** 12n, M: 10n ** 15n, G: 10n ** 18n, T: 10n ** 21n, P: 10n ** 24n, E: 10n ** 27n,
-      Ki: 1024n * 10n ** 9n, Mi: 1024n ** 2n * 10n ** 9n, Gi: 1024n ** 3n * 10n ** 9n, Ti: 1024n ** 4n * 10n ** 9n, Pi: 1024n ** 5n * 10n ** 9n, Ei: 1024n ** 6n * 10n ** 9n,
+      n: 1n,
+      u: 1000n,
+      m: 1000000n,
+      '': 10n ** 9n,
+      k: 10n ** 12n,
+      M: 10n ** 15n,
+      G: 10n ** 18n,
+      T: 10n ** 21n,
+      P: 10n ** 24n,
+      E: 10n ** 27n,
+      Ki: 1024n * 10n ** 9n,
+      Mi: 1024n ** 2n * 10n ** 9n,
+      Gi: 1024n ** 3n * 10n ** 9n,
+      Ti: 1024n ** 4n * 10n ** 9n,
+      Pi: 1024n ** 5n * 10n ** 9n,
+      Ei: 1024n ** 6n * 10n ** 9n,
     };
     const e = /^e(-?[0-9]+)$/.exec(m[2]!);
     if (e) {
@@ -109,10 +151,16 @@ function servicePortCauses(spec: KObj): StatusCause[] {
       names.add(p.name);
     }
     if (!(p.port >= 1 && p.port <= 65535)) out.push(invalid(`${at}.port`, String(p.port ?? 0), PORT_RANGE));
-    if (typeof p.targetPort === 'number' && !(p.targetPort >= 1 && p.targetPort <= 65535)) out.push(invalid(`${at}.targetPort`, String(p.targetPort), PORT_RANGE));
+    if (typeof p.targetPort === 'number' && !(p.targetPort >= 1 && p.targetPort <= 65535))
+      out.push(invalid(`${at}.targetPort`, String(p.targetPort), PORT_RANGE));
     const key = `${p.protocol}/${p.port}`;
     if (seen.has(key)) {
-      out.push(duplicate(at, `core.ServicePort{Name:"", Protocol:${JSON.stringify(p.protocol)}, AppProtocol:(*string)(nil), Port:${p.port}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`));
+      out.push(
+        duplicate(
+          at,
+          `core.ServicePort{Name:"", Protocol:${JSON.stringify(p.protocol)}, AppProtocol:(*string)(nil), Port:${p.port}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
+        ),
+      );
     }
     seen.add(key);
   });
@@ -137,16 +185,28 @@ export interface RuleContext {
 type Rule = (o: KObj, ctx: RuleContext) => StatusCause[];
 
 const RULES: Record<string, Rule> = {
-  'statefulsets.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
-  'deployments.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
-  'replicasets.apps': (o) => [...templateCauses(o.spec ?? {}, ['Always']), ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')],
+  'statefulsets.apps': (o) => [
+    ...templateCauses(o.spec ?? {}, ['Always']),
+    ...containerCauses(o.spec?.template?.spec, 'spec.template.spec'),
+  ],
+  'deployments.apps': (o) => [
+    ...templateCauses(o.spec ?? {}, ['Always']),
+    ...containerCauses(o.spec?.template?.spec, 'spec.template.spec'),
+  ],
+  'replicasets.apps': (o) => [
+    ...templateCauses(o.spec ?? {}, ['Always']),
+    ...containerCauses(o.spec?.template?.spec, 'spec.template.spec'),
+  ],
   'jobs.batch': (o) => {
     // validateJobSpec: a policy left out is defaulted to Always, so both read as "Required value".
     const policy = o.spec?.template?.spec?.restartPolicy;
     const field = 'spec.template.spec.restartPolicy';
-    const out = policy === 'OnFailure' || policy === 'Never' ? []
-      : policy === 'Always' || policy === undefined || policy === '' ? [required(field, 'valid values: "OnFailure", "Never"')]
-        : [notSupported(field, policy, ['OnFailure', 'Never'])];
+    const out =
+      policy === 'OnFailure' || policy === 'Never'
+        ? []
+        : policy === 'Always' || policy === undefined || policy === ''
+          ? [required(field, 'valid values: "OnFailure", "Never"')]
+          : [notSupported(field, policy, ['OnFailure', 'Never'])];
     return [...out, ...containerCauses(o.spec?.template?.spec, 'spec.template.spec')];
   },
   pods: (o) => containerCauses(o.spec, 'spec'),
@@ -154,19 +214,32 @@ const RULES: Record<string, Rule> = {
     const s = (o.spec ?? {}) as KObj;
     const out: StatusCause[] = [];
     if (s.minAvailable !== undefined && s.maxUnavailable !== undefined) {
-      out.push(invalid('spec', 'policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}', 'minAvailable and maxUnavailable cannot be both set'));
+      out.push(
+        invalid(
+          'spec',
+          'policy.PodDisruptionBudgetSpec{MinAvailable:(*intstr.IntOrString)(0xc000000000), Selector:(*v1.LabelSelector)(nil), MaxUnavailable:(*intstr.IntOrString)(0xc000000000), UnhealthyPodEvictionPolicy:(*policy.UnhealthyPodEvictionPolicyType)(nil)}',
+          'minAvailable and maxUnavailable cannot be both set',
+        ),
+      );
     }
     for (const k of ['minAvailable', 'maxUnavailable']) {
       const v = s[k];
       if (v === undefined) continue;
       if (typeof v === 'number' && v < 0) out.push(invalid(`spec.${k}`, goIntOrString(v), 'must be greater than or equal to 0'));
-      if (typeof v === 'string' && !/^[0-9]+%$/.test(v)) out.push(invalid(`spec.${k}`, goIntOrString(v), "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"));
+      if (typeof v === 'string' && !/^[0-9]+%$/.test(v))
+        out.push(
+          invalid(
+            `spec.${k}`,
+            goIntOrString(v),
+            "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
+          ),
+        );
       out.push(...percentOver100(`spec.${k}`, v));
     }
     return out;
   },
   services: (o) => servicePortCauses(o.spec ?? {}),
-  secrets: (o) => (SECRET_KEYS[o.type] ?? []).filter((k) => (o.data ?? {})[k] === undefined).map((k) => required(`data[${k}]`)),
+  secrets: (o) => (SECRET_KEYS[o.type] ?? []).filter((k) => o.data?.[k] === undefined).map((k) => required(`data[${k}]`)),
   persistentvolumeclaims: (o) => {
     const s = (o.spec ?? {}) as KObj;
     const modes = (s.accessModes ?? []) as string[];
@@ -178,15 +251,18 @@ const RULES: Record<string, Rule> = {
   'leases.coordination.k8s.io': (o) => {
     const s = (o.spec ?? {}) as KObj;
     const out: StatusCause[] = [];
-    if (typeof s.leaseDurationSeconds === 'number' && s.leaseDurationSeconds <= 0) out.push(invalid('spec.leaseDurationSeconds', String(s.leaseDurationSeconds), 'must be greater than 0'));
-    if (typeof s.leaseTransitions === 'number' && s.leaseTransitions < 0) out.push(invalid('spec.leaseTransitions', String(s.leaseTransitions), 'must be greater than or equal to 0'));
+    if (typeof s.leaseDurationSeconds === 'number' && s.leaseDurationSeconds <= 0)
+      out.push(invalid('spec.leaseDurationSeconds', String(s.leaseDurationSeconds), 'must be greater than 0'));
+    if (typeof s.leaseTransitions === 'number' && s.leaseTransitions < 0)
+      out.push(invalid('spec.leaseTransitions', String(s.leaseTransitions), 'must be greater than or equal to 0'));
     return out;
   },
   events: (o, ctx) => {
     const ns = o.metadata?.namespace ?? '';
     const involved = String(o.involvedObject?.namespace ?? '');
     const timed = o.eventTime !== undefined && o.eventTime !== null;
-    const ok = involved === '' ? (timed ? ns === 'default' || ns === 'kube-system' : ns === '' || ns === 'default') : timed || ns === involved;
+    const ok =
+      involved === '' ? (timed ? ns === 'default' || ns === 'kube-system' : ns === '' || ns === 'default') : timed || ns === involved;
     const out = ok ? [] : [invalid('involvedObject.namespace', JSON.stringify(involved), 'does not match event.namespace')];
     if (timed) out.push(...timedEventCauses(o, ctx.requestVersion === 'v1' ? 'reportingComponent' : 'reportingController'));
     return ctx.creating && ctx.requestVersion === 'events.k8s.io/v1' ? [...out, ...eventsV1CreateCauses(o)] : out;

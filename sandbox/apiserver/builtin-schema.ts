@@ -33,7 +33,7 @@ import { validate as serviceAccount } from 'kubernetes-models/_schemas/IoK8sApiC
 import { validate as statefulSet } from 'kubernetes-models/_schemas/IoK8sApiAppsV1StatefulSet';
 import { canonicalTime } from './go-time.ts';
 import { canonicalQuantity } from '../../src/api/quantity.ts';
-import { ApiError, badRequest, type StatusCause } from './status.ts';
+import { type ApiError, badRequest, type StatusCause } from './status.ts';
 import { resourceKey, type KObj, type ResourceDef } from './types.ts';
 
 interface SchemaError {
@@ -44,12 +44,29 @@ interface SchemaError {
 type Validator = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
 
 const VALIDATORS: Record<string, (data: unknown) => boolean> = {
-  configmaps: configMap, endpoints, events: event, namespaces: namespace, nodes: node, persistentvolumeclaims: pvc,
-  persistentvolumes: persistentVolume, pods: pod, secrets: secret, serviceaccounts: serviceAccount, services: service,
-  'controllerrevisions.apps': controllerRevision, 'deployments.apps': deployment, 'replicasets.apps': replicaSet, 'statefulsets.apps': statefulSet,
-  'cronjobs.batch': cronJob, 'jobs.batch': job, 'poddisruptionbudgets.policy': pdb, 'leases.coordination.k8s.io': lease,
-  'endpointslices.discovery.k8s.io': endpointSlice, 'roles.rbac.authorization.k8s.io': role,
-  'rolebindings.rbac.authorization.k8s.io': roleBinding, 'clusterroles.rbac.authorization.k8s.io': clusterRole,
+  configmaps: configMap,
+  endpoints,
+  events: event,
+  namespaces: namespace,
+  nodes: node,
+  persistentvolumeclaims: pvc,
+  persistentvolumes: persistentVolume,
+  pods: pod,
+  secrets: secret,
+  serviceaccounts: serviceAccount,
+  services: service,
+  'controllerrevisions.apps': controllerRevision,
+  'deployments.apps': deployment,
+  'replicasets.apps': replicaSet,
+  'statefulsets.apps': statefulSet,
+  'cronjobs.batch': cronJob,
+  'jobs.batch': job,
+  'poddisruptionbudgets.policy': pdb,
+  'leases.coordination.k8s.io': lease,
+  'endpointslices.discovery.k8s.io': endpointSlice,
+  'roles.rbac.authorization.k8s.io': role,
+  'rolebindings.rbac.authorization.k8s.io': roleBinding,
+  'clusterroles.rbac.authorization.k8s.io': clusterRole,
   'clusterrolebindings.rbac.authorization.k8s.io': clusterRoleBinding,
 };
 
@@ -76,8 +93,17 @@ function pointerGet(obj: KObj, pointer: string): unknown {
 }
 
 function pointerSet(obj: KObj, pointer: string, value: unknown): void {
-  const segs = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  const parent = pointerGet(obj, segs.slice(0, -1).map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')) as KObj;
+  const segs = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parent = pointerGet(
+    obj,
+    segs
+      .slice(0, -1)
+      .map((s) => `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+      .join(''),
+  ) as KObj;
   parent[segs[segs.length - 1]!] = value;
 }
 
@@ -125,7 +151,8 @@ function hasNumber(v: unknown): boolean {
 export function decodeBuiltin(def: ResourceDef, obj: KObj): void {
   const validate = VALIDATORS[resourceKey(def)] as Validator | undefined;
   if (!validate) return;
-  const undecodable = (why: string): ApiError => badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`);
+  const undecodable = (why: string): ApiError =>
+    badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${why}`);
   const errors = probe(validate, obj);
   const quantities = new Set<string>();
   const times = new Set<string>();
@@ -136,13 +163,18 @@ export function decodeBuiltin(def: ResourceDef, obj: KObj): void {
   // A number where a Quantity goes passes the schema's number branch: find those through their text.
   if (hasNumber(obj)) {
     for (const e of probe(validate, numbersAsStrings(obj))) {
-      if (e.keyword === 'format' && e.params.format === 'quantity' && typeof pointerGet(obj, e.instancePath) === 'number') quantities.add(e.instancePath);
+      if (e.keyword === 'format' && e.params.format === 'quantity' && typeof pointerGet(obj, e.instancePath) === 'number')
+        quantities.add(e.instancePath);
     }
   }
-  const wrongType = errors.find((e) => (e.keyword === 'type' || e.keyword === 'oneOf') && !quantities.has(e.instancePath) && !times.has(e.instancePath));
+  const wrongType = errors.find(
+    (e) => (e.keyword === 'type' || e.keyword === 'oneOf') && !quantities.has(e.instancePath) && !times.has(e.instancePath),
+  );
   if (wrongType) {
     const path = fieldPath(wrongType.instancePath).replace(/\[[0-9]+\]/g, '');
-    throw undecodable(`json: cannot unmarshal ${goType(pointerGet(obj, wrongType.instancePath))} into Go struct field .${path} of type ${wrongType.params.type ?? 'intstr.IntOrString'}`);
+    throw undecodable(
+      `json: cannot unmarshal ${goType(pointerGet(obj, wrongType.instancePath))} into Go struct field .${path} of type ${wrongType.params.type ?? 'intstr.IntOrString'}`,
+    );
   }
   const micro = new Set(MICRO_TIME[resourceKey(def)] ?? []);
   try {
@@ -211,7 +243,11 @@ export function schemaCauses(def: ResourceDef, obj: KObj): StatusCause[] {
     } else {
       const value = pointerGet(obj, e.instancePath);
       const allowed = (e.params.allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ');
-      out.push({ reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed}`, field: fieldPath(e.instancePath) });
+      out.push({
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${allowed}`,
+        field: fieldPath(e.instancePath),
+      });
     }
   }
   return out;

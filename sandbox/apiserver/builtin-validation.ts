@@ -10,6 +10,10 @@ export { decodeBuiltin, dropUnknownFields } from './builtin-schema.ts';
 
 /** Why the real server's validation would refuse `obj` (decoded and defaulted), in its field paths and messages;
  * by default as created through `def`'s own API version. */
-export function builtinCauses(def: ResourceDef, obj: KObj, ctx: RuleContext = { requestVersion: apiVersionOf(def), creating: true }): StatusCause[] {
+export function builtinCauses(
+  def: ResourceDef,
+  obj: KObj,
+  ctx: RuleContext = { requestVersion: apiVersionOf(def), creating: true },
+): StatusCause[] {
   return [...schemaCauses(def, obj), ...ruleCauses(def, obj, ctx)];
 }

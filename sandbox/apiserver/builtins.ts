@@ -6,7 +6,11 @@ import { forbidden } from './status.ts';
 import type { DefaultContext, KObj, ResourceDef, ScaleSpec } from './types.ts';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
-const STS_SCALE: ScaleSpec = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' };
+const STS_SCALE: ScaleSpec = {
+  specReplicasPath: '.spec.replicas',
+  statusReplicasPath: '.status.replicas',
+  labelSelectorPath: '.status.selector',
+};
 
 interface Row {
   gv: string;
@@ -29,72 +33,247 @@ interface Row {
 
 const ROWS: Row[] = [
   { gv: 'v1', resource: 'bindings', kind: 'Binding', verbs: ['create'] },
-  { gv: 'v1', resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'], hash: 'qFsyl6wFWjQ=', order: ['immutable', 'data', 'binaryData'] },
+  {
+    gv: 'v1',
+    resource: 'configmaps',
+    kind: 'ConfigMap',
+    shortNames: ['cm'],
+    hash: 'qFsyl6wFWjQ=',
+    order: ['immutable', 'data', 'binaryData'],
+  },
   { gv: 'v1', resource: 'endpoints', kind: 'Endpoints', shortNames: ['ep'], hash: 'fWeeMqaN/OA=', order: ['subsets'] },
   {
-    gv: 'v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=', allocate: defaultCoreEvent,
-    order: ['involvedObject', 'reason', 'message', 'source', 'firstTimestamp', 'lastTimestamp', 'count', 'type', 'eventTime', 'series', 'action', 'related', 'reportingComponent', 'reportingInstance'],
+    gv: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    shortNames: ['ev'],
+    hash: 'r2yiGXH7wu8=',
+    allocate: defaultCoreEvent,
+    order: [
+      'involvedObject',
+      'reason',
+      'message',
+      'source',
+      'firstTimestamp',
+      'lastTimestamp',
+      'count',
+      'type',
+      'eventTime',
+      'series',
+      'action',
+      'related',
+      'reportingComponent',
+      'reportingInstance',
+    ],
   },
   {
-    gv: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], hash: 'Q3oi5N2YM8M=', status: true,
-    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], defaulter: defaultNamespace, initialStatus: () => ({ phase: 'Active' }),
+    gv: 'v1',
+    resource: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    hash: 'Q3oi5N2YM8M=',
+    status: true,
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    defaulter: defaultNamespace,
+    initialStatus: () => ({ phase: 'Active' }),
   },
   { gv: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], hash: 'XwShjMxG9Fs=', status: true },
   {
-    gv: 'v1', resource: 'persistentvolumeclaims', kind: 'PersistentVolumeClaim', shortNames: ['pvc'], hash: 'QWTyNDq0dC4=', status: true,
-    defaulter: defaultPvc, allocate: protectPvc, initialStatus: () => ({ phase: 'Pending' }),
+    gv: 'v1',
+    resource: 'persistentvolumeclaims',
+    kind: 'PersistentVolumeClaim',
+    shortNames: ['pvc'],
+    hash: 'QWTyNDq0dC4=',
+    status: true,
+    defaulter: defaultPvc,
+    allocate: protectPvc,
+    initialStatus: () => ({ phase: 'Pending' }),
   },
-  { gv: 'v1', resource: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], hash: 'HN/zwEC+JgM=', status: true, initialStatus: () => ({ phase: 'Pending' }) },
   {
-    gv: 'v1', resource: 'pods', kind: 'Pod', shortNames: ['po'], categories: ['all'], hash: 'xPOwRZ+Yhw8=', status: true,
-    defaulter: (o) => defaultPodSpec(o.spec, true), allocate: admitPod, initialStatus: () => ({ phase: 'Pending' }),
+    gv: 'v1',
+    resource: 'persistentvolumes',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    hash: 'HN/zwEC+JgM=',
+    status: true,
+    initialStatus: () => ({ phase: 'Pending' }),
   },
-  { gv: 'v1', resource: 'secrets', kind: 'Secret', hash: 'S6u1pOWzb84=', order: ['immutable', 'data', 'stringData', 'type'], defaulter: defaultSecret },
-  { gv: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'], hash: 'pbx9ZvyFpBE=', order: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'] },
   {
-    gv: 'v1', resource: 'services', kind: 'Service', shortNames: ['svc'], categories: ['all'], hash: '0/CO1lhkEBI=', status: true,
-    defaulter: defaultService, allocate: allocateService, initialStatus: () => ({ loadBalancer: {} }),
+    gv: 'v1',
+    resource: 'pods',
+    kind: 'Pod',
+    shortNames: ['po'],
+    categories: ['all'],
+    hash: 'xPOwRZ+Yhw8=',
+    status: true,
+    defaulter: (o) => defaultPodSpec(o.spec, true),
+    allocate: admitPod,
+    initialStatus: () => ({ phase: 'Pending' }),
+  },
+  {
+    gv: 'v1',
+    resource: 'secrets',
+    kind: 'Secret',
+    hash: 'S6u1pOWzb84=',
+    order: ['immutable', 'data', 'stringData', 'type'],
+    defaulter: defaultSecret,
+  },
+  {
+    gv: 'v1',
+    resource: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    shortNames: ['sa'],
+    hash: 'pbx9ZvyFpBE=',
+    order: ['secrets', 'imagePullSecrets', 'automountServiceAccountToken'],
+  },
+  {
+    gv: 'v1',
+    resource: 'services',
+    kind: 'Service',
+    shortNames: ['svc'],
+    categories: ['all'],
+    hash: '0/CO1lhkEBI=',
+    status: true,
+    defaulter: defaultService,
+    allocate: allocateService,
+    initialStatus: () => ({ loadBalancer: {} }),
   },
   { gv: 'apps/v1', resource: 'controllerrevisions', kind: 'ControllerRevision', hash: '85nkx63pcBU=', order: ['data', 'revision'] },
   {
-    gv: 'apps/v1', resource: 'deployments', kind: 'Deployment', shortNames: ['deploy'], categories: ['all'], hash: '8aSe+NMegvE=', status: true,
-    scale: STS_SCALE, generation: true, defaulter: defaultDeployment, initialStatus: () => ({}),
+    gv: 'apps/v1',
+    resource: 'deployments',
+    kind: 'Deployment',
+    shortNames: ['deploy'],
+    categories: ['all'],
+    hash: '8aSe+NMegvE=',
+    status: true,
+    scale: STS_SCALE,
+    generation: true,
+    defaulter: defaultDeployment,
+    initialStatus: () => ({}),
   },
   {
-    gv: 'apps/v1', resource: 'replicasets', kind: 'ReplicaSet', shortNames: ['rs'], categories: ['all'], hash: 'P1RzHs8/mWQ=', status: true,
-    scale: STS_SCALE, generation: true, defaulter: defaultReplicaSet, initialStatus: () => ({ replicas: 0 }),
+    gv: 'apps/v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    shortNames: ['rs'],
+    categories: ['all'],
+    hash: 'P1RzHs8/mWQ=',
+    status: true,
+    scale: STS_SCALE,
+    generation: true,
+    defaulter: defaultReplicaSet,
+    initialStatus: () => ({ replicas: 0 }),
   },
   {
-    gv: 'apps/v1', resource: 'statefulsets', kind: 'StatefulSet', shortNames: ['sts'], categories: ['all'], hash: 'H+vl74LkKdo=', status: true,
-    scale: STS_SCALE, generation: true, defaulter: defaultStatefulSet, initialStatus: () => ({ replicas: 0, availableReplicas: 0 }),
+    gv: 'apps/v1',
+    resource: 'statefulsets',
+    kind: 'StatefulSet',
+    shortNames: ['sts'],
+    categories: ['all'],
+    hash: 'H+vl74LkKdo=',
+    status: true,
+    scale: STS_SCALE,
+    generation: true,
+    defaulter: defaultStatefulSet,
+    initialStatus: () => ({ replicas: 0, availableReplicas: 0 }),
   },
   {
-    gv: 'batch/v1', resource: 'cronjobs', kind: 'CronJob', shortNames: ['cj'], categories: ['all'], hash: 'sd5LIXh4Fjs=', status: true,
-    generation: true, defaulter: defaultCronJob, initialStatus: () => ({}),
+    gv: 'batch/v1',
+    resource: 'cronjobs',
+    kind: 'CronJob',
+    shortNames: ['cj'],
+    categories: ['all'],
+    hash: 'sd5LIXh4Fjs=',
+    status: true,
+    generation: true,
+    defaulter: defaultCronJob,
+    initialStatus: () => ({}),
   },
   {
-    gv: 'batch/v1', resource: 'jobs', kind: 'Job', categories: ['all'], hash: 'mudhfqk/qZY=', status: true, generation: true,
-    defaulter: (o) => defaultJobSpec(o.spec), allocate: generateJobSelector, initialStatus: () => ({}),
+    gv: 'batch/v1',
+    resource: 'jobs',
+    kind: 'Job',
+    categories: ['all'],
+    hash: 'mudhfqk/qZY=',
+    status: true,
+    generation: true,
+    defaulter: (o) => defaultJobSpec(o.spec),
+    allocate: generateJobSelector,
+    initialStatus: () => ({}),
   },
   {
-    gv: 'policy/v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', shortNames: ['pdb'], hash: '6BGBu0kpHtk=', status: true,
-    generation: true, initialStatus: () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
+    gv: 'policy/v1',
+    resource: 'poddisruptionbudgets',
+    kind: 'PodDisruptionBudget',
+    shortNames: ['pdb'],
+    hash: '6BGBu0kpHtk=',
+    status: true,
+    generation: true,
+    initialStatus: () => ({ disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }),
   },
   { gv: 'coordination.k8s.io/v1', resource: 'leases', kind: 'Lease', hash: 'gqkMMb/YqFM=' },
   {
-    gv: 'events.k8s.io/v1', resource: 'events', kind: 'Event', shortNames: ['ev'], hash: 'r2yiGXH7wu8=',
+    gv: 'events.k8s.io/v1',
+    resource: 'events',
+    kind: 'Event',
+    shortNames: ['ev'],
+    hash: 'r2yiGXH7wu8=',
     view: { storage: 'events', toView: eventToView, fromView: eventFromView, selector: eventSelectorToCore },
-    order: ['eventTime', 'series', 'reportingController', 'reportingInstance', 'action', 'reason', 'regarding', 'related', 'note', 'type', 'deprecatedSource', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount'],
+    order: [
+      'eventTime',
+      'series',
+      'reportingController',
+      'reportingInstance',
+      'action',
+      'reason',
+      'regarding',
+      'related',
+      'note',
+      'type',
+      'deprecatedSource',
+      'deprecatedFirstTimestamp',
+      'deprecatedLastTimestamp',
+      'deprecatedCount',
+    ],
   },
-  { gv: 'discovery.k8s.io/v1', resource: 'endpointslices', kind: 'EndpointSlice', hash: 'Nx3SIv6I0mE=', order: ['addressType', 'endpoints', 'ports'] },
+  {
+    gv: 'discovery.k8s.io/v1',
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+    hash: 'Nx3SIv6I0mE=',
+    order: ['addressType', 'endpoints', 'ports'],
+  },
   { gv: 'rbac.authorization.k8s.io/v1', resource: 'roles', kind: 'Role', order: ['rules'] },
   { gv: 'rbac.authorization.k8s.io/v1', resource: 'rolebindings', kind: 'RoleBinding', order: ['subjects', 'roleRef'] },
-  { gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterroles', kind: 'ClusterRole', namespaced: false, order: ['rules', 'aggregationRule'] },
-  { gv: 'rbac.authorization.k8s.io/v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false, order: ['subjects', 'roleRef'] },
   {
-    gv: 'apiextensions.k8s.io/v1', resource: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false,
-    shortNames: ['crd', 'crds'], categories: ['api-extensions'], hash: 'jfWCUB31mvA=', status: true, generation: true,
-    defaulter: defaultCrd, initialStatus: () => undefined,
+    gv: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterroles',
+    kind: 'ClusterRole',
+    namespaced: false,
+    order: ['rules', 'aggregationRule'],
+  },
+  {
+    gv: 'rbac.authorization.k8s.io/v1',
+    resource: 'clusterrolebindings',
+    kind: 'ClusterRoleBinding',
+    namespaced: false,
+    order: ['subjects', 'roleRef'],
+  },
+  {
+    gv: 'apiextensions.k8s.io/v1',
+    resource: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    hash: 'jfWCUB31mvA=',
+    status: true,
+    generation: true,
+    defaulter: defaultCrd,
+    initialStatus: () => undefined,
   },
 ];
 
@@ -102,9 +281,17 @@ export function builtinDefs(): ResourceDef[] {
   return ROWS.map((r) => {
     const [group, version] = r.gv.includes('/') ? (r.gv.split('/') as [string, string]) : ['', r.gv];
     const def: ResourceDef = {
-      group, version, resource: r.resource, kind: r.kind, listKind: `${r.kind}List`, singular: '',
-      namespaced: r.namespaced ?? true, verbs: r.verbs ?? ALL_VERBS, builtin: true,
-      hasStatus: r.status ?? false, hasGeneration: r.generation ?? false,
+      group,
+      version,
+      resource: r.resource,
+      kind: r.kind,
+      listKind: `${r.kind}List`,
+      singular: '',
+      namespaced: r.namespaced ?? true,
+      verbs: r.verbs ?? ALL_VERBS,
+      builtin: true,
+      hasStatus: r.status ?? false,
+      hasGeneration: r.generation ?? false,
       topLevelOrder: r.order ?? ['spec', 'status'],
     };
     if (r.shortNames) def.shortNames = r.shortNames;
@@ -121,8 +308,15 @@ export function builtinDefs(): ResourceDef[] {
 
 /** Groups in the order kube-apiserver v1.26 lists them in /apis (only those served here). */
 export const BUILTIN_GROUP_ORDER = [
-  'apps', 'events.k8s.io', 'batch', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io',
-  'apiextensions.k8s.io', 'coordination.k8s.io', 'discovery.k8s.io',
+  'apps',
+  'events.k8s.io',
+  'batch',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'storage.k8s.io',
+  'apiextensions.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
 ];
 
 function setDefault(o: KObj, key: string, value: unknown): void {
@@ -249,17 +443,20 @@ function admitPod(o: KObj, ctx: DefaultContext): void {
   const mounted = containers.some((c) => ((c.volumeMounts ?? []) as KObj[]).some((m) => m.mountPath === TOKEN_MOUNT));
   if (spec.automountServiceAccountToken !== false && !mounted) {
     const name = `kube-api-access-${Array.from({ length: 5 }, () => 'bcdfghjklmnpqrstvwxz2456789'[Math.floor(Math.random() * 27)]).join('')}`;
-    spec.volumes = [...((spec.volumes ?? []) as KObj[]), {
-      name,
-      projected: {
-        sources: [
-          { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
-          { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
-          { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
-        ],
-        defaultMode: 420,
+    spec.volumes = [
+      ...((spec.volumes ?? []) as KObj[]),
+      {
+        name,
+        projected: {
+          sources: [
+            { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+            { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+          ],
+          defaultMode: 420,
+        },
       },
-    }];
+    ];
     for (const c of containers) c.volumeMounts = [...((c.volumeMounts ?? []) as KObj[]), { name, readOnly: true, mountPath: TOKEN_MOUNT }];
   }
   if (o.status && o.status.qosClass === undefined) o.status.qosClass = qosClass(containers);
@@ -277,16 +474,21 @@ function admitPriority(o: KObj, old: KObj | undefined): void {
     setDefault(spec, 'preemptionPolicy', old.spec?.preemptionPolicy);
     return;
   }
-  const refuse = (why: string) => forbidden(`pods "${o.metadata?.name ?? ''}" is forbidden: ${why}`, { name: o.metadata?.name ?? '', kind: 'pods' });
+  const refuse = (why: string) =>
+    forbidden(`pods "${o.metadata?.name ?? ''}" is forbidden: ${why}`, { name: o.metadata?.name ?? '', kind: 'pods' });
   const className = String(spec.priorityClassName ?? '');
   const priority = className === '' ? 0 : SYSTEM_PRIORITY_CLASSES[className];
   if (priority === undefined) throw refuse(`no PriorityClass with name ${className} was found`);
   if (spec.priority !== undefined && spec.priority !== priority) {
-    throw refuse(`the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`);
+    throw refuse(
+      `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`,
+    );
   }
   spec.priority = priority;
   if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== 'PreemptLowerPriority') {
-    throw refuse(`the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`);
+    throw refuse(
+      `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed PreemptLowerPriority from the given PriorityClass name`,
+    );
   }
   spec.preemptionPolicy = 'PreemptLowerPriority';
 }
@@ -357,7 +559,13 @@ function defaultStatefulSet(o: KObj): void {
   s.volumeClaimTemplates = ((s.volumeClaimTemplates ?? []) as KObj[]).map((t) => {
     const spec = { ...(t.spec ?? {}) };
     setDefault(spec, 'volumeMode', 'Filesystem');
-    return { kind: 'PersistentVolumeClaim', apiVersion: 'v1', metadata: { ...(t.metadata ?? {}), creationTimestamp: null }, spec, status: { phase: 'Pending', ...(t.status ?? {}) } };
+    return {
+      kind: 'PersistentVolumeClaim',
+      apiVersion: 'v1',
+      metadata: { ...(t.metadata ?? {}), creationTimestamp: null },
+      spec,
+      status: { phase: 'Pending', ...(t.status ?? {}) },
+    };
   });
   if (s.volumeClaimTemplates.length === 0) delete s.volumeClaimTemplates;
   setDefault(s, 'podManagementPolicy', 'OrderedReady');

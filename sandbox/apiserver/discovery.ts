@@ -27,10 +27,26 @@ function resourceEntries(defs: ResourceDef[]): KObj[] {
     if (d.categories?.length) main.categories = d.categories;
     if (d.storageVersionHash) main.storageVersionHash = d.storageVersionHash;
     out.push(main);
-    if (d.resource === 'pods' && d.group === '') out.push({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
-    if (d.hasStatus) out.push({ name: `${d.resource}/status`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: ['get', 'patch', 'update'] });
+    if (d.resource === 'pods' && d.group === '')
+      out.push({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
+    if (d.hasStatus)
+      out.push({
+        name: `${d.resource}/status`,
+        singularName: '',
+        namespaced: d.namespaced,
+        kind: d.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
     if (d.scale) {
-      out.push({ name: `${d.resource}/scale`, singularName: '', namespaced: d.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+      out.push({
+        name: `${d.resource}/scale`,
+        singularName: '',
+        namespaced: d.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      });
     }
   }
   // Built-in groups list resources sorted by name; CRD groups keep main, status, scale.

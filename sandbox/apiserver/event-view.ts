@@ -21,11 +21,23 @@ const PAIRS: [view: string, core: string][] = [
 ];
 
 function empty(v: unknown): boolean {
-  return v === undefined || v === null || v === '' || v === 0 || (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as KObj).length === 0);
+  return (
+    v === undefined ||
+    v === null ||
+    v === '' ||
+    v === 0 ||
+    (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as KObj).length === 0)
+  );
 }
 
 /** What Go encodes even when zero: structs (`{}`) and metav1.Time/MicroTime (`null`). */
-const ALWAYS: Record<string, unknown> = { eventTime: null, regarding: {}, deprecatedSource: {}, deprecatedFirstTimestamp: null, deprecatedLastTimestamp: null };
+const ALWAYS: Record<string, unknown> = {
+  eventTime: null,
+  regarding: {},
+  deprecatedSource: {},
+  deprecatedFirstTimestamp: null,
+  deprecatedLastTimestamp: null,
+};
 
 /** A stored core/v1 Event as events.k8s.io/v1 shows it (Go omits the other empty fields). */
 export function eventToView(core: KObj): KObj {

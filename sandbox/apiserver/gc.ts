@@ -71,7 +71,12 @@ export class GarbageCollector {
     if (obj.metadata.deletionTimestamp && (fins.includes('orphan') || fins.includes('foregroundDeletion'))) {
       this.enqueue({ kind: 'owner', uid: obj.metadata.uid });
     }
-    if (def.group === '' && (def.resource === 'persistentvolumeclaims' ? obj.metadata.deletionTimestamp && fins.includes(PVC_PROTECTION) : def.resource === 'pods')) {
+    if (
+      def.group === '' &&
+      (def.resource === 'persistentvolumeclaims'
+        ? obj.metadata.deletionTimestamp && fins.includes(PVC_PROTECTION)
+        : def.resource === 'pods')
+    ) {
       this.enqueue({ kind: 'claims', namespace: obj.metadata.namespace });
     }
     if (def.resource === 'namespaces' && def.group === '') {
@@ -230,13 +235,15 @@ export class GarbageCollector {
   private releaseClaims(ns: string): void {
     const pvcDef = this.defOf('persistentvolumeclaims');
     if (!pvcDef) return;
-    const deleted = this.svc.store.list('persistentvolumeclaims', ns)
+    const deleted = this.svc.store
+      .list('persistentvolumeclaims', ns)
       .filter((c) => c.metadata.deletionTimestamp && (c.metadata.finalizers ?? []).includes(PVC_PROTECTION));
     if (deleted.length === 0) return;
     const used = new Set<string>();
     for (const pod of this.svc.store.list('pods', ns)) {
       if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
-      for (const v of (pod.spec?.volumes ?? []) as KObj[]) if (v.persistentVolumeClaim?.claimName) used.add(v.persistentVolumeClaim.claimName);
+      for (const v of (pod.spec?.volumes ?? []) as KObj[])
+        if (v.persistentVolumeClaim?.claimName) used.add(v.persistentVolumeClaim.claimName);
     }
     for (const c of deleted) if (!used.has(c.metadata.name)) this.dropFinalizer(pvcDef, c.metadata.uid, PVC_PROTECTION);
   }

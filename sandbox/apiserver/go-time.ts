@@ -44,9 +44,11 @@ function daysIn(month: number, year: number): number {
 export function canonicalTime(value: string, micro: boolean): string {
   const layout = micro ? RFC3339_MICRO : RFC3339;
   const fail = (layoutElem: string, valueElem: string, message = ''): never => {
-    throw new Error(message
-      ? `parsing time ${quote(value)}${message}`
-      : `parsing time ${quote(value)} as ${quote(layout)}: cannot parse ${quote(valueElem)} as ${quote(layoutElem)}`);
+    throw new Error(
+      message
+        ? `parsing time ${quote(value)}${message}`
+        : `parsing time ${quote(value)} as ${quote(layout)}: cannot parse ${quote(valueElem)} as ${quote(layoutElem)}`,
+    );
   };
   const f = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, nanos: 0, offset: 0 };
   let rest = value;

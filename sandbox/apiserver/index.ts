@@ -97,11 +97,15 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   for (const src of opts.crds ?? []) for (const crd of crdObjectsFrom(src)) service.create(crdDef, undefined, crd, SYSTEM);
 
   const server: Server = serving
-    ? createTlsServer({
-      cert: serving.cert, key: serving.key,
-      // A client certificate is asked for, not required: a token authenticates as well.
-      ...(client ? { requestCert: true, rejectUnauthorized: false, ca: [client.ca] } : {}),
-    }, (req, res) => handler.handle(req, res))
+    ? createTlsServer(
+        {
+          cert: serving.cert,
+          key: serving.key,
+          // A client certificate is asked for, not required: a token authenticates as well.
+          ...(client ? { requestCert: true, rejectUnauthorized: false, ca: [client.ca] } : {}),
+        },
+        (req, res) => handler.handle(req, res),
+      )
     : createServer((req, res) => handler.handle(req, res));
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
@@ -113,18 +117,24 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const url = `${serving ? 'https' : 'http'}://${host}:${port}`;
 
   const kubeconfigUser = (): KObj => {
-    if (client) return { 'client-certificate-data': Buffer.from(client.cert).toString('base64'), 'client-key-data': Buffer.from(client.key).toString('base64') };
+    if (client)
+      return {
+        'client-certificate-data': Buffer.from(client.cert).toString('base64'),
+        'client-key-data': Buffer.from(client.key).toString('base64'),
+      };
     return token === null ? {} : { token };
   };
   const kubeconfigObject = (): KObj => ({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{
-      name: 'test-apiserver',
-      cluster: serving
-        ? { server: url, 'certificate-authority-data': Buffer.from(serving.cert).toString('base64') }
-        : { server: url, 'insecure-skip-tls-verify': true },
-    }],
+    clusters: [
+      {
+        name: 'test-apiserver',
+        cluster: serving
+          ? { server: url, 'certificate-authority-data': Buffer.from(serving.cert).toString('base64') }
+          : { server: url, 'insecure-skip-tls-verify': true },
+      },
+    ],
     users: [{ name: 'test-admin', user: kubeconfigUser() }],
     contexts: [{ name: 'test-apiserver', context: { cluster: 'test-apiserver', user: 'test-admin', namespace: 'default' } }],
     'current-context': 'test-apiserver',

@@ -58,7 +58,16 @@ function builtinListType(path: string[]): ListType {
 }
 
 /** Built-in structs marked `+structType=atomic` / `+mapType=atomic`: owned and replaced whole. */
-const ATOMIC_STRUCTS = new Set(['involvedObject', 'regarding', 'related', 'secretKeyRef', 'configMapKeyRef', 'fieldRef', 'resourceFieldRef', 'roleRef']);
+const ATOMIC_STRUCTS = new Set([
+  'involvedObject',
+  'regarding',
+  'related',
+  'secretKeyRef',
+  'configMapKeyRef',
+  'fieldRef',
+  'resourceFieldRef',
+  'roleRef',
+]);
 
 export const BUILTIN_SCHEMA: SchemaInfo = {
   listType: builtinListType,
@@ -83,7 +92,7 @@ function schemaAt(schema: KObj | undefined, path: string[]): KObj | undefined {
     if (!cur) return undefined;
     if (cur.type === 'array') cur = cur.items;
     if (!cur) return undefined;
-    if (cur.properties && cur.properties[p]) cur = cur.properties[p];
+    if (cur.properties?.[p]) cur = cur.properties[p];
     else if (cur.additionalProperties && typeof cur.additionalProperties === 'object') cur = cur.additionalProperties;
     else return undefined;
   }

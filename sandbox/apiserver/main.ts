@@ -20,7 +20,10 @@ const { values } = parseArgs({
 
 function yamlFiles(p: string): string[] {
   if (!statSync(p).isDirectory()) return [p];
-  return readdirSync(p).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(p, f));
+  return readdirSync(p)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join(p, f));
 }
 
 const server = await startApiServer({

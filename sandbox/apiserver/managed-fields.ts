@@ -17,14 +17,33 @@ import type { KObj } from './types.ts';
 export type FieldSet = KObj;
 
 const UNTRACKED_META = new Set([
-  'name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
-  'deletionGracePeriodSeconds', 'managedFields', 'selfLink',
+  'name',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'managedFields',
+  'selfLink',
 ]);
 /** Fields of built-in types that Go always serialises (value structs, lists without omitempty):
  * they exist even when empty, so they are never "added" and get no `.` entry. */
 const BUILTIN_ALWAYS_PRESENT = new Set([
-  'metadata', 'spec', 'status', 'template', 'updateStrategy', 'strategy', 'resources', 'jobTemplate', 'containers',
-  'source', 'names', 'acceptedNames', 'conditions',
+  'metadata',
+  'spec',
+  'status',
+  'template',
+  'updateStrategy',
+  'strategy',
+  'resources',
+  'jobTemplate',
+  'containers',
+  'source',
+  'names',
+  'acceptedNames',
+  'conditions',
 ]);
 
 export interface SetOptions {
@@ -72,7 +91,8 @@ export function fieldSetOf(value: unknown, path: string[], opts: SetOptions): Fi
     for (const [k, v] of Object.entries(value)) {
       if (v === undefined || v === null || !tracked(path, k)) continue;
       const child = fieldSetOf(v, [...path, k], opts);
-      if (Object.keys(child).length > 0 || !isObject(v) || Object.keys(v).length === 0 || !onlyUntracked(v, [...path, k])) node[`f:${k}`] = child;
+      if (Object.keys(child).length > 0 || !isObject(v) || Object.keys(v).length === 0 || !onlyUntracked(v, [...path, k]))
+        node[`f:${k}`] = child;
     }
     if (Object.keys(node).length === 0) return {};
     markSelf(node, path, opts);
@@ -109,7 +129,8 @@ function setMember(root: FieldSet, segs: string[], sub: FieldSet = {}): void {
     cur = cur[s];
   }
   const last = segs[segs.length - 1]!;
-  cur[last] = isObject(cur[last]) && Object.keys(cur[last]).length > 0 ? union(cur[last], Object.keys(sub).length === 0 ? { '.': {} } : sub) : sub;
+  cur[last] =
+    isObject(cur[last]) && Object.keys(cur[last]).length > 0 ? union(cur[last], Object.keys(sub).length === 0 ? { '.': {} } : sub) : sub;
 }
 
 function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: SetOptions, out: Diff): void {
@@ -121,7 +142,8 @@ function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: 
       if (a[k] === undefined || a[k] === null) setMember(out.changed, [...segs, seg], fieldSetOf(v, [...path, k], opts));
       else diffInto(a[k], v, [...path, k], [...segs, seg], opts, out);
     }
-    for (const k of Object.keys(a)) if ((b[k] === undefined || b[k] === null) && a[k] !== null && tracked(path, k)) setMember(out.removed, [...segs, `f:${k}`]);
+    for (const k of Object.keys(a))
+      if ((b[k] === undefined || b[k] === null) && a[k] !== null && tracked(path, k)) setMember(out.removed, [...segs, `f:${k}`]);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -140,8 +162,7 @@ function diffInto(a: unknown, b: unknown, path: string[], segs: string[], opts: 
           setMember(out.changed, [...segs, key], opts.schema.atomicMap(path) ? {} : { '.': {}, ...fieldSetOf(item, path, opts) });
         } else if (opts.schema.atomicMap(path)) {
           if (!deepEqual(old, item)) setMember(out.changed, [...segs, key]);
-        }
-        else diffInto(old, item, path, [...segs, key], itemOpts, out);
+        } else diffInto(old, item, path, [...segs, key], itemOpts, out);
       }
       for (const item of a) {
         const key = itemKey(item, lt.keys);
@@ -275,9 +296,15 @@ function finish(entries: ManagedEntry[]): ManagedEntry[] {
 export function requestedEntries(requested: unknown): ManagedEntry[] | undefined {
   if (!Array.isArray(requested) || requested.length === 0) return undefined;
   if (requested.length === 1 && isObject(requested[0]) && Object.keys(requested[0]).length === 0) return [];
-  const wellFormed = requested.every((e) =>
-    isObject(e) && typeof e.manager === 'string' && (e.operation === 'Apply' || e.operation === 'Update') &&
-    e.fieldsType === 'FieldsV1' && isObject(e.fieldsV1) && (e.subresource === undefined || typeof e.subresource === 'string'));
+  const wellFormed = requested.every(
+    (e) =>
+      isObject(e) &&
+      typeof e.manager === 'string' &&
+      (e.operation === 'Apply' || e.operation === 'Update') &&
+      e.fieldsType === 'FieldsV1' &&
+      isObject(e.fieldsV1) &&
+      (e.subresource === undefined || typeof e.subresource === 'string'),
+  );
   if (!wellFormed) return undefined;
   // Times are decoded and encoded again: whatever RFC 3339 spelling came in is stored in seconds.
   return (clone(requested) as ManagedEntry[]).map((e) => {
@@ -349,9 +376,12 @@ export function managedFieldsForUpdate(
     const base = mine ? differenceSets(mine.fieldsV1, diff.removed) : {};
     const fields = unionSets(base, diff.changed);
     const entry: ManagedEntry = {
-      manager, operation: 'Update', apiVersion,
+      manager,
+      operation: 'Update',
+      apiVersion,
       time: Object.keys(diff.changed).length > 0 || !mine ? rfc3339() : mine.time,
-      fieldsType: 'FieldsV1', fieldsV1: fields,
+      fieldsType: 'FieldsV1',
+      fieldsV1: fields,
     };
     if (subresource) entry.subresource = subresource;
     next.push(entry);
@@ -404,7 +434,9 @@ export function formatPath(segs: string[]): string {
     if (s.startsWith('f:')) out += `.${s.slice(2)}`;
     else if (s.startsWith('k:')) {
       const keys = JSON.parse(s.slice(2)) as KObj;
-      out += `[${Object.entries(keys).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}]`;
+      out += `[${Object.entries(keys)
+        .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+        .join(',')}]`;
     } else if (s.startsWith('v:')) out += `[=${s.slice(2)}]`;
   }
   return out;
@@ -435,9 +467,20 @@ function applyMerge(live: unknown, applied: unknown, path: string[], schema: Sch
   }
   if (Array.isArray(applied) && Array.isArray(live)) {
     const lt = schema.listType(path);
-    if (lt.type === 'set') return mergeItems(live, applied, (v) => JSON.stringify(v), (_l, r) => clone(r));
+    if (lt.type === 'set')
+      return mergeItems(
+        live,
+        applied,
+        (v) => JSON.stringify(v),
+        (_l, r) => clone(r),
+      );
     if (lt.type === 'map') {
-      return mergeItems(live, applied, (x) => itemKey(x, lt.keys), (l, r) => (l === undefined ? clone(r) : applyMerge(l, r, path, schema)));
+      return mergeItems(
+        live,
+        applied,
+        (x) => itemKey(x, lt.keys),
+        (l, r) => (l === undefined ? clone(r) : applyMerge(l, r, path, schema)),
+      );
     }
   }
   return clone(applied);
@@ -448,7 +491,12 @@ function applyMerge(live: unknown, applied: unknown, path: string[], schema: Sch
  * applied items in the applied order, each new one placed before the next item both lists share,
  * live-only items where they stood.
  */
-function mergeItems(live: unknown[], applied: unknown[], id: (x: unknown) => string, merge: (l: unknown, r: unknown) => unknown): unknown[] {
+function mergeItems(
+  live: unknown[],
+  applied: unknown[],
+  id: (x: unknown) => string,
+  merge: (l: unknown, r: unknown) => unknown,
+): unknown[] {
   const lIds = live.map(id);
   const rIds = applied.map(id);
   const inLive = new Map(lIds.map((k, i) => [k, live[i]]));
@@ -457,7 +505,7 @@ function mergeItems(live: unknown[], applied: unknown[], id: (x: unknown) => str
   let next = 0;
   const merged = new Set<string>();
   const out: unknown[] = [];
-  for (let l = 0, r = 0; l < live.length || r < applied.length;) {
+  for (let l = 0, r = 0; l < live.length || r < applied.length; ) {
     if (l < live.length && r < applied.length) {
       const pe = lIds[l]!;
       if (pe === rIds[r]) {
@@ -521,7 +569,11 @@ export function serverSideApply(
     for (const segs of memberPaths(appliedSet)) {
       const liveVal = valueAt(live, segs);
       const newVal = valueAt(applied, segs);
-      if (isObject(newVal) || (Array.isArray(newVal) && opts.schema.listType(segs.filter((s) => s.startsWith('f:')).map((s) => s.slice(2))).type !== 'atomic')) continue;
+      if (
+        isObject(newVal) ||
+        (Array.isArray(newVal) && opts.schema.listType(segs.filter((s) => s.startsWith('f:')).map((s) => s.slice(2))).type !== 'atomic')
+      )
+        continue;
       if (deepEqual(liveVal, newVal)) continue;
       for (const o of others) if (hasMember(o.fieldsV1, segs)) conflicts.push({ owner: o, segs });
     }
@@ -573,7 +625,12 @@ function printManager(e: ManagedEntry): string {
 
 /** The manager identifier the real server sorts conflicts by (the entry's JSON without fields and time). */
 function managerId(e: ManagedEntry): string {
-  return JSON.stringify({ manager: e.manager, operation: e.operation, ...(e.operation === 'Update' ? { apiVersion: e.apiVersion } : {}), ...(e.subresource ? { subresource: e.subresource } : {}) });
+  return JSON.stringify({
+    manager: e.manager,
+    operation: e.operation,
+    ...(e.operation === 'Update' ? { apiVersion: e.apiVersion } : {}),
+    ...(e.subresource ? { subresource: e.subresource } : {}),
+  });
 }
 
 function applyConflict(conflicts: { owner: ManagedEntry; segs: string[] }[]): ApiError {
@@ -592,7 +649,8 @@ function applyConflict(conflicts: { owner: ManagedEntry; segs: string[] }[]): Ap
       group.fields.push(formatPath(c.segs));
       byOwner.set(id, group);
     }
-    const parts = [...byOwner].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    const parts = [...byOwner]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, g]) => `conflicts with ${printManager(g.owner)}:\n${g.fields.map((f) => `- ${f}`).join('\n')}`);
     message = `Apply failed with ${conflicts.length} conflicts: ${parts.join('\n')}`;
   }

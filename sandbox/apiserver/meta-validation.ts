@@ -18,7 +18,14 @@ function invalid(field: string, value: string, detail: string): StatusCause {
 /** IsQualifiedName: label keys, finalizers, an Event's reportingController. */
 export function keyCauses(field: string, key: string): StatusCause[] {
   const parts = key.split('/');
-  if (parts.length > 2) return [invalid(field, key, "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")];
+  if (parts.length > 2)
+    return [
+      invalid(
+        field,
+        key,
+        "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      ),
+    ];
   const name = parts[parts.length - 1]!;
   const prefix = parts.length === 2 ? parts[0]! : undefined;
   const out: StatusCause[] = [];
@@ -32,7 +39,13 @@ export function keyCauses(field: string, key: string): StatusCause[] {
   else if (name.length > 63) out.push(invalid(field, key, 'name part must be no more than 63 characters'));
   // Go checks the format whatever the length: an empty name part gets both causes.
   if (!QUALIFIED_NAME.test(name)) {
-    out.push(invalid(field, key, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"));
+    out.push(
+      invalid(
+        field,
+        key,
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+      ),
+    );
   }
   return out;
 }
@@ -45,16 +58,24 @@ interface NameRule {
 
 const SUBDOMAIN_NAME: NameRule = { pattern: DNS1123_SUBDOMAIN, maxLength: 253, detail: DNS1123_SUBDOMAIN_DETAIL };
 const LABEL_NAMES = new Map<string, NameRule>([
-  ['services', {
-    pattern: /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
-    maxLength: 63,
-    detail: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-  }],
-  ['namespaces', {
-    pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
-    maxLength: 63,
-    detail: "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-  }],
+  [
+    'services',
+    {
+      pattern: /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
+      maxLength: 63,
+      detail:
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+    },
+  ],
+  [
+    'namespaces',
+    {
+      pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/,
+      maxLength: 63,
+      detail:
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+    },
+  ],
 ]);
 
 /** metadata.name rules: namespaces are DNS-1123 labels, services DNS-1035 labels, the rest subdomains. */
@@ -74,7 +95,13 @@ export function dataKeyCauses(obj: KObj): StatusCause[] {
   for (const field of ['data', 'binaryData']) {
     for (const k of Object.keys((obj[field] ?? {}) as KObj)) {
       if (k.length <= 253 && CONFIG_KEY.test(k)) continue;
-      out.push(invalid(`${field}[${k}]`, k, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+      out.push(
+        invalid(
+          `${field}[${k}]`,
+          k,
+          "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+        ),
+      );
     }
   }
   return out;
@@ -99,7 +126,13 @@ export function metadataCauses(meta: KObj, old?: KObj, kubeFinalizers = false): 
     const value = String(v);
     if (value.length > 63) out.push(invalid('metadata.labels', value, 'must be no more than 63 characters'));
     if (!LABEL_VALUE.test(value)) {
-      out.push(invalid('metadata.labels', value, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"));
+      out.push(
+        invalid(
+          'metadata.labels',
+          value,
+          "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        ),
+      );
     }
   }
   let size = 0;
@@ -108,7 +141,11 @@ export function metadataCauses(meta: KObj, old?: KObj, kubeFinalizers = false): 
     size += Buffer.byteLength(k) + Buffer.byteLength(String(v));
   }
   if (size > TOTAL_ANNOTATION_SIZE) {
-    out.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE} bytes`, field: 'metadata.annotations' });
+    out.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: must have at most ${TOTAL_ANNOTATION_SIZE} bytes`,
+      field: 'metadata.annotations',
+    });
   }
   out.push(...ownerReferenceCauses(meta), ...finalizerCauses(meta));
   if (kubeFinalizers) out.push(...kubeFinalizerCauses(meta));
@@ -121,8 +158,11 @@ const STANDARD_FINALIZERS = ['kubernetes', 'orphan', 'foregroundDeletion'];
  * domain prefix must be one of the standard names, checked per index. */
 function kubeFinalizerCauses(meta: KObj): StatusCause[] {
   const finalizers = Array.isArray(meta.finalizers) ? meta.finalizers.map(String) : [];
-  return finalizers.flatMap((f, i) => (f.includes('/') || STANDARD_FINALIZERS.includes(f) ? []
-    : [invalid(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified')]));
+  return finalizers.flatMap((f, i) =>
+    f.includes('/') || STANDARD_FINALIZERS.includes(f)
+      ? []
+      : [invalid(`metadata.finalizers[${i}]`, f, 'name is neither a standard finalizer name nor is it fully qualified')],
+  );
 }
 
 const SYSTEM_FINALIZERS = ['orphan', 'foregroundDeletion'];
@@ -155,11 +195,13 @@ function newFinalizerCauses(meta: KObj, old: KObj): StatusCause[] {
   const before = new Set(Array.isArray(old.finalizers) ? old.finalizers.map(String) : []);
   const added = [...new Set(finalizers.filter((f) => !before.has(f)))].sort();
   if (added.length === 0) return [];
-  return [{
-    reason: 'FieldValueForbidden',
-    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${goStrings(added)}`,
-    field: 'metadata.finalizers',
-  }];
+  return [
+    {
+      reason: 'FieldValueForbidden',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${goStrings(added)}`,
+      field: 'metadata.finalizers',
+    },
+  ];
 }
 
 function invalidValue(field: string, shown: string, detail: string): StatusCause {
@@ -169,7 +211,9 @@ function invalidValue(field: string, shown: string, detail: string): StatusCause
 /** metadata.ownerReferences (ValidateOwnerReferences of v1.26): required parts, at most one controller. */
 function ownerReferenceCauses(meta: KObj): StatusCause[] {
   const field = 'metadata.ownerReferences';
-  const refs: KObj[] = Array.isArray(meta.ownerReferences) ? meta.ownerReferences.filter((r: unknown) => r !== null && typeof r === 'object') : [];
+  const refs: KObj[] = Array.isArray(meta.ownerReferences)
+    ? meta.ownerReferences.filter((r: unknown) => r !== null && typeof r === 'object')
+    : [];
   const out: StatusCause[] = [];
   let firstController = '';
   for (const ref of refs) {
@@ -186,8 +230,13 @@ function ownerReferenceCauses(meta: KObj): StatusCause[] {
       const current = `${ref.kind ?? ''}/${ref.name ?? ''}`;
       if (firstController === '') firstController = current;
       else {
-        out.push(invalidValue(field, `[]v1.OwnerReference{${refs.map(goOwnerReference).join(', ')}}`,
-          `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`));
+        out.push(
+          invalidValue(
+            field,
+            `[]v1.OwnerReference{${refs.map(goOwnerReference).join(', ')}}`,
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+          ),
+        );
       }
     }
   }

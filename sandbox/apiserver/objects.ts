@@ -12,13 +12,24 @@ import { base64ErrorAt, dataKeyCauses, metadataCauses, nameCauses } from './meta
 import { clone, deepEqual, getPath, isObject, orderObject, rfc3339, setPath } from './json.ts';
 import { disownPaths, managedFieldsForUpdate, requestedEntries, serverSideApply, type ManagedEntry } from './managed-fields.ts';
 import { jsonPatch, mergePatch, strategicMerge } from './patch.ts';
-import { Resources, defsFromCrd } from './resources.ts';
+import { type Resources, defsFromCrd } from './resources.ts';
 import { parseFieldSelector, parseLabelSelector, type FieldSelector } from './selectors.ts';
 import {
-  ApiError, alreadyExists, badRequest, conflict, expired, forbidden, internalError, invalid, notFound,
-  statusBody, successStatus, unsupportedPatch, type StatusCause,
+  ApiError,
+  alreadyExists,
+  badRequest,
+  conflict,
+  expired,
+  forbidden,
+  internalError,
+  invalid,
+  notFound,
+  statusBody,
+  successStatus,
+  unsupportedPatch,
+  type StatusCause,
 } from './status.ts';
-import { Store, objectKey } from './store.ts';
+import { type Store, objectKey } from './store.ts';
 import { apiVersionOf, resourceKey, type DefaultContext, type KObj, type ResourceDef } from './types.ts';
 
 /** errors.NewInvalid(schema.GroupKind{}, "", ...) of a patch that does not decode: no kind, no name. */
@@ -31,7 +42,11 @@ function patchInvalid(value: string, why: string): ApiError {
 function goPrint(v: unknown): string {
   if (v === null || v === undefined) return '<nil>';
   if (Array.isArray(v)) return `[${v.map(goPrint).join(' ')}]`;
-  if (isObject(v)) return `map[${Object.keys(v).sort().map((k) => `${k}:${goPrint(v[k])}`).join(' ')}]`;
+  if (isObject(v))
+    return `map[${Object.keys(v)
+      .sort()
+      .map((k) => `${k}:${goPrint(v[k])}`)
+      .join(' ')}]`;
   return String(v);
 }
 
@@ -134,7 +149,8 @@ function parseServiceCIDR(cidr: string): { first: number; size: number } {
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
   const octets = m ? m.slice(1, 5).map(Number) : [];
   const prefix = m ? Number(m[5]) : NaN;
-  if (!m || octets.some((o) => o > 255) || prefix < 8 || prefix > 29) throw new Error(`serviceCIDR ${JSON.stringify(cidr)}: want an IPv4 range a.b.c.d/8 to /29`);
+  if (!m || octets.some((o) => o > 255) || prefix < 8 || prefix > 29)
+    throw new Error(`serviceCIDR ${JSON.stringify(cidr)}: want an IPv4 range a.b.c.d/8 to /29`);
   const size = 2 ** (32 - prefix);
   const n = octets.reduce((acc, o) => acc * 256 + o, 0);
   return { first: n - (n % size), size };
@@ -184,7 +200,12 @@ export class ObjectService {
   }
 
   private defaultContext(old?: KObj): DefaultContext {
-    return { allocateClusterIP: () => this.allocateClusterIP(), allocateNodePort: () => this.allocateNodePort(), old, stockAdmission: this.stockAdmission };
+    return {
+      allocateClusterIP: () => this.allocateClusterIP(),
+      allocateNodePort: () => this.allocateNodePort(),
+      old,
+      stockAdmission: this.stockAdmission,
+    };
   }
 
   rkey(def: ResourceDef): string {
@@ -200,7 +221,10 @@ export class ObjectService {
 
   private serveCrd(crd: KObj): void {
     const since = this.store.currentRv();
-    this.resources.setCrd(crd.metadata.name, defsFromCrd(crd).map((d) => ({ ...d, servedSinceRv: since })));
+    this.resources.setCrd(
+      crd.metadata.name,
+      defsFromCrd(crd).map((d) => ({ ...d, servedSinceRv: since })),
+    );
   }
 
   /** Stored custom resources as another version or a newer schema shows them (stored objects never change). */
@@ -254,9 +278,12 @@ export class ObjectService {
     const labels = parseLabelSelector(q.labelSelector);
     const fields = this.fieldSelector(def, q.fieldSelector);
     // Pages of one list are one snapshot, like etcd serving the list's revision.
-    const all = snapshot !== undefined && snapshot < this.store.currentRv()
-      ? this.store.listAt(this.rkey(def), ns, snapshot, start)
-      : start ? this.store.listFrom(this.rkey(def), ns, start) : this.store.list(this.rkey(def), ns);
+    const all =
+      snapshot !== undefined && snapshot < this.store.currentRv()
+        ? this.store.listAt(this.rkey(def), ns, snapshot, start)
+        : start
+          ? this.store.listFrom(this.rkey(def), ns, start)
+          : this.store.list(this.rkey(def), ns);
     const limit = q.limit && q.limit > 0 ? q.limit : 0;
     const unfiltered = !q.labelSelector && !q.fieldSelector;
     const matching: KObj[] = [];
@@ -286,10 +313,15 @@ export class ObjectService {
       throw new ApiError(404, statusBody(404, 'NotFound', `namespaces "${ns}" not found`, { name: ns, kind: 'namespaces' }));
     }
     if (nsObj.metadata.deletionTimestamp) {
-      throw forbidden(`${def.resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`, {
-        name, ...(def.group ? { group: def.group } : {}), kind: def.resource,
-        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
-      });
+      throw forbidden(
+        `${def.resource} "${name}" is forbidden: unable to create new content in namespace ${ns} because it is being terminated`,
+        {
+          name,
+          ...(def.group ? { group: def.group } : {}),
+          kind: def.resource,
+          causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
+        },
+      );
     }
   }
 
@@ -303,7 +335,8 @@ export class ObjectService {
       for (const field of base64Fields) {
         for (const v of Object.values((obj[field] ?? {}) as KObj)) {
           const at = base64ErrorAt(String(v));
-          if (at >= 0) throw badRequest(`${def.kind} in version "v1" cannot be handled as a ${def.kind}: illegal base64 data at input byte ${at}`);
+          if (at >= 0)
+            throw badRequest(`${def.kind} in version "v1" cannot be handled as a ${def.kind}: illegal base64 data at input byte ${at}`);
         }
       }
       const keys = dataKeyCauses(obj);
@@ -328,7 +361,10 @@ export class ObjectService {
 
   /** Duplicate fields of the request body, then unknown ones: 400 under Strict, Warning headers under Warn. */
   private strictDecoding(def: ResourceDef, opts: WriteOptions, unknownFields: string[]): void {
-    const errors = [...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`), ...unknownFields.map((f) => `unknown field "${f}"`)];
+    const errors = [
+      ...(opts.duplicateFields ?? []).map((f) => `duplicate field "${f}"`),
+      ...unknownFields.map((f) => `unknown field "${f}"`),
+    ];
     opts.duplicateFields = [];
     if (errors.length === 0) return;
     if (opts.fieldValidation === 'Strict') {
@@ -351,7 +387,9 @@ export class ObjectService {
       // A built-in body of another kind of the same version decodes, then fails to convert.
       if (def.builtin && this.resources.all().some((d) => d.builtin && !d.view && apiVersionOf(d) === gv && d.kind === body.kind)) {
         const internal = INTERNAL_PACKAGES[def.group] ?? def.group.split('.')[0];
-        throw badRequest(`${body.kind} in version "${def.version}" cannot be handled as a ${def.kind}: converting (${def.version}.${body.kind}) to (${internal}.${def.kind}): unknown conversion`);
+        throw badRequest(
+          `${body.kind} in version "${def.version}" cannot be handled as a ${def.kind}: converting (${def.version}.${body.kind}) to (${internal}.${def.kind}): unknown conversion`,
+        );
       }
       throw badRequest(`the kind in the data (${body.kind}) does not match the expected kind (${def.kind})`);
     }
@@ -369,7 +407,11 @@ export class ObjectService {
 
   create(def: ResourceDef, ns: string | undefined, body: KObj, opts: WriteOptions, managed?: ManagedEntry[]): KObj {
     this.checkTypeMeta(def, body);
-    if (def.view) return this.present(def, this.create(this.storageOf(def), ns, def.view.fromView(body), { ...opts, requestVersion: apiVersionOf(def) }));
+    if (def.view)
+      return this.present(
+        def,
+        this.create(this.storageOf(def), ns, def.view.fromView(body), { ...opts, requestVersion: apiVersionOf(def) }),
+      );
     let obj = this.typed(def, body);
     const meta: KObj = obj.metadata;
     if (def.namespaced) {
@@ -381,18 +423,30 @@ export class ObjectService {
     if (!meta.name && meta.generateName) {
       let candidate: string;
       do {
-        candidate = String(meta.generateName) + Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join('');
+        candidate =
+          String(meta.generateName) + Array.from({ length: 5 }, () => NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)]).join('');
       } while (this.store.get(this.rkey(def), ns, candidate));
       meta.name = candidate;
     }
     if (!meta.name) {
-      throw invalid(def, '', [{ reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' }]);
+      throw invalid(def, '', [
+        { reason: 'FieldValueRequired', message: 'Required value: name or generateName is required', field: 'metadata.name' },
+      ]);
     }
     const name = String(meta.name);
     const badName = nameCauses(this.storageOf(def).resource, name);
     if (badName.length > 0) throw invalid(def, name, badName);
     if (meta.resourceVersion) throw internalError('resourceVersion should not be set on objects to be created');
-    for (const k of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation', 'managedFields', 'selfLink']) delete meta[k];
+    for (const k of [
+      'uid',
+      'creationTimestamp',
+      'deletionTimestamp',
+      'deletionGracePeriodSeconds',
+      'generation',
+      'managedFields',
+      'selfLink',
+    ])
+      delete meta[k];
     this.requireNamespace(def, ns, name);
     if (def.hasStatus) {
       if (def.builtin && def.initialStatus) {
@@ -441,7 +495,13 @@ export class ObjectService {
       next.status = {
         conditions: [
           { type: 'NamesAccepted', status: 'True', lastTransitionTime: now, reason: 'NoConflicts', message: 'no conflicts found' },
-          { type: 'Established', status: 'True', lastTransitionTime: now, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+          {
+            type: 'Established',
+            status: 'True',
+            lastTransitionTime: now,
+            reason: 'InitialNamesAccepted',
+            message: 'the initial names have been accepted',
+          },
         ],
         acceptedNames: names,
         storedVersions: cur.status?.storedVersions ?? [],
@@ -505,8 +565,11 @@ export class ObjectService {
     // As kube-apiserver's ShouldDeleteDuringUpdate: only a deletion with no grace period left ends
     // on an update; a pod terminating gracefully stays until its kubelet deletes it with grace 0,
     // whatever status the kubelet writes meanwhile.
-    const finalizing = old.metadata.deletionTimestamp && !(m.finalizers?.length) && def.resource !== 'namespaces'
-      && !(Number(old.metadata.deletionGracePeriodSeconds) > 0);
+    const finalizing =
+      old.metadata.deletionTimestamp &&
+      !m.finalizers?.length &&
+      def.resource !== 'namespaces' &&
+      !(Number(old.metadata.deletionGracePeriodSeconds) > 0);
     if (finalizing) {
       // Watchers see no MODIFIED for the finalizer removal, only DELETED with the last stored state.
       const last = clone(old);
@@ -539,15 +602,23 @@ export class ObjectService {
     const old = this.get(def, ns, name);
     const rv = body.metadata?.resourceVersion;
     if (!def.builtin && (rv === undefined || rv === '')) {
-      throw invalid(def, name, [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' }]);
+      throw invalid(def, name, [
+        { reason: 'FieldValueInvalid', message: 'Invalid value: 0x0: must be specified for an update', field: 'metadata.resourceVersion' },
+      ]);
     }
     this.checkPrecondition(def, old, rv);
     return this.commit(def, old, body, opts, sub);
   }
 
   patch(
-    def: ResourceDef, ns: string | undefined, name: string, contentType: string, raw: string, sub: string | undefined,
-    opts: WriteOptions, force: boolean,
+    def: ResourceDef,
+    ns: string | undefined,
+    name: string,
+    contentType: string,
+    raw: string,
+    sub: string | undefined,
+    opts: WriteOptions,
+    force: boolean,
   ): { object: KObj; created: boolean } {
     const type = contentType.split(';')[0]!.trim();
     const accepted = def.builtin ? BUILTIN_PATCH_TYPES : CR_PATCH_TYPES;
@@ -575,7 +646,15 @@ export class ObjectService {
     return { object: this.commit(def, old, candidate, opts, sub), created: false };
   }
 
-  private apply(def: ResourceDef, ns: string | undefined, name: string, raw: string, sub: string | undefined, opts: WriteOptions, force: boolean): { object: KObj; created: boolean } {
+  private apply(
+    def: ResourceDef,
+    ns: string | undefined,
+    name: string,
+    raw: string,
+    sub: string | undefined,
+    opts: WriteOptions,
+    force: boolean,
+  ): { object: KObj; created: boolean } {
     let applied: unknown;
     try {
       applied = parseYaml(raw);
@@ -584,7 +663,9 @@ export class ObjectService {
     }
     if (!isObject(applied)) throw badRequest('apply patch must be an object');
     if (!applied.apiVersion || !applied.kind) {
-      throw badRequest(`error decoding YAML: ${!applied.kind ? "Object 'Kind' is missing" : "Object 'apiVersion' is missing"} in '${raw.slice(0, 60)}'`);
+      throw badRequest(
+        `error decoding YAML: ${!applied.kind ? "Object 'Kind' is missing" : "Object 'apiVersion' is missing"} in '${raw.slice(0, 60)}'`,
+      );
     }
     this.checkTypeMeta(def, applied);
     const meta = isObject(applied.metadata) ? applied.metadata : {};
@@ -595,7 +676,15 @@ export class ObjectService {
     const live = this.store.get(this.rkey(def), ns, name);
     if (!live) {
       if (sub) throw notFound(def, name);
-      const result = serverSideApply(undefined, { ...applied, metadata: { ...meta, name } }, opts.manager, force, apiVersionOf(def), undefined, setOpts);
+      const result = serverSideApply(
+        undefined,
+        { ...applied, metadata: { ...meta, name } },
+        opts.manager,
+        force,
+        apiVersionOf(def),
+        undefined,
+        setOpts,
+      );
       return { object: this.create(def, ns, result.object, opts, result.managedFields), created: true };
     }
     this.checkPrecondition(def, live, meta.resourceVersion);
@@ -608,7 +697,9 @@ export class ObjectService {
   delete(def: ResourceDef, ns: string | undefined, name: string, o: DeleteOptions, opts: WriteOptions): KObj {
     if (def.view) {
       const result = this.delete(this.storageOf(def), ns, name, o, opts);
-      return result.kind === 'Status' ? { ...result, details: successStatus(def, { metadata: { name, uid: result.details.uid } }).details } : this.present(def, result);
+      return result.kind === 'Status'
+        ? { ...result, details: successStatus(def, { metadata: { name, uid: result.details.uid } }).details }
+        : this.present(def, result);
     }
     const obj = this.get(def, ns, name);
     const pre = o.preconditions ?? {};
@@ -616,11 +707,21 @@ export class ObjectService {
       throw conflict(def, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
     }
     if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
-      throw conflict(def, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+      throw conflict(
+        def,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`,
+      );
     }
     const policy = o.propagationPolicy ?? 'Background';
     if (!['Background', 'Foreground', 'Orphan'].includes(policy)) {
-      throw invalid(def, name, [{ reason: 'FieldValueNotSupported', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`, field: 'propagationPolicy' }]);
+      throw invalid(def, name, [
+        {
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+          field: 'propagationPolicy',
+        },
+      ]);
     }
     const finalizers: string[] = [...(obj.metadata.finalizers ?? [])];
     const add = policy === 'Orphan' ? SYSTEM_FINALIZERS.orphan : policy === 'Foreground' ? SYSTEM_FINALIZERS.foreground : undefined;
@@ -700,7 +801,10 @@ export class ObjectService {
   }
 
   deleteCollection(def: ResourceDef, ns: string | undefined, q: ListQuery, o: DeleteOptions, opts: WriteOptions): KObj {
-    const { items, resourceVersion } = this.list(def, ns, { labelSelector: q.labelSelector ?? null, fieldSelector: q.fieldSelector ?? null });
+    const { items, resourceVersion } = this.list(def, ns, {
+      labelSelector: q.labelSelector ?? null,
+      fieldSelector: q.fieldSelector ?? null,
+    });
     const deleted: KObj[] = [];
     for (const item of items) {
       try {
@@ -725,7 +829,10 @@ export class ObjectService {
     next.spec = { ...next.spec, nodeName: node };
     // assignPod sets PodScheduled (podutil.UpdatePodCondition), replacing a False one the scheduler wrote.
     const others = ((next.status?.conditions ?? []) as KObj[]).filter((c) => c.type !== 'PodScheduled');
-    next.status = { ...next.status, conditions: [...others, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339() }] };
+    next.status = {
+      ...next.status,
+      conditions: [...others, { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: rfc3339() }],
+    };
     this.commit(def, old, next, opts, 'binding');
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 };
   }
@@ -734,7 +841,9 @@ export class ObjectService {
     const scale = def.scale!;
     const status: KObj = { replicas: Number(getPath(obj, scale.statusReplicasPath) ?? 0) };
     if (def.builtin && isObject(obj.spec?.selector?.matchLabels)) {
-      status.selector = Object.entries(obj.spec.selector.matchLabels as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+      status.selector = Object.entries(obj.spec.selector.matchLabels as Record<string, string>)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
     } else if (scale.labelSelectorPath) {
       const sel = getPath(obj, scale.labelSelectorPath);
       if (typeof sel === 'string') status.selector = sel;
@@ -743,7 +852,13 @@ export class ObjectService {
     const meta: KObj = { name: m.name };
     if (m.namespace) meta.namespace = m.namespace;
     Object.assign(meta, { uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp });
-    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata: meta, spec: { replicas: Number(getPath(obj, scale.specReplicasPath) ?? 0) }, status };
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: meta,
+      spec: { replicas: Number(getPath(obj, scale.specReplicasPath) ?? 0) },
+      status,
+    };
   }
 
   updateScale(def: ResourceDef, ns: string | undefined, name: string, scaleBody: KObj, opts: WriteOptions): KObj {
@@ -751,10 +866,26 @@ export class ObjectService {
     this.checkPrecondition(def, old, scaleBody?.metadata?.resourceVersion);
     const replicas = scaleBody?.spec?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-      throw new ApiError(422, statusBody(422, 'Invalid', `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas ?? 0)}: must be greater than or equal to 0`, {
-        name, group: 'autoscaling', kind: 'Scale',
-        causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas ?? 0)}: must be greater than or equal to 0`, field: 'spec.replicas' }],
-      }));
+      throw new ApiError(
+        422,
+        statusBody(
+          422,
+          'Invalid',
+          `Scale.autoscaling "${name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas ?? 0)}: must be greater than or equal to 0`,
+          {
+            name,
+            group: 'autoscaling',
+            kind: 'Scale',
+            causes: [
+              {
+                reason: 'FieldValueInvalid',
+                message: `Invalid value: ${JSON.stringify(replicas ?? 0)}: must be greater than or equal to 0`,
+                field: 'spec.replicas',
+              },
+            ],
+          },
+        ),
+      );
     }
     const next = clone(old);
     setPath(next, def.scale!.specReplicasPath, replicas);
@@ -792,7 +923,10 @@ function isCrdDef(def: ResourceDef): boolean {
 }
 
 function specReplicasSegs(def: ResourceDef): string[] {
-  return (def.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.').map((s) => `f:${s}`);
+  return (def.scale?.specReplicasPath ?? '.spec.replicas')
+    .replace(/^\./, '')
+    .split('.')
+    .map((s) => `f:${s}`);
 }
 
 /** A list's metadata as Go writes ListMeta: resourceVersion, then continue and remainingItemCount when set. */
@@ -808,7 +942,9 @@ export function listBody(def: ResourceDef, items: KObj[], meta: Omit<ListResult,
   const gv = apiVersionOf(def);
   if (def.builtin) {
     return {
-      kind: def.listKind, apiVersion: gv, metadata: listMeta(meta),
+      kind: def.listKind,
+      apiVersion: gv,
+      metadata: listMeta(meta),
       items: items.map((o) => {
         const { kind: _k, apiVersion: _a, ...rest } = o;
         return rest;

@@ -10,7 +10,9 @@ function gvPath(group: string, version: string): string {
 }
 
 const QUERY_PARAMS = ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'pretty'].map((name) => ({
-  name, in: 'query', schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true },
+  name,
+  in: 'query',
+  schema: { type: name === 'force' ? 'boolean' : 'string', uniqueItems: true },
 }));
 
 export function openapiDocument(group: string, version: string, defs: ResourceDef[]): KObj {
@@ -18,7 +20,12 @@ export function openapiDocument(group: string, version: string, defs: ResourceDe
   for (const d of defs.filter((x) => x.group === group && x.version === version)) {
     const base = `/${gvPath(group, version)}${d.namespaced ? '/namespaces/{namespace}' : ''}/${d.resource}`;
     const gvk = { group, version, kind: d.kind };
-    const op = (action: string) => ({ 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk, parameters: QUERY_PARAMS, responses: {} });
+    const op = (action: string) => ({
+      'x-kubernetes-action': action,
+      'x-kubernetes-group-version-kind': gvk,
+      parameters: QUERY_PARAMS,
+      responses: {},
+    });
     paths[base] = { get: op('list'), post: op('post') };
     paths[`${base}/{name}`] = { get: op('get'), put: op('put'), patch: op('patch'), delete: op('delete') };
   }
@@ -30,7 +37,11 @@ export function openapiRoot(defs: ResourceDef[]): KObj {
   const gvs = new Map<string, [string, string]>();
   for (const d of defs) gvs.set(gvPath(d.group, d.version), [d.group, d.version]);
   for (const [p, [g, v]] of gvs) {
-    const hash = createHash('sha512').update(JSON.stringify(openapiDocument(g, v, defs))).digest('hex').slice(0, 128).toUpperCase();
+    const hash = createHash('sha512')
+      .update(JSON.stringify(openapiDocument(g, v, defs)))
+      .digest('hex')
+      .slice(0, 128)
+      .toUpperCase();
     paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${hash}` };
   }
   return { paths };

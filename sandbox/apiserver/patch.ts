@@ -110,7 +110,7 @@ function mergeKeyed(orig: KObj[], patch: KObj[], key: string, path: string[]): K
   const added: KObj[] = [];
   for (const p of patch) {
     if (!isObject(p)) continue;
-    const directive = p['$patch'];
+    const directive = p.$patch;
     const idx = merged.findIndex((o) => isObject(o) && o[key] === p[key]);
     if (directive === 'delete') {
       if (idx >= 0) merged.splice(idx, 1);
@@ -125,14 +125,14 @@ function mergeKeyed(orig: KObj[], patch: KObj[], key: string, path: string[]): K
 /** Strategic merge patch of a built-in object; `path` is the field path (list indices left out). */
 export function strategicMerge(target: unknown, patch: unknown, path: string[] = []): unknown {
   if (!isObject(patch)) return clone(patch);
-  if (patch['$patch'] === 'replace') {
+  if (patch.$patch === 'replace') {
     const rest = { ...patch };
-    delete rest['$patch'];
+    delete rest.$patch;
     return stripDirectives(rest);
   }
-  if (patch['$patch'] === 'delete') return undefined;
+  if (patch.$patch === 'delete') return undefined;
   const out: KObj = isObject(target) ? { ...target } : {};
-  const retain = patch['$retainKeys'];
+  const retain = patch.$retainKeys;
   for (const [k, v] of Object.entries(patch)) {
     if (k === '$patch' || k === '$retainKeys' || k.startsWith('$setElementOrder/')) continue;
     if (k.startsWith('$deleteFromPrimitiveList/')) {
@@ -148,13 +148,13 @@ export function strategicMerge(target: unknown, patch: unknown, path: string[] =
     }
     if (Array.isArray(v)) {
       const key = strategicMergeKey(childPath);
-      if (key && Array.isArray(out[k]) && !v.some((x) => isObject(x) && x['$patch'] === 'replace')) {
+      if (key && Array.isArray(out[k]) && !v.some((x) => isObject(x) && x.$patch === 'replace')) {
         out[k] = mergeKeyed(out[k] as KObj[], v as KObj[], key, childPath);
       } else if (childPath.length === 2 && childPath[0] === 'metadata' && k === 'finalizers' && Array.isArray(out[k])) {
         const cur = out[k] as unknown[];
         out[k] = [...cur, ...v.filter((x) => !cur.includes(x))];
       } else {
-        out[k] = (v as unknown[]).filter((x) => !(isObject(x) && x['$patch'] === 'replace')).map((x) => stripDirectives(x));
+        out[k] = (v as unknown[]).filter((x) => !(isObject(x) && x.$patch === 'replace')).map((x) => stripDirectives(x));
       }
       continue;
     }

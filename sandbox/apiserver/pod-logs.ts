@@ -17,7 +17,9 @@ export function logContainer(pod: KObj, requested: string | null): string {
     return requested;
   }
   if (names.length === 1) return names[0]!;
-  throw badRequest(`a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(' ')}]${inits.length ? ` or one of the init containers: [${inits.join(' ')}]` : ''}`);
+  throw badRequest(
+    `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${names.join(' ')}]${inits.length ? ` or one of the init containers: [${inits.join(' ')}]` : ''}`,
+  );
 }
 
 /** Where the pod's kubelet serves logs. */
@@ -26,7 +28,8 @@ export function kubeletEndpoint(pod: KObj, node: KObj | undefined): { host: stri
   if (!nodeName) throw badRequest(`pod ${pod.metadata.name} does not have a host assigned`);
   const port = Number(node?.status?.daemonEndpoints?.kubeletEndpoint?.Port ?? 0);
   const host = ((node?.status?.addresses ?? []) as KObj[]).find((a) => a.type === 'InternalIP')?.address;
-  if (!node || !port || !host) throw new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: no kubelet endpoint for node "${nodeName}"`));
+  if (!node || !port || !host)
+    throw new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: no kubelet endpoint for node "${nodeName}"`));
   return { host: String(host), port };
 }
 

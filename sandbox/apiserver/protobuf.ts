@@ -28,12 +28,23 @@ const DECODABLE_KINDS = new Set(['Namespace', 'Secret', 'ConfigMap', 'ServiceAcc
  * empty and means "unset" when zero, as its JSON form (omitempty) would.
  */
 const POINTER_FIELDS = new Set([
-  'ObjectMeta.deletionGracePeriodSeconds', 'OwnerReference.controller', 'OwnerReference.blockOwnerDeletion',
-  'DeleteOptions.gracePeriodSeconds', 'DeleteOptions.orphanDependents',
-  'DeleteOptions.propagationPolicy', 'Preconditions.uid', 'Preconditions.resourceVersion',
-  'Secret.immutable', 'ConfigMap.immutable', 'ServiceAccount.automountServiceAccountToken',
-  'ServiceSpec.ipFamilyPolicy', 'ServiceSpec.allocateLoadBalancerNodePorts', 'ServiceSpec.loadBalancerClass',
-  'ServiceSpec.internalTrafficPolicy', 'ServiceSpec.trafficDistribution', 'ServicePort.appProtocol',
+  'ObjectMeta.deletionGracePeriodSeconds',
+  'OwnerReference.controller',
+  'OwnerReference.blockOwnerDeletion',
+  'DeleteOptions.gracePeriodSeconds',
+  'DeleteOptions.orphanDependents',
+  'DeleteOptions.propagationPolicy',
+  'Preconditions.uid',
+  'Preconditions.resourceVersion',
+  'Secret.immutable',
+  'ConfigMap.immutable',
+  'ServiceAccount.automountServiceAccountToken',
+  'ServiceSpec.ipFamilyPolicy',
+  'ServiceSpec.allocateLoadBalancerNodePorts',
+  'ServiceSpec.loadBalancerClass',
+  'ServiceSpec.internalTrafficPolicy',
+  'ServiceSpec.trafficDistribution',
+  'ServicePort.appProtocol',
   'ClientIPConfig.timeoutSeconds',
 ]);
 
@@ -64,8 +75,14 @@ export function decodeProtobufBody(raw: Buffer, expected: string): KObj {
   const encoding = envelope.contentEncoding;
   if (typeof encoding === 'string' && encoding !== '') throw unrecognized(expected, `unsupported content encoding "${encoding}"`);
   if (!DECODABLE_KINDS.has(kind)) {
-    throw new ApiError(415, statusBody(415, 'UnsupportedMediaType',
-      `the test API server cannot decode protobuf bodies of kind "${kind}" (apiVersion "${typeMeta.apiVersion ?? ''}"); send it as application/json`));
+    throw new ApiError(
+      415,
+      statusBody(
+        415,
+        'UnsupportedMediaType',
+        `the test API server cannot decode protobuf bodies of kind "${kind}" (apiVersion "${typeMeta.apiVersion ?? ''}"); send it as application/json`,
+      ),
+    );
   }
   const type = root.lookupType(`k8s.${kind}`);
   let fields: Decoded;
@@ -106,7 +123,8 @@ function fieldJson(field: protobuf.Field, value: unknown): unknown {
 
 function valueJson(field: protobuf.Field, value: unknown): unknown {
   const type = field.resolvedType;
-  if (type instanceof protobuf.Type) return SPECIAL_MESSAGES.has(type.name) ? specialJson(type, value as Decoded) : messageJson(type, value as Decoded);
+  if (type instanceof protobuf.Type)
+    return SPECIAL_MESSAGES.has(type.name) ? specialJson(type, value as Decoded) : messageJson(type, value as Decoded);
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   // int64 fields decode to Long; every int64 Kubernetes sends fits a double.
   if (typeof value === 'object' && value !== null) return Number(String(value));
@@ -130,7 +148,7 @@ function specialJson(type: protobuf.Type, message: Decoded): unknown {
       return Number(String(message.type ?? 0)) === 1 ? (message.strVal ?? '') : (message.intVal ?? 0);
     case 'FieldsV1': {
       const raw = message.Raw as Uint8Array | undefined;
-      return raw && raw.length ? JSON.parse(Buffer.from(raw).toString('utf8')) : {};
+      return raw?.length ? JSON.parse(Buffer.from(raw).toString('utf8')) : {};
     }
     default:
       throw new Error(`no JSON form for ${type.name}`);

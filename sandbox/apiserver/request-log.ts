@@ -50,7 +50,10 @@ export class RequestLog {
     return this.entries.slice(Math.max(0, mark - this.dropped));
   }
 
-  filter(match: Partial<Pick<RequestLogEntry, 'verb' | 'resource' | 'namespace' | 'name' | 'subresource' | 'method' | 'contentType'>>, from = 0): RequestLogEntry[] {
+  filter(
+    match: Partial<Pick<RequestLogEntry, 'verb' | 'resource' | 'namespace' | 'name' | 'subresource' | 'method' | 'contentType'>>,
+    from = 0,
+  ): RequestLogEntry[] {
     return this.since(from).filter((e) => Object.entries(match).every(([k, v]) => e[k as keyof RequestLogEntry] === v));
   }
 

@@ -14,11 +14,18 @@ const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', 'application/v
 function optionsInvalid(kind: string, causes: StatusCause[]): ApiError {
   const parts = causes.map((c) => `${c.field}: ${c.message}`);
   const summary = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
-  return new ApiError(422, statusBody(422, 'Invalid', `${kind}.meta.k8s.io "" is invalid: ${summary}`, { group: 'meta.k8s.io', kind, causes }));
+  return new ApiError(
+    422,
+    statusBody(422, 'Invalid', `${kind}.meta.k8s.io "" is invalid: ${summary}`, { group: 'meta.k8s.io', kind, causes }),
+  );
 }
 
 function notSupported(field: string, shown: string, supported: string[]): StatusCause {
-  return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${shown}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`, field };
+  return {
+    reason: 'FieldValueNotSupported',
+    message: `Unsupported value: ${shown}: supported values: ${supported.map((v) => JSON.stringify(v)).join(', ')}`,
+    field,
+  };
 }
 
 function forbidden(field: string, detail: string): StatusCause {
@@ -27,15 +34,18 @@ function forbidden(field: string, detail: string): StatusCause {
 
 /** Go's strconv.Quote for the characters a query string can carry. */
 export function goQuote(s: string): string {
-  return `"${[...s].map((ch) => {
-    const code = ch.codePointAt(0)!;
-    if (ch === '"' || ch === '\\') return `\\${ch}`;
-    const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
-    if (named[ch]) return named[ch];
-    if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
-    if (!isGoPrintable(ch)) return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-    return ch;
-  }).join('')}"`;
+  return `"${[...s]
+    .map((ch) => {
+      const code = ch.codePointAt(0)!;
+      if (ch === '"' || ch === '\\') return `\\${ch}`;
+      const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+      if (named[ch]) return named[ch];
+      if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, '0')}`;
+      if (!isGoPrintable(ch))
+        return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+      return ch;
+    })
+    .join('')}"`;
 }
 
 /** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
@@ -46,13 +56,21 @@ function isGoPrintable(ch: string): boolean {
 function fieldManagerCauses(manager: string): StatusCause[] {
   const out: StatusCause[] = [];
   if (Buffer.byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) {
-    out.push({ reason: 'FieldValueTooLong', message: `Too long: must have at most ${FIELD_MANAGER_MAX_LENGTH} bytes`, field: 'fieldManager' });
+    out.push({
+      reason: 'FieldValueTooLong',
+      message: `Too long: must have at most ${FIELD_MANAGER_MAX_LENGTH} bytes`,
+      field: 'fieldManager',
+    });
   }
   let at = 0;
   for (const ch of manager) {
     if (!isGoPrintable(ch)) {
       const u = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-      out.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${goQuote(manager)}: invalid character ${u} (at position ${at})`, field: 'fieldManager' });
+      out.push({
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${goQuote(manager)}: invalid character ${u} (at position ${at})`,
+        field: 'fieldManager',
+      });
     }
     at += Buffer.byteLength(ch);
   }
@@ -74,9 +92,14 @@ export function checkWriteOptions(verb: 'create' | 'update' | 'patch', q: URLSea
   const causes: StatusCause[] = [];
   if (verb === 'patch') {
     if (!apply && q.has('force')) causes.push(forbidden('force', 'may not be specified for non-apply patch'));
-    if (apply && manager === '') causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
+    if (apply && manager === '')
+      causes.push({ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' });
   }
-  causes.push(...fieldManagerCauses(manager), ...dryRunCauses(q.getAll('dryRun')), ...fieldValidationCauses(q.get('fieldValidation') ?? ''));
+  causes.push(
+    ...fieldManagerCauses(manager),
+    ...dryRunCauses(q.getAll('dryRun')),
+    ...fieldValidationCauses(q.get('fieldValidation') ?? ''),
+  );
   if (causes.length > 0) throw optionsInvalid(`${verb[0]!.toUpperCase()}${verb.slice(1)}Options`, causes);
 }
 
@@ -99,7 +122,8 @@ export function deleteOptions(q: URLSearchParams, body: Record<string, unknown> 
     if (typeof body.propagationPolicy === 'string') o.propagationPolicy = body.propagationPolicy;
     if (typeof body.orphanDependents === 'boolean') o.orphanDependents = body.orphanDependents;
     if (typeof body.gracePeriodSeconds === 'number') o.gracePeriodSeconds = body.gracePeriodSeconds;
-    if (body.preconditions !== null && typeof body.preconditions === 'object') o.preconditions = body.preconditions as DeleteRequestOptions['preconditions'];
+    if (body.preconditions !== null && typeof body.preconditions === 'object')
+      o.preconditions = body.preconditions as DeleteRequestOptions['preconditions'];
   } else {
     o = { dryRun: q.getAll('dryRun') };
     const policy = q.get('propagationPolicy');
@@ -111,7 +135,11 @@ export function deleteOptions(q: URLSearchParams, body: Record<string, unknown> 
   }
   const causes: StatusCause[] = [];
   if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
-    causes.push({ reason: 'FieldValueInvalid', message: `Invalid value: ${goQuote(o.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set`, field: 'propagationPolicy' });
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${goQuote(o.propagationPolicy)}: orphanDependents and deletionPropagation cannot be both set`,
+      field: 'propagationPolicy',
+    });
   }
   if (o.propagationPolicy !== undefined && !PROPAGATION_POLICIES.includes(o.propagationPolicy)) {
     causes.push(notSupported('propagationPolicy', goQuote(o.propagationPolicy), [...PROPAGATION_POLICIES, 'nil']));
@@ -143,11 +171,15 @@ export function checkListOptions(q: URLSearchParams, watch: boolean): void {
  * v1.26 with its watch cache on answered a watch so; only etcd's own watch says 422).
  */
 export function checkResourceVersion(rv: string | null, how: 'watch' | 'get' | 'list' | 'pagedList'): void {
-  if (rv === null || rv === '' || rv === '0' || /^\d{1,20}$/.test(rv) && BigInt(rv) <= 0xffffffffffffffffn) return;
+  if (rv === null || rv === '' || rv === '0' || (/^\d{1,20}$/.test(rv) && BigInt(rv) <= 0xffffffffffffffffn)) return;
   const parseError = /^\d+$/.test(rv)
     ? `strconv.ParseUint: parsing ${goQuote(rv)}: value out of range`
     : `strconv.ParseUint: parsing ${goQuote(rv)}: invalid syntax`;
-  const cause: StatusCause = { reason: 'FieldValueInvalid', message: `Invalid value: ${goQuote(rv)}: ${parseError}`, field: 'resourceVersion' };
+  const cause: StatusCause = {
+    reason: 'FieldValueInvalid',
+    message: `Invalid value: ${goQuote(rv)}: ${parseError}`,
+    field: 'resourceVersion',
+  };
   const text = `${cause.field}: ${cause.message}`;
   if (how === 'pagedList') throw new ApiError(400, statusBody(400, 'BadRequest', `invalid resource version: ${text}`));
   const body = statusBody(500, '', text);
@@ -164,5 +196,12 @@ export function bodyMediaType(contentType: string | undefined): 'json' | 'yaml' 
   if (type === '' || type === 'application/json') return 'json';
   if (type === 'application/yaml') return 'yaml';
   if (type === 'application/vnd.kubernetes.protobuf') return 'protobuf';
-  throw new ApiError(415, statusBody(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${BODY_MEDIA_TYPES.join(', ')}`));
+  throw new ApiError(
+    415,
+    statusBody(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${BODY_MEDIA_TYPES.join(', ')}`,
+    ),
+  );
 }

@@ -3,9 +3,7 @@
 import { badRequest } from './status.ts';
 import type { KObj } from './types.ts';
 
-type Requirement =
-  | { op: 'in' | 'notin'; key: string; values: string[] }
-  | { op: 'exists' | '!'; key: string };
+type Requirement = { op: 'in' | 'notin'; key: string; values: string[] } | { op: 'exists' | '!'; key: string };
 
 export type Selector = (labels: Record<string, string> | undefined) => boolean;
 
@@ -28,7 +26,10 @@ function splitTopLevel(s: string): string[] {
 function parseRequirement(term: string): Requirement {
   let m = /^([^\s!=<>(),]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term);
   if (m) {
-    const values = m[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = m[3]!
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     return { op: m[2] as 'in' | 'notin', key: m[1]!, values };
   }
   m = /^([^\s!=<>(),]+)\s*(==|!=|=)\s*([^\s!=<>(),]*)$/.exec(term);
@@ -43,15 +44,20 @@ function parseRequirement(term: string): Requirement {
 export function parseLabelSelector(text: string | null | undefined): Selector {
   if (!text) return () => true;
   const reqs = splitTopLevel(text).map(parseRequirement);
-  return (labels) => reqs.every((r) => {
-    const v = labels?.[r.key];
-    switch (r.op) {
-      case 'in': return v !== undefined && r.values.includes(v);
-      case 'notin': return v === undefined || !r.values.includes(v);
-      case 'exists': return v !== undefined;
-      case '!': return v === undefined;
-    }
-  });
+  return (labels) =>
+    reqs.every((r) => {
+      const v = labels?.[r.key];
+      switch (r.op) {
+        case 'in':
+          return v !== undefined && r.values.includes(v);
+        case 'notin':
+          return v === undefined || !r.values.includes(v);
+        case 'exists':
+          return v !== undefined;
+        case '!':
+          return v === undefined;
+      }
+    });
 }
 
 export type FieldSelector = (obj: KObj) => boolean;
@@ -68,8 +74,29 @@ function fieldValue(obj: KObj, path: string): string {
 
 /** The field labels kube-apiserver v1.26 accepts per resource (others get 400). */
 const FIELD_LABELS: Record<string, string[]> = {
-  pods: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
-  events: ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  pods: [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ],
+  events: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   secrets: ['type'],
   namespaces: ['status.phase'],
   nodes: ['spec.unschedulable'],
@@ -90,7 +117,12 @@ export function parseFieldSelector(text: string | null | undefined, resource?: s
     const m = /^([^\s!=]+)\s*(==|!=|=)\s*(.*)$/.exec(term);
     if (!m) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`);
     const label = m[1]!;
-    if (resource !== undefined && label !== 'metadata.name' && label !== 'metadata.namespace' && !(FIELD_LABELS[resource] ?? []).includes(label)) {
+    if (
+      resource !== undefined &&
+      label !== 'metadata.name' &&
+      label !== 'metadata.namespace' &&
+      !(FIELD_LABELS[resource] ?? []).includes(label)
+    ) {
       throw badRequest(`field label not supported: ${label}`);
     }
     return { path: FIELD_PATHS[label] ?? label, negate: m[2] === '!=', value: m[3]!.trim() };

@@ -9,7 +9,7 @@ import { encodeJson } from './encode.ts';
 import { openapiDocument, openapiRoot, openapiTarget } from './openapi.ts';
 import { Faults } from './faults.ts';
 import { isObject, orderMetadata } from './json.ts';
-import { listBody, listMeta, ObjectService, type WriteOptions } from './objects.ts';
+import { listBody, listMeta, type ObjectService, type WriteOptions } from './objects.ts';
 import { RequestLog } from './request-log.ts';
 import { bodyMediaType, checkListOptions, checkResourceVersion, checkWriteOptions, deleteOptions } from './request-options.ts';
 import { duplicateFields } from './duplicate-fields.ts';
@@ -18,7 +18,15 @@ import { parseLabelSelector } from './selectors.ts';
 import { decodeProtobufBody } from './protobuf.ts';
 import { kubeletEndpoint, logContainer, proxyLogs } from './pod-logs.ts';
 import {
-  ApiError, badRequest, faultStatus, forbidden, methodNotAllowed, notAcceptable, resourceNotFound, statusBody, unauthorized,
+  ApiError,
+  badRequest,
+  faultStatus,
+  forbidden,
+  methodNotAllowed,
+  notAcceptable,
+  resourceNotFound,
+  statusBody,
+  unauthorized,
 } from './status.ts';
 import { toTable } from './table.ts';
 import type { KObj } from './types.ts';
@@ -46,10 +54,23 @@ const MAX_BODY = 3 * 1024 * 1024;
 
 export function parseRequestInfo(method: string, rawUrl: string): RequestInfo {
   const url = new URL(rawUrl, 'http://localhost');
-  const segs = url.pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const segs = url.pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   const info: RequestInfo = {
-    method, path: url.pathname, query: url.searchParams, isResource: false, group: '', version: '',
-    namespace: undefined, resource: undefined, name: undefined, subresource: undefined, verb: method.toLowerCase(), watchPath: false,
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    isResource: false,
+    group: '',
+    version: '',
+    namespace: undefined,
+    resource: undefined,
+    name: undefined,
+    subresource: undefined,
+    verb: method.toLowerCase(),
+    watchPath: false,
   };
   let rest: string[];
   if (segs[0] === 'api' && segs.length >= 2) {
@@ -116,10 +137,12 @@ function parseJsonBody(raw: string, kind: string): KObj {
     const text = (e as Error).message;
     const at = /position (\d+)/.exec(text);
     const truncated = /end of (JSON )?input/i.test(text) || (at !== null && Number(at[1]) >= raw.trimEnd().length);
-    const bad = at ? raw[Number(at[1])] ?? '' : '';
+    const bad = at ? (raw[Number(at[1])] ?? '') : '';
     const msg = truncated ? 'unexpected end of JSON input' : `invalid character '${bad}' looking for beginning of value`;
     const quoted = raw.length > 30 ? `${raw.slice(0, 30)} ...` : raw;
-    throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${msg} (${quoted})`);
+    throw badRequest(
+      `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${msg} (${quoted})`,
+    );
   }
 }
 
@@ -204,9 +227,19 @@ export class ApiHttpHandler {
     let status = 200;
     const logged = () => {
       this.requestLog.add({
-        time: Date.now(), method, path: info.path, query: Object.fromEntries(info.query), verb: info.verb,
-        group: info.isResource ? info.group : undefined, resource: info.resource, subresource: info.subresource,
-        namespace: info.namespace, name: info.name, status, userAgent: req.headers['user-agent'], contentType: req.headers['content-type'],
+        time: Date.now(),
+        method,
+        path: info.path,
+        query: Object.fromEntries(info.query),
+        verb: info.verb,
+        group: info.isResource ? info.group : undefined,
+        resource: info.resource,
+        subresource: info.subresource,
+        namespace: info.namespace,
+        name: info.name,
+        status,
+        userAgent: req.headers['user-agent'],
+        contentType: req.headers['content-type'],
       });
     };
     const send = (code: number, body: unknown, extra: Record<string, string | string[]> = {}, indent = false) => {
@@ -251,7 +284,8 @@ export class ApiHttpHandler {
         sendText(404, '404 page not found\n');
         return;
       }
-      const err = e instanceof ApiError ? e : new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`));
+      const err =
+        e instanceof ApiError ? e : new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: ${(e as Error).message}`));
       if (res.headersSent) {
         res.destroy();
         return;
@@ -269,7 +303,10 @@ export class ApiHttpHandler {
       if (!info.isResource) throw forbidden(`forbidden: User "system:anonymous" cannot get path "${info.path}"`, {});
       const res = info.resource ?? '';
       const where = info.namespace ? ` in the namespace "${info.namespace}"` : '';
-      throw forbidden(`${res} is forbidden: User "system:anonymous" cannot ${info.verb} resource "${res}" in API group "${info.group}"${where}`, { kind: res });
+      throw forbidden(
+        `${res} is forbidden: User "system:anonymous" cannot ${info.verb} resource "${res}" in API group "${info.group}"${where}`,
+        { kind: res },
+      );
     }
     if (auth !== `Bearer ${this.opts.token}` && !this.issuedTokens.has(auth.replace(/^Bearer /, ''))) throw unauthorized();
   }
@@ -286,7 +323,8 @@ export class ApiHttpHandler {
     const expirationSeconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : 3600;
     const expires = new Date(Math.floor(Date.now() / 1000) * 1000 + expirationSeconds * 1000);
     return {
-      kind: 'TokenRequest', apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      apiVersion: 'authentication.k8s.io/v1',
       metadata: { name: account.metadata.name, namespace, creationTimestamp: null },
       spec: { audiences: spec.audiences ?? [], expirationSeconds, boundObjectRef: spec.boundObjectRef ?? null },
       status: { token, expirationTimestamp: expires.toISOString().replace(/\.\d{3}Z$/, 'Z') },
@@ -296,7 +334,7 @@ export class ApiHttpHandler {
   private nonResource(info: RequestInfo, accept: string | undefined): unknown {
     const p = info.path.replace(/\/+$/, '') || '/';
     const defs = this.svc.resources.all();
-    const onlyAggregated = accept !== undefined && accept.split(',').every((a) => /as=APIGroupDiscoveryList/.test(a));
+    const onlyAggregated = accept?.split(',').every((a) => /as=APIGroupDiscoveryList/.test(a));
     if (p === '/version') return VERSION_INFO;
     if (p === '/healthz' || p === '/livez' || p === '/readyz') return 'ok';
     if (p === '/api') {
@@ -316,7 +354,11 @@ export class ApiHttpHandler {
     const segs = p.split('/').filter(Boolean);
     if (segs[0] === 'api' && segs.length === 2) {
       if (segs[1] !== 'v1') throw new TextNotFound();
-      return resourceList('', 'v1', defs.filter((d) => d.group === ''));
+      return resourceList(
+        '',
+        'v1',
+        defs.filter((d) => d.group === ''),
+      );
     }
     if (segs[0] === 'apis' && segs.length === 2) {
       const g = groupsOf(defs).find((x) => x.name === segs[1]);
@@ -352,7 +394,9 @@ export class ApiHttpHandler {
       try {
         return parseYaml(raw) as KObj;
       } catch (e) {
-        throw badRequest(`the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; yaml parse error: ${(e as Error).message}`);
+        throw badRequest(
+          `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; yaml parse error: ${(e as Error).message}`,
+        );
       }
     }
     const body = parseJsonBody(raw, kind);
@@ -363,9 +407,10 @@ export class ApiHttpHandler {
   private async deleteBody(req: IncomingMessage, q: URLSearchParams) {
     const bytes = await readBody(req);
     if (bytes.length === 0 || !bytes.toString('utf8').trim()) return deleteOptions(q, undefined);
-    const body = bodyMediaType(req.headers['content-type']) === 'protobuf'
-      ? decodeProtobufBody(bytes, 'DeleteOptions')
-      : parseJsonBody(bytes.toString('utf8'), 'DeleteOptions');
+    const body =
+      bodyMediaType(req.headers['content-type']) === 'protobuf'
+        ? decodeProtobufBody(bytes, 'DeleteOptions')
+        : parseJsonBody(bytes.toString('utf8'), 'DeleteOptions');
     return deleteOptions(q, isObject(body) ? body : {});
   }
 
@@ -387,7 +432,13 @@ export class ApiHttpHandler {
     const binding = sub === 'binding' && def.resource === 'pods' && def.group === '';
     const podLog = sub === 'log' && def.resource === 'pods' && def.group === '';
     const tokenRequest = sub === 'token' && def.resource === 'serviceaccounts' && def.group === '';
-    if (sub !== undefined && !binding && !podLog && !tokenRequest && !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))) {
+    if (
+      sub !== undefined &&
+      !binding &&
+      !podLog &&
+      !tokenRequest &&
+      !((sub === 'status' && def.hasStatus) || (sub === 'scale' && def.scale) || (sub === 'finalize' && def.resource === 'namespaces'))
+    ) {
       if (def.builtin) throw resourceNotFound();
       throw new TextNotFound();
     }
@@ -401,19 +452,23 @@ export class ApiHttpHandler {
     // Renders an object as the service returns it (views already converted) in the negotiated form.
     // A watch sends the column definitions with its first Table only.
     const render = (obj: KObj, withHeaders = true): KObj => {
-      if (nego.table) return toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', withHeaders);
+      if (nego.table)
+        return toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', withHeaders);
       if (nego.partial) return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMetadata(obj.metadata) };
       return obj;
     };
     const opts = this.writeOptions(req, info);
-    const warn = (): Record<string, string[]> => (opts.warnings.length ? { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`) } : {});
+    const warn = (): Record<string, string[]> =>
+      opts.warnings.length ? { Warning: opts.warnings.map((w) => `299 - ${JSON.stringify(w)}`) } : {};
 
     if (podLog) {
       if (info.verb !== 'get') throw methodNotAllowed();
       const pod = this.svc.get(def, ns, info.name!);
       const container = logContainer(pod, q.get('container'));
       const nodes = resources.find('', 'v1', 'nodes')!;
-      const node = pod.spec?.nodeName ? this.svc.list(nodes, undefined, { fieldSelector: `metadata.name=${pod.spec.nodeName}` }).items[0] : undefined;
+      const node = pod.spec?.nodeName
+        ? this.svc.list(nodes, undefined, { fieldSelector: `metadata.name=${pod.spec.nodeName}` }).items[0]
+        : undefined;
       logWatch(await proxyLogs(kubeletEndpoint(pod, node), pod, container, q, res, this.baseHeaders()));
       return;
     }
@@ -428,19 +483,29 @@ export class ApiHttpHandler {
         const limit = Number(q.get('limit') ?? '0');
         checkListOptions(q, false);
         // Paged, continued and exact lists are served by etcd, the rest by the watch cache.
-        const fromEtcd = (limit > 0 && q.get('resourceVersion') !== '0') || Boolean(q.get('continue')) || q.get('resourceVersionMatch') === 'Exact';
+        const fromEtcd =
+          (limit > 0 && q.get('resourceVersion') !== '0') || Boolean(q.get('continue')) || q.get('resourceVersionMatch') === 'Exact';
         checkResourceVersion(q.get('resourceVersion'), fromEtcd ? 'pagedList' : 'list');
         const result = this.svc.list(def, ns, {
-          labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector'), limit: Number.isFinite(limit) ? limit : 0,
-          continue: q.get('continue'), resourceVersion: q.get('resourceVersion'), resourceVersionMatch: q.get('resourceVersionMatch'),
+          labelSelector: q.get('labelSelector'),
+          fieldSelector: q.get('fieldSelector'),
+          limit: Number.isFinite(limit) ? limit : 0,
+          continue: q.get('continue'),
+          resourceVersion: q.get('resourceVersion'),
+          resourceVersionMatch: q.get('resourceVersionMatch'),
         });
         if (nego.table) {
           send(200, toTable(def, result.items, listMeta(result), q.get('includeObject') ?? 'Metadata'));
         } else if (nego.partial) {
           send(200, {
-            kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1',
+            kind: 'PartialObjectMetadataList',
+            apiVersion: 'meta.k8s.io/v1',
             metadata: { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) },
-            items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: orderMetadata(o.metadata) })),
+            items: result.items.map((o) => ({
+              kind: 'PartialObjectMetadata',
+              apiVersion: 'meta.k8s.io/v1',
+              metadata: orderMetadata(o.metadata),
+            })),
           });
         } else send(200, listBody(def, result.items, result));
         return;
@@ -452,17 +517,24 @@ export class ApiHttpHandler {
         const fieldSel = [q.get('fieldSelector'), info.name ? `metadata.name=${info.name}` : undefined].filter(Boolean).join(',');
         const labels = parseLabelSelector(q.get('labelSelector'));
         const fields = this.svc.fieldSelector(def, fieldSel);
-        this.watches.serve({
-          def, rkey: this.svc.rkey(def), namespace: ns, labels, fields,
-          resourceVersion: q.get('resourceVersion') ?? undefined,
-          timeoutSeconds: timeout !== null && timeout !== '' ? Number(timeout) : undefined,
-          bookmarks: q.get('allowWatchBookmarks') === 'true',
-          format: nego.table ? 'table' : 'json',
-          asStored: !nego.table && !nego.partial && !def.view,
-          present: (stored) => this.svc.present(def, stored),
-          render: (stored, first) => render(this.svc.present(def, stored), first),
-          headers: this.baseHeaders(),
-        }, res);
+        this.watches.serve(
+          {
+            def,
+            rkey: this.svc.rkey(def),
+            namespace: ns,
+            labels,
+            fields,
+            resourceVersion: q.get('resourceVersion') ?? undefined,
+            timeoutSeconds: timeout !== null && timeout !== '' ? Number(timeout) : undefined,
+            bookmarks: q.get('allowWatchBookmarks') === 'true',
+            format: nego.table ? 'table' : 'json',
+            asStored: !nego.table && !nego.partial && !def.view,
+            present: (stored) => this.svc.present(def, stored),
+            render: (stored, first) => render(this.svc.present(def, stored), first),
+            headers: this.baseHeaders(),
+          },
+          res,
+        );
         logWatch(200);
         return;
       }
@@ -509,20 +581,35 @@ export class ApiHttpHandler {
       }
       case 'delete': {
         const o = await this.deleteBody(req, q);
-        const result = this.svc.delete(def, ns, info.name!, {
-          propagationPolicy: o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined),
-          preconditions: o.preconditions ?? {},
-          ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
-        }, { ...opts, dryRun: o.dryRun.includes('All') });
+        const result = this.svc.delete(
+          def,
+          ns,
+          info.name!,
+          {
+            propagationPolicy: o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined),
+            preconditions: o.preconditions ?? {},
+            ...(o.gracePeriodSeconds !== undefined ? { gracePeriodSeconds: o.gracePeriodSeconds } : {}),
+          },
+          { ...opts, dryRun: o.dryRun.includes('All') },
+        );
         send(200, result.kind === 'Status' ? result : render(result));
         return;
       }
       case 'deletecollection': {
         checkListOptions(q, false);
         const o = await this.deleteBody(req, q);
-        send(200, this.svc.deleteCollection(def, ns, { labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector') }, {
-          propagationPolicy: o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined),
-        }, { ...opts, dryRun: o.dryRun.includes('All') }));
+        send(
+          200,
+          this.svc.deleteCollection(
+            def,
+            ns,
+            { labelSelector: q.get('labelSelector'), fieldSelector: q.get('fieldSelector') },
+            {
+              propagationPolicy: o.propagationPolicy ?? (o.orphanDependents === true ? 'Orphan' : undefined),
+            },
+            { ...opts, dryRun: o.dryRun.includes('All') },
+          ),
+        );
         return;
       }
       default:
@@ -530,4 +617,3 @@ export class ApiHttpHandler {
     }
   }
 }
-

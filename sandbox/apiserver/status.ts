@@ -14,13 +14,7 @@ export interface StatusDetails {
   causes?: StatusCause[];
 }
 
-export function statusBody(
-  code: number,
-  reason: string,
-  message: string,
-  details?: StatusDetails,
-  metadata: KObj = {},
-): KObj {
+export function statusBody(code: number, reason: string, message: string, details?: StatusDetails, metadata: KObj = {}): KObj {
   const body: KObj = { kind: 'Status', apiVersion: 'v1', metadata, status: 'Failure', message, reason };
   if (details !== undefined) body.details = orderedDetails(details);
   body.code = code;
@@ -67,7 +61,11 @@ export function alreadyExists(def: ResourceDef, name: string): ApiError {
   return new ApiError(409, statusBody(409, 'AlreadyExists', `${qualified(def)} "${name}" already exists`, nameDetails(def, name)));
 }
 
-export function conflict(def: ResourceDef, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiError {
+export function conflict(
+  def: ResourceDef,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): ApiError {
   return new ApiError(
     409,
     statusBody(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(def)} "${name}": ${why}`, nameDetails(def, name)),
@@ -101,14 +99,22 @@ export function resourceNotFound(): ApiError {
 export function unsupportedPatch(accepted: string[]): ApiError {
   return new ApiError(
     415,
-    statusBody(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+    statusBody(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    ),
   );
 }
 
 export function notAcceptable(): ApiError {
   return new ApiError(
     406,
-    statusBody(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf'),
+    statusBody(
+      406,
+      'NotAcceptable',
+      'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    ),
   );
 }
 
@@ -125,14 +131,28 @@ export function unauthorized(): ApiError {
 }
 
 export function internalError(message: string): ApiError {
-  return new ApiError(500, statusBody(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }] }));
+  return new ApiError(
+    500,
+    statusBody(500, 'InternalError', `Internal error occurred: ${message}`, {
+      causes: [{ reason: 'UnexpectedServerResponse', message, field: '' }],
+    }),
+  );
 }
 
 /** A Status an injected fault answers with: the reason real servers give for that code. */
 export function faultStatus(code: number, message?: string): ApiError {
   const reasons: Record<number, string> = {
-    400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Expired',
-    422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
+    400: 'BadRequest',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'NotFound',
+    409: 'Conflict',
+    410: 'Expired',
+    422: 'Invalid',
+    429: 'TooManyRequests',
+    500: 'InternalError',
+    503: 'ServiceUnavailable',
+    504: 'Timeout',
   };
   const reason = reasons[code] ?? 'Unknown';
   return new ApiError(code, statusBody(code, reason, message ?? `injected fault: ${reason}`));

@@ -23,7 +23,12 @@ function without(spec: KObj | undefined, keys: string[]): KObj {
 const statefulSet: UpdateRule = (old, next) => {
   const allowed = ['replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
   if (deepEqual(without(old.spec, allowed), without(next.spec, allowed))) return [];
-  return [forbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden")];
+  return [
+    forbidden(
+      'spec',
+      "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    ),
+  ];
 };
 
 const selectorImmutable: UpdateRule = (old, next) =>
@@ -33,13 +38,27 @@ const selectorImmutable: UpdateRule = (old, next) =>
 // backoffLimit stay mutable.
 const job: UpdateRule = (old, next) => {
   const changed = (k: string) => (deepEqual(old.spec?.[k], next.spec?.[k]) ? [] : [immutable(`spec.${k}`, next.spec?.[k])]);
-  const template = (t: KObj | undefined) => ({ ...(t ?? {}), metadata: { ...(t?.metadata ?? {}), labels: undefined, annotations: undefined } });
-  const templateCauses = deepEqual(template(old.spec?.template), template(next.spec?.template)) ? [] : [immutable('spec.template', next.spec?.template)];
-  return [...changed('completions'), ...selectorImmutable(old, next), ...templateCauses, ...changed('completionMode'), ...changed('podFailurePolicy')];
+  const template = (t: KObj | undefined) => ({
+    ...(t ?? {}),
+    metadata: { ...(t?.metadata ?? {}), labels: undefined, annotations: undefined },
+  });
+  const templateCauses = deepEqual(template(old.spec?.template), template(next.spec?.template))
+    ? []
+    : [immutable('spec.template', next.spec?.template)];
+  return [
+    ...changed('completions'),
+    ...selectorImmutable(old, next),
+    ...templateCauses,
+    ...changed('completionMode'),
+    ...changed('podFailurePolicy'),
+  ];
 };
 
 const pvc: UpdateRule = (old, next) => {
-  const spec = (s: KObj | undefined) => ({ ...without(s, ['resources', 'volumeName']), resources: { ...(s?.resources ?? {}), requests: undefined } });
+  const spec = (s: KObj | undefined) => ({
+    ...without(s, ['resources', 'volumeName']),
+    resources: { ...(s?.resources ?? {}), requests: undefined },
+  });
   if (deepEqual(spec(old.spec), spec(next.spec))) return [];
   return [forbidden('spec', 'spec is immutable after creation except resources.requests for bound claims')];
 };
@@ -52,7 +71,12 @@ const pod: UpdateRule = (old, next) => {
     initContainers: images(s?.initContainers),
   });
   if (deepEqual(spec(old.spec), spec(next.spec))) return [];
-  return [forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)')];
+  return [
+    forbidden(
+      'spec',
+      'pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+    ),
+  ];
 };
 
 const service: UpdateRule = (old, next) => {

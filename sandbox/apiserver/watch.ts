@@ -135,11 +135,14 @@ class Watcher {
   private sendLate(): void {
     const next = this.late[0];
     if (!next) return;
-    this.lateTimer = setTimeout(() => {
-      this.late.shift();
-      this.send(next.line);
-      this.sendLate();
-    }, Math.max(0, next.due - Date.now()));
+    this.lateTimer = setTimeout(
+      () => {
+        this.late.shift();
+        this.send(next.line);
+        this.sendLate();
+      },
+      Math.max(0, next.due - Date.now()),
+    );
   }
 
   private send(line: string | Buffer): void {

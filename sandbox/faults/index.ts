@@ -45,9 +45,15 @@ function gone(e: unknown): boolean {
 }
 
 /** The rules (iptables arguments after `-A <chain>`) a link fault puts in FAULT_CHAIN. */
-export function faultRules(fault: { kind: 'delay'; between?: PodsOnly } | { kind: 'loss'; percent: number } | { kind: 'partition' }, tag: string): string[][] {
+export function faultRules(
+  fault: { kind: 'delay'; between?: PodsOnly } | { kind: 'loss'; percent: number } | { kind: 'partition' },
+  tag: string,
+): string[][] {
   const comment = ['-m', 'comment', '--comment', tag];
-  const both = (rest: string[]): string[][] => [['-i', 'eth0', ...comment, ...rest], ['-o', 'eth0', ...comment, ...rest]];
+  const both = (rest: string[]): string[][] => [
+    ['-i', 'eth0', ...comment, ...rest],
+    ['-o', 'eth0', ...comment, ...rest],
+  ];
   switch (fault.kind) {
     case 'partition':
       return both(['-j', 'DROP']);
@@ -97,10 +103,15 @@ export class LinkFaults {
     const delayer = await startDelayer(netns, ms);
     this.#delayed.set(netns, delayer);
     try {
-      return await this.#add(netns, { kind: 'delay', ...(between ? { between } : {}) }, `${ms} ms each way${between ? ' to and from other pods' : ''}`, async () => {
-        this.#delayed.delete(netns);
-        await stopChild(delayer);
-      });
+      return await this.#add(
+        netns,
+        { kind: 'delay', ...(between ? { between } : {}) },
+        `${ms} ms each way${between ? ' to and from other pods' : ''}`,
+        async () => {
+          this.#delayed.delete(netns);
+          await stopChild(delayer);
+        },
+      );
     } catch (e) {
       this.#delayed.delete(netns);
       await stopChild(delayer);
@@ -152,15 +163,18 @@ export class LinkFaults {
     }
     let undone: Promise<void> | undefined;
     const fault: Fault = {
-      kind: spec.kind, target: netns, describe: `${spec.kind} of ${netns}: ${describe}`,
-      undo: () => (undone ??= (async () => {
-        try {
-          await remove();
-          await after?.();
-        } finally {
-          this.#active.delete(fault);
-        }
-      })()),
+      kind: spec.kind,
+      target: netns,
+      describe: `${spec.kind} of ${netns}: ${describe}`,
+      undo: () =>
+        (undone ??= (async () => {
+          try {
+            await remove();
+            await after?.();
+          } finally {
+            this.#active.delete(fault);
+          }
+        })()),
     };
     this.#active.add(fault);
     return fault;
@@ -173,14 +187,21 @@ async function ensureChain(netns: string): Promise<void> {
     if (!(e instanceof FaultCommandError && /already exists/i.test(e.message))) throw e;
   });
   for (const hook of ['INPUT', 'OUTPUT']) {
-    const present = await inNetns(netns, IPTABLES, '-C', hook, '-j', FAULT_CHAIN).then(() => true, () => false);
+    const present = await inNetns(netns, IPTABLES, '-C', hook, '-j', FAULT_CHAIN).then(
+      () => true,
+      () => false,
+    );
     if (!present) await inNetns(netns, IPTABLES, '-I', hook, '1', '-j', FAULT_CHAIN);
   }
 }
 
 /** The delayer inside the namespace, bound to DELAY_QUEUE; dies with this process (pdeathsig). */
 function startDelayer(netns: string, ms: number): Promise<ChildProcess> {
-  const child = spawn('setpriv', ['--pdeathsig', 'KILL', 'ip', 'netns', 'exec', netns, 'python3', DELAYER, String(DELAY_QUEUE), String(ms)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'setpriv',
+    ['--pdeathsig', 'KILL', 'ip', 'netns', 'exec', netns, 'python3', DELAYER, String(DELAY_QUEUE), String(ms)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   return new Promise((resolve, reject) => {

@@ -40,7 +40,8 @@ export function sandboxFaults(client: KubeClient, plan: SlotPlan): SandboxFaults
   const podUid = async (namespace: string, name: string): Promise<string> => {
     const pod = await client.get<Obj<V1Pod>>({ apiVersion: 'v1', kind: 'Pod', namespace, name });
     const uid = pod.metadata?.uid;
-    if (!uid || !pod.status?.podIP) throw new Error(`pod ${namespace}/${name} has no network yet (phase ${pod.status?.phase ?? 'unknown'})`);
+    if (!uid || !pod.status?.podIP)
+      throw new Error(`pod ${namespace}/${name} has no network yet (phase ${pod.status?.phase ?? 'unknown'})`);
     return uid;
   };
   const netns = async (namespace: string, name: string): Promise<string> => netnsName(plan, await podUid(namespace, name));
@@ -57,14 +58,21 @@ export function sandboxFaults(client: KubeClient, plan: SlotPlan): SandboxFaults
       // nothing more: no retransmission of what a delay held, no FIN. Gone with the namespace.
       await links.partition(space);
       await killNetnsProcesses(space);
-      await client.request('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}`, {
-        body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid } },
-      }).catch((e: unknown) => {
-        if (!(e instanceof NotFoundError)) throw e;
-      });
+      await client
+        .request('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}`, {
+          body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid } },
+        })
+        .catch((e: unknown) => {
+          if (!(e instanceof NotFoundError)) throw e;
+        });
       // A container the kubelet restarted in place between the kill and the deletion.
       await killNetnsProcesses(space);
-      return { kind: 'pod-loss', target: `${namespace}/${name}`, describe: `pod ${namespace}/${name} (uid ${uid}) lost: processes killed, object force-deleted`, undo: async () => undefined };
+      return {
+        kind: 'pod-loss',
+        target: `${namespace}/${name}`,
+        describe: `pod ${namespace}/${name} (uid ${uid}) lost: processes killed, object force-deleted`,
+        undo: async () => undefined,
+      };
     },
     active: () => links.active(),
     clear: () => links.clear(),

@@ -58,7 +58,10 @@ export function podField(pod: V1Pod, path: string): string {
   // Whole maps are written as the kubelet's FormatMap: sorted `k="v"` lines.
   if (path === 'metadata.labels' || path === 'metadata.annotations') {
     const map = (path === 'metadata.labels' ? m.labels : m.annotations) ?? {};
-    return Object.keys(map).sort().map((k) => `${k}=${JSON.stringify(map[k])}`).join('\n');
+    return Object.keys(map)
+      .sort()
+      .map((k) => `${k}=${JSON.stringify(map[k])}`)
+      .join('\n');
   }
   const fields: Record<string, string | undefined> = {
     'metadata.name': m.name,
@@ -90,7 +93,8 @@ export function resourceField(
   // An unset limit is the node's allocatable; an unset request is the limit (or zero).
   const raw = kind === 'limits' ? (res.limits?.[name] ?? allocatable[name]) : (res.requests?.[name] ?? res.limits?.[name]);
   const value = quantityNumber(raw) ?? 0;
-  const divisor = quantityNumber(ref.divisor === undefined || ref.divisor === '' ? RESOURCE_DEFAULT_DIVISOR[name] ?? '1' : ref.divisor) ?? 1;
+  const divisor =
+    quantityNumber(ref.divisor === undefined || ref.divisor === '' ? (RESOURCE_DEFAULT_DIVISOR[name] ?? '1') : ref.divisor) ?? 1;
   const out = Math.ceil(value / divisor - 1e-9);
   return String(name === 'cpu' ? Math.max(out, 1) : out);
 }
@@ -125,7 +129,9 @@ export function containerEnv(container: V1Container, pod: V1Pod, sources: EnvSou
       env[v.name] = podField(pod, from.fieldRef.fieldPath);
     } else if (from.resourceFieldRef) {
       const target = from.resourceFieldRef.containerName
-        ? [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === from.resourceFieldRef!.containerName)
+        ? [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find(
+            (c) => c.name === from.resourceFieldRef!.containerName,
+          )
         : container;
       if (!target) throw new ContainerConfigError(`${container.name}: ${v.name}: no container ${from.resourceFieldRef.containerName}`);
       env[v.name] = resourceField(target, from.resourceFieldRef as { resource: string; divisor?: string }, sources.allocatable);
@@ -134,7 +140,8 @@ export function containerEnv(container: V1Container, pod: V1Pod, sources: EnvSou
       const kind = from.secretKeyRef ? 'Secret' : 'ConfigMap';
       const value = objects(kind)[ref.name ?? '']?.[ref.key];
       if (value !== undefined) env[v.name] = value;
-      else if (!ref.optional) throw new ContainerConfigError(`${container.name}: ${v.name} needs key ${ref.key} of ${kind} ${ref.name}, which is missing`);
+      else if (!ref.optional)
+        throw new ContainerConfigError(`${container.name}: ${v.name} needs key ${ref.key} of ${kind} ${ref.name}, which is missing`);
     } else {
       throw new ContainerConfigError(`${container.name}: ${v.name}: valueFrom names no source`);
     }

@@ -116,7 +116,7 @@ function builtinRules(path: string, built: boolean): ImageRule[] {
     },
     {
       // pt-kill is the sidecar image's own percona-toolkit program, not a sidecar command.
-      describe: () => 'Debian\'s percona-toolkit pt-kill (the sidecar image\'s own program)',
+      describe: () => "Debian's percona-toolkit pt-kill (the sidecar image's own program)",
       matches: (ref) => /^mysql-operator-sidecar/.test(ref.name),
       entrypoint: (args) => [...args],
       when: (args) => args[0] === PT_KILL_PROGRAM,
@@ -132,23 +132,31 @@ function builtinRules(path: string, built: boolean): ImageRule[] {
       entrypoint: (args) => [process.execPath, operator, ...args],
     },
     {
-      describe: () => 'Debian\'s prometheus-mysqld-exporter',
+      describe: () => "Debian's prometheus-mysqld-exporter",
       matches: (ref) => ref.name === 'mysqld-exporter' || ref.name === 'mysqld_exporter',
       entrypoint: (args) => ['prometheus-mysqld-exporter', ...args],
     },
     orchestrator
       ? {
-        describe: () => `the orchestrator binary ${orchestrator}`,
-        matches: (ref) => /orchestrator/.test(ref.name),
-        entrypoint: (args) => [orchestrator, ...args],
-        defaultArgs: ['-config', '/etc/orchestrator/orchestrator.conf.json', 'http'],
-      }
+          describe: () => `the orchestrator binary ${orchestrator}`,
+          matches: (ref) => /orchestrator/.test(ref.name),
+          entrypoint: (args) => [orchestrator, ...args],
+          defaultArgs: ['-config', '/etc/orchestrator/orchestrator.conf.json', 'http'],
+        }
       : {
-        describe: () => 'the project\'s Orchestrator stand-in (node sandbox/orchestrator/main.ts), not a real Orchestrator: no orchestrator binary on PATH',
-        matches: (ref) => /orchestrator/.test(ref.name),
-        entrypoint: (args) => [process.execPath, join(REPO, 'sandbox/orchestrator/main.ts'), '--listen', '0.0.0.0:3000', '--config', orchestratorConfig(args)],
-        standIn: true,
-      },
+          describe: () =>
+            "the project's Orchestrator stand-in (node sandbox/orchestrator/main.ts), not a real Orchestrator: no orchestrator binary on PATH",
+          matches: (ref) => /orchestrator/.test(ref.name),
+          entrypoint: (args) => [
+            process.execPath,
+            join(REPO, 'sandbox/orchestrator/main.ts'),
+            '--listen',
+            '0.0.0.0:3000',
+            '--config',
+            orchestratorConfig(args),
+          ],
+          standIn: true,
+        },
   ];
 }
 
@@ -160,10 +168,15 @@ export function resolveImage(
   opts: ImageTableOptions = {},
 ): ResolvedImage {
   const ref = parseImage(image);
-  const rule = [...(opts.extra ?? []), ...builtinRules(opts.path ?? process.env.PATH ?? '', opts.built ?? false)]
-    .find((r) => r.matches(ref) && (!r.when || r.when(args.length > 0 ? args : (r.defaultArgs ?? []))));
+  const rule = [...(opts.extra ?? []), ...builtinRules(opts.path ?? process.env.PATH ?? '', opts.built ?? false)].find(
+    (r) => r.matches(ref) && (!r.when || r.when(args.length > 0 ? args : (r.defaultArgs ?? []))),
+  );
   if (!rule) {
-    return { ok: false, reason: REASON_NO_LOCAL_PROGRAM, message: `no local program for image ${image} (the sandbox maps images in sandbox/kubelet/images.ts)` };
+    return {
+      ok: false,
+      reason: REASON_NO_LOCAL_PROGRAM,
+      message: `no local program for image ${image} (the sandbox maps images in sandbox/kubelet/images.ts)`,
+    };
   }
   const argsOrDefault = args.length > 0 ? [...args] : [...(rule.defaultArgs ?? [])];
   const argv = command.length > 0 ? [...command, ...args] : rule.entrypoint(argsOrDefault);

@@ -67,17 +67,21 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
   mkdirSync(opts.workDir, { recursive: true });
   const capacity = machineCapacity(opts.workDir);
   const workers = new Map<string, PodWorker>();
-  const byName = (ns: string, name: string) => [...workers.values()].find((w) => w.pod.metadata?.namespace === ns && w.pod.metadata?.name === name);
+  const byName = (ns: string, name: string) =>
+    [...workers.values()].find((w) => w.pod.metadata?.namespace === ns && w.pod.metadata?.name === name);
 
-  const logs = await startLogServer({
-    logPath: (ns, pod, container, previous) => {
-      const w = byName(ns, pod);
-      if (!w) return undefined;
-      const known = [...w.init, ...w.containers].some((c) => c.name === container);
-      return { known, path: known ? w.logPath(container, previous) : undefined };
+  const logs = await startLogServer(
+    {
+      logPath: (ns, pod, container, previous) => {
+        const w = byName(ns, pod);
+        if (!w) return undefined;
+        const known = [...w.init, ...w.containers].some((c) => c.name === container);
+        return { known, path: known ? w.logPath(container, previous) : undefined };
+      },
+      isRunning: (ns, pod, container) => byName(ns, pod)?.isRunning(container) ?? false,
     },
-    isRunning: (ns, pod, container) => byName(ns, pod)?.isRunning(container) ?? false,
-  }, nodeIP);
+    nodeIP,
+  );
   const node = new NodeRegistration(client, { name: opts.nodeName, ip: nodeIP, logPort: logs.port, capacity });
 
   // Status writes: one in flight per pod, the latest state wins, unchanged states are not sent.
@@ -95,22 +99,34 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
         const text = JSON.stringify(patch);
         if (sent.get(w.uid) === text) continue;
         try {
-          await client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: w.pod.metadata!.namespace!, name: w.pod.metadata!.name! }, { status: patch }, 'strategic');
+          await client.patchStatus(
+            { apiVersion: 'v1', kind: 'Pod', namespace: w.pod.metadata!.namespace!, name: w.pod.metadata!.name! },
+            { status: patch },
+            'strategic',
+          );
           sent.set(w.uid, text);
         } catch (e) {
-          if (!(e instanceof NotFoundError)) log.warn('could not write pod status', { pod: w.pod.metadata?.name, error: (e as Error).message });
+          if (!(e instanceof NotFoundError))
+            log.warn('could not write pod status', { pod: w.pod.metadata?.name, error: (e as Error).message });
         }
       }
     })().finally(() => inFlight.delete(w.uid));
     inFlight.set(w.uid, run);
   };
 
-  const tokens: TokenSource & { forget?(uid: string): void } = opts.serviceAccountTokens === 'request'
-    ? requestedTokens(client)
-    : staticToken(opts.kubeconfig?.getCurrentUser()?.token ?? client.kubeConfig.getCurrentUser()?.token ?? '');
+  const tokens: TokenSource & { forget?(uid: string): void } =
+    opts.serviceAccountTokens === 'request'
+      ? requestedTokens(client)
+      : staticToken(opts.kubeconfig?.getCurrentUser()?.token ?? client.kubeConfig.getCurrentUser()?.token ?? '');
   const ctx = {
-    client, events, log, workDir: opts.workDir, nodeIP, allocatable: capacity,
-    network: opts.network ?? hostNetwork(nodeIP), hostNetwork: hostNetwork(nodeIP),
+    client,
+    events,
+    log,
+    workDir: opts.workDir,
+    nodeIP,
+    allocatable: capacity,
+    network: opts.network ?? hostNetwork(nodeIP),
+    hostNetwork: hostNetwork(nodeIP),
     images: opts.images ?? {},
     backoff: opts.backoff ?? { baseMs: 10_000, maxMs: 300_000 },
     volumeSyncMs: opts.volumeSyncMs ?? 1000,
@@ -129,11 +145,13 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
     computed.delete(w.uid);
     if (!deleteFromApi) return;
     const ref = { apiVersion: 'v1', kind: 'Pod', namespace: w.pod.metadata!.namespace!, name: w.pod.metadata!.name! };
-    await client.request('DELETE', await client.pathFor(ref), {
-      body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: w.uid } },
-    }).catch((e: unknown) => {
-      if (!(e instanceof NotFoundError)) log.warn('could not delete the terminated pod', { pod: ref.name, error: (e as Error).message });
-    });
+    await client
+      .request('DELETE', await client.pathFor(ref), {
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: w.uid } },
+      })
+      .catch((e: unknown) => {
+        if (!(e instanceof NotFoundError)) log.warn('could not delete the terminated pod', { pod: ref.name, error: (e as Error).message });
+      });
   };
 
   const observe = (pod: V1Pod): void => {
@@ -144,9 +162,11 @@ export async function startKubelet(opts: KubeletOptions): Promise<Kubelet> {
       if (phase === 'Succeeded' || phase === 'Failed') return;
       if (pod.metadata.deletionTimestamp) {
         // Never started here: nothing to stop, only the deletion to complete.
-        void client.request('DELETE', `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, {
-          body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } },
-        }).catch(() => undefined);
+        void client
+          .request('DELETE', `/api/v1/namespaces/${pod.metadata.namespace}/pods/${pod.metadata.name}`, {
+            body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } },
+          })
+          .catch(() => undefined);
         return;
       }
       w = new PodWorker(ctx, pod);

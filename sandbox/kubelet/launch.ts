@@ -50,7 +50,10 @@ function depth(p: string): number {
 
 /** Mounts ordered parents first, the order of equals kept (the runtime's sort). */
 export function mountOrder(mounts: readonly Mount[]): Mount[] {
-  return mounts.map((m, i) => ({ m, i })).sort((a, b) => depth(a.m.target) - depth(b.m.target) || a.i - b.i).map((x) => x.m);
+  return mounts
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => depth(a.m.target) - depth(b.m.target) || a.i - b.i)
+    .map((x) => x.m);
 }
 
 /**
@@ -129,7 +132,10 @@ export function inRoot(target: string, realpath: (path: string) => string | unde
 
 /** argv of the whole launch; `mountPoints`: the host's (/proc/self/mountinfo). */
 export function launchArgv(
-  spec: LaunchSpec, exists: (path: string) => boolean, realpath: (path: string) => string | undefined, mountPoints: readonly string[],
+  spec: LaunchSpec,
+  exists: (path: string) => boolean,
+  realpath: (path: string) => string | undefined,
+  mountPoints: readonly string[],
 ): string[] {
   spec = { ...spec, mounts: spec.mounts.map((m) => ({ ...m, target: inRoot(m.target, realpath) })) };
   const script = setupScript(spec, overlaysFor(spec.mounts, exists), mountPoints);

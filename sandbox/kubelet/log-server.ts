@@ -63,9 +63,12 @@ export async function startLogServer(source: LogSource, host = '127.0.0.1'): Pro
     if (!found) return fail(404, `pod ${ns}/${pod} is not on this node`);
     if (!found.known) return fail(400, `container ${container} is not valid for pod ${pod}`);
     if (!found.path) {
-      return fail(400, previous
-        ? `previous terminated container "${container}" in pod "${pod}" not found`
-        : `container "${container}" in pod "${pod}" is waiting to start: no log yet`);
+      return fail(
+        400,
+        previous
+          ? `previous terminated container "${container}" in pod "${pod}" not found`
+          : `container "${container}" in pod "${pod}" is waiting to start: no log yet`,
+      );
     }
     const text = readFileSync(found.path, 'utf8');
     const tail = url.searchParams.get('tailLines');
@@ -80,9 +83,10 @@ export async function startLogServer(source: LogSource, host = '127.0.0.1'): Pro
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    stop: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

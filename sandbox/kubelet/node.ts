@@ -30,8 +30,12 @@ export function machineCapacity(dir: string): Record<string, string> {
 
 function readyCondition(heartbeat: string, since: string): Record<string, unknown> {
   return {
-    type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status (sandbox kubelet)',
-    lastHeartbeatTime: heartbeat, lastTransitionTime: since,
+    type: 'Ready',
+    status: 'True',
+    reason: 'KubeletReady',
+    message: 'kubelet is posting ready status (sandbox kubelet)',
+    lastHeartbeatTime: heartbeat,
+    lastTransitionTime: since,
   };
 }
 
@@ -40,12 +44,22 @@ export function nodeStatus(f: NodeFacts, heartbeat: string, since: string): Reco
     capacity: f.capacity,
     allocatable: f.capacity,
     conditions: [readyCondition(heartbeat, since)],
-    addresses: [{ type: 'InternalIP', address: f.ip }, { type: 'Hostname', address: f.name }],
+    addresses: [
+      { type: 'InternalIP', address: f.ip },
+      { type: 'Hostname', address: f.name },
+    ],
     daemonEndpoints: { kubeletEndpoint: { Port: f.logPort } },
     nodeInfo: {
-      machineID: '', systemUUID: '', bootID: '', kernelVersion: os.release(), osImage: 'sandbox (local processes)',
-      containerRuntimeVersion: 'sandbox://0.1', kubeletVersion: 'v1.26.1-sandbox', kubeProxyVersion: 'v1.26.1-sandbox',
-      operatingSystem: 'linux', architecture: process.arch === 'x64' ? 'amd64' : process.arch,
+      machineID: '',
+      systemUUID: '',
+      bootID: '',
+      kernelVersion: os.release(),
+      osImage: 'sandbox (local processes)',
+      containerRuntimeVersion: 'sandbox://0.1',
+      kubeletVersion: 'v1.26.1-sandbox',
+      kubeProxyVersion: 'v1.26.1-sandbox',
+      operatingSystem: 'linux',
+      architecture: process.arch === 'x64' ? 'amd64' : process.arch,
     },
   };
 }
@@ -63,7 +77,8 @@ export class NodeRegistration {
   async register(): Promise<void> {
     const f = this.#facts;
     const node = {
-      apiVersion: 'v1', kind: 'Node',
+      apiVersion: 'v1',
+      kind: 'Node',
       metadata: { name: f.name, labels: { 'kubernetes.io/hostname': f.name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' } },
       spec: {},
     };
@@ -78,7 +93,11 @@ export class NodeRegistration {
   async heartbeat(): Promise<void> {
     const f = this.#facts;
     const t = now();
-    await this.#client.patchStatus({ apiVersion: 'v1', kind: 'Node', name: f.name }, { status: nodeStatus(f, t, this.#since) }, 'strategic');
+    await this.#client.patchStatus(
+      { apiVersion: 'v1', kind: 'Node', name: f.name },
+      { status: nodeStatus(f, t, this.#since) },
+      'strategic',
+    );
     await this.#renewLease(t);
   }
 
@@ -97,12 +116,17 @@ export class NodeRegistration {
       if (!(e instanceof AlreadyExistsError)) throw e;
     }
     await this.#client.create({
-      apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace }, spec,
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      metadata: { name: ref.name, namespace: ref.namespace },
+      spec,
     });
   }
 
   async unregister(): Promise<void> {
-    await this.#client.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: NODE_LEASE_NAMESPACE, name: this.#facts.name }).catch(() => false);
+    await this.#client
+      .delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: NODE_LEASE_NAMESPACE, name: this.#facts.name })
+      .catch(() => false);
     await this.#client.delete({ apiVersion: 'v1', kind: 'Node', name: this.#facts.name }).catch(() => false);
   }
 }

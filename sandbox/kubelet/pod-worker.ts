@@ -3,7 +3,22 @@
 // policy with the kubelet's backoff; on deletion preStop, SIGTERM, SIGKILL after the grace
 // period, then the pod is deleted for good. Status is reported through `onChange`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname as osHostname } from 'node:os';
 import { join, posix } from 'node:path';
 import type { V1Container, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
@@ -18,7 +33,15 @@ import { ProbeLoop, runAction, type ProbeTarget } from './probes.ts';
 import { now, restarts, type ContainerRecord, type ContainerState, type PodRuntime } from './status.ts';
 import { MAX_LOG_BYTES, MAX_MESSAGE_BYTES, terminationMessage } from './termination-message.ts';
 import type { TokenSource } from './tokens.ts';
-import { envData, referencedObjects, volumeSource, writeAtomically, type FileContent, type VolumeObjects, type VolumeSource } from './volumes.ts';
+import {
+  envData,
+  referencedObjects,
+  volumeSource,
+  writeAtomically,
+  type FileContent,
+  type VolumeObjects,
+  type VolumeSource,
+} from './volumes.ts';
 
 export interface WorkerContext {
   client: KubeClient;
@@ -57,7 +80,16 @@ const SIGNALS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGT
 const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 function record(c: V1Container): ContainerRecord {
-  return { name: c.name, image: c.image ?? '', state: { waiting: { reason: 'PodInitializing' } }, lastState: undefined, restartCount: 0, ready: false, started: false, containerID: undefined };
+  return {
+    name: c.name,
+    image: c.image ?? '',
+    state: { waiting: { reason: 'PodInitializing' } },
+    lastState: undefined,
+    restartCount: 0,
+    ready: false,
+    started: false,
+    containerID: undefined,
+  };
 }
 
 function hostRealpath(path: string): string | undefined {
@@ -74,7 +106,9 @@ const CONTAINER_TMP = '/tmp';
 /** The host's mount points (an overlay over a directory must bring back the mounts below it). */
 function hostMountPoints(): string[] {
   // mountinfo's fifth field, with space, tab, newline and backslash as octal escapes.
-  return readFileSync('/proc/self/mountinfo', 'utf8').split('\n').filter(Boolean)
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .filter(Boolean)
     .map((l) => l.split(' ')[4]!.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))));
 }
 
@@ -148,8 +182,13 @@ export class PodWorker {
 
   runtime(): PodRuntime {
     return {
-      init: this.init, containers: this.containers, initialized: this.#initialized, initFailed: this.#initFailed,
-      podIP: this.#attachment?.ip, hostIP: this.#ctx.nodeIP, startTime: this.startTime,
+      init: this.init,
+      containers: this.containers,
+      initialized: this.#initialized,
+      initFailed: this.#initFailed,
+      podIP: this.#attachment?.ip,
+      hostIP: this.#ctx.nodeIP,
+      startTime: this.startTime,
     };
   }
 
@@ -224,8 +263,11 @@ export class PodWorker {
     while (!this.stopping) {
       try {
         this.#attachment = await net.attach({
-          uid: this.uid, namespace: this.pod.metadata!.namespace!, name: this.pod.metadata!.name!,
-          hostname: podHostname(this.pod), subdomain: this.pod.spec?.subdomain,
+          uid: this.uid,
+          namespace: this.pod.metadata!.namespace!,
+          name: this.pod.metadata!.name!,
+          hostname: podHostname(this.pod),
+          subdomain: this.pod.spec?.subdomain,
         });
         return;
       } catch (e) {
@@ -248,8 +290,19 @@ export class PodWorker {
       new Map(await Promise.all([...names].map(async (n) => [n, await get<T>(kind, n)] as const)));
     const claims = await byName<V1PersistentVolumeClaim>('PersistentVolumeClaim', refs.claims);
     const pvNames = new Set([...claims.values()].map((c) => c?.spec?.volumeName).filter((n): n is string => Boolean(n)));
-    const volumes = new Map(await Promise.all([...pvNames].map(async (n) =>
-      [n, (await this.#ctx.client.getIfExists({ apiVersion: 'v1', kind: 'PersistentVolume', name: n })) as V1PersistentVolume | undefined] as const)));
+    const volumes = new Map(
+      await Promise.all(
+        [...pvNames].map(
+          async (n) =>
+            [
+              n,
+              (await this.#ctx.client.getIfExists({ apiVersion: 'v1', kind: 'PersistentVolume', name: n })) as
+                | V1PersistentVolume
+                | undefined,
+            ] as const,
+        ),
+      ),
+    );
     return {
       secrets: await byName('Secret', refs.secrets),
       configMaps: await byName('ConfigMap', refs.configMaps),
@@ -264,23 +317,34 @@ export class PodWorker {
     try {
       objects = await this.#gather();
     } catch (e) {
-      this.#ctx.log.warn('could not read the pod\'s objects', { pod: this.#key, error: (e as Error).message });
+      this.#ctx.log.warn("could not read the pod's objects", { pod: this.#key, error: (e as Error).message });
       return false;
     }
     this.#objects = objects;
     const waits: string[] = [];
     let serviceAccountToken = '';
     let noToken = false;
-    const tokenProjection = (this.pod.spec?.volumes ?? []).flatMap((v) => v.projected?.sources ?? []).find((s) => s.serviceAccountToken)?.serviceAccountToken;
+    const tokenProjection = (this.pod.spec?.volumes ?? [])
+      .flatMap((v) => v.projected?.sources ?? [])
+      .find((s) => s.serviceAccountToken)?.serviceAccountToken;
     if (tokenProjection) {
       try {
         serviceAccountToken = await this.#ctx.serviceAccountToken(this.pod, tokenProjection.expirationSeconds ?? 3600);
       } catch (e) {
         noToken = true;
-        waits.push(`MountVolume.SetUp failed: cannot get the service account token of ${this.pod.spec?.serviceAccountName ?? 'default'}: ${(e as Error).message}`);
+        waits.push(
+          `MountVolume.SetUp failed: cannot get the service account token of ${this.pod.spec?.serviceAccountName ?? 'default'}: ${(e as Error).message}`,
+        );
       }
     }
-    const ctx = { ...objects, pod: this.#podWithIP(), podDir: this.podDir, workDir: this.#ctx.workDir, allocatable: this.#ctx.allocatable, serviceAccountToken };
+    const ctx = {
+      ...objects,
+      pod: this.#podWithIP(),
+      podDir: this.podDir,
+      workDir: this.#ctx.workDir,
+      allocatable: this.#ctx.allocatable,
+      serviceAccountToken,
+    };
     for (const v of this.pod.spec?.volumes ?? []) {
       let src: VolumeSource;
       try {
@@ -404,15 +468,21 @@ export class PodWorker {
     let argv: string[];
     try {
       const mounts = this.#mounts(spec, image.privateDirs, runDir);
-      if (messageFile) mounts.push({ source: messageFile, target: posix.normalize(spec.terminationMessagePath!), readOnly: false, file: true });
-      argv = launchArgv({
-        netns: this.#attachment!.netns,
-        hostname: hostNet ? undefined : hostname,
-        mounts,
-        workingDir: spec.workingDir,
-        scratch,
-        argv: image.argv,
-      }, existsSync, hostRealpath, hostMountPoints());
+      if (messageFile)
+        mounts.push({ source: messageFile, target: posix.normalize(spec.terminationMessagePath!), readOnly: false, file: true });
+      argv = launchArgv(
+        {
+          netns: this.#attachment!.netns,
+          hostname: hostNet ? undefined : hostname,
+          mounts,
+          workingDir: spec.workingDir,
+          scratch,
+          argv: image.argv,
+        },
+        existsSync,
+        hostRealpath,
+        hostMountPoints(),
+      );
     } catch (e) {
       return this.#cannotStart(rec, 'CreateContainerError', (e as Error).message);
     }
@@ -434,7 +504,15 @@ export class PodWorker {
       });
     });
     const startedAt = now();
-    const run: Run = { proc, pid: proc.pid ?? -1, exited, hasExited: false, probes: [], spec, target: { pid: proc.pid ?? -1, env, podIP: this.#attachment!.ip, container: spec } };
+    const run: Run = {
+      proc,
+      pid: proc.pid ?? -1,
+      exited,
+      hasExited: false,
+      probes: [],
+      spec,
+      target: { pid: proc.pid ?? -1, env, podIP: this.#attachment!.ip, container: spec },
+    };
     void exited.then(() => {
       run.hasExited = true;
     });
@@ -452,17 +530,25 @@ export class PodWorker {
     // The container is gone when its first process is: whatever it left behind goes with it.
     try {
       process.kill(-run.pid, 'SIGKILL');
-    } catch { /* nothing left */ }
+    } catch {
+      /* nothing left */
+    }
     const exitCode = code ?? 128 + (SIGNALS[signal ?? ''] ?? 0);
     const message = terminationMessage({
-      policy: spec.terminationMessagePolicy, exitCode,
+      policy: spec.terminationMessagePolicy,
+      exitCode,
       file: messageFile ? readTail(messageFile, MAX_MESSAGE_BYTES) : undefined,
       logTail: () => readTail(logFile, MAX_LOG_BYTES, outputStart),
     });
     rec.state = {
       terminated: {
-        exitCode, ...(signal ? { signal: SIGNALS[signal] } : {}), reason: exitCode === 0 ? 'Completed' : 'Error',
-        ...(message !== undefined ? { message } : {}), startedAt, finishedAt: now(), containerID: rec.containerID,
+        exitCode,
+        ...(signal ? { signal: SIGNALS[signal] } : {}),
+        reason: exitCode === 0 ? 'Completed' : 'Error',
+        ...(message !== undefined ? { message } : {}),
+        startedAt,
+        finishedAt: now(),
+        containerID: rec.containerID,
       },
     };
     rec.ready = false;
@@ -547,7 +633,12 @@ export class PodWorker {
     const terminated: ContainerState = rec.state;
     if (delay > 0) {
       rec.lastState = terminated;
-      rec.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${rec.name} pod=${this.pod.metadata?.name}_${this.pod.metadata?.namespace}(${this.uid})` } };
+      rec.state = {
+        waiting: {
+          reason: 'CrashLoopBackOff',
+          message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${rec.name} pod=${this.pod.metadata?.name}_${this.pod.metadata?.namespace}(${this.uid})`,
+        },
+      };
       this.#warnOnce('BackOff', `Back-off restarting failed container ${rec.name} in pod ${this.pod.metadata?.name}`);
       this.#changed();
       await this.#sleep(delay);
@@ -564,19 +655,26 @@ export class PodWorker {
     const timeout = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
     const preStop = run.spec.lifecycle?.preStop;
     if (preStop) {
-      const result = await Promise.race([runAction(preStop, run.target, left()), timeout(left()).then(() => ({ ok: false, output: 'timed out' }))]);
+      const result = await Promise.race([
+        runAction(preStop, run.target, left()),
+        timeout(left()).then(() => ({ ok: false, output: 'timed out' })),
+      ]);
       if (!result.ok) this.#ctx.events.warning(this.pod, 'FailedPreStopHook', `PreStopHook failed: ${result.output}`);
     }
     if (run.hasExited) return;
     try {
       process.kill(run.pid, 'SIGTERM');
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
     // After a preStop the kubelet gives SIGTERM at least 2 s.
     await Promise.race([run.exited, timeout(preStop ? Math.max(left(), 2000) : left())]);
     if (!run.hasExited) {
       try {
         process.kill(-run.pid, 'SIGKILL');
-      } catch { /* gone */ }
+      } catch {
+        /* gone */
+      }
       await run.exited;
     }
   }
@@ -596,12 +694,19 @@ export class PodWorker {
     await Promise.all([...this.#runs.values()].map((run) => this.#kill(run, deadline)));
     await this.done;
     this.#changed();
-    await this.#network().detach(this.uid).catch(() => undefined);
+    await this.#network()
+      .detach(this.uid)
+      .catch(() => undefined);
     // Kept as a cluster's log collector keeps them: what a removed pod printed stays readable until
     // the sandbox stops (the end-to-end tests scan every log of the run for secrets).
     const logs = join(this.podDir, 'logs');
     if (existsSync(logs)) {
-      const kept = join(this.#ctx.workDir, 'logs', REMOVED_POD_LOGS, `${this.pod.metadata?.namespace}_${this.pod.metadata?.name}_${this.uid}`);
+      const kept = join(
+        this.#ctx.workDir,
+        'logs',
+        REMOVED_POD_LOGS,
+        `${this.pod.metadata?.namespace}_${this.pod.metadata?.name}_${this.uid}`,
+      );
       mkdirSync(join(kept, '..'), { recursive: true });
       renameSync(logs, kept);
     }

@@ -45,7 +45,9 @@ export function runExec(action: V1ExecAction, t: ProbeTarget, timeoutMs: number)
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, 'SIGKILL');
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
       output += `command timed out after ${timeoutMs / 1000}s`;
     }, timeoutMs);
     child.on('error', (e) => {
@@ -81,7 +83,9 @@ export function runHttpGet(action: V1HTTPGetAction, t: ProbeTarget, timeoutMs: n
       },
     );
     req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs / 1000}s`)));
-    req.on('error', (e) => resolve({ ok: false, output: `Get "${scheme.toLowerCase()}://${action.host || t.podIP}${action.path ?? '/'}": ${e.message}` }));
+    req.on('error', (e) =>
+      resolve({ ok: false, output: `Get "${scheme.toLowerCase()}://${action.host || t.podIP}${action.path ?? '/'}": ${e.message}` }),
+    );
     req.end();
   });
 }
@@ -100,7 +104,11 @@ export function runTcp(action: V1TCPSocketAction, t: ProbeTarget, timeoutMs: num
 }
 
 /** Runs a probe or handler action once. */
-export function runAction(action: Pick<V1Probe, 'exec' | 'httpGet' | 'tcpSocket'>, t: ProbeTarget, timeoutMs: number): Promise<ProbeResult> {
+export function runAction(
+  action: Pick<V1Probe, 'exec' | 'httpGet' | 'tcpSocket'>,
+  t: ProbeTarget,
+  timeoutMs: number,
+): Promise<ProbeResult> {
   try {
     if (action.exec) return runExec(action.exec, t, timeoutMs);
     if (action.httpGet) return runHttpGet(action.httpGet, t, timeoutMs);

@@ -10,7 +10,17 @@ import type { V1Pod } from '@kubernetes/client-node';
 export type ContainerState =
   | { waiting: { reason: string; message?: string } }
   | { running: { startedAt: string } }
-  | { terminated: { exitCode: number; signal?: number; reason: string; message?: string; startedAt: string; finishedAt: string; containerID?: string } };
+  | {
+      terminated: {
+        exitCode: number;
+        signal?: number;
+        reason: string;
+        message?: string;
+        startedAt: string;
+        finishedAt: string;
+        containerID?: string;
+      };
+    };
 
 /** What the kubelet knows of one container; the worker updates it, this module reads it. */
 export interface ContainerRecord {
@@ -84,7 +94,14 @@ function condition(prior: readonly PriorCondition[], type: string, ok: boolean, 
   const prev = prior.find((c) => c.type === type);
   const status = ok ? 'True' : 'False';
   const since = prev && prev.status === status && prev.lastTransitionTime ? String(prev.lastTransitionTime) : now();
-  return { type, status, reason: ok ? null : (reason ?? null), message: ok ? null : (message ?? null), lastProbeTime: null, lastTransitionTime: since };
+  return {
+    type,
+    status,
+    reason: ok ? null : (reason ?? null),
+    message: ok ? null : (message ?? null),
+    lastProbeTime: null,
+    lastTransitionTime: since,
+  };
 }
 
 function containerStatus(r: ContainerRecord): Record<string, unknown> {
@@ -114,18 +131,27 @@ export function podStatusPatch(pod: V1Pod, rt: PodRuntime, previous?: PodStatusP
   const notReady = rt.containers.filter((c) => !c.ready).map((c) => c.name);
   const containersReady = notReady.length === 0 && rt.containers.length > 0;
   const gates = (pod.spec?.readinessGates ?? []).map((g) => g.conditionType);
-  const gateProblem = gates
-    .map((g) => ({ g, c: pod.status?.conditions?.find((c) => c.type === g) }))
-    .find(({ c }) => c?.status !== 'True');
+  const gateProblem = gates.map((g) => ({ g, c: pod.status?.conditions?.find((c) => c.type === g) })).find(({ c }) => c?.status !== 'True');
   const pendingInit = rt.init.filter((c) => !(isTerminated(c) && c.state.terminated.exitCode === 0)).map((c) => c.name);
   const conditions: Condition[] = [
-    condition(prior, 'Initialized', rt.initialized, 'ContainersNotInitialized', `containers with incomplete status: [${pendingInit.join(' ')}]`),
-    condition(prior, 'Ready', containersReady && !gateProblem, containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
+    condition(
+      prior,
+      'Initialized',
+      rt.initialized,
+      'ContainersNotInitialized',
+      `containers with incomplete status: [${pendingInit.join(' ')}]`,
+    ),
+    condition(
+      prior,
+      'Ready',
+      containersReady && !gateProblem,
+      containersReady ? 'ReadinessGatesNotReady' : 'ContainersNotReady',
       containersReady
         ? gateProblem?.c
           ? `the status of pod readiness gate "${gateProblem.g}" is not "True", but ${gateProblem.c.status}`
           : `corresponding condition of pod readiness gate "${gateProblem?.g}" does not exist.`
-        : `containers with unready status: [${notReady.join(' ')}]`),
+        : `containers with unready status: [${notReady.join(' ')}]`,
+    ),
     condition(prior, 'ContainersReady', containersReady, 'ContainersNotReady', `containers with unready status: [${notReady.join(' ')}]`),
   ];
   // The scheduler writes PodScheduled; a pod bound by hand (spec.nodeName set at create) has none.

@@ -34,9 +34,12 @@ export function requestedTokens(client: KubeClient, now: () => number = Date.now
     const account = pod.spec?.serviceAccountName ?? 'default';
     const issuedAt = now();
     const answer = await client.request<{ status?: { token?: string; expirationTimestamp?: string } }>(
-      'POST', `/api/v1/namespaces/${ns}/serviceaccounts/${account}/token`, {
+      'POST',
+      `/api/v1/namespaces/${ns}/serviceaccounts/${account}/token`,
+      {
         body: {
-          apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest',
+          apiVersion: 'authentication.k8s.io/v1',
+          kind: 'TokenRequest',
           spec: { audiences: [], expirationSeconds, boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid } },
         },
       },

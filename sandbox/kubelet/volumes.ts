@@ -6,7 +6,15 @@
 // `..data` (the layout the real kubelet leaves, which programs watching such volumes expect).
 import { mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { V1ConfigMap, V1KeyToPath, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1Secret, V1Volume } from '@kubernetes/client-node';
+import type {
+  V1ConfigMap,
+  V1KeyToPath,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Secret,
+  V1Volume,
+} from '@kubernetes/client-node';
 import { ContainerConfigError, podField, resourceField, type DataByName } from './env.ts';
 
 export interface VolumeObjects {
@@ -74,7 +82,10 @@ export function referencedObjects(pod: V1Pod): Referenced {
   return out;
 }
 
-function decoded(objects: ReadonlyMap<string, V1Secret | V1ConfigMap | undefined>, text: (o: V1Secret | V1ConfigMap) => Record<string, string>): DataByName {
+function decoded(
+  objects: ReadonlyMap<string, V1Secret | V1ConfigMap | undefined>,
+  text: (o: V1Secret | V1ConfigMap) => Record<string, string>,
+): DataByName {
   const out: Record<string, Record<string, string>> = {};
   for (const [name, obj] of objects) if (obj) out[name] = text(obj);
   return out;
@@ -83,7 +94,9 @@ function decoded(objects: ReadonlyMap<string, V1Secret | V1ConfigMap | undefined
 /** Secrets and ConfigMaps as env reads them (decoded text). */
 export function envData(objects: VolumeObjects): { secrets: DataByName; configMaps: DataByName } {
   return {
-    secrets: decoded(objects.secrets, (s) => Object.fromEntries(Object.entries((s as V1Secret).data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))),
+    secrets: decoded(objects.secrets, (s) =>
+      Object.fromEntries(Object.entries((s as V1Secret).data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])),
+    ),
     configMaps: decoded(objects.configMaps, (c) => ({ ...((c as V1ConfigMap).data ?? {}) })),
   };
 }
@@ -131,7 +144,12 @@ function keyFiles(
 
 function downwardFiles(
   ctx: VolumeContext,
-  items: Array<{ path: string; mode?: number; fieldRef?: { fieldPath: string }; resourceFieldRef?: { containerName?: string; resource: string; divisor?: string } }>,
+  items: Array<{
+    path: string;
+    mode?: number;
+    fieldRef?: { fieldPath: string };
+    resourceFieldRef?: { containerName?: string; resource: string; divisor?: string };
+  }>,
   mode: number,
   into: Map<string, FileContent>,
 ): void {
@@ -160,20 +178,39 @@ export function volumeSource(volume: V1Volume, ctx: VolumeContext): VolumeSource
     if (!claim) return { kind: 'wait', message: `persistentvolumeclaim "${claimName}" not found` };
     const pvName = claim.spec?.volumeName;
     const pv = pvName ? ctx.volumes.get(pvName) : undefined;
-    const path = pv?.spec?.hostPath?.path ?? pv?.spec?.local?.path ?? join(ctx.workDir, 'volumes', ctx.pod.metadata?.namespace ?? 'default', claimName);
+    const path =
+      pv?.spec?.hostPath?.path ??
+      pv?.spec?.local?.path ??
+      join(ctx.workDir, 'volumes', ctx.pod.metadata?.namespace ?? 'default', claimName);
     return { kind: 'dir', path, readOnly: volume.persistentVolumeClaim.readOnly ?? false };
   }
   const files = new Map<string, FileContent>();
   let missing: string | undefined;
   if (volume.secret) {
     const name = volume.secret.secretName ?? '';
-    missing = keyFiles('Secret', name, ctx.secrets.get(name), volume.secret.items, volume.secret.optional, volume.secret.defaultMode ?? DEFAULT_MODE, files);
+    missing = keyFiles(
+      'Secret',
+      name,
+      ctx.secrets.get(name),
+      volume.secret.items,
+      volume.secret.optional,
+      volume.secret.defaultMode ?? DEFAULT_MODE,
+      files,
+    );
     if (missing) return { kind: 'wait', message: `MountVolume.SetUp failed for volume "${volume.name}": ${missing}` };
     return { kind: 'files', path: own('secret'), files };
   }
   if (volume.configMap) {
     const name = volume.configMap.name ?? '';
-    missing = keyFiles('ConfigMap', name, ctx.configMaps.get(name), volume.configMap.items, volume.configMap.optional, volume.configMap.defaultMode ?? DEFAULT_MODE, files);
+    missing = keyFiles(
+      'ConfigMap',
+      name,
+      ctx.configMaps.get(name),
+      volume.configMap.items,
+      volume.configMap.optional,
+      volume.configMap.defaultMode ?? DEFAULT_MODE,
+      files,
+    );
     if (missing) return { kind: 'wait', message: `MountVolume.SetUp failed for volume "${volume.name}": ${missing}` };
     return { kind: 'files', path: own('configmap'), files };
   }
@@ -184,8 +221,26 @@ export function volumeSource(volume: V1Volume, ctx: VolumeContext): VolumeSource
   if (volume.projected) {
     const mode = volume.projected.defaultMode ?? DEFAULT_MODE;
     for (const s of volume.projected.sources ?? []) {
-      if (s.secret) missing ??= keyFiles('Secret', s.secret.name ?? '', ctx.secrets.get(s.secret.name ?? ''), s.secret.items, s.secret.optional, mode, files);
-      else if (s.configMap) missing ??= keyFiles('ConfigMap', s.configMap.name ?? '', ctx.configMaps.get(s.configMap.name ?? ''), s.configMap.items, s.configMap.optional, mode, files);
+      if (s.secret)
+        missing ??= keyFiles(
+          'Secret',
+          s.secret.name ?? '',
+          ctx.secrets.get(s.secret.name ?? ''),
+          s.secret.items,
+          s.secret.optional,
+          mode,
+          files,
+        );
+      else if (s.configMap)
+        missing ??= keyFiles(
+          'ConfigMap',
+          s.configMap.name ?? '',
+          ctx.configMaps.get(s.configMap.name ?? ''),
+          s.configMap.items,
+          s.configMap.optional,
+          mode,
+          files,
+        );
       else if (s.downwardAPI) downwardFiles(ctx, s.downwardAPI.items ?? [], mode, files);
       else if (s.serviceAccountToken) files.set(s.serviceAccountToken.path, { data: Buffer.from(ctx.serviceAccountToken), mode });
     }
@@ -209,7 +264,11 @@ function sameFiles(dir: string, files: ReadonlyMap<string, FileContent>, last: R
  * The kubelet's atomic writer: a new `..<timestamp>` directory, `..data` swapped to it by a rename,
  * top-level symlinks through `..data`, the old directory removed. Returns whether anything changed.
  */
-export function writeAtomically(dir: string, files: ReadonlyMap<string, FileContent>, last: ReadonlyMap<string, FileContent> | undefined): boolean {
+export function writeAtomically(
+  dir: string,
+  files: ReadonlyMap<string, FileContent>,
+  last: ReadonlyMap<string, FileContent> | undefined,
+): boolean {
   if (sameFiles(dir, files, last)) return false;
   mkdirSync(dir, { recursive: true });
   const stamp = `..${new Date().toISOString().replace(/[-:]/g, '_')}.${process.hrtime.bigint()}`;

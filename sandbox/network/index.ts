@@ -71,7 +71,12 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
     {
       service: (ns, name) => services.get(ns, name),
       pods: (ns) => pods.list({ namespace: ns }),
-      ...(api ? { fixedEndpoints: (ns: string, name: string) => (ns === 'default' && name === 'kubernetes' ? [{ ip: api.ip, port: api.port }] : undefined) } : {}),
+      ...(api
+        ? {
+            fixedEndpoints: (ns: string, name: string) =>
+              ns === 'default' && name === 'kubernetes' ? [{ ip: api.ip, port: api.port }] : undefined,
+          }
+        : {}),
     },
     log,
   );

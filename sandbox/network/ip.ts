@@ -76,7 +76,13 @@ export async function deleteNetns(name: string): Promise<void> {
  * A namespace `netns` with loopback up and `eth0` (one end of a veth pair whose other end,
  * `hostVeth`, is in `bridge`) holding `ipCidr`, its default route via `gateway`.
  */
-export async function createPodNetns(o: { netns: string; hostVeth: string; bridge: string; ipCidr: string; gateway: string }): Promise<void> {
+export async function createPodNetns(o: {
+  netns: string;
+  hostVeth: string;
+  bridge: string;
+  ipCidr: string;
+  gateway: string;
+}): Promise<void> {
   const peer = `${o.hostVeth}p`;
   await ip('netns', 'add', o.netns);
   await ip('link', 'add', o.hostVeth, 'type', 'veth', 'peer', 'name', peer);
@@ -93,7 +99,9 @@ export async function createPodNetns(o: { netns: string; hostVeth: string; bridg
 
 /** Addresses (`a.b.c.d/32`) on a link. */
 export async function linkAddresses(link: string): Promise<Set<string>> {
-  const out = JSON.parse(await ip('-j', '-4', 'addr', 'show', 'dev', link)) as Array<{ addr_info: Array<{ local: string; prefixlen: number }> }>;
+  const out = JSON.parse(await ip('-j', '-4', 'addr', 'show', 'dev', link)) as Array<{
+    addr_info: Array<{ local: string; prefixlen: number }>;
+  }>;
   return new Set(out.flatMap((a) => a.addr_info.map((i) => `${i.local}/${i.prefixlen}`)));
 }
 

@@ -98,10 +98,12 @@ export class PodNetworks implements PodNetwork {
    * A write that fails for another reason rejects.
    */
   async refreshHosts(): Promise<void> {
-    const writes = [...this.#attached.keys()].map((uid) => this.#serial(uid, async () => {
-      const pod = this.#attached.get(uid);
-      if (pod) await writeInPlace(pod.attachment.hostsFile, this.#hostsText(pod.identity));
-    }));
+    const writes = [...this.#attached.keys()].map((uid) =>
+      this.#serial(uid, async () => {
+        const pod = this.#attached.get(uid);
+        if (pod) await writeInPlace(pod.attachment.hostsFile, this.#hostsText(pod.identity));
+      }),
+    );
     const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -141,13 +143,27 @@ export class PodNetworks implements PodNetwork {
     if (!ip) throw new Error(`attach ${pod.namespace}/${pod.name}: no address left in ${this.#claim.podCIDR}`);
     this.#lastIp = ip;
     const attachment: PodNetworkAttachment = {
-      ip, netns: netnsName(this.#claim, pod.uid), hostsFile: join(this.#hostsDir, pod.uid), resolvFile: join(this.#claim.dir, 'resolv.conf'),
+      ip,
+      netns: netnsName(this.#claim, pod.uid),
+      hostsFile: join(this.#hostsDir, pod.uid),
+      resolvFile: join(this.#claim.dir, 'resolv.conf'),
     };
-    const identity: PodIdentity = { ip, namespace: pod.namespace, hostname: pod.hostname, ...(pod.subdomain ? { subdomain: pod.subdomain } : {}) };
+    const identity: PodIdentity = {
+      ip,
+      namespace: pod.namespace,
+      hostname: pod.hostname,
+      ...(pod.subdomain ? { subdomain: pod.subdomain } : {}),
+    };
     // Reserved before the first await, so a concurrent attach of another pod takes another address.
     this.#attached.set(pod.uid, { attachment, identity });
     try {
-      await createPodNetns({ netns: attachment.netns, hostVeth: vethName(this.#claim, ip), bridge: this.#claim.bridge, ipCidr: `${ip}/24`, gateway: this.#claim.gateway });
+      await createPodNetns({
+        netns: attachment.netns,
+        hostVeth: vethName(this.#claim, ip),
+        bridge: this.#claim.bridge,
+        ipCidr: `${ip}/24`,
+        gateway: this.#claim.gateway,
+      });
       await mkdir(this.#hostsDir, { recursive: true });
       await writeInPlace(attachment.resolvFile!, RESOLV_CONF);
       await writeInPlace(attachment.hostsFile, this.#hostsText(identity));

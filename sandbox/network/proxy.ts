@@ -99,8 +99,9 @@ export class ServiceProxy {
     for (const cidr of ips) if (!present.has(cidr)) await addAddress(this.#bridge, cidr);
     const endpoints: Record<string, Endpoint[]> = {};
     for (const l of wanted) {
-      endpoints[listenerKey(l)] = this.#view.fixedEndpoints?.(l.namespace, l.service)
-        ?? listenerEndpoints(l, this.#view.service(l.namespace, l.service), this.#view.pods(l.namespace));
+      endpoints[listenerKey(l)] =
+        this.#view.fixedEndpoints?.(l.namespace, l.service) ??
+        listenerEndpoints(l, this.#view.service(l.namespace, l.service), this.#view.pods(l.namespace));
     }
     const child = await this.#start();
     const id = this.#nextId++;

@@ -124,8 +124,9 @@ const gtidTotal = (pos: string): number => [...gtidSequences(pos).values()].redu
  * failure from being recovered.
  */
 export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceState | null {
-  const candidates = replicas.filter((r) => r.lastCheckValid).sort((a, b) =>
-    gtidTotal(b.gtidPosition) - gtidTotal(a.gtidPosition) || keyText(a.key).localeCompare(keyText(b.key)));
+  const candidates = replicas
+    .filter((r) => r.lastCheckValid)
+    .sort((a, b) => gtidTotal(b.gtidPosition) - gtidTotal(a.gtidPosition) || keyText(a.key).localeCompare(keyText(b.key)));
   return candidates[0] ?? null;
 }
 

@@ -14,8 +14,16 @@ export const READONLY_USER = 'readonly';
 
 /** The routes (first path part after /api) that call isAuthorizedForAction in 3.2.6 and that the stand-in serves. */
 export const WRITE_ROUTES: ReadonlySet<string> = new Set([
-  'discover', 'forget', 'begin-downtime', 'end-downtime', 'set-read-only', 'set-writeable',
-  'graceful-master-takeover', 'graceful-master-takeover-auto', 'force-master-failover', 'ack-recovery',
+  'discover',
+  'forget',
+  'begin-downtime',
+  'end-downtime',
+  'set-read-only',
+  'set-writeable',
+  'graceful-master-takeover',
+  'graceful-master-takeover-auto',
+  'force-master-failover',
+  'ack-recovery',
 ]);
 
 const same = (a: string, b: string): boolean =>

@@ -66,7 +66,8 @@ function field<T>(raw: Record<string, unknown>, name: string, kind: 'string' | '
 function stringList(raw: Record<string, unknown>, name: string): string[] {
   const v = raw[name];
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`orchestrator config: ${name} must be a list of strings`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string'))
+    throw new Error(`orchestrator config: ${name} must be a list of strings`);
   return v;
 }
 
@@ -80,7 +81,7 @@ function clientCredentials(text: string): { user: string; password: string } {
     const kv = /^\s*(user|password)\s*=\s*(.*?)\s*$/.exec(line);
     if (kv && section === 'client') found[kv[1]!] = kv[2]!;
   }
-  return { user: found['user'] ?? '', password: found['password'] ?? '' };
+  return { user: found.user ?? '', password: found.password ?? '' };
 }
 
 /**
@@ -116,7 +117,9 @@ export function parseConfig(text: string, readFile?: (path: string) => string): 
   };
   if (cfg.failPromotionIfSqlBehind && cfg.delayPromotionIfSqlBehind) {
     // 3.2.6's words (config.go), and like it the stand-in does not start.
-    throw new Error('orchestrator config: Cannot have both FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate enabled');
+    throw new Error(
+      'orchestrator config: Cannot have both FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate enabled',
+    );
   }
   const credentialsFile = field(r, 'MySQLTopologyCredentialsConfigFile', 'string', '');
   if (cfg.topologyUser === '' && credentialsFile !== '' && readFile) {
@@ -124,10 +127,13 @@ export function parseConfig(text: string, readFile?: (path: string) => string): 
     cfg.topologyUser = user;
     cfg.topologyPassword = password;
   }
-  if (cfg.topologyUser === '') throw new Error('orchestrator config: MySQLTopologyUser is required (or a MySQLTopologyCredentialsConfigFile with a [client] user)');
+  if (cfg.topologyUser === '')
+    throw new Error('orchestrator config: MySQLTopologyUser is required (or a MySQLTopologyCredentialsConfigFile with a [client] user)');
   if (!(cfg.instancePollSeconds > 0)) throw new Error('orchestrator config: InstancePollSeconds must be positive');
   if (cfg.replicationCredentialsQuery === '') {
-    throw new Error('orchestrator config: ReplicationCredentialsQuery is required (MariaDB has no mysql.slave_master_info to read them from)');
+    throw new Error(
+      'orchestrator config: ReplicationCredentialsQuery is required (MariaDB has no mysql.slave_master_info to read them from)',
+    );
   }
   return cfg;
 }

@@ -123,7 +123,9 @@ export async function runHooks(commands: readonly string[], c: HookContext): Pro
     const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) => {
       const p = spawn('sh', ['-c', text], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
-      p.stderr.on('data', (d: Buffer) => { err += d.toString('utf8'); });
+      p.stderr.on('data', (d: Buffer) => {
+        err += d.toString('utf8');
+      });
       p.on('error', (e) => resolve({ code: 127, stderr: e.message }));
       p.on('close', (status) => resolve({ code: status ?? 1, stderr: err }));
     });

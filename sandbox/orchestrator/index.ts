@@ -8,13 +8,40 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connectNode, MysqlError, ORCHESTRATOR_MAX_UINT64, type MysqlNode, type SemiSyncState } from '../../src/mysql/index.ts';
 import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
-  analyze, chooseSuccessor, clusterAliasOf, clusterNameOf, LOST_IN_RECOVERY, replicasOf, rootOf, sameKey, sqlThreadBehind,
-  type Analysis, type Downtime, type InstanceState,
+  analyze,
+  chooseSuccessor,
+  clusterAliasOf,
+  clusterNameOf,
+  LOST_IN_RECOVERY,
+  replicasOf,
+  rootOf,
+  sameKey,
+  sqlThreadBehind,
+  type Analysis,
+  type Downtime,
+  type InstanceState,
 } from './analysis.ts';
 import { autoRecovers, type HookList, type StandInConfig } from './config.ts';
 import { keyText, runHooks, type HookContext, type Key } from './hooks.ts';
-import { acknowledge, blockedRecoveryJson, blockingRecoveries, inActivePeriod, registerBlocked, unexpiredBlocked, type BlockedRecovery } from './recovery-period.ts';
-import { analysisJson, clusterInfoJson, healthJson, instanceJson, keyJson, plainTime, recoveryJson, type RecoveryRecord } from './shapes.ts';
+import {
+  acknowledge,
+  blockedRecoveryJson,
+  blockingRecoveries,
+  inActivePeriod,
+  registerBlocked,
+  unexpiredBlocked,
+  type BlockedRecovery,
+} from './recovery-period.ts';
+import {
+  analysisJson,
+  clusterInfoJson,
+  healthJson,
+  instanceJson,
+  keyJson,
+  plainTime,
+  recoveryJson,
+  type RecoveryRecord,
+} from './shapes.ts';
 import { semiSyncBeforeReplication, semiSyncBeforeWritable } from './semi-sync.ts';
 import { callerOf, READONLY_REFUSED_MESSAGE, UNAUTHORIZED, WRITE_ROUTES } from './auth.ts';
 
@@ -87,14 +114,18 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const address = (k: Key): Key => ({ host: hosts[k.host] ?? k.host, port: k.port });
   const nameOf = (host: string): string => nameByAddress.get(host) ?? host;
   const find = (k: Key): InstanceState | undefined => instances.find((i) => sameKey(i.key, k));
-  const uid = (): string => `${BigInt(Date.now()) * 1000000n + BigInt(process.hrtime()[1] % 1000000)}:${createHash('sha256').update(randomBytes(16)).digest('hex')}`;
+  const uid = (): string =>
+    `${BigInt(Date.now()) * 1000000n + BigInt(process.hrtime()[1] % 1000000)}:${createHash('sha256').update(randomBytes(16)).digest('hex')}`;
 
   async function nodeFor(k: Key): Promise<MysqlNode> {
     const existing = nodes.get(keyText(k));
     if (existing) return existing;
     const n = await connectNode({
-      ...address(k), user: cfg.topologyUser, password: cfg.topologyPassword,
-      connectTimeoutMs: cfg.connectTimeoutSeconds * 1000, queryTimeoutMs: 5000,
+      ...address(k),
+      user: cfg.topologyUser,
+      password: cfg.topologyPassword,
+      connectTimeoutMs: cfg.connectTimeoutSeconds * 1000,
+      queryTimeoutMs: 5000,
     });
     nodes.set(keyText(k), n);
     return n;
@@ -115,19 +146,33 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       const readOnly = await n.isReadOnly();
       const repl = await n.replicationStatus();
       const binlog = await n.binlogPosition();
-      const alias = cfg.detectClusterAliasQuery ? (await n.firstRowOf(cfg.detectClusterAliasQuery))[0] ?? '' : '';
-      const instanceAlias = cfg.detectInstanceAliasQuery ? (await n.firstRowOf(cfg.detectInstanceAliasQuery))[0] ?? '' : '';
+      const alias = cfg.detectClusterAliasQuery ? ((await n.firstRowOf(cfg.detectClusterAliasQuery))[0] ?? '') : '';
+      const instanceAlias = cfg.detectInstanceAliasQuery ? ((await n.firstRowOf(cfg.detectInstanceAliasQuery))[0] ?? '') : '';
       unstorable(k, await n.semiSyncState());
       const now = new Date();
       return {
-        key: k, lastCheckValid: true, failedChecks: 0, lastSeen: now, firstSeen: prev?.firstSeen ?? now,
-        serverId: info.serverId, version: info.version, versionComment: info.versionComment, readOnly,
-        instanceAlias, suggestedClusterAlias: alias,
+        key: k,
+        lastCheckValid: true,
+        failedChecks: 0,
+        lastSeen: now,
+        firstSeen: prev?.firstSeen ?? now,
+        serverId: info.serverId,
+        version: info.version,
+        versionComment: info.versionComment,
+        readOnly,
+        instanceAlias,
+        suggestedClusterAlias: alias,
         master: repl && repl.masterHost !== '' ? { host: nameOf(repl.masterHost), port: repl.masterPort } : null,
-        ioRunning: repl?.ioRunning ?? false, sqlRunning: repl?.sqlRunning ?? false, usingGtid: repl?.usingGtid ?? false,
-        gtidPosition: repl ? repl.gtidExecuted : info.gtidExecuted, gtidReceived: repl?.gtidReceived ?? '',
-        lastIoError: repl?.lastIoError ?? '', lastSqlError: repl?.lastSqlError ?? '', secondsBehind: repl?.secondsBehind ?? null,
-        binlog, downtime: prev?.downtime ?? null,
+        ioRunning: repl?.ioRunning ?? false,
+        sqlRunning: repl?.sqlRunning ?? false,
+        usingGtid: repl?.usingGtid ?? false,
+        gtidPosition: repl ? repl.gtidExecuted : info.gtidExecuted,
+        gtidReceived: repl?.gtidReceived ?? '',
+        lastIoError: repl?.lastIoError ?? '',
+        lastSqlError: repl?.lastSqlError ?? '',
+        secondsBehind: repl?.secondsBehind ?? null,
+        binlog,
+        downtime: prev?.downtime ?? null,
       };
     } catch (e) {
       dropNode(k);
@@ -162,12 +207,26 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     }
   }
 
-  function hookContext(a: { failed: InstanceState; replicas: Key[]; clusterName: string; clusterAlias: string }, over: Partial<HookContext>): HookContext {
+  function hookContext(
+    a: { failed: InstanceState; replicas: Key[]; clusterName: string; clusterAlias: string },
+    over: Partial<HookContext>,
+  ): HookContext {
     return {
-      failureType: 'DeadMaster', failureDescription: '', command: '', failed: a.failed.key, clusterName: a.clusterName,
-      clusterAlias: a.clusterAlias, clusterDomain: a.clusterName, replicas: a.replicas, isDowntimed: false,
-      autoMasterRecovery: autoRecovers(cfg, a.clusterName, a.clusterAlias), orchestratorHost: orcHost,
-      recoveryUID: '', isSuccessful: false, successor: null, ...over,
+      failureType: 'DeadMaster',
+      failureDescription: '',
+      command: '',
+      failed: a.failed.key,
+      clusterName: a.clusterName,
+      clusterAlias: a.clusterAlias,
+      clusterDomain: a.clusterName,
+      replicas: a.replicas,
+      isDowntimed: false,
+      autoMasterRecovery: autoRecovers(cfg, a.clusterName, a.clusterAlias),
+      orchestratorHost: orcHost,
+      recoveryUID: '',
+      isSuccessful: false,
+      successor: null,
+      ...over,
     };
   }
 
@@ -208,14 +267,33 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
    */
   async function recover(f: Failure): Promise<RecoveryRecord> {
     const rec: RecoveryRecord = {
-      id: recoveries.length + 1, uid: uid(), analysis: 'DeadMaster', failed: f.failed.key, clusterName: f.clusterName,
-      clusterAlias: f.clusterAlias, replicas: f.replicas.map((r) => r.key), successor: null, successorAlias: '',
-      activeClearedAt: null, successful: false, errors: [], startedAt: new Date(), endedAt: null, acknowledged: null, detectionId: detectionCount,
+      id: recoveries.length + 1,
+      uid: uid(),
+      analysis: 'DeadMaster',
+      failed: f.failed.key,
+      clusterName: f.clusterName,
+      clusterAlias: f.clusterAlias,
+      replicas: f.replicas.map((r) => r.key),
+      successor: null,
+      successorAlias: '',
+      activeClearedAt: null,
+      successful: false,
+      errors: [],
+      startedAt: new Date(),
+      endedAt: null,
+      acknowledged: null,
+      detectionId: detectionCount,
     };
     recoveries.push(rec);
     const base = { failed: f.failed, replicas: rec.replicas, clusterName: f.clusterName, clusterAlias: f.clusterAlias };
     const ctx = (over: Partial<HookContext>): HookContext =>
-      hookContext(base, { failureDescription: f.description, command: f.command, recoveryUID: rec.uid, clusterDomain: f.clusterDomain, ...over });
+      hookContext(base, {
+        failureDescription: f.description,
+        command: f.command,
+        recoveryUID: rec.uid,
+        clusterDomain: f.clusterDomain,
+        ...over,
+      });
     const end = (): RecoveryRecord => {
       // The active period goes on (recovery-period.ts); only the end is set.
       rec.endedAt = new Date();
@@ -254,7 +332,11 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       aliasTable.set(f.clusterAlias, keyText(candidate.key));
       const done = ctx({
         isSuccessful: true,
-        successor: { key: candidate.key, alias: candidate.instanceAlias, binlogCoordinates: binlog ? `${binlog.file}:${binlog.position}` : null },
+        successor: {
+          key: candidate.key,
+          alias: candidate.instanceAlias,
+          binlogCoordinates: binlog ? `${binlog.file}:${binlog.position}` : null,
+        },
       });
       await hooks('PostMasterFailoverProcesses', done).catch((e: Error) => rec.errors.push(e.message));
       await hooks('PostFailoverProcesses', done).catch((e: Error) => rec.errors.push(e.message));
@@ -297,16 +379,25 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   }
 
   /** OnFailureDetection runs once per instance and actionable flag until the block period ends. */
-  async function detect(a: Analysis, clusterName: string, clusterAlias: string, command: string, clusterDomain = clusterName): Promise<void> {
+  async function detect(
+    a: Analysis,
+    clusterName: string,
+    clusterAlias: string,
+    command: string,
+    clusterDomain = clusterName,
+  ): Promise<void> {
     const id = `${keyText(a.master.key)}|${a.actionable}`;
     const blockMs = cfg.failureDetectionPeriodBlockMinutes * 60000;
     if (command === '' && (detections.get(id) ?? -Infinity) + blockMs > Date.now()) return;
     detections.set(id, Date.now());
     detectionCount += 1;
-    await hooks('OnFailureDetectionProcesses', hookContext(
-      { failed: a.master, replicas: a.replicas.map((r) => r.key), clusterName, clusterAlias },
-      { failureType: a.code, failureDescription: a.description, command, recoveryUID: uid(), clusterDomain },
-    )).catch((e: Error) => process.stderr.write(`orchestrator stand-in: OnFailureDetectionProcesses failed: ${e.message}\n`));
+    await hooks(
+      'OnFailureDetectionProcesses',
+      hookContext(
+        { failed: a.master, replicas: a.replicas.map((r) => r.key), clusterName, clusterAlias },
+        { failureType: a.code, failureDescription: a.description, command, recoveryUID: uid(), clusterDomain },
+      ),
+    ).catch((e: Error) => process.stderr.write(`orchestrator stand-in: OnFailureDetectionProcesses failed: ${e.message}\n`));
   }
 
   async function checkAndRecover(): Promise<void> {
@@ -316,7 +407,16 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       await detect(a, clusterName, clusterAlias, '');
       if (!a.actionable || !autoRecovers(cfg, clusterName, clusterAlias)) continue;
       if (blockedByActivePeriod(a, clusterName)) continue;
-      await recover({ failed: a.master, replicas: a.replicas, clusterName, clusterAlias, description: a.description, command: '', clusterDomain: clusterName, designated: null });
+      await recover({
+        failed: a.master,
+        replicas: a.replicas,
+        clusterName,
+        clusterAlias,
+        description: a.description,
+        command: '',
+        clusterDomain: clusterName,
+        designated: null,
+      });
     }
   }
 
@@ -385,7 +485,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     for (;;) {
       const st = await n.replicationStatus();
       if (st && gtidCovers(st.gtidExecuted, target)) return;
-      if (Date.now() > deadline) throw new ApiError(`designated instance did not catch up with ${target} within ${CATCH_UP_TIMEOUT_MS / 1000}s`);
+      if (Date.now() > deadline)
+        throw new ApiError(`designated instance did not catch up with ${target} within ${CATCH_UP_TIMEOUT_MS / 1000}s`);
       await sleep(50);
     }
   }
@@ -394,10 +495,15 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   async function gracefulTakeover(hint: string, designatedKey: Key | null, auto: boolean): Promise<RecoveryRecord> {
     const clusterName = resolveCluster(hint);
     const master = instances.find((i) => i.master === null && clusterNameOf(instances, i) === clusterName);
-    if (!master || !master.lastCheckValid) throw new ApiError(`Cannot deduce cluster master for ${clusterName}`);
+    if (!master?.lastCheckValid) throw new ApiError(`Cannot deduce cluster master for ${clusterName}`);
     const replicas = replicasOf(instances, master.key);
     const designated = designatedKey ? replicas.find((r) => sameKey(r.key, designatedKey)) : chooseSuccessor(replicas);
-    if (!designated) throw new ApiError(designatedKey ? `GracefulMasterTakeover: indicated designated instance ${keyText(designatedKey)} must be directly replicating from the master ${keyText(master.key)}` : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`);
+    if (!designated)
+      throw new ApiError(
+        designatedKey
+          ? `GracefulMasterTakeover: indicated designated instance ${keyText(designatedKey)} must be directly replicating from the master ${keyText(master.key)}`
+          : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`,
+      );
     acknowledgeCompletedOf(master.key);
     const clusterAlias = clusterAliasOf(instances, clusterName);
     const base = { failed: master, replicas: [designated.key], clusterName, clusterAlias };
@@ -405,9 +511,15 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     for (const r of replicas) if (r !== designated) await repoint(r, designated.key, 'slave_pos', true);
     const command = 'graceful-master-takeover';
     try {
-      await hooks('PreGracefulTakeoverProcesses', hookContext(base, {
-        command, clusterDomain: '', isSuccessful: true, successor: { key: designated.key, alias: '', binlogCoordinates: null },
-      }));
+      await hooks(
+        'PreGracefulTakeoverProcesses',
+        hookContext(base, {
+          command,
+          clusterDomain: '',
+          isSuccessful: true,
+          successor: { key: designated.key, alias: '', binlogCoordinates: null },
+        }),
+      );
     } catch (e) {
       throw new ApiError(`Failed running PreGracefulTakeoverProcesses: ${(e as Error).message}`);
     }
@@ -415,13 +527,31 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     await m.setReadOnly(true);
     master.readOnly = true;
     await waitCaughtUp(await nodeFor(designated.key), await m.gtidExecuted());
-    await detect({ code: 'DeadMaster', description: '', actionable: true, master, replicas: [designated] }, clusterName, clusterAlias, command, '');
-    const rec = await recover({ failed: master, replicas: [designated], clusterName, clusterAlias, description: '', command, clusterDomain: '', designated });
+    await detect(
+      { code: 'DeadMaster', description: '', actionable: true, master, replicas: [designated] },
+      clusterName,
+      clusterAlias,
+      command,
+      '',
+    );
+    const rec = await recover({
+      failed: master,
+      replicas: [designated],
+      clusterName,
+      clusterAlias,
+      description: '',
+      command,
+      clusterDomain: '',
+      designated,
+    });
     if (!rec.successful) throw new ApiError(`GracefulMasterTakeover: ${rec.errors.join('; ')}`);
     // As recorded: current_pos for the demoted master; only the -auto variant starts it.
     await repoint(master, designated.key, 'current_pos', auto);
     const after = hookContext(base, {
-      command, clusterDomain: '', recoveryUID: rec.uid, isSuccessful: true,
+      command,
+      clusterDomain: '',
+      recoveryUID: rec.uid,
+      isSuccessful: true,
       successor: { key: designated.key, alias: designated.instanceAlias, binlogCoordinates: null },
     });
     const binlog = await (await nodeFor(designated.key)).binlogPosition();
@@ -445,7 +575,9 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const names = [...new Set(instances.map((i) => clusterNameOf(instances, i)))];
     if (names.includes(hint)) return hint;
     const registered = aliasTable.has(hint);
-    const byAlias = [aliasMovedTo.get(hint), ...names].find((n) => registered && n !== undefined && names.includes(n) && clusterAliasOf(instances, n) === hint);
+    const byAlias = [aliasMovedTo.get(hint), ...names].find(
+      (n) => registered && n !== undefined && names.includes(n) && clusterAliasOf(instances, n) === hint,
+    );
     if (byAlias) return byAlias;
     const byInstance = instances.find((i) => keyText(i.key) === hint);
     if (byInstance) return clusterNameOf(instances, byInstance);
@@ -486,7 +618,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const ok = (message: string, details: unknown): unknown => ({ Code: 'OK', Message: message, Details: details });
   const inst = (i: InstanceState): unknown => instanceJson(instances, i, new Date());
   const autoFor = (name: string): boolean => autoRecovers(cfg, name, clusterAliasOf(instances, name));
-  const recJson = (r: RecoveryRecord): unknown => recoveryJson(r, orcHost, autoFor(r.clusterName), inActivePeriod(r, new Date(), cfg.recoveryPeriodBlockSeconds));
+  const recJson = (r: RecoveryRecord): unknown =>
+    recoveryJson(r, orcHost, autoFor(r.clusterName), inActivePeriod(r, new Date(), cfg.recoveryPeriodBlockSeconds));
 
   async function route(parts: string[], q: URLSearchParams): Promise<unknown> {
     const [a, b, c, d] = parts;
@@ -550,19 +683,23 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       }
       case 'ack-recovery': {
         // ack-recovery/cluster/alias/:alias resolves as the alias routes; ack-recovery/cluster/:hint as a hint.
-        const n = b === 'cluster' && c === 'alias' ? resolveAlias(d ?? '') : resolveCluster(b === 'cluster' ? c ?? '' : b ?? '');
+        const n = b === 'cluster' && c === 'alias' ? resolveAlias(d ?? '') : resolveCluster(b === 'cluster' ? (c ?? '') : (b ?? ''));
         const comment = q.get('comment') ?? '';
         if (comment === '') throw new ApiError('No acknowledge comment given');
         const alias = clusterAliasOf(instances, n);
         const now = new Date();
-        for (const r of recoveries) if (r.clusterName === n || (alias !== '' && r.clusterAlias === alias)) acknowledge(r, now, orcHost, comment);
+        for (const r of recoveries)
+          if (r.clusterName === n || (alias !== '' && r.clusterAlias === alias)) acknowledge(r, now, orcHost, comment);
         return ok('Acknowledged cluster recoveries', n);
       }
       case 'blocked-recoveries':
         blocked = unexpiredBlocked(blocked, recoveries);
         return [...blocked].sort((x, y) => y.lastBlocked.getTime() - x.lastBlocked.getTime()).map(blockedRecoveryJson);
       case 'replication-analysis':
-        return ok('Analysis', analyze(instances, new Date()).map((x) => analysisJson(instances, x, autoFor(clusterNameOf(instances, x.master)))));
+        return ok(
+          'Analysis',
+          analyze(instances, new Date()).map((x) => analysisJson(instances, x, autoFor(clusterNameOf(instances, x.master)))),
+        );
       case 'begin-downtime': {
         const k = parseKey(b, c);
         const duration = parts[5] ?? '';
@@ -599,7 +736,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       case 'graceful-master-takeover':
       case 'graceful-master-takeover-auto': {
         const designated = c !== undefined ? parseKey(c, d) : null;
-        if (designated === null && a === 'graceful-master-takeover') throw new ApiError('GracefulMasterTakeover: designated instance required');
+        if (designated === null && a === 'graceful-master-takeover')
+          throw new ApiError('GracefulMasterTakeover: designated instance required');
         const rec = await exclusive(() => gracefulTakeover(b ?? '', designated, a === 'graceful-master-takeover-auto'));
         return ok('graceful-master-takeover: successor promoted', recJson(rec));
       }
@@ -610,7 +748,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    const parts = url.pathname.split('/').filter((p) => p !== '').map(decodeURIComponent);
+    const parts = url.pathname
+      .split('/')
+      .filter((p) => p !== '')
+      .map(decodeURIComponent);
     const notFound = (): void => {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('404 page not found');
     };
@@ -628,11 +769,15 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify(body));
     } catch (e) {
       const message = e instanceof ApiError && e.logged ? `${plainTime(new Date())} ERROR ${e.message}` : (e as Error).message;
-      res.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' }).end(JSON.stringify({ Code: 'ERROR', Message: message, Details: null }));
+      res
+        .writeHead(500, { 'content-type': 'application/json; charset=UTF-8' })
+        .end(JSON.stringify({ Code: 'ERROR', Message: message, Details: null }));
     }
   }
 
-  const server: Server = createServer((req, res) => { void handle(req, res); });
+  const server: Server = createServer((req, res) => {
+    void handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
@@ -642,7 +787,9 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const loop = Promise.all([pollLoop(), aliasLoop()]);
   return {
     url: `http://${addr.address}:${addr.port}`,
-    get pollRounds() { return rounds; },
+    get pollRounds() {
+      return rounds;
+    },
     stop: async () => {
       stopped = true;
       halt.abort();
@@ -654,4 +801,3 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     },
   };
 }
-

@@ -15,8 +15,14 @@ if (!m) {
   process.stderr.write(`orchestrator stand-in: --listen must be host:port, got ${values.listen}\n`);
   process.exit(2);
 }
-const standIn = await startOrchestratorStandIn({ config: parseConfig(readFileSync(values.config, 'utf8'), (path) => readFileSync(path, 'utf8')), host: m[1], port: Number(m[2]) });
+const standIn = await startOrchestratorStandIn({
+  config: parseConfig(readFileSync(values.config, 'utf8'), (path) => readFileSync(path, 'utf8')),
+  host: m[1],
+  port: Number(m[2]),
+});
 process.stdout.write(`${JSON.stringify({ msg: 'Orchestrator stand-in listening (not a real Orchestrator)', url: standIn.url })}\n`);
-const shutdown = (): void => { void standIn.stop().then(() => process.exit(0)); };
+const shutdown = (): void => {
+  void standIn.stop().then(() => process.exit(0));
+};
 process.on('SIGTERM', shutdown);
 process.on('SIGINT', shutdown);

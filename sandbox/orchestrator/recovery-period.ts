@@ -18,7 +18,13 @@ export function inActivePeriod(r: RecoveryRecord, now: Date, blockSeconds: numbe
  * of the same cluster name (the name of the cluster when the recovery began). Empty: not blocked.
  * A graceful takeover is forced and never blocked.
  */
-export function blockingRecoveries(all: readonly RecoveryRecord[], failed: Key, clusterName: string, now: Date, blockSeconds: number): RecoveryRecord[] {
+export function blockingRecoveries(
+  all: readonly RecoveryRecord[],
+  failed: Key,
+  clusterName: string,
+  now: Date,
+  blockSeconds: number,
+): RecoveryRecord[] {
   const active = all.filter((r) => inActivePeriod(r, now, blockSeconds));
   const promotedIt = active.filter((r) => r.successor !== null && keyText(r.successor) === keyText(failed));
   if (promotedIt.length > 0) return promotedIt;
@@ -35,7 +41,11 @@ export interface BlockedRecovery {
 }
 
 /** RegisterBlockedRecoveries: the row of `failed` is written (again) naming each blocking recovery; the last one stays. */
-export function registerBlocked(rows: readonly BlockedRecovery[], b: Omit<BlockedRecovery, 'blockingId'>, blocking: readonly RecoveryRecord[]): BlockedRecovery[] {
+export function registerBlocked(
+  rows: readonly BlockedRecovery[],
+  b: Omit<BlockedRecovery, 'blockingId'>,
+  blocking: readonly RecoveryRecord[],
+): BlockedRecovery[] {
   const last = blocking.at(-1);
   if (!last) return [...rows];
   const others = rows.filter((r) => keyText(r.failed) !== keyText(b.failed));

@@ -15,11 +15,18 @@ export const keyJson = (k: Key): { Hostname: string; Port: number } => ({ Hostna
 /** RFC 3339 to the second, as LastSeenTimestamp and RecoveryStartTimestamp. */
 export const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 /** `YYYY-MM-DD hh:mm:ss` without a zone, as RecoveryEndTimestamp and DowntimeEndTimestamp. */
-export const plainTime = (d: Date): string => d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, '');
+export const plainTime = (d: Date): string =>
+  d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d{3}Z$/, '');
 
 const nullInt = (n: number | null): { Int64: number; Valid: boolean } => ({ Int64: n ?? 0, Valid: n !== null });
-const coords = (b: { file: string; position: number } | null, type = 0): { LogFile: string; LogPos: number; Type: number } =>
-  ({ LogFile: b?.file ?? '', LogPos: b?.position ?? 0, Type: type });
+const coords = (b: { file: string; position: number } | null, type = 0): { LogFile: string; LogPos: number; Type: number } => ({
+  LogFile: b?.file ?? '',
+  LogPos: b?.position ?? 0,
+  Type: type,
+});
 
 export function instanceJson(all: readonly InstanceState[], i: InstanceState, now: Date): Record<string, unknown> {
   const isReplica = i.master !== null;
@@ -60,8 +67,8 @@ export function instanceJson(all: readonly InstanceState[], i: InstanceState, no
     IsLastCheckValid: i.lastCheckValid,
     SecondsSinceLastSeen: nullInt(i.lastSeen ? Math.round((now.getTime() - i.lastSeen.getTime()) / 1000) : null),
     IsDowntimed: downtimed,
-    DowntimeReason: downtimed ? i.downtime?.reason ?? '' : '',
-    DowntimeOwner: downtimed ? i.downtime?.owner ?? '' : '',
+    DowntimeReason: downtimed ? (i.downtime?.reason ?? '') : '',
+    DowntimeOwner: downtimed ? (i.downtime?.owner ?? '') : '',
     DowntimeEndTimestamp: downtimed && i.downtime ? plainTime(i.downtime.endsAt) : '',
   };
 }
@@ -98,16 +105,24 @@ export interface RecoveryRecord {
   detectionId: number;
 }
 
-const ENTRY = RECOVERY['AnalysisEntry'] as Record<string, unknown>;
+const ENTRY = RECOVERY.AnalysisEntry as Record<string, unknown>;
 
 /** The AnalysisEntry fields a replication-analysis row and a recovery share. */
-function entryJson(e: { failed: Key; clusterName: string; clusterAlias: string; replicas: Key[]; analysis: string }, autoRecovery: boolean): Record<string, unknown> {
+function entryJson(
+  e: { failed: Key; clusterName: string; clusterAlias: string; replicas: Key[]; analysis: string },
+  autoRecovery: boolean,
+): Record<string, unknown> {
   return {
     ...ENTRY,
     AnalyzedInstanceKey: keyJson(e.failed),
     ClusterDetails: {
-      ClusterName: e.clusterName, ClusterAlias: e.clusterAlias, ClusterDomain: '', CountInstances: 0, HeuristicLag: 0,
-      HasAutomatedMasterRecovery: autoRecovery, HasAutomatedIntermediateMasterRecovery: autoRecovery,
+      ClusterName: e.clusterName,
+      ClusterAlias: e.clusterAlias,
+      ClusterDomain: '',
+      CountInstances: 0,
+      HeuristicLag: 0,
+      HasAutomatedMasterRecovery: autoRecovery,
+      HasAutomatedIntermediateMasterRecovery: autoRecovery,
     },
     CountReplicas: e.replicas.length,
     Replicas: e.replicas.map(keyJson),
@@ -121,7 +136,10 @@ export function analysisJson(all: readonly InstanceState[], a: Analysis, autoRec
   const clusterName = clusterNameOf(all, a.master);
   const replicas = a.replicas.map((r) => r.key);
   return {
-    ...entryJson({ failed: a.master.key, clusterName, clusterAlias: clusterAliasOf(all, clusterName), replicas, analysis: a.code }, autoRecovery),
+    ...entryJson(
+      { failed: a.master.key, clusterName, clusterAlias: clusterAliasOf(all, clusterName), replicas, analysis: a.code },
+      autoRecovery,
+    ),
     Description: a.description,
     IsMaster: true,
     LastCheckValid: false,
@@ -156,9 +174,9 @@ export function recoveryJson(r: RecoveryRecord, nodeHostname: string, autoRecove
 }
 
 export function healthJson(nodeHostname: string, token: string, startedAt: Date, now: Date): Record<string, unknown> {
-  const details = HEALTH['Details'] as Record<string, unknown>;
-  const node = (details['ActiveNode'] ?? {}) as Record<string, unknown>;
-  const available = ((details['AvailableNodes'] ?? []) as Record<string, unknown>[])[0] ?? {};
+  const details = HEALTH.Details as Record<string, unknown>;
+  const node = (details.ActiveNode ?? {}) as Record<string, unknown>;
+  const available = ((details.AvailableNodes ?? []) as Record<string, unknown>[])[0] ?? {};
   const seen = { Hostname: nodeHostname, Token: token, FirstSeenActive: rfc3339(startedAt), LastSeenActive: rfc3339(now) };
   return {
     ...HEALTH,
@@ -171,4 +189,3 @@ export function healthJson(nodeHostname: string, token: string, startedAt: Date,
     },
   };
 }
-

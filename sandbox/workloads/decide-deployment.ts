@@ -43,7 +43,14 @@ function revisionOf(rs: V1ReplicaSet): number {
   return Number(rs.metadata?.annotations?.[ANNOTATION.deploymentRevision] ?? 0);
 }
 
-function condition(prev: V1DeploymentCondition[] | undefined, type: string, status: string, reason: string, message: string, now: string): V1DeploymentCondition {
+function condition(
+  prev: V1DeploymentCondition[] | undefined,
+  type: string,
+  status: string,
+  reason: string,
+  message: string,
+  now: string,
+): V1DeploymentCondition {
   const old = prev?.find((c) => c.type === type);
   if (old && old.status === status && old.reason === reason && old.message === message) return old;
   const transition = old && old.status === status ? old.lastTransitionTime : now;
@@ -147,25 +154,46 @@ export function decideDeployment(s: DeploymentState): DeploymentPlan {
   const available = sum((rs) => rs.status?.availableReplicas);
   const updated = newRS?.status?.replicas ?? 0;
   const replicas = sum((rs) => rs.status?.replicas);
-  const complete = updated === desired && replicas === desired && available === desired && (newRS?.status?.observedGeneration ?? 0) >= (newRS?.metadata?.generation ?? 0);
+  const complete =
+    updated === desired &&
+    replicas === desired &&
+    available === desired &&
+    (newRS?.status?.observedGeneration ?? 0) >= (newRS?.metadata?.generation ?? 0);
   const rsName = newRS?.metadata?.name ?? `${name}-${hash}`;
   const progressing = plan.create
     ? condition(d.status?.conditions, 'Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${rsName}"`, now)
     : complete
-      ? condition(d.status?.conditions, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rsName}" has successfully progressed.`, now)
+      ? condition(
+          d.status?.conditions,
+          'Progressing',
+          'True',
+          'NewReplicaSetAvailable',
+          `ReplicaSet "${rsName}" has successfully progressed.`,
+          now,
+        )
       : condition(d.status?.conditions, 'Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rsName}" is progressing.`, now);
-  const availableCond = available >= desired - maxUnavailable
-    ? condition(d.status?.conditions, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now)
-    : condition(d.status?.conditions, 'Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', now);
-  const status: V1DeploymentStatus = JSON.parse(JSON.stringify({
-    observedGeneration: d.metadata?.generation,
-    replicas: replicas || undefined,
-    updatedReplicas: updated || undefined,
-    readyReplicas: sum((rs) => rs.status?.readyReplicas) || undefined,
-    availableReplicas: available || undefined,
-    unavailableReplicas: Math.max(0, desired - available) || undefined,
-    conditions: [availableCond, progressing],
-  })) as V1DeploymentStatus;
+  const availableCond =
+    available >= desired - maxUnavailable
+      ? condition(d.status?.conditions, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now)
+      : condition(
+          d.status?.conditions,
+          'Available',
+          'False',
+          'MinimumReplicasUnavailable',
+          'Deployment does not have minimum availability.',
+          now,
+        );
+  const status: V1DeploymentStatus = JSON.parse(
+    JSON.stringify({
+      observedGeneration: d.metadata?.generation,
+      replicas: replicas || undefined,
+      updatedReplicas: updated || undefined,
+      readyReplicas: sum((rs) => rs.status?.readyReplicas) || undefined,
+      availableReplicas: available || undefined,
+      unavailableReplicas: Math.max(0, desired - available) || undefined,
+      conditions: [availableCond, progressing],
+    }),
+  ) as V1DeploymentStatus;
   if (!sameJson(d.status ?? {}, status)) plan.status = status;
   return plan;
 }

@@ -20,7 +20,13 @@ import { controllerRef, isReady, isTerminating, matchesSelector, sameJson } from
 export interface EndpointSlice {
   apiVersion: 'discovery.k8s.io/v1';
   kind: 'EndpointSlice';
-  metadata: { name?: string; generateName?: string; namespace: string; labels: Record<string, string>; ownerReferences?: ReturnType<typeof controllerRef>[] };
+  metadata: {
+    name?: string;
+    generateName?: string;
+    namespace: string;
+    labels: Record<string, string>;
+    ownerReferences?: ReturnType<typeof controllerRef>[];
+  };
   addressType: 'IPv4';
   endpoints: SliceEndpoint[];
   ports: SlicePort[];
@@ -157,7 +163,11 @@ export function decideEndpoints(state: EndpointsState): EndpointsPlan {
 
   const endpoints = desiredEndpoints(service, selected, publishNotReady);
   const current = state.endpoints;
-  if (!current || !sameJson(current.subsets ?? [], endpoints.subsets ?? []) || !sameJson(current.metadata?.labels ?? {}, endpoints.metadata?.labels ?? {})) {
+  if (
+    !current ||
+    !sameJson(current.subsets ?? [], endpoints.subsets ?? []) ||
+    !sameJson(current.metadata?.labels ?? {}, endpoints.metadata?.labels ?? {})
+  ) {
     plan.endpoints = endpoints;
   }
   return plan;
@@ -183,7 +193,11 @@ function desiredEndpoints(service: V1Service, pods: V1Pod[], publishNotReady: bo
     else subset.notReadyAddresses = [...(subset.notReadyAddresses ?? []), address].sort((a, b) => a.ip.localeCompare(b.ip));
     subsets.set(key, subset);
   }
-  const list = [...subsets.values()].map((s) => ({ ...(s.addresses ? { addresses: s.addresses } : {}), ...(s.notReadyAddresses ? { notReadyAddresses: s.notReadyAddresses } : {}), ports: s.ports }));
+  const list = [...subsets.values()].map((s) => ({
+    ...(s.addresses ? { addresses: s.addresses } : {}),
+    ...(s.notReadyAddresses ? { notReadyAddresses: s.notReadyAddresses } : {}),
+    ports: s.ports,
+  }));
   return {
     apiVersion: 'v1',
     kind: 'Endpoints',

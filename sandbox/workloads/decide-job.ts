@@ -31,7 +31,9 @@ export interface JobPlan {
 const MAX_BACKOFF_MS = 6 * 60_000;
 
 function finished(job: V1Job): boolean {
-  return (job.status?.conditions ?? []).some((c) => (c.type === JOB_CONDITION.complete || c.type === JOB_CONDITION.failed) && c.status === CONDITION_STATUS.true);
+  return (job.status?.conditions ?? []).some(
+    (c) => (c.type === JOB_CONDITION.complete || c.type === JOB_CONDITION.failed) && c.status === CONDITION_STATUS.true,
+  );
 }
 
 function restarts(p: V1Pod): number {
@@ -63,16 +65,26 @@ export function decideJob(s: JobState): JobPlan {
     const onFailure = spec.template.spec?.restartPolicy === 'OnFailure';
     const started = status.startTime ? Date.parse(String(status.startTime)) : now;
     const deadline = spec.activeDeadlineSeconds !== undefined ? started + spec.activeDeadlineSeconds * 1000 : undefined;
-    const overLimit = onFailure ? active.reduce((n, p) => n + restarts(p), 0) >= backoffLimit && backoffLimit >= 0 && active.some((p) => restarts(p) > 0) : failed > backoffLimit;
+    const overLimit = onFailure
+      ? active.reduce((n, p) => n + restarts(p), 0) >= backoffLimit && backoffLimit >= 0 && active.some((p) => restarts(p) > 0)
+      : failed > backoffLimit;
 
     let failure: { reason: string; message: string } | undefined;
     if (overLimit) failure = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
-    else if (deadline !== undefined && now >= deadline) failure = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
+    else if (deadline !== undefined && now >= deadline)
+      failure = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
 
     if (failure) {
       plan.delete.push(...active.map((p) => p.metadata!.name!));
       failed += active.length;
-      conditions.push({ type: JOB_CONDITION.failed, status: CONDITION_STATUS.true, reason: failure.reason, message: failure.message, lastProbeTime: at, lastTransitionTime: at });
+      conditions.push({
+        type: JOB_CONDITION.failed,
+        status: CONDITION_STATUS.true,
+        reason: failure.reason,
+        message: failure.message,
+        lastProbeTime: at,
+        lastTransitionTime: at,
+      });
       plan.events.push({ type: 'Warning', reason: failure.reason, message: failure.message });
     } else if (succeeded >= completions) {
       plan.delete.push(...active.map((p) => p.metadata!.name!));

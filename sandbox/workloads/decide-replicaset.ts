@@ -19,7 +19,12 @@ export interface ReplicaSetPlan {
 
 /** Lower deletes first (getPodsToDelete's ranking, without the co-location terms). */
 function deletionRank(p: V1Pod): [number, number, number, number] {
-  return [p.spec?.nodeName ? 1 : 0, p.status?.phase === 'Running' ? 1 : 0, isReady(p) ? 1 : 0, -Date.parse(String(p.metadata?.creationTimestamp ?? 0))];
+  return [
+    p.spec?.nodeName ? 1 : 0,
+    p.status?.phase === 'Running' ? 1 : 0,
+    isReady(p) ? 1 : 0,
+    -Date.parse(String(p.metadata?.creationTimestamp ?? 0)),
+  ];
 }
 
 function compareRank(a: V1Pod, b: V1Pod): number {
@@ -40,18 +45,24 @@ export function decideReplicaSet(s: ReplicaSetState): ReplicaSetPlan {
       pod.metadata!.generateName = `${rs.metadata!.name}-`;
       plan.create.push(pod);
     }
-    if (active.length > want) plan.delete = [...active].sort(compareRank).slice(0, active.length - want).map((p) => p.metadata!.name!);
+    if (active.length > want)
+      plan.delete = [...active]
+        .sort(compareRank)
+        .slice(0, active.length - want)
+        .map((p) => p.metadata!.name!);
   }
   const templateLabels = Object.entries(rs.spec?.template?.metadata?.labels ?? {});
   const minReadySeconds = rs.spec?.minReadySeconds ?? 0;
-  const status: V1ReplicaSetStatus = JSON.parse(JSON.stringify({
-    replicas: active.length,
-    fullyLabeledReplicas: active.filter((p) => templateLabels.every(([k, v]) => p.metadata?.labels?.[k] === v)).length || undefined,
-    readyReplicas: active.filter(isReady).length || undefined,
-    availableReplicas: active.filter((p) => isAvailable(p, minReadySeconds, now)).length || undefined,
-    observedGeneration: rs.metadata?.generation,
-    conditions: rs.status?.conditions,
-  })) as V1ReplicaSetStatus;
+  const status: V1ReplicaSetStatus = JSON.parse(
+    JSON.stringify({
+      replicas: active.length,
+      fullyLabeledReplicas: active.filter((p) => templateLabels.every(([k, v]) => p.metadata?.labels?.[k] === v)).length || undefined,
+      readyReplicas: active.filter(isReady).length || undefined,
+      availableReplicas: active.filter((p) => isAvailable(p, minReadySeconds, now)).length || undefined,
+      observedGeneration: rs.metadata?.generation,
+      conditions: rs.status?.conditions,
+    }),
+  ) as V1ReplicaSetStatus;
   if (!sameJson(rs.status ?? {}, status)) plan.status = status;
   return plan;
 }

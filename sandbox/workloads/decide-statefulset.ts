@@ -88,7 +88,9 @@ function updateRevision(state: StatefulSetState): { rev: V1ControllerRevision; p
       name: `${name}-${hash}`,
       namespace: sts.metadata!.namespace!,
       labels: { ...(sts.spec!.template.metadata?.labels ?? {}), [LABEL.revisionHash]: `${name}-${hash}` },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid: sts.metadata!.uid!, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: 'apps/v1', kind: 'StatefulSet', name, uid: sts.metadata!.uid!, controller: true, blockOwnerDeletion: true },
+      ],
     },
     data,
     revision: highest + 1,
@@ -147,7 +149,14 @@ export function statefulSetPod(sts: V1StatefulSet, template: V1PodTemplateSpec, 
 
 function omitZero(status: V1StatefulSetStatus): V1StatefulSetStatus {
   const out: V1StatefulSetStatus = { ...status };
-  for (const k of ['observedGeneration', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'currentRevision', 'updateRevision'] as const) {
+  for (const k of [
+    'observedGeneration',
+    'readyReplicas',
+    'currentReplicas',
+    'updatedReplicas',
+    'currentRevision',
+    'updateRevision',
+  ] as const) {
     if (!out[k]) delete out[k];
   }
   return out;
@@ -247,7 +256,8 @@ export function decideStatefulSet(state: StatefulSetState): StatefulSetPlan {
     if (monotonic && isTerminating(pod)) return wait(`pod ${podName} is terminating`);
     if (monotonic && !(isRunningAndReady(pod) && isAvailable(pod, minReadySeconds, now))) return wait(`pod ${podName} is not Ready`);
     const identity = identityLabels(podName, i);
-    if (Object.entries(identity).some(([k, v]) => pod.metadata?.labels?.[k] !== v)) plan.actions.push({ type: 'labelPod', name: podName, labels: identity });
+    if (Object.entries(identity).some(([k, v]) => pod.metadata?.labels?.[k] !== v))
+      plan.actions.push({ type: 'labelPod', name: podName, labels: identity });
     if (!deleting) {
       for (const c of needed) if (!claims.has(c.metadata!.name!)) plan.actions.push({ type: 'createClaim', claim: c, pod: podName });
     }

@@ -41,7 +41,7 @@ export function claimDirectory(workDir: string, namespace: string, claim: string
 export function decideVolumes(s: ClaimState): VolumeAction[] {
   const actions: VolumeAction[] = [];
   const uid = s.claim?.metadata?.uid;
-  const root = volumesRoot(s.workDir) + '/';
+  const root = `${volumesRoot(s.workDir)}/`;
   for (const v of s.volumes) {
     if (v.spec?.claimRef?.uid === uid) continue;
     if ((v.spec?.persistentVolumeReclaimPolicy ?? 'Delete') === 'Delete') {
@@ -56,7 +56,8 @@ export function decideVolumes(s: ClaimState): VolumeAction[] {
   if (!claim) return actions;
   if (claim.metadata?.deletionTimestamp) {
     const fins = claim.metadata.finalizers ?? [];
-    if (fins.includes(FINALIZER_PVC_PROTECTION) && !s.inUse) actions.push({ type: 'unprotect', finalizers: fins.filter((f) => f !== FINALIZER_PVC_PROTECTION) });
+    if (fins.includes(FINALIZER_PVC_PROTECTION) && !s.inUse)
+      actions.push({ type: 'unprotect', finalizers: fins.filter((f) => f !== FINALIZER_PVC_PROTECTION) });
     return actions;
   }
   const mine = s.volumes.find((v) => v.spec?.claimRef?.uid === uid);
@@ -78,7 +79,7 @@ export function decideVolumes(s: ClaimState): VolumeAction[] {
 }
 
 function requestOf(claim: V1PersistentVolumeClaim): string {
-  return String(claim.spec?.resources?.requests?.['storage'] ?? '1Gi');
+  return String(claim.spec?.resources?.requests?.storage ?? '1Gi');
 }
 
 function volumeFor(claim: V1PersistentVolumeClaim, name: string, directory: string): V1PersistentVolume {

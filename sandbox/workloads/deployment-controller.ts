@@ -18,12 +18,18 @@ export function deploymentController(env: WorkloadEnv): ControllerSpec {
     async reconcile(req, ctx) {
       const deployment = (await ctx.informer<V1Deployment>(DEPLOYMENT)).get(req.namespace, req.name);
       if (!deployment) return;
-      const replicaSets = (await ctx.informer<V1ReplicaSet>(REPLICA_SET)).list({ namespace: req.namespace }).filter((rs) => isControlledBy(rs, deployment));
+      const replicaSets = (await ctx.informer<V1ReplicaSet>(REPLICA_SET))
+        .list({ namespace: req.namespace })
+        .filter((rs) => isControlledBy(rs, deployment));
       const plan = decideDeployment({ deployment, replicaSets, now: Date.now() });
       if (plan.create) {
         try {
           await ctx.client.create(plan.create);
-          events.normal(deployment, 'ScalingReplicaSet', `Scaled up replica set ${plan.create.metadata!.name} to ${plan.create.spec!.replicas}`);
+          events.normal(
+            deployment,
+            'ScalingReplicaSet',
+            `Scaled up replica set ${plan.create.metadata!.name} to ${plan.create.spec!.replicas}`,
+          );
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
         }
@@ -31,7 +37,11 @@ export function deploymentController(env: WorkloadEnv): ControllerSpec {
       for (const s of plan.scale) {
         const before = replicaSets.find((rs) => rs.metadata?.name === s.name)?.spec?.replicas ?? 0;
         await ctx.client.patch({ ...REPLICA_SET, namespace: req.namespace, name: s.name }, { spec: { replicas: s.replicas } });
-        events.normal(deployment, 'ScalingReplicaSet', `Scaled ${s.replicas > before ? 'up' : 'down'} replica set ${s.name} to ${s.replicas}`);
+        events.normal(
+          deployment,
+          'ScalingReplicaSet',
+          `Scaled ${s.replicas > before ? 'up' : 'down'} replica set ${s.name} to ${s.replicas}`,
+        );
       }
       for (const name of plan.remove) await ctx.client.delete({ ...REPLICA_SET, namespace: req.namespace, name });
       if (plan.status) await ctx.client.updateStatus({ ...deployment, status: plan.status });
@@ -53,7 +63,8 @@ export function replicaSetController(env: WorkloadEnv): ControllerSpec {
       await writePods(ctx.client, events, rs, plan.create, plan.delete);
       if (plan.status) await ctx.client.updateStatus({ ...rs, status: plan.status });
       // minReadySeconds passes without an event.
-      if ((rs.spec?.minReadySeconds ?? 0) > 0 && (plan.status?.availableReplicas ?? 0) < (plan.status?.readyReplicas ?? 0)) return { requeueAfterMs: 1000 };
+      if ((rs.spec?.minReadySeconds ?? 0) > 0 && (plan.status?.availableReplicas ?? 0) < (plan.status?.readyReplicas ?? 0))
+        return { requeueAfterMs: 1000 };
       return undefined;
     },
   };

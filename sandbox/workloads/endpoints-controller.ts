@@ -18,9 +18,12 @@ export function endpointsController(env: WorkloadEnv): ControllerSpec {
     watches: [
       {
         target: POD,
-        map: (p) => env.cache<V1Service>(SERVICE).list({ namespace: p.metadata?.namespace })
-          .filter((s) => hasSelector(s) && matchesSelector({ matchLabels: s.spec!.selector! }, p.metadata?.labels))
-          .map((s) => objectKey(s)),
+        map: (p) =>
+          env
+            .cache<V1Service>(SERVICE)
+            .list({ namespace: p.metadata?.namespace })
+            .filter((s) => hasSelector(s) && matchesSelector({ matchLabels: s.spec!.selector! }, p.metadata?.labels))
+            .map((s) => objectKey(s)),
       },
       { target: ENDPOINTS, map: (e) => [objectKey(e)] },
     ],
@@ -33,13 +36,18 @@ export function endpointsController(env: WorkloadEnv): ControllerSpec {
         if (!service && endpoints) await ctx.client.delete(endpointsRef);
         return;
       }
-      const slices = (await ctx.informer<EndpointSlice & { metadata: { namespace: string } }>(ENDPOINT_SLICE))
-        .list({ namespace: req.namespace, labels: { [LABEL.serviceName]: req.name, [LABEL.managedBy]: ENDPOINT_SLICE_MANAGER } });
+      const slices = (await ctx.informer<EndpointSlice & { metadata: { namespace: string } }>(ENDPOINT_SLICE)).list({
+        namespace: req.namespace,
+        labels: { [LABEL.serviceName]: req.name, [LABEL.managedBy]: ENDPOINT_SLICE_MANAGER },
+      });
       const pods = (await ctx.informer<V1Pod>(POD)).list({ namespace: req.namespace });
       const plan = decideEndpoints({ service, pods, slices, endpoints });
       for (const s of plan.create) await ctx.client.create(s);
       for (const u of plan.update) {
-        await ctx.client.patch({ ...ENDPOINT_SLICE, namespace: req.namespace, name: u.name }, { metadata: { labels: u.slice.metadata.labels }, endpoints: u.slice.endpoints, ports: u.slice.ports });
+        await ctx.client.patch(
+          { ...ENDPOINT_SLICE, namespace: req.namespace, name: u.name },
+          { metadata: { labels: u.slice.metadata.labels }, endpoints: u.slice.endpoints, ports: u.slice.ports },
+        );
       }
       for (const name of plan.remove) await ctx.client.delete({ ...ENDPOINT_SLICE, namespace: req.namespace, name });
       if (!plan.endpoints) return;
@@ -51,7 +59,10 @@ export function endpointsController(env: WorkloadEnv): ControllerSpec {
           if (!isAlreadyExists(err)) throw err;
         }
       }
-      await ctx.client.patch(endpointsRef, { metadata: { labels: plan.endpoints.metadata!.labels }, subsets: plan.endpoints.subsets ?? null });
+      await ctx.client.patch(endpointsRef, {
+        metadata: { labels: plan.endpoints.metadata!.labels },
+        subsets: plan.endpoints.subsets ?? null,
+      });
     },
   };
 }

@@ -54,7 +54,10 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
   const client = clientOf(opts);
   const log = opts.log ?? createLogger({ level: 'warn' });
   // Only the runtime's defaults, never the operator's environment (WATCH_NAMESPACE, LEADER_ELECT...).
-  const config = loadConfig(['--metrics-addr', '127.0.0.1:0', '--workers', '2', '--resync-period', '30s', '--leader-elect=false'], {}).runtime;
+  const config = loadConfig(
+    ['--metrics-addr', '127.0.0.1:0', '--workers', '2', '--resync-period', '30s', '--leader-elect=false'],
+    {},
+  ).runtime;
   const manager = new Manager({ config, client, log });
   const recorders = new Map<string, KubeEventRecorder>();
   const env: WorkloadEnv = {
@@ -68,7 +71,15 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
     nodeName: opts.nodeName,
     jobBackoffMs: opts.jobBackoffMs ?? 10_000,
   };
-  const specs = [statefulSetController, volumeController, schedulerController, endpointsController, jobController, deploymentController, replicaSetController].map((c) => c(env));
+  const specs = [
+    statefulSetController,
+    volumeController,
+    schedulerController,
+    endpointsController,
+    jobController,
+    deploymentController,
+    replicaSetController,
+  ].map((c) => c(env));
   for (const spec of specs) manager.add(spec);
   const targets = specs.flatMap((s) => [s.for, ...(s.owns ?? []), ...(s.watches ?? []).map((w) => w.target)]);
 
@@ -83,7 +94,8 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
     })();
     return stopping;
   };
-  const onAbort = (): void => void stop().catch((err: unknown) => log.error('stopping the workload controllers failed', { error: errorMessage(err) }));
+  const onAbort = (): void =>
+    void stop().catch((err: unknown) => log.error('stopping the workload controllers failed', { error: errorMessage(err) }));
   if (opts.signal?.aborted) onAbort();
   else opts.signal?.addEventListener('abort', onAbort, { once: true });
   const ready = (async () => {

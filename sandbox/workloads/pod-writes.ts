@@ -6,7 +6,13 @@ import type { KubeObject } from '../../src/runtime/kube/types.ts';
 import { POD } from './kinds.ts';
 
 /** Creates `create` and deletes the pods named in `remove`, as the owner's controller. */
-export async function writePods(client: KubeClient, events: EventRecorder, owner: KubeObject, create: V1Pod[], remove: string[]): Promise<void> {
+export async function writePods(
+  client: KubeClient,
+  events: EventRecorder,
+  owner: KubeObject,
+  create: V1Pod[],
+  remove: string[],
+): Promise<void> {
   for (const pod of create) {
     const made = await client.create(pod);
     events.normal(owner, 'SuccessfulCreate', `Created pod: ${made.metadata?.name}`);

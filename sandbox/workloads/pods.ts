@@ -46,7 +46,14 @@ export function isAvailable(p: V1Pod, minReadySeconds: number, now: number): boo
 /** The reference a controller puts on what it creates (blockOwnerDeletion as the real ones set it). */
 export function controllerRef(owner: KubeObject): V1OwnerReference {
   const m = owner.metadata ?? {};
-  return { apiVersion: owner.apiVersion ?? '', kind: owner.kind ?? '', name: m.name ?? '', uid: m.uid ?? '', controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: owner.apiVersion ?? '',
+    kind: owner.kind ?? '',
+    name: m.name ?? '',
+    uid: m.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 }
 
 /** True when `owner` is the controller of `obj` (by uid: a recreated owner of the same name is another). */
@@ -95,7 +102,16 @@ export function matchesSelector(selector: V1LabelSelector | undefined, labels: R
   for (const e of selector?.matchExpressions ?? []) {
     const has = Object.hasOwn(l, e.key);
     const inValues = has && (e.values ?? []).includes(l[e.key]!);
-    const ok = e.operator === 'In' ? inValues : e.operator === 'NotIn' ? !inValues : e.operator === 'Exists' ? has : e.operator === 'DoesNotExist' ? !has : false;
+    const ok =
+      e.operator === 'In'
+        ? inValues
+        : e.operator === 'NotIn'
+          ? !inValues
+          : e.operator === 'Exists'
+            ? has
+            : e.operator === 'DoesNotExist'
+              ? !has
+              : false;
     if (!ok) return false;
   }
   return true;

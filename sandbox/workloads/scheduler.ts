@@ -16,8 +16,10 @@ export function unschedulableReason(pod: V1Pod, claims: ReadonlyMap<string, V1Pe
   const names = claimsOf(pod);
   const missing = names.find((n) => !claims.has(n));
   if (missing) return `0/1 nodes are available: persistentvolumeclaim "${missing}" not found.`;
-  if (names.some((n) => claims.get(n)?.metadata?.deletionTimestamp)) return '0/1 nodes are available: persistentvolumeclaim is being deleted.';
-  if (names.some((n) => claims.get(n)?.status?.phase !== 'Bound')) return '0/1 nodes are available: 1 pod has unbound immediate PersistentVolumeClaims.';
+  if (names.some((n) => claims.get(n)?.metadata?.deletionTimestamp))
+    return '0/1 nodes are available: persistentvolumeclaim is being deleted.';
+  if (names.some((n) => claims.get(n)?.status?.phase !== 'Bound'))
+    return '0/1 nodes are available: 1 pod has unbound immediate PersistentVolumeClaims.';
   return undefined;
 }
 
@@ -30,29 +32,55 @@ export function schedulerController(env: WorkloadEnv): ControllerSpec {
       {
         // A claim becoming Bound releases the pods waiting for it.
         target: PVC,
-        map: (c) => env.cache<V1Pod>(POD).list({ namespace: c.metadata?.namespace })
-          .filter((p) => !p.spec?.nodeName && claimsOf(p).includes(c.metadata?.name ?? ''))
-          .map((p) => objectKey(p)),
+        map: (c) =>
+          env
+            .cache<V1Pod>(POD)
+            .list({ namespace: c.metadata?.namespace })
+            .filter((p) => !p.spec?.nodeName && claimsOf(p).includes(c.metadata?.name ?? ''))
+            .map((p) => objectKey(p)),
       },
     ],
     async reconcile(req, ctx) {
       const pod = (await ctx.informer<V1Pod>(POD)).get(req.namespace, req.name);
       if (!pod || pod.spec?.nodeName || isTerminating(pod)) return;
       if ((pod.spec?.schedulerName ?? DEFAULT_SCHEDULER) !== DEFAULT_SCHEDULER) return;
-      const claims = new Map((await ctx.informer<V1PersistentVolumeClaim>(PVC)).list({ namespace: req.namespace }).map((c) => [c.metadata!.name!, c]));
+      const claims = new Map(
+        (await ctx.informer<V1PersistentVolumeClaim>(PVC)).list({ namespace: req.namespace }).map((c) => [c.metadata!.name!, c]),
+      );
       const why = unschedulableReason(pod, claims);
       const ref = { ...POD, namespace: req.namespace, name: req.name };
       if (why) {
         const cond = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
         if (cond?.status !== 'False' || cond.message !== why) {
           events.warning(pod, 'FailedScheduling', why);
-          await ctx.client.patchStatus(ref, { status: { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: why, lastTransitionTime: kubeTime(new Date()) }] } }, 'strategic');
+          await ctx.client.patchStatus(
+            ref,
+            {
+              status: {
+                conditions: [
+                  {
+                    type: 'PodScheduled',
+                    status: 'False',
+                    reason: 'Unschedulable',
+                    message: why,
+                    lastTransitionTime: kubeTime(new Date()),
+                  },
+                ],
+              },
+            },
+            'strategic',
+          );
         }
         return;
       }
       try {
         await ctx.client.request('POST', `${await ctx.client.pathFor(ref)}/binding`, {
-          body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: req.name, namespace: req.namespace }, target: { apiVersion: 'v1', kind: 'Node', name: env.nodeName } },
+          body: {
+            apiVersion: 'v1',
+            kind: 'Binding',
+            metadata: { name: req.name, namespace: req.namespace },
+            target: { apiVersion: 'v1', kind: 'Node', name: env.nodeName },
+          },
         });
       } catch (err) {
         if (err instanceof ConflictError) return; // bound meanwhile

@@ -22,18 +22,26 @@ export function statefulSetController(env: WorkloadEnv): ControllerSpec {
       // A claim that finished deleting unblocks the pod that waits for it.
       {
         target: PVC,
-        map: (c) => sets()
-          .list({ namespace: c.metadata?.namespace })
-          .filter((s) => (s.spec?.volumeClaimTemplates ?? []).some((t) => ordinalOf(`${t.metadata?.name}-${s.metadata?.name}`, c.metadata?.name ?? '') >= 0))
-          .map((s) => objectKey(s)),
+        map: (c) =>
+          sets()
+            .list({ namespace: c.metadata?.namespace })
+            .filter((s) =>
+              (s.spec?.volumeClaimTemplates ?? []).some(
+                (t) => ordinalOf(`${t.metadata?.name}-${s.metadata?.name}`, c.metadata?.name ?? '') >= 0,
+              ),
+            )
+            .map((s) => objectKey(s)),
       },
       // Orphans the selector matches may be adopted.
       {
         target: POD,
-        map: (p) => (p.metadata?.ownerReferences?.some((r) => r.controller) ? [] : sets()
-          .list({ namespace: p.metadata?.namespace })
-          .filter((s) => matchesSelector(s.spec?.selector, p.metadata?.labels))
-          .map((s) => objectKey(s))),
+        map: (p) =>
+          p.metadata?.ownerReferences?.some((r) => r.controller)
+            ? []
+            : sets()
+                .list({ namespace: p.metadata?.namespace })
+                .filter((s) => matchesSelector(s.spec?.selector, p.metadata?.labels))
+                .map((s) => objectKey(s)),
       },
     ],
     async reconcile(req, ctx) {
@@ -41,14 +49,21 @@ export function statefulSetController(env: WorkloadEnv): ControllerSpec {
       if (!sts) return;
       const inNamespace = { namespace: req.namespace };
       const allPods = (await ctx.informer<V1Pod>(POD)).list(inNamespace);
-      const orphans = allPods.filter((p) => !p.metadata?.ownerReferences?.some((r) => r.controller) && !isTerminating(p)
-        && matchesSelector(sts.spec?.selector, p.metadata?.labels) && ordinalOf(req.name, p.metadata?.name ?? '') >= 0);
+      const orphans = allPods.filter(
+        (p) =>
+          !p.metadata?.ownerReferences?.some((r) => r.controller) &&
+          !isTerminating(p) &&
+          matchesSelector(sts.spec?.selector, p.metadata?.labels) &&
+          ordinalOf(req.name, p.metadata?.name ?? '') >= 0,
+      );
       if (orphans.length > 0 && !sts.metadata?.deletionTimestamp) {
         for (const p of orphans) await adopt(ctx.client, sts, p);
         return; // the adopted pods' events bring the next pass
       }
       const claims = new Map((await ctx.informer<V1PersistentVolumeClaim>(PVC)).list(inNamespace).map((c) => [c.metadata!.name!, c]));
-      const revisions = (await ctx.informer<V1ControllerRevision>(CONTROLLER_REVISION)).list(inNamespace).filter((r) => isControlledBy(r, sts));
+      const revisions = (await ctx.informer<V1ControllerRevision>(CONTROLLER_REVISION))
+        .list(inNamespace)
+        .filter((r) => isControlledBy(r, sts));
       const plan = decideStatefulSet({ sts, pods: allPods.filter((p) => isControlledBy(p, sts)), claims, revisions, now: Date.now() });
 
       if (plan.revision && 'create' in plan.revision) {
@@ -58,7 +73,10 @@ export function statefulSetController(env: WorkloadEnv): ControllerSpec {
           if (!isAlreadyExists(err)) throw err; // made by the pass before, not yet in the cache
         }
       } else if (plan.revision) {
-        await ctx.client.patch({ ...CONTROLLER_REVISION, namespace: req.namespace, name: plan.revision.renumber }, { revision: plan.revision.revision });
+        await ctx.client.patch(
+          { ...CONTROLLER_REVISION, namespace: req.namespace, name: plan.revision.renumber },
+          { revision: plan.revision.revision },
+        );
       }
       const where = `StatefulSet ${req.name}`;
       for (const a of plan.actions) await act(ctx.client, a, req.namespace, where, sts, events);
@@ -79,7 +97,14 @@ async function adopt(client: KubeClient, sts: V1StatefulSet, pod: V1Pod): Promis
   );
 }
 
-async function act(client: KubeClient, a: StatefulSetAction, namespace: string, where: string, sts: V1StatefulSet, events: ReturnType<WorkloadEnv['events']>): Promise<void> {
+async function act(
+  client: KubeClient,
+  a: StatefulSetAction,
+  namespace: string,
+  where: string,
+  sts: V1StatefulSet,
+  events: ReturnType<WorkloadEnv['events']>,
+): Promise<void> {
   switch (a.type) {
     case 'createClaim':
       try {
@@ -87,7 +112,11 @@ async function act(client: KubeClient, a: StatefulSetAction, namespace: string, 
         events.normal(sts, 'SuccessfulCreate', `create Claim ${a.claim.metadata!.name} Pod ${a.pod} in ${where} success`);
       } catch (err) {
         if (isAlreadyExists(err)) return;
-        events.warning(sts, 'FailedCreate', `create Claim ${a.claim.metadata!.name} for Pod ${a.pod} in ${where} failed error: ${String(err)}`);
+        events.warning(
+          sts,
+          'FailedCreate',
+          `create Claim ${a.claim.metadata!.name} for Pod ${a.pod} in ${where} failed error: ${String(err)}`,
+        );
         throw err;
       }
       return;
@@ -102,7 +131,8 @@ async function act(client: KubeClient, a: StatefulSetAction, namespace: string, 
       }
       return;
     case 'deletePod':
-      if (a.why === 'failed') events.warning(sts, 'RecreatingFailedPod', `StatefulSet ${namespace}/${sts.metadata!.name} is recreating failed Pod ${a.name}`);
+      if (a.why === 'failed')
+        events.warning(sts, 'RecreatingFailedPod', `StatefulSet ${namespace}/${sts.metadata!.name} is recreating failed Pod ${a.name}`);
       try {
         await client.delete({ ...POD, namespace, name: a.name });
         events.normal(sts, 'SuccessfulDelete', `delete Pod ${a.name} in ${where} successful`);

@@ -16,14 +16,22 @@ export function volumeController(env: WorkloadEnv): ControllerSpec {
     name: 'persistentvolume',
     for: PVC,
     watches: [
-      { target: PV, map: (v) => { const r = (v as V1PersistentVolume).spec?.claimRef; return r?.name ? [objectKey({ namespace: r.namespace, name: r.name })] : []; } },
+      {
+        target: PV,
+        map: (v) => {
+          const r = (v as V1PersistentVolume).spec?.claimRef;
+          return r?.name ? [objectKey({ namespace: r.namespace, name: r.name })] : [];
+        },
+      },
       { target: POD, map: (p) => claimsOf(p as V1Pod).map((c) => objectKey({ namespace: p.metadata?.namespace, name: c })) },
     ],
     async reconcile(req, ctx) {
       const claim = (await ctx.informer<V1PersistentVolumeClaim>(PVC)).get(req.namespace, req.name);
-      const volumes = (await ctx.informer<V1PersistentVolume>(PV)).list()
+      const volumes = (await ctx.informer<V1PersistentVolume>(PV))
+        .list()
         .filter((v) => v.spec?.claimRef?.namespace === req.namespace && v.spec.claimRef.name === req.name);
-      const inUse = (await ctx.informer<V1Pod>(POD)).list({ namespace: req.namespace })
+      const inUse = (await ctx.informer<V1Pod>(POD))
+        .list({ namespace: req.namespace })
         .some((p) => !isFailed(p) && !isSucceeded(p) && claimsOf(p).includes(req.name));
       const ref = { ...PVC, namespace: req.namespace, name: req.name };
       for (const a of decideVolumes({ namespace: req.namespace, name: req.name, claim, volumes, inUse, workDir: env.workDir })) {
@@ -47,7 +55,11 @@ export function volumeController(env: WorkloadEnv): ControllerSpec {
             await mkdir(a.directory, { recursive: true });
             try {
               await ctx.client.create(a.volume);
-              events.normal(claim!, 'ProvisioningSucceeded', `Successfully provisioned volume ${a.volume.metadata!.name} at ${a.directory}`);
+              events.normal(
+                claim!,
+                'ProvisioningSucceeded',
+                `Successfully provisioned volume ${a.volume.metadata!.name} at ${a.directory}`,
+              );
             } catch (err) {
               if (!isAlreadyExists(err)) throw err;
             }
@@ -57,7 +69,10 @@ export function volumeController(env: WorkloadEnv): ControllerSpec {
             break;
           case 'bindClaim':
             await ctx.client.patch(ref, {
-              metadata: { resourceVersion: claim?.metadata?.resourceVersion, annotations: { [ANNOTATION.bindCompleted]: 'yes', [ANNOTATION.boundByController]: 'yes' } },
+              metadata: {
+                resourceVersion: claim?.metadata?.resourceVersion,
+                annotations: { [ANNOTATION.bindCompleted]: 'yes', [ANNOTATION.boundByController]: 'yes' },
+              },
               spec: { volumeName: a.volume },
             });
             break;

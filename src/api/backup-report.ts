@@ -38,7 +38,12 @@ export function parseBackupReport(text: string): BackupReport | undefined {
   for (const line of text.trim().split('\n').reverse()) {
     try {
       const v = JSON.parse(line) as Partial<BackupReport>;
-      if (typeof v.url === 'string' && typeof v.bytes === 'number' && typeof v.completionTime === 'string' && typeof v.source === 'string') {
+      if (
+        typeof v.url === 'string' &&
+        typeof v.bytes === 'number' &&
+        typeof v.completionTime === 'string' &&
+        typeof v.source === 'string'
+      ) {
         return v as BackupReport;
       }
     } catch {

@@ -29,16 +29,16 @@ export function rootSchema(def: KindDefinition): JSONSchemaProps {
 /** The apiextensions.k8s.io/v1 CustomResourceDefinition of a kind, as a plain object. */
 export function buildCrd(def: KindDefinition): Record<string, unknown> {
   const version: Record<string, unknown> = { name: API_VERSION, served: true, storage: true };
-  version['subresources'] = def.scale ? { status: {}, scale: { ...def.scale } } : { status: {} };
-  version['additionalPrinterColumns'] = def.printerColumns.map((c) => ({ ...c }));
-  version['schema'] = { openAPIV3Schema: plain(rootSchema(def)) };
+  version.subresources = def.scale ? { status: {}, scale: { ...def.scale } } : { status: {} };
+  version.additionalPrinterColumns = def.printerColumns.map((c) => ({ ...c }));
+  version.schema = { openAPIV3Schema: plain(rootSchema(def)) };
   const names: Record<string, unknown> = {
     kind: def.kind,
     listKind: `${def.kind}List`,
     plural: def.plural,
     singular: def.singular,
   };
-  if (def.shortNames) names['shortNames'] = [...def.shortNames];
+  if (def.shortNames) names.shortNames = [...def.shortNames];
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',

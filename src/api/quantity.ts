@@ -14,7 +14,12 @@ const DECIMAL_BY_EXP = new Map(Object.entries(DECIMAL).map(([s, e]) => [e, s]));
 const BINARY_BY_EXP = new Map(Object.entries(BINARY).map(([s, e]) => [e / 10, s]));
 const MAX_INT64 = (1n << 63n) - 1n;
 
-interface Parts { positive: boolean; num: string; denom: string; suffix: string }
+interface Parts {
+  positive: boolean;
+  num: string;
+  denom: string;
+  suffix: string;
+}
 
 /** parseQuantityString: sign, numerator, denominator and suffix, or the format error. */
 function split(str: string): Parts {
@@ -59,7 +64,7 @@ function keptAsSent(p: Parts, base: 2 | 10, exponent: number): boolean {
   if (p.denom.length > 0) return false;
   const precision = 15 - p.num.length - Math.trunc((exponent * 3) / 10) - 1;
   const value = BigInt(shifted);
-  return precision >= 0 && (value << BigInt(exponent)) <= MAX_INT64 && (value & 7n) !== 0n;
+  return precision >= 0 && value << BigInt(exponent) <= MAX_INT64 && (value & 7n) !== 0n;
 }
 
 function stripFactors(v: bigint, factor: bigint): [bigint, number] {

@@ -47,7 +47,17 @@ export const CLUSTER_STATUS_OWNERS = {
 export const BACKUP_STATUS_OWNERS = {
   backup: {
     fieldManager: FIELD_MANAGER.backup,
-    fields: ['completed', 'backupURL', 'sizeBytes', 'startTime', 'completionTime', 'sourceNode', 'binlogFile', 'binlogPosition', 'gtidExecuted'],
+    fields: [
+      'completed',
+      'backupURL',
+      'sizeBytes',
+      'startTime',
+      'completionTime',
+      'sourceNode',
+      'binlogFile',
+      'binlogPosition',
+      'gtidExecuted',
+    ],
     conditions: [BACKUP_CONDITION.complete, BACKUP_CONDITION.failed, BACKUP_CONDITION.replicaDowntimed],
   },
 } as const satisfies Record<string, StatusOwner>;

@@ -238,28 +238,38 @@ function text(v: unknown): string {
 /** One account per mysql.user row of the user, with its mysql.db and mysql.tables_priv grants. */
 export function parseAccounts(userRows: readonly Row[], schemaRows: readonly Row[], tableRows: readonly Row[]): ObservedAccount[] {
   return userRows.map((u) => {
-    const host = text(u['host']);
+    const host = text(u.host);
     const limits = noLimits();
     for (const k of USER_RESOURCE_LIMITS) limits[k] = Number(u[LIMIT_COLUMNS[k]] ?? 0);
     const grants: Grant[] = [];
     for (const r of schemaRows) {
-      if (text(r['Host']) !== host) continue;
-      const privileges = Object.entries(SCHEMA_PRIVILEGE_COLUMNS).filter(([, col]) => text(r[col]) === 'Y').map(([p]) => p).sort();
-      if (privileges.length > 0) grants.push({ db: text(r['Db']), table: null, privileges });
+      if (text(r.Host) !== host) continue;
+      const privileges = Object.entries(SCHEMA_PRIVILEGE_COLUMNS)
+        .filter(([, col]) => text(r[col]) === 'Y')
+        .map(([p]) => p)
+        .sort();
+      if (privileges.length > 0) grants.push({ db: text(r.Db), table: null, privileges });
     }
     for (const r of tableRows) {
-      if (text(r['host']) !== host) continue;
-      const held = new Set(text(r['privs']).split(',').filter((s) => s !== ''));
-      const privileges = Object.entries(TABLE_PRIVILEGE_NAMES).filter(([, name]) => held.has(name)).map(([p]) => p).sort();
-      if (privileges.length > 0) grants.push({ db: text(r['db']), table: text(r['tbl']), privileges });
+      if (text(r.host) !== host) continue;
+      const held = new Set(
+        text(r.privs)
+          .split(',')
+          .filter((s) => s !== ''),
+      );
+      const privileges = Object.entries(TABLE_PRIVILEGE_NAMES)
+        .filter(([, name]) => held.has(name))
+        .map(([p]) => p)
+        .sort();
+      if (privileges.length > 0) grants.push({ db: text(r.db), table: text(r.tbl), privileges });
     }
-    return { host, plugin: text(u['plugin']), authenticationString: text(u['auth']), limits, grants };
+    return { host, plugin: text(u.plugin), authenticationString: text(u.auth), limits, grants };
   });
 }
 
 export function parseDatabase(rows: readonly Row[]): ObservedDatabase | null {
   const r = rows[0];
-  return r ? { characterSet: text(r['cs']), collation: text(r['co']) } : null;
+  return r ? { characterSet: text(r.cs), collation: text(r.co) } : null;
 }
 
 /**
@@ -296,7 +306,16 @@ export function identifiedBy(f: Flavour, password: string): { sql: string; value
 const CRYPT_ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // The byte triples of the digest, in the order SHA-256-crypt writes them (the last is 2 bytes).
 const CRYPT_ORDER = [
-  [0, 10, 20], [21, 1, 11], [12, 22, 2], [3, 13, 23], [24, 4, 14], [15, 25, 5], [6, 16, 26], [27, 7, 17], [18, 28, 8], [9, 19, 29],
+  [0, 10, 20],
+  [21, 1, 11],
+  [12, 22, 2],
+  [3, 13, 23],
+  [24, 4, 14],
+  [15, 25, 5],
+  [6, 16, 26],
+  [27, 7, 17],
+  [18, 28, 8],
+  [9, 19, 29],
 ] as const;
 
 function sha256(...parts: Buffer[]): Buffer {

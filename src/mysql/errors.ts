@@ -36,8 +36,17 @@ export function isMysqlError(e: unknown): e is MysqlError {
 }
 
 const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  'PROTOCOL_CONNECTION_LOST', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_CON_COUNT_ERROR',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_CON_COUNT_ERROR',
 ]);
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
 // 1044 db, 1045 login, 1142 table, 1143 column, 1227 "need SUPER/...", 1370 routine, 1698 no password
@@ -69,7 +78,7 @@ export function fromDriverError(e: unknown, where: string, s?: Statement): Mysql
   const d = (typeof e === 'object' && e !== null ? e : { message: String(e) }) as DriverError;
   const code = typeof d.code === 'string' ? d.code : undefined;
   const errno = typeof d.errno === 'number' ? d.errno : undefined;
-  const raw = typeof d.message === 'string' && d.message !== '' ? d.message : code ?? 'unknown error';
+  const raw = typeof d.message === 'string' && d.message !== '' ? d.message : (code ?? 'unknown error');
   // mysql2 reports a call on a connection that already ended without a code.
   const kind = code === undefined && /closed state/.test(raw) ? 'unreachable' : classify(code, errno);
   const what = s ? ` running "${s.sql.split('\n')[0]}"` : '';

@@ -28,13 +28,16 @@ import { stmt, type Statement } from './sql-text.ts';
 export function fenceAccountsStatements(f: Flavour, keep: { operator: { user: string }; orchestrator: { user: string } }): Statement[] {
   if (!hasReadOnlyAdmin(f)) return [];
   const ident = (col: string): string => `REPLACE(a.${col}, '\`', '\`\`')`;
-  return [stmt(
-    'FOR a IN (SELECT User AS u, Host AS h FROM mysql.global_priv ' +
-      "WHERE Host <> '' AND User NOT IN (?, ?) AND CONCAT('''', User, '''@''', Host, '''') IN " +
-      "(SELECT GRANTEE FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE = 'READ_ONLY ADMIN')) DO " +
-      `EXECUTE IMMEDIATE CONCAT('REVOKE READ_ONLY ADMIN ON *.* FROM \`', ${ident('u')}, '\`@\`', ${ident('h')}, '\`'); END FOR`,
-    keep.operator.user, keep.orchestrator.user,
-  )];
+  return [
+    stmt(
+      'FOR a IN (SELECT User AS u, Host AS h FROM mysql.global_priv ' +
+        "WHERE Host <> '' AND User NOT IN (?, ?) AND CONCAT('''', User, '''@''', Host, '''') IN " +
+        "(SELECT GRANTEE FROM information_schema.USER_PRIVILEGES WHERE PRIVILEGE_TYPE = 'READ_ONLY ADMIN')) DO " +
+        `EXECUTE IMMEDIATE CONCAT('REVOKE READ_ONLY ADMIN ON *.* FROM \`', ${ident('u')}, '\`@\`', ${ident('h')}, '\`'); END FOR`,
+      keep.operator.user,
+      keep.orchestrator.user,
+    ),
+  ];
 }
 
 /**
@@ -55,7 +58,8 @@ export function clientSessionsQuery(spare: readonly string[]): Statement {
   return stmt(
     'SELECT ID AS id, USER AS user FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() ' +
       "AND USER NOT IN ('system user', 'event_scheduler', 'unauthenticated user') " +
-      "AND COMMAND NOT IN ('Binlog Dump', 'Binlog Dump GTID', 'Daemon', 'Killed', 'Slave_IO', 'Slave_SQL', 'Slave_worker')" + users,
+      "AND COMMAND NOT IN ('Binlog Dump', 'Binlog Dump GTID', 'Daemon', 'Killed', 'Slave_IO', 'Slave_SQL', 'Slave_worker')" +
+      users,
     ...spare,
   );
 }
@@ -73,5 +77,7 @@ export function killConnectionStatement(id: number | string): Statement {
  * Their transactions are in the binary log but were never acknowledged to their clients.
  */
 export function semiSyncWaitersQuery(): Statement {
-  return stmt("SELECT ID AS id FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND STATE LIKE 'Waiting for semi-sync ACK%'");
+  return stmt(
+    "SELECT ID AS id FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND STATE LIKE 'Waiting for semi-sync ACK%'",
+  );
 }

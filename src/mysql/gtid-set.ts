@@ -9,7 +9,10 @@ export function compactGtidSet(set: string): string {
 /** A MariaDB GTID position (`domain-server-seq,...`) as the highest sequence number per domain. */
 export function gtidSequences(pos: string): Map<string, number> {
   const m = new Map<string, number>();
-  for (const part of pos.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const part of pos
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const [domain, , seq] = part.split('-');
     if (domain !== undefined && seq !== undefined) m.set(domain, Math.max(m.get(domain) ?? 0, Number(seq)));
   }
@@ -57,7 +60,9 @@ export function extraGtids(family: 'mysql' | 'mariadb', server: string, master: 
 
 function mariadbState(state: string): Map<string, number> {
   const m = new Map<string, number>();
-  for (const part of compactGtidSet(state).split(',').filter((s) => s !== '')) {
+  for (const part of compactGtidSet(state)
+    .split(',')
+    .filter((s) => s !== '')) {
     const [domain, server, seq] = part.split('-');
     if (domain === undefined || server === undefined || seq === undefined) continue;
     const key = `${domain}-${server}`;
@@ -82,7 +87,10 @@ type Intervals = [number, number][];
 /** `uuid:1-5:7,uuid2:3` → uuid → intervals; a tagged group (MySQL 8.4 `uuid:tag:1-3`) is keyed `uuid:tag`. */
 function mysqlSet(set: string): Map<string, Intervals> {
   const m = new Map<string, Intervals>();
-  for (const part of compactGtidSet(set).toLowerCase().split(',').filter((s) => s !== '')) {
+  for (const part of compactGtidSet(set)
+    .toLowerCase()
+    .split(',')
+    .filter((s) => s !== '')) {
     const [uuid = '', ...fields] = part.split(':');
     let key = uuid;
     for (const f of fields) {

@@ -27,7 +27,11 @@
 // 9. optionally START SLAVE, for a replica the sidecar found intact (keepConfigured case).
 import type { Flavour } from './flavour.ts';
 import {
-  createSchemaStatement, createStatusTableStatement, dropStatusTableStatement, setStatusStatement, STATUS,
+  createSchemaStatement,
+  createStatusTableStatement,
+  dropStatusTableStatement,
+  setStatusStatement,
+  STATUS,
 } from './operator-schema.ts';
 import { resetReplicationStatement, sessionBinlogStatement, startReplicationStatement } from './replication-statements.ts';
 import { render, secret, stmt, verbatim, type Statement } from './sql-text.ts';
@@ -90,5 +94,5 @@ export function initFileStatements(input: InitFileInput): Statement[] {
 
 /** Statements joined with ";\n" and ending in ";\n", as the anchor writes them. */
 export function renderInitFile(input: InitFileInput): string {
-  return initFileStatements(input).map(render).join(';\n') + ';\n';
+  return `${initFileStatements(input).map(render).join(';\n')};\n`;
 }

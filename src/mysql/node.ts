@@ -6,28 +6,57 @@
 import mysql from 'mysql2/promise';
 import type { Connection } from 'mysql2/promise';
 import {
-  accountSchemaGrantsQuery, accountTableGrantsQuery, accountUserRowsQuery, changeStatement, databaseQuery, parseAccounts, parseDatabase,
-  type AdminChange, type ObservedAccount, type ObservedDatabase,
+  accountSchemaGrantsQuery,
+  accountTableGrantsQuery,
+  accountUserRowsQuery,
+  changeStatement,
+  databaseQuery,
+  parseAccounts,
+  parseDatabase,
+  type AdminChange,
+  type ObservedAccount,
+  type ObservedDatabase,
 } from './accounts.ts';
 import { fromDriverError, MysqlError } from './errors.ts';
 import { flavourFromServer, hasSuperReadOnly, type Flavour } from './flavour.ts';
 import { compactGtidSet } from './gtid-set.ts';
 import {
-  createHeartbeatTableStatement, getStatusStatement, heartbeatLagQuery, setStatusStatement, STATUS,
-  writeHeartbeatStatement, type HeartbeatPosition,
+  createHeartbeatTableStatement,
+  getStatusStatement,
+  heartbeatLagQuery,
+  setStatusStatement,
+  STATUS,
+  writeHeartbeatStatement,
+  type HeartbeatPosition,
 } from './operator-schema.ts';
 import {
-  changeMasterStatement, gtidExecutedQuery, gtidHistoryQuery, gtidSlavePosQuery, readOnlyQuery, resetReplicationStatement, seedGtidStatements,
-  sessionBinlogStatement, setReadOnlyStatements, showBinlogStatusStatement, showReplicationStatusStatement,
-  startReplicationStatement, stopReplicationStatement,
+  changeMasterStatement,
+  gtidExecutedQuery,
+  gtidHistoryQuery,
+  gtidSlavePosQuery,
+  readOnlyQuery,
+  resetReplicationStatement,
+  seedGtidStatements,
+  sessionBinlogStatement,
+  setReadOnlyStatements,
+  showBinlogStatusStatement,
+  showReplicationStatusStatement,
+  startReplicationStatement,
+  stopReplicationStatement,
   type PointAtOptions,
 } from './replication-statements.ts';
 import { normalizeReplicationStatus, type ReplicationStatus } from './replication-status.ts';
 import { clientSessionsQuery, killConnectionStatement, semiSyncWaitersQuery } from './fence.ts';
 import { render, stmt, type Statement } from './sql-text.ts';
 import {
-  ioThreadStatements, parseSemiSyncState, semiSyncChanges, semiSyncPluginsStatement, showSemiSyncStatusStatement,
-  showSemiSyncVariablesStatement, type SemiSyncState, type SemiSyncWanted,
+  ioThreadStatements,
+  parseSemiSyncState,
+  semiSyncChanges,
+  semiSyncPluginsStatement,
+  showSemiSyncStatusStatement,
+  showSemiSyncVariablesStatement,
+  type SemiSyncState,
+  type SemiSyncWanted,
 } from './semi-sync.ts';
 import type { Credentials } from './system-users.ts';
 
@@ -229,19 +258,19 @@ class Node implements MysqlNode {
   private async readOnlyNow(): Promise<ReadOnlyState> {
     const row = (await this.q(readOnlyQuery(this.flavour)))[0] ?? {};
     return {
-      readOnly: Number(row['read_only']) === 1,
-      superReadOnly: hasSuperReadOnly(this.flavour) ? Number(row['super_read_only']) === 1 : null,
+      readOnly: Number(row.read_only) === 1,
+      superReadOnly: hasSuperReadOnly(this.flavour) ? Number(row.super_read_only) === 1 : null,
     };
   }
 
   private async gtidNow(): Promise<string> {
-    return compactGtidSet(String((await this.q(gtidExecutedQuery(this.flavour)))[0]?.['gtid'] ?? ''));
+    return compactGtidSet(String((await this.q(gtidExecutedQuery(this.flavour)))[0]?.gtid ?? ''));
   }
 
   private async statusValue(name: string): Promise<string | null> {
     try {
       const row = (await this.q(getStatusStatement(name)))[0];
-      return row ? String(row['value']) : null;
+      return row ? String(row.value) : null;
     } catch (e) {
       if (isMissingTable(e)) return null;
       throw e;
@@ -286,19 +315,24 @@ class Node implements MysqlNode {
 
   serverInfo(): Promise<ServerInfo> {
     return this.exclusive(async () => {
-      const row = (await this.q(stmt(
-        'SELECT VERSION() AS version, @@version_comment AS comment, @@server_id AS server_id, ' +
-          '@@hostname AS hostname, @@report_host AS report_host, @@log_bin AS log_bin',
-      )))[0] ?? {};
+      const row =
+        (
+          await this.q(
+            stmt(
+              'SELECT VERSION() AS version, @@version_comment AS comment, @@server_id AS server_id, ' +
+                '@@hostname AS hostname, @@report_host AS report_host, @@log_bin AS log_bin',
+            ),
+          )
+        )[0] ?? {};
       const gtidExecuted = await this.gtidNow();
       return {
         flavour: this.flavour,
-        version: String(row['version'] ?? ''),
-        versionComment: String(row['comment'] ?? ''),
-        serverId: Number(row['server_id']),
-        hostname: String(row['hostname'] ?? ''),
-        reportHost: row['report_host'] === null || row['report_host'] === undefined ? null : String(row['report_host']),
-        logBin: Number(row['log_bin']) === 1,
+        version: String(row.version ?? ''),
+        versionComment: String(row.comment ?? ''),
+        serverId: Number(row.server_id),
+        hostname: String(row.hostname ?? ''),
+        reportHost: row.report_host === null || row.report_host === undefined ? null : String(row.report_host),
+        logBin: Number(row.log_bin) === 1,
         gtidExecuted,
       };
     });
@@ -316,7 +350,7 @@ class Node implements MysqlNode {
     return this.exclusive(async () => {
       // A commit waiting for an acknowledgement that will not come would hold SET read_only for
       // ever: its connection is closed first, so its client gets an error, never a success.
-      if (readOnly) for (const row of await this.q(semiSyncWaitersQuery())) await this.killIgnoringGone(String(row['id']));
+      if (readOnly) for (const row of await this.q(semiSyncWaitersQuery())) await this.killIgnoringGone(String(row.id));
       for (const s of setReadOnlyStatements(this.flavour, readOnly)) await this.q(s);
     });
   }
@@ -327,7 +361,7 @@ class Node implements MysqlNode {
       if (!ro.readOnly) return { readOnly: false, killed: [] };
       const killed: string[] = [];
       for (const row of await this.q(clientSessionsQuery(spare))) {
-        if (await this.killIgnoringGone(String(row['id']))) killed.push(String(row['user']));
+        if (await this.killIgnoringGone(String(row.id))) killed.push(String(row.user));
       }
       return { readOnly: true, killed };
     });
@@ -347,7 +381,7 @@ class Node implements MysqlNode {
   private async replicationNow(): Promise<ReplicationStatus | null> {
     const rows = await this.q(showReplicationStatusStatement(this.flavour));
     if (rows.length === 0 || this.flavour.family !== 'mariadb') return normalizeReplicationStatus(rows);
-    const pos = (await this.q(gtidSlavePosQuery()))[0]?.['gtid'];
+    const pos = (await this.q(gtidSlavePosQuery()))[0]?.gtid;
     return normalizeReplicationStatus(rows, String(pos ?? ''));
   }
 
@@ -358,7 +392,7 @@ class Node implements MysqlNode {
   private async semiSyncNow(): Promise<SemiSyncState> {
     const variables = await this.q(showSemiSyncVariablesStatement());
     const status = await this.q(showSemiSyncStatusStatement());
-    const plugins = this.flavour.family === 'mariadb' ? [] : (await this.q(semiSyncPluginsStatement())).map((r) => String(r['name']));
+    const plugins = this.flavour.family === 'mariadb' ? [] : (await this.q(semiSyncPluginsStatement())).map((r) => String(r.name));
     return parseSemiSyncState(this.flavour, variables as never, status as never, plugins);
   }
 
@@ -448,20 +482,22 @@ class Node implements MysqlNode {
   }
 
   gtidHistory(): Promise<string> {
-    return this.exclusive(async () => compactGtidSet(String((await this.q(gtidHistoryQuery(this.flavour)))[0]?.['gtid'] ?? '')));
+    return this.exclusive(async () => compactGtidSet(String((await this.q(gtidHistoryQuery(this.flavour)))[0]?.gtid ?? '')));
   }
 
   binlogPosition(): Promise<BinlogPosition | null> {
     return this.exclusive(async () => {
       const row = (await this.q(showBinlogStatusStatement(this.flavour)))[0];
-      return row ? { file: String(row['File']), position: Number(row['Position']) } : null;
+      return row ? { file: String(row.File), position: Number(row.Position) } : null;
     });
   }
 
   firstRowOf(query: string): Promise<string[]> {
     return this.exclusive(async () => {
       const row = (await this.q(stmt(query)))[0];
-      return row ? Object.values(row).map((v) => (v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v))) : [];
+      return row
+        ? Object.values(row).map((v) => (v === null || v === undefined ? '' : Buffer.isBuffer(v) ? v.toString('utf8') : String(v)))
+        : [];
     });
   }
 
@@ -505,7 +541,7 @@ class Node implements MysqlNode {
     return this.exclusive(async () => {
       try {
         const row = (await this.q(heartbeatLagQuery()))[0];
-        return row ? Number(row['lag']) : null;
+        return row ? Number(row.lag) : null;
       } catch (e) {
         if (isMissingTable(e)) return null;
         throw e;
@@ -524,8 +560,8 @@ class Node implements MysqlNode {
       const master = (await this.q(showBinlogStatusStatement(this.flavour)))[0];
       const replica = await this.replicationNow();
       const pos: HeartbeatPosition = {
-        file: master ? String(master['File']) : null,
-        position: master ? Number(master['Position']) : null,
+        file: master ? String(master.File) : null,
+        position: master ? Number(master.Position) : null,
         relayMasterLogFile: replica ? replica.relayMasterLogFile : null,
         execMasterLogPos: replica ? replica.execMasterLogPos : null,
       };
@@ -544,10 +580,12 @@ class Node implements MysqlNode {
         c.destroy();
         resolve();
       }, 1000);
-      c.end().catch(() => c.destroy()).finally(() => {
-        clearTimeout(timer);
-        resolve();
-      });
+      c.end()
+        .catch(() => c.destroy())
+        .finally(() => {
+          clearTimeout(timer);
+          resolve();
+        });
     });
   }
 }
@@ -580,8 +618,8 @@ async function openConnection(p: ConnectParams): Promise<{ conn: Connection; fla
   try {
     const [rows] = await conn.query({ sql: 'SELECT VERSION() AS v, @@version_comment AS c', timeout: p.queryTimeoutMs ?? 30000 });
     const row = (rows as Row[])[0] ?? {};
-    const flavour = flavourFromServer(String(row['v'] ?? ''), String(row['c'] ?? ''));
-    if (!flavour) throw new MysqlError('query', `${where}: unrecognised server version ${String(row['v'])}`);
+    const flavour = flavourFromServer(String(row.v ?? ''), String(row.c ?? ''));
+    if (!flavour) throw new MysqlError('query', `${where}: unrecognised server version ${String(row.v)}`);
     return { conn, flavour };
   } catch (e) {
     conn.destroy();

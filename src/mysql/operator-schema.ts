@@ -92,7 +92,11 @@ export function writeHeartbeatStatement(serverId: number, pos: HeartbeatPosition
   return stmt(
     `REPLACE INTO ${HEARTBEAT_TABLE} (ts, server_id, file, position, relay_master_log_file, exec_master_log_pos) ` +
       `VALUES (${HEARTBEAT_TS_SQL}, ?, ?, ?, ?, ?)`,
-    serverId, pos.file, pos.position, pos.relayMasterLogFile, pos.execMasterLogPos,
+    serverId,
+    pos.file,
+    pos.position,
+    pos.relayMasterLogFile,
+    pos.execMasterLogPos,
   );
 }
 

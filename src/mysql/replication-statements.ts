@@ -12,15 +12,12 @@ import { secret, stmt, type Statement } from './sql-text.ts';
 import type { Credentials } from './system-users.ts';
 import type { Endpoint } from './node.ts';
 
-
 /**
  * How the replica finds its starting point. `gtid`: MySQL auto-position, MariaDB
  * `MASTER_USE_GTID` (`slave_pos` for a replica, `current_pos` for a demoted master whose own
  * binlog holds transactions the replica position does not). `binlog`: file and position.
  */
-export type StartPosition =
-  | { kind: 'gtid'; mariadbPos?: 'slave_pos' | 'current_pos' }
-  | { kind: 'binlog'; file: string; position: number };
+export type StartPosition = { kind: 'gtid'; mariadbPos?: 'slave_pos' | 'current_pos' } | { kind: 'binlog'; file: string; position: number };
 
 export interface PointAtOptions {
   start?: StartPosition;
@@ -38,12 +35,7 @@ export interface PointAtOptions {
  */
 export const CONNECT_RETRY_SECONDS = 1;
 
-export function changeMasterStatement(
-  f: Flavour,
-  source: Endpoint,
-  creds: Credentials,
-  opts: PointAtOptions = {},
-): Statement {
+export function changeMasterStatement(f: Flavour, source: Endpoint, creds: Credentials, opts: PointAtOptions = {}): Statement {
   const start = opts.start ?? { kind: 'gtid' };
   const retry = opts.connectRetrySeconds ?? CONNECT_RETRY_SECONDS;
   if (!Number.isInteger(source.port) || source.port <= 0 || source.port > 65535) {
@@ -105,9 +97,11 @@ export function setReadOnlyStatements(f: Flavour, readOnly: boolean): Statement[
 
 /** One query of its own: MariaDB returned 0 for a boolean global read next to COUNT(*) (docs/field-notes.md). */
 export function readOnlyQuery(f: Flavour): Statement {
-  return stmt(hasSuperReadOnly(f)
-    ? 'SELECT @@global.read_only AS read_only, @@global.super_read_only AS super_read_only'
-    : 'SELECT @@global.read_only AS read_only');
+  return stmt(
+    hasSuperReadOnly(f)
+      ? 'SELECT @@global.read_only AS read_only, @@global.super_read_only AS super_read_only'
+      : 'SELECT @@global.read_only AS read_only',
+  );
 }
 
 /**
@@ -122,17 +116,12 @@ export function seedGtidStatements(f: Flavour, gtidSet: string): Statement[] {
   const gtid = compactGtidSet(gtidSet);
   if (gtid === '') throw new Error('seedGtidStatements: empty GTID set');
   if (f.family === 'mariadb') return [stmt('SET GLOBAL gtid_slave_pos = ?', gtid)];
-  return [
-    stmt(usesResetBinaryLogs(f) ? 'RESET BINARY LOGS AND GTIDS' : 'RESET MASTER'),
-    stmt('SET GLOBAL gtid_purged = ?', gtid),
-  ];
+  return [stmt(usesResetBinaryLogs(f) ? 'RESET BINARY LOGS AND GTIDS' : 'RESET MASTER'), stmt('SET GLOBAL gtid_purged = ?', gtid)];
 }
 
 /** The server's own GTID position: MySQL gtid_executed, MariaDB gtid_current_pos. */
 export function gtidExecutedQuery(f: Flavour): Statement {
-  return stmt(f.family === 'mariadb'
-    ? 'SELECT @@global.gtid_current_pos AS gtid'
-    : 'SELECT @@global.gtid_executed AS gtid');
+  return stmt(f.family === 'mariadb' ? 'SELECT @@global.gtid_current_pos AS gtid' : 'SELECT @@global.gtid_executed AS gtid');
 }
 
 /**
@@ -141,9 +130,7 @@ export function gtidExecutedQuery(f: Flavour): Statement {
  * an old master's own writes apart from those of the server that replaced it).
  */
 export function gtidHistoryQuery(f: Flavour): Statement {
-  return stmt(f.family === 'mariadb'
-    ? 'SELECT @@global.gtid_binlog_state AS gtid'
-    : 'SELECT @@global.gtid_executed AS gtid');
+  return stmt(f.family === 'mariadb' ? 'SELECT @@global.gtid_binlog_state AS gtid' : 'SELECT @@global.gtid_executed AS gtid');
 }
 
 /** MariaDB's replica position; SHOW SLAVE STATUS does not show it. */

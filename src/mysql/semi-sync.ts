@@ -92,7 +92,9 @@ export function showSemiSyncStatusStatement(): Statement {
 }
 
 export function semiSyncPluginsStatement(): Statement {
-  return stmt("SELECT PLUGIN_NAME AS name FROM information_schema.PLUGINS WHERE PLUGIN_NAME LIKE 'rpl\\_semi\\_sync\\_%' AND PLUGIN_STATUS = 'ACTIVE'");
+  return stmt(
+    "SELECT PLUGIN_NAME AS name FROM information_schema.PLUGINS WHERE PLUGIN_NAME LIKE 'rpl\\_semi\\_sync\\_%' AND PLUGIN_STATUS = 'ACTIVE'",
+  );
 }
 
 /** source→master, replica→slave, lower case: one spelling for every flavour. */
@@ -151,7 +153,8 @@ export function semiSyncChanges(f: Flavour, state: SemiSyncState, wanted: SemiSy
       if (!state.pluginsInstalled[side]) out.push(stmt(`INSTALL PLUGIN ${name} SONAME ?`, lib));
     }
   }
-  if (!Number.isInteger(wanted.acks) || wanted.acks < 1) throw new Error(`semi-sync acknowledgements must be a positive integer, got ${wanted.acks}`);
+  if (!Number.isInteger(wanted.acks) || wanted.acks < 1)
+    throw new Error(`semi-sync acknowledgements must be a positive integer, got ${wanted.acks}`);
   const timeout = wanted.timeoutMs === undefined ? neverTimeoutMs(f) : BigInt(wanted.timeoutMs);
   const set = (variable: string, value: string | bigint | number): Statement =>
     typeof value === 'string' ? stmt(`SET GLOBAL ${variable} = ${value}`) : stmt(`SET GLOBAL ${variable} = ?`, value);

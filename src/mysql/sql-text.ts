@@ -46,21 +46,34 @@ export function quoteString(s: string): string {
   let out = "'";
   for (const ch of s) {
     switch (ch) {
-      case "'": out += "''"; break;
-      case '\\': out += '\\\\'; break;
-      case '\0': out += '\\0'; break;
-      case '\n': out += '\\n'; break;
-      case '\r': out += '\\r'; break;
-      case '\x1a': out += '\\Z'; break;
-      default: out += ch;
+      case "'":
+        out += "''";
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '\0':
+        out += '\\0';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\x1a':
+        out += '\\Z';
+        break;
+      default:
+        out += ch;
     }
   }
-  return out + "'";
+  return `${out}'`;
 }
 
 export function quoteIdentifier(name: string): string {
   if (name.length === 0 || name.includes('\0')) throw new Error(`invalid SQL identifier ${JSON.stringify(name)}`);
-  return '`' + name.replaceAll('`', '``') + '`';
+  return `\`${name.replaceAll('`', '``')}\``;
 }
 
 const BARE_NAME = /^[A-Za-z0-9_]+$/;
@@ -78,13 +91,17 @@ export function renderValue(v: SqlValue): string {
   if (v === null) return 'NULL';
   if (v instanceof Secret) return quoteString(v.value);
   switch (typeof v) {
-    case 'string': return quoteString(v);
+    case 'string':
+      return quoteString(v);
     case 'number':
       if (!Number.isFinite(v)) throw new Error(`cannot render ${v} as SQL`);
       return String(v);
-    case 'bigint': return v.toString();
-    case 'boolean': return v ? '1' : '0';
-    default: return v.raw;
+    case 'bigint':
+      return v.toString();
+    case 'boolean':
+      return v ? '1' : '0';
+    default:
+      return v.raw;
   }
 }
 

@@ -89,9 +89,7 @@ function mysqlUsers(f: Flavour): UserSpec[] {
   }
   operatorGrants.push({ privileges: ['ALL'], on: `${OPERATOR_SCHEMA}.*` });
 
-  const orchestratorGrants: Grant[] = [
-    { privileges: [...sup, 'PROCESS', 'REPLICATION SLAVE', 'REPLICATION CLIENT', 'RELOAD'], on: ALL },
-  ];
+  const orchestratorGrants: Grant[] = [{ privileges: [...sup, 'PROCESS', 'REPLICATION SLAVE', 'REPLICATION CLIENT', 'RELOAD'], on: ALL }];
   if (dynamic) {
     orchestratorGrants.push({ privileges: ['SYSTEM_VARIABLES_ADMIN', 'REPLICATION_SLAVE_ADMIN', 'CONNECTION_ADMIN'], on: ALL });
   }
@@ -139,15 +137,23 @@ function mariadbUsers(f: Flavour): UserSpec[] {
   // ADMIN. Users that must never write on a read-only server (heartbeat, exporter) do not get it.
   const readOnlyAdmin = hasReadOnlyAdmin(f) ? ['READ_ONLY ADMIN'] : [];
   const replicationAdmin = [
-    'REPLICATION SLAVE', 'BINLOG MONITOR', 'REPLICATION SLAVE ADMIN', 'SLAVE MONITOR',
-    'BINLOG ADMIN', 'CONNECTION ADMIN', 'REPLICATION MASTER ADMIN',
+    'REPLICATION SLAVE',
+    'BINLOG MONITOR',
+    'REPLICATION SLAVE ADMIN',
+    'SLAVE MONITOR',
+    'BINLOG ADMIN',
+    'CONNECTION ADMIN',
+    'REPLICATION MASTER ADMIN',
   ];
   return [
     {
       role: 'operator',
       host: SYSTEM_USER_HOST.operator,
       grants: [
-        { privileges: ['SUPER', 'SHOW DATABASES', 'PROCESS', 'RELOAD', 'CREATE', 'SELECT', ...replicationAdmin, ...readOnlyAdmin], on: ALL },
+        {
+          privileges: ['SUPER', 'SHOW DATABASES', 'PROCESS', 'RELOAD', 'CREATE', 'SELECT', ...replicationAdmin, ...readOnlyAdmin],
+          on: ALL,
+        },
         { privileges: ['ALL'], on: `${OPERATOR_SCHEMA}.*` },
       ],
     },

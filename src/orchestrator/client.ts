@@ -195,7 +195,7 @@ function envelope<T>(body: unknown, path: string, decode: (v: unknown, at: At) =
     throw new OrchestratorError('unexpected-response', here.route, `Code is "${code}", expected "OK"`, { field: 'Code' });
   }
   if (!('Details' in o)) throw new OrchestratorError('unexpected-response', here.route, 'Details is missing', { field: 'Details' });
-  return decode(o['Details'], { route: here.route, path: 'Details' });
+  return decode(o.Details, { route: here.route, path: 'Details' });
 }
 
 async function call(http: AxiosInstance, c: Call, delayMs: number): Promise<unknown> {
@@ -221,19 +221,32 @@ async function once(http: AxiosInstance, c: Call): Promise<unknown> {
     throw new OrchestratorError('unauthorized', r, (e as Error).message);
   }
   try {
-    res = await http.get(c.path, { timeout: c.timeoutMs, signal: c.signal, ...(auth ? { auth: { username: auth.user, password: auth.password } } : {}) });
+    res = await http.get(c.path, {
+      timeout: c.timeoutMs,
+      signal: c.signal,
+      ...(auth ? { auth: { username: auth.user, password: auth.password } } : {}),
+    });
   } catch (e) {
     if (c.signal?.aborted) throw c.signal.reason;
     if (axios.isAxiosError(e) && e.response === undefined) {
       const timedOut = e.code === 'ECONNABORTED' || e.code === 'ETIMEDOUT';
-      throw new OrchestratorError('unreachable', r, timedOut ? `no answer within ${c.timeoutMs} ms` : `${e.code ?? 'no answer'}: ${e.message}`);
+      throw new OrchestratorError(
+        'unreachable',
+        r,
+        timedOut ? `no answer within ${c.timeoutMs} ms` : `${e.code ?? 'no answer'}: ${e.message}`,
+      );
     }
     throw e;
   }
   const text = typeof res.data === 'string' ? res.data : '';
   if (res.status === 401) {
     // 3.2.6's answer to missing or wrong credentials, on every path (test/fixtures/orchestrator/auth/).
-    throw new OrchestratorError('unauthorized', r, 'HTTP 401: Orchestrator refused the credentials (none sent, or not its HTTPAuthUser/HTTPAuthPassword)', { status: 401 });
+    throw new OrchestratorError(
+      'unauthorized',
+      r,
+      'HTTP 401: Orchestrator refused the credentials (none sent, or not its HTTPAuthUser/HTTPAuthPassword)',
+      { status: 401 },
+    );
   }
   let body: unknown;
   try {
@@ -241,7 +254,9 @@ async function once(http: AxiosInstance, c: Call): Promise<unknown> {
   } catch {
     // Unknown routes (and POSTs) get Go's plain-text "404 page not found".
     const excerpt = text.trim().slice(0, 200);
-    throw new OrchestratorError('unexpected-response', r, `HTTP ${res.status} with a body that is not JSON: ${excerpt}`, { status: res.status });
+    throw new OrchestratorError('unexpected-response', r, `HTTP ${res.status} with a body that is not JSON: ${excerpt}`, {
+      status: res.status,
+    });
   }
   const err = errorOf(body);
   if (err !== undefined) throw new OrchestratorError(kindOfMessage(err), r, cleanMessage(err), { status: res.status });
@@ -255,5 +270,5 @@ async function once(http: AxiosInstance, c: Call): Promise<unknown> {
 function errorOf(body: unknown): string | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
   const o = body as Record<string, unknown>;
-  return o['Code'] === 'ERROR' ? (typeof o['Message'] === 'string' ? o['Message'] : 'no message') : undefined;
+  return o.Code === 'ERROR' ? (typeof o.Message === 'string' ? o.Message : 'no message') : undefined;
 }

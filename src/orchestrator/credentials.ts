@@ -21,7 +21,9 @@ export function readCredentialsDir(dir: string): OrchestratorCredentials {
     try {
       text = readFileSync(join(dir, name), 'utf8');
     } catch (e) {
-      throw new CredentialsError(`Orchestrator API credentials: cannot read ${join(dir, name)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new CredentialsError(
+        `Orchestrator API credentials: cannot read ${join(dir, name)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
     }
     // A trailing newline is an editor's, never a password's.
     const value = text.replace(/\r?\n$/, '');

@@ -171,7 +171,7 @@ export function decodeRecovery(v: unknown, at: At): Recovery {
   const o = asObject(v, at);
   const entry = decodeAnalysisEntry(...obj(o, 'AnalysisEntry', at));
   // AllErrors is null on some recoveries and [""] on successful ones.
-  const allErrors = o['AllErrors'] === null ? [] : list(o, 'AllErrors', at, asString);
+  const allErrors = o.AllErrors === null ? [] : list(o, 'AllErrors', at, asString);
   return {
     id: num(o, 'Id', at),
     uid: str(o, 'UID', at),
@@ -184,7 +184,7 @@ export function decodeRecovery(v: unknown, at: At): Recovery {
     // "YYYY-MM-DD hh:mm:ss" without a zone once ended, "" while the recovery runs.
     ended: str(o, 'RecoveryEndTimestamp', at) !== '',
     successful: bool(o, 'IsSuccessful', at),
-    lostReplicas: o['LostReplicas'] === null ? [] : keys(o, 'LostReplicas', at),
+    lostReplicas: o.LostReplicas === null ? [] : keys(o, 'LostReplicas', at),
     errors: allErrors.filter((e) => e !== ''),
     startedAt: time(o, 'RecoveryStartTimestamp', at),
     acknowledged: bool(o, 'Acknowledged', at),

@@ -12,7 +12,13 @@ export const CACHE_CATCH_UP_MS = 2_000;
  * Resolves once the cached object is no longer at `before` (watch events come in order, so any
  * later version holds the write), or after CACHE_CATCH_UP_MS, or on abort.
  */
-export function cacheMoved(cache: Informer<KubeObject>, namespace: string, name: string, before: string | undefined, signal: AbortSignal): Promise<void> {
+export function cacheMoved(
+  cache: Informer<KubeObject>,
+  namespace: string,
+  name: string,
+  before: string | undefined,
+  signal: AbortSignal,
+): Promise<void> {
   const moved = (): boolean => cache.get(namespace, name)?.metadata?.resourceVersion !== before;
   return new Promise<void>((resolve) => {
     const check = (): void => {

@@ -48,11 +48,32 @@ interface RuntimeSettings {
 }
 
 export const RUNTIME_SETTINGS: SettingTable<RuntimeSettings> = {
-  kubeconfig: stringSetting({ flag: 'kubeconfig', env: 'KUBECONFIG', help: 'kubeconfig file', defaultText: 'in-cluster, then ~/.kube/config' }),
+  kubeconfig: stringSetting({
+    flag: 'kubeconfig',
+    env: 'KUBECONFIG',
+    help: 'kubeconfig file',
+    defaultText: 'in-cluster, then ~/.kube/config',
+  }),
   namespace: stringSetting({ flag: 'namespace', env: 'WATCH_NAMESPACE', help: "namespace to watch ('' = all)", default: '' }),
-  metricsAddr: addressSetting({ flag: 'metrics-addr', env: 'METRICS_ADDR', help: 'address of /healthz, /readyz, /metrics (port 0: a free port)', default: ':8080' }),
-  leaderElect: booleanSetting({ flag: 'leader-elect', env: 'LEADER_ELECT', help: 'run controllers only while holding the Lease', default: 'true' }),
-  leaderElectionId: stringSetting({ flag: 'leader-election-id', env: 'LEADER_ELECTION_ID', help: 'name of the Lease', default: 'mysql-operator-leader-election', required: true }),
+  metricsAddr: addressSetting({
+    flag: 'metrics-addr',
+    env: 'METRICS_ADDR',
+    help: 'address of /healthz, /readyz, /metrics (port 0: a free port)',
+    default: ':8080',
+  }),
+  leaderElect: booleanSetting({
+    flag: 'leader-elect',
+    env: 'LEADER_ELECT',
+    help: 'run controllers only while holding the Lease',
+    default: 'true',
+  }),
+  leaderElectionId: stringSetting({
+    flag: 'leader-election-id',
+    env: 'LEADER_ELECTION_ID',
+    help: 'name of the Lease',
+    default: 'mysql-operator-leader-election',
+    required: true,
+  }),
   leaderElectionNamespace: stringSetting({
     flag: 'leader-election-namespace',
     env: 'LEADER_ELECTION_NAMESPACE',
@@ -60,20 +81,49 @@ export const RUNTIME_SETTINGS: SettingTable<RuntimeSettings> = {
     defaultText: 'POD_NAMESPACE, else the watch namespace, else default',
   }),
   identity: stringSetting({ flag: 'identity', env: 'POD_NAME', help: 'holder identity in the Lease', defaultText: 'hostname_pid' }),
-  leaseDurationMs: durationSetting({ flag: 'lease-duration', env: 'LEASE_DURATION', help: 'how long a non-renewed Lease stays held', default: '15s' }),
-  renewDeadlineMs: durationSetting({ flag: 'renew-deadline', env: 'RENEW_DEADLINE', help: 'leader gives up if it cannot renew for this long', default: '10s' }),
+  leaseDurationMs: durationSetting({
+    flag: 'lease-duration',
+    env: 'LEASE_DURATION',
+    help: 'how long a non-renewed Lease stays held',
+    default: '15s',
+  }),
+  renewDeadlineMs: durationSetting({
+    flag: 'renew-deadline',
+    env: 'RENEW_DEADLINE',
+    help: 'leader gives up if it cannot renew for this long',
+    default: '10s',
+  }),
   retryPeriodMs: durationSetting({ flag: 'retry-period', env: 'RETRY_PERIOD', help: 'interval of acquire/renew attempts', default: '2s' }),
   workers: integerSetting({ flag: 'workers', env: 'WORKERS', help: 'concurrent reconciles per controller', default: '5' }, 1, 256),
-  resyncPeriodMs: durationSetting({ flag: 'resync-period', env: 'RESYNC_PERIOD', help: 'every object is reconciled at least this often', default: '5m' }),
-  shutdownTimeoutMs: durationSetting({ flag: 'shutdown-timeout', env: 'SHUTDOWN_TIMEOUT', help: 'bound on finishing in-flight work at shutdown', default: '25s' }),
+  resyncPeriodMs: durationSetting({
+    flag: 'resync-period',
+    env: 'RESYNC_PERIOD',
+    help: 'every object is reconciled at least this often',
+    default: '5m',
+  }),
+  shutdownTimeoutMs: durationSetting({
+    flag: 'shutdown-timeout',
+    env: 'SHUTDOWN_TIMEOUT',
+    help: 'bound on finishing in-flight work at shutdown',
+    default: '25s',
+  }),
   reconcileTimeoutMs: durationSetting({
     flag: 'reconcile-timeout',
     env: 'RECONCILE_TIMEOUT',
     help: 'deadline of one reconcile; past it the key is retried with backoff',
     default: '5m',
   }),
-  kubeApiQps: positiveNumberSetting({ flag: 'kube-api-qps', env: 'KUBE_API_QPS', help: 'API requests per second, on average (watches excepted)', default: '20' }),
-  kubeApiBurst: integerSetting({ flag: 'kube-api-burst', env: 'KUBE_API_BURST', help: 'API requests allowed at once above --kube-api-qps', default: '30' }, 1, 100_000),
+  kubeApiQps: positiveNumberSetting({
+    flag: 'kube-api-qps',
+    env: 'KUBE_API_QPS',
+    help: 'API requests per second, on average (watches excepted)',
+    default: '20',
+  }),
+  kubeApiBurst: integerSetting(
+    { flag: 'kube-api-burst', env: 'KUBE_API_BURST', help: 'API requests allowed at once above --kube-api-qps', default: '30' },
+    1,
+    100_000,
+  ),
   logLevel: choiceSetting({ flag: 'log-level', env: 'LOG_LEVEL', help: `one of ${LOG_LEVELS.join(', ')}`, default: 'info' }, LOG_LEVELS),
 };
 
@@ -106,12 +156,18 @@ export interface OperatorConfig {
 
 /** The runtime's section, then each controller's: loading, `--help` and docs/flags.md. */
 export function settingSections(controllers: readonly ControllerDefinition[]): SettingSection[] {
-  return [{ title: 'runtime', settings: RUNTIME_SETTINGS }, ...controllers.map((c) => ({ title: `${c.name} controller`, settings: c.settings }))];
+  return [
+    { title: 'runtime', settings: RUNTIME_SETTINGS },
+    ...controllers.map((c) => ({ title: `${c.name} controller`, settings: c.settings })),
+  ];
 }
 
 /** The runtime's permissions, then each controller's: chart/rbac/rules.yaml. */
 export function permissionSections(controllers: readonly ControllerDefinition[]): PermissionSection[] {
-  return [{ title: 'runtime', permissions: RUNTIME_PERMISSIONS }, ...controllers.map((c) => ({ title: `${c.name} controller`, permissions: c.permissions }))];
+  return [
+    { title: 'runtime', permissions: RUNTIME_PERMISSIONS },
+    ...controllers.map((c) => ({ title: `${c.name} controller`, permissions: c.permissions })),
+  ];
 }
 
 function runtimeProblems(s: RuntimeSettings): string[] {
@@ -129,7 +185,11 @@ function runtimeProblems(s: RuntimeSettings): string[] {
  * Builds the configuration from `argv` (without node and script) and `env`: the runtime's and
  * each of `controllers`' settings. Throws one ConfigError listing every problem.
  */
-export function loadConfig(argv: readonly string[], env: Env = process.env, controllers: readonly ControllerDefinition[] = []): OperatorConfig {
+export function loadConfig(
+  argv: readonly string[],
+  env: Env = process.env,
+  controllers: readonly ControllerDefinition[] = [],
+): OperatorConfig {
   const read = readSettings(settingSections(controllers), argv, env);
   const problems = [...read.problems];
   const runtime = read.values[0] as unknown as RuntimeSettings;
@@ -143,7 +203,7 @@ export function loadConfig(argv: readonly string[], env: Env = process.env, cont
     runtime: {
       ...runtime,
       kubeconfig: runtime.kubeconfig || undefined,
-      leaderElectionNamespace: runtime.leaderElectionNamespace || env['POD_NAMESPACE'] || runtime.namespace || 'default',
+      leaderElectionNamespace: runtime.leaderElectionNamespace || env.POD_NAMESPACE || runtime.namespace || 'default',
       identity: runtime.identity || `${hostname()}_${process.pid}`,
     },
     controllers: loaded,

@@ -280,8 +280,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     const onOuterAbort = (): void => finish('aborted');
     this.#abort.signal.addEventListener('abort', onOuterAbort, { once: true });
     let watchdog = setTimeout(() => finish('stalled'), stallMs);
-    const relistTimer =
-      nextRelistAt === Infinity ? undefined : setTimeout(() => finish('relist'), Math.max(0, nextRelistAt - Date.now()));
+    const relistTimer = nextRelistAt === Infinity ? undefined : setTimeout(() => finish('relist'), Math.max(0, nextRelistAt - Date.now()));
     try {
       await client.watch<T>(
         target,

@@ -199,10 +199,13 @@ export class LeaderElector {
     const lease = await this.#o.client.getIfExists<Lease>(this.#ref, { signal });
     if (!lease || lease.spec?.holderIdentity !== this.#o.identity) return;
     const now = microTime(new Date());
-    await this.#o.client.update<Lease>({
-      ...lease,
-      spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
-    }, { signal });
+    await this.#o.client.update<Lease>(
+      {
+        ...lease,
+        spec: { ...lease.spec, holderIdentity: null, leaseDurationSeconds: 1, acquireTime: now, renewTime: now },
+      },
+      { signal },
+    );
     this.#leader = false;
   }
 }

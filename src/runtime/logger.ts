@@ -61,11 +61,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const w = winston.createLogger({
     level: opts.level ?? 'info',
     defaultMeta: opts.defaultFields,
-    format: winston.format.combine(
-      winston.format.timestamp(),
-      redactFormat(),
-      winston.format.json(),
-    ),
+    format: winston.format.combine(winston.format.timestamp(), redactFormat(), winston.format.json()),
     transports: [new winston.transports.Stream({ stream: opts.stream ?? process.stdout })],
   });
   return new WinstonLogger(w);

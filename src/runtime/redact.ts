@@ -63,7 +63,7 @@ export function redactedTail(text: string, max: number): string {
 }
 
 function isSecretObject(o: Record<string, unknown>): boolean {
-  return o['kind'] === 'Secret' && (o['apiVersion'] === undefined || o['apiVersion'] === 'v1');
+  return o.kind === 'Secret' && (o.apiVersion === undefined || o.apiVersion === 'v1');
 }
 
 function maskMapValues(v: unknown): unknown {
@@ -78,7 +78,7 @@ function redactValue(value: unknown, seen: WeakSet<object>, secretContext: boole
   seen.add(value);
   if (value instanceof Error) {
     const out: Record<string, unknown> = { name: value.name, message: redactString(value.message) };
-    if (value.stack) out['stack'] = redactString(value.stack);
+    if (value.stack) out.stack = redactString(value.stack);
     for (const [k, v] of Object.entries(value)) {
       out[k] = SECRET_KEY.test(k) ? MASK : redactValue(v, seen, false);
     }
@@ -89,7 +89,7 @@ function redactValue(value: unknown, seen: WeakSet<object>, secretContext: boole
   if (value instanceof Date) return value.toISOString();
   const o = value as Record<string, unknown>;
   const secret = secretContext || isSecretObject(o);
-  const isSecretList = o['kind'] === 'SecretList';
+  const isSecretList = o.kind === 'SecretList';
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(o)) {
     if (secret && (k === 'data' || k === 'stringData')) out[k] = maskMapValues(v);

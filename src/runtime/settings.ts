@@ -128,7 +128,7 @@ export function httpUrlSetting(info: SettingInfo): Setting<string> {
       }
       if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) return new Invalid('is not an http(s) URL');
       if (u.username !== '' || u.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(v)) {
-        return new Invalid('carries user info (user:password@): it would be copied into every MySQL pod\'s spec; give the URL without it');
+        return new Invalid("carries user info (user:password@): it would be copied into every MySQL pod's spec; give the URL without it");
       }
       return v;
     },
@@ -154,7 +154,10 @@ export function pairsSetting(info: SettingInfo): Setting<Record<string, string>>
     ...info,
     parse: (text) => {
       const out: Record<string, string> = {};
-      for (const part of (text ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+      for (const part of (text ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)) {
         const eq = part.indexOf('=');
         if (eq <= 0 || eq === part.length - 1) return new Invalid('is not a list of key=value pairs');
         out[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();

@@ -24,7 +24,10 @@ function tailOf(stream: NodeJS.ReadableStream | null, lines: number): () => stri
   let buf = '';
   stream?.setEncoding?.('utf8');
   stream?.on('data', (chunk: string) => {
-    buf = (buf + chunk).split('\n').slice(-lines - 1).join('\n');
+    buf = (buf + chunk)
+      .split('\n')
+      .slice(-lines - 1)
+      .join('\n');
   });
   return () => buf.trim().split('\n').slice(-lines).join(' | ');
 }

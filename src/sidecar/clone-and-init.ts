@@ -89,5 +89,11 @@ async function reportRestore(cfg: SidecarConfig, url: string, log: Logger, start
   const position = info === undefined ? undefined : parseBinlogInfo(info);
   const report: RestoreReport = { restoredFrom: url, ...(position ? { position } : {}) };
   await writeTerminationMessage(cfg.paths.terminationLog, JSON.stringify(report));
-  log.info('restore prepared and in place', { url, seconds: (Date.now() - started) / 1000, gtid: position?.gtid, binlogFile: position?.binlogFile, binlogPosition: position?.binlogPosition });
+  log.info('restore prepared and in place', {
+    url,
+    seconds: (Date.now() - started) / 1000,
+    gtid: position?.gtid,
+    binlogFile: position?.binlogFile,
+    binlogPosition: position?.binlogPosition,
+  });
 }

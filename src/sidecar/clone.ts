@@ -74,7 +74,9 @@ function requestBackupOnce(url: URL, cred: Credentials, signal: AbortSignal): Pr
       req.setTimeout(STALL_TIMEOUT_MS, () => req.destroy(new CloneError(`${url.origin} sent nothing for ${STALL_TIMEOUT_MS / 1000} s`)));
       resolve(res);
     });
-    req.on('error', (err) => reject(err instanceof CloneError ? err : new CloneError(`requesting ${url.origin}${XBACKUP_PATH}: ${err.message}`)));
+    req.on('error', (err) =>
+      reject(err instanceof CloneError ? err : new CloneError(`requesting ${url.origin}${XBACKUP_PATH}: ${err.message}`)),
+    );
   });
 }
 
@@ -84,7 +86,10 @@ function requestBackupOnce(url: URL, cred: Credentials, signal: AbortSignal): Pr
  * the source bounds how long one request waits, the caller how long it keeps asking.
  */
 export async function requestBackup(
-  baseUrl: string, cred: Credentials, signal: AbortSignal, onBusy?: (message: string) => void,
+  baseUrl: string,
+  cred: Credentials,
+  signal: AbortSignal,
+  onBusy?: (message: string) => void,
 ): Promise<IncomingMessage> {
   const url = new URL(XBACKUP_PATH, baseUrl);
   for (;;) {
@@ -200,7 +205,12 @@ function peek(stream: Readable, n: number): Promise<Buffer> {
 }
 
 async function restoreThroughCommand(
-  cfg: SidecarConfig, command: string[], source: Readable, url: string, dir: string, signal: AbortSignal,
+  cfg: SidecarConfig,
+  command: string[],
+  source: Readable,
+  url: string,
+  dir: string,
+  signal: AbortSignal,
 ): Promise<void> {
   const [cmd, ...args] = command;
   const decompress = spawn(cmd!, args, { stdio: ['pipe', 'pipe', 'pipe'], signal });

@@ -37,7 +37,7 @@ const GZIP_MEM_LEVEL = 9;
  * `cores` is availableParallelism(), which follows the container's CPU limit (cgroup quota).
  */
 export function threadPoolSize(env: Readonly<Record<string, string | undefined>>, cores: number): string | undefined {
-  if (env['UV_THREADPOOL_SIZE'] || cores <= 4) return undefined;
+  if (env.UV_THREADPOOL_SIZE || cores <= 4) return undefined;
   // Room for the blocks in flight and the file system calls that share the pool.
   return String(cores + 1);
 }

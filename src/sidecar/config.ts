@@ -165,8 +165,7 @@ class Reader {
 export function loadConfig(env: Env, argv: readonly string[], needs: readonly Need[]): SidecarConfig {
   const { flags } = parseFlags(argv);
   const r = new Reader(env, flags);
-  const need = (n: Need, name: string, why: string): string =>
-    needs.includes(n) ? r.required(name, why) : (r.optional(name) ?? '');
+  const need = (n: Need, name: string, why: string): string => (needs.includes(n) ? r.required(name, why) : (r.optional(name) ?? ''));
 
   const namespace = need('identity', ENV.namespace, 'for the pod identity');
   const clusterName = need('identity', ENV.clusterName, 'to find the clone sources');

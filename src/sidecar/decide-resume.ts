@@ -66,7 +66,11 @@ export function decideResume(f: ResumeFacts): ResumeDecision {
   if (!r.answered) return { action: 'reset', reason: `the master ${named} does not answer: ${r.message}` };
   // Issue 21: resuming from a server that is not the master any more would replicate from an old
   // master behind Orchestrator's back (transactions the new master never sees); the operator decides.
-  if (r.replicatesFrom !== null) return { action: 'reset', reason: `${named} named by ${MASTER_INFO_FILE} is not the current master: it replicates from ${r.replicatesFrom}` };
+  if (r.replicatesFrom !== null)
+    return {
+      action: 'reset',
+      reason: `${named} named by ${MASTER_INFO_FILE} is not the current master: it replicates from ${r.replicatesFrom}`,
+    };
   if (r.readOnly) return { action: 'reset', reason: `${named} named by ${MASTER_INFO_FILE} is not the current master: it is read-only` };
   return { action: 'resume', source };
 }

@@ -74,7 +74,7 @@ async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<numb
       // (module loading does not), so setting it in-process works, and the Job needs no core count.
       const { threadPoolSize } = await import('./compress.ts');
       const pool = threadPoolSize(env, availableParallelism());
-      if (pool) process.env['UV_THREADPOOL_SIZE'] = pool;
+      if (pool) process.env.UV_THREADPOOL_SIZE = pool;
       const { takeBackupTo } = await import('./take-backup.ts');
       const stop = new AbortController();
       void untilSignal().then(() => stop.abort());

@@ -5,7 +5,15 @@ import { renderIni } from './ini.ts';
 
 /** conf.d/10-identity.cnf: who this server is to its peers and to Orchestrator. */
 export function renderIdentityCnf(serverId: number, reportHost: string): string {
-  return renderIni([{ name: 'mysqld', entries: [['server-id', serverId], ['report-host', reportHost]] }]);
+  return renderIni([
+    {
+      name: 'mysqld',
+      entries: [
+        ['server-id', serverId],
+        ['report-host', reportHost],
+      ],
+    },
+  ]);
 }
 
 /** conf.d/10-init-file.cnf: makes mysqld run the operator's init-file at every start. */

@@ -28,7 +28,13 @@ async function readIfExists(path: string): Promise<string | null> {
 export async function sourceRole(to: Endpoint, as: Credentials): Promise<SourceRole> {
   let node: MysqlNode | undefined;
   try {
-    node = await connectNode({ ...to, user: as.user, password: as.password, connectTimeoutMs: SOURCE_PROBE_TIMEOUT_MS, queryTimeoutMs: SOURCE_PROBE_TIMEOUT_MS });
+    node = await connectNode({
+      ...to,
+      user: as.user,
+      password: as.password,
+      connectTimeoutMs: SOURCE_PROBE_TIMEOUT_MS,
+      queryTimeoutMs: SOURCE_PROBE_TIMEOUT_MS,
+    });
     const readOnly = await node.isReadOnly();
     const rs = await node.replicationStatus();
     return { answered: true, readOnly, replicatesFrom: rs === null || rs.masterHost === '' ? null : `${rs.masterHost}:${rs.masterPort}` };
@@ -39,7 +45,10 @@ export async function sourceRole(to: Endpoint, as: Credentials): Promise<SourceR
   }
 }
 
-export async function gatherResumeDecision(cfg: SidecarConfig, run: { clonedThisRun: boolean; statusTableExists: boolean }): Promise<SettledResume> {
+export async function gatherResumeDecision(
+  cfg: SidecarConfig,
+  run: { clonedThisRun: boolean; statusTableExists: boolean },
+): Promise<SettledResume> {
   const masterInfo = cfg.flavour.family === 'mariadb' ? await readIfExists(join(cfg.paths.dataDir, MASTER_INFO_FILE)) : null;
   const facts = {
     family: cfg.flavour.family,

@@ -13,8 +13,15 @@ import { loopbackConnection } from './loopback-stdio.ts';
 import { backupArgs, backupDefaults, toolNames } from './tools.ts';
 import { writeSecretFile, type SecretFile } from './secret-file.ts';
 import {
-  BACKUP_FAILED, BACKUP_STATUS_TRAILER, BACKUP_SUCCESS, HEALTH_PATH, XBACKUP_IDLE_LIMIT_SECONDS, XBACKUP_MAX_WAITING,
-  XBACKUP_PATH, XBACKUP_RETRY_AFTER_SECONDS, XBACKUP_START_LIMIT_SECONDS,
+  BACKUP_FAILED,
+  BACKUP_STATUS_TRAILER,
+  BACKUP_SUCCESS,
+  HEALTH_PATH,
+  XBACKUP_IDLE_LIMIT_SECONDS,
+  XBACKUP_MAX_WAITING,
+  XBACKUP_PATH,
+  XBACKUP_RETRY_AFTER_SECONDS,
+  XBACKUP_START_LIMIT_SECONDS,
 } from '../api/pod-contract.ts';
 
 const RELAY_BUFFER_BYTES = 1 << 20;

@@ -32,4 +32,3 @@ function lazyS3(opts: S3Options): BackupStorage {
     delete: async (url) => (await get()).delete(url),
   };
 }
-

@@ -6,9 +6,7 @@ import { fileURLToPath } from 'node:url';
 /** Credentials and options: the keys of the storage Secret (docs/compatibility.md "Storage"). */
 export type StorageEnv = Readonly<Record<string, string | undefined>>;
 
-export type BackupLocation =
-  | { scheme: 's3'; bucket: string; key: string }
-  | { scheme: 'file'; path: string };
+export type BackupLocation = { scheme: 's3'; bucket: string; key: string } | { scheme: 'file'; path: string };
 
 export interface StoredObject {
   url: string;

@@ -67,7 +67,15 @@ export async function multipartUpload(target: UploadTarget, body: Readable): Pro
   const sendPart = async (data: Buffer, n: number): Promise<void> => {
     uploadId ??= (await client.send(new CreateMultipartUploadCommand({ ...common, ...checksum }), send)).UploadId;
     const res = await client.send(
-      new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: n, Body: data, ContentLength: data.length, ...checksum }),
+      new UploadPartCommand({
+        Bucket: bucket,
+        Key: key,
+        UploadId: uploadId,
+        PartNumber: n,
+        Body: data,
+        ContentLength: data.length,
+        ...checksum,
+      }),
       send,
     );
     done.push({ PartNumber: n, ETag: res.ETag, ...(res.ChecksumCRC32 ? { ChecksumCRC32: res.ChecksumCRC32 } : {}) });
@@ -109,7 +117,10 @@ export async function multipartUpload(target: UploadTarget, body: Readable): Pro
     await Promise.all(inFlight);
     if (failure !== undefined) throw failure;
     done.sort((a, b) => a.PartNumber! - b.PartNumber!);
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: done } }), send);
+    await client.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: done } }),
+      send,
+    );
     return total;
   } catch (err) {
     await Promise.allSettled(inFlight);

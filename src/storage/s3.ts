@@ -34,10 +34,16 @@ export function s3Error(url: string, err: unknown): StorageError {
   if (name === 'NoSuchKey' || name === 'NotFound' || (status === 404 && name !== 'NoSuchUpload')) {
     return new StorageError('not-found', `${url} does not exist (${what})`, { cause: err });
   }
-  if (['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'ExpiredToken', 'InvalidToken', 'Forbidden'].includes(name) || status === 403) {
+  if (
+    ['AccessDenied', 'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'ExpiredToken', 'InvalidToken', 'Forbidden'].includes(name) ||
+    status === 403
+  ) {
     return new StorageError('access-denied', `${url}: access denied; check the storage Secret's keys (${what})`, { cause: err });
   }
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(e.code ?? '') || name === 'TimeoutError') {
+  if (
+    ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH'].includes(e.code ?? '') ||
+    name === 'TimeoutError'
+  ) {
     return new StorageError('unreachable', `${url}: the storage endpoint is unreachable (${what})`, { cause: err });
   }
   return new StorageError('failed', `${url}: ${what}`, { cause: err });
@@ -66,7 +72,10 @@ export function s3Storage(opts: S3Options): BackupStorage {
     async upload(url, body, uploadOpts = {}) {
       const { bucket, key } = locate(url);
       try {
-        const bytes = await multipartUpload({ client, bucket, key, opts, ...(uploadOpts.signal ? { signal: uploadOpts.signal } : {}) }, body);
+        const bytes = await multipartUpload(
+          { client, bucket, key, opts, ...(uploadOpts.signal ? { signal: uploadOpts.signal } : {}) },
+          body,
+        );
         return { bytes };
       } catch (err) {
         body.destroy();

@@ -7,7 +7,10 @@ import { TOPOLOGY_REASONS } from '../api/constants.ts';
 import type { OrchestratorView } from './cluster-view.ts';
 import type { Endpoint, NodeView } from './server-view.ts';
 
-type UnknownMasterReason = typeof TOPOLOGY_REASONS.noMaster | typeof TOPOLOGY_REASONS.masterConflict | typeof TOPOLOGY_REASONS.masterViewStale;
+type UnknownMasterReason =
+  | typeof TOPOLOGY_REASONS.noMaster
+  | typeof TOPOLOGY_REASONS.masterConflict
+  | typeof TOPOLOGY_REASONS.masterViewStale;
 
 export type ChosenMaster = { kind: 'master'; node: NodeView; by: 'orchestrator' | 'writable' | 'replicaSource' | 'newCluster' };
 export type MasterChoice = ChosenMaster | { kind: 'unknown'; reason: UnknownMasterReason; message: string };
@@ -35,13 +38,21 @@ export function chooseMaster(nodes: readonly NodeView[], orchestrator: Orchestra
 
   const orcNames = [...new Set((orchestrator?.masters ?? []).map(normalizeHostName))];
   if (orcNames.length > 1) {
-    return { kind: 'unknown', reason: TOPOLOGY_REASONS.masterConflict, message: `Orchestrator reports several masters: ${orcNames.join(', ')}` };
+    return {
+      kind: 'unknown',
+      reason: TOPOLOGY_REASONS.masterConflict,
+      message: `Orchestrator reports several masters: ${orcNames.join(', ')}`,
+    };
   }
   const orcName = orcNames[0];
   if (orcName !== undefined) {
     const node = byFqdn.get(orcName);
     if (node === undefined) {
-      return { kind: 'unknown', reason: TOPOLOGY_REASONS.masterViewStale, message: `Orchestrator's master ${orcName} is not a pod of the cluster` };
+      return {
+        kind: 'unknown',
+        reason: TOPOLOGY_REASONS.masterViewStale,
+        message: `Orchestrator's master ${orcName} is not a pod of the cluster`,
+      };
     }
     if (isReplica(node)) {
       return {
@@ -59,7 +70,11 @@ export function chooseMaster(nodes: readonly NodeView[], orchestrator: Orchestra
     (n) => n.server?.reachable === true && n.server.configured && !n.server.readOnly && n.server.replication === null,
   );
   if (writable.length > 1) {
-    return { kind: 'unknown', reason: TOPOLOGY_REASONS.masterConflict, message: `several servers are writable and not replicas: ${names(writable)}` };
+    return {
+      kind: 'unknown',
+      reason: TOPOLOGY_REASONS.masterConflict,
+      message: `several servers are writable and not replicas: ${names(writable)}`,
+    };
   }
   if (writable[0] !== undefined) return { kind: 'master', node: writable[0], by: 'writable' };
 

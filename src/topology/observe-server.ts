@@ -56,7 +56,8 @@ export async function observeGtid(node: MysqlNode): Promise<GtidView> {
 /** A failed connect or read as the decision sees it; the message never holds a password. */
 export function unreachableView(e: unknown): UnreachableServer {
   if (isMysqlError(e)) {
-    const problem = e.kind === 'access-denied' ? 'accessDenied' : e.kind === 'unreachable' || e.kind === 'timeout' ? 'unreachable' : 'other';
+    const problem =
+      e.kind === 'access-denied' ? 'accessDenied' : e.kind === 'unreachable' || e.kind === 'timeout' ? 'unreachable' : 'other';
     return { reachable: false, problem, message: e.message };
   }
   return { reachable: false, problem: 'other', message: e instanceof Error ? e.message : String(e) };

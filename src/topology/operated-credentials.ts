@@ -43,8 +43,11 @@ export function credentialsFrom(data: Readonly<Record<string, string>> | undefin
 export function systemUserNames(data: Readonly<Record<string, string>> | undefined): string[] {
   const d = decodeSecretData(data);
   const keys = [
-    OPERATED_SECRET_KEY.operatorUser, OPERATED_SECRET_KEY.replicationUser, OPERATED_SECRET_KEY.metricsExporterUser,
-    OPERATED_SECRET_KEY.orcTopologyUser, OPERATED_SECRET_KEY.backupUser,
+    OPERATED_SECRET_KEY.operatorUser,
+    OPERATED_SECRET_KEY.replicationUser,
+    OPERATED_SECRET_KEY.metricsExporterUser,
+    OPERATED_SECRET_KEY.orcTopologyUser,
+    OPERATED_SECRET_KEY.backupUser,
   ];
   const names = keys.map((k) => d[k]).filter((v): v is string => v !== undefined && v !== '');
   return [...new Set([...names, MYSQL_USER.heartbeat])];

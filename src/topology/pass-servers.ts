@@ -94,13 +94,23 @@ export class PassServers {
     const id = key(e);
     const n = this.#open.get(id);
     this.#open.delete(id);
-    await n?.then((x) => x.close(), () => undefined);
+    await n?.then(
+      (x) => x.close(),
+      () => undefined,
+    );
   }
 
   async closeAll(): Promise<void> {
     const all = [...this.#open.values()];
     this.#open.clear();
-    await Promise.all(all.map((n) => n.then((x) => x.close(), () => undefined)));
+    await Promise.all(
+      all.map((n) =>
+        n.then(
+          (x) => x.close(),
+          () => undefined,
+        ),
+      ),
+    );
   }
 }
 

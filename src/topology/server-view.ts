@@ -58,7 +58,7 @@ export type RoleView = UnreachableServer | Pick<ReachableServer, 'reachable' | '
  * What the errant-transaction check compares (src/mysql `extraGtids`): the server's history and,
  * for a server made by a clone or a restore, the position it started from.
  */
-export type GtidView = UnreachableServer | (Pick<ReachableServer, 'reachable' | 'family' | 'gtidHistory' | 'backupGtidPurged'>);
+export type GtidView = UnreachableServer | Pick<ReachableServer, 'reachable' | 'family' | 'gtidHistory' | 'backupGtidPurged'>;
 
 /** `S`: what was read of its server; the whole view unless a reader needs only its role. */
 export interface NodeView<S extends RoleView = ServerView> {

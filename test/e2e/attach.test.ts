@@ -34,11 +34,20 @@ function skip(): string | false {
 /** The project's API server as a process of its own on 127.0.0.1; resolves with its URL once it listens. */
 async function startCluster(dir: string): Promise<{ proc: ChildProcess; url: string; kubeconfig: string }> {
   const kubeconfig = join(dir, 'kubeconfig');
-  const proc = spawn(NODE, [
-    join(REPO, 'sandbox/apiserver/main.ts'), '--tls', '--client-cert-auth', '--kubeconfig-out', kubeconfig,
-    // kubeadm's Service range: the cluster's ClusterIPs are outside the sandbox's own, as on a real cluster.
-    '--service-cidr', '10.96.0.0/24',
-  ], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(
+    NODE,
+    [
+      join(REPO, 'sandbox/apiserver/main.ts'),
+      '--tls',
+      '--client-cert-auth',
+      '--kubeconfig-out',
+      kubeconfig,
+      // kubeadm's Service range: the cluster's ClusterIPs are outside the sandbox's own, as on a real cluster.
+      '--service-cidr',
+      '10.96.0.0/24',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const lines = createInterface({ input: proc.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`the API server exited with ${code} before listening`)));
@@ -61,7 +70,8 @@ async function fromPod(sb: Sandbox, namespace: string, pod: string, url: string)
   // A container's process: its root has the projected token (the namespace's holder has not).
   // Through /proc/<pid>/root the host's absolute /var/run link would lead out of it: its target instead.
   const inRoot = join(realpathSync('/var/run'), 'secrets/kubernetes.io/serviceaccount/ca.crt');
-  const pid = (await run('ip', ['netns', 'pids', netns])).stdout.split('\n')
+  const pid = (await run('ip', ['netns', 'pids', netns])).stdout
+    .split('\n')
     .find((l) => /^\d+$/.test(l) && existsSync(`/proc/${l}/root${inRoot}`));
   if (!pid) throw new Error(`no container process in ${pod}'s network namespace`);
   const script = `
@@ -76,7 +86,7 @@ async function fromPod(sb: Sandbox, namespace: string, pod: string, url: string)
   return r.out.trim();
 }
 
-describe('the sandbox attached to an existing cluster\'s API server on the host\'s loopback', { skip: skip() }, () => {
+describe("the sandbox attached to an existing cluster's API server on the host's loopback", { skip: skip() }, () => {
   const workDir = mkdtempSync(join(tmpdir(), 'sandbox-attach-'));
   const clusterDir = mkdtempSync(join(tmpdir(), 'sandbox-attach-cluster-'));
   let cluster: { proc: ChildProcess; url: string; kubeconfig: string } | undefined;
@@ -94,7 +104,16 @@ describe('the sandbox attached to an existing cluster\'s API server on the host\
     sb = await startSandbox({ workDir, kubeconfig });
     if (cluster) {
       // Every cluster has it: kube-apiserver keeps it, selectorless, its endpoint the server itself.
-      const svc = await sb.kubectl(['-n', 'default', 'create', 'service', 'clusterip', 'kubernetes', '--tcp=443:6443', '--clusterip=10.96.0.1']);
+      const svc = await sb.kubectl([
+        '-n',
+        'default',
+        'create',
+        'service',
+        'clusterip',
+        'kubernetes',
+        '--tcp=443:6443',
+        '--clusterip=10.96.0.1',
+      ]);
       assert.ok(svc.ok, svc.out);
     }
     await sb.ready;
@@ -112,12 +131,12 @@ describe('the sandbox attached to an existing cluster\'s API server on the host\
   });
   printSandboxOnFailure(() => sb);
 
-  it('runs the sandbox\'s controllers on a server without a controller manager, and pods dial it by a name its certificate covers', () => {
+  it("runs the sandbox's controllers on a server without a controller manager, and pods dial it by a name its certificate covers", () => {
     assert.ok(sb.attached);
     assert.equal(sb.attached.podApi.host, 'kubernetes.default.svc');
     assert.equal(sb.attached.podApi.port, 443);
     if (cluster) assert.equal(sb.attached.controllers.run, 'sandbox', sb.attached.controllers.reason);
-    assert.equal(sb.apiserver, undefined, 'no API server of the sandbox\'s own');
+    assert.equal(sb.apiserver, undefined, "no API server of the sandbox's own");
   });
 
   it('becomes Ready: the operator reaches the API server through the relay', async () => {
@@ -125,22 +144,35 @@ describe('the sandbox attached to an existing cluster\'s API server on the host\
     assert.equal(view.pods.length, 2);
     assert.ok(view.master);
     const podCIDR = sb.network.addresses.podCIDR.replace(/\.0\/24$/, '.');
-    assert.ok(sb.attached!.relay.clients().some((a) => a.startsWith(podCIDR)), `the relay served a pod (clients: ${sb.attached!.relay.clients().join(', ')})`);
+    assert.ok(
+      sb.attached!.relay.clients().some((a) => a.startsWith(podCIDR)),
+      `the relay served a pod (clients: ${sb.attached!.relay.clients().join(', ')})`,
+    );
   });
 
-  it('lets a pod reach the server with its own token and the cluster\'s CA, by name and ClusterIP; not at the kubeconfig\'s address', async () => {
+  it("lets a pod reach the server with its own token and the cluster's CA, by name and ClusterIP; not at the kubeconfig's address", async () => {
     const pods = await sb.client.list<V1Pod & { metadata: { name: string } }>(
-      { apiVersion: 'v1', kind: 'Pod' }, { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_COMPONENT}=operator` });
+      { apiVersion: 'v1', kind: 'Pod' },
+      { namespace: RELEASE.namespace, labelSelector: `${LABEL_APP_COMPONENT}=operator` },
+    );
     const operator = pods.items[0]!.metadata.name;
     const path = '/api/v1/namespaces/default/services/kubernetes';
     assert.equal(await fromPod(sb, RELEASE.namespace, operator, `https://kubernetes.default.svc${path}`), 'HTTP 200');
     if (cluster) {
-      const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'kubernetes' });
+      const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({
+        apiVersion: 'v1',
+        kind: 'Service',
+        namespace: 'default',
+        name: 'kubernetes',
+      });
       // Its certificate covers the Service's IP, as kube-apiserver's does: the Service proxy sends it to the relay.
       assert.equal(svc.spec.clusterIP, '10.96.0.1');
       assert.equal(await fromPod(sb, RELEASE.namespace, operator, `https://${svc.spec.clusterIP}${path}`), 'HTTP 200');
-      assert.match(await fromPod(sb, RELEASE.namespace, operator, `${cluster.url}${path}`), /ECONNREFUSED/,
-        'the kubeconfig\'s 127.0.0.1 is the pod\'s own loopback');
+      assert.match(
+        await fromPod(sb, RELEASE.namespace, operator, `${cluster.url}${path}`),
+        /ECONNREFUSED/,
+        "the kubeconfig's 127.0.0.1 is the pod's own loopback",
+      );
     }
   });
 
@@ -149,7 +181,16 @@ describe('the sandbox attached to an existing cluster\'s API server on the host\
     await sb.stop();
     assert.deepEqual(sandboxLeftovers(workDir, bridge), []);
     if (cluster) {
-      const release = await run(join(REPO, '.tools/bin/kubectl'), ['--kubeconfig', kubeconfig, '-n', RELEASE.namespace, 'get', 'deploy,sts', '-o', 'name']);
+      const release = await run(join(REPO, '.tools/bin/kubectl'), [
+        '--kubeconfig',
+        kubeconfig,
+        '-n',
+        RELEASE.namespace,
+        'get',
+        'deploy,sts',
+        '-o',
+        'name',
+      ]);
       assert.ok(release.ok, release.out);
       assert.equal(release.stdout.trim(), '', 'helm uninstalled the release');
     }

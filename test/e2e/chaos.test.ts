@@ -14,7 +14,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { CHAOS_FAULTS, modeSkip, outcomeLine, runFault, startChaosCluster, type ChaosFault, type ChaosLab, type FaultOutcome } from '../support/chaos.ts';
+import {
+  CHAOS_FAULTS,
+  modeSkip,
+  outcomeLine,
+  runFault,
+  startChaosCluster,
+  type ChaosFault,
+  type ChaosLab,
+  type FaultOutcome,
+} from '../support/chaos.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
 import { printSandboxOnFailure, sandboxSkip } from '../support/sandbox.ts';
 
@@ -24,7 +33,8 @@ const ASYNC_MAX = Number(process.env.CHAOS_ASYNC_MAX ?? 8);
 const LOSSY: readonly ChaosFault[] = ['master-pod-loss', 'master-partition'];
 
 /** CI's 25 minutes hold the other e2e files but not this one (6-11 min a round): it runs when asked. */
-const chaosSkip = (): string | false => sandboxSkip() || (process.env.E2E_CHAOS === '1' ? false : 'the chaos suite runs with E2E_CHAOS=1 (it does not fit in CI\'s time limit)');
+const chaosSkip = (): string | false =>
+  sandboxSkip() || (process.env.E2E_CHAOS === '1' ? false : "the chaos suite runs with E2E_CHAOS=1 (it does not fit in CI's time limit)");
 
 describe('chaos: faults under replication lag on the sandbox', { skip: chaosSkip() }, () => {
   const workDir = mkdtempSync(join(tmpdir(), 'sandbox-e2e-chaos-'));
@@ -46,7 +56,9 @@ describe('chaos: faults under replication lag on the sandbox', { skip: chaosSkip
     return { lab, watch };
   };
 
-  it('semi-sync: every fault, several times, loses no acknowledged write, never shows two masters, and writes resume', { skip: modeSkip('semiSync') }, async () => {
+  it('semi-sync: every fault, several times, loses no acknowledged write, never shows two masters, and writes resume', {
+    skip: modeSkip('semiSync'),
+  }, async () => {
     const { lab, watch } = await start('semiSync');
     const outcomes: FaultOutcome[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -62,7 +74,11 @@ describe('chaos: faults under replication lag on the sandbox', { skip: chaosSkip
     assert.deepEqual(watch.violations, [], 'never two pods with role=master');
   });
 
-  it('async, under the same lag: the same faults lose acknowledged writes (the suite can fail)', { skip: modeSkip('async') || (process.env.CHAOS_ASYNC === '1' ? false : 'the async half runs with CHAOS_ASYNC=1 and in bench/chaos.ts (CI time)') }, async () => {
+  it('async, under the same lag: the same faults lose acknowledged writes (the suite can fail)', {
+    skip:
+      modeSkip('async') ||
+      (process.env.CHAOS_ASYNC === '1' ? false : 'the async half runs with CHAOS_ASYNC=1 and in bench/chaos.ts (CI time)'),
+  }, async () => {
     const { lab, watch } = await start('async');
     const outcomes: FaultOutcome[] = [];
     // One of each fault first (the whole suite's faults run in this mode too), the partition last
@@ -77,7 +93,10 @@ describe('chaos: faults under replication lag on the sandbox', { skip: chaosSkip
     }
     const lost = outcomes.reduce((n, o) => n + o.lost.length, 0);
     console.log(`chaos async: ${lost} acknowledged writes lost over ${outcomes.length} faults`);
-    assert.ok(lost > 0, `async replication under ${outcomes.length} faults lost no acknowledged write: the lag is not enough to show a loss`);
+    assert.ok(
+      lost > 0,
+      `async replication under ${outcomes.length} faults lost no acknowledged write: the lag is not enough to show a loss`,
+    );
     assert.deepEqual(watch.violations, [], 'never two pods with role=master');
   });
 });

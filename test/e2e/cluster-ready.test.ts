@@ -11,7 +11,14 @@ import { API_GROUP_VERSION, KIND_MYSQL_CLUSTER, LABEL_ROLE, NODE_CONDITION, ROLE
 import { names, podFqdn } from '../../src/api/names.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
 import { startSandbox, type Sandbox } from '../../sandbox/index.ts';
-import { applyMariaDBExample, sandboxLeftovers, printSandboxOnFailure, sandboxSkip, sqlThroughService, type ExampleCluster } from '../support/sandbox.ts';
+import {
+  applyMariaDBExample,
+  sandboxLeftovers,
+  printSandboxOnFailure,
+  sandboxSkip,
+  sqlThroughService,
+  type ExampleCluster,
+} from '../support/sandbox.ts';
 import { eventually } from '../support/wait.ts';
 
 describe('the example MariaDB cluster at 3 nodes on the sandbox', { skip: sandboxSkip() }, () => {
@@ -31,22 +38,37 @@ describe('the example MariaDB cluster at 3 nodes on the sandbox', { skip: sandbo
   it('becomes Ready, and its status and labels name one master, the others replicas', async () => {
     view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: 400_000 });
     assert.equal(view.pods.length, 3);
-    assert.deepEqual(view.pods.map((p) => p.ready), ['4/4', '4/4', '4/4'], 'every container of every pod is ready');
-    const master = view.master!;
-    assert.deepEqual(view.pods.filter((p) => p.name !== master).map((p) => p.role), [ROLE.replica, ROLE.replica]);
-    const cluster = await sb.client.get<{ status: { nodes: { name: string; conditions: { type: string; status: string }[] }[] } } & { metadata: object }>(
-      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: c.namespace, name: c.name },
+    assert.deepEqual(
+      view.pods.map((p) => p.ready),
+      ['4/4', '4/4', '4/4'],
+      'every container of every pod is ready',
     );
+    const master = view.master!;
+    assert.deepEqual(
+      view.pods.filter((p) => p.name !== master).map((p) => p.role),
+      [ROLE.replica, ROLE.replica],
+    );
+    const cluster = await sb.client.get<
+      { status: { nodes: { name: string; conditions: { type: string; status: string }[] }[] } } & { metadata: object }
+    >({ apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: c.namespace, name: c.name });
     const masters = cluster.status.nodes.filter((n) => n.conditions.some((x) => x.type === NODE_CONDITION.master && x.status === 'True'));
-    assert.deepEqual(masters.map((n) => n.name), [podFqdn(master, c.namespace)], 'status.nodes names the labelled master');
+    assert.deepEqual(
+      masters.map((n) => n.name),
+      [podFqdn(master, c.namespace)],
+      'status.nodes names the labelled master',
+    );
     const labelled = await sb.kubectl(['get', 'pods', '-n', c.namespace, '-l', `${LABEL_ROLE}=${ROLE.master}`, '-o', 'name']);
     assert.equal(labelled.out.trim(), `pod/${master}`, 'kubectl finds the master by its label');
     console.log(`flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
   });
 
   it('serves a row written through <c>-mysql-master from <c>-mysql-replicas', async () => {
-    await sqlThroughService(sb, c, names.masterService(c.name),
-      'CREATE DATABASE IF NOT EXISTS e2e; CREATE TABLE e2e.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO e2e.t VALUES (1, \'through-master\')');
+    await sqlThroughService(
+      sb,
+      c,
+      names.masterService(c.name),
+      "CREATE DATABASE IF NOT EXISTS e2e; CREATE TABLE e2e.t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO e2e.t VALUES (1, 'through-master')",
+    );
     // Each read is a new connection: the proxy picks a replica per connection, so every replica gets asked.
     for (let i = 0; i < 4; i++) {
       await eventually('the row read through the replicas Service', async () => {

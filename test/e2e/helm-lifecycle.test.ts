@@ -24,18 +24,39 @@ describe('helm install, upgrade and uninstall of chart/ on the sandbox', { skip:
   let c: ExampleCluster;
 
   const operatorPods = async (): Promise<V1Pod[]> =>
-    (await sb.client.list<V1Pod & KubeObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: RELEASE.namespace, labelSelector: OPERATOR_PODS })).items;
+    (
+      await sb.client.list<V1Pod & KubeObject>(
+        { apiVersion: 'v1', kind: 'Pod' },
+        { namespace: RELEASE.namespace, labelSelector: OPERATOR_PODS },
+      )
+    ).items;
   const databasePods = async (): Promise<{ name: string; uid: string; restarts: number[]; ready: boolean }[]> => {
-    const pods = await sb.client.list<V1Pod & KubeObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: c.namespace, labelSelector: `${LABEL_CLUSTER}=${c.name}` });
-    return pods.items.map((p) => ({
-      name: p.metadata!.name!, uid: p.metadata!.uid!, restarts: (p.status?.containerStatuses ?? []).map((s) => s.restartCount), ready: podReady(p),
-    })).sort((a, b) => a.name.localeCompare(b.name));
+    const pods = await sb.client.list<V1Pod & KubeObject>(
+      { apiVersion: 'v1', kind: 'Pod' },
+      { namespace: c.namespace, labelSelector: `${LABEL_CLUSTER}=${c.name}` },
+    );
+    return pods.items
+      .map((p) => ({
+        name: p.metadata!.name!,
+        uid: p.metadata!.uid!,
+        restarts: (p.status?.containerStatuses ?? []).map((s) => s.restartCount),
+        ready: podReady(p),
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
   };
-  const deployment = () => sb.client.get<V1Deployment & KubeObject>({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: RELEASE.namespace, name: RELEASE.name });
+  const deployment = () =>
+    sb.client.get<V1Deployment & KubeObject>({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace: RELEASE.namespace,
+      name: RELEASE.name,
+    });
   /** The cluster controller's successful reconciles, from the operator pod's own /metrics. */
   const clusterReconciles = async (pod: V1Pod): Promise<number> => {
     const text = await (await fetch(`http://${pod.status!.podIP}:8080/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('controller_reconcile_total{') && l.includes('controller="cluster"') && l.includes('result="success"'));
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('controller_reconcile_total{') && l.includes('controller="cluster"') && l.includes('result="success"'));
     return Number(line?.split(' ').pop() ?? 0);
   };
 
@@ -47,10 +68,13 @@ describe('helm install, upgrade and uninstall of chart/ on the sandbox', { skip:
   after(() => sb?.stop());
   printSandboxOnFailure(() => sb);
 
-  it('helm install: the operator runs from the chart\'s Deployment as rendered, and the example cluster becomes Ready', async () => {
+  it("helm install: the operator runs from the chart's Deployment as rendered, and the example cluster becomes Ready", async () => {
     const listed = await sb.helm(['list', '--namespace', RELEASE.namespace, '--output', 'json']);
     assert.ok(listed.ok, listed.out);
-    assert.deepEqual((JSON.parse(listed.stdout) as { name: string; status: string }[]).map((r) => [r.name, r.status]), [[RELEASE.name, 'deployed']]);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { name: string; status: string }[]).map((r) => [r.name, r.status]),
+      [[RELEASE.name, 'deployed']],
+    );
     const rendered = (await deployment()).spec!.template.spec!;
     const [pod] = (await operatorPods()).filter(podReady);
     assert.ok(pod, 'a Ready operator pod');
@@ -64,18 +88,27 @@ describe('helm install, upgrade and uninstall of chart/ on the sandbox', { skip:
   it('helm upgrade with a changed operator flag replaces the operator pod and restarts no database pod', async () => {
     const [old] = (await operatorPods()).filter(podReady);
     const databases = await databasePods();
-    assert.ok(databases.every((p) => p.ready), JSON.stringify(databases));
+    assert.ok(
+      databases.every((p) => p.ready),
+      JSON.stringify(databases),
+    );
     const generation = (await deployment()).metadata!.generation!;
 
     const upgraded = await sb.helm(chartInstallArgs('upgrade', [...SANDBOX_CHART_VALUES, 'extraArgs={--workers=8}']));
     assert.ok(upgraded.ok, upgraded.out);
-    assert.equal((await deployment()).metadata!.generation, generation + 1, 'the flag changed the operator\'s pod template');
+    assert.equal((await deployment()).metadata!.generation, generation + 1, "the flag changed the operator's pod template");
 
-    const replacement = await eventually('a new operator pod with --workers=8, Ready, the old one gone', async () => {
-      const pods = await operatorPods();
-      const now = pods.find((p) => p.metadata!.uid !== old!.metadata!.uid && podReady(p));
-      return now && !pods.some((p) => p.metadata!.uid === old!.metadata!.uid) && now.spec!.containers[0]!.args!.includes('--workers=8') ? now : undefined;
-    }, 180_000);
+    const replacement = await eventually(
+      'a new operator pod with --workers=8, Ready, the old one gone',
+      async () => {
+        const pods = await operatorPods();
+        const now = pods.find((p) => p.metadata!.uid !== old!.metadata!.uid && podReady(p));
+        return now && !pods.some((p) => p.metadata!.uid === old!.metadata!.uid) && now.spec!.containers[0]!.args!.includes('--workers=8')
+          ? now
+          : undefined;
+      },
+      180_000,
+    );
     // The new operator has taken the Lease and reconciled the cluster: had it rendered another pod
     // template, the StatefulSet would now be rolling.
     await eventually('the new operator reconciled the cluster', async () => (await clusterReconciles(replacement)) > 0, 120_000);
@@ -86,9 +119,14 @@ describe('helm install, upgrade and uninstall of chart/ on the sandbox', { skip:
     const databases = await databasePods();
     const removed = await sb.helm(['uninstall', RELEASE.name, '--namespace', RELEASE.namespace]);
     assert.ok(removed.ok, removed.out);
-    await eventually('the operator\'s pods gone', async () => (await operatorPods()).length === 0, 120_000);
+    await eventually("the operator's pods gone", async () => (await operatorPods()).length === 0, 120_000);
     assert.deepEqual(await databasePods(), databases, 'the database pods keep running');
-    await sqlThroughService(sb, c, names.masterService(c.name), 'CREATE DATABASE helm_gone; CREATE TABLE helm_gone.t (id INT PRIMARY KEY); INSERT INTO helm_gone.t VALUES (1)');
+    await sqlThroughService(
+      sb,
+      c,
+      names.masterService(c.name),
+      'CREATE DATABASE helm_gone; CREATE TABLE helm_gone.t (id INT PRIMARY KEY); INSERT INTO helm_gone.t VALUES (1)',
+    );
     await eventually('the row read through the replicas Service', async () => {
       const rows = await sqlThroughService(sb, c, names.replicasService(c.name), 'SELECT COUNT(*) AS n FROM helm_gone.t');
       return Number(rows[0]?.n) === 1;

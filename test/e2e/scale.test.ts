@@ -13,7 +13,13 @@ import { names, podFqdn } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
 import { printSandboxOnFailure, sandboxOrchestrator, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
-  ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, OPERATOR_KILLS, operatorKillsLine, startScenario, type Scenario,
+  ackedWritesOnMaster,
+  assertNoSecretInLogs,
+  checksumsEqual,
+  OPERATOR_KILLS,
+  operatorKillsLine,
+  startScenario,
+  type Scenario,
 } from '../support/sandbox-faults.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -30,7 +36,10 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
   /** Orchestrator's HTTP API at its Service's ClusterIP, as the operator reaches it. */
   const orchestrator = async (path: string): Promise<unknown> => {
     const orc = await sandboxOrchestrator(s.sb);
-    const res = await fetch(`${orc.baseUrl}/${path}`, { headers: { authorization: orc.authorization }, signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(`${orc.baseUrl}/${path}`, {
+      headers: { authorization: orc.authorization },
+      signal: AbortSignal.timeout(30_000),
+    });
     const body = await res.json();
     if (!res.ok) throw new Error(`Orchestrator ${path}: ${res.status} ${JSON.stringify(body)}`);
     return body;
@@ -60,14 +69,20 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
   it('scaled to 2 while the master is the highest ordinal, the master moves to a pod that stays', async () => {
     const { c } = s;
     const highest = names.pod(c.name, 4);
-    if (await master() !== highest) {
+    if ((await master()) !== highest) {
       // Orchestrator refuses while its own view of the new pod lags the cluster's Ready ("not a
       // direct replica"): asked again until it takes it.
-      await eventually(`Orchestrator to take over to ${highest}`, async () => {
-        await orchestrator(`graceful-master-takeover/${names.orchestratorAlias(c.name, c.namespace)}/${podFqdn(highest, c.namespace)}/3306`);
-        return true;
-      }, 60_000);
-      await eventually(`${highest} labelled master`, async () => await master() === highest, 120_000);
+      await eventually(
+        `Orchestrator to take over to ${highest}`,
+        async () => {
+          await orchestrator(
+            `graceful-master-takeover/${names.orchestratorAlias(c.name, c.namespace)}/${podFqdn(highest, c.namespace)}/3306`,
+          );
+          return true;
+        },
+        60_000,
+      );
+      await eventually(`${highest} labelled master`, async () => (await master()) === highest, 120_000);
     }
     s.say(`master is ${highest}`);
     // Diagnostics: each pod the master label visits on the way down, and the writes refused meanwhile.
@@ -91,7 +106,12 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
     } catch (e) {
       // What each pod that stays says of its replication: the first thing to look at when it fails.
       for (const pod of [0, 1].map((i) => names.pod(c.name, i))) {
-        const rows = await sqlOnPod(s.sb, c, pod, "SHOW ALL SLAVES STATUS; SELECT @@gtid_binlog_pos AS binlog, @@gtid_slave_pos AS slave, @@read_only AS ro").catch((err: Error) => err.message);
+        const rows = await sqlOnPod(
+          s.sb,
+          c,
+          pod,
+          'SHOW ALL SLAVES STATUS; SELECT @@gtid_binlog_pos AS binlog, @@gtid_slave_pos AS slave, @@read_only AS ro',
+        ).catch((err: Error) => err.message);
         s.say(`${pod}: ${JSON.stringify(rows)}`);
       }
       throw e;
@@ -108,18 +128,31 @@ describe('a MariaDB cluster on the sandbox scaled 3 → 5 → 2', { skip: sandbo
   it('removed pods leave status.nodes and Orchestrator', async () => {
     const { c } = s;
     const kept = [0, 1].map((i) => podFqdn(names.pod(c.name, i), c.namespace)).sort();
-    await eventually('status.nodes names only the pods that stay', async () => {
-      const cluster = await s.sb.client.get<{ status?: { nodes?: { name: string }[] } } & { metadata: object }>(
-        { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: c.namespace, name: c.name },
-      );
-      assert.deepEqual((cluster.status?.nodes ?? []).map((n) => n.name).sort(), kept);
-      return true;
-    }, 120_000);
-    await eventually('Orchestrator knows only the pods that stay (forgotten after the grace)', async () => {
-      const instances = await orchestrator(`cluster/alias/${names.orchestratorAlias(c.name, c.namespace)}`) as { Key: { Hostname: string } }[];
-      assert.deepEqual(instances.map((i) => i.Key.Hostname).sort(), kept);
-      return true;
-    }, 180_000);
+    await eventually(
+      'status.nodes names only the pods that stay',
+      async () => {
+        const cluster = await s.sb.client.get<{ status?: { nodes?: { name: string }[] } } & { metadata: object }>({
+          apiVersion: API_GROUP_VERSION,
+          kind: KIND_MYSQL_CLUSTER,
+          namespace: c.namespace,
+          name: c.name,
+        });
+        assert.deepEqual((cluster.status?.nodes ?? []).map((n) => n.name).sort(), kept);
+        return true;
+      },
+      120_000,
+    );
+    await eventually(
+      'Orchestrator knows only the pods that stay (forgotten after the grace)',
+      async () => {
+        const instances = (await orchestrator(`cluster/alias/${names.orchestratorAlias(c.name, c.namespace)}`)) as {
+          Key: { Hostname: string };
+        }[];
+        assert.deepEqual(instances.map((i) => i.Key.Hostname).sort(), kept);
+        return true;
+      },
+      180_000,
+    );
   });
 
   it('converges after the operator was killed at random moments, with no acknowledged write lost', async () => {

@@ -7,13 +7,29 @@
 // one after the other on the same cluster, each ending Ready with equal checksums.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { API_GROUP_VERSION, CONDITION_STATUS, CONTAINER, HEALTHY, KIND_MYSQL_CLUSTER, LABEL_HEALTHY, NODE_CONDITION } from '../../src/api/constants.ts';
+import {
+  API_GROUP_VERSION,
+  CONDITION_STATUS,
+  CONTAINER,
+  HEALTHY,
+  KIND_MYSQL_CLUSTER,
+  LABEL_HEALTHY,
+  NODE_CONDITION,
+} from '../../src/api/constants.ts';
 import { names, podFqdn, podOrdinal } from '../../src/api/names.ts';
 import { clusterView } from '../../sandbox/cluster-view.ts';
 import { operatorAccount, printSandboxOnFailure, sandboxSkip, sqlOnPod } from '../support/sandbox.ts';
 import {
-  ackedWritesOnMaster, assertNoSecretInLogs, checksumsEqual, getPod, killInPod, OPERATOR_KILLS, operatorKillsLine, restartCount,
-  startScenario, type Scenario,
+  ackedWritesOnMaster,
+  assertNoSecretInLogs,
+  checksumsEqual,
+  getPod,
+  killInPod,
+  OPERATOR_KILLS,
+  operatorKillsLine,
+  restartCount,
+  startScenario,
+  type Scenario,
 } from '../support/sandbox-faults.ts';
 import { eventually } from '../support/wait.ts';
 
@@ -33,14 +49,22 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
   };
   /** status.nodes[pod].conditions as type → status. */
   const nodeConditions = async (pod: string): Promise<Map<string, string>> => {
-    const cluster = await s.sb.client.get<{ metadata: object; status?: { nodes?: { name: string; conditions?: { type: string; status: string }[] }[] } }>(
-      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: s.c.namespace, name: s.c.name },
-    );
+    const cluster = await s.sb.client.get<{
+      metadata: object;
+      status?: { nodes?: { name: string; conditions?: { type: string; status: string }[] }[] };
+    }>({ apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: s.c.namespace, name: s.c.name });
     const node = cluster.status?.nodes?.find((n) => n.name === podFqdn(pod, s.c.namespace));
     return new Map((node?.conditions ?? []).map((x) => [x.type, x.status]));
   };
   const pvcUid = async (name: string) =>
-    (await s.sb.client.get<{ metadata: { uid?: string } }>({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: s.c.namespace, name })).metadata.uid;
+    (
+      await s.sb.client.get<{ metadata: { uid?: string } }>({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        namespace: s.c.namespace,
+        name,
+      })
+    ).metadata.uid;
 
   before(async () => {
     s = await startScenario({ name: 'heal', replicas: 3, table: TABLE });
@@ -58,19 +82,26 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     for (let kill = 1; kill <= MYSQLD_KILLS; kill++) {
       const before = restartCount(await getPod(sb, c.namespace, replica), CONTAINER.mysql);
       chaos.killSoon();
-      assert.ok(await killInPod(sb, c.namespace, replica, 'mariadbd') > 0, `a mariadbd ran in ${replica}`);
+      assert.ok((await killInPod(sb, c.namespace, replica, 'mariadbd')) > 0, `a mariadbd ran in ${replica}`);
       s.say(`mariadbd of ${replica} killed (${kill}/${MYSQLD_KILLS})`);
-      await eventually(`the kubelet restarting ${replica}'s mysql container`,
-        async () => restartCount(await getPod(sb, c.namespace, replica), CONTAINER.mysql) > before, 120_000);
+      await eventually(
+        `the kubelet restarting ${replica}'s mysql container`,
+        async () => restartCount(await getPod(sb, c.namespace, replica), CONTAINER.mysql) > before,
+        120_000,
+      );
       await caughtUp(`${replica} after its mysqld was killed (${kill}/${MYSQLD_KILLS})`);
       const [row] = await sqlOnPod(sb, c, replica, 'SELECT @@read_only AS ro');
       assert.equal(Number(row?.ro), 1, `${replica} is read-only`);
-      await eventually(`${replica}'s node conditions: replicating, not lagged`, async () => {
-        const conditions = await nodeConditions(replica);
-        assert.equal(conditions.get(NODE_CONDITION.replicating), CONDITION_STATUS.true);
-        assert.equal(conditions.get(NODE_CONDITION.lagged), CONDITION_STATUS.false);
-        return true;
-      }, 60_000);
+      await eventually(
+        `${replica}'s node conditions: replicating, not lagged`,
+        async () => {
+          const conditions = await nodeConditions(replica);
+          assert.equal(conditions.get(NODE_CONDITION.replicating), CONDITION_STATUS.true);
+          assert.equal(conditions.get(NODE_CONDITION.lagged), CONDITION_STATUS.false);
+          return true;
+        },
+        60_000,
+      );
     }
   });
 
@@ -82,17 +113,27 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
     const oldPvc = await pvcUid(pvc);
     chaos.killSoon();
     // The PVC first: its protection keeps it while the pod uses it, and it goes with the pod.
-    for (const args of [['delete', 'pvc', pvc], ['delete', 'pod', replica]]) {
+    for (const args of [
+      ['delete', 'pvc', pvc],
+      ['delete', 'pod', replica],
+    ]) {
       const r = await sb.kubectl(['-n', c.namespace, ...args, '--wait=false']);
       assert.ok(r.ok, r.out);
     }
     s.say(`${replica} and ${pvc} deleted`);
     chaos.killSoon();
-    await eventually(`${replica} and ${pvc} made again`,
-      async () => (await getPod(sb, c.namespace, replica)).metadata!.uid !== oldPod && (await pvcUid(pvc)) !== oldPvc, 180_000);
+    await eventually(
+      `${replica} and ${pvc} made again`,
+      async () => (await getPod(sb, c.namespace, replica)).metadata!.uid !== oldPod && (await pvcUid(pvc)) !== oldPvc,
+      180_000,
+    );
     await caughtUp(`${replica} after it was deleted with its PVC`);
     const init = await sb.kubectl(['-n', c.namespace, 'logs', replica, '-c', CONTAINER.init]);
-    assert.match(init.out, /cloning from the replicas/, `the init container of the new ${replica} cloned from a healthy replica:\n${init.out}`);
+    assert.match(
+      init.out,
+      /cloning from the replicas/,
+      `the init container of the new ${replica} cloned from a healthy replica:\n${init.out}`,
+    );
   });
 
   it('a replica written to directly is flagged ErrantTransactions and healthy=no, then rebuilt by a fresh clone once spec.rebuildErrantReplicas is set', async () => {
@@ -113,20 +154,39 @@ describe('a 3-node MariaDB cluster on the sandbox heals itself', { skip: sandbox
       await sqlOnPod(sb, c, replica, 'SET GLOBAL read_only = 1', admin);
     }
     s.say(`${replica} written to directly`);
-    await eventually(`${replica} ErrantTransactions and healthy=no`, async () => {
-      assert.equal((await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions), CONDITION_STATUS.true);
-      assert.equal((await getPod(sb, c.namespace, replica)).metadata?.labels?.[LABEL_HEALTHY], HEALTHY.no);
-      return true;
-    }, 60_000);
-    const patched = await sb.kubectl(['-n', c.namespace, 'patch', 'mysqlcluster', c.name, '--type=merge', '-p', '{"spec":{"rebuildErrantReplicas":true}}']);
+    await eventually(
+      `${replica} ErrantTransactions and healthy=no`,
+      async () => {
+        assert.equal((await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions), CONDITION_STATUS.true);
+        assert.equal((await getPod(sb, c.namespace, replica)).metadata?.labels?.[LABEL_HEALTHY], HEALTHY.no);
+        return true;
+      },
+      60_000,
+    );
+    const patched = await sb.kubectl([
+      '-n',
+      c.namespace,
+      'patch',
+      'mysqlcluster',
+      c.name,
+      '--type=merge',
+      '-p',
+      '{"spec":{"rebuildErrantReplicas":true}}',
+    ]);
     assert.ok(patched.ok, patched.out);
-    await eventually(`${replica} and ${pvc} made again`,
-      async () => (await getPod(sb, c.namespace, replica)).metadata!.uid !== oldPod && (await pvcUid(pvc).catch(() => oldPvc)) !== oldPvc, 180_000);
+    await eventually(
+      `${replica} and ${pvc} made again`,
+      async () => (await getPod(sb, c.namespace, replica)).metadata!.uid !== oldPod && (await pvcUid(pvc).catch(() => oldPvc)) !== oldPvc,
+      180_000,
+    );
     s.say(`${replica} rebuilt`);
     await caughtUp(`${replica} after its rebuild`);
     assert.deepEqual(await sqlOnPod(sb, c, replica, `SELECT id FROM ${TABLE} WHERE id = -1`), [], 'the errant row is gone');
-    await eventually(`${replica} compared clean`, async () =>
-      (await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions) === CONDITION_STATUS.false, 60_000);
+    await eventually(
+      `${replica} compared clean`,
+      async () => (await nodeConditions(replica)).get(NODE_CONDITION.errantTransactions) === CONDITION_STATUS.false,
+      60_000,
+    );
     const events = await sb.kubectl(['-n', c.namespace, 'get', 'events', '--field-selector', 'reason=ErrantReplicaRebuilt', '-o', 'name']);
     assert.ok(events.ok && events.out.trim() !== '', `an ErrantReplicaRebuilt Event: ${events.out}`);
   });

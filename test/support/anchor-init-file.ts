@@ -17,8 +17,10 @@ function insertAfter(text: string, anchor: string, added: string): string {
 /** `text`: an anchor init-file rendered with replication user sys_replication, password PlaceholderRepl018. */
 export function anchorInitFileWithCredentials(text: string): string {
   const grant = insertAfter(text, AFTER_ORCHESTRATOR_GRANTS, "GRANT SELECT ON sys_operator.* TO orchestrator@'%';\n");
-  return insertAfter(grant, AFTER_STATUS_TABLE,
+  return `${insertAfter(
+    grant,
+    AFTER_STATUS_TABLE,
     "REPLACE INTO sys_operator.status VALUES ('replication_user', 'sys_replication');\n" +
-    "REPLACE INTO sys_operator.status VALUES ('replication_password', 'PlaceholderRepl018');\n") +
-    'SET GLOBAL SUPER_READ_ONLY = 1;\n';
+      "REPLACE INTO sys_operator.status VALUES ('replication_password', 'PlaceholderRepl018');\n",
+  )}SET GLOBAL SUPER_READ_ONLY = 1;\n`;
 }

@@ -11,7 +11,17 @@ import type { Manifest } from '../../sandbox/examples.ts';
 import type { Fault } from '../../sandbox/faults/pods.ts';
 import { REPO, until, type Sandbox } from '../../sandbox/index.ts';
 import type { MasterWatch } from './master-watch.ts';
-import { applyExample, applyShopUser, killMysqld, serviceIP, setReplicas, sqlOnPod, sqlThroughService, type ExampleCluster, type ShopUser } from './sandbox.ts';
+import {
+  applyExample,
+  applyShopUser,
+  killMysqld,
+  serviceIP,
+  setReplicas,
+  sqlOnPod,
+  sqlThroughService,
+  type ExampleCluster,
+  type ShopUser,
+} from './sandbox.ts';
 import { WritingClient } from './writing-client.ts';
 
 export type ReplicationMode = 'async' | 'semiSync';
@@ -77,17 +87,22 @@ export async function startChaosCluster(sb: Sandbox, mode: ReplicationMode, name
   const shop = await applyShopUser(sb, c);
   const table = `${shop.database}.writes`;
   // Retried: on a loaded machine a connect through the proxy may time out (mysql2's 3 s).
-  await until(`${table} created through the master Service`, async () => {
-    await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE IF NOT EXISTS ${table} (id INT PRIMARY KEY)`);
-    return true;
-  }, 120_000);
+  await until(
+    `${table} created through the master Service`,
+    async () => {
+      await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE IF NOT EXISTS ${table} (id INT PRIMARY KEY)`);
+      return true;
+    },
+    120_000,
+  );
   return { sb, c, shop, mode, table, delayed: new Map() };
 }
 
 /** Delays the link of every pod of the cluster not delayed yet (a pod made again has a new namespace). */
 export async function delayEveryPod(lab: ChaosLab): Promise<void> {
   const pods = await lab.sb.client.list<{ metadata: { name: string; uid: string }; status?: { podIP?: string } }>(
-    { apiVersion: 'v1', kind: 'Pod' }, { namespace: lab.c.namespace, labelSelector: `${LABEL_CLUSTER}=${lab.c.name}` },
+    { apiVersion: 'v1', kind: 'Pod' },
+    { namespace: lab.c.namespace, labelSelector: `${LABEL_CLUSTER}=${lab.c.name}` },
   );
   for (const p of pods.items) {
     if (lab.delayed.has(p.metadata.uid) || !p.status?.podIP) continue;
@@ -110,9 +125,16 @@ export interface FaultOutcome {
   notes: string[];
 }
 
-const events = async (lab: ChaosLab) => (await lab.sb.client.list<{ reason?: string; involvedObject?: { name?: string }; lastTimestamp?: string; eventTime?: string; metadata: object }>(
-  { apiVersion: 'v1', kind: 'Event' }, { namespace: lab.c.namespace },
-)).items;
+const events = async (lab: ChaosLab) =>
+  (
+    await lab.sb.client.list<{
+      reason?: string;
+      involvedObject?: { name?: string };
+      lastTimestamp?: string;
+      eventTime?: string;
+      metadata: object;
+    }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.c.namespace })
+  ).items;
 
 /**
  * Waits for the cluster to be Ready again. A pod the node controller holds out for errant
@@ -122,24 +144,35 @@ const events = async (lab: ChaosLab) => (await lab.sb.client.list<{ reason?: str
 async function recover(lab: ChaosLab, since: number, notes: string[]): Promise<ClusterView> {
   const { sb, c } = lab;
   const rebuilt = new Set<string>();
-  return until(`MysqlCluster ${c.namespace}/${c.name} Ready after the fault`, async () => {
-    const v = await clusterView(sb.client, c.namespace, c.name);
-    if (v.ready) return v;
-    for (const e of await events(lab)) {
-      const pod = e.involvedObject?.name;
-      if (e.reason !== NODE_REASONS.errantTransactions || !pod || rebuilt.has(pod)) continue;
-      if (Date.parse(e.lastTimestamp ?? e.eventTime ?? '') < since - 1000) continue;
-      rebuilt.add(pod);
-      notes.push(`${pod} held out for errant transactions: rebuilt (claim and pod deleted)`);
-      const ordinal = Number(pod.slice(pod.lastIndexOf('-') + 1));
-      await sb.kubectl(['delete', '-n', c.namespace, '--wait=false', `pvc/${names.pvc(c.name, ordinal)}`, `pod/${pod}`]);
-    }
-    return undefined;
-  }, READY_MS);
+  return until(
+    `MysqlCluster ${c.namespace}/${c.name} Ready after the fault`,
+    async () => {
+      const v = await clusterView(sb.client, c.namespace, c.name);
+      if (v.ready) return v;
+      for (const e of await events(lab)) {
+        const pod = e.involvedObject?.name;
+        if (e.reason !== NODE_REASONS.errantTransactions || !pod || rebuilt.has(pod)) continue;
+        if (Date.parse(e.lastTimestamp ?? e.eventTime ?? '') < since - 1000) continue;
+        rebuilt.add(pod);
+        notes.push(`${pod} held out for errant transactions: rebuilt (claim and pod deleted)`);
+        const ordinal = Number(pod.slice(pod.lastIndexOf('-') + 1));
+        await sb.kubectl(['delete', '-n', c.namespace, '--wait=false', `pvc/${names.pvc(c.name, ordinal)}`, `pod/${pod}`]);
+      }
+      return undefined;
+    },
+    READY_MS,
+  );
 }
 
 /** Injects `fault`; resolves once it is in place (a partition: once undone, after the role moved or 30 s). */
-async function inject(lab: ChaosLab, fault: ChaosFault, master: string, replica: string, watch: MasterWatch, notes: string[]): Promise<{ at: number; target: string }> {
+async function inject(
+  lab: ChaosLab,
+  fault: ChaosFault,
+  master: string,
+  replica: string,
+  watch: MasterWatch,
+  notes: string[],
+): Promise<{ at: number; target: string }> {
   const { sb, c } = lab;
   switch (fault) {
     case 'mysqld-kill':
@@ -163,8 +196,11 @@ async function inject(lab: ChaosLab, fault: ChaosFault, master: string, replica:
       const from = watch.masterChanges.length;
       const r = await sb.kubectl(['delete', 'pod', '-n', c.namespace, '--wait=false', master]);
       if (!r.ok) throw new Error(r.out);
-      await until('role=master to move off the deleted master', async () =>
-        watch.masterChanges.slice(from).some((m) => m && m !== master) ? true : undefined, 120_000);
+      await until(
+        'role=master to move off the deleted master',
+        async () => (watch.masterChanges.slice(from).some((m) => m && m !== master) ? true : undefined),
+        120_000,
+      );
       return { at, target: master };
     }
     case 'master-partition': {
@@ -172,8 +208,11 @@ async function inject(lab: ChaosLab, fault: ChaosFault, master: string, replica:
       const cut = await sb.faults.partition(c.namespace, master);
       const from = watch.masterChanges.length;
       try {
-        await until('role=master to move off the partitioned master', async () =>
-          watch.masterChanges.slice(from).some((m) => m && m !== master) ? true : undefined, 30_000);
+        await until(
+          'role=master to move off the partitioned master',
+          async () => (watch.masterChanges.slice(from).some((m) => m && m !== master) ? true : undefined),
+          30_000,
+        );
       } catch {
         notes.push('role=master did not move within 30 s of the partition');
       } finally {
@@ -204,15 +243,23 @@ export async function runFault(lab: ChaosLab, watch: MasterWatch, fault: ChaosFa
   const changes = watch.masterChanges.length;
   for (const w of writers) w.start(WRITE_EVERY_MS);
   try {
-    await until('writes acknowledged through the master Service', async () => {
-      if (writers.every((w) => w.acked().length > 0)) return true;
-      throw new Error(writers.map((w) => `${w.records.length} writes, last error: ${w.failed().at(-1)?.error ?? 'none'}`).join('; '));
-    }, 60_000);
+    await until(
+      'writes acknowledged through the master Service',
+      async () => {
+        if (writers.every((w) => w.acked().length > 0)) return true;
+        throw new Error(writers.map((w) => `${w.records.length} writes, last error: ${w.failed().at(-1)?.error ?? 'none'}`).join('; '));
+      },
+      60_000,
+    );
     injected = await inject(lab, fault, master, replica, watch, notes);
-    const first = await until('a write acknowledged through the master Service after the fault', async () => {
-      const got = writers.map((w) => w.firstAckedAfter(injected.at)).filter((r) => r !== undefined);
-      return got.length ? got.sort((a, b) => a.ackedAt! - b.ackedAt!)[0] : undefined;
-    }, 180_000);
+    const first = await until(
+      'a write acknowledged through the master Service after the fault',
+      async () => {
+        const got = writers.map((w) => w.firstAckedAfter(injected.at)).filter((r) => r !== undefined);
+        return got.length ? got.sort((a, b) => a.ackedAt! - b.ackedAt!)[0] : undefined;
+      },
+      180_000,
+    );
     const outageMs = first.ackedAt! - injected.at;
     const resumed = Date.now();
     await until('both clients writing again', async () => (writers.every((w) => w.firstAckedAfter(resumed)) ? true : undefined), 120_000);
@@ -221,8 +268,11 @@ export async function runFault(lab: ChaosLab, watch: MasterWatch, fault: ChaosFa
     const detectMs = moved < 0 ? undefined : watch.changedAt[changes + moved]! - injected.at;
     const after = await recover(lab, injected.at, notes);
     const acked = writers.flatMap((w) => w.acked());
-    const ids = await until(`the ids on ${after.master}`, async () =>
-      sqlOnPod(sb, c, after.master!, `SELECT id FROM ${lab.table} WHERE id >= ${firstId} AND id < ${firstId + 1_000_000}`), 60_000);
+    const ids = await until(
+      `the ids on ${after.master}`,
+      async () => sqlOnPod(sb, c, after.master!, `SELECT id FROM ${lab.table} WHERE id >= ${firstId} AND id < ${firstId + 1_000_000}`),
+      60_000,
+    );
     const rows = new Set(ids.map((r) => Number(r.id)));
     const lost = acked.filter((id) => !rows.has(id));
     return { fault, mode: lab.mode, target: injected.target, detectMs, outageMs, acked: acked.length, lost, notes };

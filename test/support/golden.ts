@@ -10,7 +10,7 @@ const HOW = 'after an intended change, run `npm run golden` and review the diff'
 /** Asserts `actual` equals the golden file at `path`; with UPDATE_GOLDEN=1 in `env`, writes it instead. */
 export function assertGolden(path: string, actual: string, env: NodeJS.ProcessEnv = process.env): void {
   const name = relative(process.cwd(), path);
-  if (env['UPDATE_GOLDEN'] === '1') {
+  if (env.UPDATE_GOLDEN === '1') {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, actual);
     return;

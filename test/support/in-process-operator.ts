@@ -11,7 +11,7 @@ import { Manager } from '../../src/runtime/manager.ts';
 import { createLogger, LOG_LEVELS, type Logger } from '../../src/runtime/logger.ts';
 
 export function quietLogger(): Logger {
-  const level = process.env['TEST_OPERATOR_LOG'];
+  const level = process.env.TEST_OPERATOR_LOG;
   const wanted = LOG_LEVELS.find((l) => l === level);
   if (wanted !== undefined) return createLogger({ level: wanted, stream: process.stderr });
   return createLogger({ level: 'error', stream: new Writable({ write: (_c, _e, cb) => cb() }) });
@@ -24,7 +24,10 @@ export interface InProcessOperator {
 }
 
 export async function startInProcessOperator(
-  kubeConfig: KubeConfig, userAgent: string, config: Config, specs: readonly ControllerSpec[],
+  kubeConfig: KubeConfig,
+  userAgent: string,
+  config: Config,
+  specs: readonly ControllerSpec[],
 ): Promise<InProcessOperator> {
   const client = new KubeClient(kubeConfig, { userAgent });
   const manager = new Manager({ config, client, log: quietLogger() });

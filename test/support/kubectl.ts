@@ -50,4 +50,3 @@ export async function served(kubeconfig: string, apiVersion: string, kind: strin
   if (r.status !== 0) return false;
   return (JSON.parse(r.stdout) as { resources: { kind: string }[] }).resources.some((res) => res.kind === kind);
 }
-

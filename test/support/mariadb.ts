@@ -15,7 +15,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import {
-  connectNode, flavourFromVersionSpec, renderInitFile, type ConnectParams, type MysqlNode, type SystemCredentials,
+  connectNode,
+  flavourFromVersionSpec,
+  renderInitFile,
+  type ConnectParams,
+  type MysqlNode,
+  type SystemCredentials,
 } from '../../src/mysql/index.ts';
 import { eventually } from './wait.ts';
 
@@ -116,10 +121,18 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.on('exit', () => {
     for (const p of live) {
-      try { p.kill('SIGKILL'); } catch { /* already gone */ }
+      try {
+        p.kill('SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
     for (const d of dirs) {
-      try { rmSync(d, { recursive: true, force: true }); } catch { /* best effort */ }
+      try {
+        rmSync(d, { recursive: true, force: true });
+      } catch {
+        /* best effort */
+      }
     }
   });
 }
@@ -172,10 +185,20 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
     writeFileSync(initFilePath, initText);
   }
 
-  const install = spawnSync('mariadb-install-db', [
-    '--no-defaults', `--datadir=${datadir}`, '--user=root', '--auth-root-authentication-method=normal',
-    '--skip-test-db', '--skip-name-resolve', '--innodb-log-file-size=8M', `--tmpdir=${dir}`,
-  ], { encoding: 'utf8' });
+  const install = spawnSync(
+    'mariadb-install-db',
+    [
+      '--no-defaults',
+      `--datadir=${datadir}`,
+      '--user=root',
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      '--skip-name-resolve',
+      '--innodb-log-file-size=8M',
+      `--tmpdir=${dir}`,
+    ],
+    { encoding: 'utf8' },
+  );
   if (install.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
     dirs.delete(dir);
@@ -189,33 +212,36 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
 
   const writeConfig = (a: { host: string; port: number }): void => {
     const extra = typeof opts.extraConfig === 'string' ? [opts.extraConfig] : [...(opts.extraConfig ?? [])];
-    writeFileSync(configPath, [
-      '[mysqld]',
-      'user=root',
-      `datadir=${datadir}`,
-      `socket=${socketPath}`,
-      `pid-file=${join(dir, 'mysqld.pid')}`,
-      `log-error=${errorLogPath}`,
-      `tmpdir=${dir}`,
-      `bind-address=${a.host}`,
-      `port=${a.port}`,
-      `server-id=${serverId}`,
-      `report-host=${reportHost}`,
-      `report-port=${a.port}`,
-      'log-bin=mysql-bin',
-      'log-slave-updates=1',
-      'binlog-format=ROW',
-      'skip-name-resolve',
-      'performance-schema=OFF',
-      'innodb-buffer-pool-size=16M',
-      'innodb-log-file-size=8M',
-      'innodb-flush-log-at-trx-commit=2',
-      'sync-binlog=0',
-      'max-connections=60',
-      ...(initFilePath ? [`init-file=${initFilePath}`] : []),
-      ...extra,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      configPath,
+      [
+        '[mysqld]',
+        'user=root',
+        `datadir=${datadir}`,
+        `socket=${socketPath}`,
+        `pid-file=${join(dir, 'mysqld.pid')}`,
+        `log-error=${errorLogPath}`,
+        `tmpdir=${dir}`,
+        `bind-address=${a.host}`,
+        `port=${a.port}`,
+        `server-id=${serverId}`,
+        `report-host=${reportHost}`,
+        `report-port=${a.port}`,
+        'log-bin=mysql-bin',
+        'log-slave-updates=1',
+        'binlog-format=ROW',
+        'skip-name-resolve',
+        'performance-schema=OFF',
+        'innodb-buffer-pool-size=16M',
+        'innodb-log-file-size=8M',
+        'innodb-flush-log-at-trx-commit=2',
+        'sync-binlog=0',
+        'max-connections=60',
+        ...(initFilePath ? [`init-file=${initFilePath}`] : []),
+        ...extra,
+        '',
+      ].join('\n'),
+    );
   };
 
   const launch = async (): Promise<void> => {
@@ -232,7 +258,13 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
       : spawn(MARIADBD, args, { stdio: 'ignore' });
     proc = p;
     live.add(p);
-    exited = new Promise<void>((resolve) => p.once('exit', () => { live.delete(p); if (proc === p) proc = null; resolve(); }));
+    exited = new Promise<void>((resolve) =>
+      p.once('exit', () => {
+        live.delete(p);
+        if (proc === p) proc = null;
+        resolve();
+      }),
+    );
     const deadline = Date.now() + 30000;
     for (;;) {
       if (!live.has(p)) throw new Error(`${name}: mariadbd exited during start:\n${tailOf(errorLogPath, 30)}`);
@@ -261,8 +293,12 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
   let cleaned = false;
   const server: MariaDBServer = {
     name,
-    get host() { return must(addr).host; },
-    get port() { return must(addr).port; },
+    get host() {
+      return must(addr).host;
+    },
+    get port() {
+      return must(addr).port;
+    },
     serverId,
     reportHost,
     dir,
@@ -280,13 +316,19 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
     sql: async (text, values, as) => {
       const a = must(addr);
       const c = await mysql.createConnection({
-        host: a.host, port: a.port, user: as?.user ?? 'root', password: as?.password ?? '', multipleStatements: true, dateStrings: true,
+        host: a.host,
+        port: a.port,
+        user: as?.user ?? 'root',
+        password: as?.password ?? '',
+        multipleStatements: true,
+        dateStrings: true,
       });
       try {
         const [rows] = await c.query(text, values);
         if (!Array.isArray(rows)) return [];
         // Several statements give one result per statement (row arrays or OK packets): keep the last.
-        const isResult = (r: unknown): boolean => Array.isArray(r) || (typeof r === 'object' && r !== null && 'affectedRows' in r && 'insertId' in r);
+        const isResult = (r: unknown): boolean =>
+          Array.isArray(r) || (typeof r === 'object' && r !== null && 'affectedRows' in r && 'insertId' in r);
         if (rows.length === 0 || !rows.every(isResult)) return rows as Record<string, unknown>[];
         const last: unknown = rows[rows.length - 1];
         return Array.isArray(last) ? (last as Record<string, unknown>[]) : [];
@@ -310,7 +352,9 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
       // load a connection thread can still answer a query meanwhile.
       await eventually(`${name} (pid ${pid}) to stop`, async () => threadStates(pid).every((st) => 'TtZX'.includes(st)));
     },
-    resume: () => { proc?.kill('SIGCONT'); },
+    resume: () => {
+      proc?.kill('SIGCONT');
+    },
     errorLog: (lines = 40) => tailOf(errorLogPath, lines),
     cleanup: async () => {
       if (cleaned) return;
@@ -337,7 +381,10 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
  * a replayed statement could show.
  */
 export function binlogText(server: MariaDBServer): string {
-  const files = readdirSync(server.datadir).filter((f) => /^mysql-bin\.\d+$/.test(f)).sort().map((f) => join(server.datadir, f));
+  const files = readdirSync(server.datadir)
+    .filter((f) => /^mysql-bin\.\d+$/.test(f))
+    .sort()
+    .map((f) => join(server.datadir, f));
   if (files.length === 0) throw new Error(`${server.name}: no binlog in ${server.datadir}`);
   const out = spawnSync('mariadb-binlog', ['--base64-output=decode-rows', '-vv', ...files], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (out.status !== 0) throw new Error(`mariadb-binlog failed: ${out.stderr}`);

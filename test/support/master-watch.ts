@@ -21,7 +21,12 @@ export interface MasterWatch {
  * Watches the cluster's pods from now on until the test ends. A watch that fails is recorded as
  * a violation: the test would otherwise not know what it missed.
  */
-export async function watchMasters(client: KubeClient, namespace: string, cluster: string, t: { after(fn: () => void): void }): Promise<MasterWatch> {
+export async function watchMasters(
+  client: KubeClient,
+  namespace: string,
+  cluster: string,
+  t: { after(fn: () => void): void },
+): Promise<MasterWatch> {
   const state: MasterWatch = { violations: [], events: 0, masterChanges: [], changedAt: [], deletions: [] };
   const ref = { apiVersion: 'v1', kind: 'Pod' };
   const selector = { [LABEL_CLUSTER]: cluster };
@@ -33,7 +38,10 @@ export async function watchMasters(client: KubeClient, namespace: string, cluste
   const stop = new AbortController();
   t.after(() => stop.abort());
   const check = (): void => {
-    const on = [...labels].filter(([, role]) => role === ROLE.master).map(([name]) => name).sort();
+    const on = [...labels]
+      .filter(([, role]) => role === ROLE.master)
+      .map(([name]) => name)
+      .sort();
     if (on.length > 1) state.violations.push(`rv ${rv}: ${on.join(', ')}`);
     if (state.masterChanges.at(-1) !== on.join()) {
       state.masterChanges.push(on.join());
@@ -47,20 +55,24 @@ export async function watchMasters(client: KubeClient, namespace: string, cluste
     // A watch the server ends (its timeout) is resumed from the last version seen.
     while (!stop.signal.aborted) {
       try {
-        await client.watch<PodObject>(ref, { namespace, resourceVersion: rv, labelSelector: selector, signal: stop.signal, onOpen: opened }, (ev) => {
-          if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
-          const name = ev.object.metadata?.name ?? '';
-          rv = ev.object.metadata?.resourceVersion ?? rv;
-          const uid = ev.object.metadata?.uid ?? '';
-          if ((ev.type === 'DELETED' || ev.object.metadata?.deletionTimestamp) && !deleting.has(uid)) {
-            deleting.add(uid);
-            state.deletions.push({ pod: name, role: ev.object.metadata?.labels?.[LABEL_ROLE], at: Date.now() });
-          }
-          if (ev.type === 'DELETED') labels.delete(name);
-          else labels.set(name, ev.object.metadata?.labels?.[LABEL_ROLE]);
-          state.events++;
-          check();
-        });
+        await client.watch<PodObject>(
+          ref,
+          { namespace, resourceVersion: rv, labelSelector: selector, signal: stop.signal, onOpen: opened },
+          (ev) => {
+            if (ev.type === 'ERROR' || ev.type === 'BOOKMARK') return;
+            const name = ev.object.metadata?.name ?? '';
+            rv = ev.object.metadata?.resourceVersion ?? rv;
+            const uid = ev.object.metadata?.uid ?? '';
+            if ((ev.type === 'DELETED' || ev.object.metadata?.deletionTimestamp) && !deleting.has(uid)) {
+              deleting.add(uid);
+              state.deletions.push({ pod: name, role: ev.object.metadata?.labels?.[LABEL_ROLE], at: Date.now() });
+            }
+            if (ev.type === 'DELETED') labels.delete(name);
+            else labels.set(name, ev.object.metadata?.labels?.[LABEL_ROLE]);
+            state.events++;
+            check();
+          },
+        );
       } catch (e) {
         if (!stop.signal.aborted) state.violations.push(`the watch failed: ${(e as Error).message}`);
         opened();

@@ -64,12 +64,24 @@ export interface Route {
 }
 
 /** Distinct values, so each is found again in the path the client asked. */
-const PROBE: Params = { alias: 'probe-alias.ns', host: 'probe-host.test', port: 4321, comment: 'probe-comment', owner: 'probe-owner', reason: 'probe-reason', seconds: 77 };
+const PROBE: Params = {
+  alias: 'probe-alias.ns',
+  host: 'probe-host.test',
+  port: 4321,
+  comment: 'probe-comment',
+  owner: 'probe-owner',
+  reason: 'probe-reason',
+  seconds: 77,
+};
 
 function templateOf(path: string): string {
   return path
-    .replaceAll(PROBE.alias, '{alias}').replaceAll(PROBE.host, '{host}').replaceAll(`/${PROBE.port}`, '/{port}')
-    .replaceAll(PROBE.comment, '{comment}').replaceAll(PROBE.owner, '{owner}').replaceAll(PROBE.reason, '{reason}')
+    .replaceAll(PROBE.alias, '{alias}')
+    .replaceAll(PROBE.host, '{host}')
+    .replaceAll(`/${PROBE.port}`, '/{port}')
+    .replaceAll(PROBE.comment, '{comment}')
+    .replaceAll(PROBE.owner, '{owner}')
+    .replaceAll(PROBE.reason, '{reason}')
     .replaceAll(`/${PROBE.seconds}s`, '/{seconds}');
 }
 
@@ -96,7 +108,8 @@ export async function clientRoutes(): Promise<Route[]> {
     const routes: Route[] = [];
     for (const method of methods) {
       const calls = CALLS[method] as readonly Call[] | undefined;
-      if (calls === undefined || calls.length === 0) throw new Error(`client method ${method} has no entry in CALLS (test/support/orchestrator-routes.ts)`);
+      if (calls === undefined || calls.length === 0)
+        throw new Error(`client method ${method} has no entry in CALLS (test/support/orchestrator-routes.ts)`);
       for (const [variant, call] of calls.entries()) {
         asked.length = 0;
         await call(client, PROBE).catch(() => undefined);
@@ -123,7 +136,11 @@ export interface Recording {
 
 export function recordings(): Recording[] {
   const top = JSON.parse(readFileSync(new URL('index.json', FIXTURES), 'utf8')) as Recording[];
-  const hooks = JSON.parse(readFileSync(new URL('hooks/index.json', FIXTURES), 'utf8')) as Array<{ file: string; request: string; status: number }>;
+  const hooks = JSON.parse(readFileSync(new URL('hooks/index.json', FIXTURES), 'utf8')) as Array<{
+    file: string;
+    request: string;
+    status: number;
+  }>;
   return [
     ...top,
     ...hooks.map((h) => {
@@ -140,8 +157,13 @@ const UNKNOWN_ALIAS = /^nosuch/;
 const UNKNOWN_HOST = '127.0.0.99';
 
 const GROUP: Record<string, string> = {
-  alias: '(?<alias>[^/?]+)', host: '(?<host>[^/]+)', port: '(?<port>\\d+)', comment: '(?<comment>[^&]*)',
-  owner: '(?<owner>[^/]+)', reason: '(?<reason>[^/]+)', seconds: '(?<seconds>\\d+[smhd])',
+  alias: '(?<alias>[^/?]+)',
+  host: '(?<host>[^/]+)',
+  port: '(?<port>\\d+)',
+  comment: '(?<comment>[^&]*)',
+  owner: '(?<owner>[^/]+)',
+  reason: '(?<reason>[^/]+)',
+  seconds: '(?<seconds>\\d+[smhd])',
 };
 
 /** The template as a pattern over recorded paths; a duration in other units is the same route. */

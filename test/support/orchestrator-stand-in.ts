@@ -23,18 +23,21 @@ export interface HookCall {
 }
 
 export function parseLog(text: string): HookCall[] {
-  return text.split('\n').filter((l) => l !== '').map((line) => {
-    const call: HookCall = { hook: '', args: new Map(), orc: new Map() };
-    for (const f of line.split('\t')) {
-      const eq = f.indexOf('=');
-      const [k, v] = [f.slice(0, eq), f.slice(eq + 1)];
-      if (k === 'hook') call.hook = v;
-      else if (k === 'ts') continue;
-      else if (k.startsWith('ORC_')) call.orc.set(k, v);
-      else call.args.set(k, v);
-    }
-    return call;
-  });
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((line) => {
+      const call: HookCall = { hook: '', args: new Map(), orc: new Map() };
+      for (const f of line.split('\t')) {
+        const eq = f.indexOf('=');
+        const [k, v] = [f.slice(0, eq), f.slice(eq + 1)];
+        if (k === 'hook') call.hook = v;
+        else if (k === 'ts') continue;
+        else if (k.startsWith('ORC_')) call.orc.set(k, v);
+        else call.args.set(k, v);
+      }
+      return call;
+    });
 }
 
 /** Hosts by role (FAILED, SUCCESSOR, OTHER), UIDs numbered by first appearance, volatile values masked. */
@@ -54,7 +57,11 @@ export function normalize(calls: HookCall[]): string[] {
   };
   const value = (name: string, v: string): string => {
     if (v === '' || v.startsWith('{')) return v;
-    if (/^(failedHost|successorHost|failureCluster|failureClusterDomain)$/.test(name) || /_(FAILED_HOST|SUCCESSOR_HOST|FAILURE_CLUSTER|FAILURE_CLUSTER_DOMAIN)$/.test(name)) return mapHost(v);
+    if (
+      /^(failedHost|successorHost|failureCluster|failureClusterDomain)$/.test(name) ||
+      /_(FAILED_HOST|SUCCESSOR_HOST|FAILURE_CLUSTER|FAILURE_CLUSTER_DOMAIN)$/.test(name)
+    )
+      return mapHost(v);
     if (/^(slaveHosts|replicaHosts|ORC_REPLICA_HOSTS)$/.test(name)) return v.split(',').map(mapHost).sort().join(',');
     if (/^(recoveryUID|ORC_RECOVERY_UID)$/.test(name)) {
       if (!uids.has(v)) uids.set(v, `UID${uids.size + 1}`);
@@ -64,11 +71,13 @@ export function normalize(calls: HookCall[]): string[] {
     if (/^(successorAlias|ORC_SUCCESSOR_ALIAS)$/.test(name)) return 'ALIAS';
     return v;
   };
-  return calls.map((c) => [
-    `hook=${c.hook}`,
-    ...[...c.args].map(([k, v]) => `${k}=${value(k, v)}`),
-    ...[...c.orc].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${value(k, v)}`),
-  ].join(' | '));
+  return calls.map((c) =>
+    [
+      `hook=${c.hook}`,
+      ...[...c.args].map(([k, v]) => `${k}=${value(k, v)}`),
+      ...[...c.orc].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${value(k, v)}`),
+    ].join(' | '),
+  );
 }
 
 /** Orchestrator retried a failing PreFailover a timing-dependent number of times: keep the first and the last. */
@@ -89,20 +98,27 @@ export const RECORDED_CONF = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.c
  * `hooks` (lists not given run nothing).
  */
 /** `over`: keys of Orchestrator's config over the recorded ones (e.g. the promotion variants). */
-export function standInConfig(alias: string, hooks: Partial<Record<HookList, string[]>>, recoveryPeriodBlockSeconds = 1, over: Record<string, unknown> = {}): StandInConfig {
+export function standInConfig(
+  alias: string,
+  hooks: Partial<Record<HookList, string[]>>,
+  recoveryPeriodBlockSeconds = 1,
+  over: Record<string, unknown> = {},
+): StandInConfig {
   const orc = TEST_SYSTEM_USERS.orchestrator;
-  return parseConfig(JSON.stringify({
-    ...RECORDED_CONF,
-    ...Object.fromEntries(HOOK_LISTS.map((h) => [h, hooks[h] ?? []])),
-    MySQLTopologyUser: orc.user,
-    MySQLTopologyPassword: orc.password,
-    DetectClusterAliasQuery: `SELECT '${alias}'`,
-    ReplicationCredentialsQuery: REPLICATION_CREDENTIALS_QUERY,
-    // The chart's (docs/semi-sync.md): 0 on servers without semi-sync, so the recorded runs are unchanged.
-    DetectSemiSyncEnforcedQuery: DETECT_SEMI_SYNC_ENFORCED_QUERY,
-    RecoveryPeriodBlockSeconds: recoveryPeriodBlockSeconds,
-    ...over,
-  }));
+  return parseConfig(
+    JSON.stringify({
+      ...RECORDED_CONF,
+      ...Object.fromEntries(HOOK_LISTS.map((h) => [h, hooks[h] ?? []])),
+      MySQLTopologyUser: orc.user,
+      MySQLTopologyPassword: orc.password,
+      DetectClusterAliasQuery: `SELECT '${alias}'`,
+      ReplicationCredentialsQuery: REPLICATION_CREDENTIALS_QUERY,
+      // The chart's (docs/semi-sync.md): 0 on servers without semi-sync, so the recorded runs are unchanged.
+      DetectSemiSyncEnforcedQuery: DETECT_SEMI_SYNC_ENFORCED_QUERY,
+      RecoveryPeriodBlockSeconds: recoveryPeriodBlockSeconds,
+      ...over,
+    }),
+  );
 }
 
 /** The stand-in watching some servers, its hook log and the lab controls of hook-log.sh. */
@@ -135,11 +151,23 @@ export interface StandInLab extends StandInWatch {
  * Starts the servers (`pod0` writable, the others replicating from it, one table written) and the
  * stand-in with the recorded config, discovers them and waits until they form one cluster.
  */
-export async function startStandInLab(t: NonNullable<StartMariaDBOptions['t']>, name: string, opts: StandInLabOptions = {}): Promise<StandInLab> {
-  const servers = await Promise.all([0, 1, 2].map((i) =>
-    startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t }))) as StandInLab['servers'];
+export async function startStandInLab(
+  t: NonNullable<StartMariaDBOptions['t']>,
+  name: string,
+  opts: StandInLabOptions = {},
+): Promise<StandInLab> {
+  const servers = (await Promise.all(
+    [0, 1, 2].map((i) => startMariaDB({ name: `${name}-pod${i}`, systemUsers: true, extraConfig: ['gtid-strict-mode=1'], t })),
+  )) as StandInLab['servers'];
   await formCluster(servers);
-  return { servers, ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, { extraHooks: opts.extraHooks, recoveryPeriodBlockSeconds: opts.recoveryPeriodBlockSeconds, config: opts.config })) };
+  return {
+    servers,
+    ...(await watchWithStandIn(t, servers, opts.alias ?? ALIAS, {
+      extraHooks: opts.extraHooks,
+      recoveryPeriodBlockSeconds: opts.recoveryPeriodBlockSeconds,
+      config: opts.config,
+    })),
+  };
 }
 
 /** The first server the writable master, the others replicating from it, and table app.t with one row. */
@@ -166,24 +194,38 @@ export async function watchWithStandIn(
   t: NonNullable<StartMariaDBOptions['t']>,
   servers: readonly MariaDBServer[],
   alias: string,
-  opts: { byReportHost?: boolean; extraHooks?: StandInLabOptions['extraHooks']; recoveryPeriodBlockSeconds?: number; config?: StandInLabOptions['config'] } = {},
+  opts: {
+    byReportHost?: boolean;
+    extraHooks?: StandInLabOptions['extraHooks'];
+    recoveryPeriodBlockSeconds?: number;
+    config?: StandInLabOptions['config'];
+  } = {},
 ): Promise<StandInWatch> {
   const ctl = mkdtempSync(join(tmpdir(), 'orc-stand-in-'));
   t.after(() => rmSync(ctl, { recursive: true, force: true }));
   const log = join(ctl, 'hooks.log');
   const env = `export HOOK_SH='${join(HOOKS, 'hook-log.sh')}' HOOK_LOG='${log}' HOOK_CTL='${ctl}'; `;
-  const config = standInConfig(alias, Object.fromEntries(HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]])), opts.recoveryPeriodBlockSeconds, opts.config);
+  const config = standInConfig(
+    alias,
+    Object.fromEntries(
+      HOOK_LISTS.map((h) => [h, [...(RECORDED_CONF[h] as string[]).map((cmd) => env + cmd), ...(opts.extraHooks?.[h] ?? [])]]),
+    ),
+    opts.recoveryPeriodBlockSeconds,
+    opts.config,
+  );
   const hosts = opts.byReportHost ? Object.fromEntries(servers.map((s) => [s.reportHost, s.host])) : {};
   const standIn = await startOrchestratorStandIn({ config, orchestratorHost: 'mysql-operator-0', hosts });
   t.after(() => standIn.stop());
   // With AuthenticationMethod in opts.config, the lab's own calls authenticate as the configured user.
   const auth = config.authentication;
-  const headers: Record<string, string> = auth.method === 'none' ? {} : { authorization: `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}` };
+  const headers: Record<string, string> =
+    auth.method === 'none' ? {} : { authorization: `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}` };
   const get = async (path: string): Promise<{ status: number; body: any }> => {
     const res = await fetch(`${standIn.url}${path}`, { headers });
     return { status: res.status, body: await res.json() };
   };
-  for (const s of servers) assert.equal((await get(`/api/discover/${opts.byReportHost ? s.reportHost : s.host}/${s.port}`)).body.Code, 'OK');
+  for (const s of servers)
+    assert.equal((await get(`/api/discover/${opts.byReportHost ? s.reportHost : s.host}/${s.port}`)).body.Code, 'OK');
   await eventually(`all ${servers.length} in one cluster`, async () => (await get(`/api/cluster/${alias}`)).body.length === servers.length);
   return {
     standIn,

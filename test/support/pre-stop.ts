@@ -46,7 +46,9 @@ export function renderedForPreStop(target: PreStopTarget) {
     failoverBeforeShutdown: true,
   });
   if (!target.orchestratorCredentials) return render(c, opts);
-  return render(c, opts, { [ANNOTATION_CONFIG_HASH]: 'ours' }, {}, ROOT_SECRET, () => 'fast', { orchestratorCredentials: target.orchestratorCredentials });
+  return render(c, opts, { [ANNOTATION_CONFIG_HASH]: 'ours' }, {}, ROOT_SECRET, () => 'fast', {
+    orchestratorCredentials: target.orchestratorCredentials,
+  });
 }
 
 /** Runs the mysql container's preStop of pod `ordinal`; resolves with its exit code and output. */
@@ -88,10 +90,23 @@ export async function runPreStop(
       writeFileSync(join(dir, item.path), Buffer.from(desired.orchestratorApiSecret.data![item.key]!, 'base64'));
     }
   }
-  const child = spawn('unshare', [
-    '--mount', '--propagation', 'private', '--',
-    'bash', '-c', 'mount --bind "$1" "$2" && shift 2 && exec "$@"', 'kubelet', conf, MOUNT_PATH.conf, ...command,
-  ], { env: { ...env, PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      'bash',
+      '-c',
+      'mount --bind "$1" "$2" && shift 2 && exec "$@"',
+      'kubelet',
+      conf,
+      MOUNT_PATH.conf,
+      ...command,
+    ],
+    { env: { ...env, PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
   child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));

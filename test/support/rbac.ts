@@ -24,7 +24,8 @@ export function requestsNotAllowed(server: ApiServer, userAgent: string, mark = 
     // Discovery (/api, /apis) is allowed to every authenticated user.
     if (e.userAgent !== userAgent || e.resource === undefined) continue;
     const req = { group: e.group ?? '', resource: e.resource, subresource: e.subresource, verb: e.verb };
-    if (!allows(rules, req)) refused.add(`${e.verb} ${req.group ? `${req.group}/` : ''}${e.resource}${e.subresource ? `/${e.subresource}` : ''}`);
+    if (!allows(rules, req))
+      refused.add(`${e.verb} ${req.group ? `${req.group}/` : ''}${e.resource}${e.subresource ? `/${e.subresource}` : ''}`);
   }
   return [...refused];
 }
@@ -42,7 +43,8 @@ export function requestsMade(server: ApiServer, userAgent: string): Set<string> 
 export function declaredGrants(titles: (title: string) => boolean): Set<string> {
   const out = new Set<string>();
   for (const s of permissionSections(controllers).filter((x) => titles(x.title))) {
-    for (const p of s.permissions) for (const r of p.resources) for (const v of p.verbs) out.add(`${v} ${p.group ? `${p.group}/` : ''}${r}`);
+    for (const p of s.permissions)
+      for (const r of p.resources) for (const v of p.verbs) out.add(`${v} ${p.group ? `${p.group}/` : ''}${r}`);
   }
   return out;
 }
@@ -66,7 +68,7 @@ export function rbacAcrossTests(userAgent: string, sections: readonly string[]) 
     },
     check(t: TestContext): void {
       if (process.env.TEST_KUBECONFIG) return void t.skip(NEEDS_REQUEST_LOG_FOR_RBAC);
-      if (logs === 0) return void t.skip("no test of this file ran before this one (a name pattern?): nothing to check");
+      if (logs === 0) return void t.skip('no test of this file ran before this one (a name pattern?): nothing to check');
       assert.deepEqual([...refused], [], "every request is allowed by the chart's rules");
       const unused = [...declaredGrants((title) => sections.includes(title))].filter((g) => !made.has(g));
       assert.deepEqual(unused, [], `every grant of the ${sections.join(', ')} is used`);

@@ -68,6 +68,10 @@ export class ReconcileLog {
    * twice at once, so with `n` >= 2 at least `n - 1` of them began after the mark.
    */
   async settled(keys: readonly string[], mark: number, n = 2, timeoutMs?: number): Promise<void> {
-    await eventually(`${n} finished reconciles of each of ${keys.join(', ')}`, () => keys.every((k) => this.of(k, mark).length >= n), timeoutMs);
+    await eventually(
+      `${n} finished reconciles of each of ${keys.join(', ')}`,
+      () => keys.every((k) => this.of(k, mark).length >= n),
+      timeoutMs,
+    );
   }
 }

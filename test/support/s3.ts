@@ -21,7 +21,11 @@ export async function startS3(opts: { bucket?: string; t?: { after(fn: () => unk
  * `afterBytes` of requests went through it, kills the server and drops every connection, and
  * from then on refuses connections. `env` is the server's keys with the relay as the endpoint.
  */
-export async function s3DownMidUpload(server: S3Server, afterBytes: number, t: { after(fn: () => unknown): void }): Promise<{ env: StorageEnv; cut: Promise<void> }> {
+export async function s3DownMidUpload(
+  server: S3Server,
+  afterBytes: number,
+  t: { after(fn: () => unknown): void },
+): Promise<{ env: StorageEnv; cut: Promise<void> }> {
   const upstream = new URL(server.endpoint);
   const sockets = new Set<Socket>();
   let sent = 0;

@@ -79,7 +79,10 @@ async function operatorPods(sb: Sandbox): Promise<V1Pod[]> {
  */
 export const OPERATOR_KILLS = { selfHealing: 7, scale: 6 } as const;
 const OPERATOR_KILLS_ACCEPTED = 10;
-assert.ok(OPERATOR_KILLS.selfHealing + OPERATOR_KILLS.scale >= OPERATOR_KILLS_ACCEPTED, 'the scenario files kill the operator at least 10 times in all');
+assert.ok(
+  OPERATOR_KILLS.selfHealing + OPERATOR_KILLS.scale >= OPERATOR_KILLS_ACCEPTED,
+  'the scenario files kill the operator at least 10 times in all',
+);
 
 /** The progress line of a file's kills, with the total the scenario files assert together. */
 export function operatorKillsLine(kills: number): string {
@@ -115,36 +118,50 @@ export function operatorChaos(sb: Sandbox, opts: { maxDelayMs: number; log: (lin
   const kill = async (): Promise<void> => {
     // After the previous kill the operator may still be coming back (its container restarting, a
     // new pod starting): wait for a process to kill rather than skip the kill.
-    await until('a running operator to kill', async () => {
-      const pod = (await operatorPods(sb))[0];
-      const name = pod?.metadata?.name;
-      if (!pod || !name) return undefined;
-      if (kills % 2 === 0) {
-        if (await killInPod(sb, RELEASE.namespace, name, 'node') === 0) return undefined;
-        opts.log(`operator chaos: SIGKILL of the operator's process in ${name}`);
-      } else {
-        const r = await sb.kubectl(['-n', RELEASE.namespace, 'delete', 'pod', name, '--wait=false']);
-        if (!r.ok) throw new Error(`kubectl delete pod ${name}: ${r.out}`);
-        opts.log(`operator chaos: pod ${name} deleted`);
-      }
-      last = { pod: name, restarts: restarts(pod) };
-      kills++;
-      return true;
-    }, 180_000, stopped.signal);
+    await until(
+      'a running operator to kill',
+      async () => {
+        const pod = (await operatorPods(sb))[0];
+        const name = pod?.metadata?.name;
+        if (!pod || !name) return undefined;
+        if (kills % 2 === 0) {
+          if ((await killInPod(sb, RELEASE.namespace, name, 'node')) === 0) return undefined;
+          opts.log(`operator chaos: SIGKILL of the operator's process in ${name}`);
+        } else {
+          const r = await sb.kubectl(['-n', RELEASE.namespace, 'delete', 'pod', name, '--wait=false']);
+          if (!r.ok) throw new Error(`kubectl delete pod ${name}: ${r.out}`);
+          opts.log(`operator chaos: pod ${name} deleted`);
+        }
+        last = { pod: name, restarts: restarts(pod) };
+        kills++;
+        return true;
+      },
+      180_000,
+      stopped.signal,
+    );
   };
   return {
     killSoon(): void {
-      pending.push(killOnce().catch((e: unknown) => {
-        if (!stopped.signal.aborted) opts.log(`operator chaos: ${(e as Error).message}`);
-      }));
+      pending.push(
+        killOnce().catch((e: unknown) => {
+          if (!stopped.signal.aborted) opts.log(`operator chaos: ${(e as Error).message}`);
+        }),
+      );
     },
     async settled(): Promise<number> {
       await Promise.all(pending);
       // "Converges after restart": the checks that follow must see an operator that came back.
-      await until('the operator running and ready again after its last kill', async () => {
-        const back = (await operatorPods(sb)).find((p) => podReady(p) && (last === undefined || p.metadata?.name !== last.pod || restarts(p) > last.restarts));
-        return back ?? undefined;
-      }, READY_MS, stopped.signal);
+      await until(
+        'the operator running and ready again after its last kill',
+        async () => {
+          const back = (await operatorPods(sb)).find(
+            (p) => podReady(p) && (last === undefined || p.metadata?.name !== last.pod || restarts(p) > last.restarts),
+          );
+          return back ?? undefined;
+        },
+        READY_MS,
+        stopped.signal,
+      );
       return kills;
     },
     async stop(): Promise<void> {
@@ -179,7 +196,9 @@ export function startWriter(sb: Sandbox, c: ExampleCluster, table: string, every
       if (!paused) {
         const id = next++;
         let tick!: () => void;
-        idle = new Promise((r) => { tick = r; });
+        idle = new Promise((r) => {
+          tick = r;
+        });
         try {
           await sqlThroughService(sb, c, names.masterService(c.name), `INSERT INTO ${table} (id, v) VALUES (${id}, 'w${id}')`, as);
           acked.push(id);
@@ -224,11 +243,15 @@ export async function tableChecksum(sb: Sandbox, c: ExampleCluster, pod: string,
  */
 export async function waitAllReady(sb: Sandbox, c: ExampleCluster, replicas: number, timeoutMs: number): Promise<string> {
   await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs });
-  const view = await eventually(`${c.name}: ${replicas} pods Running and ready, the cluster Ready`, async () => {
-    const v = await clusterView(sb.client, c.namespace, c.name);
-    const allReady = v.pods.every((p) => p.phase === 'Running' && p.ready.split('/')[0] === p.ready.split('/')[1]);
-    return v.ready && v.pods.length === replicas && allReady ? v : undefined;
-  }, timeoutMs);
+  const view = await eventually(
+    `${c.name}: ${replicas} pods Running and ready, the cluster Ready`,
+    async () => {
+      const v = await clusterView(sb.client, c.namespace, c.name);
+      const allReady = v.pods.every((p) => p.phase === 'Running' && p.ready.split('/')[0] === p.ready.split('/')[1]);
+      return v.ready && v.pods.length === replicas && allReady ? v : undefined;
+    },
+    timeoutMs,
+  );
   return view.master!;
 }
 
@@ -236,14 +259,22 @@ export async function waitAllReady(sb: Sandbox, c: ExampleCluster, replicas: num
 export async function checksumsEqual(sb: Sandbox, c: ExampleCluster, table: string, writer: Writer, what: string): Promise<void> {
   await writer.pause();
   try {
-    await eventually(`${what}: every server's checksum of ${table} equal to the master's`, async () => {
-      const view = await clusterView(sb.client, c.namespace, c.name);
-      const sums = await Promise.all(view.pods.map(async (p) => [p.name, await tableChecksum(sb, c, p.name, table)] as const));
-      const want = sums.find(([p]) => p === view.master)?.[1];
-      assert.ok(want !== undefined, 'one pod labelled master');
-      assert.deepEqual(sums.filter(([, sum]) => sum !== want), [], `master ${view.master} has ${want}`);
-      return true;
-    }, 120_000);
+    await eventually(
+      `${what}: every server's checksum of ${table} equal to the master's`,
+      async () => {
+        const view = await clusterView(sb.client, c.namespace, c.name);
+        const sums = await Promise.all(view.pods.map(async (p) => [p.name, await tableChecksum(sb, c, p.name, table)] as const));
+        const want = sums.find(([p]) => p === view.master)?.[1];
+        assert.ok(want !== undefined, 'one pod labelled master');
+        assert.deepEqual(
+          sums.filter(([, sum]) => sum !== want),
+          [],
+          `master ${view.master} has ${want}`,
+        );
+        return true;
+      },
+      120_000,
+    );
   } finally {
     writer.resume();
   }
@@ -253,7 +284,11 @@ export async function checksumsEqual(sb: Sandbox, c: ExampleCluster, table: stri
 export async function ackedWritesOnMaster(sb: Sandbox, c: ExampleCluster, table: string, writer: Writer): Promise<void> {
   const master = (await clusterView(sb.client, c.namespace, c.name)).master!;
   const present = new Set((await sqlOnPod(sb, c, master, `SELECT id FROM ${table}`)).map((r) => Number(r.id)));
-  assert.deepEqual(writer.acked.filter((id) => !present.has(id)), [], 'every acknowledged write is on the master');
+  assert.deepEqual(
+    writer.acked.filter((id) => !present.has(id)),
+    [],
+    'every acknowledged write is on the master',
+  );
 }
 
 /** The values of the cluster's Secret and of its operated Secret: what no log may show. */
@@ -279,7 +314,11 @@ export async function clusterSecretValues(sb: Sandbox, c: ExampleCluster): Promi
  * status conditions. `found`: `<where>: <secret name>` for each secret value found, and
  * `<where>: unreadable` for a log kubectl could not give; `scanned`: every place read.
  */
-export async function secretsInLogs(sb: Sandbox, workDir: string, secrets: ReadonlyMap<string, string>): Promise<{ found: string[]; scanned: string[] }> {
+export async function secretsInLogs(
+  sb: Sandbox,
+  workDir: string,
+  secrets: ReadonlyMap<string, string>,
+): Promise<{ found: string[]; scanned: string[] }> {
   const found: string[] = [];
   const scanned: string[] = [];
   const check = (where: string, text: string) => {
@@ -337,7 +376,12 @@ export interface Scenario {
  * master Service every 200 ms by an application user (not root: see startWriter); the operator's
  * chaos.
  */
-export async function startScenario(o: { name: string; replicas: number; table: string; chartValues?: readonly string[] }): Promise<Scenario> {
+export async function startScenario(o: {
+  name: string;
+  replicas: number;
+  table: string;
+  chartValues?: readonly string[];
+}): Promise<Scenario> {
   const workDir = mkdtempSync(join(tmpdir(), `sandbox-e2e-${o.name}-`));
   const began = Date.now();
   const say = (line: string) => console.log(`[+${((Date.now() - began) / 1000).toFixed(1)}s] ${line}`);
@@ -361,12 +405,17 @@ export async function startScenario(o: { name: string; replicas: number; table: 
     await ready(`${o.replicas} nodes`, o.replicas);
     const schema = o.table.split('.')[0];
     const app = { user: 'e2e_app', password: randomBytes(12).toString('hex') };
-    await sqlThroughService(sb, c, names.masterService(c.name), [
-      `CREATE DATABASE IF NOT EXISTS ${schema}`,
-      `CREATE TABLE ${o.table} (id INT PRIMARY KEY, v VARCHAR(20))`,
-      `CREATE USER '${app.user}'@'%' IDENTIFIED BY '${app.password}'`,
-      `GRANT SELECT, INSERT ON ${schema}.* TO '${app.user}'@'%'`,
-    ].join('; '));
+    await sqlThroughService(
+      sb,
+      c,
+      names.masterService(c.name),
+      [
+        `CREATE DATABASE IF NOT EXISTS ${schema}`,
+        `CREATE TABLE ${o.table} (id INT PRIMARY KEY, v VARCHAR(20))`,
+        `CREATE USER '${app.user}'@'%' IDENTIFIED BY '${app.password}'`,
+        `GRANT SELECT, INSERT ON ${schema}.* TO '${app.user}'@'%'`,
+      ].join('; '),
+    );
     writer = startWriter(sb, c, o.table, 200, app);
     return { sb, c, workDir, writer, chaos, say, ready, stop };
   } catch (e) {
@@ -382,8 +431,10 @@ export async function assertNoSecretInLogs(s: Scenario): Promise<void> {
   assert.ok(secrets.size >= 3, `found the passwords to look for: ${[...secrets.keys()].join(', ')}`);
   const { found, scanned } = await secretsInLogs(s.sb, s.workDir, secrets);
   const count = (re: RegExp) => scanned.filter((w) => re.test(w)).length;
-  s.say(`scanned for ${secrets.size} passwords: ${count(/^kubectl logs /)} kubectl logs (${count(/ --previous$/)} of previous runs), ` +
-    `${count(/\/pods\/[^/]+\/logs\//)} log files of running pods, ${count(/\/removed-pods\//)} of removed pods, the sandbox's log, Events and the project's objects`);
+  s.say(
+    `scanned for ${secrets.size} passwords: ${count(/^kubectl logs /)} kubectl logs (${count(/ --previous$/)} of previous runs), ` +
+      `${count(/\/pods\/[^/]+\/logs\//)} log files of running pods, ${count(/\/removed-pods\//)} of removed pods, the sandbox's log, Events and the project's objects`,
+  );
   // The chaos deleted operator pods: their logs must have been read, not lost with the pods.
   assert.ok(count(/\/removed-pods\/mysql-operator_/) > 0, 'the logs of the deleted operator pods were scanned');
   assert.deepEqual(found, []);

@@ -7,7 +7,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach } from 'node:test';
 import mysql from 'mysql2/promise';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { API_GROUP_VERSION, CONDITION_STATUS, KIND_MYSQL_CLUSTER, KIND_MYSQL_USER, LABEL_HEALTHY, LABEL_ROLE, OPERATED_SECRET_KEY, PROVISION_CONDITION } from '../../src/api/constants.ts';
+import {
+  API_GROUP_VERSION,
+  CONDITION_STATUS,
+  KIND_MYSQL_CLUSTER,
+  KIND_MYSQL_USER,
+  LABEL_HEALTHY,
+  LABEL_ROLE,
+  OPERATED_SECRET_KEY,
+  PROVISION_CONDITION,
+} from '../../src/api/constants.ts';
 import { names } from '../../src/api/names.ts';
 import { orchestratorClient, type OrchestratorClient, type OrchestratorCredentials } from '../../src/orchestrator/client.ts';
 import { waitForClusterReady, type ClusterView } from '../../sandbox/cluster-view.ts';
@@ -19,7 +28,7 @@ import { WritingClient } from './writing-client.ts';
 /** Why the sandbox cannot run here, or false. */
 export function sandboxSkip(): string | false {
   if (process.env.TEST_KUBECONFIG) {
-    return 'these tests compose a sandbox with its own API server; test/e2e/attach.test.ts attaches one to TEST_KUBECONFIG\'s cluster';
+    return "these tests compose a sandbox with its own API server; test/e2e/attach.test.ts attaches one to TEST_KUBECONFIG's cluster";
   }
   if (process.getuid?.() !== 0) return 'needs root (network namespaces, the sandbox bridge, mounts)';
   return false;
@@ -37,7 +46,11 @@ export interface ExampleCluster {
  * the sandbox's S3 server, MySQL runs as MariaDB), after `edit` changed its objects. Returns its
  * cluster, when it has one.
  */
-export async function applyExample(sb: Sandbox, file: string, opts: { namespace?: string; edit?: (docs: Manifest[]) => void } = {}): Promise<ExampleCluster | undefined> {
+export async function applyExample(
+  sb: Sandbox,
+  file: string,
+  opts: { namespace?: string; edit?: (docs: Manifest[]) => void } = {},
+): Promise<ExampleCluster | undefined> {
   const namespace = opts.namespace ?? 'default';
   const { docs, changes } = forSandbox(readExample(REPO, file), sb.s3.env);
   opts.edit?.(docs);
@@ -54,12 +67,19 @@ export async function applyExample(sb: Sandbox, file: string, opts: { namespace?
  * Applies examples/mysqlcluster-mariadb.yaml with `replicas` nodes; `rootPassword` replaces the
  * example's placeholder (a log scan for it needs a value no other text holds).
  */
-export async function applyMariaDBExample(sb: Sandbox, replicas: number, namespace = 'default', rootPassword?: string): Promise<ExampleCluster> {
+export async function applyMariaDBExample(
+  sb: Sandbox,
+  replicas: number,
+  namespace = 'default',
+  rootPassword?: string,
+): Promise<ExampleCluster> {
   const c = await applyExample(sb, 'mysqlcluster-mariadb.yaml', {
     namespace,
     edit: (docs) => {
       setReplicas(docs, replicas);
-      if (rootPassword !== undefined) for (const d of docs) if (d.kind === 'Secret' && d.stringData?.ROOT_PASSWORD !== undefined) d.stringData.ROOT_PASSWORD = rootPassword;
+      if (rootPassword !== undefined)
+        for (const d of docs)
+          if (d.kind === 'Secret' && d.stringData?.ROOT_PASSWORD !== undefined) d.stringData.ROOT_PASSWORD = rootPassword;
     },
   });
   return c!;
@@ -91,15 +111,26 @@ export async function applyShopUser(sb: Sandbox, c: ExampleCluster): Promise<Sho
   const user = docs.find((d) => d.kind === 'MysqlUser')!;
   const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === user.spec.password.name)!;
   const shop: ShopUser = {
-    name: user.metadata.name, user: user.spec.user, password: secret.stringData[user.spec.password.key],
+    name: user.metadata.name,
+    user: user.spec.user,
+    password: secret.stringData[user.spec.password.key],
     database: docs.find((d) => d.kind === 'MysqlDatabase')!.spec.database,
   };
-  await until(`MysqlUser ${shop.name} provisioned`, async () => {
-    const got = await sb.client.get<{ metadata: object; status?: { conditions?: { type: string; status: string }[] } }>(
-      { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_USER, namespace: c.namespace, name: shop.name },
-    );
-    return got.status?.conditions?.some((x) => x.type === PROVISION_CONDITION.ready && x.status === CONDITION_STATUS.true) ? true : undefined;
-  }, 120_000);
+  await until(
+    `MysqlUser ${shop.name} provisioned`,
+    async () => {
+      const got = await sb.client.get<{ metadata: object; status?: { conditions?: { type: string; status: string }[] } }>({
+        apiVersion: API_GROUP_VERSION,
+        kind: KIND_MYSQL_USER,
+        namespace: c.namespace,
+        name: shop.name,
+      });
+      return got.status?.conditions?.some((x) => x.type === PROVISION_CONDITION.ready && x.status === CONDITION_STATUS.true)
+        ? true
+        : undefined;
+    },
+    120_000,
+  );
   return shop;
 }
 
@@ -147,7 +178,15 @@ async function connectRetrying(opts: mysql.ConnectionOptions): Promise<mysql.Con
 }
 
 async function sqlAt(host: string, c: ExampleCluster, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
-  const conn = await connectRetrying({ host, port: 3306, user: 'root', password: c.rootPassword, ...as, connectTimeout: 3000, multipleStatements: true });
+  const conn = await connectRetrying({
+    host,
+    port: 3306,
+    user: 'root',
+    password: c.rootPassword,
+    ...as,
+    connectTimeout: 3000,
+    multipleStatements: true,
+  });
   try {
     const [rows] = await conn.query(text);
     return rows as Record<string, unknown>[];
@@ -158,7 +197,12 @@ async function sqlAt(host: string, c: ExampleCluster, text: string, as?: SqlAcco
 
 /** A Service's ClusterIP (the sandbox's proxy answers there). */
 export async function serviceIP(sb: Sandbox, namespace: string, service: string): Promise<string> {
-  const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Service', namespace, name: service });
+  const svc = await sb.client.get<{ spec: { clusterIP: string } } & { metadata: object }>({
+    apiVersion: 'v1',
+    kind: 'Service',
+    namespace,
+    name: service,
+  });
   return svc.spec.clusterIP;
 }
 
@@ -166,13 +210,30 @@ export async function serviceIP(sb: Sandbox, namespace: string, service: string)
  * Runs SQL through a Service's ClusterIP (the sandbox's proxy), on a new connection each time, as
  * root or as `as`.
  */
-export async function sqlThroughService(sb: Sandbox, c: ExampleCluster, service: string, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
+export async function sqlThroughService(
+  sb: Sandbox,
+  c: ExampleCluster,
+  service: string,
+  text: string,
+  as?: SqlAccount,
+): Promise<Record<string, unknown>[]> {
   return sqlAt(await serviceIP(sb, c.namespace, service), c, text, as);
 }
 
 /** Runs SQL as root (or `as`) on one pod's server, at its pod IP. */
-export async function sqlOnPod(sb: Sandbox, c: ExampleCluster, pod: string, text: string, as?: SqlAccount): Promise<Record<string, unknown>[]> {
-  const p = await sb.client.get<{ status?: { podIP?: string } } & { metadata: object }>({ apiVersion: 'v1', kind: 'Pod', namespace: c.namespace, name: pod });
+export async function sqlOnPod(
+  sb: Sandbox,
+  c: ExampleCluster,
+  pod: string,
+  text: string,
+  as?: SqlAccount,
+): Promise<Record<string, unknown>[]> {
+  const p = await sb.client.get<{ status?: { podIP?: string } } & { metadata: object }>({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    namespace: c.namespace,
+    name: pod,
+  });
   const ip = p.status?.podIP;
   if (!ip) throw new Error(`pod ${pod} has no IP yet`);
   return sqlAt(ip, c, text, as);
@@ -199,7 +260,9 @@ export async function startWritingLab(workDir: string, replicas: number, readyTi
     const c = await applyMariaDBExample(sb, replicas);
     const began = Date.now();
     const view = await waitForClusterReady(sb.client, c.namespace, c.name, { timeoutMs: readyTimeoutMs });
-    console.log(`${replicas} nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`);
+    console.log(
+      `${replicas} nodes Ready ${((Date.now() - began) / 1000).toFixed(1)} s after apply; flavour: MariaDB; Orchestrator: ${await sb.orchestratorRunsAs()}`,
+    );
     const shop = await applyShopUser(sb, c);
     const table = `${shop.database}.writes`;
     await sqlThroughService(sb, c, names.masterService(c.name), `CREATE TABLE ${table} (id INT PRIMARY KEY)`);
@@ -222,7 +285,17 @@ export async function printSandboxState(sb: Sandbox, why: string, lines = 60): P
     ['newest Events', ['get', 'events', '-A', '--sort-by=.lastTimestamp'], lines],
     [
       `last ${lines} lines of each operator and Orchestrator container`,
-      ['-n', RELEASE.namespace, 'logs', '-l', `app.kubernetes.io/instance=${RELEASE.name}`, '--all-containers', '--prefix', `--tail=${lines}`, '--max-log-requests=20'],
+      [
+        '-n',
+        RELEASE.namespace,
+        'logs',
+        '-l',
+        `app.kubernetes.io/instance=${RELEASE.name}`,
+        '--all-containers',
+        '--prefix',
+        `--tail=${lines}`,
+        '--max-log-requests=20',
+      ],
     ],
   ];
   const out = [`=== the sandbox when ${why}`];
@@ -262,15 +335,31 @@ export async function writerThroughMaster(lab: WritingLab, firstId: number, as: 
  * Asserts that every pod's server holds each acknowledged id of `table` (ids from `from` on),
  * and, once replication has caught up, the same rows as the master (CHECKSUM TABLE).
  */
-export async function assertWritesOnEveryPod(sb: Sandbox, c: ExampleCluster, pods: readonly string[], master: string, table: string, acked: readonly number[], from = 0): Promise<void> {
+export async function assertWritesOnEveryPod(
+  sb: Sandbox,
+  c: ExampleCluster,
+  pods: readonly string[],
+  master: string,
+  table: string,
+  acked: readonly number[],
+  from = 0,
+): Promise<void> {
   const want = await sqlOnPod(sb, c, master, `CHECKSUM TABLE ${table}`);
   for (const pod of pods) {
     const ids = new Set((await sqlOnPod(sb, c, pod, `SELECT id FROM ${table} WHERE id >= ${from}`)).map((r) => Number(r.id)));
-    assert.deepEqual(acked.filter((id) => !ids.has(id)), [], `no acknowledged write missing on ${pod}`);
-    await until(`${pod}'s ${table} to match the master's checksum`, async () => {
-      const got = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${table}`);
-      return got[0]?.Checksum === want[0]?.Checksum ? true : undefined;
-    }, 60_000);
+    assert.deepEqual(
+      acked.filter((id) => !ids.has(id)),
+      [],
+      `no acknowledged write missing on ${pod}`,
+    );
+    await until(
+      `${pod}'s ${table} to match the master's checksum`,
+      async () => {
+        const got = await sqlOnPod(sb, c, pod, `CHECKSUM TABLE ${table}`);
+        return got[0]?.Checksum === want[0]?.Checksum ? true : undefined;
+      },
+      60_000,
+    );
   }
 }
 
@@ -307,11 +396,20 @@ export async function mysqldPids(sb: Sandbox, namespace: string, pod: string): P
  */
 export function sandboxLeftovers(workDir: string, bridge: string): string[] {
   const out: string[] = [];
-  const netns = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').map((l) => l.split(' ')[0] ?? '');
+  const netns = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.split(' ')[0] ?? '');
   out.push(...netns.filter((n) => n.startsWith(`${bridge}-`)).map((n) => `network namespace ${n}`));
-  const links = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' }).split('\n').map((l) => l.split(': ')[1]?.split('@')[0] ?? '');
+  const links = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.split(': ')[1]?.split('@')[0] ?? '');
   out.push(...links.filter((l) => l === bridge || l.startsWith(`${bridge}v`)).map((l) => `link ${l}`));
-  out.push(...readFileSync('/proc/mounts', 'utf8').split('\n').filter((l) => l.includes(workDir)).map((l) => `mount ${l}`));
+  out.push(
+    ...readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(workDir))
+      .map((l) => `mount ${l}`),
+  );
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid)) {
     let cmdline = '';
     try {

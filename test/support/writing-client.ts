@@ -51,7 +51,10 @@ export class WritingClient {
   }
 
   acked(): number[] {
-    return this.records.filter((r) => r.ackedAt !== undefined).map((r) => r.id).sort((a, b) => a - b);
+    return this.records
+      .filter((r) => r.ackedAt !== undefined)
+      .map((r) => r.id)
+      .sort((a, b) => a - b);
   }
 
   failed(): WriteRecord[] {
@@ -84,7 +87,13 @@ export class WritingClient {
     this.records.push(rec);
     let conn: mysql.Connection | undefined;
     try {
-      conn = await mysql.createConnection({ host: this.#target.host, port: 3306, user: this.#target.user, password: this.#target.password, connectTimeout: this.#target.connectTimeoutMs ?? 2000 });
+      conn = await mysql.createConnection({
+        host: this.#target.host,
+        port: 3306,
+        user: this.#target.user,
+        password: this.#target.password,
+        connectTimeout: this.#target.connectTimeoutMs ?? 2000,
+      });
       await conn.query({ sql: `INSERT INTO ${this.#target.table} (id) VALUES (?)`, timeout: this.#target.queryTimeoutMs ?? 3000 }, [id]);
       rec.ackedAt = Date.now();
     } catch (e) {

@@ -73,13 +73,7 @@ function ruleError(field: string, s: JSONSchemaProps, rule: ValidationRule, deta
  * Evaluates every rule of `s` and its descendants on `value`; `field` is the field path
  * of `value` ("<nil>" for the root, as upstream prints a nil path).
  */
-export function evaluateRules(
-  value: unknown,
-  oldValue: unknown,
-  s: JSONSchemaProps | undefined,
-  field: string,
-  errs: FieldError[],
-): void {
+export function evaluateRules(value: unknown, oldValue: unknown, s: JSONSchemaProps | undefined, field: string, errs: FieldError[]): void {
   if (!s || value === null || value === undefined) return;
   const prefix = field === '<nil>' ? '' : field;
   for (const rule of s['x-kubernetes-validations'] ?? []) {
@@ -88,7 +82,7 @@ export function evaluateRules(
     const at = rule.fieldPath ? `${prefix}${rule.fieldPath}`.replace(/^\./, '') : field;
     try {
       const vars: Record<string, unknown> = { self: toCel(value, s) };
-      if (compiled.usesOldSelf) vars['oldSelf'] = toCel(oldValue, s);
+      if (compiled.usesOldSelf) vars.oldSelf = toCel(oldValue, s);
       const result = compiled.program(vars);
       if (result !== true) {
         errs.push(ruleError(at, s, rule, rule.message ?? `failed rule: ${rule.rule.trim()}`));

@@ -175,11 +175,7 @@ export interface InvalidStatus {
  * The 422 Status kube-apiserver returns for an invalid object (apierrors.NewInvalid), keys in
  * the server's order. `group` is '' for core kinds.
  */
-export function formatInvalidStatus(
-  gk: { group: string; kind: string },
-  name: string,
-  errors: readonly FieldError[],
-): InvalidStatus {
+export function formatInvalidStatus(gk: { group: string; kind: string }, name: string, errors: readonly FieldError[]): InvalidStatus {
   const qualified = gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
   const head = `${qualified} ${goQuote(name)} is invalid`;
   // Built key by key: Status JSON keeps the server's order (name, group, kind, causes).

@@ -1,15 +1,7 @@
 // OpenAPI value validation with kube-apiserver's error shapes: the go-openapi validator chain
 // (type, allOf/anyOf/oneOf/not, string, format, number, array, enum, object) that
 // apiextensions runs on every custom resource, and its conversion into field errors.
-import {
-  invalid,
-  notSupported,
-  required,
-  tooLong,
-  tooMany,
-  typeInvalid,
-  type FieldError,
-} from './errors.ts';
+import { invalid, notSupported, required, tooLong, tooMany, typeInvalid, type FieldError } from './errors.ts';
 import { deepEqual, isPlainObject, jsonTypeOf } from '../../../src/api/json-value.ts';
 import { additionalSchema, propertySchema, type JSONSchemaProps } from '../../../src/api/schema-types.ts';
 
@@ -64,8 +56,8 @@ export function isCanonicalIntOrStringAnyOf(v: unknown): boolean {
     v.length === 2 &&
     isPlainObject(v[0]) &&
     isPlainObject(v[1]) &&
-    v[0]['type'] === 'integer' &&
-    v[1]['type'] === 'string' &&
+    v[0].type === 'integer' &&
+    v[1].type === 'string' &&
     Object.keys(v[0]).length === 1 &&
     Object.keys(v[1]).length === 1
   );

@@ -63,7 +63,13 @@ export function validateScaleStatus(obj: unknown, scale: ScaleSubresource): Fiel
     if (r.error) errs.push(invalid(scale.labelSelectorPath, '', r.error));
     else if (r.found && typeof r.value !== 'string') {
       const at = `.${fields.join('.')}`;
-      errs.push(invalid(scale.labelSelectorPath, '', `${at} accessor error: ${goV(r.value)} is of the type ${goTypeName(r.value)}, expected string`));
+      errs.push(
+        invalid(
+          scale.labelSelectorPath,
+          '',
+          `${at} accessor error: ${goV(r.value)} is of the type ${goTypeName(r.value)}, expected string`,
+        ),
+      );
     }
   }
   return errs;

@@ -122,8 +122,8 @@ export function conditionList(name: string, description: string, full: boolean):
     lastTransitionTime: dateTime('Last time the status changed.'),
   };
   if (full) {
-    properties['reason'] = str('One-word CamelCase reason for the last transition.');
-    properties['message'] = str('Human-readable details of the last transition.');
+    properties.reason = str('One-word CamelCase reason for the last transition.');
+    properties.message = str('Human-readable details of the last transition.');
   }
   return mapList(description, obj(name, '', properties, { required: ['type', 'status'] }), ['type']);
 }

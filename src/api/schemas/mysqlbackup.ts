@@ -3,18 +3,21 @@ import { KIND_MYSQL_BACKUP, PLURAL_MYSQL_BACKUPS, REMOTE_DELETE_POLICY } from '.
 import { bool, conditionList, dateTime, enumOf, int64, obj, str } from './build.ts';
 import { AGE_COLUMN, type KindDefinition } from './kind.ts';
 
-const spec = obj('MysqlBackupSpec', 'Desired backup.', {
-  clusterName: str('The MysqlCluster to back up, in the same namespace.', { minLength: 1 }),
-  backupURL: str(
-    'Where to store it: ends in .xbackup.gz → used as is; else a folder for <name>.xbackup.gz; empty → the cluster backupURL.',
-  ),
-  backupSecretName: str('Secret with the storage credentials; default: the cluster backupSecretName.'),
-  remoteDeletePolicy: enumOf(
-    'Whether deleting this MysqlBackup deletes the stored backup.',
-    Object.values(REMOTE_DELETE_POLICY),
-    { default: REMOTE_DELETE_POLICY.retain },
-  ),
-}, { required: ['clusterName'] });
+const spec = obj(
+  'MysqlBackupSpec',
+  'Desired backup.',
+  {
+    clusterName: str('The MysqlCluster to back up, in the same namespace.', { minLength: 1 }),
+    backupURL: str(
+      'Where to store it: ends in .xbackup.gz → used as is; else a folder for <name>.xbackup.gz; empty → the cluster backupURL.',
+    ),
+    backupSecretName: str('Secret with the storage credentials; default: the cluster backupSecretName.'),
+    remoteDeletePolicy: enumOf('Whether deleting this MysqlBackup deletes the stored backup.', Object.values(REMOTE_DELETE_POLICY), {
+      default: REMOTE_DELETE_POLICY.retain,
+    }),
+  },
+  { required: ['clusterName'] },
+);
 
 const status = obj('MysqlBackupStatus', 'Outcome of the backup.', {
   completed: bool('True once the backup finished successfully.'),

@@ -40,19 +40,13 @@ export const MYSQL_CONF_VALUE_PATTERN = '^[^\\x00-\\x08\\x0A-\\x1F\\x7F]*$';
 
 const podSpec = obj('PodSpec', 'Extra settings for the pods of the cluster and of its backup Jobs.', {
   imagePullPolicy: enumOf('Pull policy of the MySQL and sidecar images.', ['Always', 'IfNotPresent', 'Never']),
-  imagePullSecrets: list(
-    'Secrets used to pull the images.',
-    obj(undefined, '', { name: str('Name of the Secret.') }),
-  ),
+  imagePullSecrets: list('Secrets used to pull the images.', obj(undefined, '', { name: str('Name of the Secret.') })),
   labels: stringMap('Extra labels on the pods.'),
   annotations: stringMap('Extra annotations on the pods.'),
   resources: k8sObject('V1ResourceRequirements', 'Resources of the mysql container.', {
     default: { requests: { cpu: '200m', memory: '1Gi' } },
   }),
-  affinity: k8sObject(
-    'V1Affinity',
-    'Pod affinity; when unset, a preferred anti-affinity spreads the pods over hosts.',
-  ),
+  affinity: k8sObject('V1Affinity', 'Pod affinity; when unset, a preferred anti-affinity spreads the pods over hosts.'),
   mysqlLifecycle: k8sObject('V1Lifecycle', 'Lifecycle hooks of the mysql container.'),
   nodeSelector: stringMap('Node selector of the pods.'),
   priorityClassName: str('Priority class of the pods.'),
@@ -79,9 +73,7 @@ const volumeSpec = obj(
     hostPath: k8sObject('V1HostPathVolumeSource', 'A host directory (test clusters only).'),
     emptyDir: k8sObject('V1EmptyDirVolumeSource', 'An emptyDir (data is lost with the pod).'),
     keepAfterDelete: bool('Keep the PVCs when the MysqlCluster is deleted.'),
-    deletePVCsOnScaleDown: bool(
-      'Ours: delete the PVCs of removed ordinals after a scale-down. The PVC of ordinal 0 is never deleted.',
-    ),
+    deletePVCsOnScaleDown: bool('Ours: delete the PVCs of removed ordinals after a scale-down. The PVC of ordinal 0 is never deleted.'),
   },
   { default: { persistentVolumeClaim: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } },
 );
@@ -105,23 +97,19 @@ const queryLimits = obj(
 // default: the API server applies CRD defaults to stored objects too, so a default would turn
 // semi-sync on for every adopted cluster. The operator's in-memory default depends on whether
 // the cluster was created with lossless defaults (annotation mysql.presslabs.org/defaults).
-const replication = obj(
-  'ReplicationSpec',
-  'Ours: how a commit on the master waits for the replicas (docs/semi-sync.md).',
-  {
-    mode: enumOf(
-      'async: commits do not wait for replicas. semiSync: a commit returns only once enough replicas have the transaction (wait point AFTER_SYNC). Unset: semiSync for clusters created with lossless defaults and 2 or more replicas, async otherwise.',
-      ['async', 'semiSync'],
-    ),
-    semiSyncAcks: int32('Replicas that must acknowledge each commit (semiSync); default 1. MariaDB waits for one only.', {
-      minimum: 1,
-    }),
-    semiSyncFallbackSeconds: int32(
-      'After this many seconds without an acknowledgement the master falls back to async (and may lose those commits on a failover). Unset: never falls back; commits wait.',
-      { minimum: 1 },
-    ),
-  },
-);
+const replication = obj('ReplicationSpec', 'Ours: how a commit on the master waits for the replicas (docs/semi-sync.md).', {
+  mode: enumOf(
+    'async: commits do not wait for replicas. semiSync: a commit returns only once enough replicas have the transaction (wait point AFTER_SYNC). Unset: semiSync for clusters created with lossless defaults and 2 or more replicas, async otherwise.',
+    ['async', 'semiSync'],
+  ),
+  semiSyncAcks: int32('Replicas that must acknowledge each commit (semiSync); default 1. MariaDB waits for one only.', {
+    minimum: 1,
+  }),
+  semiSyncFallbackSeconds: int32(
+    'After this many seconds without an acknowledgement the master falls back to async (and may lose those commits on a failover). Unset: never falls back; commits wait.',
+    { minimum: 1 },
+  ),
+});
 
 const spec = obj(
   'MysqlClusterSpec',
@@ -161,10 +149,7 @@ const spec = obj(
       'Ours: scheduled MysqlBackups older than this are deleted (e.g. 168h, 30d; units s, m, h, d); unset keeps them. The newest completed one is always kept.',
       { pattern: '^([0-9]+(\\.[0-9]+)?(s|m|h|d))+$' },
     ),
-    mysqlConf: mapOf(
-      'Extra [mysqld] options; they override the computed ones.',
-      intOrString('', { pattern: MYSQL_CONF_VALUE_PATTERN }),
-    ),
+    mysqlConf: mapOf('Extra [mysqld] options; they override the computed ones.', intOrString('', { pattern: MYSQL_CONF_VALUE_PATTERN })),
     podSpec,
     volumeSpec,
     tmpfsSize: intOrString('Deprecated: size of a tmpfs data directory.'),
@@ -204,19 +189,29 @@ const spec = obj(
 );
 
 // The nodes list is Orchestrator's view: one entry per instance, named by its FQDN.
-const nodeStatus = obj('NodeStatus', 'Status of one MySQL node as Orchestrator sees it.', {
-  name: str('The pod FQDN, e.g. my-db-mysql-0.mysql.default.'),
-  conditions: conditionList('NodeCondition', 'Lagged, Replicating, Master, ReadOnly.', false),
-}, { required: ['name'] });
+const nodeStatus = obj(
+  'NodeStatus',
+  'Status of one MySQL node as Orchestrator sees it.',
+  {
+    name: str('The pod FQDN, e.g. my-db-mysql-0.mysql.default.'),
+    conditions: conditionList('NodeCondition', 'Lagged, Replicating, Master, ReadOnly.', false),
+  },
+  { required: ['name'] },
+);
 
 // Ours: what restore on bootstrap put into pod 0, from the init container's report (docs/backups.md).
-const restoredFrom = obj('RestoredFrom', 'Ours: the backup pod 0 was restored from (initBucketURL), and its position.', {
-  backupURL: str('The object restored.'),
-  binlogFile: str('Binary log file at the backup position.'),
-  binlogPosition: int64('Binary log position at the backup position.', { minimum: 0 }),
-  gtidExecuted: str('GTID set executed at the backup position.'),
-  completionTime: dateTime('When the restore finished (the init container ended).'),
-}, { required: ['backupURL'] });
+const restoredFrom = obj(
+  'RestoredFrom',
+  'Ours: the backup pod 0 was restored from (initBucketURL), and its position.',
+  {
+    backupURL: str('The object restored.'),
+    binlogFile: str('Binary log file at the backup position.'),
+    binlogPosition: int64('Binary log position at the backup position.', { minimum: 0 }),
+    gtidExecuted: str('GTID set executed at the backup position.'),
+    completionTime: dateTime('When the restore finished (the init container ended).'),
+  },
+  { required: ['backupURL'] },
+);
 
 const status = obj('MysqlClusterStatus', 'Observed state of the cluster.', {
   observedGeneration: int64('Ours: the metadata.generation the operator last acted on.'),

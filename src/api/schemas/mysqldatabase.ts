@@ -4,16 +4,23 @@ import { bool, conditionList, obj, str } from './build.ts';
 import { CLUSTER_REF_COLUMN, clusterRef } from './cluster-ref.ts';
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
 
-const spec = obj('MysqlDatabaseSpec', 'Desired database.', {
-  clusterRef: clusterRef(),
-  database: str('Name of the database.', { minLength: 1, maxLength: 64 }),
-  characterSet: str('Character set of the database.'),
-  collation: str('Collation of the database.'),
-}, { required: ['clusterRef', 'database'] });
+const spec = obj(
+  'MysqlDatabaseSpec',
+  'Desired database.',
+  {
+    clusterRef: clusterRef(),
+    database: str('Name of the database.', { minLength: 1, maxLength: 64 }),
+    characterSet: str('Character set of the database.'),
+    collation: str('Collation of the database.'),
+  },
+  { required: ['clusterRef', 'database'] },
+);
 
 const status = obj('MysqlDatabaseStatus', 'Observed state of the database.', {
   conditions: conditionList('DatabaseCondition', 'Ready.', true),
-  adopted: bool('The database existed before this object applied it: kept when the object is deleted, unless its resourceDeletionPolicy annotation says delete. Unset until the operator has looked.'),
+  adopted: bool(
+    'The database existed before this object applied it: kept when the object is deleted, unless its resourceDeletionPolicy annotation says delete. Unset until the operator has looked.',
+  ),
 });
 
 export const mysqlDatabase: KindDefinition = {

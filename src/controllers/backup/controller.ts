@@ -27,7 +27,9 @@ export const BACKUP_PERMISSIONS: readonly Permission[] = [
 
 export function makeBackupController(opts: BackupControllerOptions, deps: Partial<BackupDeps> = {}): ControllerSpec {
   const full: BackupDeps = {
-    orchestrator: deps.orchestrator ?? orchestratorClient({ baseUrl: opts.orchestratorUri, credentials: credentialsFrom(opts.orchestratorCredentialsDir) }),
+    orchestrator:
+      deps.orchestrator ??
+      orchestratorClient({ baseUrl: opts.orchestratorUri, credentials: credentialsFrom(opts.orchestratorCredentialsDir) }),
     storageFor: deps.storageFor ?? storageFor,
     now: deps.now ?? (() => new Date()),
   };

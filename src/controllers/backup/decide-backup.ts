@@ -43,14 +43,25 @@ export function wantsRemoteCleanup(b: MysqlBackup): boolean {
   return b.spec.remoteDeletePolicy === REMOTE_DELETE_POLICY.delete;
 }
 
-function condition(current: MysqlBackupStatus | undefined, type: string, status: string, reason: string, message: string, now: Date): Condition {
+function condition(
+  current: MysqlBackupStatus | undefined,
+  type: string,
+  status: string,
+  reason: string,
+  message: string,
+  now: Date,
+): Condition {
   const old = current?.conditions?.find((c) => c.type === type);
   // Redacted here, the one place a MysqlBackup condition is made: messages quote Orchestrator's and the Job's text.
   return { type, status, reason, message: redactString(message), lastTransitionTime: transitionTime(old, status, now) } as Condition;
 }
 
 /** `status` with `conditions` replacing those of the same type; the others kept. */
-export function withConditions(status: MysqlBackupStatus | undefined, conditions: Condition[], fields: Partial<OwnedStatus> = {}): OwnedStatus {
+export function withConditions(
+  status: MysqlBackupStatus | undefined,
+  conditions: Condition[],
+  fields: Partial<OwnedStatus> = {},
+): OwnedStatus {
   const replaced = new Set(conditions.map((c) => c.type));
   const kept = (status?.conditions ?? []).filter((c) => !replaced.has(c.type));
   return { ...status, ...fields, conditions: [...kept, ...conditions] };
@@ -58,7 +69,10 @@ export function withConditions(status: MysqlBackupStatus | undefined, conditions
 
 /** Undefined when `next` is what the object already holds (no write in steady state). */
 export function statusChange(current: MysqlBackupStatus | undefined, next: OwnedStatus): OwnedStatus | undefined {
-  const byType = (s: MysqlBackupStatus | undefined) => ({ ...s, conditions: [...(s?.conditions ?? [])].sort((a, b) => a.type.localeCompare(b.type)) });
+  const byType = (s: MysqlBackupStatus | undefined) => ({
+    ...s,
+    conditions: [...(s?.conditions ?? [])].sort((a, b) => a.type.localeCompare(b.type)),
+  });
   return deepEqual(byType(current), byType(next)) ? undefined : next;
 }
 
@@ -92,16 +106,25 @@ export function decideStart(i: StartInput): StartDecision {
     action: 'refuse',
     reason,
     message,
-    status: withConditions(backup.status, [
-      condition(backup.status, BACKUP_CONDITION.failed, CONDITION_STATUS.true, reason, message, i.now),
-      condition(backup.status, BACKUP_CONDITION.complete, CONDITION_STATUS.false, reason, message, i.now),
-    ], { completed: false }),
+    status: withConditions(
+      backup.status,
+      [
+        condition(backup.status, BACKUP_CONDITION.failed, CONDITION_STATUS.true, reason, message, i.now),
+        condition(backup.status, BACKUP_CONDITION.complete, CONDITION_STATUS.false, reason, message, i.now),
+      ],
+      { completed: false },
+    ),
   });
-  if (!cluster) return refuse(BACKUP_REASONS.clusterNotFound, `spec.clusterName: MysqlCluster ${backup.spec.clusterName} not found in namespace ${backup.metadata!.namespace}`);
+  if (!cluster)
+    return refuse(
+      BACKUP_REASONS.clusterNotFound,
+      `spec.clusterName: MysqlCluster ${backup.spec.clusterName} not found in namespace ${backup.metadata!.namespace}`,
+    );
   const url = resolveBackupUrl(name, backup.spec, cluster.spec);
   if (!url.ok) return refuse(url.reason, url.message);
   const version = resolveVersion(cluster.spec.mysqlVersion);
-  if (!version.ok) return refuse(BACKUP_REASONS.invalidClusterVersion, `spec.mysqlVersion of MysqlCluster ${cluster.metadata!.name}: ${version.message}`);
+  if (!version.ok)
+    return refuse(BACKUP_REASONS.invalidClusterVersion, `spec.mysqlVersion of MysqlCluster ${cluster.metadata!.name}: ${version.message}`);
   const secretName = backupSecretName(backup.spec, cluster.spec);
   const source = chooseBackupSource(cluster, i.pods);
   const job = renderBackupJob({
@@ -118,7 +141,10 @@ export function decideStart(i: StartInput): StartDecision {
   if (backup.spec.backupURL !== url.url) specPatch.backupURL = url.url;
   if (secretName && backup.spec.backupSecretName !== secretName) specPatch.backupSecretName = secretName;
   const current = backup.metadata?.finalizers ?? [];
-  const finalizers = wantsRemoteCleanup(backup) && !current.includes(FINALIZER_BACKUP_REMOTE_CLEANUP) ? [...current, FINALIZER_BACKUP_REMOTE_CLEANUP] : undefined;
+  const finalizers =
+    wantsRemoteCleanup(backup) && !current.includes(FINALIZER_BACKUP_REMOTE_CLEANUP)
+      ? [...current, FINALIZER_BACKUP_REMOTE_CLEANUP]
+      : undefined;
   return { action: 'start', url: url.url, source, job, specPatch, finalizers };
 }
 
@@ -130,23 +156,50 @@ export function startedStatus(backup: Backup, url: string, source: string, downt
   const s = backup.status;
   const downtimed =
     downtime.ok === true
-      ? condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.true, BACKUP_REASONS.downtimeBegun, `Orchestrator leaves ${source} alone while the backup streams from it`, now)
+      ? condition(
+          s,
+          BACKUP_CONDITION.replicaDowntimed,
+          CONDITION_STATUS.true,
+          BACKUP_REASONS.downtimeBegun,
+          `Orchestrator leaves ${source} alone while the backup streams from it`,
+          now,
+        )
       : downtime.ok === false
-        ? condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.orchestratorUnreachable, `${source} was not downtimed, the backup proceeds: ${downtime.message}`, now)
-        : condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.sourceIsMaster, `the backup streams from ${source}, not from a replica`, now);
+        ? condition(
+            s,
+            BACKUP_CONDITION.replicaDowntimed,
+            CONDITION_STATUS.false,
+            BACKUP_REASONS.orchestratorUnreachable,
+            `${source} was not downtimed, the backup proceeds: ${downtime.message}`,
+            now,
+          )
+        : condition(
+            s,
+            BACKUP_CONDITION.replicaDowntimed,
+            CONDITION_STATUS.false,
+            BACKUP_REASONS.sourceIsMaster,
+            `the backup streams from ${source}, not from a replica`,
+            now,
+          );
   const running = `backup of ${backup.spec.clusterName} from ${source} to ${url} is running`;
   const cleared = (s?.conditions ?? []).filter((c) => c.type !== BACKUP_CONDITION.failed);
-  return withConditions({ ...s, conditions: cleared }, [
-    condition(s, BACKUP_CONDITION.complete, CONDITION_STATUS.false, BACKUP_REASONS.backupRunning, running, now),
-    downtimed,
-  ], { completed: false, backupURL: url, sourceNode: source, startTime: s?.startTime ?? kubeTime(now) });
+  return withConditions(
+    { ...s, conditions: cleared },
+    [condition(s, BACKUP_CONDITION.complete, CONDITION_STATUS.false, BACKUP_REASONS.backupRunning, running, now), downtimed],
+    { completed: false, backupURL: url, sourceNode: source, startTime: s?.startTime ?? kubeTime(now) },
+  );
 }
 
 /**
  * The status once the Job has ended. `released`: whether Orchestrator took the end of the
  * source's downtime; if not, the downtime ends by itself at its duration, which the condition says.
  */
-export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { state: 'succeeded' | 'failed' }>, released: boolean, now: Date): OwnedStatus {
+export function finishedStatus(
+  backup: Backup,
+  outcome: Extract<JobOutcome, { state: 'succeeded' | 'failed' }>,
+  released: boolean,
+  now: Date,
+): OwnedStatus {
   const s = backup.status;
   const ok = outcome.state === 'succeeded';
   const reason = outcome.reason || (ok ? BACKUP_REASONS.jobSucceeded : BACKUP_REASONS.jobFailed);
@@ -168,7 +221,14 @@ export function finishedStatus(backup: Backup, outcome: Extract<JobOutcome, { st
 }
 
 function downtimeEnded(s: MysqlBackupStatus | undefined, now: Date): Condition {
-  return condition(s, BACKUP_CONDITION.replicaDowntimed, CONDITION_STATUS.false, BACKUP_REASONS.downtimeEnded, `Orchestrator manages ${s?.sourceNode} again`, now);
+  return condition(
+    s,
+    BACKUP_CONDITION.replicaDowntimed,
+    CONDITION_STATUS.false,
+    BACKUP_REASONS.downtimeEnded,
+    `Orchestrator manages ${s?.sourceNode} again`,
+    now,
+  );
 }
 
 function downtimeLeft(s: MysqlBackupStatus | undefined, now: Date): Condition {

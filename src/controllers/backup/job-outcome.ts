@@ -47,12 +47,16 @@ export function jobOutcome(job: V1Job | undefined, pods: readonly V1Pod[]): JobO
   const startTime = iso(job.status?.startTime);
   // Kubernetes >= 1.31 first adds SuccessCriteriaMet / FailureTarget while pods still stop: only
   // Complete and Failed are final.
-  const done = job.status?.conditions?.find((c) => (c.type === JOB_CONDITION.complete || c.type === JOB_CONDITION.failed) && c.status === CONDITION_STATUS.true);
+  const done = job.status?.conditions?.find(
+    (c) => (c.type === JOB_CONDITION.complete || c.type === JOB_CONDITION.failed) && c.status === CONDITION_STATUS.true,
+  );
   if (!done) return { state: 'running', startTime };
   const succeeded = done.type === JOB_CONDITION.complete;
   const podMessage = decisivePodMessage(pods, succeeded);
   const jobMessage = redactString(done.message ?? '');
-  const message = succeeded ? jobMessage : [jobMessage, podMessage && `backup container: ${redactedTail(podMessage, MAX_QUOTE)}`].filter(Boolean).join('; ');
+  const message = succeeded
+    ? jobMessage
+    : [jobMessage, podMessage && `backup container: ${redactedTail(podMessage, MAX_QUOTE)}`].filter(Boolean).join('; ');
   return {
     state: succeeded ? 'succeeded' : 'failed',
     reason: done.reason ?? '',

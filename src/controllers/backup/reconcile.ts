@@ -48,7 +48,13 @@ export interface BackupDeps {
  */
 export type DowntimeMemory = Map<string, string>;
 
-export async function reconcileBackup(req: Request, ctx: ControllerContext, opts: BackupControllerOptions, deps: BackupDeps, memory: DowntimeMemory): Promise<void> {
+export async function reconcileBackup(
+  req: Request,
+  ctx: ControllerContext,
+  opts: BackupControllerOptions,
+  deps: BackupDeps,
+  memory: DowntimeMemory,
+): Promise<void> {
   const backups = await ctx.informer<Backup>(KINDS.backup);
   const backup = backups.get(req.namespace, req.name);
   const log = ctx.log.child({ backup: req.name, namespace: req.namespace });
@@ -75,7 +81,9 @@ export async function reconcileBackup(req: Request, ctx: ControllerContext, opts
     ctx.informer<V1Pod & KubeObject>(POD_TARGET),
   ]);
   const jobName = names.backupJob(req.name);
-  const jobPods = jobPodCache.list({ namespace: req.namespace }).filter((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'Job' && o.name === jobName));
+  const jobPods = jobPodCache
+    .list({ namespace: req.namespace })
+    .filter((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'Job' && o.name === jobName));
   const outcome = jobOutcome(jobs.get(req.namespace, jobName), jobPods);
   const now = deps.now();
 
@@ -99,7 +107,11 @@ export async function reconcileBackup(req: Request, ctx: ControllerContext, opts
 
   const cluster = clusters.get(req.namespace, backup.spec.clusterName);
   const clusterPods = new Map(
-    cluster ? pods.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: cluster.metadata!.name! } }).map((p) => [p.metadata!.name!, p] as const) : [],
+    cluster
+      ? pods
+          .list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: cluster.metadata!.name! } })
+          .map((p) => [p.metadata!.name!, p] as const)
+      : [],
   );
   const d = decideStart({ backup, cluster, pods: clusterPods, opts, now });
   if (d.action === 'refuse') {
@@ -148,11 +160,22 @@ async function writeStatus(ctx: ControllerContext, backup: Backup, next: OwnedSt
  * over a replica; a downtime only keeps it from being chosen or recovered). The status and a
  * Warning say the replica was not downtimed.
  */
-async function beginDowntime(deps: BackupDeps, host: string, req: Request, opts: BackupControllerOptions, ctx: ControllerContext, log: Logger): Promise<DowntimeResult> {
+async function beginDowntime(
+  deps: BackupDeps,
+  host: string,
+  req: Request,
+  opts: BackupControllerOptions,
+  ctx: ControllerContext,
+  log: Logger,
+): Promise<DowntimeResult> {
   try {
     await deps.orchestrator.beginDowntime(
       { host, port: PORT.mysql },
-      { owner: ORCHESTRATOR_DOWNTIME_OWNER, reason: `backup ${req.namespace}/${req.name}`, seconds: Math.max(1, Math.ceil(opts.backupTimeoutMs / 1000)) },
+      {
+        owner: ORCHESTRATOR_DOWNTIME_OWNER,
+        reason: `backup ${req.namespace}/${req.name}`,
+        seconds: Math.max(1, Math.ceil(opts.backupTimeoutMs / 1000)),
+      },
       { signal: ctx.signal },
     );
     return { ok: true };
@@ -197,6 +220,11 @@ async function deleteBackup(ctx: ControllerContext, deps: BackupDeps, backup: Ba
   }
   await ctx.client.patch(
     { ...KINDS.backup, namespace: ns, name: backup.metadata!.name! },
-    { metadata: { resourceVersion: backup.metadata!.resourceVersion, finalizers: finalizers.filter((f) => f !== FINALIZER_BACKUP_REMOTE_CLEANUP) } },
+    {
+      metadata: {
+        resourceVersion: backup.metadata!.resourceVersion,
+        finalizers: finalizers.filter((f) => f !== FINALIZER_BACKUP_REMOTE_CLEANUP),
+      },
+    },
   );
 }

@@ -29,7 +29,10 @@ import { secretEnv } from '../cluster/render-statefulset.ts';
 export const BACKUP_CONTAINER = 'backup';
 
 /** Labels of the Job's pods: the backup controller's pod informer selects them. */
-export const JOB_POD_LABELS: Readonly<Record<string, string>> = { [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_APP_COMPONENT]: COMPONENT_BACKUP };
+export const JOB_POD_LABELS: Readonly<Record<string, string>> = {
+  [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE,
+  [LABEL_APP_COMPONENT]: COMPONENT_BACKUP,
+};
 
 export interface JobInput {
   backup: { name: string; namespace: string; uid: string };
@@ -62,7 +65,14 @@ export function renderBackupJob(i: JobInput): V1Job {
       namespace: i.backup.namespace,
       labels: { [LABEL_BACKUP_CLUSTER]: i.cluster.name },
       ownerReferences: [
-        { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_BACKUP, name: i.backup.name, uid: i.backup.uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: API_GROUP_VERSION,
+          kind: KIND_MYSQL_BACKUP,
+          name: i.backup.name,
+          uid: i.backup.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
     },
     spec: {

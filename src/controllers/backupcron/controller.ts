@@ -3,13 +3,7 @@
 // the leader, so only the leader schedules; the timers live as long as the controller runs (its
 // start's signal) and are rebuilt from the clusters by the first reconciles after a restart or a
 // change of leader.
-import {
-  API_GROUP,
-  BACKUP_RECURRENT_TRUE,
-  CLUSTER_REASONS,
-  LABEL_BACKUP_CLUSTER,
-  LABEL_BACKUP_RECURRENT,
-} from '../../api/constants.ts';
+import { API_GROUP, BACKUP_RECURRENT_TRUE, CLUSTER_REASONS, LABEL_BACKUP_CLUSTER, LABEL_BACKUP_RECURRENT } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import {
@@ -65,7 +59,9 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
   let clusterCache: Informer<Cluster> | undefined;
   const clustersNaming = (secret: KubeObject): string[] => {
     const ns = secret.metadata?.namespace ?? '';
-    return (clusterCache?.list({ namespace: ns }) ?? []).filter((c) => c.spec.backupSecretName?.trim() === secret.metadata?.name).map((c) => objectKey(c));
+    return (clusterCache?.list({ namespace: ns }) ?? [])
+      .filter((c) => c.spec.backupSecretName?.trim() === secret.metadata?.name)
+      .map((c) => objectKey(c));
   };
 
   const stopTicker = (key: string): void => {
@@ -101,7 +97,9 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
 
   async function reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void> {
     const [clusters, backups, secrets] = await Promise.all([
-      ctx.informer<Cluster>(KINDS.cluster), ctx.informer<Backup>(KINDS.backup), ctx.informer<KubeObject>(KINDS.secret),
+      ctx.informer<Cluster>(KINDS.cluster),
+      ctx.informer<Backup>(KINDS.backup),
+      ctx.informer<KubeObject>(KINDS.secret),
     ]);
     const cluster = clusters.get(req.namespace, req.name);
     if (!cluster || cluster.metadata?.deletionTimestamp) {
@@ -112,7 +110,10 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
 
     // decide
     const secretName = cluster.spec.backupSecretName?.trim();
-    const d = decideSchedule(cluster.spec, { namespace: req.namespace, backupSecretFound: !secretName || secrets.get(req.namespace, secretName) !== undefined });
+    const d = decideSchedule(cluster.spec, {
+      namespace: req.namespace,
+      backupSecretFound: !secretName || secrets.get(req.namespace, secretName) !== undefined,
+    });
     const conditions = decideScheduleCondition(cluster, d, now());
 
     // act: the timer first (it needs no API), then the condition, then retention.
@@ -125,7 +126,9 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     } else if (!current || !sameSchedule(current.schedule, d.schedule)) {
       stopTicker(req.key);
       const onTick = (at: Date): Promise<void> =>
-        tick(req.key, at).catch((err: unknown) => runCtx?.log.error('scheduled backup failed', { cluster: req.name, namespace: req.namespace, error: errorMessage(err) }));
+        tick(req.key, at).catch((err: unknown) =>
+          runCtx?.log.error('scheduled backup failed', { cluster: req.name, namespace: req.namespace, error: errorMessage(err) }),
+        );
       running.set(req.key, { schedule: d.schedule, ticker: startTicker(d.schedule, onTick) });
       log.info('backup schedule started', { schedule: cluster.spec.backupSchedule });
       const missed = current ? undefined : missedTick(cluster, d.schedule, now());
@@ -139,10 +142,16 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
         ctx.events.warning(cluster, d.reason, d.message);
         log.warn('backup schedule refused', { message: d.message });
       }
-      await applyStatus(ctx.client, { ...KINDS.cluster, namespace: req.namespace, name: req.name }, CLUSTER_STATUS_OWNERS.backupCron, { conditions });
+      await applyStatus(ctx.client, { ...KINDS.cluster, namespace: req.namespace, name: req.name }, CLUSTER_STATUS_OWNERS.backupCron, {
+        conditions,
+      });
     }
     if (d.state !== 'scheduled') return;
-    for (const name of chooseBackupsToPrune(backups.list({ namespace: req.namespace, labels: scheduledLabels(req.name) }), d.retention, now())) {
+    for (const name of chooseBackupsToPrune(
+      backups.list({ namespace: req.namespace, labels: scheduledLabels(req.name) }),
+      d.retention,
+      now(),
+    )) {
       if (await ctx.client.delete({ ...KINDS.backup, namespace: req.namespace, name })) {
         ctx.events.normal(cluster, CLUSTER_REASONS.scheduledBackupPruned, `deleted MysqlBackup ${name} (retention)`);
       }

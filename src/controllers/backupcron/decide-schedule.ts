@@ -28,7 +28,10 @@ const invalid = (reason: string, message: string): ScheduleDecision => ({ state:
  * refused here at once, so the cluster says so before the first tick: a backupURL no storage
  * backend takes, a credentials Secret that does not exist.
  */
-export function decideSchedule(spec: MysqlCluster['spec'], inputs: ScheduleInputs = { namespace: '', backupSecretFound: true }): ScheduleDecision {
+export function decideSchedule(
+  spec: MysqlCluster['spec'],
+  inputs: ScheduleInputs = { namespace: '', backupSecretFound: true },
+): ScheduleDecision {
   const text = spec.backupSchedule?.trim() ?? '';
   if (!text) return { state: 'none' };
   const parsed = parseSchedule(text);
@@ -40,13 +43,19 @@ export function decideSchedule(spec: MysqlCluster['spec'], inputs: ScheduleInput
   if (urlProblem) return invalid(CLUSTER_REASONS.invalidBackupURL, `spec.backupURL ${JSON.stringify(url)}: ${urlProblem}`);
   const secretName = spec.backupSecretName?.trim();
   if (secretName && !inputs.backupSecretFound) {
-    return invalid(CLUSTER_REASONS.backupSecretNotFound, `Secret ${inputs.namespace}/${secretName} (spec.backupSecretName) does not exist; scheduled backups would have no storage credentials`);
+    return invalid(
+      CLUSTER_REASONS.backupSecretNotFound,
+      `Secret ${inputs.namespace}/${secretName} (spec.backupSecretName) does not exist; scheduled backups would have no storage credentials`,
+    );
   }
   let maxAgeMs: number | undefined;
   if (spec.backupRetentionPeriod) {
     maxAgeMs = parseRetentionPeriod(spec.backupRetentionPeriod);
     if (maxAgeMs === undefined) {
-      return invalid(CLUSTER_REASONS.invalidBackupSchedule, `spec.backupRetentionPeriod ${JSON.stringify(spec.backupRetentionPeriod)}: expected a duration such as 168h or 30d`);
+      return invalid(
+        CLUSTER_REASONS.invalidBackupSchedule,
+        `spec.backupRetentionPeriod ${JSON.stringify(spec.backupRetentionPeriod)}: expected a duration such as 168h or 30d`,
+      );
     }
   }
   return {
@@ -78,7 +87,15 @@ export function decideScheduleCondition(cluster: MysqlCluster, d: ScheduleDecisi
   const status = d.state === 'scheduled' ? CONDITION_STATUS.true : CONDITION_STATUS.false;
   const reason = d.state === 'scheduled' ? CLUSTER_REASONS.backupScheduled : d.reason;
   if (current?.status === status && current.reason === reason && current.message === d.message) return undefined;
-  return [{ type: CLUSTER_CONDITION.backupSchedule, status, reason, message: d.message, lastTransitionTime: transitionTime(current, status, now) } as Condition];
+  return [
+    {
+      type: CLUSTER_CONDITION.backupSchedule,
+      status,
+      reason,
+      message: d.message,
+      lastTransitionTime: transitionTime(current, status, now),
+    } as Condition,
+  ];
 }
 
 /**

@@ -16,9 +16,7 @@ import type { KubeObject } from '../../runtime/kube/types.ts';
 
 export type Backup = MysqlBackup & KubeObject;
 
-export type TickDecision =
-  | { action: 'create'; backup: Backup }
-  | { action: 'skip'; why: 'exists' | 'running'; message: string };
+export type TickDecision = { action: 'create'; backup: Backup } | { action: 'skip'; why: 'exists' | 'running'; message: string };
 
 /** The anchor's format, `2006-01-02t15-04-05`, in UTC (the anchor used the operator's zone, UTC in its image). */
 export function scheduledBackupName(cluster: string, at: Date): string {
@@ -43,7 +41,8 @@ export function decideTick(cluster: MysqlCluster & KubeObject, scheduled: readon
   // As the anchor: no second backup while one runs. A stuck one cannot block for ever: its Job's
   // deadline (the backup controller's --backup-timeout) ends it as Failed.
   const running = scheduled.find(isRunning);
-  if (running) return { action: 'skip', why: 'running', message: `tick ${at.toISOString()} skipped: ${running.metadata?.name} is still running` };
+  if (running)
+    return { action: 'skip', why: 'running', message: `tick ${at.toISOString()} skipped: ${running.metadata?.name} is still running` };
   const spec: MysqlBackup['spec'] = { clusterName: c };
   if (cluster.spec.backupRemoteDeletePolicy) spec.remoteDeletePolicy = cluster.spec.backupRemoteDeletePolicy;
   return {

@@ -36,7 +36,9 @@ function createdMs(b: Backup): number {
 /** Names of the backups to delete, oldest first. */
 export function chooseBackupsToPrune(scheduled: readonly Backup[], policy: RetentionPolicy, now: Date): string[] {
   // Newest first; the name (tick time) breaks ties within a second.
-  const byAge = [...scheduled].sort((a, b) => createdMs(b) - createdMs(a) || (b.metadata?.name ?? '').localeCompare(a.metadata?.name ?? ''));
+  const byAge = [...scheduled].sort(
+    (a, b) => createdMs(b) - createdMs(a) || (b.metadata?.name ?? '').localeCompare(a.metadata?.name ?? ''),
+  );
   const newestCompleted = byAge.find(isCompleted);
   const prune = byAge.filter((b, i) => {
     if (b === newestCompleted || isRunning(b)) return false;

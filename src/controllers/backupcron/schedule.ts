@@ -6,9 +6,7 @@
 import cron from 'node-cron';
 import { parseDuration } from '../../runtime/settings.ts';
 
-export type Schedule =
-  | { kind: 'cron'; pattern: string; timezone: string | undefined }
-  | { kind: 'every'; intervalMs: number };
+export type Schedule = { kind: 'cron'; pattern: string; timezone: string | undefined } | { kind: 'every'; intervalMs: number };
 
 export type ScheduleParse = { ok: true; schedule: Schedule } | { ok: false; error: string };
 
@@ -44,11 +42,16 @@ export function parseSchedule(text: string): ScheduleParse {
     return { ok: true, schedule: { kind: 'every', intervalMs: ms } };
   }
   const pattern = rest.startsWith('@') ? DESCRIPTORS[rest] : rest;
-  if (pattern === undefined) return { ok: false, error: `unknown descriptor ${JSON.stringify(rest)} (known: ${Object.keys(DESCRIPTORS).join(', ')}, @every <duration>)` };
+  if (pattern === undefined)
+    return {
+      ok: false,
+      error: `unknown descriptor ${JSON.stringify(rest)} (known: ${Object.keys(DESCRIPTORS).join(', ')}, @every <duration>)`,
+    };
   const fields = pattern.split(/\s+/).length;
   if (fields !== 5 && fields !== 6) return { ok: false, error: `expected 5 fields, or 6 with seconds first; got ${fields}` };
   const v = cron.validateDetailed(pattern);
-  if (!v.valid) return { ok: false, error: v.errors.map((e) => (e.field === 'expression' ? e.message : `${e.field}: ${e.message}`)).join('; ') };
+  if (!v.valid)
+    return { ok: false, error: v.errors.map((e) => (e.field === 'expression' ? e.message : `${e.field}: ${e.message}`)).join('; ') };
   return { ok: true, schedule: { kind: 'cron', pattern, timezone } };
 }
 

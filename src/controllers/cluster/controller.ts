@@ -60,7 +60,8 @@ export function makeClusterController(opts: ClusterControllerOptions): Controlle
           const ns = secret.metadata?.namespace ?? '';
           const name = secret.metadata?.name;
           return (clusters?.list({ namespace: ns }) ?? [])
-            .filter((c) => c.spec.secretName === name || c.spec.initBucketSecretName === name).map((c) => objectKey(c));
+            .filter((c) => c.spec.secretName === name || c.spec.initBucketSecretName === name)
+            .map((c) => objectKey(c));
         },
       },
     ],

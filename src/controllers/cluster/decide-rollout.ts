@@ -46,7 +46,10 @@ function sameData(a: Readonly<Record<string, string>> | undefined, b: Readonly<R
  * same rollout. Compared as decide-writes.ts compares templates: a field only the stored template
  * has does not count, so a field removed from the spec rolls once more with the anchor's probes.
  */
-export function decideProbes(existing: V1PodTemplateSpec | undefined, renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec): ProbeStyle {
+export function decideProbes(
+  existing: V1PodTemplateSpec | undefined,
+  renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec,
+): ProbeStyle {
   if (!existing) return 'fast';
   return ownedSubset(renderTemplate('anchor'), existing) ? 'anchor' : 'fast';
 }
@@ -69,6 +72,10 @@ export function decideMinReadySeconds(existing: V1StatefulSet | undefined, repli
   const had = existing.spec?.minReadySeconds ?? 0;
   if (had > 0 || existing.spec?.template?.metadata?.annotations?.[ANNOTATION_CONFIG_HASH] === undefined) return had;
   const st = existing.status;
-  const settled = st !== undefined && (st.readyReplicas ?? 0) >= replicas && (st.updatedReplicas ?? 0) >= replicas && st.currentRevision === st.updateRevision;
+  const settled =
+    st !== undefined &&
+    (st.readyReplicas ?? 0) >= replicas &&
+    (st.updatedReplicas ?? 0) >= replicas &&
+    st.currentRevision === st.updateRevision;
   return settled ? ROLL_SETTLE_SECONDS : 0;
 }

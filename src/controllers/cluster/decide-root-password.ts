@@ -47,6 +47,8 @@ export function announceRootPasswordKey(key: string, existing: V1StatefulSet | u
 /** The Event's message: names the Secret and the keys, never a value (and no `KEY: ...`, which redaction would mask). */
 export function rootPasswordKeyMessage(namespace: string, secret: V1Secret, key: string): string {
   const name = `${namespace}/${secret.metadata?.name ?? ''}`;
-  const unused = hasKey(secret, USER_SECRET_KEY.seedUsername) ? `; its key "${USER_SECRET_KEY.seedUsername}" is not used (the root user's name is fixed)` : '';
+  const unused = hasKey(secret, USER_SECRET_KEY.seedUsername)
+    ? `; its key "${USER_SECRET_KEY.seedUsername}" is not used (the root user's name is fixed)`
+    : '';
   return `Secret ${name} has no key ${USER_SECRET_KEY.rootPassword}, so the root password is read from its key "${key}"${unused}`;
 }

@@ -42,7 +42,9 @@ export function decideStatus(cluster: MysqlCluster, readyNodes: number, outcome:
     message: outcome.message,
     lastTransitionTime: transitionTime(current, wanted, now),
   } as Condition;
-  return generation === undefined ? { readyNodes, conditions: [synced] } : { readyNodes, observedGeneration: generation, conditions: [synced] };
+  return generation === undefined
+    ? { readyNodes, conditions: [synced] }
+    : { readyNodes, observedGeneration: generation, conditions: [synced] };
 }
 
 /** True when the Synced condition is about to change: the moment to record an Event. */

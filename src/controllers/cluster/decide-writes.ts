@@ -42,7 +42,9 @@ export function ownedSubset(desired: unknown, existing: unknown, key = '', paren
   if (desired === undefined) return true;
   if (isEmpty(desired) && isEmpty(existing)) return true;
   if (Array.isArray(desired)) {
-    return Array.isArray(existing) && existing.length === desired.length && desired.every((d, i) => ownedSubset(d, existing[i], key, parent));
+    return (
+      Array.isArray(existing) && existing.length === desired.length && desired.every((d, i) => ownedSubset(d, existing[i], key, parent))
+    );
   }
   if (desired !== null && typeof desired === 'object') {
     if (existing === null || typeof existing !== 'object' || Array.isArray(existing)) return false;
@@ -84,15 +86,14 @@ function mergeOwners(
   return { refs, changed: true };
 }
 
-function labelsChanged(desired: Readonly<Record<string, string>> | undefined, existing: Readonly<Record<string, string>> | undefined): boolean {
+function labelsChanged(
+  desired: Readonly<Record<string, string>> | undefined,
+  existing: Readonly<Record<string, string>> | undefined,
+): boolean {
   return Object.entries(desired ?? {}).some(([k, v]) => existing?.[k] !== v);
 }
 
-function withMeta<T extends { metadata?: V1ConfigMap['metadata'] }>(
-  existing: T,
-  desired: T,
-  refs: OwnerReference[],
-): T['metadata'] {
+function withMeta<T extends { metadata?: V1ConfigMap['metadata'] }>(existing: T, desired: T, refs: OwnerReference[]): T['metadata'] {
   const meta = { ...existing.metadata, ownerReferences: refs };
   if (desired.metadata?.labels) meta.labels = { ...(existing.metadata?.labels ?? {}), ...desired.metadata.labels };
   return meta;
@@ -108,7 +109,8 @@ export function planConfigMap(desired: V1ConfigMap, existing: V1ConfigMap | unde
   if (!existing) return { op: 'create', object: desired };
   const owners = mergeOwners(desired, existing, ourRef(desired));
   if ('op' in owners) return owners;
-  if (sameMap(desired.data, existing.data) && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
+  if (sameMap(desired.data, existing.data) && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels))
+    return { op: 'none' };
   return { op: 'update', object: { ...existing, metadata: withMeta(existing, desired, owners.refs), data: desired.data } };
 }
 
@@ -131,14 +133,10 @@ export function planSecret(desired: V1Secret, existing: V1Secret | undefined): P
 export function planService(desired: V1Service, existing: V1Service | undefined): Plan<V1Service> {
   if (!existing) return { op: 'create', object: desired };
   const ours = desired.metadata?.ownerReferences?.[0];
-  const owners = ours
-    ? mergeOwners(desired, existing, ours)
-    : { refs: [...(existing.metadata?.ownerReferences ?? [])], changed: false };
+  const owners = ours ? mergeOwners(desired, existing, ours) : { refs: [...(existing.metadata?.ownerReferences ?? [])], changed: false };
   if ('op' in owners) return owners;
   const { clusterIP: _ip, ...specOwned } = desired.spec ?? {};
-  const same =
-    ownedSubset(specOwned, existing.spec) &&
-    sameMap(desired.spec?.selector, existing.spec?.selector);
+  const same = ownedSubset(specOwned, existing.spec) && sameMap(desired.spec?.selector, existing.spec?.selector);
   if (same && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
   return {
     op: 'update',
@@ -169,7 +167,10 @@ export function planStatefulSet(desired: V1StatefulSet, existing: V1StatefulSet 
     const hash = statefulSetSpecHash(desired);
     return {
       op: 'create',
-      object: { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_SPEC_HASH]: hash } } },
+      object: {
+        ...desired,
+        metadata: { ...desired.metadata, annotations: { ...desired.metadata?.annotations, [ANNOTATION_SPEC_HASH]: hash } },
+      },
     };
   }
   const owners = mergeOwners(desired, existing, ourRef(desired));
@@ -193,7 +194,11 @@ export function planStatefulSet(desired: V1StatefulSet, existing: V1StatefulSet 
     op: 'update',
     object: {
       ...existing,
-      metadata: { ...existing.metadata, ownerReferences: owners.refs, annotations: { ...existing.metadata?.annotations, [ANNOTATION_SPEC_HASH]: hash } },
+      metadata: {
+        ...existing.metadata,
+        ownerReferences: owners.refs,
+        annotations: { ...existing.metadata?.annotations, [ANNOTATION_SPEC_HASH]: hash },
+      },
       spec: { ...existing.spec!, replicas: target.spec?.replicas, template },
     },
   };

@@ -108,11 +108,16 @@ export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
   failoverBeforeShutdown: booleanSetting({
     flag: 'failover-before-shutdown',
     env: 'FAILOVER_BEFORE_SHUTDOWN',
-    help: "a pre-stop hook asks Orchestrator to move the master off a pod before it stops",
+    help: 'a pre-stop hook asks Orchestrator to move the master off a pod before it stops',
     default: 'true',
   }),
   imagePullPolicy: choiceSetting(
-    { flag: 'image-pull-policy', env: 'IMAGE_PULL_POLICY', help: 'pull policy of the pods when the cluster sets none', default: 'IfNotPresent' },
+    {
+      flag: 'image-pull-policy',
+      env: 'IMAGE_PULL_POLICY',
+      help: 'pull policy of the pods when the cluster sets none',
+      default: 'IfNotPresent',
+    },
     ['Always', 'IfNotPresent', 'Never'],
   ),
   imagePullSecretName: stringSetting({

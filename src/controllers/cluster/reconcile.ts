@@ -82,7 +82,14 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
 
   const existingCm = configMaps.get(ns, names.configMap(req.name));
   // A new cluster is marked before anything of it exists; the patch brings the next pass.
-  if (mustMarkLossless({ annotations: cluster.metadata?.annotations, statefulSetExists: !!existingSts, configMapExists: !!existingCm, hasStatus: hasStatus(cluster) })) {
+  if (
+    mustMarkLossless({
+      annotations: cluster.metadata?.annotations,
+      statefulSetExists: !!existingSts,
+      configMapExists: !!existingCm,
+      hasStatus: hasStatus(cluster),
+    })
+  ) {
     await ctx.client.patch(
       { apiVersion: KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: ns, name: req.name },
       { metadata: { resourceVersion: cluster.metadata?.resourceVersion, annotations: { [ANNOTATION_DEFAULTS]: DEFAULTS_LOSSLESS } } },
@@ -119,8 +126,12 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   const owner = controllerRef(ref);
   const announceRootKey = announceRootPasswordKey(valid.rootPasswordKey, existingSts, planStatefulSet(desired.statefulSet, existingSts));
 
-  const write = <T extends KubeObject>(kind: KindRef, name: string, cached: T | undefined, plan: (existing: T | undefined) => Plan<T>): Write =>
-    ({ kind, namespace: ns, name, cached, plan: plan as Write['plan'] });
+  const write = <T extends KubeObject>(
+    kind: KindRef,
+    name: string,
+    cached: T | undefined,
+    plan: (existing: T | undefined) => Plan<T>,
+  ): Write => ({ kind, namespace: ns, name, cached, plan: plan as Write['plan'] });
   const operatedSecret = renderOperatedSecret(ref, desired.secretData);
   const orcApiSecret = desired.orchestratorApiSecret;
   const writes: Write[] = [
@@ -128,9 +139,15 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     write(KINDS.secret, names.operatedSecret(req.name), existingSecret, (e) => planSecret(operatedSecret, e)),
     // Before the StatefulSet, whose pods mount it.
     ...(orcApiSecret
-      ? [write(KINDS.secret, orcApiSecret.metadata!.name!, secrets.get(ns, orcApiSecret.metadata!.name!), (e) => planSecret(orcApiSecret, e))]
+      ? [
+          write(KINDS.secret, orcApiSecret.metadata!.name!, secrets.get(ns, orcApiSecret.metadata!.name!), (e) =>
+            planSecret(orcApiSecret, e),
+          ),
+        ]
       : []),
-    write(KINDS.service, names.headlessService(), services.get(ns, names.headlessService()), (e) => planService(desired.headlessService, e)),
+    write(KINDS.service, names.headlessService(), services.get(ns, names.headlessService()), (e) =>
+      planService(desired.headlessService, e),
+    ),
     ...desired.services.map((s) => write(KINDS.service, s.metadata!.name!, services.get(ns, s.metadata!.name!), (e) => planService(s, e))),
     write(KINDS.statefulSet, names.statefulSet(req.name), existingSts, (e) => planStatefulSet(desired.statefulSet, e)),
     write(KINDS.pdb, names.podDisruptionBudget(req.name), pdbs.get(ns, names.podDisruptionBudget(req.name)), (e) =>
@@ -172,7 +189,11 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
 
   const outcome: SyncOutcome = refusals.length
     ? { ok: false, reason: CLUSTER_REASONS.syncFailed, message: `not written: ${refusals.join('; ')}` }
-    : { ok: true, reason: CLUSTER_REASONS.resourcesSynced, message: 'StatefulSet, Services, ConfigMap, Secret and PodDisruptionBudget match the spec' };
+    : {
+        ok: true,
+        reason: CLUSTER_REASONS.resourcesSynced,
+        message: 'StatefulSet, Services, ConfigMap, Secret and PodDisruptionBudget match the spec',
+      };
   if (!outcome.ok && syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
   await writeStatus(ctx, cluster, readyNodes, outcome);
 }
@@ -239,17 +260,37 @@ async function releaseOrCleanPvcs(
   if (!volume?.keepAfterDelete && !volume?.deletePVCsOnScaleDown) return;
   const ns = cluster.metadata?.namespace ?? '';
   const ref = clusterRef(cluster);
-  const pvcs = (await ctx.informer<V1PersistentVolumeClaim & KubeObject>(KINDS.pvc)).list({ namespace: ns, labels: selectorLabels(ref.name) });
-  const pvcWrite = (pvc: V1PersistentVolumeClaim & KubeObject, plan: Write['plan']): Write =>
-    ({ kind: KINDS.pvc, namespace: ns, name: pvc.metadata?.name ?? '', cached: pvc, plan });
+  const pvcs = (await ctx.informer<V1PersistentVolumeClaim & KubeObject>(KINDS.pvc)).list({
+    namespace: ns,
+    labels: selectorLabels(ref.name),
+  });
+  const pvcWrite = (pvc: V1PersistentVolumeClaim & KubeObject, plan: Write['plan']): Write => ({
+    kind: KINDS.pvc,
+    namespace: ns,
+    name: pvc.metadata?.name ?? '',
+    cached: pvc,
+    plan,
+  });
   if (volume.keepAfterDelete) {
     for (const pvc of pvcs) {
-      await act(ctx, pvcWrite(pvc, (e) => (e ? planPvcRelease(e, ref.uid) : { op: 'none' })), log);
+      await act(
+        ctx,
+        pvcWrite(pvc, (e) => (e ? planPvcRelease(e, ref.uid) : { op: 'none' })),
+        log,
+      );
     }
   }
   for (const pvc of decidePvcCleanup(cluster, pvcs, currentReplicas).remove) {
-    await act(ctx, pvcWrite(pvc, () => ({ op: 'delete', object: pvc })), log);
-    ctx.events.normal(cluster, CLUSTER_REASONS.pvcDeleted, `deleted PVC ${pvc.metadata?.name} after scale-down (volumeSpec.deletePVCsOnScaleDown)`);
+    await act(
+      ctx,
+      pvcWrite(pvc, () => ({ op: 'delete', object: pvc })),
+      log,
+    );
+    ctx.events.normal(
+      cluster,
+      CLUSTER_REASONS.pvcDeleted,
+      `deleted PVC ${pvc.metadata?.name} after scale-down (volumeSpec.deletePVCsOnScaleDown)`,
+    );
   }
 }
 
@@ -271,7 +312,12 @@ async function removeSharedServiceIfUnused(
 }
 
 /** Applies this controller's part of the status, only when it changed; the other parts are not touched. */
-async function writeStatus(ctx: ControllerContext, cluster: MysqlCluster & KubeObject, readyNodes: number, outcome: SyncOutcome): Promise<void> {
+async function writeStatus(
+  ctx: ControllerContext,
+  cluster: MysqlCluster & KubeObject,
+  readyNodes: number,
+  outcome: SyncOutcome,
+): Promise<void> {
   const status = decideStatus(cluster, readyNodes, outcome, new Date());
   if (!status) return;
   const ref = { ...KINDS.cluster, namespace: cluster.metadata?.namespace, name: cluster.metadata?.name ?? '' };

@@ -79,9 +79,9 @@ export function renderCluster(input: RenderInput): DesiredState {
   const myCnf = renderMyCnf({
     version,
     perconaImage: isPerconaImage(images.mysql),
-    memoryRequest: resources.requests?.['memory'],
-    cpuLimit: resources.limits?.['cpu'],
-    storageRequest: dataVolumeSpec(spec).persistentVolumeClaim?.resources?.requests?.['storage'],
+    memoryRequest: resources.requests?.memory,
+    cpuLimit: resources.limits?.cpu,
+    storageRequest: dataVolumeSpec(spec).persistentVolumeClaim?.resources?.requests?.storage,
     mysqlConf: spec.mysqlConf,
     durableCommits: hasLosslessDefaults(cluster),
   });

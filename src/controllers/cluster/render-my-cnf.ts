@@ -80,7 +80,11 @@ const COMMON: Readonly<Record<string, string>> = {
  */
 function lossless(v: ServerVersion): Readonly<Record<string, string>> {
   const replicaNames = v.family === 'mysql' && atLeast(v, 8, 0, 26);
-  return { 'innodb-flush-log-at-trx-commit': '1', 'sync-binlog': '1', [replicaNames ? 'replica-net-timeout' : 'slave-net-timeout']: String(REPLICA_NET_TIMEOUT_SECONDS) };
+  return {
+    'innodb-flush-log-at-trx-commit': '1',
+    'sync-binlog': '1',
+    [replicaNames ? 'replica-net-timeout' : 'slave-net-timeout']: String(REPLICA_NET_TIMEOUT_SECONDS),
+  };
 }
 
 interface KeyTables {
@@ -261,14 +265,14 @@ function bytewiseSorted(keys: readonly string[]): string[] {
 // IgnoreInlineComment). Every key is padded to the longest, and the last bare key gets no line
 // break of its own: the newline after it is the section separator.
 function quoteKey(name: string): string {
-  if (/["=:]/.test(name)) return '`' + name + '`';
-  if (name.includes('`')) return '"""' + name + '"""';
+  if (/["=:]/.test(name)) return `\`${name}\``;
+  if (name.includes('`')) return `"""${name}"""`;
   return name;
 }
 
 function quoteValue(value: string): string {
-  if (/[\n`]/.test(value)) return '"""' + value + '"""';
-  if (value.trim().length !== value.length) return '"' + value + '"';
+  if (/[\n`]/.test(value)) return `"""${value}"""`;
+  if (value.trim().length !== value.length) return `"${value}"`;
   return value;
 }
 
@@ -282,7 +286,7 @@ function writeIniSection(section: string, keys: readonly IniKey[]): string {
       if (i !== keys.length - 1) out += '\n';
       return;
     }
-    out += name + ' '.repeat(width - name.length) + ' = ' + quoteValue(k.value) + '\n';
+    out += `${name + ' '.repeat(width - name.length)} = ${quoteValue(k.value)}\n`;
   });
-  return out + '\n';
+  return `${out}\n`;
 }

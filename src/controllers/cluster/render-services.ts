@@ -1,16 +1,7 @@
 // The four Services of docs/compatibility.md. The headless `mysql` Service is shared by every cluster of the
 // namespace and has no owner: it must outlive any one cluster (see decide-shared-service.ts).
 import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
-import {
-  HEALTHY,
-  LABEL_HEALTHY,
-  LABEL_ROLE,
-  LABEL_SERVICE_TYPE,
-  PORT,
-  PORT_NAME,
-  ROLE,
-  SERVICE_TYPE,
-} from '../../api/constants.ts';
+import { HEALTHY, LABEL_HEALTHY, LABEL_ROLE, LABEL_SERVICE_TYPE, PORT, PORT_NAME, ROLE, SERVICE_TYPE } from '../../api/constants.ts';
 import { controllerRef, names, namespaceSelectorLabels, selectorLabels, type ClusterRef } from '../../api/names.ts';
 
 const mysqlPort: V1ServicePort = { name: PORT_NAME.mysql, port: PORT.mysql, targetPort: PORT.mysql, protocol: 'TCP' };

@@ -148,12 +148,15 @@ function renderPodSpec(input: StatefulSetInput): V1PodSpec {
     container(ctx, CONTAINER.init, input.images.sidecar, [SIDECAR_COMMAND.cloneAndInit], { resources: {} }),
   ];
   if (usesInitOnlyContainer(input)) {
-    initContainers.push(
-      container(ctx, CONTAINER.mysqlInitOnly, input.images.mysql, [], { resources: mysqlResources(spec) }),
-    );
+    initContainers.push(container(ctx, CONTAINER.mysqlInitOnly, input.images.mysql, [], { resources: mysqlResources(spec) }));
   }
 
-  const containers: V1Container[] = [mysqlContainer(ctx, input), sidecarContainer(ctx, input), exporterContainer(ctx, input), heartbeatContainer(ctx, input)];
+  const containers: V1Container[] = [
+    mysqlContainer(ctx, input),
+    sidecarContainer(ctx, input),
+    exporterContainer(ctx, input),
+    heartbeatContainer(ctx, input),
+  ];
   if (spec.queryLimits) containers.push(ptKillContainer(ctx, input, spec.queryLimits));
   containers.push(...(podSpec.containers ?? []));
 
@@ -163,7 +166,12 @@ function renderPodSpec(input: StatefulSetInput): V1PodSpec {
     volumes: [
       ...renderVolumes(spec, input.ref),
       ...(preStopCredentials(ctx, input)
-        ? [{ name: VOLUME.orchestratorApi, secret: { secretName: input.orchestratorApiSecret!, items: [{ key: ORCHESTRATOR_API_CURLRC_KEY, path: '.curlrc' }] } }]
+        ? [
+            {
+              name: VOLUME.orchestratorApi,
+              secret: { secretName: input.orchestratorApiSecret!, items: [{ key: ORCHESTRATOR_API_CURLRC_KEY, path: '.curlrc' }] },
+            },
+          ]
         : []),
     ],
     securityContext: { fsGroup: MYSQL_UID, runAsUser: MYSQL_UID },
@@ -229,13 +237,7 @@ function containerContext(input: StatefulSetInput): ContainerContext {
   };
 }
 
-function container(
-  ctx: ContainerContext,
-  name: string,
-  image: string,
-  args: string[],
-  extra: Partial<V1Container> = {},
-): V1Container {
+function container(ctx: ContainerContext, name: string, image: string, args: string[], extra: Partial<V1Container> = {}): V1Container {
   const c: V1Container = { name, image, imagePullPolicy: ctx.pullPolicy };
   if (args.length) c.args = args;
   const envFrom = envSourcesFor(ctx, name);
@@ -320,8 +322,8 @@ function envFor(ctx: ContainerContext, name: string): V1EnvVar[] {
 
 function exporterPort(s: MysqlClusterSpec): number {
   const conf = s.mysqlConf ?? {};
-  const extraPort = conf['extra_port'];
-  const extraMax = Number(conf['extra_max_connections'] ?? 0);
+  const extraPort = conf.extra_port;
+  const extraMax = Number(conf.extra_max_connections ?? 0);
   return extraPort !== undefined && extraMax > 1 ? Number(extraPort) : PORT.mysql;
 }
 
@@ -427,7 +429,10 @@ function preStopCredentials(ctx: ContainerContext, input: StatefulSetInput): boo
 function sidecarContainer(ctx: ContainerContext, input: StatefulSetInput): V1Container {
   const own = ctx.spec.podSpec?.mysqlOperatorSidecarResources;
   const limits = mysqlResources(ctx.spec).limits;
-  const resources: V1ResourceRequirements = own ?? { requests: { cpu: '10m', memory: '64Mi' }, ...(limits ? { limits: { ...limits } } : {}) };
+  const resources: V1ResourceRequirements = own ?? {
+    requests: { cpu: '10m', memory: '64Mi' },
+    ...(limits ? { limits: { ...limits } } : {}),
+  };
   const c = container(ctx, CONTAINER.sidecar, input.images.sidecar, [SIDECAR_COMMAND.configAndServe], {
     ports: [{ name: PORT_NAME.sidecarHttp, containerPort: PORT.sidecarHttp }],
     resources,

@@ -14,9 +14,7 @@ export interface ServerVersion {
   text: string;
 }
 
-export type VersionResolution =
-  | { ok: true; version: ServerVersion }
-  | { ok: false; message: string };
+export type VersionResolution = { ok: true; version: ServerVersion } | { ok: false; message: string };
 
 const SUPPORTED = `supported: ${Object.keys(MYSQL_VERSION_ALIASES).join(', ')} or an exact version of those lines`;
 
@@ -30,10 +28,7 @@ export function resolveVersion(spec: string | undefined): VersionResolution {
   const minor = Number(m[3]);
   const patch = Number(m[4]);
   const line = `${major}.${minor}`;
-  const known =
-    family === 'mysql'
-      ? line === '5.7' || line === '8.0' || line === '8.4'
-      : (major === 10 && minor >= 6) || major === 11;
+  const known = family === 'mysql' ? line === '5.7' || line === '8.0' || line === '8.4' : (major === 10 && minor >= 6) || major === 11;
   if (!known) return { ok: false, message: `mysqlVersion "${raw}" is not a supported server line (${SUPPORTED})` };
   return { ok: true, version: { family, major, minor, patch, text: `${major}.${minor}.${patch}` } };
 }
@@ -42,4 +37,3 @@ export function resolveVersion(spec: string | undefined): VersionResolution {
 export function versionKey(v: ServerVersion): string {
   return v.family === 'mariadb' ? `mariadb-${v.text}` : v.text;
 }
-

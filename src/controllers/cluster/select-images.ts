@@ -63,5 +63,5 @@ export function isPerconaImage(image: string): boolean {
 }
 
 function nonEmpty(s: string | undefined): string | undefined {
-  return s && s.trim() ? s.trim() : undefined;
+  return s?.trim() ? s.trim() : undefined;
 }

@@ -54,7 +54,8 @@ function operatorContainerField(spec: MysqlClusterSpec, c: V1Container, rest: re
     case CONTAINER.sidecar:
       if (head === 'resources' && podSpec.mysqlOperatorSidecarResources) return fieldAt('spec.podSpec.mysqlOperatorSidecarResources', tail);
       // Without its own resources the sidecar takes the mysql container's limits.
-      if (head === 'resources' && podSpec.resources?.limits) return fieldAt('spec.podSpec.resources.limits', tail[0] === 'limits' ? tail.slice(1) : []);
+      if (head === 'resources' && podSpec.resources?.limits)
+        return fieldAt('spec.podSpec.resources.limits', tail[0] === 'limits' ? tail.slice(1) : []);
       return undefined;
     case CONTAINER.metricsExporter:
       if (head === 'resources' && podSpec.metricsExporterResources) return fieldAt('spec.podSpec.metricsExporterResources', tail);
@@ -71,7 +72,13 @@ function operatorContainerField(spec: MysqlClusterSpec, c: V1Container, rest: re
   }
 }
 
-function containerField(spec: MysqlClusterSpec, pod: V1PodSpec, list: 'initContainers' | 'containers', i: number, rest: readonly Segment[]): string | undefined {
+function containerField(
+  spec: MysqlClusterSpec,
+  pod: V1PodSpec,
+  list: 'initContainers' | 'containers',
+  i: number,
+  rest: readonly Segment[],
+): string | undefined {
   const rendered = pod[list] ?? [];
   const user = spec.podSpec?.[list]?.length ?? 0;
   // The user's init containers come before the operator's, their other containers after.
@@ -87,7 +94,8 @@ function volumeField(spec: MysqlClusterSpec, pod: V1PodSpec, i: number, rest: re
   if (j !== undefined) return fieldAt(`spec.podSpec.volumes[${j}]`, rest);
   const name = volumes[i]?.name;
   if (name === VOLUME.tmp) return 'spec.tmpfsSize';
-  if (name === VOLUME.data && (rest[0] === 'hostPath' || rest[0] === 'emptyDir') && spec.volumeSpec?.[rest[0]]) return fieldAt('spec.volumeSpec', rest);
+  if (name === VOLUME.data && (rest[0] === 'hostPath' || rest[0] === 'emptyDir') && spec.volumeSpec?.[rest[0]])
+    return fieldAt('spec.volumeSpec', rest);
   return undefined;
 }
 
@@ -146,7 +154,9 @@ export function refusalMessage(
   causes: Readonly<Array<{ field?: string }>>,
   serverMessage: string,
 ): string {
-  const fields = [...new Set(causes.map((c) => (c.field ? userField(spec, kind, rendered, c.field) : undefined)).filter((f) => f !== undefined))];
+  const fields = [
+    ...new Set(causes.map((c) => (c.field ? userField(spec, kind, rendered, c.field) : undefined)).filter((f) => f !== undefined)),
+  ];
   if (!fields.length) return serverMessage;
   return `${fields.join(', ')}: the API server refused ${kind} ${rendered.metadata?.name ?? ''}: ${serverMessage}`;
 }

@@ -119,7 +119,10 @@ export function validateCluster(
   const rootKeys = `${USER_SECRET_KEY.rootPassword} (or ${USER_SECRET_KEY.seedPassword})`;
   const rootKey = userSecret ? rootPasswordKey(userSecret) : undefined;
   if (!spec.secretName) {
-    problems.push({ reason: CLUSTER_REASONS.userSecretNotFound, message: `spec.secretName is empty: a Secret with ${rootKeys} is required` });
+    problems.push({
+      reason: CLUSTER_REASONS.userSecretNotFound,
+      message: `spec.secretName is empty: a Secret with ${rootKeys} is required`,
+    });
   } else if (!userSecret) {
     problems.push({
       reason: CLUSTER_REASONS.userSecretNotFound,

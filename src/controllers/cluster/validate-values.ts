@@ -28,18 +28,18 @@ function quantities(spec: MysqlClusterSpec): Array<[string, unknown]> {
     }
   };
   const sizeLimit = (at: string, emptyDir: unknown): void => {
-    const limit = asValues(emptyDir)['sizeLimit'];
+    const limit = asValues(emptyDir).sizeLimit;
     if (limit !== undefined) out.push([`${at}.sizeLimit`, limit]);
   };
   const podSpec = asValues(spec.podSpec);
   for (const f of RESOURCE_FIELDS) requirements(`spec.podSpec.${f}`, podSpec[f]);
   for (const list of ['initContainers', 'containers']) {
-    asList(podSpec[list]).forEach((c, i) => requirements(`spec.podSpec.${list}[${i}].resources`, asValues(c)['resources']));
+    asList(podSpec[list]).forEach((c, i) => requirements(`spec.podSpec.${list}[${i}].resources`, asValues(c).resources));
   }
-  asList(podSpec['volumes']).forEach((v, i) => sizeLimit(`spec.podSpec.volumes[${i}].emptyDir`, asValues(v)['emptyDir']));
+  asList(podSpec.volumes).forEach((v, i) => sizeLimit(`spec.podSpec.volumes[${i}].emptyDir`, asValues(v).emptyDir));
   const volumeSpec = asValues(spec.volumeSpec);
-  requirements('spec.volumeSpec.persistentVolumeClaim.resources', asValues(volumeSpec['persistentVolumeClaim'])['resources']);
-  sizeLimit('spec.volumeSpec.emptyDir', volumeSpec['emptyDir']);
+  requirements('spec.volumeSpec.persistentVolumeClaim.resources', asValues(volumeSpec.persistentVolumeClaim).resources);
+  sizeLimit('spec.volumeSpec.emptyDir', volumeSpec.emptyDir);
   if (spec.tmpfsSize !== undefined && spec.tmpfsSize !== '') out.push(['spec.tmpfsSize', spec.tmpfsSize]);
   return out;
 }

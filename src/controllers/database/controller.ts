@@ -9,7 +9,15 @@ import type { Permission } from '../../runtime/permissions.ts';
 import { booleanSetting, type SettingTable } from '../../runtime/settings.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { asksDelete, reservedRefusal, reservedSchemaProblem, schemaClaim, schemaOnDeletion, wasReady } from '../shared/decide-ownership.ts';
-import { namesCluster, provisionPermissions, reconcileProvisioned, rivals, watchReferences, type ProvisionKind, type ProvisionOptions } from '../shared/provision.ts';
+import {
+  namesCluster,
+  provisionPermissions,
+  reconcileProvisioned,
+  rivals,
+  watchReferences,
+  type ProvisionKind,
+  type ProvisionOptions,
+} from '../shared/provision.ts';
 import { desiredDatabase, planDatabase, type DesiredDatabase } from './desired-database.ts';
 
 type DatabaseObject = MysqlDatabase & KubeObject;
@@ -39,9 +47,12 @@ export const DATABASE_KIND: ProvisionKind<DatabaseObject, DesiredDatabase> = {
   dropPlan(obj) {
     const name = obj.spec.database;
     switch (schemaOnDeletion(obj.status?.adopted, wasReady(obj), asksDelete(obj))) {
-      case 'drop': return { changes: [{ kind: 'dropDatabase', name }], kept: [] };
-      case 'keep-adopted': return { changes: [], kept: [`database ${name}`] };
-      case 'untouched': return { changes: [], kept: [] };
+      case 'drop':
+        return { changes: [{ kind: 'dropDatabase', name }], kept: [] };
+      case 'keep-adopted':
+        return { changes: [], kept: [`database ${name}`] };
+      case 'untouched':
+        return { changes: [], kept: [] };
     }
   },
 };

@@ -56,9 +56,14 @@ export interface DatabasePlan {
  * The changes, in words, and the adoption record: whether the schema was there before this object
  * first looked (`recorded`, once known; `ready`: provisioned before the record existed).
  */
-export function planDatabase(d: DesiredDatabase, seen: ObservedDatabase | null, rec: { recorded: boolean | undefined; ready: boolean }): DatabasePlan {
+export function planDatabase(
+  d: DesiredDatabase,
+  seen: ObservedDatabase | null,
+  rec: { recorded: boolean | undefined; ready: boolean },
+): DatabasePlan {
   const adopted = adoptedSchema(rec.recorded, rec.ready, seen !== null);
   const changes = decideDatabase(d, seen);
-  const adopting = rec.recorded === undefined && adopted ? [`adopted database ${d.name}, which existed before (kept when this object is deleted)`] : [];
+  const adopting =
+    rec.recorded === undefined && adopted ? [`adopted database ${d.name}, which existed before (kept when this object is deleted)`] : [];
   return { changes, done: [...adopting, ...changes.map(describeDatabaseChange)], status: () => ({ adopted }) };
 }

@@ -4,8 +4,16 @@ import { NODE_REASONS, OPERATED_SECRET_KEY, type NodeReason } from '../../api/co
 import { names } from '../../api/names.ts';
 import { extraGtids, gtidCovers, positionHolds } from '../../mysql/gtid-set.ts';
 import {
-  asNode, chooseMaster, masterUnreachableMessage, sameEndpoint,
-  type ClusterView, type NodeView, type PodView, type ReachableServer, type ReplicationView, type ServerView,
+  asNode,
+  chooseMaster,
+  masterUnreachableMessage,
+  sameEndpoint,
+  type ClusterView,
+  type NodeView,
+  type PodView,
+  type ReachableServer,
+  type ReplicationView,
+  type ServerView,
 } from '../../topology/index.ts';
 
 export interface NodePod extends PodView {
@@ -177,8 +185,12 @@ function stoppedOnError(self: ReachableServer): ReplicationView | null {
 function restartOnSameSource(g: NodeGathered, rep: ReplicationView): NodeDecision {
   if (!g.attempted.includes('startReplication')) return step({ kind: 'startReplication' });
   const source = `${rep.sourceHost}:${rep.sourcePort}`;
-  const error = rep.lastSqlErrno !== 0 ? `SQL error ${rep.lastSqlErrno}: ${rep.lastSqlError}` : `IO error ${rep.lastIoErrno}: ${rep.lastIoError}`;
-  return wait(NODE_REASONS.replicationError, `replication of ${g.pod.name} from ${source} stopped on ${error}; started again on the same source, and it stopped again`);
+  const error =
+    rep.lastSqlErrno !== 0 ? `SQL error ${rep.lastSqlErrno}: ${rep.lastSqlError}` : `IO error ${rep.lastIoErrno}: ${rep.lastIoError}`;
+  return wait(
+    NODE_REASONS.replicationError,
+    `replication of ${g.pod.name} from ${source} stopped on ${error}; started again on the same source, and it stopped again`,
+  );
 }
 
 export function decideNodeStep(g: NodeGathered): NodeDecision {
@@ -230,7 +242,13 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     // `configured` stays 0 until then: it tells the orchestrator controller that this server is
     // read-only since its start (the init-file's), not frozen by a takeover (decide-read-only.ts).
     if (self.readOnly && cluster.readOnly !== true) {
-      return { kind: 'wait', reason: NODE_REASONS.masterReadOnly, message: `${pod.name} is the master and still read-only since its start: the orchestrator controller makes it writable through Orchestrator`, soon: false, recheckMs: MASTER_WRITABLE_RECHECK_MS };
+      return {
+        kind: 'wait',
+        reason: NODE_REASONS.masterReadOnly,
+        message: `${pod.name} is the master and still read-only since its start: the orchestrator controller makes it writable through Orchestrator`,
+        soon: false,
+        recheckMs: MASTER_WRITABLE_RECHECK_MS,
+      };
     }
     return step({ kind: 'markConfigured', role: 'master', master: master.pod });
   }
@@ -238,7 +256,10 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   if (isDemotedMaster(pod, self, cluster) && !provenMaster(master)) {
     // Orchestrator's view may be a step behind a takeover: touch an old master only once its
     // successor says itself that it is the master.
-    return wait(NODE_REASONS.masterViewStale, `${pod.name} was a master; waiting for ${master.pod} to be writable and replicate from no one before it rejoins`);
+    return wait(
+      NODE_REASONS.masterViewStale,
+      `${pod.name} was a master; waiting for ${master.pod} to be writable and replicate from no one before it rejoins`,
+    );
   }
   if (!self.readOnly) return step({ kind: 'setReadOnly' });
   if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });

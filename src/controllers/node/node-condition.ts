@@ -12,7 +12,11 @@ export type NodeOutcome = { configured: true; verified: boolean } | { configured
 /** The anchor's message for success. */
 export const SUCCESS_MESSAGE = 'success';
 
-export function nodeInitializedCondition(outcome: NodeOutcome, current: readonly PodCondition[] | undefined, now: Date): PodCondition | null {
+export function nodeInitializedCondition(
+  outcome: NodeOutcome,
+  current: readonly PodCondition[] | undefined,
+  now: Date,
+): PodCondition | null {
   const status = outcome.configured ? CONDITION_STATUS.true : CONDITION_STATUS.false;
   const reason = outcome.configured ? POD_INIT_REASONS.succeeded : POD_INIT_REASONS.failed;
   // Redacted as Events are: the message quotes server error text, which can hold a password

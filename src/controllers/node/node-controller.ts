@@ -24,7 +24,8 @@ async function watchOperatedSecrets(ctx: ControllerContext, enqueue: (key: strin
   const enqueuePods = (secret: KubeObject): void => {
     const cluster = operatedSecretCluster(secret.metadata?.name ?? '');
     if (cluster === null) return;
-    for (const pod of pods.list({ namespace: secret.metadata?.namespace ?? '', labels: { [LABEL_CLUSTER]: cluster } })) enqueue(objectKey(pod));
+    for (const pod of pods.list({ namespace: secret.metadata?.namespace ?? '', labels: { [LABEL_CLUSTER]: cluster } }))
+      enqueue(objectKey(pod));
   };
   const off = secrets.addHandlers({ onAdd: enqueuePods, onUpdate: (_old, secret) => enqueuePods(secret) });
   if (ctx.signal.aborted) off();

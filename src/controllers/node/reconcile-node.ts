@@ -13,8 +13,19 @@ import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { names, namespaceSelectorLabels } from '../../api/names.ts';
 import {
-  clusterView, credentialsFrom, missingKeyMessage, nodePods, PassServers, podView, resolveByFqdn,
-  type ClusterView, type NodeView, type OperatedCredentials, type PassServersOptions, type PodObject, type ResolvePod,
+  clusterView,
+  credentialsFrom,
+  missingKeyMessage,
+  nodePods,
+  PassServers,
+  podView,
+  resolveByFqdn,
+  type ClusterView,
+  type NodeView,
+  type OperatedCredentials,
+  type PassServersOptions,
+  type PodObject,
+  type ResolvePod,
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { decideNodeStep, needsCheck, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
@@ -54,7 +65,10 @@ const MAX_STEPS_PER_PASS = 8;
 const POLL_MS = 250;
 /** Waits that are the system working as intended, not something to fix: Normal Events. */
 const EXPECTED_WAITS: ReadonlySet<string> = new Set([
-  NODE_REASONS.failoverInProgress, NODE_REASONS.replicationConnecting, NODE_REASONS.serverStarting, NODE_REASONS.masterReadOnly,
+  NODE_REASONS.failoverInProgress,
+  NODE_REASONS.replicationConnecting,
+  NODE_REASONS.serverStarting,
+  NODE_REASONS.masterReadOnly,
 ]);
 
 interface Pass {
@@ -193,7 +207,11 @@ async function report(pass: Pass, outcome: NodeOutcome): Promise<void> {
   const { ctx, req, pod } = pass;
   const cond = nodeInitializedCondition(outcome, pod.status?.conditions, new Date());
   if (cond === null) return;
-  await ctx.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: req.namespace, name: req.name }, { status: { conditions: [cond] } }, 'strategic');
+  await ctx.client.patchStatus(
+    { apiVersion: 'v1', kind: 'Pod', namespace: req.namespace, name: req.name },
+    { status: { conditions: [cond] } },
+    'strategic',
+  );
   pass.wroteCondition = true;
   if (outcome.configured) ctx.events.normal(pod, NODE_REASONS.nodeConfigured, `${req.name} is configured`);
   else if (EXPECTED_WAITS.has(outcome.reason)) ctx.events.normal(pod, outcome.reason, outcome.message);

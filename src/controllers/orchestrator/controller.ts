@@ -49,7 +49,14 @@ export function orchestratorController(opts: OrchestratorControllerOptions, wiri
     signals,
     memory: new ControllerMemory(),
     // Short timeouts: a pass reads five routes and must not outlive its deadline on a hung Orchestrator.
-    orchestrator: wiring.orchestrator ?? orchestratorClient({ baseUrl: opts.orchestratorUri, timeoutMs: 5_000, readRetries: 1, credentials: credentialsFrom(opts.orchestratorCredentialsDir) }),
+    orchestrator:
+      wiring.orchestrator ??
+      orchestratorClient({
+        baseUrl: opts.orchestratorUri,
+        timeoutMs: 5_000,
+        readRetries: 1,
+        credentials: credentialsFrom(opts.orchestratorCredentialsDir),
+      }),
     resolve: wiring.resolve,
     servers: wiring.servers,
   };

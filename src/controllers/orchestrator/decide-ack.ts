@@ -26,7 +26,8 @@ export function decideAck(g: Gathered, ready: boolean, graceMs: number): AckDeci
   if (pending.length === 0) return { kind: 'none' };
   const failover = decideFailover(g);
   if (failover?.inProgress) return { kind: 'hold', reason: ORCHESTRATOR_REASONS.failoverInProgress, message: failover.message };
-  if (!ready) return { kind: 'hold', reason: ORCHESTRATOR_REASONS.clusterNotReady, message: 'recoveries are acknowledged once the cluster is Ready' };
+  if (!ready)
+    return { kind: 'hold', reason: ORCHESTRATOR_REASONS.clusterNotReady, message: 'recoveries are acknowledged once the cluster is Ready' };
   // A recovery without a start time cannot be dated; it is not active either, so it waits no longer.
   const young = pending.filter((r) => r.startedAt !== null && g.now.getTime() - r.startedAt.getTime() < graceMs);
   if (young.length > 0) {

@@ -39,10 +39,13 @@ function rejoined(g: Gathered, n: PodNode, nodes: readonly NodeStatus[], master:
   const i = n.instance!;
   if (isOrchestratorMaster(g, n)) {
     const verdict = decideMaster(g);
-    return verdict.kind === 'master' && verdict.node.pod.name === n.pod.name ? { ok: 'is the master' } : { not: 'Orchestrator\'s master, but its server disagrees' };
+    return verdict.kind === 'master' && verdict.node.pod.name === n.pod.name
+      ? { ok: 'is the master' }
+      : { not: "Orchestrator's master, but its server disagrees" };
   }
   if (!checkedRecently(i)) return { not: 'Orchestrator has not checked it recently' };
-  if (i.master === null || !sameInstance(i.master, master)) return { not: `Orchestrator does not see it replicating from ${keyName(master)}` };
+  if (i.master === null || !sameInstance(i.master, master))
+    return { not: `Orchestrator does not see it replicating from ${keyName(master)}` };
   if (!healthyReplica(n, nodes)) return { not: 'not yet replicating, caught up and read-only' };
   return { ok: `replicates from ${keyName(master)}, caught up and read-only` };
 }
@@ -67,7 +70,8 @@ export function decideDowntime(g: Gathered, nodes: readonly NodeStatus[]): Downt
   const waiting: string[] = [];
   for (const n of downtimed) {
     const r = rejoined(g, n, nodes, master);
-    if ('ok' in r) end.push({ key: n.key, message: `${keyName(n.key)} ${r.ok}: its ${DOWNTIME_LOST_IN_RECOVERY} downtime ended in Orchestrator` });
+    if ('ok' in r)
+      end.push({ key: n.key, message: `${keyName(n.key)} ${r.ok}: its ${DOWNTIME_LOST_IN_RECOVERY} downtime ended in Orchestrator` });
     else waiting.push(`${keyName(n.key)} (${r.not})`);
   }
   if (waiting.length === 0) return { end };

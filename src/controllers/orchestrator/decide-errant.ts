@@ -119,12 +119,15 @@ export function decideRebuild(g: Gathered, d: ErrantDecision): RebuildDecision {
   const nodes = podNodes(g);
   const notRunning = nodes.filter((n) => n.pod.deleting || !n.pod.mysqlRunning).map((n) => n.pod.name);
   if (notRunning.length > 0) return hold(`${notRunning.join(', ')} is not running (one pod at a time)`);
-  if (nodes.length < (g.cluster.spec?.replicas ?? 1)) return hold(`${nodes.length} of ${g.cluster.spec?.replicas} pods exist (one pod at a time)`);
+  if (nodes.length < (g.cluster.spec?.replicas ?? 1))
+    return hold(`${nodes.length} of ${g.cluster.spec?.replicas} pods exist (one pod at a time)`);
   const verdict = decideMaster(g);
-  if (verdict.kind !== 'master' || verdict.node.labels[LABEL_ROLE] !== ROLE.master) return hold('the master is not labelled yet (no clone source)');
+  if (verdict.kind !== 'master' || verdict.node.labels[LABEL_ROLE] !== ROLE.master)
+    return hold('the master is not labelled yet (no clone source)');
   const target = nodes.find((n) => n.pod.ordinal !== 0 && d.errant.some((e) => e.pod === n.pod.name));
   const errant = d.errant.find((e) => e.pod === target?.pod.name);
-  if (target === undefined || errant === undefined) return hold('pod 0 is never rebuilt by the operator (it may start empty); rebuild it by hand');
+  if (target === undefined || errant === undefined)
+    return hold('pod 0 is never rebuilt by the operator (it may start empty); rebuild it by hand');
   const raw = g.pods.find((p) => p.metadata?.name === target.pod.name);
   const claim = names.pvc(g.cluster.metadata?.name ?? '', target.pod.ordinal);
   return {

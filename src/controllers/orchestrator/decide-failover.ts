@@ -38,7 +38,8 @@ export function decideFailover(g: Gathered): FailoverState | undefined {
   const failures = orc.analysis.filter((a) => a.isMaster && !a.downtimed && MASTER_FAILURE_ANALYSES.includes(a.analysis));
   if (failures.length > 0) {
     const newest = orc.recoveries[0];
-    const last = newest && !newest.successful && newest.errors.length > 0 ? `; ${recoveryText(newest)} failed: ${newest.errors.join('; ')}` : '';
+    const last =
+      newest && !newest.successful && newest.errors.length > 0 ? `; ${recoveryText(newest)} failed: ${newest.errors.join('; ')}` : '';
     return { inProgress: true, message: `Orchestrator detected ${failures.map(analysisText).join(', ')}${last}` };
   }
   if (g.hook?.process === 'PreGracefulTakeover') {
@@ -46,7 +47,10 @@ export function decideFailover(g: Gathered): FailoverState | undefined {
     // designated replica caught up (up to ReasonableMaintenanceReplicationLagSeconds later).
     const to = g.hook.successor ? ` to ${g.hook.successor}` : '';
     const from = g.hook.failed ? ` from ${g.hook.failed}` : '';
-    return { inProgress: true, message: `Orchestrator's PreGracefulTakeover hook announced a takeover${from}${to} at ${g.hook.at.toISOString()}` };
+    return {
+      inProgress: true,
+      message: `Orchestrator's PreGracefulTakeover hook announced a takeover${from}${to} at ${g.hook.at.toISOString()}`,
+    };
   }
   if (g.hook?.process === 'PreFailover') {
     const failed = g.hook.failed ? ` of ${g.hook.failed}` : '';

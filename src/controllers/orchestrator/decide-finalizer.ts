@@ -46,7 +46,10 @@ export function decideFinalizer(g: Gathered, registration: Registration, timeout
   const at = g.cluster.metadata?.deletionTimestamp;
   const since = at === undefined ? NaN : new Date(at).getTime();
   const waitedMs = Number.isNaN(since) ? Infinity : g.now.getTime() - since;
-  const pods = podNodes(g).map((n) => keyName(n.key)).join(', ') || 'none';
+  const pods =
+    podNodes(g)
+      .map((n) => keyName(n.key))
+      .join(', ') || 'none';
   if (waitedMs >= timeoutMs) {
     return {
       kind: 'release',

@@ -25,7 +25,8 @@ export const FAST_POLL_MS = 75;
 /** The signal while it still means something; undefined once it is stale (the wiring settles it). */
 export function freshHook(s: HookSignal | undefined, now: Date): HookSignal | undefined {
   if (s === undefined) return undefined;
-  const limit = s.process === 'PreFailover' ? PRE_FAILOVER_FRESH_MS : s.process === 'PreGracefulTakeover' ? PRE_TAKEOVER_FRESH_MS : SUCCESSOR_WAIT_MS;
+  const limit =
+    s.process === 'PreFailover' ? PRE_FAILOVER_FRESH_MS : s.process === 'PreGracefulTakeover' ? PRE_TAKEOVER_FRESH_MS : SUCCESSOR_WAIT_MS;
   return now.getTime() - s.at.getTime() <= limit ? s : undefined;
 }
 
@@ -54,7 +55,8 @@ export function decideHook(hook: HookSignal | undefined, masterFqdn: string | un
   if (hook === undefined) return { kind: 'none' };
   // Its successor is the designated replica, not promoted yet: wait for the next call.
   if (hook.process === 'PreGracefulTakeover') return { kind: 'keep' };
-  if (hook.process === 'PreFailover') return now.getTime() - hook.at.getTime() <= SUCCESSOR_WAIT_MS ? { kind: 'poll', afterMs: FAST_POLL_MS } : { kind: 'keep' };
+  if (hook.process === 'PreFailover')
+    return now.getTime() - hook.at.getTime() <= SUCCESSOR_WAIT_MS ? { kind: 'poll', afterMs: FAST_POLL_MS } : { kind: 'keep' };
   const successor = hook.successor === undefined ? undefined : hostPort(hook.successor);
   if (hook.process === 'PostUnsuccessfulFailover' || successor === undefined) return { kind: 'settle' };
   if (masterFqdn !== undefined && sameInstance(instanceKey(masterFqdn), successor)) {

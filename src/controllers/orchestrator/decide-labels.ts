@@ -2,7 +2,17 @@
 // applies one at a time, stopping at the first failure. The order keeps docs/architecture.md §3's invariant at
 // every step, not only at the end: a pod losing role=master comes first, the pod gaining it last,
 // so no prefix of the list leaves two masters. `labelRounds` groups them for patching side by side.
-import { CONDITION_STATUS, HEALTHY, LABEL_HEALTHY, LABEL_ROLE, NODE_CONDITION, ORCHESTRATOR_REASONS, ROLE, type Healthy, type Role } from '../../api/constants.ts';
+import {
+  CONDITION_STATUS,
+  HEALTHY,
+  LABEL_HEALTHY,
+  LABEL_ROLE,
+  NODE_CONDITION,
+  ORCHESTRATOR_REASONS,
+  ROLE,
+  type Healthy,
+  type Role,
+} from '../../api/constants.ts';
 import type { NodeStatus } from '../../api/index.ts';
 import { masterVerdict } from './decide-successor.ts';
 import { healthyLabel, podNodes, roleLabel, type Gathered, type PodNode } from './gathered.ts';

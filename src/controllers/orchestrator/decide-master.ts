@@ -15,7 +15,10 @@ export type MasterVerdict =
     }
   | {
       kind: 'none';
-      reason: typeof ORCHESTRATOR_REASONS.orchestratorUnreachable | typeof ORCHESTRATOR_REASONS.noMaster | typeof ORCHESTRATOR_REASONS.masterDisagreement;
+      reason:
+        | typeof ORCHESTRATOR_REASONS.orchestratorUnreachable
+        | typeof ORCHESTRATOR_REASONS.noMaster
+        | typeof ORCHESTRATOR_REASONS.masterDisagreement;
       message: string;
     };
 
@@ -78,10 +81,15 @@ function unansweredVeto(g: Gathered, master: PodNode, said: Instance): string | 
   if (i.master !== null) return `and Orchestrator says it replicates from ${keyName(i.master)}`;
   if (i.readOnly && g.cluster.spec?.readOnly !== true) return 'and Orchestrator says it is read-only';
   const orc = g.orchestrator;
-  const about = orc.kind === 'reachable' ? orc.analysis.filter((a) => sameInstance(a.instance, i.key) && MASTER_DOWN.test(a.analysis)).map((a) => a.analysis) : [];
+  const about =
+    orc.kind === 'reachable'
+      ? orc.analysis.filter((a) => sameInstance(a.instance, i.key) && MASTER_DOWN.test(a.analysis)).map((a) => a.analysis)
+      : [];
   if (about.length > 0) return `and Orchestrator's analysis says ${about.join(', ')}`;
   if (decideFailover(g)?.inProgress !== false) return 'and Orchestrator is failing it over';
-  const writable = podNodes(g).filter((n) => n.pod.name !== master.pod.name && claimsWritable(n)).map((n) => n.pod.name);
+  const writable = podNodes(g)
+    .filter((n) => n.pod.name !== master.pod.name && claimsWritable(n))
+    .map((n) => n.pod.name);
   if (writable.length > 0) return `and ${writable.join(', ')} ${writable.length > 1 ? 'are' : 'is'} writable`;
   return undefined;
 }

@@ -52,7 +52,8 @@ function mayWrite(g: Gathered, n: PodNode): boolean | { leave: string | undefine
 function promotedByOrchestrator(g: Gathered, n: PodNode): boolean {
   if (g.orchestrator.kind !== 'reachable') return false;
   const newest = g.orchestrator.recoveries[0];
-  if (newest?.ended && newest.successful && !newest.acknowledged && newest.successor !== null && sameInstance(newest.successor, n.key)) return true;
+  if (newest?.ended && newest.successful && !newest.acknowledged && newest.successor !== null && sameInstance(newest.successor, n.key))
+    return true;
   const named = hookCandidate(g.hook);
   return named !== undefined && sameInstance(named.key, n.key);
 }
@@ -89,7 +90,11 @@ export function decideReadOnly(g: Gathered): ReadOnlyDecision {
     }
     const current = n.server?.reachable ? n.server.readOnly : n.instance.readOnly;
     if (current === !writable) continue;
-    (writable ? toWritable : toReadOnly).push({ key: n.key, readOnly: !writable, ...(isOrchestratorMaster(g, n) ? { master: n.pod.name } : {}) });
+    (writable ? toWritable : toReadOnly).push({
+      key: n.key,
+      readOnly: !writable,
+      ...(isOrchestratorMaster(g, n) ? { master: n.pod.name } : {}),
+    });
   }
   return { kind: 'change', changes: [...toReadOnly, ...toWritable], ...(held ? { held } : {}) };
 }

@@ -14,8 +14,7 @@ export interface SemiSyncTarget {
 
 export type SemiSyncDecision =
   /** An anchor-era cluster without spec.replication: its servers keep what they have. */
-  | { kind: 'unmanaged' }
-  | { kind: 'set'; targets: SemiSyncTarget[]; master: PodNode | undefined };
+  { kind: 'unmanaged' } | { kind: 'set'; targets: SemiSyncTarget[]; master: PodNode | undefined };
 
 export function decideSemiSync(settings: ReplicationSettings, verdict: MasterVerdict, nodes: readonly PodNode[]): SemiSyncDecision {
   if (settings.from === 'anchorDefault') return { kind: 'unmanaged' };
@@ -24,7 +23,9 @@ export function decideSemiSync(settings: ReplicationSettings, verdict: MasterVer
   // The master side is turned on only once enough replicas replicate (their IO thread connected):
   // on a new cluster, before its first replica exists, a waiting commit (the heartbeat's) would
   // block the backup that clones that replica from the master. Once on, it stays on ('keep').
-  const replicating = nodes.filter((n) => n.pod.name !== master?.pod.name && n.server?.reachable === true && n.server.replication?.ioState === 'running').length;
+  const replicating = nodes.filter(
+    (n) => n.pod.name !== master?.pod.name && n.server?.reachable === true && n.server.replication?.ioState === 'running',
+  ).length;
   const masterSide: SemiSyncWanted['master'] = !on ? false : replicating >= settings.acks ? true : 'keep';
   const side = (role: 'master' | 'replica'): SemiSyncWanted => ({
     master: role === 'master' ? masterSide : false,
@@ -56,10 +57,19 @@ export interface SemiSyncCondition {
  * while commits wait (sessions waiting, or fewer semi-sync replicas connected than must
  * acknowledge): the price of losing nothing, said where the owner looks.
  */
-export function semiSyncCondition(settings: ReplicationSettings, master: string | undefined, state: SemiSyncState | undefined): SemiSyncCondition {
+export function semiSyncCondition(
+  settings: ReplicationSettings,
+  master: string | undefined,
+  state: SemiSyncState | undefined,
+): SemiSyncCondition {
   const none = { waiting: false, waitSessions: 0 };
   if (settings.mode !== 'semiSync') {
-    return { ...none, status: CONDITION_STATUS.false, reason: CLUSTER_REASONS.semiSyncOff, message: 'replication is asynchronous: commits do not wait for replicas' };
+    return {
+      ...none,
+      status: CONDITION_STATUS.false,
+      reason: CLUSTER_REASONS.semiSyncOff,
+      message: 'replication is asynchronous: commits do not wait for replicas',
+    };
   }
   if (master === undefined || state === undefined) {
     return { ...none, status: CONDITION_STATUS.unknown, reason: CLUSTER_REASONS.semiSyncOff, message: 'no master known this pass' };
@@ -89,5 +99,10 @@ export function semiSyncCondition(settings: ReplicationSettings, master: string 
       waitSessions: state.waitSessions,
     };
   }
-  return { ...none, status: CONDITION_STATUS.false, reason: CLUSTER_REASONS.semiSyncAcknowledged, message: `${state.clients} replica(s) acknowledge the commits of ${master}` };
+  return {
+    ...none,
+    status: CONDITION_STATUS.false,
+    reason: CLUSTER_REASONS.semiSyncAcknowledged,
+    message: `${state.clients} replica(s) acknowledge the commits of ${master}`,
+  };
 }

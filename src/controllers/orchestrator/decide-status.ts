@@ -43,7 +43,8 @@ function nodeConditionValues(g: Gathered, n: PodNode, maxLag: number | undefined
   if (orc.kind === 'reachable' && (orc.master !== null || n.instance !== undefined)) master = isMaster;
 
   let lagged: boolean | undefined;
-  if (inst !== undefined) lagged = isMaster ? false : inst.lagSeconds === null || maxLag === undefined ? undefined : inst.lagSeconds > maxLag;
+  if (inst !== undefined)
+    lagged = isMaster ? false : inst.lagSeconds === null || maxLag === undefined ? undefined : inst.lagSeconds > maxLag;
 
   let replicating: boolean | undefined;
   if (s !== undefined) replicating = s.replication !== null && s.replication.ioState === 'running' && s.replication.sqlRunning;
@@ -69,11 +70,17 @@ function decideNodes(g: Gathered, nodes: readonly PodNode[]): NodeStatus[] {
     // Ours, after the anchor's four, once the node was compared with a master (decide-errant.ts).
     const errantStatus = errant.get(n.pod.fqdn);
     if (errantStatus !== undefined) values[NODE_CONDITION.errantTransactions] = errantStatus;
-    const conditions = Object.entries(values).map(([type, status]): NodeCondition => ({
-      type,
-      status,
-      lastTransitionTime: transitionTime(previous.find((c) => c.type === type), status, g.now),
-    }));
+    const conditions = Object.entries(values).map(
+      ([type, status]): NodeCondition => ({
+        type,
+        status,
+        lastTransitionTime: transitionTime(
+          previous.find((c) => c.type === type),
+          status,
+          g.now,
+        ),
+      }),
+    );
     return { name: n.pod.fqdn, conditions };
   });
 }
@@ -84,7 +91,11 @@ function nodeCondition(nodes: readonly NodeStatus[], fqdn: string, type: string)
 
 type Outcome = [ConditionStatus, string, string];
 
-const unreachable = (message: string): Outcome => [CONDITION_STATUS.unknown, CLUSTER_REASONS.orchestratorUnreachable, `Orchestrator is unreachable: ${message}`];
+const unreachable = (message: string): Outcome => [
+  CONDITION_STATUS.unknown,
+  CLUSTER_REASONS.orchestratorUnreachable,
+  `Orchestrator is unreachable: ${message}`,
+];
 
 function ready(g: Gathered, nodes: readonly NodeStatus[]): Outcome {
   const orc = g.orchestrator;
@@ -92,13 +103,20 @@ function ready(g: Gathered, nodes: readonly NodeStatus[]): Outcome {
   const replicas = g.cluster.spec?.replicas ?? 1;
   const readyNodes = g.cluster.status?.readyNodes ?? 0;
   if (readyNodes !== replicas) {
-    return [CONDITION_STATUS.false, CLUSTER_REASONS.statefulSetNotReady, `StatefulSet is not ready: ${readyNodes} of ${replicas} pods ready`];
+    return [
+      CONDITION_STATUS.false,
+      CLUSTER_REASONS.statefulSetNotReady,
+      `StatefulSet is not ready: ${readyNodes} of ${replicas} pods ready`,
+    ];
   }
   const name = g.cluster.metadata?.name ?? '';
   const namespace = g.cluster.metadata?.namespace ?? '';
   for (let i = 0; i < replicas; i++) {
     const fqdn = podFqdn(names.pod(name, i), namespace);
-    if (nodeCondition(nodes, fqdn, NODE_CONDITION.master) !== CONDITION_STATUS.true && nodeCondition(nodes, fqdn, NODE_CONDITION.replicating) !== CONDITION_STATUS.true) {
+    if (
+      nodeCondition(nodes, fqdn, NODE_CONDITION.master) !== CONDITION_STATUS.true &&
+      nodeCondition(nodes, fqdn, NODE_CONDITION.replicating) !== CONDITION_STATUS.true
+    ) {
       return [CONDITION_STATUS.false, CLUSTER_REASONS.notReplicating, `Node ${fqdn} is part of topology and not replicating`];
     }
   }
@@ -121,13 +139,20 @@ function pendingAck(g: Gathered): Outcome {
   if (orc.kind === 'unreachable') return unreachable(orc.message);
   const unacked = orc.recoveries.filter((r) => !r.acknowledged);
   if (unacked.length === 0) return [CONDITION_STATUS.false, CLUSTER_REASONS.noPendingFailoverAckExists, 'no pending ack'];
-  return [CONDITION_STATUS.true, CLUSTER_REASONS.pendingFailoverAckExists, `unacknowledged recoveries: ${unacked.map(recoveryText).join(', ')}`];
+  return [
+    CONDITION_STATUS.true,
+    CLUSTER_REASONS.pendingFailoverAckExists,
+    `unacknowledged recoveries: ${unacked.map(recoveryText).join(', ')}`,
+  ];
 }
 
 function readOnly(nodes: readonly NodeStatus[]): Outcome {
   // As the anchor: a node whose read_only is unknown does not make the cluster writable.
-  const writable = nodes.filter((n) => n.conditions?.some((c) => c.type === NODE_CONDITION.readOnly && c.status === CONDITION_STATUS.false));
-  if (writable.length > 0) return [CONDITION_STATUS.false, CLUSTER_REASONS.clusterReadOnlyFalse, `writable: ${writable.map((n) => n.name).join(', ')}`];
+  const writable = nodes.filter((n) =>
+    n.conditions?.some((c) => c.type === NODE_CONDITION.readOnly && c.status === CONDITION_STATUS.false),
+  );
+  if (writable.length > 0)
+    return [CONDITION_STATUS.false, CLUSTER_REASONS.clusterReadOnlyFalse, `writable: ${writable.map((n) => n.name).join(', ')}`];
   return [CONDITION_STATUS.true, CLUSTER_REASONS.clusterReadOnlyTrue, 'every node is read-only'];
 }
 
@@ -142,7 +167,8 @@ function failoverInProgress(g: Gathered, nodes: readonly PodNode[]): Outcome {
   if (orc.master !== null && checkedRecently(orc.master)) {
     return [CONDITION_STATUS.false, CLUSTER_REASONS.clusterMasterHealthy, `master ${keyName(orc.master.key)} is healthy in Orchestrator`];
   }
-  const why = orc.master === null ? 'Orchestrator knows no master' : `Orchestrator's last check of the master ${keyName(orc.master.key)} failed`;
+  const why =
+    orc.master === null ? 'Orchestrator knows no master' : `Orchestrator's last check of the master ${keyName(orc.master.key)} failed`;
   return [CONDITION_STATUS.false, CLUSTER_REASONS.masterNotHealthy, `no recovery is running; ${why}`];
 }
 
@@ -154,7 +180,11 @@ export function decideStatus(g: Gathered): StatusDecision {
   const condition = (type: string, [status, reason, message]: Outcome): ClusterCondition => ({
     type,
     status,
-    lastTransitionTime: transitionTime(old.find((c) => c.type === type), status, g.now),
+    lastTransitionTime: transitionTime(
+      old.find((c) => c.type === type),
+      status,
+      g.now,
+    ),
     reason,
     message,
   });
@@ -173,17 +203,31 @@ export function decideStatus(g: Gathered): StatusDecision {
 /** The cached status already says all of it (order and other owners' fields aside). */
 function holds(g: Gathered, s: OrchestratorOwnedStatus): boolean {
   const cached = g.cluster.status;
-  const sameConditions = (have: readonly NodeCondition[] | readonly ClusterCondition[] | undefined, want: readonly ClusterCondition[]): boolean =>
+  const sameConditions = (
+    have: readonly NodeCondition[] | readonly ClusterCondition[] | undefined,
+    want: readonly ClusterCondition[],
+  ): boolean =>
     (have ?? []).length === want.length &&
     want.every((c) => {
       const o: ClusterCondition | undefined = (have ?? []).find((x) => x.type === c.type);
-      return o !== undefined && o.status === c.status && o.reason === c.reason && o.message === c.message && o.lastTransitionTime === c.lastTransitionTime;
+      return (
+        o !== undefined &&
+        o.status === c.status &&
+        o.reason === c.reason &&
+        o.message === c.message &&
+        o.lastTransitionTime === c.lastTransitionTime
+      );
     });
   const nodes = cached?.nodes ?? [];
   return (
     nodes.length === s.nodes.length &&
     s.nodes.every((n) => sameConditions(nodes.find((o) => o.name === n.name)?.conditions, n.conditions ?? [])) &&
-    s.conditions.every((c) => sameConditions(cached?.conditions?.filter((x) => x.type === c.type), [c]))
+    s.conditions.every((c) =>
+      sameConditions(
+        cached?.conditions?.filter((x) => x.type === c.type),
+        [c],
+      ),
+    )
   );
 }
 

@@ -111,9 +111,13 @@ export function masterVerdict(g: Gathered): MasterVerdict {
 
 function withHookSuccessor(g: Gathered, verdict: MasterVerdict): MasterVerdict {
   const candidate = hookCandidate(g.hook);
-  if (verdict.kind === 'master' || verdict.reason === ORCHESTRATOR_REASONS.orchestratorUnreachable || candidate === undefined) return verdict;
+  if (verdict.kind === 'master' || verdict.reason === ORCHESTRATOR_REASONS.orchestratorUnreachable || candidate === undefined)
+    return verdict;
   const nodes = podNodes(g);
-  const proof = proveSuccessor(candidate, nodes.map((n) => ({ pod: n.pod, role: roleLabel(n), server: n.server })));
+  const proof = proveSuccessor(
+    candidate,
+    nodes.map((n) => ({ pod: n.pod, role: roleLabel(n), server: n.server })),
+  );
   if (proof.kind === 'unproven') return verdict;
   return { kind: 'master', node: nodes.find((n) => n.pod.name === proof.successor.pod.name)! };
 }

@@ -20,19 +20,38 @@ export function demotedByLabels(roleBefore: (pod: string) => string | undefined,
  * an Event.
  */
 export async function fenceDemoted(
-  ctx: ControllerContext, cluster: KubeObject, servers: PassServers, pods: readonly PodView[],
+  ctx: ControllerContext,
+  cluster: KubeObject,
+  servers: PassServers,
+  pods: readonly PodView[],
 ): Promise<void> {
-  await Promise.all(pods.filter((p) => p.mysqlRunning).map(async (pod) => {
-    try {
-      const done = await servers.killClientSessions(pod.endpoint);
-      if (!done.readOnly) {
-        ctx.events.warning(cluster, ORCHESTRATOR_REASONS.fenceIncomplete, `${pod.name} is no longer the master but its server is writable: its client sessions were not killed`);
-      } else if (done.killed.length > 0) {
-        const users = [...new Set(done.killed)].sort().join(', ');
-        ctx.events.normal(cluster, ORCHESTRATOR_REASONS.clientSessionsKilled, `${done.killed.length} client session(s) of the demoted ${pod.name} killed (accounts ${users})`);
-      }
-    } catch (e) {
-      ctx.events.warning(cluster, ORCHESTRATOR_REASONS.fenceIncomplete, `the client sessions of the demoted ${pod.name} were not killed: ${(e as Error).message}`);
-    }
-  }));
+  await Promise.all(
+    pods
+      .filter((p) => p.mysqlRunning)
+      .map(async (pod) => {
+        try {
+          const done = await servers.killClientSessions(pod.endpoint);
+          if (!done.readOnly) {
+            ctx.events.warning(
+              cluster,
+              ORCHESTRATOR_REASONS.fenceIncomplete,
+              `${pod.name} is no longer the master but its server is writable: its client sessions were not killed`,
+            );
+          } else if (done.killed.length > 0) {
+            const users = [...new Set(done.killed)].sort().join(', ');
+            ctx.events.normal(
+              cluster,
+              ORCHESTRATOR_REASONS.clientSessionsKilled,
+              `${done.killed.length} client session(s) of the demoted ${pod.name} killed (accounts ${users})`,
+            );
+          }
+        } catch (e) {
+          ctx.events.warning(
+            cluster,
+            ORCHESTRATOR_REASONS.fenceIncomplete,
+            `the client sessions of the demoted ${pod.name} were not killed: ${(e as Error).message}`,
+          );
+        }
+      }),
+  );
 }

@@ -6,7 +6,16 @@ import { names } from '../../api/names.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { AnalysisEntry, Instance, InstanceKey, Recovery } from '../../orchestrator/index.ts';
 import type { HookSignal } from './hook-signals.ts';
-import { nodePods, normalizeHostName, resolveByFqdn, type GtidView, type NodeView, type PodObject, type PodView, type RoleView } from '../../topology/index.ts';
+import {
+  nodePods,
+  normalizeHostName,
+  resolveByFqdn,
+  type GtidView,
+  type NodeView,
+  type PodObject,
+  type PodView,
+  type RoleView,
+} from '../../topology/index.ts';
 
 /** Orchestrator's answers for the cluster's alias, or why there are none. */
 export type OrchestratorState =

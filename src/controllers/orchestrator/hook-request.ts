@@ -85,7 +85,8 @@ function endpointField(params: URLSearchParams, field: string): { value?: string
   if (text === null || text === '' || text.includes('{')) return {};
   const colon = text.lastIndexOf(':');
   const port = Number(text.slice(colon + 1));
-  if (colon <= 0 || /\s/.test(text) || !Number.isInteger(port) || port < 1 || port > 65535) return { error: `${quoted(text)} is not host:port` };
+  if (colon <= 0 || /\s/.test(text) || !Number.isInteger(port) || port < 1 || port > 65535)
+    return { error: `${quoted(text)} is not host:port` };
   return { value: text };
 }
 
@@ -101,24 +102,45 @@ export function judgeHookCall(call: { secret: HookSecret; authorization: string 
   const params = new URLSearchParams(call.body);
   const processText = params.get(HOOK_FIELD.process);
   const process = isProcess(processText) ? processText : 'unknown';
-  const refuse = (status: number, result: HookResult, message: string): HookVerdict => ({ kind: 'refuse', status, result, message, process });
+  const refuse = (status: number, result: HookResult, message: string): HookVerdict => ({
+    kind: 'refuse',
+    status,
+    result,
+    message,
+    process,
+  });
   if ('off' in call.secret) return refuse(503, HOOK_RESULT.disabled, `the failover hook is off: ${call.secret.off}`);
   if (!authorized(call.authorization, call.secret.secret)) {
-    return refuse(401, HOOK_RESULT.unauthorized, 'unauthorized: the call must carry "Authorization: Bearer <the shared failover hook secret>"');
+    return refuse(
+      401,
+      HOOK_RESULT.unauthorized,
+      'unauthorized: the call must carry "Authorization: Bearer <the shared failover hook secret>"',
+    );
   }
   if (process === 'unknown') {
-    return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.process}: ${quoted(processText ?? '')} is not one of ${HOOK_PROCESSES.join(', ')}`);
+    return refuse(
+      400,
+      HOOK_RESULT.invalid,
+      `invalid ${HOOK_FIELD.process}: ${quoted(processText ?? '')} is not one of ${HOOK_PROCESSES.join(', ')}`,
+    );
   }
   const alias = params.get(HOOK_FIELD.alias) ?? '';
   const cluster = clusterOfOrchestratorAlias(alias);
-  if (!cluster) return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.alias}: ${quoted(alias)} is not a cluster alias <cluster>.<namespace>`);
+  if (!cluster)
+    return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.alias}: ${quoted(alias)} is not a cluster alias <cluster>.<namespace>`);
   const failed = endpointField(params, HOOK_FIELD.failed);
   if ('error' in failed) return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.failed}: ${failed.error}`);
   const successor = endpointField(params, HOOK_FIELD.successor);
   if ('error' in successor) return refuse(400, HOOK_RESULT.invalid, `invalid ${HOOK_FIELD.successor}: ${successor.error}`);
   return {
     kind: 'accept',
-    request: { process, alias, ...cluster, ...(failed.value && { failed: failed.value }), ...(successor.value && { successor: successor.value }) },
+    request: {
+      process,
+      alias,
+      ...cluster,
+      ...(failed.value && { failed: failed.value }),
+      ...(successor.value && { successor: successor.value }),
+    },
   };
 }
 
@@ -129,7 +151,11 @@ export function hookEvent(r: HookRequest): { type: 'Normal' | 'Warning'; reason:
   const reason = FAILOVER_HOOK_REASONS[r.process];
   switch (r.process) {
     case 'PreGracefulTakeover':
-      return { type: 'Normal', reason, message: `Orchestrator is handing the master ${failed} over to ${successor} (graceful takeover): it freezes ${failed} now` };
+      return {
+        type: 'Normal',
+        reason,
+        message: `Orchestrator is handing the master ${failed} over to ${successor} (graceful takeover): it freezes ${failed} now`,
+      };
     case 'PreFailover':
       return { type: 'Normal', reason, message: `Orchestrator is failing over the master ${failed}` };
     case 'PostMasterFailover':
@@ -177,5 +203,8 @@ export function hookCommand(o: HookCommandOptions): string {
 
 /** Orchestrator's config keys for the hook: `<Process>Processes` → `[hookCommand(...)]`. */
 export function hookProcessesConfig(o: Omit<HookCommandOptions, 'process'>): Record<`${HookProcess}Processes`, string[]> {
-  return Object.fromEntries(HOOK_PROCESSES.map((p) => [`${p}Processes`, [hookCommand({ ...o, process: p })]])) as Record<`${HookProcess}Processes`, string[]>;
+  return Object.fromEntries(HOOK_PROCESSES.map((p) => [`${p}Processes`, [hookCommand({ ...o, process: p })]])) as Record<
+    `${HookProcess}Processes`,
+    string[]
+  >;
 }

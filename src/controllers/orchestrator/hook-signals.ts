@@ -9,7 +9,13 @@
  * takeover demotes; on a dead master once a replica is promoted): while one is fresh, nothing is
  * made writable (decide-read-only.ts).
  */
-export const HOOK_PROCESSES = ['PreGracefulTakeover', 'PreFailover', 'PostMasterFailover', 'PostGracefulTakeover', 'PostUnsuccessfulFailover'] as const;
+export const HOOK_PROCESSES = [
+  'PreGracefulTakeover',
+  'PreFailover',
+  'PostMasterFailover',
+  'PostGracefulTakeover',
+  'PostUnsuccessfulFailover',
+] as const;
 export type HookProcess = (typeof HOOK_PROCESSES)[number];
 
 export interface HookSignal {

@@ -10,7 +10,15 @@ import type { Logger } from '../../runtime/logger.ts';
 import { stringSetting, type SettingTable } from '../../runtime/settings.ts';
 import type { FailoverSignals } from './hook-signals.ts';
 import {
-  FAILOVER_HOOK_PATH, HOOK_RESULT, hookEvent, judgeHookCall, secretFromFileText, secretProblem, type HookRequest, type HookResult, type HookSecret,
+  FAILOVER_HOOK_PATH,
+  HOOK_RESULT,
+  hookEvent,
+  judgeHookCall,
+  secretFromFileText,
+  secretProblem,
+  type HookRequest,
+  type HookResult,
+  type HookSecret,
 } from './hook-request.ts';
 import { orchestratorMetrics } from './metrics.ts';
 
@@ -41,7 +49,8 @@ const { failoverHookSecretFile: FILE, failoverHookSecret: SECRET } = FAILOVER_HO
 
 /** The configured secret, or why the hook is off. */
 export async function readHookSecret(o: FailoverHookOptions): Promise<HookSecret> {
-  if (o.failoverHookSecretFile !== '' && o.failoverHookSecret !== '') return { off: `both --${FILE.flag} and ${SECRET.env} are set; give one` };
+  if (o.failoverHookSecretFile !== '' && o.failoverHookSecret !== '')
+    return { off: `both --${FILE.flag} and ${SECRET.env} are set; give one` };
   if (o.failoverHookSecretFile !== '') {
     let text: string;
     try {
@@ -63,7 +72,8 @@ export async function readHookSecret(o: FailoverHookOptions): Promise<HookSecret
 /** One line when the controller starts: whether the hook takes calls, and if not why. */
 export async function logFailoverHookState(log: Logger, o: FailoverHookOptions): Promise<void> {
   const secret = await readHookSecret(o);
-  if ('off' in secret) log.warn('failover hook is off: failovers are seen by polling only', { path: FAILOVER_HOOK_PATH, reason: secret.off });
+  if ('off' in secret)
+    log.warn('failover hook is off: failovers are seen by polling only', { path: FAILOVER_HOOK_PATH, reason: secret.off });
   else log.info('failover hook is on', { path: FAILOVER_HOOK_PATH });
 }
 
@@ -82,7 +92,12 @@ interface Answer {
 async function accept(r: HookRequest, ctx: ControllerContext, deps: FailoverHookDeps): Promise<Answer> {
   const key = `${r.namespace}/${r.name}`;
   const cluster = (await ctx.informer(KINDS.cluster)).get(r.namespace, r.name);
-  if (!cluster) return { status: 404, result: HOOK_RESULT.unknownCluster, body: `unknown cluster: no MysqlCluster ${key} for the alias '${r.alias}'\n` };
+  if (!cluster)
+    return {
+      status: 404,
+      result: HOOK_RESULT.unknownCluster,
+      body: `unknown cluster: no MysqlCluster ${key} for the alias '${r.alias}'\n`,
+    };
   deps.signals.record({
     process: r.process,
     clusterKey: key,
@@ -94,7 +109,13 @@ async function accept(r: HookRequest, ctx: ControllerContext, deps: FailoverHook
   if (event.type === 'Warning') ctx.events.warning(cluster, event.reason, event.message);
   else ctx.events.normal(cluster, event.reason, event.message);
   ctx.enqueue(key);
-  ctx.log.info('failover hook call', { cluster: r.name, namespace: r.namespace, process: r.process, failed: r.failed, successor: r.successor });
+  ctx.log.info('failover hook call', {
+    cluster: r.name,
+    namespace: r.namespace,
+    process: r.process,
+    failed: r.failed,
+    successor: r.successor,
+  });
   return { status: 202, result: HOOK_RESULT.accepted, body: { cluster: key, process: r.process } };
 }
 
@@ -104,12 +125,19 @@ export function failoverHookRoute(deps: FailoverHookDeps): HttpRoute {
     method: 'POST',
     path: FAILOVER_HOOK_PATH,
     async handle(req, ctx) {
-      const verdict = judgeHookCall({ secret: await readHookSecret(deps.options), authorization: req.headers['authorization'], body: req.body });
+      const verdict = judgeHookCall({
+        secret: await readHookSecret(deps.options),
+        authorization: req.headers.authorization,
+        body: req.body,
+      });
       const process = verdict.kind === 'accept' ? verdict.request.process : verdict.process;
       const answer: Answer =
-        verdict.kind === 'accept' ? await accept(verdict.request, ctx, deps) : { status: verdict.status, result: verdict.result, body: `${verdict.message}\n` };
+        verdict.kind === 'accept'
+          ? await accept(verdict.request, ctx, deps)
+          : { status: verdict.status, result: verdict.result, body: `${verdict.message}\n` };
       orchestratorMetrics(ctx.registry).hookCalls.inc({ process, result: answer.result });
-      if (answer.result !== HOOK_RESULT.accepted) ctx.log.warn('failover hook call refused', { process, result: answer.result, answer: answer.body });
+      if (answer.result !== HOOK_RESULT.accepted)
+        ctx.log.warn('failover hook call refused', { process, result: answer.result, answer: answer.body });
       return { status: answer.status, body: answer.body };
     },
   };

@@ -23,8 +23,28 @@ function once<M>(registry: Registry, name: string, make: () => M): M {
 export function orchestratorMetrics(registry: Registry): OrchestratorMetrics {
   const registers = [registry];
   return {
-    clustersByReady: once(registry, 'mysql_operator_clusters', () => new Gauge({ name: 'mysql_operator_clusters', help: 'MysqlClusters by the status of their Ready condition', labelNames: ['ready'], registers })),
-    failovers: once(registry, 'mysql_operator_failovers_total', () => new Counter({ name: 'mysql_operator_failovers_total', help: "Master recoveries seen in Orchestrator's audit, by outcome", labelNames: ['outcome'], registers })),
+    clustersByReady: once(
+      registry,
+      'mysql_operator_clusters',
+      () =>
+        new Gauge({
+          name: 'mysql_operator_clusters',
+          help: 'MysqlClusters by the status of their Ready condition',
+          labelNames: ['ready'],
+          registers,
+        }),
+    ),
+    failovers: once(
+      registry,
+      'mysql_operator_failovers_total',
+      () =>
+        new Counter({
+          name: 'mysql_operator_failovers_total',
+          help: "Master recoveries seen in Orchestrator's audit, by outcome",
+          labelNames: ['outcome'],
+          registers,
+        }),
+    ),
     hookToLabelsSeconds: once(
       registry,
       'mysql_operator_failover_hook_to_labels_seconds',
@@ -36,8 +56,38 @@ export function orchestratorMetrics(registry: Registry): OrchestratorMetrics {
           registers,
         }),
     ),
-    semiSyncWaiting: once(registry, 'mysql_operator_semisync_master_waiting', () => new Gauge({ name: 'mysql_operator_semisync_master_waiting', help: 'One while the semi-sync master of the cluster waits for replica acknowledgements', labelNames: ['namespace', 'cluster'], registers })),
-    semiSyncWaitSessions: once(registry, 'mysql_operator_semisync_master_wait_sessions', () => new Gauge({ name: 'mysql_operator_semisync_master_wait_sessions', help: 'Sessions on the semi-sync master waiting for an acknowledgement', labelNames: ['namespace', 'cluster'], registers })),
-    hookCalls: once(registry, 'mysql_operator_failover_hook_calls_total', () => new Counter({ name: 'mysql_operator_failover_hook_calls_total', help: 'Calls to the failover hook endpoint, by process and result', labelNames: ['process', 'result'], registers })),
+    semiSyncWaiting: once(
+      registry,
+      'mysql_operator_semisync_master_waiting',
+      () =>
+        new Gauge({
+          name: 'mysql_operator_semisync_master_waiting',
+          help: 'One while the semi-sync master of the cluster waits for replica acknowledgements',
+          labelNames: ['namespace', 'cluster'],
+          registers,
+        }),
+    ),
+    semiSyncWaitSessions: once(
+      registry,
+      'mysql_operator_semisync_master_wait_sessions',
+      () =>
+        new Gauge({
+          name: 'mysql_operator_semisync_master_wait_sessions',
+          help: 'Sessions on the semi-sync master waiting for an acknowledgement',
+          labelNames: ['namespace', 'cluster'],
+          registers,
+        }),
+    ),
+    hookCalls: once(
+      registry,
+      'mysql_operator_failover_hook_calls_total',
+      () =>
+        new Counter({
+          name: 'mysql_operator_failover_hook_calls_total',
+          help: 'Calls to the failover hook endpoint, by process and result',
+          labelNames: ['process', 'result'],
+          registers,
+        }),
+    ),
   };
 }

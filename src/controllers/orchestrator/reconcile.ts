@@ -3,7 +3,13 @@
 // with the pure decide-*.ts; then act in a fixed order, stopping at the first failure (the next
 // pass decides again on fresh data).
 import {
-  CONDITION_STATUS, FINALIZER_ORCHESTRATOR, LABEL_CLUSTER, LABEL_ROLE, ORCHESTRATOR_REASONS, ROLE, type ConditionStatus,
+  CONDITION_STATUS,
+  FINALIZER_ORCHESTRATOR,
+  LABEL_CLUSTER,
+  LABEL_ROLE,
+  ORCHESTRATOR_REASONS,
+  ROLE,
+  type ConditionStatus,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { names } from '../../api/names.ts';
@@ -17,8 +23,19 @@ import type { Informer } from '../../runtime/informer.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject, ObjectRef } from '../../runtime/kube/types.ts';
 import {
-  asNode, credentialsFrom, missingKeyMessage, nodePods, PassServers, resolveByFqdn, systemUserNames,
-  type GtidView, type NodeView, type PassServersOptions, type PodObject, type ResolvePod, type RoleView,
+  asNode,
+  credentialsFrom,
+  missingKeyMessage,
+  nodePods,
+  PassServers,
+  resolveByFqdn,
+  systemUserNames,
+  type GtidView,
+  type NodeView,
+  type PassServersOptions,
+  type PodObject,
+  type ResolvePod,
+  type RoleView,
 } from '../../topology/index.ts';
 import { POD_TARGET } from '../node/reconcile-node.ts';
 import { KINDS } from '../shared/kinds.ts';
@@ -33,7 +50,15 @@ import { demotionsBeforePromotion, labelPatchBody } from './decide-promotion.ts'
 import { decideMaster, type MasterVerdict } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRegistration } from './decide-registration.ts';
-import { decideSuccessor, hookCandidate, orchestratorCandidate, PROBE_POLL_MS, probeOnly, successorPending, type Candidate } from './decide-successor.ts';
+import {
+  decideSuccessor,
+  hookCandidate,
+  orchestratorCandidate,
+  PROBE_POLL_MS,
+  probeOnly,
+  successorPending,
+  type Candidate,
+} from './decide-successor.ts';
 import { decideStatus, isReady } from './decide-status.ts';
 import { demotedByLabels, fenceDemoted } from './fence-demoted.ts';
 import { alias, instanceKey, keyName, podNodes, roleLabel, sameInstance, type Gathered, type OrchestratorState } from './gathered.ts';
@@ -130,8 +155,14 @@ export async function reconcileOrchestrator(req: Request, ctx: ControllerContext
 const CONFLICT_RETRY_MS = 50;
 
 async function onePass(
-  req: Request, ctx: ControllerContext, cluster: Cluster, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> },
-  servers: PassServers | { message: string }, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock,
+  req: Request,
+  ctx: ControllerContext,
+  cluster: Cluster,
+  caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> },
+  servers: PassServers | { message: string },
+  deps: PassDeps,
+  metrics: ReturnType<typeof orchestratorMetrics>,
+  steps: StepClock,
 ): Promise<ReconcileResult | void> {
   const { pods } = caches;
   const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
@@ -167,8 +198,14 @@ async function onePass(
  * written. The full pass follows, on caches that show these labels.
  */
 async function labelHookSuccessor(
-  req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, servers: PassServers | { message: string },
-  deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock,
+  req: Request,
+  ctx: ControllerContext,
+  cluster: Cluster,
+  podCache: Informer<PodObject>,
+  servers: PassServers | { message: string },
+  deps: PassDeps,
+  metrics: ReturnType<typeof orchestratorMetrics>,
+  steps: StepClock,
 ): Promise<{ hook: HookSignal; candidate: Candidate | undefined } | undefined> {
   const hook = freshHook(deps.signals.latest(req.key), new Date());
   if (hook === undefined || !(servers instanceof PassServers)) return undefined;
@@ -184,8 +221,10 @@ async function labelHookSuccessor(
   ]);
   steps.lap('successorServers');
   const d = decideSuccessor(candidate, nodes);
-  if (d.kind === 'wait') ctx.log.debug('failover successor not proven: the full pass decides', { cluster: req.key, hook: hook.process, why: d.message });
-  if (d.kind !== 'label' || candidate === undefined || !stillNamed(candidate, hook, deps.signals.latest(req.key))) return { hook, candidate };
+  if (d.kind === 'wait')
+    ctx.log.debug('failover successor not proven: the full pass decides', { cluster: req.key, hook: hook.process, why: d.message });
+  if (d.kind !== 'label' || candidate === undefined || !stillNamed(candidate, hook, deps.signals.latest(req.key)))
+    return { hook, candidate };
   const before = new Map(d.patches.map((p) => [p.pod, podCache.get(req.namespace, p.pod)?.metadata?.resourceVersion]));
   const demoted = await applyLabelRounds(ctx.client, req.namespace, req.name, d.patches, pods, async (p) => {
     if (!before.has(p.pod)) before.set(p.pod, podCache.get(req.namespace, p.pod)?.metadata?.resourceVersion);
@@ -196,11 +235,19 @@ async function labelHookSuccessor(
     deps.memory.hookLanded.add(hook);
   }
   const was = d.demoted.length + demoted.length > 0 ? ` (was ${[...new Set([...d.demoted, ...demoted])].join(', ')})` : '';
-  ctx.events.normal(cluster, ORCHESTRATOR_REASONS.masterLabelled,
-    `role=master on ${d.successor.pod.name}${was}: named by ${candidate.namedBy}, writable and replicating from no one, and no other server takes writes`);
+  ctx.events.normal(
+    cluster,
+    ORCHESTRATOR_REASONS.masterLabelled,
+    `role=master on ${d.successor.pod.name}${was}: named by ${candidate.namedBy}, writable and replicating from no one, and no other server takes writes`,
+  );
   steps.lap('successorLabels');
   // The fence (docs/fencing.md): the old master's client sessions, once the labels route no more writes there.
-  await fenceDemoted(ctx, cluster, servers, views.filter((v) => d.demoted.includes(v.pod.name)).map((v) => v.pod));
+  await fenceDemoted(
+    ctx,
+    cluster,
+    servers,
+    views.filter((v) => d.demoted.includes(v.pod.name)).map((v) => v.pod),
+  );
   steps.lap('fence');
   await Promise.all([...before].map(([pod, rv]) => cacheMoved(podCache, req.namespace, pod, rv, ctx.signal)));
   return { hook, candidate };
@@ -227,7 +274,11 @@ async function orchestratorMaster(client: OrchestratorClient, clusterAlias: stri
   }
 }
 
-export async function patchPodLabels(ctx: { client: Pick<KubeClient, 'patch'> }, namespace: string, patch: LabelPatch): Promise<KubeObject> {
+export async function patchPodLabels(
+  ctx: { client: Pick<KubeClient, 'patch'> },
+  namespace: string,
+  patch: LabelPatch,
+): Promise<KubeObject> {
   return ctx.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace, name: patch.pod }, labelPatchBody(patch), { type: 'merge' });
 }
 
@@ -239,7 +290,11 @@ export async function patchPodLabels(ctx: { client: Pick<KubeClient, 'patch'> },
  * guarded by the version the list returned. Returns the pods demoted that way.
  */
 export async function applyLabelRounds(
-  client: Pick<KubeClient, 'list'>, namespace: string, cluster: string, patches: readonly LabelPatch[], decidedOn: readonly PodObject[],
+  client: Pick<KubeClient, 'list'>,
+  namespace: string,
+  cluster: string,
+  patches: readonly LabelPatch[],
+  decidedOn: readonly PodObject[],
   patch: (p: LabelPatch) => Promise<void>,
 ): Promise<string[]> {
   const version = (pod: string): string | undefined => decidedOn.find((o) => o.metadata?.name === pod)?.metadata?.resourceVersion;
@@ -248,7 +303,10 @@ export async function applyLabelRounds(
   for (const round of labelRounds(guarded)) {
     const promotion = round.find((p) => p.labels[LABEL_ROLE] === ROLE.master);
     if (promotion !== undefined) {
-      const live = await client.list<PodObject>(POD_KIND, { namespace, labelSelector: { [LABEL_CLUSTER]: cluster, [LABEL_ROLE]: ROLE.master } });
+      const live = await client.list<PodObject>(POD_KIND, {
+        namespace,
+        labelSelector: { [LABEL_CLUSTER]: cluster, [LABEL_ROLE]: ROLE.master },
+      });
       const more = demotionsBeforePromotion(promotion.pod, live.items);
       await Promise.all(more.map(patch));
       demoted.push(...more.map((p) => p.pod));
@@ -270,7 +328,12 @@ class StepClock {
 }
 
 async function act(
-  pass: Pass, g: Gathered, deps: PassDeps, metrics: ReturnType<typeof orchestratorMetrics>, steps: StepClock, stale: () => boolean,
+  pass: Pass,
+  g: Gathered,
+  deps: PassDeps,
+  metrics: ReturnType<typeof orchestratorMetrics>,
+  steps: StepClock,
+  stale: () => boolean,
 ): Promise<ReconcileResult | void> {
   const req = pass.req;
   const registration = decideRegistration(g, deps.opts.forgetGraceMs);
@@ -342,7 +405,11 @@ async function act(
 
   const ack = decideAck(g, isReady(decided.status), deps.opts.ackGraceMs);
   pass.hold('ack', ack.kind === 'hold' ? ack : undefined);
-  if (ack.kind === 'ack') await pass.acknowledge(ack.recoveries.map((r) => r.id), ack.comment);
+  if (ack.kind === 'ack')
+    await pass.acknowledge(
+      ack.recoveries.map((r) => r.id),
+      ack.comment,
+    );
   steps.lap('rest');
 
   if (hook.kind === 'poll') return { requeueAfterMs: hook.afterMs };
@@ -359,7 +426,13 @@ function countReady(memory: ControllerMemory, gauge: ReturnType<typeof orchestra
 // Gather
 
 async function gather(
-  req: Request, ctx: ControllerContext, cluster: Cluster, podCache: Informer<PodObject>, connections: PassServers | { message: string }, deps: PassDeps, steps: StepClock,
+  req: Request,
+  ctx: ControllerContext,
+  cluster: Cluster,
+  podCache: Informer<PodObject>,
+  connections: PassServers | { message: string },
+  deps: PassDeps,
+  steps: StepClock,
 ): Promise<Gathered> {
   const pods = podCache.list({ namespace: req.namespace, labels: { [LABEL_CLUSTER]: req.name } });
   const keys = nodePods(pods, resolveByFqdn).map((p) => instanceKey(p.fqdn));
@@ -368,8 +441,12 @@ async function gather(
   // The GTID histories after the roles, on the same connections: a failed read closes its
   // connection, which must not cut the role read the labels wait for.
   const [[servers, gtids], orchestrator] = await Promise.all([
-    observeServers(pods, connections, deps).then(async (roles) => [roles, await observeGtids(pods, connections, deps)] as const).finally(() => steps.lap('servers')),
-    askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal).finally(() => steps.lap('orchestrator')),
+    observeServers(pods, connections, deps)
+      .then(async (roles) => [roles, await observeGtids(pods, connections, deps)] as const)
+      .finally(() => steps.lap('servers')),
+    askOrchestrator(deps.orchestrator, names.orchestratorAlias(req.name, req.namespace), keys, ctx.signal).finally(() =>
+      steps.lap('orchestrator'),
+    ),
   ]);
   const now = new Date();
   const latest = deps.signals.latest(req.key);
@@ -378,19 +455,32 @@ async function gather(
   const unanswered = deps.memory.masterUnanswered.get(req.key);
   const frozenBySpec = deps.memory.frozenBySpec.get(req.key);
   const g: Gathered = {
-    cluster, pods, servers, orchestrator, now, gtids: { views: gtids },
-    ...(hook ? { hook } : {}), ...(unanswered ? { masterUnansweredBefore: unanswered } : {}), ...(frozenBySpec ? { frozenBySpec } : {}),
+    cluster,
+    pods,
+    servers,
+    orchestrator,
+    now,
+    gtids: { views: gtids },
+    ...(hook ? { hook } : {}),
+    ...(unanswered ? { masterUnansweredBefore: unanswered } : {}),
+    ...(frozenBySpec ? { frozenBySpec } : {}),
   };
   return confirmErrant(g, connections, deps);
 }
 
 /** Each running pod's GTID history and clone position (decide-errant.ts); null: not read. */
-async function observeGtids(pods: readonly PodObject[], servers: PassServers | { message: string }, deps: PassDeps): Promise<{ pod: string; gtid: GtidView | null }[]> {
+async function observeGtids(
+  pods: readonly PodObject[],
+  servers: PassServers | { message: string },
+  deps: PassDeps,
+): Promise<{ pod: string; gtid: GtidView | null }[]> {
   const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
-  return Promise.all(views.map(async (p) => ({
-    pod: p.name,
-    gtid: servers instanceof PassServers && p.mysqlRunning && !p.deleting ? await servers.observeGtid(p.endpoint) : null,
-  })));
+  return Promise.all(
+    views.map(async (p) => ({
+      pod: p.name,
+      gtid: servers instanceof PassServers && p.mysqlRunning && !p.deleting ? await servers.observeGtid(p.endpoint) : null,
+    })),
+  );
 }
 
 /**
@@ -409,14 +499,21 @@ async function confirmErrant(g: Gathered, servers: PassServers | { message: stri
 /** Connections to the cluster's servers as the operator user, or why there are none. */
 async function passServers(ctx: ControllerContext, cluster: Cluster, deps: PassDeps): Promise<PassServers | { message: string }> {
   const name = names.operatedSecret(cluster.metadata?.name ?? '');
-  const secret = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(cluster.metadata?.namespace ?? '', name);
+  const secret = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(
+    cluster.metadata?.namespace ?? '',
+    name,
+  );
   const creds = credentialsFrom(secret?.data);
   if (!('missing' in creds)) return new PassServers(creds.operator, deps.servers, systemUserNames(secret?.data));
   return { message: secret ? missingKeyMessage(cluster.metadata?.name ?? '', creds.missing) : `Secret ${name} does not exist yet` };
 }
 
 /** What each running pod's server says about its role. */
-async function observeServers(pods: readonly PodObject[], servers: PassServers | { message: string }, deps: PassDeps): Promise<NodeView<RoleView>[]> {
+async function observeServers(
+  pods: readonly PodObject[],
+  servers: PassServers | { message: string },
+  deps: PassDeps,
+): Promise<NodeView<RoleView>[]> {
   const views = nodePods(pods, deps.resolve ?? resolveByFqdn);
   if (servers instanceof PassServers) return servers.observeRoles(views);
   // Not observed is not "down": the decisions read an unanswered server as a reason not to act.
@@ -428,7 +525,12 @@ async function observeServers(pods: readonly PodObject[], servers: PassServers |
  * Orchestrator's whole view of the cluster, or `unreachable`: never a half view, which the labels
  * would follow. `unknown-cluster` is "no cluster yet" and `unknown-instance` "not registered".
  */
-export async function askOrchestrator(client: OrchestratorClient, clusterAlias: string, pods: readonly InstanceKey[], signal: AbortSignal): Promise<OrchestratorState> {
+export async function askOrchestrator(
+  client: OrchestratorClient,
+  clusterAlias: string,
+  pods: readonly InstanceKey[],
+  signal: AbortSignal,
+): Promise<OrchestratorState> {
   const o = { signal };
   try {
     const [master, listed, analysis, recoveries] = await allInOrder([
@@ -491,7 +593,11 @@ class Pass {
   readonly #demoted = new Set<string>();
 
   constructor(
-    req: Request, ctx: ControllerContext, g: Gathered, deps: PassDeps, caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> },
+    req: Request,
+    ctx: ControllerContext,
+    g: Gathered,
+    deps: PassDeps,
+    caches: { clusters: Informer<Cluster>; pods: Informer<PodObject> },
     servers: PassServers | { message: string },
   ) {
     this.req = req;
@@ -506,7 +612,9 @@ class Pass {
   /** The fence (docs/fencing.md): the client sessions of the servers this pass demoted, killed once read-only. */
   async fenceDemoted(): Promise<void> {
     if (this.#demoted.size === 0 || !(this.#servers instanceof PassServers)) return;
-    const pods = podNodes(this.#g).filter((n) => this.#demoted.has(n.pod.name)).map((n) => n.pod);
+    const pods = podNodes(this.#g)
+      .filter((n) => this.#demoted.has(n.pod.name))
+      .map((n) => n.pod);
     await fenceDemoted(this.#ctx, this.#cluster, this.#servers, pods);
   }
 
@@ -548,14 +656,25 @@ class Pass {
   }
 
   #clusterRef(): ObjectRef {
-    return { apiVersion: this.#cluster.apiVersion ?? KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: this.req.namespace, name: this.req.name };
+    return {
+      apiVersion: this.#cluster.apiVersion ?? KINDS.cluster.apiVersion,
+      kind: KINDS.cluster.kind,
+      namespace: this.req.namespace,
+      name: this.req.name,
+    };
   }
 
   /** Guarded by resourceVersion: a merge patch replaces the whole list, and others may change it. */
   async setFinalizer(present: boolean): Promise<void> {
     const others = (this.#cluster.metadata?.finalizers ?? []).filter((f) => f !== FINALIZER_ORCHESTRATOR);
     const finalizers = present ? [...others, FINALIZER_ORCHESTRATOR] : others;
-    this.#clusterWritten(await this.#ctx.client.patch(this.#clusterRef(), { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } }, { type: 'merge' }));
+    this.#clusterWritten(
+      await this.#ctx.client.patch(
+        this.#clusterRef(),
+        { metadata: { resourceVersion: this.#cluster.metadata?.resourceVersion, finalizers } },
+        { type: 'merge' },
+      ),
+    );
   }
 
   async discover(key: InstanceKey): Promise<void> {
@@ -579,7 +698,12 @@ class Pass {
   }
 
   async writeStatus(status: ReturnType<typeof decideStatus>['status']): Promise<void> {
-    this.#clusterWritten(await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, { nodes: status.nodes, conditions: status.conditions }));
+    this.#clusterWritten(
+      await applyStatus(this.#ctx.client, this.#clusterRef(), CLUSTER_STATUS_OWNERS.orchestrator, {
+        nodes: status.nodes,
+        conditions: status.conditions,
+      }),
+    );
   }
 
   /**
@@ -600,7 +724,11 @@ class Pass {
       return;
     }
     if (noMaster === undefined || !(moved || changed)) return;
-    const what = moved ? `role=master taken from ${before.join(', ')}` : after.length > 0 ? `role=master left on ${after.join(', ')}` : 'no pod is labelled master';
+    const what = moved
+      ? `role=master taken from ${before.join(', ')}`
+      : after.length > 0
+        ? `role=master left on ${after.join(', ')}`
+        : 'no pod is labelled master';
     this.#announced.add(noMaster.reason);
     this.#ctx.events.warning(this.#cluster, noMaster.reason, `${what}: ${noMaster.message}`);
   }
@@ -661,7 +789,11 @@ class Pass {
     await (readOnly ? this.#deps.orchestrator.setReadOnly(key, o) : this.#deps.orchestrator.setWriteable(key, o));
     const node = readOnly ? podNodes(this.#g).find((n) => sameInstance(n.key, key)) : undefined;
     if (node) this.#demoted.add(node.pod.name);
-    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.readOnlyChanged, `${keyName(key)} made ${readOnly ? 'read-only' : 'writable'} through Orchestrator`);
+    this.#ctx.events.normal(
+      this.#cluster,
+      ORCHESTRATOR_REASONS.readOnlyChanged,
+      `${keyName(key)} made ${readOnly ? 'read-only' : 'writable'} through Orchestrator`,
+    );
   }
 
   async endDowntime(end: DowntimeEnd): Promise<void> {
@@ -671,7 +803,11 @@ class Pass {
 
   async acknowledge(ids: number[], comment: string): Promise<void> {
     await this.#deps.orchestrator.ackRecoveries(alias(this.#g), comment, { signal: this.#ctx.signal });
-    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.recoveriesAcknowledged, `recoveries ${ids.join(', ')} acknowledged in Orchestrator`);
+    this.#ctx.events.normal(
+      this.#cluster,
+      ORCHESTRATOR_REASONS.recoveriesAcknowledged,
+      `recoveries ${ids.join(', ')} acknowledged in Orchestrator`,
+    );
   }
 
   /**

@@ -21,7 +21,11 @@ const WARNINGS: ReadonlySet<string> = new Set([CLUSTER_REASONS.semiSyncNoAck, CL
 
 /** Returns the written cluster when the condition changed (for the pass's cache catch-up). */
 export async function syncSemiSync(
-  ctx: ControllerContext, g: Gathered, verdict: MasterVerdict, servers: PassServers | { message: string }, metrics: OrchestratorMetrics,
+  ctx: ControllerContext,
+  g: Gathered,
+  verdict: MasterVerdict,
+  servers: PassServers | { message: string },
+  metrics: OrchestratorMetrics,
 ): Promise<KubeObject | undefined> {
   const cluster = g.cluster as typeof g.cluster & KubeObject;
   const settings = replicationSettings(cluster);
@@ -36,7 +40,10 @@ export async function syncSemiSync(
       const node = await servers.node(endpoint);
       const done = await node.setSemiSync(t.wanted);
       if (done.changed) {
-        const side = t.role === 'master' ? `master side ${t.wanted.master === 'keep' ? 'parameters (it turns on once enough replicas replicate)' : t.wanted.master ? 'on' : 'off'}` : `replica side ${t.wanted.replica ? 'on' : 'off'}`;
+        const side =
+          t.role === 'master'
+            ? `master side ${t.wanted.master === 'keep' ? 'parameters (it turns on once enough replicas replicate)' : t.wanted.master ? 'on' : 'off'}`
+            : `replica side ${t.wanted.replica ? 'on' : 'off'}`;
         const io = done.ioThreadRestarted ? ', IO thread restarted' : '';
         ctx.events.normal(cluster, CLUSTER_REASONS.semiSyncConfigured, `${t.node.pod.name} (${t.role}): semi-sync ${side}${io}`);
       }
@@ -57,7 +64,18 @@ export async function syncSemiSync(
     if (WARNINGS.has(c.reason)) ctx.events.warning(cluster, c.reason, c.message);
     else ctx.events.normal(cluster, c.reason, c.message);
   }
-  const condition = { type: CLUSTER_CONDITION.semiSyncWaiting, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: transitionTime(old, c.status, g.now) };
-  const ref = { apiVersion: KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: cluster.metadata?.namespace ?? '', name: cluster.metadata?.name ?? '' };
+  const condition = {
+    type: CLUSTER_CONDITION.semiSyncWaiting,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+    lastTransitionTime: transitionTime(old, c.status, g.now),
+  };
+  const ref = {
+    apiVersion: KINDS.cluster.apiVersion,
+    kind: KINDS.cluster.kind,
+    namespace: cluster.metadata?.namespace ?? '',
+    name: cluster.metadata?.name ?? '',
+  };
   return applyStatus(ctx.client, ref, CLUSTER_STATUS_OWNERS.semiSync, { conditions: [condition] });
 }

@@ -8,7 +8,13 @@ import { API_GROUP, LABEL_CLUSTER } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { names } from '../../api/names.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
-import { keyFromLabel, type ControllerContext, type ControllerDefinition, type ControllerSpec, type Request } from '../../runtime/controller.ts';
+import {
+  keyFromLabel,
+  type ControllerContext,
+  type ControllerDefinition,
+  type ControllerSpec,
+  type Request,
+} from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
@@ -26,7 +32,10 @@ export function makeRestoreController(deps: { now?: () => Date } = {}): Controll
   const now = deps.now ?? (() => new Date());
   async function reconcile(req: Request, ctx: ControllerContext): Promise<void> {
     // gather
-    const [clusters, pods] = await Promise.all([ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster), ctx.informer<V1Pod & KubeObject>(KINDS.pod)]);
+    const [clusters, pods] = await Promise.all([
+      ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster),
+      ctx.informer<V1Pod & KubeObject>(KINDS.pod),
+    ]);
     const cluster = clusters.get(req.namespace, req.name);
     if (!cluster || cluster.metadata?.deletionTimestamp) return;
     const pod0 = pods.get(req.namespace, names.pod(req.name, 0));
@@ -34,7 +43,9 @@ export function makeRestoreController(deps: { now?: () => Date } = {}): Controll
     const d = decideRestore(cluster, pod0, now());
     if (!d) return;
     // act
-    await applyStatus(ctx.client, { ...KINDS.cluster, namespace: req.namespace, name: req.name }, CLUSTER_STATUS_OWNERS.restore, { ...d.status });
+    await applyStatus(ctx.client, { ...KINDS.cluster, namespace: req.namespace, name: req.name }, CLUSTER_STATUS_OWNERS.restore, {
+      ...d.status,
+    });
     const log = ctx.log.child({ cluster: req.name, namespace: req.namespace, step: 'restore' });
     if (d.event.type === 'Normal') {
       ctx.events.normal(cluster, d.event.reason, d.event.message);

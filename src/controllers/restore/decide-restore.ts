@@ -71,7 +71,8 @@ export function decideRestore(cluster: MysqlCluster, pod0: V1Pod | undefined, no
   // the operator puts into a condition.
   const said = redactString((end.message ?? '').trim()) || end.reason || 'no message';
   const message = `${pod} could not restore ${url} (init container exit ${end.exitCode}): ${said}`;
-  if (current?.status === CONDITION_STATUS.false && current.reason === CLUSTER_REASONS.restoreFailed && current.message === message) return undefined;
+  if (current?.status === CONDITION_STATUS.false && current.reason === CLUSTER_REASONS.restoreFailed && current.message === message)
+    return undefined;
   return {
     status: { conditions: [condition(CONDITION_STATUS.false, CLUSTER_REASONS.restoreFailed, message)] },
     event: { type: 'Warning', reason: CLUSTER_REASONS.restoreFailed, message },

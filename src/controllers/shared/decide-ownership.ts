@@ -10,8 +10,15 @@
 //   deletion-policy annotation says `delete` explicitly; what it created follows the policy
 //   (default delete, the anchor's).
 import {
-  ANNOTATION_RESOURCE_DELETION_POLICY, CONDITION_STATUS, PROVISION_CONDITION, PROVISION_REASONS, RESERVED_SCHEMAS, RESERVED_USER_NAMES,
-  RESERVED_USER_PREFIXES, RESOURCE_DELETION_POLICY, ROOT_USER,
+  ANNOTATION_RESOURCE_DELETION_POLICY,
+  CONDITION_STATUS,
+  PROVISION_CONDITION,
+  PROVISION_REASONS,
+  RESERVED_SCHEMAS,
+  RESERVED_USER_NAMES,
+  RESERVED_USER_PREFIXES,
+  RESOURCE_DELETION_POLICY,
+  ROOT_USER,
 } from '../../api/constants.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import type { ProvisionReason } from '../../api/constants.ts';
@@ -30,9 +37,9 @@ export interface OwnershipRefusal {
 export function reservedUserProblem(user: string, systemUsers: readonly string[] = []): string | null {
   const name = user.toLowerCase();
   if (name.trim() === '') return 'is the anonymous user (an empty name matches every user): not managed by a MysqlUser';
-  if (name === ROOT_USER) return 'is the server\'s administrator account, which the operator logs in as: not managed by a MysqlUser';
+  if (name === ROOT_USER) return "is the server's administrator account, which the operator logs in as: not managed by a MysqlUser";
   if ([...RESERVED_USER_NAMES, ...systemUsers].some((u) => u.toLowerCase() === name)) {
-    return 'is one of the operator\'s system accounts: not managed by a MysqlUser';
+    return "is one of the operator's system accounts: not managed by a MysqlUser";
   }
   const prefix = RESERVED_USER_PREFIXES.find((p) => name.startsWith(p));
   if (prefix) return `is an account of the server itself (${prefix}*): not managed by a MysqlUser`;
@@ -45,11 +52,16 @@ export function reservedUserProblem(user: string, systemUsers: readonly string[]
  * information_schema answers to any case everywhere.
  */
 export function reservedSchemaProblem(schema: string): string | null {
-  return RESERVED_SCHEMAS.includes(schema.toLowerCase()) ? 'is a schema of the server or of the operator: not managed by a MysqlDatabase or MysqlUser' : null;
+  return RESERVED_SCHEMAS.includes(schema.toLowerCase())
+    ? 'is a schema of the server or of the operator: not managed by a MysqlDatabase or MysqlUser'
+    : null;
 }
 
 export function reservedRefusal(field: string, value: string, problem: string): OwnershipRefusal {
-  return { refused: PROVISION_REASONS.reservedName, message: `${field} ${JSON.stringify(value)} ${problem}; nothing is done on the server, and deleting this object drops nothing` };
+  return {
+    refused: PROVISION_REASONS.reservedName,
+    message: `${field} ${JSON.stringify(value)} ${problem}; nothing is done on the server, and deleting this object drops nothing`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +133,10 @@ export function wasReady(obj: { status?: { conditions?: readonly { type: string;
  * before a pass can create them). An object provisioned before that field was written (the anchor's,
  * Ready=True and no record) made those of its spec.
  */
-export function appliedHosts(obj: { spec: { allowedHosts: readonly string[] }; status?: { allowedHosts?: readonly string[]; conditions?: readonly { type: string; status: string }[] } }): string[] {
+export function appliedHosts(obj: {
+  spec: { allowedHosts: readonly string[] };
+  status?: { allowedHosts?: readonly string[]; conditions?: readonly { type: string; status: string }[] };
+}): string[] {
   return [...(obj.status?.allowedHosts ?? (wasReady(obj) ? obj.spec.allowedHosts : []))];
 }
 
@@ -129,7 +144,11 @@ export function appliedHosts(obj: { spec: { allowedHosts: readonly string[] }; s
  * Of `hosts` (accounts the object applied and is letting go: all on deletion, those removed from
  * the spec otherwise), those to drop and those to keep: adopted, unless `dropAdopted` (asksDelete).
  */
-export function hostsToDrop(hosts: readonly string[], adopted: readonly string[], dropAdopted: boolean): { drop: string[]; keep: string[] } {
+export function hostsToDrop(
+  hosts: readonly string[],
+  adopted: readonly string[],
+  dropAdopted: boolean,
+): { drop: string[]; keep: string[] } {
   const keep = dropAdopted ? [] : hosts.filter((h) => adopted.includes(h));
   return { drop: hosts.filter((h) => !keep.includes(h)), keep };
 }
@@ -138,7 +157,11 @@ export function hostsToDrop(hosts: readonly string[], adopted: readonly string[]
  * What a MysqlDatabase's deletion does with its schema: nothing when it never looked at it (it made
  * nothing), keep it when adopted unless the annotation asks for delete, else drop it.
  */
-export function schemaOnDeletion(recorded: boolean | undefined, ready: boolean, dropAdopted: boolean): 'drop' | 'keep-adopted' | 'untouched' {
+export function schemaOnDeletion(
+  recorded: boolean | undefined,
+  ready: boolean,
+  dropAdopted: boolean,
+): 'drop' | 'keep-adopted' | 'untouched' {
   if (recorded === undefined && !ready) return 'untouched';
   if (adoptedSchema(recorded, ready, true) && !dropAdopted) return 'keep-adopted';
   return 'drop';
@@ -148,7 +171,12 @@ export function schemaOnDeletion(recorded: boolean | undefined, ready: boolean, 
  * Hosts of `wanted` whose account the object adopted: a host it applied before keeps what was
  * recorded; a host new to it is adopted when its account exists already.
  */
-export function adoptedHosts(wanted: readonly string[], existing: readonly string[], applied: readonly string[], adoptedBefore: readonly string[]): string[] {
+export function adoptedHosts(
+  wanted: readonly string[],
+  existing: readonly string[],
+  applied: readonly string[],
+  adoptedBefore: readonly string[],
+): string[] {
   return wanted.filter((h) => (applied.includes(h) ? adoptedBefore.includes(h) : existing.includes(h)));
 }
 

@@ -39,7 +39,11 @@ export const PROJECTIONS = {
     name: 'statefulset-owned',
     keep(o) {
       const s = o as V1StatefulSet;
-      return { ...head(s), spec: pick(s.spec, ['replicas', 'template']), status: pick(s.status, ['replicas', 'readyReplicas']) } as KubeObject;
+      return {
+        ...head(s),
+        spec: pick(s.spec, ['replicas', 'template']),
+        status: pick(s.status, ['replicas', 'readyReplicas']),
+      } as KubeObject;
     },
   },
   /** Cluster controller: the fields it sets (decide-writes.ts planService). Not kept: clusterIPs, IP families, status. */
@@ -88,7 +92,10 @@ export const PROJECTIONS = {
     name: 'job-status',
     keep(o) {
       const j = o as V1Job;
-      return { ...head(j), status: pick(j.status, ['conditions', 'startTime', 'completionTime', 'active', 'succeeded', 'failed']) } as KubeObject;
+      return {
+        ...head(j),
+        status: pick(j.status, ['conditions', 'startTime', 'completionTime', 'active', 'succeeded', 'failed']),
+      } as KubeObject;
     },
   },
   /**

@@ -6,8 +6,16 @@
 // validating the spec, applying it, dropping it. What an object may touch at all (reserved names,
 // one object per account or schema, what its deletion keeps) is decided in decide-ownership.ts.
 import {
-  ANNOTATION_RESOURCE_DELETION_POLICY, API_GROUP, CONDITION_STATUS, PLURAL_MYSQL_CLUSTERS, LABEL_CLUSTER, PROVISION_CONDITION, PROVISION_REASONS,
-  RESOURCE_DELETION_POLICY, ROOT_USER, type ProvisionReason,
+  ANNOTATION_RESOURCE_DELETION_POLICY,
+  API_GROUP,
+  CONDITION_STATUS,
+  PLURAL_MYSQL_CLUSTERS,
+  LABEL_CLUSTER,
+  PROVISION_CONDITION,
+  PROVISION_REASONS,
+  RESOURCE_DELETION_POLICY,
+  ROOT_USER,
+  type ProvisionReason,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import { names, namespaceSelectorLabels } from '../../api/names.ts';
@@ -21,7 +29,14 @@ import { objectKey, type KindRef, type KubeObject } from '../../runtime/kube/typ
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { redactString } from '../../runtime/redact.ts';
-import { clusterView, connectToMaster, systemUserNames, type PassServersOptions, type PodObject, type ResolvePod } from '../../topology/index.ts';
+import {
+  clusterView,
+  connectToMaster,
+  systemUserNames,
+  type PassServersOptions,
+  type PodObject,
+  type ResolvePod,
+} from '../../topology/index.ts';
 import { rootPasswordKey } from '../cluster/decide-root-password.ts';
 import { transitionTime } from '../condition-time.ts';
 import { claimHolder, claimRefusal, type Claimant } from './decide-ownership.ts';
@@ -137,9 +152,21 @@ export function deletionPolicy(obj: KubeObject): 'retain' | 'delete' {
 }
 
 /** The Ready condition to hold, keeping its transition time while its status stays. */
-export function readyCondition(old: ProvisionCondition | undefined, ok: boolean, reason: ProvisionReason, message: string, now: Date): ProvisionCondition {
+export function readyCondition(
+  old: ProvisionCondition | undefined,
+  ok: boolean,
+  reason: ProvisionReason,
+  message: string,
+  now: Date,
+): ProvisionCondition {
   const status = ok ? CONDITION_STATUS.true : CONDITION_STATUS.false;
-  return { type: PROVISION_CONDITION.ready, status, lastTransitionTime: transitionTime(old, status, now), reason, message: redactString(message) };
+  return {
+    type: PROVISION_CONDITION.ready,
+    status,
+    lastTransitionTime: transitionTime(old, status, now),
+    reason,
+    message: redactString(message),
+  };
 }
 
 function sameStatus(obj: ProvisionedObject, cond: ProvisionCondition, fields: Record<string, unknown>): boolean {
@@ -172,11 +199,18 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
   const cluster = (await ctx.informer<MysqlCluster>(KINDS.cluster)).get(ref.namespace, ref.name);
 
   // Set by the server when a delete waits for finalizers (not in the runtime's ObjectMeta).
-  if ((obj.metadata as { deletionTimestamp?: string } | undefined)?.deletionTimestamp) return deleting(pass, crossNamespace ? undefined : cluster);
+  if ((obj.metadata as { deletionTimestamp?: string } | undefined)?.deletionTimestamp)
+    return deleting(pass, crossNamespace ? undefined : cluster);
 
   if (crossNamespace) {
-    return report(pass, refusal(PROVISION_REASONS.crossNamespaceRefused,
-      `spec.clusterRef.namespace ${ref.namespace} is not the object's namespace ${req.namespace}, and the operator does not allow that (--${kind.crossNamespaceFlag})`), false);
+    return report(
+      pass,
+      refusal(
+        PROVISION_REASONS.crossNamespaceRefused,
+        `spec.clusterRef.namespace ${ref.namespace} is not the object's namespace ${req.namespace}, and the operator does not allow that (--${kind.crossNamespaceFlag})`,
+      ),
+      false,
+    );
   }
   // Held before anything exists in MySQL, so a deletion cannot leave it behind.
   if (!obj.metadata?.finalizers?.includes(kind.finalizer)) {
@@ -188,10 +222,12 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
   const notOurs = await ownershipRefusal(pass);
   if (notOurs) return report(pass, notOurs, false);
 
-  const flavour = flavourFromVersionSpec(cluster.spec?.mysqlVersion ?? DEFAULT_MYSQL_VERSION) ?? flavourFromVersionSpec(DEFAULT_MYSQL_VERSION)!;
+  const flavour =
+    flavourFromVersionSpec(cluster.spec?.mysqlVersion ?? DEFAULT_MYSQL_VERSION) ?? flavourFromVersionSpec(DEFAULT_MYSQL_VERSION)!;
   const desired = await kind.desired(obj, flavour, ctx);
   // A spec MySQL would refuse is not retried: its next change enqueues it again.
-  if (isRefusal(desired)) return report(pass, desired, desired.refused !== PROVISION_REASONS.invalidSpec && desired.refused !== PROVISION_REASONS.reservedName);
+  if (isRefusal(desired))
+    return report(pass, desired, desired.refused !== PROVISION_REASONS.invalidSpec && desired.refused !== PROVISION_REASONS.reservedName);
 
   const node = await connectAsRoot(pass, cluster);
   if (isRefusal(node)) return report(pass, node);
@@ -203,10 +239,19 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
       pass.log.info('applied', { changes: plan.done });
       ctx.events.normal(obj, PROVISION_REASONS.provisionSucceeded, plan.done.join('; '));
     }
-    await writeStatus(pass, readyCondition(condition(obj), true, PROVISION_REASONS.provisionSucceeded, 'applied on the master', new Date()), plan.status(true));
+    await writeStatus(
+      pass,
+      readyCondition(condition(obj), true, PROVISION_REASONS.provisionSucceeded, 'applied on the master', new Date()),
+      plan.status(true),
+    );
   } catch (err) {
     if (!isMysqlError(err)) throw err;
-    return report(pass, refusal(PROVISION_REASONS.provisionFailed, errorMessage(err)), true, plan ? plan.status(false) : kind.statusFields(obj));
+    return report(
+      pass,
+      refusal(PROVISION_REASONS.provisionFailed, errorMessage(err)),
+      true,
+      plan ? plan.status(false) : kind.statusFields(obj),
+    );
   } finally {
     await node.close();
   }
@@ -231,11 +276,17 @@ export function claimant<T extends ProvisionedObject, D>(kind: ProvisionKind<T, 
 async function ownershipRefusal<T extends ProvisionedObject, D>(pass: Pass<T, D>): Promise<Refusal | undefined> {
   const { obj, kind, ctx } = pass;
   const ref = clusterRefOf(obj);
-  const operated = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(ref.namespace, names.operatedSecret(ref.name));
+  const operated = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(
+    ref.namespace,
+    names.operatedSecret(ref.name),
+  );
   const reserved = kind.reserved(obj, operated ? systemUserNames(operated.data) : []);
   if (reserved) return reserved;
   const all = (await ctx.informer<T>(kind.target)).list({});
-  const held = claimHolder(claimant(kind, obj), all.map((o) => claimant(kind, o)));
+  const held = claimHolder(
+    claimant(kind, obj),
+    all.map((o) => claimant(kind, o)),
+  );
   return held ? claimRefusal(held.claim, held.holder) : undefined;
 }
 
@@ -251,7 +302,10 @@ export function rivals<T extends ProvisionedObject, D>(kind: ProvisionKind<T, D>
   };
 }
 
-async function deleting<T extends ProvisionedObject, D>(pass: Pass<T, D>, cluster: MysqlCluster | undefined): Promise<ReconcileResult | void> {
+async function deleting<T extends ProvisionedObject, D>(
+  pass: Pass<T, D>,
+  cluster: MysqlCluster | undefined,
+): Promise<ReconcileResult | void> {
   const { obj, kind, ctx } = pass;
   const finalizers = obj.metadata?.finalizers ?? [];
   if (!finalizers.includes(kind.finalizer)) return;
@@ -273,7 +327,10 @@ async function deleting<T extends ProvisionedObject, D>(pass: Pass<T, D>, cluste
     return setFinalizers(pass, rest);
   }
   const { changes, kept } = kind.dropPlan(obj);
-  const keptWords = kept.length > 0 ? `; kept ${kept.join(', ')}: it existed before this object (annotate ${ANNOTATION_RESOURCE_DELETION_POLICY}: delete to drop it)` : '';
+  const keptWords =
+    kept.length > 0
+      ? `; kept ${kept.join(', ')}: it existed before this object (annotate ${ANNOTATION_RESOURCE_DELETION_POLICY}: delete to drop it)`
+      : '';
   if (changes.length === 0) {
     ctx.events.normal(obj, PROVISION_REASONS.retained, `nothing dropped${keptWords || ': this object made nothing in MySQL'}`);
     return setFinalizers(pass, rest);
@@ -302,7 +359,10 @@ async function connectAsRoot<T extends ProvisionedObject, D>(pass: Pass<T, D>, c
   const userSecret = secrets.get(ns, cluster.spec.secretName);
   const key = userSecret && rootPasswordKey(userSecret);
   if (!userSecret || !key) {
-    return refusal(PROVISION_REASONS.rootPasswordMissing, `Secret ${ns}/${cluster.spec.secretName} (the cluster's spec.secretName) has no root password`);
+    return refusal(
+      PROVISION_REASONS.rootPasswordMissing,
+      `Secret ${ns}/${cluster.spec.secretName} (the cluster's spec.secretName) has no root password`,
+    );
   }
   const pods = (await ctx.informer<PodObject>(POD_TARGET)).list({ namespace: ns, labels: { [LABEL_CLUSTER]: name } });
   const master = await connectToMaster({
@@ -350,19 +410,29 @@ async function report<T extends ProvisionedObject, D>(
 }
 
 /** Applies the status when it differs from the cached one; whether it did. */
-async function writeStatus<T extends ProvisionedObject, D>(pass: Pass<T, D>, cond: ProvisionCondition, fields: Record<string, unknown>): Promise<boolean> {
+async function writeStatus<T extends ProvisionedObject, D>(
+  pass: Pass<T, D>,
+  cond: ProvisionCondition,
+  fields: Record<string, unknown>,
+): Promise<boolean> {
   const { obj, kind, ctx, req } = pass;
   if (sameStatus(obj, cond, fields)) return false;
-  await applyStatus(ctx.client, { ...kind.target, namespace: req.namespace, name: req.name }, kind.owner, { conditions: [cond], ...fields });
+  await applyStatus(ctx.client, { ...kind.target, namespace: req.namespace, name: req.name }, kind.owner, {
+    conditions: [cond],
+    ...fields,
+  });
   return true;
 }
 
 /** Guarded by the cached resourceVersion: a stale cache gets a conflict and the key is retried. */
 async function setFinalizers<T extends ProvisionedObject, D>(pass: Pass<T, D>, finalizers: string[]): Promise<void> {
   const { obj, kind, ctx, req } = pass;
-  await ctx.client.patch({ ...kind.target, namespace: req.namespace, name: req.name }, {
-    metadata: { finalizers, resourceVersion: obj.metadata?.resourceVersion },
-  });
+  await ctx.client.patch(
+    { ...kind.target, namespace: req.namespace, name: req.name },
+    {
+      metadata: { finalizers, resourceVersion: obj.metadata?.resourceVersion },
+    },
+  );
 }
 
 /** Keys of the objects of `primary` that `refers` to `source`, each time a source object changes. */

@@ -12,7 +12,15 @@ import { booleanSetting, type SettingTable } from '../../runtime/settings.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { accountClaim, appliedHosts, asksDelete, hostsToDrop, reservedRefusal, reservedUserProblem } from '../shared/decide-ownership.ts';
 import {
-  namesCluster, provisionPermissions, reconcileProvisioned, refusal, rivals, watchReferences, type ProvisionKind, type ProvisionOptions, type Refusal,
+  namesCluster,
+  provisionPermissions,
+  reconcileProvisioned,
+  refusal,
+  rivals,
+  watchReferences,
+  type ProvisionKind,
+  type ProvisionOptions,
+  type Refusal,
 } from '../shared/provision.ts';
 import { planAccount } from './decide-account.ts';
 import { desiredUser, type DesiredUser } from './desired-user.ts';
@@ -35,7 +43,8 @@ async function readPassword(obj: UserObject, ctx: ControllerContext): Promise<st
   const secret = await ctx.client.getIfExists<SecretObject>({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name });
   if (!secret) return refusal(PROVISION_REASONS.passwordSecretNotFound, `Secret ${ns}/${name} (spec.password.name) does not exist`);
   const password = decodeSecretData(secret.data)[key];
-  if (!password) return refusal(PROVISION_REASONS.passwordKeyMissing, `Secret ${ns}/${name} has no key ${key} (spec.password.key), or it is empty`);
+  if (!password)
+    return refusal(PROVISION_REASONS.passwordKeyMissing, `Secret ${ns}/${name} has no key ${key} (spec.password.key), or it is empty`);
   return password;
 }
 
@@ -94,8 +103,13 @@ export function userController(opts: ProvisionOptions): ControllerSpec {
     reconcile: (req, ctx) => reconcileProvisioned(req, ctx, USER_KIND, opts),
     async start(ctx, enqueue) {
       await Promise.all([
-        watchReferences<UserObject, SecretObject>(ctx, enqueue, KINDS.user, KINDS.secret, (u, s) =>
-          u.metadata?.namespace === s.metadata?.namespace && u.spec.password.name === s.metadata?.name),
+        watchReferences<UserObject, SecretObject>(
+          ctx,
+          enqueue,
+          KINDS.user,
+          KINDS.secret,
+          (u, s) => u.metadata?.namespace === s.metadata?.namespace && u.spec.password.name === s.metadata?.name,
+        ),
         watchReferences<UserObject, MysqlCluster>(ctx, enqueue, KINDS.user, KINDS.cluster, namesCluster),
         watchReferences<UserObject, UserObject>(ctx, enqueue, KINDS.user, KINDS.user, rivals(USER_KIND)),
       ]);

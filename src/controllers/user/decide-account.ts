@@ -6,7 +6,12 @@
 // mysql.user, mysql.db and mysql.tables_priv.
 import { USER_RESOURCE_LIMITS } from '../../api/constants.ts';
 import {
-  passwordMatches, type AccountChange, type AccountRef, type Grant, type ObservedAccount, type ResourceLimits,
+  passwordMatches,
+  type AccountChange,
+  type AccountRef,
+  type Grant,
+  type ObservedAccount,
+  type ResourceLimits,
 } from '../../mysql/index.ts';
 import { adoptedHosts, hostsToDrop } from '../shared/decide-ownership.ts';
 import type { DesiredUser } from './desired-user.ts';
@@ -63,7 +68,8 @@ export function decideAccount(
     out.push(...grantChanges(account, d.grants, seen.grants));
   }
   for (const host of lastApplied) {
-    if (!d.hosts.includes(host) && !keep.includes(host) && observed.some((a) => a.host === host)) out.push({ kind: 'dropUser', account: { user: d.user, host } });
+    if (!d.hosts.includes(host) && !keep.includes(host) && observed.some((a) => a.host === host))
+      out.push({ kind: 'dropUser', account: { user: d.user, host } });
   }
   return out;
 }
@@ -84,13 +90,20 @@ export interface AccountPlan {
 
 /** The changes, in words, and the record to keep after them (complete, or failed part way). */
 export function planAccount(d: DesiredUser, password: string, observed: readonly ObservedAccount[], rec: AccountRecord): AccountPlan {
-  const adopted = adoptedHosts(d.hosts, observed.map((a) => a.host), rec.applied, rec.adopted);
+  const adopted = adoptedHosts(
+    d.hosts,
+    observed.map((a) => a.host),
+    rec.applied,
+    rec.adopted,
+  );
   const removed = rec.applied.filter((h) => !d.hosts.includes(h));
   const { keep } = hostsToDrop(removed, rec.adopted, rec.dropAdopted);
   const changes = decideAccount(d, password, observed, rec.applied, keep);
   const who = (h: string) => `${d.user}@${h}`;
   const done = [
-    ...adopted.filter((h) => !rec.applied.includes(h)).map((h) => `adopted ${who(h)}, which existed before (kept when this object is deleted)`),
+    ...adopted
+      .filter((h) => !rec.applied.includes(h))
+      .map((h) => `adopted ${who(h)}, which existed before (kept when this object is deleted)`),
     ...keep.filter((h) => observed.some((a) => a.host === h)).map((h) => `left ${who(h)} in place: it existed before this object`),
     ...changes.map(describeChange),
   ];
@@ -103,9 +116,10 @@ export function planAccount(d: DesiredUser, password: string, observed: readonly
     done,
     // After a failed pass some accounts of new hosts may exist: they are recorded, so removing
     // such a host from the spec later still drops its account.
-    status: (complete) => complete
-      ? withAdopted([...d.hosts], adopted)
-      : withAdopted([...new Set([...rec.applied, ...d.hosts])], [...new Set([...rec.adopted, ...adopted])]),
+    status: (complete) =>
+      complete
+        ? withAdopted([...d.hosts], adopted)
+        : withAdopted([...new Set([...rec.applied, ...d.hosts])], [...new Set([...rec.adopted, ...adopted])]),
   };
 }
 
@@ -113,10 +127,14 @@ export function planAccount(d: DesiredUser, password: string, observed: readonly
 export function describeChange(c: AccountChange): string {
   const who = `${c.account.user}@${c.account.host}`;
   switch (c.kind) {
-    case 'createUser': return `created ${who}`;
-    case 'setPassword': return `set the password of ${who}`;
-    case 'setLimits': return `set the limits of ${who}`;
-    case 'dropUser': return `dropped ${who}`;
+    case 'createUser':
+      return `created ${who}`;
+    case 'setPassword':
+      return `set the password of ${who}`;
+    case 'setLimits':
+      return `set the limits of ${who}`;
+    case 'dropUser':
+      return `dropped ${who}`;
     case 'grant':
     case 'revoke': {
       const on = `${c.grant.db}.${c.grant.table ?? '*'}`;

@@ -5,8 +5,17 @@
 import { PROVISION_REASONS, UNGRANTABLE_SCHEMAS, USER_RESOURCE_LIMITS, type UserResourceLimit } from '../../api/constants.ts';
 import type { MysqlUserSpec } from '../../api/index.ts';
 import {
-  expandPrivileges, grantablePrivileges, hostProblem, identifierProblem, noLimits, schemaPattern, userNameProblem,
-  type Flavour, type Grant, type GrantLevel, type ResourceLimits,
+  expandPrivileges,
+  grantablePrivileges,
+  hostProblem,
+  identifierProblem,
+  noLimits,
+  schemaPattern,
+  userNameProblem,
+  type Flavour,
+  type Grant,
+  type GrantLevel,
+  type ResourceLimits,
 } from '../../mysql/index.ts';
 import { refusal, type Refusal } from '../shared/provision.ts';
 
@@ -44,12 +53,15 @@ export function desiredUser(spec: MysqlUserSpec, f: Flavour): DesiredUser | Refu
   const byScope = new Map<string, Grant>();
   for (const [i, perm] of (spec.permissions ?? []).entries()) {
     const field = `spec.permissions[${i}]`;
-    if (perm.schema === '*') return invalid(`${field}.schema`, perm.schema, 'names no schema: global privileges are not granted by a MysqlUser');
+    if (perm.schema === '*')
+      return invalid(`${field}.schema`, perm.schema, 'names no schema: global privileges are not granted by a MysqlUser');
     const schemaProblem = identifierProblem(perm.schema);
     if (schemaProblem) return invalid(`${field}.schema`, perm.schema, schemaProblem);
     if (UNGRANTABLE_SCHEMAS.includes(perm.schema.toLowerCase())) {
-      return refusal(PROVISION_REASONS.reservedName,
-        `${field}.schema ${JSON.stringify(perm.schema)} is a schema of the server or of the operator, where a privilege is power over every account: nothing is applied`);
+      return refusal(
+        PROVISION_REASONS.reservedName,
+        `${field}.schema ${JSON.stringify(perm.schema)} is a schema of the server or of the operator, where a privilege is power over every account: nothing is applied`,
+      );
     }
     for (const [j, table] of perm.tables.entries()) {
       const level: GrantLevel = table === '*' ? 'schema' : 'table';
@@ -58,8 +70,11 @@ export function desiredUser(spec: MysqlUserSpec, f: Flavour): DesiredUser | Refu
       const { privileges, unknown } = expandPrivileges(f, level, perm.permissions);
       if (unknown.length > 0) {
         const k = perm.permissions.indexOf(unknown[0]!);
-        return invalid(`${field}.permissions[${k}]`, unknown[0]!,
-          `is not a privilege on ${level === 'schema' ? 'a schema' : 'a table'}; one of ALL, ${grantablePrivileges(f, level).join(', ')}`);
+        return invalid(
+          `${field}.permissions[${k}]`,
+          unknown[0]!,
+          `is not a privilege on ${level === 'schema' ? 'a schema' : 'a table'}; one of ALL, ${grantablePrivileges(f, level).join(', ')}`,
+        );
       }
       const scope = level === 'schema' ? { db: schemaPattern(perm.schema), table: null } : { db: perm.schema, table };
       const key = JSON.stringify([scope.db, scope.table]);

@@ -60,7 +60,11 @@ export async function applyStatus<T extends KubeObject = KubeObject>(
     const handedOver = handOver(meta?.managedFields ?? [], owner);
     if (!handedOver) return applied;
     try {
-      await client.patch(ref, { metadata: { resourceVersion: meta?.resourceVersion, managedFields: handedOver } }, { type: 'merge', fieldManager: owner.fieldManager });
+      await client.patch(
+        ref,
+        { metadata: { resourceVersion: meta?.resourceVersion, managedFields: handedOver } },
+        { type: 'merge', fieldManager: owner.fieldManager },
+      );
     } catch (err) {
       if (err instanceof ConflictError && attempt < HANDOVER_ATTEMPTS) continue;
       throw err;
@@ -136,7 +140,8 @@ export function splitOwned(set: FieldsV1, owner: StatusOwner): { owned: FieldsV1
  * entry on /status, or undefined when no Update entry holds any of it.
  */
 export function handOver(entries: readonly ManagedFieldsEntry[], owner: StatusOwner): ManagedFieldsEntry[] | undefined {
-  const isMine = (e: ManagedFieldsEntry): boolean => e.manager === owner.fieldManager && e.operation === 'Apply' && e.subresource === 'status';
+  const isMine = (e: ManagedFieldsEntry): boolean =>
+    e.manager === owner.fieldManager && e.operation === 'Apply' && e.subresource === 'status';
   let taken: FieldsV1 | undefined;
   const kept: ManagedFieldsEntry[] = [];
   for (const e of entries) {
@@ -156,5 +161,15 @@ export function handOver(entries: readonly ManagedFieldsEntry[], owner: StatusOw
   const mine = kept.find(isMine);
   if (mine) return kept.map((e) => (e === mine ? { ...e, fieldsV1: unionFields(e.fieldsV1 ?? {}, taken) } : e));
   const apiVersion = entries.find((e) => e.apiVersion)?.apiVersion;
-  return [...kept, { manager: owner.fieldManager, operation: 'Apply', ...(apiVersion ? { apiVersion } : {}), fieldsType: 'FieldsV1', fieldsV1: taken, subresource: 'status' }];
+  return [
+    ...kept,
+    {
+      manager: owner.fieldManager,
+      operation: 'Apply',
+      ...(apiVersion ? { apiVersion } : {}),
+      fieldsType: 'FieldsV1',
+      fieldsV1: taken,
+      subresource: 'status',
+    },
+  ];
 }

@@ -7,14 +7,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { apiError, NotFoundError, statusError, type StatusBody } from './errors.ts';
 import type { TokenBucket } from './token-bucket.ts';
 import { isCachedCopy } from '../projection.ts';
-import {
-  selectorString,
-  type KindRef,
-  type KubeList,
-  type KubeObject,
-  type LabelSelector,
-  type ObjectRef,
-} from './types.ts';
+import { selectorString, type KindRef, type KubeList, type KubeObject, type LabelSelector, type ObjectRef } from './types.ts';
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
@@ -430,11 +423,7 @@ export class KubeClient {
    * rejects with a KubeApiError when the server refuses it (HTTP 410 → GoneError) or with the
    * network error. An ERROR event is handed to `onEvent` like any other: the caller decides.
    */
-  async watch<T extends KubeObject = KubeObject>(
-    ref: KindRef,
-    opts: WatchOptions,
-    onEvent: (ev: WatchEvent<T>) => void,
-  ): Promise<void> {
+  async watch<T extends KubeObject = KubeObject>(ref: KindRef, opts: WatchOptions, onEvent: (ev: WatchEvent<T>) => void): Promise<void> {
     const path = await this.pathFor({ ...ref, namespace: opts.namespace });
     const res = await this.#open('GET', path, {
       signal: either(this.#signal, opts.signal),

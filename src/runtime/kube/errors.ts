@@ -61,13 +61,7 @@ export function apiError(method: string, path: string, statusCode: number, body:
   return statusError(method, path, statusCode, status, status ? undefined : body);
 }
 
-export function statusError(
-  method: string,
-  path: string,
-  statusCode: number,
-  status: StatusBody | undefined,
-  text?: string,
-): KubeApiError {
+export function statusError(method: string, path: string, statusCode: number, status: StatusBody | undefined, text?: string): KubeApiError {
   const reason = status?.reason;
   if (statusCode === 404 || reason === 'NotFound') return new NotFoundError(method, path, statusCode, status, text);
   if (reason === 'AlreadyExists') return new AlreadyExistsError(method, path, statusCode, status, text);

@@ -38,7 +38,8 @@ export class TokenBucket {
 
   constructor(opts: TokenBucketOptions) {
     if (!(opts.qps > 0) || !Number.isFinite(opts.qps)) throw new Error(`token bucket qps must be a positive number, not ${opts.qps}`);
-    if (!Number.isInteger(opts.burst) || opts.burst < 1) throw new Error(`token bucket burst must be a positive integer, not ${opts.burst}`);
+    if (!Number.isInteger(opts.burst) || opts.burst < 1)
+      throw new Error(`token bucket burst must be a positive integer, not ${opts.burst}`);
     this.#opts = opts;
     this.qps = opts.qps;
     this.burst = opts.burst;

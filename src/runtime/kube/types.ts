@@ -63,7 +63,7 @@ export interface ObjectRef extends KindRef {
 
 /** The queue key of an object: `namespace/name`, or `name` when cluster-scoped. */
 export function objectKey(obj: KubeObject | { namespace?: string; name: string }): string {
-  const meta = 'metadata' in obj || !('name' in obj) ? (obj as KubeObject).metadata ?? {} : obj;
+  const meta = 'metadata' in obj || !('name' in obj) ? ((obj as KubeObject).metadata ?? {}) : obj;
   const ns = meta.namespace;
   return ns ? `${ns}/${meta.name ?? ''}` : (meta.name ?? '');
 }

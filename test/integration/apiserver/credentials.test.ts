@@ -19,7 +19,9 @@ function getWith(api: ApiServer, path: string, token: string | undefined): Promi
     request(`${api.url}${path}`, { ca, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
       res.resume();
       done(res.statusCode);
-    }).on('error', fail).end();
+    })
+      .on('error', fail)
+      .end();
   });
 }
 
@@ -42,16 +44,19 @@ test('serviceaccounts/<name>/token issues a token that authenticates; an unknown
   const client = new KubeClient(api.kubeConfig());
   t.after(() => client.close());
   await eventually('the default ServiceAccount of default', () =>
-    client.getIfExists({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'default' }));
-  const answer = await client.request('POST', '/api/v1/namespaces/default/serviceaccounts/default/token', {
+    client.getIfExists({ apiVersion: 'v1', kind: 'ServiceAccount', namespace: 'default', name: 'default' }),
+  );
+  const answer = (await client.request('POST', '/api/v1/namespaces/default/serviceaccounts/default/token', {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: [], expirationSeconds: 3607 } },
-  }) as { kind: string; status: { token: string; expirationTimestamp: string } };
+  })) as { kind: string; status: { token: string; expirationTimestamp: string } };
   assert.equal(answer.kind, 'TokenRequest');
   assert.match(answer.status.expirationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.equal(await getWith(api, '/api/v1/namespaces', answer.status.token), 200);
   assert.equal(await getWith(api, '/api/v1/namespaces', 'not-a-token'), 401);
   await assert.rejects(
-    client.request('POST', '/api/v1/namespaces/default/serviceaccounts/nobody/token', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} } }),
+    client.request('POST', '/api/v1/namespaces/default/serviceaccounts/nobody/token', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    }),
     NotFoundError,
   );
 });

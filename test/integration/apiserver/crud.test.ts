@@ -10,7 +10,9 @@ import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP, raw, STRATEGIC_PATCH
 const STS = {
   metadata: { name: 'db' },
   spec: {
-    replicas: 1, serviceName: 'db', selector: { matchLabels: { app: 'db' } },
+    replicas: 1,
+    serviceName: 'db',
+    selector: { matchLabels: { app: 'db' } },
     template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'mysql', image: 'mysql:8' }] } },
   },
 };
@@ -20,8 +22,13 @@ test('create fills uid, creationTimestamp, resourceVersion and generation; resou
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const cm = await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a' }, data: { k: 'v' } } });
-  const cr = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as { metadata: Record<string, unknown> };
-  const secret = await core.createNamespacedSecret({ namespace: env.namespace, body: { metadata: { name: 's' }, stringData: { PASSWORD: 'x' } } });
+  const cr = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as {
+    metadata: Record<string, unknown>;
+  };
+  const secret = await core.createNamespacedSecret({
+    namespace: env.namespace,
+    body: { metadata: { name: 's' }, stringData: { PASSWORD: 'x' } },
+  });
   assert.match(String(cm.metadata?.uid), /^[0-9a-f-]{36}$/);
   assert.ok(cm.metadata?.creationTimestamp instanceof Date);
   assert.equal(cm.metadata?.generation, undefined, 'ConfigMaps have no generation');
@@ -44,14 +51,35 @@ test('generateName makes a unique name with the prefix', async (t) => {
 test('an update with a stale resourceVersion gets 409 Conflict with the real Status body', async (t) => {
   const env = await kubeEnv(t);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as Record<string, any>;
-  await co.replaceNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1', body: { ...created, spec: { ...created.spec, replicas: 2 } } });
-  const err = await expectApiError(co.replaceNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1', body: { ...created, spec: { ...created.spec, replicas: 3 } } }));
+  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as Record<
+    string,
+    any
+  >;
+  await co.replaceNamespacedCustomObject({
+    ...MYSQL_GROUP,
+    namespace: env.namespace,
+    name: 'c1',
+    body: { ...created, spec: { ...created.spec, replicas: 2 } },
+  });
+  const err = await expectApiError(
+    co.replaceNamespacedCustomObject({
+      ...MYSQL_GROUP,
+      namespace: env.namespace,
+      name: 'c1',
+      body: { ...created, spec: { ...created.spec, replicas: 3 } },
+    }),
+  );
   assert.equal(err.code, 409);
   assert.deepEqual(err.status, {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure',
-    message: 'Operation cannot be fulfilled on mysqlclusters.mysql.presslabs.org "c1": the object has been modified; please apply your changes to the latest version and try again',
-    reason: 'Conflict', details: { name: 'c1', group: 'mysql.presslabs.org', kind: 'mysqlclusters' }, code: 409,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      'Operation cannot be fulfilled on mysqlclusters.mysql.presslabs.org "c1": the object has been modified; please apply your changes to the latest version and try again',
+    reason: 'Conflict',
+    details: { name: 'c1', group: 'mysql.presslabs.org', kind: 'mysqlclusters' },
+    code: 409,
   });
 });
 
@@ -59,21 +87,42 @@ test('generation bumps on spec changes only; the status subresource ignores spec
   const env = await kubeEnv(t);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
-  let c = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1', {}, { labels: { a: 'b' } }) })) as Record<string, any>;
-  c = (await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { metadata: { labels: { a: 'c' } } } }, MERGE_PATCH)) as Record<string, any>;
+  let c = (await co.createNamespacedCustomObject({
+    ...MYSQL_GROUP,
+    namespace: ns,
+    body: cluster('c1', {}, { labels: { a: 'b' } }),
+  })) as Record<string, any>;
+  c = (await co.patchNamespacedCustomObject(
+    { ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { metadata: { labels: { a: 'c' } } } },
+    MERGE_PATCH,
+  )) as Record<string, any>;
   assert.equal(c.metadata.generation, 1, 'metadata change keeps generation');
-  c = (await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { spec: { replicas: 3 } } }, MERGE_PATCH)) as Record<string, any>;
+  c = (await co.patchNamespacedCustomObject(
+    { ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { spec: { replicas: 3 } } },
+    MERGE_PATCH,
+  )) as Record<string, any>;
   assert.equal(c.metadata.generation, 2, 'spec change bumps generation');
   const s = (await co.replaceNamespacedCustomObjectStatus({
-    ...MYSQL_GROUP, namespace: ns, name: 'c1',
+    ...MYSQL_GROUP,
+    namespace: ns,
+    name: 'c1',
     body: { ...c, spec: { ...c.spec, replicas: 9 }, status: { readyNodes: 1 } },
   })) as Record<string, any>;
   assert.equal(s.metadata.generation, 2, 'status write keeps generation');
   assert.equal(s.spec.replicas, 3, 'status write ignores spec');
   assert.deepEqual(s.status, { readyNodes: 1 });
-  const u = (await co.replaceNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { ...s, status: { readyNodes: 7 } } })) as Record<string, any>;
+  const u = (await co.replaceNamespacedCustomObject({
+    ...MYSQL_GROUP,
+    namespace: ns,
+    name: 'c1',
+    body: { ...s, status: { readyNodes: 7 } },
+  })) as Record<string, any>;
   assert.deepEqual(u.status, { readyNodes: 1 }, 'main resource write ignores status');
-  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: { ...cluster('c2'), status: { readyNodes: 5 } } })) as Record<string, any>;
+  const created = (await co.createNamespacedCustomObject({
+    ...MYSQL_GROUP,
+    namespace: ns,
+    body: { ...cluster('c2'), status: { readyNodes: 5 } },
+  })) as Record<string, any>;
   assert.equal(created.status, undefined, 'create drops status when the status subresource is on');
 });
 
@@ -86,7 +135,11 @@ test('the scale subresource reads and writes spec.replicas of a StatefulSet and 
   const scale = await apps.readNamespacedStatefulSetScale({ name: 'db', namespace: ns });
   assert.equal(scale.spec?.replicas, 1);
   assert.equal(scale.status?.selector, 'app=db');
-  await apps.replaceNamespacedStatefulSetScale({ name: 'db', namespace: ns, body: { metadata: { name: 'db', namespace: ns }, spec: { replicas: 3 } } });
+  await apps.replaceNamespacedStatefulSetScale({
+    name: 'db',
+    namespace: ns,
+    body: { metadata: { name: 'db', namespace: ns }, spec: { replicas: 3 } },
+  });
   const sts = await apps.readNamespacedStatefulSet({ name: 'db', namespace: ns });
   assert.equal(sts.spec?.replicas, 3);
   assert.equal(sts.metadata?.generation, 2);
@@ -117,12 +170,17 @@ test('errors carry the Status bodies of the real server: 404, 409 AlreadyExists,
   assert.equal(dup.code, 409);
   assert.equal(dup.status.reason, 'AlreadyExists');
   assert.equal(dup.status.message, 'mysqlclusters.mysql.presslabs.org "c1" already exists');
-  const bad = await expectApiError(co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: { ...cluster('bad'), spec: { replicas: 1 } } }));
+  const bad = await expectApiError(
+    co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: { ...cluster('bad'), spec: { replicas: 1 } } }),
+  );
   assert.equal(bad.code, 422);
   assert.equal(bad.status.reason, 'Invalid');
   const details = bad.status.details as { kind: string; causes: { reason: string; field: string }[] };
   assert.equal(details.kind, 'MysqlCluster');
-  assert.ok(details.causes.some((c) => c.reason === 'FieldValueRequired' && c.field === 'spec.secretName'), JSON.stringify(details.causes));
+  assert.ok(
+    details.causes.some((c) => c.reason === 'FieldValueRequired' && c.field === 'spec.secretName'),
+    JSON.stringify(details.causes),
+  );
 });
 
 test('KubernetesObjectApi maps kinds to resources through discovery', async (t) => {
@@ -133,7 +191,12 @@ test('KubernetesObjectApi maps kinds to resources through discovery', async (t) 
   await api.create({ ...cluster('c1'), metadata: { name: 'c1', namespace: ns } } as never);
   const cr = await api.read({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c1', namespace: ns } });
   assert.equal(cr.metadata?.name, 'c1');
-  const lease = await api.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: ns }, spec: { holderIdentity: 'me' } } as { apiVersion: string; kind: string; metadata: { name: string; namespace: string } });
+  const lease = await api.create({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'l', namespace: ns },
+    spec: { holderIdentity: 'me' },
+  } as { apiVersion: string; kind: string; metadata: { name: string; namespace: string } });
   assert.equal(lease.metadata?.name, 'l');
   const list = await api.list('v1', 'ConfigMap', ns);
   assert.ok(list.items.some((i) => i.metadata?.name === 'cm'));
@@ -146,20 +209,45 @@ test('built-in immutability: StatefulSet spec beyond replicas/template/updateStr
   const ns = env.namespace;
   await apps.createNamespacedStatefulSet({ namespace: ns, body: STS });
   // A patch, not a replace of the created object: a real StatefulSet controller writes status at once (409 on a stale replace).
-  const err = await expectApiError(apps.patchNamespacedStatefulSet({ namespace: ns, name: 'db', body: { spec: { serviceName: 'other' } } }, MERGE_PATCH));
+  const err = await expectApiError(
+    apps.patchNamespacedStatefulSet({ namespace: ns, name: 'db', body: { spec: { serviceName: 'other' } } }, MERGE_PATCH),
+  );
   assert.equal(err.code, 422);
   const cause = (err.status.details as { causes: { reason: string; field: string; message: string }[] }).causes[0]!;
   assert.equal(cause.reason, 'FieldValueForbidden');
   assert.equal(cause.field, 'spec');
   assert.match(cause.message, /^Forbidden: updates to statefulset spec for fields other than 'replicas'/);
-  await apps.patchNamespacedStatefulSet({ namespace: ns, name: 'db', body: { spec: { replicas: 2, template: { spec: { containers: [{ name: 'mysql', image: 'mysql:8.1' }] } } } } }, MERGE_PATCH);
-  const pod = await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } } });
+  await apps.patchNamespacedStatefulSet(
+    {
+      namespace: ns,
+      name: 'db',
+      body: { spec: { replicas: 2, template: { spec: { containers: [{ name: 'mysql', image: 'mysql:8.1' }] } } } },
+    },
+    MERGE_PATCH,
+  );
+  const pod = await core.createNamespacedPod({
+    namespace: ns,
+    body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } },
+  });
   assert.equal(pod.status?.phase, 'Pending');
-  await core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } } }, STRATEGIC_PATCH);
-  const podErr = await expectApiError(core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { hostname: 'x' } } }, MERGE_PATCH));
+  await core.patchNamespacedPod(
+    { namespace: ns, name: 'p', body: { spec: { containers: [{ name: 'c', image: 'busybox:2' }] } } },
+    STRATEGIC_PATCH,
+  );
+  const podErr = await expectApiError(
+    core.patchNamespacedPod({ namespace: ns, name: 'p', body: { spec: { hostname: 'x' } } }, MERGE_PATCH),
+  );
   assert.equal(podErr.code, 422);
-  await core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } });
-  const pvcErr = await expectApiError(core.patchNamespacedPersistentVolumeClaim({ namespace: ns, name: 'data', body: { spec: { accessModes: ['ReadWriteMany'] } } }, MERGE_PATCH));
+  await core.createNamespacedPersistentVolumeClaim({
+    namespace: ns,
+    body: { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+  });
+  const pvcErr = await expectApiError(
+    core.patchNamespacedPersistentVolumeClaim(
+      { namespace: ns, name: 'data', body: { spec: { accessModes: ['ReadWriteMany'] } } },
+      MERGE_PATCH,
+    ),
+  );
   assert.equal(pvcErr.code, 422);
 });
 
@@ -184,27 +272,43 @@ test('labels are validated like ObjectMeta: values over 63 characters or with ba
   const env = await kubeEnv(t);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const long = 'x'.repeat(64);
-  const err = await expectApiError(core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { app: long } } } }));
+  const err = await expectApiError(
+    core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { app: long } } } }),
+  );
   assert.equal(err.code, 422);
   const causes = (err.status.details as { causes: { field: string; message: string }[] }).causes;
-  assert.deepEqual(causes.map((c) => [c.field, c.message]), [['metadata.labels', `Invalid value: "${long}": must be no more than 63 characters`]]);
-  const bad = await expectApiError(core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { 'a b': 'c' } } } }));
+  assert.deepEqual(
+    causes.map((c) => [c.field, c.message]),
+    [['metadata.labels', `Invalid value: "${long}": must be no more than 63 characters`]],
+  );
+  const bad = await expectApiError(
+    core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { 'a b': 'c' } } } }),
+  );
   assert.equal(bad.code, 422);
-  await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a', labels: { 'mysql.presslabs.org/cluster': 'c1', empty: '' } } } });
+  await core.createNamespacedConfigMap({
+    namespace: env.namespace,
+    body: { metadata: { name: 'a', labels: { 'mysql.presslabs.org/cluster': 'c1', empty: '' } } },
+  });
 });
 
 test('names, Secret data and config keys are validated like the real server', async (t) => {
   const env = await kubeEnv(t);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
-  const svc = await expectApiError(core.createNamespacedService({ namespace: ns, body: { metadata: { name: '1-mysql' }, spec: { ports: [{ port: 3306 }] } } }));
+  const svc = await expectApiError(
+    core.createNamespacedService({ namespace: ns, body: { metadata: { name: '1-mysql' }, spec: { ports: [{ port: 3306 }] } } }),
+  );
   assert.equal(svc.code, 422);
   assert.match(JSON.stringify(svc.status.details), /DNS-1035 label/);
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: '1-config' } } });
-  const b64 = await raw(env.kubeConfig, 'POST', `/api/v1/namespaces/${ns}/secrets`, { body: JSON.stringify({ metadata: { name: 's' }, data: { k: 'not base64!' } }) });
+  const b64 = await raw(env.kubeConfig, 'POST', `/api/v1/namespaces/${ns}/secrets`, {
+    body: JSON.stringify({ metadata: { name: 's' }, data: { k: 'not base64!' } }),
+  });
   assert.equal(b64.status, 400);
   assert.equal(b64.json.message, 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3');
-  const key = await expectApiError(core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'c' }, data: { 'my cnf': 'x' } } }));
+  const key = await expectApiError(
+    core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'c' }, data: { 'my cnf': 'x' } } }),
+  );
   assert.equal(key.code, 422);
   assert.equal((key.status.details as { causes: { field: string }[] }).causes[0]!.field, 'data[my cnf]');
 });

@@ -12,7 +12,9 @@ const SKIP = process.env.TEST_KUBECONFIG ? 'fault injection needs the test API s
 async function informed(t: Parameters<typeof kubeEnv>[0], env: KubeEnv) {
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
-  const inf = makeInformer<V1ConfigMap>(env.kubeConfig, `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }));
+  const inf = makeInformer<V1ConfigMap>(env.kubeConfig, `/api/v1/namespaces/${ns}/configmaps`, () =>
+    core.listNamespacedConfigMap({ namespace: ns }),
+  );
   let stopped = false;
   inf.on('error', () => {
     // client-node stops on error; restart it like a controller would.
@@ -26,11 +28,20 @@ async function informed(t: Parameters<typeof kubeEnv>[0], env: KubeEnv) {
     await inf.stop();
   });
   const inSync = () =>
-    eventually('the informer cache to match the server', async () => {
-      const server = (await core.listNamespacedConfigMap({ namespace: ns })).items.map((c) => `${c.metadata!.name}@${c.metadata!.resourceVersion}`).sort();
-      const cache = inf.list().map((c) => `${c.metadata!.name}@${c.metadata!.resourceVersion}`).sort();
-      return JSON.stringify(server) === JSON.stringify(cache);
-    }, 20_000);
+    eventually(
+      'the informer cache to match the server',
+      async () => {
+        const server = (await core.listNamespacedConfigMap({ namespace: ns })).items
+          .map((c) => `${c.metadata!.name}@${c.metadata!.resourceVersion}`)
+          .sort();
+        const cache = inf
+          .list()
+          .map((c) => `${c.metadata!.name}@${c.metadata!.resourceVersion}`)
+          .sort();
+        return JSON.stringify(server) === JSON.stringify(cache);
+      },
+      20_000,
+    );
   return { core, ns, inf, inSync };
 }
 
@@ -45,7 +56,10 @@ test('failNext answers the next matching requests with the given status, then se
   }
   await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'a' } } });
   const log = env.server!.requestLog.filter({ verb: 'create', resource: 'configmaps', namespace: env.namespace });
-  assert.deepEqual(log.map((e) => e.status), [503, 503, 201]);
+  assert.deepEqual(
+    log.map((e) => e.status),
+    [503, 503, 201],
+  );
 });
 
 test('delayNext holds a request; pause holds everything until resume', { skip: SKIP }, async (t) => {
@@ -107,7 +121,11 @@ test('silenced watches stay open but deliver nothing until unsilenced and re-est
   env.server!.faults.silenceWatches();
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'quiet' } } });
   await eventually('the informer watch to lose the event', () => env.server!.faults.lostEvents === lost + 1);
-  assert.equal(inf.list().some((c) => c.metadata?.name === 'quiet'), false, 'the event was swallowed');
+  assert.equal(
+    inf.list().some((c) => c.metadata?.name === 'quiet'),
+    false,
+    'the event was swallowed',
+  );
   env.server!.faults.unsilenceWatches();
   env.server!.faults.dropWatches({ graceful: true });
   await inSync();
@@ -125,7 +143,10 @@ test('delayWatchEvents delivers the events of one resource late and in order; ot
   // A watch of another resource is served as usual meanwhile.
   await core.createNamespacedSecret({ namespace: ns, body: { metadata: { name: 's' } } });
   const secrets = await rawWatchLines(env.kubeConfig, `/api/v1/namespaces/${ns}/secrets?watch=1&timeoutSeconds=1`);
-  assert.deepEqual(secrets.events.map((e) => e.type), ['ADDED']);
+  assert.deepEqual(
+    secrets.events.map((e) => e.type),
+    ['ADDED'],
+  );
   await inSync();
   assert.deepEqual(added, ['a', 'b', 'c']);
 });

@@ -14,8 +14,14 @@ const CONTROLLER_ROWS = new Set(['sts-pods-list.json', 'sts-pvc-list.json', 'sts
 const WATCH_ROWS = /^watch-/;
 /** Discovery documents listing resources this server does not serve: compared entry by entry. */
 const SUBSET_ROWS = new Set([
-  'disc-api-v1.json', 'disc-apis.json', 'disc-apis-aggregated-fallback.json', 'disc-apis-apps-v1.json', 'disc-apis-batch-v1.json',
-  'disc-apis-policy-v1.json', 'disc-apis-coordination-v1.json', 'disc-apis-apiextensions-v1.json',
+  'disc-api-v1.json',
+  'disc-apis.json',
+  'disc-apis-aggregated-fallback.json',
+  'disc-apis-apps-v1.json',
+  'disc-apis-batch-v1.json',
+  'disc-apis-policy-v1.json',
+  'disc-apis-coordination-v1.json',
+  'disc-apis-apiextensions-v1.json',
 ]);
 /** Objects the StatefulSet controller changed in the capture: only what the API server decides is compared. */
 const SPEC_ONLY_ROWS = new Set(['sts-patch-strategic.json']);
@@ -82,14 +88,20 @@ function assertSubset(file: string, actual: J, recorded: J): void {
   const mine = actual.groups as J[];
   const real = recorded.groups as J[];
   const order = mine.filter((g) => real.some((r) => r.name === g.name)).map((g) => real.findIndex((r) => r.name === g.name));
-  assert.deepEqual(order, [...order].sort((a, b) => a - b), `${file}: groups out of the real order`);
+  assert.deepEqual(
+    order,
+    [...order].sort((a, b) => a - b),
+    `${file}: groups out of the real order`,
+  );
   for (const g of mine) {
     const r = real.find((x) => x.name === g.name);
     if (r) assert.equal(JSON.stringify(g), JSON.stringify(r), `${file}: group ${String(g.name)}`);
   }
 }
 
-test('the test API server answers the recorded kube-apiserver v1.26.1 requests like the real one', { skip: process.env.TEST_KUBECONFIG ? 'replay needs a fresh server' : false }, async (t) => {
+test('the test API server answers the recorded kube-apiserver v1.26.1 requests like the real one', {
+  skip: process.env.TEST_KUBECONFIG ? 'replay needs a fresh server' : false,
+}, async (t) => {
   // The recording ran only NamespaceLifecycle, ServiceAccount, the webhooks and ResourceQuota (README).
   const server = await startApiServer({ token: 'fixture-token', allowAnonymous: false, stockAdmission: false });
   t.after(() => server.stop());
@@ -102,19 +114,45 @@ test('the test API server answers the recorded kube-apiserver v1.26.1 requests l
   };
   const setup: Record<string, () => Promise<void>> = {
     'cr-create-already-exists.json': async () => {
-      await post(BASE, { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c2', labels: { app: 'mysql', tier: 'cache' } }, spec: { secretName: 'c2-secret', replicas: 2 } });
+      await post(BASE, {
+        apiVersion: 'mysql.presslabs.org/v1alpha1',
+        kind: 'MysqlCluster',
+        metadata: { name: 'c2', labels: { app: 'mysql', tier: 'cache' } },
+        spec: { secretName: 'c2-secret', replicas: 2 },
+      });
     },
     'gc-cm-owned-create.json': async () => {
-      const bg = await post(BASE, { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'gc-bg' }, spec: { secretName: 's' } });
+      const bg = await post(BASE, {
+        apiVersion: 'mysql.presslabs.org/v1alpha1',
+        kind: 'MysqlCluster',
+        metadata: { name: 'gc-bg' },
+        spec: { secretName: 's' },
+      });
       ids.values.set('e8b1a74e-cdf6-42c0-a0e0-8dafde04edac', bg.json.metadata.uid);
     },
     'gc-cr-delete-orphan.json': async () => {
-      const orphan = await post(BASE, { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'gc-orphan' }, spec: { secretName: 's' } });
+      const orphan = await post(BASE, {
+        apiVersion: 'mysql.presslabs.org/v1alpha1',
+        kind: 'MysqlCluster',
+        metadata: { name: 'gc-orphan' },
+        spec: { secretName: 's' },
+      });
       await post('/api/v1/namespaces/default/configmaps', {
-        apiVersion: 'v1', kind: 'ConfigMap',
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
         metadata: {
-          name: 'gc-orphan-config', labels: { 'gc-demo': 'true' },
-          ownerReferences: [{ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', name: 'gc-orphan', uid: orphan.json.metadata.uid, controller: true, blockOwnerDeletion: true }],
+          name: 'gc-orphan-config',
+          labels: { 'gc-demo': 'true' },
+          ownerReferences: [
+            {
+              apiVersion: 'mysql.presslabs.org/v1alpha1',
+              kind: 'MysqlCluster',
+              name: 'gc-orphan',
+              uid: orphan.json.metadata.uid,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
         },
         data: { k: 'v' },
       });
@@ -131,15 +169,23 @@ test('the test API server answers the recorded kube-apiserver v1.26.1 requests l
     await t.test(row.file, async () => {
       await setup[row.file]?.();
       let body = requestBody(row);
-      if (body !== undefined && row.requestContentType?.includes('json') && !row.requestContentType.includes('json-patch') && row.file !== 'err-400-malformed-json.json') {
+      if (
+        body !== undefined &&
+        row.requestContentType?.includes('json') &&
+        !row.requestContentType.includes('json-patch') &&
+        row.file !== 'err-400-malformed-json.json'
+      ) {
         body = JSON.stringify(ids.rewrite(JSON.parse(body)));
       }
-      const token = row.authorization === null ? null : row.authorization === 'Bearer <TOKEN>' ? undefined : row.authorization.replace(/^Bearer /, '');
+      const token =
+        row.authorization === null ? null : row.authorization === 'Bearer <TOKEN>' ? undefined : row.authorization.replace(/^Bearer /, '');
       const path = ids.rewritePath(row.path);
-      const send = () => raw(kc, row.method, path, {
-        ...(body !== undefined ? { body, contentType: row.requestContentType ?? 'application/json' } : {}),
-        accept: row.accept, token,
-      });
+      const send = () =>
+        raw(kc, row.method, path, {
+          ...(body !== undefined ? { body, contentType: row.requestContentType ?? 'application/json' } : {}),
+          accept: row.accept,
+          token,
+        });
       // The garbage collector works after the DELETE answered, as the real one does; a CRD gets
       // its conditions after the create answered.
       const settled = row.file.startsWith('gc-cm-list-after')
@@ -158,7 +204,14 @@ test('the test API server answers the recorded kube-apiserver v1.26.1 requests l
       assert.equal(r.headers['content-type'], row.contentType);
       for (const h of ['audit-id', 'cache-control']) assert.ok(r.headers[h], `header ${h}`);
       const warning = row.responseHeaders.Warning;
-      if (warning) assert.deepEqual([r.headers.warning ?? []].flat().join(', ').split(/, (?=299)/), [warning].flat());
+      if (warning)
+        assert.deepEqual(
+          [r.headers.warning ?? []]
+            .flat()
+            .join(', ')
+            .split(/, (?=299)/),
+          [warning].flat(),
+        );
       if (row.file.endsWith('.txt')) {
         assert.equal(r.text, fixtureText(row.file));
         return;
@@ -172,8 +225,7 @@ test('the test API server answers the recorded kube-apiserver v1.26.1 requests l
       else if (SPEC_ONLY_ROWS.has(row.file)) {
         const pick = (o: J) => ({ generation: (o.metadata as J).generation, spec: o.spec });
         assert.equal(normalizedText(pick(r.json)), normalizedText(pick(recorded)));
-      }
-      else {
+      } else {
         if (process.env.REPLAY_DUMP) {
           writeFileSync(`${process.env.REPLAY_DUMP}/${row.file}.actual`, normalizedText(r.json));
           writeFileSync(`${process.env.REPLAY_DUMP}/${row.file}.expected`, normalizedText(recorded));
@@ -184,24 +236,42 @@ test('the test API server answers the recorded kube-apiserver v1.26.1 requests l
   }
 });
 
-test('watch streams replayed on the recorded CRD match the recorded ones event by event', { skip: process.env.TEST_KUBECONFIG ? 'replay needs a fresh server' : false }, async (t) => {
+test('watch streams replayed on the recorded CRD match the recorded ones event by event', {
+  skip: process.env.TEST_KUBECONFIG ? 'replay needs a fresh server' : false,
+}, async (t) => {
   const server = await startApiServer({ token: 'fixture-token' });
   t.after(() => server.stop());
   const kc = server.kubeConfig();
-  const crd = await raw(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: fixtureText('crd-mysqlclusters.req.json') });
+  const crd = await raw(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+    body: fixtureText('crd-mysqlclusters.req.json'),
+  });
   assert.equal(crd.status, 201);
-  const events = (text: string) => text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as J);
+  const events = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as J);
   const compare = (got: J[], file: string) => {
     const want = events(fixtureText(file)).filter((e) => e.type !== 'BOOKMARK');
     assert.equal(normalizedText(got.filter((e) => e.type !== 'BOOKMARK')), normalizedText(want));
   };
   const rv = () => String(server.internals.service.store.currentRv());
-  const mp = (path: string, body: unknown) => raw(kc, 'PATCH', path, { body: JSON.stringify(body), contentType: 'application/merge-patch+json' });
+  const mp = (path: string, body: unknown) =>
+    raw(kc, 'PATCH', path, { body: JSON.stringify(body), contentType: 'application/merge-patch+json' });
 
   const stream = raw(kc, 'GET', `${BASE}?watch=1&resourceVersion=${rv()}&allowWatchBookmarks=true&timeoutSeconds=3`);
-  await raw(kc, 'POST', BASE, { body: JSON.stringify({ metadata: { name: 'w1', labels: { app: 'mysql' } }, spec: { secretName: 'w1-secret' } }) });
+  await raw(kc, 'POST', BASE, {
+    body: JSON.stringify({ metadata: { name: 'w1', labels: { app: 'mysql' } }, spec: { secretName: 'w1-secret' } }),
+  });
   await mp(`${BASE}/w1`, { spec: { replicas: 3 } });
-  await mp(`${BASE}/w1/status`, { status: { readyNodes: 3, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-11-21T20:00:00Z', reason: 'AllReady', message: '3 of 3 nodes ready' }] } });
+  await mp(`${BASE}/w1/status`, {
+    status: {
+      readyNodes: 3,
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: '2026-11-21T20:00:00Z', reason: 'AllReady', message: '3 of 3 nodes ready' },
+      ],
+    },
+  });
   await raw(kc, 'DELETE', `${BASE}/w1`);
   const watched = events((await stream).text);
   compare(watched, 'watch-cr-stream.ndjson');
@@ -210,7 +280,14 @@ test('watch streams replayed on the recorded CRD match the recorded ones event b
   assert.equal(normalizedText(bookmark), normalizedText(events(fixtureText('watch-cr-stream.ndjson')).find((e) => e.type === 'BOOKMARK')));
 
   const flow = raw(kc, 'GET', `${BASE}?watch=1&resourceVersion=${rv()}&timeoutSeconds=2`);
-  await raw(kc, 'POST', BASE, { body: JSON.stringify({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'f1', finalizers: ['mysql.presslabs.org/cleanup'] }, spec: { secretName: 's' } }) });
+  await raw(kc, 'POST', BASE, {
+    body: JSON.stringify({
+      apiVersion: 'mysql.presslabs.org/v1alpha1',
+      kind: 'MysqlCluster',
+      metadata: { name: 'f1', finalizers: ['mysql.presslabs.org/cleanup'] },
+      spec: { secretName: 's' },
+    }),
+  });
   await raw(kc, 'DELETE', `${BASE}/f1`);
   await mp(`${BASE}/f1`, { metadata: { finalizers: null } });
   compare(events((await flow).text), 'watch-cr-finalizer-flow.ndjson');
@@ -221,7 +298,9 @@ test('watch streams replayed on the recorded CRD match the recorded ones event b
   assert.equal(normalizedText(events(tooOld.text)), normalizedText(events(fixtureText('watch-cr-too-old-410.ndjson'))));
 });
 
-test('a pod created like the StatefulSet controller creates it gets the recorded defaults, service account volume and status', { skip: process.env.TEST_KUBECONFIG ? 'compares with a fresh server' : false }, async (t) => {
+test('a pod created like the StatefulSet controller creates it gets the recorded defaults, service account volume and status', {
+  skip: process.env.TEST_KUBECONFIG ? 'compares with a fresh server' : false,
+}, async (t) => {
   const server = await startApiServer({ token: 'fixture-token', stockAdmission: false });
   t.after(() => server.stop());
   const kc = server.kubeConfig();
@@ -234,14 +313,26 @@ test('a pod created like the StatefulSet controller creates it gets the recorded
   delete spec.serviceAccount;
   const meta = recorded.metadata as J;
   const body = { apiVersion: 'v1', kind: 'Pod', metadata: { generateName: meta.generateName, labels: meta.labels }, spec };
-  const r = await raw(kc, 'POST', '/api/v1/namespaces/default/pods', { body: JSON.stringify(body), userAgent: 'kube-controller-manager/v1.26.1' });
+  const r = await raw(kc, 'POST', '/api/v1/namespaces/default/pods', {
+    body: JSON.stringify(body),
+    userAgent: 'kube-controller-manager/v1.26.1',
+  });
   assert.equal(r.status, 201, r.text);
   const token = (r.json.spec.volumes as J[]).find((v) => isToken(v.name))!.name as string;
-  const shape = (p: J, tokenName: string) => normalizedText({ spec: p.spec, status: p.status, fields: ((p.metadata as J).managedFields as J[])[0]!.fieldsV1 })
-    .replaceAll(tokenName, 'kube-api-access-<random>');
+  const shape = (p: J, tokenName: string) =>
+    normalizedText({ spec: p.spec, status: p.status, fields: ((p.metadata as J).managedFields as J[])[0]!.fieldsV1 }).replaceAll(
+      tokenName,
+      'kube-api-access-<random>',
+    );
   const recordedFields = JSON.parse(JSON.stringify(recorded)) as J;
   const recordedToken = (recordedFields.spec as J).volumes as J[];
-  const expected = shape({ ...recordedFields, metadata: { managedFields: [{ fieldsV1: dropOwnerRefs(((recorded.metadata as J).managedFields as J[])[0]!.fieldsV1 as J) }] } }, String(recordedToken.find((v) => isToken(v.name))!.name));
+  const expected = shape(
+    {
+      ...recordedFields,
+      metadata: { managedFields: [{ fieldsV1: dropOwnerRefs(((recorded.metadata as J).managedFields as J[])[0]!.fieldsV1 as J) }] },
+    },
+    String(recordedToken.find((v) => isToken(v.name))!.name),
+  );
   assert.equal(shape(r.json, token), expected);
 });
 

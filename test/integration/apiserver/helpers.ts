@@ -103,7 +103,10 @@ export type WatchEvent = { type: string; object: Record<string, any> };
 
 export async function rawWatchLines(kc: KubeConfig, path: string): Promise<{ status: number; events: WatchEvent[] }> {
   const r = await raw(kc, 'GET', path);
-  const events = r.text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as WatchEvent);
+  const events = r.text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as WatchEvent);
   return { status: r.status, events };
 }
 
@@ -119,7 +122,8 @@ export function normalize(v: unknown, key = ''): unknown {
   }
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k.replace(/^k:\{"uid":"[^"]+"\}$/, 'k:{"uid":"<uid>"}')] = normalize(x, k);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>))
+      out[k.replace(/^k:\{"uid":"[^"]+"\}$/, 'k:{"uid":"<uid>"}')] = normalize(x, k);
     return out;
   }
   if (typeof v === 'string') {
@@ -169,7 +173,12 @@ export async function expectApiError(p: Promise<unknown>): Promise<{ code: numbe
 export const MYSQL_GROUP = { group: 'mysql.presslabs.org', version: 'v1alpha1', plural: 'mysqlclusters' };
 
 export function cluster(name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}): Record<string, unknown> {
-  return { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name, ...metadata }, spec: { secretName: `${name}-secret`, ...spec } };
+  return {
+    apiVersion: 'mysql.presslabs.org/v1alpha1',
+    kind: 'MysqlCluster',
+    metadata: { name, ...metadata },
+    spec: { secretName: `${name}-secret`, ...spec },
+  };
 }
 
 /** client-node sends JSON patch unless told otherwise: options selecting another patch type. */

@@ -95,7 +95,9 @@ test('kubectl scale changes spec.replicas through the scale subresource', { skip
   assert.match(await kubectl('scale', 'mysql', 'c1', '--replicas=4'), /scaled/);
   assert.match(await kubectl('scale', 'statefulset', 'db', '--replicas=3'), /scaled/);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const c1 = (await co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1' })) as { spec: { replicas: number } };
+  const c1 = (await co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, name: 'c1' })) as {
+    spec: { replicas: number };
+  };
   assert.equal(c1.spec.replicas, 4);
   assert.match(await kubectl('get', 'sts', 'db'), /db\s+0\/3\s+/);
   assert.match(await kubectl('describe', 'sts', 'db'), /Replicas:\s+3 desired/);
@@ -120,7 +122,9 @@ test('kubectl get -w prints the changes, kubectl delete removes the objects', { 
   assert.match(await run(KUBECTL, args(['get', 'mysql', '--ignore-not-found'])).then((r) => r.stdout), /^$/);
 });
 
-test('kubectl create of built-ins (typed clients sending protobuf): ns, secret generic, configmap, serviceaccount, service', { skip: SKIP }, async (t) => {
+test('kubectl create of built-ins (typed clients sending protobuf): ns, secret generic, configmap, serviceaccount, service', {
+  skip: SKIP,
+}, async (t) => {
   const { env, kubectl, args } = await kubectlFor(t);
   const mark = env.server?.requestLog.mark();
   const extra = `${env.namespace}-pb`;
@@ -139,25 +143,37 @@ test('kubectl create of built-ins (typed clients sending protobuf): ns, secret g
   assert.deepEqual((await core.readNamespacedConfigMap({ namespace: env.namespace, name: 'c1' })).data, { 'my.cnf': '[mysqld]' });
   assert.equal((await core.readNamespacedServiceAccount({ namespace: env.namespace, name: 'sa1' })).metadata?.name, 'sa1');
   const svc = await core.readNamespacedService({ namespace: env.namespace, name: 'svc1' });
-  assert.deepEqual(svc.spec?.ports?.map((p) => [p.port, p.targetPort, p.protocol]), [[3306, 'mysql', 'TCP']]);
+  assert.deepEqual(
+    svc.spec?.ports?.map((p) => [p.port, p.targetPort, p.protocol]),
+    [[3306, 'mysql', 'TCP']],
+  );
   assert.match(svc.spec?.clusterIP ?? '', /^\d+\.\d+\.\d+\.\d+$/);
 
-  await t.test('the bodies were protobuf', { skip: env.server ? false : 'needs the test API server\'s request log' }, () => {
+  await t.test('the bodies were protobuf', { skip: env.server ? false : "needs the test API server's request log" }, () => {
     const creates = env.server!.requestLog.filter({ verb: 'create' }, mark).filter((e) => e.userAgent?.startsWith('kubectl'));
-    assert.deepEqual(creates.map((e) => [e.resource, e.status, e.contentType]), [
-      ['namespaces', 201, 'application/vnd.kubernetes.protobuf'], ['secrets', 201, 'application/vnd.kubernetes.protobuf'],
-      ['configmaps', 201, 'application/vnd.kubernetes.protobuf'], ['serviceaccounts', 201, 'application/vnd.kubernetes.protobuf'],
-      ['services', 201, 'application/vnd.kubernetes.protobuf'],
-    ]);
+    assert.deepEqual(
+      creates.map((e) => [e.resource, e.status, e.contentType]),
+      [
+        ['namespaces', 201, 'application/vnd.kubernetes.protobuf'],
+        ['secrets', 201, 'application/vnd.kubernetes.protobuf'],
+        ['configmaps', 201, 'application/vnd.kubernetes.protobuf'],
+        ['serviceaccounts', 201, 'application/vnd.kubernetes.protobuf'],
+        ['services', 201, 'application/vnd.kubernetes.protobuf'],
+      ],
+    );
   });
 
-  await t.test('a kind the server cannot decode from protobuf is a 415 naming it', { skip: env.server ? false : 'a real server decodes every built-in' }, async () => {
-    const refused = await run(KUBECTL, args(['create', 'deployment', 'd1', '--image=mysql:8'])).then(
-      () => assert.fail('kubectl create deployment succeeded'),
-      (e: { stderr: string }) => e.stderr,
-    );
-    assert.match(refused, /cannot decode protobuf bodies of kind "Deployment" \(apiVersion "apps\/v1"\); send it as application\/json/);
-  });
+  await t.test(
+    'a kind the server cannot decode from protobuf is a 415 naming it',
+    { skip: env.server ? false : 'a real server decodes every built-in' },
+    async () => {
+      const refused = await run(KUBECTL, args(['create', 'deployment', 'd1', '--image=mysql:8'])).then(
+        () => assert.fail('kubectl create deployment succeeded'),
+        (e: { stderr: string }) => e.stderr,
+      );
+      assert.match(refused, /cannot decode protobuf bodies of kind "Deployment" \(apiVersion "apps\/v1"\); send it as application\/json/);
+    },
+  );
 });
 
 test('kubectl apply of a built-in merges lists by key in the order of the manifest', { skip: SKIP }, async (t) => {
@@ -173,7 +189,9 @@ test('kubectl apply of a built-in merges lists by key in the order of the manife
   assert.equal(await kubectl('get', 'sts', 'db', '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].name}'), 'C');
 });
 
-test('over TLS (tls: true) client-node and kubectl authenticate with the token; no token is 403', { skip: SKIP || (process.env.TEST_KUBECONFIG ? 'own server' : false) }, async (t) => {
+test('over TLS (tls: true) client-node and kubectl authenticate with the token; no token is 403', {
+  skip: SKIP || (process.env.TEST_KUBECONFIG ? 'own server' : false),
+}, async (t) => {
   const server = await startApiServer({ tls: true, allowAnonymous: false });
   t.after(() => server.stop());
   assert.match(server.url, /^https:\/\//);
@@ -184,18 +202,26 @@ test('over TLS (tls: true) client-node and kubectl authenticate with the token; 
   const dir = mkdtempSync(join(tmpdir(), 'kubectl-tls-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   server.writeKubeconfig(join(dir, 'kubeconfig'));
-  const { stdout } = await run(KUBECTL, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'ns', 'default', '-o', 'name'], { timeout: 30_000 });
+  const { stdout } = await run(
+    KUBECTL,
+    ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'ns', 'default', '-o', 'name'],
+    { timeout: 30_000 },
+  );
   assert.equal(stdout, 'namespace/default\n');
   const anonymous = await raw(kc, 'GET', '/api/v1/namespaces', { token: null });
   assert.equal(anonymous.status, 403);
 });
 
-test('main.ts runs the server as a process: one JSON line with the URL, a kubeconfig, exit 0 on SIGTERM', { skip: SKIP || (process.env.TEST_KUBECONFIG ? 'own server' : false) }, async (t) => {
+test('main.ts runs the server as a process: one JSON line with the URL, a kubeconfig, exit 0 on SIGTERM', {
+  skip: SKIP || (process.env.TEST_KUBECONFIG ? 'own server' : false),
+}, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-main-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const main = fileURLToPath(new URL('../../../sandbox/apiserver/main.ts', import.meta.url));
   const crds = fileURLToPath(new URL('../../../crds', import.meta.url));
-  const child = spawn(process.execPath, [main, '--port', '0', '--kubeconfig-out', join(dir, 'kubeconfig'), '--crds', crds], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [main, '--port', '0', '--kubeconfig-out', join(dir, 'kubeconfig'), '--crds', crds], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -203,7 +229,11 @@ test('main.ts runs the server as a process: one JSON line with the URL, a kubeco
   });
   const line = await eventually('the first line of output', () => (out.includes('\n') ? out.split('\n')[0]! : undefined), 20_000);
   assert.match(JSON.parse(line).url, /^http:\/\/127\.0\.0\.1:\d+$/);
-  const { stdout } = await run(KUBECTL, ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'crd', '-o', 'name'], { timeout: 30_000 });
+  const { stdout } = await run(
+    KUBECTL,
+    ['--kubeconfig', join(dir, 'kubeconfig'), '--cache-dir', join(dir, 'cache'), 'get', 'crd', '-o', 'name'],
+    { timeout: 30_000 },
+  );
   assert.match(stdout, /customresourcedefinition\.apiextensions\.k8s\.io\/mysqlclusters\.mysql\.presslabs\.org/);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');

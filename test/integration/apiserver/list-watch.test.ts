@@ -11,20 +11,31 @@ import { eventually } from '../../support/wait.ts';
 type Ev = { type: string; object: Record<string, any> };
 
 function recorded(file: string): Ev[] {
-  return fixtureText(file).split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Ev);
+  return fixtureText(file)
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Ev);
 }
 
 test('label selectors (equality and set-based) and field selectors filter lists', async (t) => {
   const env = await kubeEnv(t);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
-  const mk = (name: string, labels: Record<string, string>) => core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name, labels } } });
+  const mk = (name: string, labels: Record<string, string>) =>
+    core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name, labels } } });
   await mk('a', { app: 'mysql', tier: 'db' });
   await mk('b', { app: 'mysql', tier: 'cache' });
   await mk('c', { app: 'web' });
   const names = async (labelSelector?: string, fieldSelector?: string) =>
-    (await core.listNamespacedConfigMap({ namespace: ns, ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) }))
-      .items.map((i) => i.metadata!.name!).filter((n) => n !== 'kube-root-ca.crt');
+    (
+      await core.listNamespacedConfigMap({
+        namespace: ns,
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(fieldSelector ? { fieldSelector } : {}),
+      })
+    ).items
+      .map((i) => i.metadata!.name!)
+      .filter((n) => n !== 'kube-root-ca.crt');
   assert.deepEqual(await names('app=mysql'), ['a', 'b']);
   assert.deepEqual(await names('app==mysql,tier!=db'), ['b']);
   assert.deepEqual(await names('tier in (db,cache)'), ['a', 'b']);
@@ -34,10 +45,19 @@ test('label selectors (equality and set-based) and field selectors filter lists'
   assert.deepEqual(await names(undefined, `metadata.namespace=${ns},metadata.name!=b`), ['a', 'c']);
   await core.createNamespacedEvent({
     namespace: ns,
-    body: { metadata: { name: 'e1' }, involvedObject: { kind: 'ConfigMap', name: 'a', namespace: ns }, reason: 'Test', message: 'm', type: 'Normal' },
+    body: {
+      metadata: { name: 'e1' },
+      involvedObject: { kind: 'ConfigMap', name: 'a', namespace: ns },
+      reason: 'Test',
+      message: 'm',
+      type: 'Normal',
+    },
   });
   const evs = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=a' });
-  assert.deepEqual(evs.items.map((e) => e.metadata?.name), ['e1']);
+  assert.deepEqual(
+    evs.items.map((e) => e.metadata?.name),
+    ['e1'],
+  );
 });
 
 test('limit and continue page through a list with the real token format and remainingItemCount', async (t) => {
@@ -46,12 +66,23 @@ test('limit and continue page through a list with the real token format and rema
   const ns = env.namespace;
   for (const n of ['c1', 'c2', 'c3']) await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster(n) });
   const first = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 2 })) as Record<string, any>;
-  assert.deepEqual(first.items.map((i: any) => i.metadata.name), ['c1', 'c2']);
+  assert.deepEqual(
+    first.items.map((i: any) => i.metadata.name),
+    ['c1', 'c2'],
+  );
   assert.equal(first.metadata.remainingItemCount, 1);
   const token = JSON.parse(Buffer.from(first.metadata.continue, 'base64url').toString()) as Record<string, unknown>;
   assert.deepEqual(token, { v: 'meta.k8s.io/v1', rv: Number(first.metadata.resourceVersion), start: 'c2\u0000' });
-  const second = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 2, _continue: first.metadata.continue })) as Record<string, any>;
-  assert.deepEqual(second.items.map((i: any) => i.metadata.name), ['c3']);
+  const second = (await co.listNamespacedCustomObject({
+    ...MYSQL_GROUP,
+    namespace: ns,
+    limit: 2,
+    _continue: first.metadata.continue,
+  })) as Record<string, any>;
+  assert.deepEqual(
+    second.items.map((i: any) => i.metadata.name),
+    ['c3'],
+  );
   assert.equal(second.metadata.continue, '');
   assert.deepEqual(Object.keys(second), ['apiVersion', 'items', 'kind', 'metadata'], 'CR list keys sorted like the real one');
   assert.equal(second.items[0].kind, 'MysqlCluster', 'CR list items carry kind');
@@ -66,7 +97,10 @@ test('a watch from a list resourceVersion sees ADDED, MODIFIED (spec), MODIFIED 
   const stream = rawWatchLines(env.kubeConfig, path);
   await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('w1', {}, { labels: { app: 'mysql' } }) });
   await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'w1', body: { spec: { replicas: 3 } } }, MERGE_PATCH);
-  await co.patchNamespacedCustomObjectStatus({ ...MYSQL_GROUP, namespace: ns, name: 'w1', body: { status: { readyNodes: 3 } } }, MERGE_PATCH);
+  await co.patchNamespacedCustomObjectStatus(
+    { ...MYSQL_GROUP, namespace: ns, name: 'w1', body: { status: { readyNodes: 3 } } },
+    MERGE_PATCH,
+  );
   await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'w1' });
   const { status, events } = await stream;
   assert.equal(status, 200);
@@ -75,7 +109,11 @@ test('a watch from a list resourceVersion sees ADDED, MODIFIED (spec), MODIFIED 
   const got = events.filter((e) => e.type !== 'BOOKMARK');
   assert.deepEqual(got.map(shape), want.filter((e) => e.type !== 'BOOKMARK').map(shape));
   const rvs = got.map((e) => Number(e.object.metadata.resourceVersion));
-  assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b), 'resourceVersions increase, DELETED has a new one');
+  assert.deepEqual(
+    rvs,
+    [...rvs].sort((a, b) => a - b),
+    'resourceVersions increase, DELETED has a new one',
+  );
   assert.equal(new Set(rvs).size, rvs.length);
   const bookmarks = events.filter((e) => e.type === 'BOOKMARK');
   assert.ok(bookmarks.length >= 1, 'a bookmark before the timeout');
@@ -87,7 +125,10 @@ test('a watch from a list resourceVersion sees ADDED, MODIFIED (spec), MODIFIED 
 test('a watch from a resourceVersion older than the window gets one ERROR event with Status 410 Expired', async (t) => {
   const env = await kubeEnv(t);
   const ns = env.namespace;
-  const { status, events } = await rawWatchLines(env.kubeConfig, `/apis/mysql.presslabs.org/v1alpha1/namespaces/${ns}/mysqlclusters?watch=1&resourceVersion=1&allowWatchBookmarks=true`);
+  const { status, events } = await rawWatchLines(
+    env.kubeConfig,
+    `/apis/mysql.presslabs.org/v1alpha1/namespaces/${ns}/mysqlclusters?watch=1&resourceVersion=1&allowWatchBookmarks=true`,
+  );
   assert.equal(status, 200);
   assert.equal(events.length, 1);
   const want = recorded('watch-cr-too-old-410.ndjson')[0]!;
@@ -103,14 +144,24 @@ test('removing the last finalizer of a deleted object: watchers see ADDED, MODIF
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
   const list = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns })) as Record<string, any>;
-  const stream = rawWatchLines(env.kubeConfig, `/apis/mysql.presslabs.org/v1alpha1/namespaces/${ns}/mysqlclusters?watch=1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=2`);
-  await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('f1', {}, { finalizers: ['mysql.presslabs.org/cleanup'] }) });
+  const stream = rawWatchLines(
+    env.kubeConfig,
+    `/apis/mysql.presslabs.org/v1alpha1/namespaces/${ns}/mysqlclusters?watch=1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=2`,
+  );
+  await co.createNamespacedCustomObject({
+    ...MYSQL_GROUP,
+    namespace: ns,
+    body: cluster('f1', {}, { finalizers: ['mysql.presslabs.org/cleanup'] }),
+  });
   const deleting = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'f1' })) as Record<string, any>;
   assert.equal(deleting.kind, 'MysqlCluster', 'deferred deletion answers with the object');
   assert.ok(deleting.metadata.deletionTimestamp);
   assert.equal(deleting.metadata.deletionGracePeriodSeconds, 0);
   assert.equal(deleting.metadata.generation, 2);
-  const last = (await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'f1', body: { metadata: { finalizers: null } } }, MERGE_PATCH)) as Record<string, any>;
+  const last = (await co.patchNamespacedCustomObject(
+    { ...MYSQL_GROUP, namespace: ns, name: 'f1', body: { metadata: { finalizers: null } } },
+    MERGE_PATCH,
+  )) as Record<string, any>;
   assert.equal(last.metadata.finalizers, undefined);
   const { events } = await stream;
   const want = recorded('watch-cr-finalizer-flow.ndjson');
@@ -124,7 +175,12 @@ test('timeoutSeconds ends a watch; the client-node Watch reports the end', async
   const env = await kubeEnv(t);
   const watch = new Watch(env.kubeConfig);
   const ended = await new Promise<unknown>((resolve) => {
-    void watch.watch(`/api/v1/namespaces/${env.namespace}/configmaps`, { timeoutSeconds: 1 }, () => {}, (err) => resolve(err ?? null));
+    void watch.watch(
+      `/api/v1/namespaces/${env.namespace}/configmaps`,
+      { timeoutSeconds: 1 },
+      () => {},
+      (err) => resolve(err ?? null),
+    );
   });
   assert.equal(ended, null);
 });
@@ -134,14 +190,19 @@ test('an informer lists, then follows changes; its cache equals the server objec
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'pre' } } });
-  const inf = makeInformer<V1ConfigMap>(env.kubeConfig, `/api/v1/namespaces/${ns}/configmaps`, () => core.listNamespacedConfigMap({ namespace: ns }));
+  const inf = makeInformer<V1ConfigMap>(env.kubeConfig, `/api/v1/namespaces/${ns}/configmaps`, () =>
+    core.listNamespacedConfigMap({ namespace: ns }),
+  );
   await inf.start();
   t.after(() => inf.stop());
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'post' }, data: { a: '1' } } });
   await core.patchNamespacedConfigMap({ namespace: ns, name: 'post', body: { data: { a: '2' } } }, MERGE_PATCH);
   await core.deleteNamespacedConfigMap({ namespace: ns, name: 'pre' });
   await eventually('the informer to hold only post:2', () => {
-    const names = inf.list().map((c) => `${c.metadata?.name}:${c.data?.a ?? ''}`).filter((n) => !n.startsWith('kube-root-ca'));
+    const names = inf
+      .list()
+      .map((c) => `${c.metadata?.name}:${c.data?.a ?? ''}`)
+      .filter((n) => !n.startsWith('kube-root-ca'));
     return names.length === 1 && names[0] === 'post:2';
   });
 });
@@ -156,8 +217,15 @@ test('events.k8s.io/v1 and core/v1 Events are two views of the same objects', as
     namespace: ns,
     body: {
       // client-node writes a Date with milliseconds; a real server refuses that for a MicroTime.
-      metadata: { name: 'e1' }, eventTime: asMicroTime(new Date()), reportingController: 'mysql-operator', reportingInstance: 'op-1',
-      action: 'Reconcile', reason: 'ClusterReady', regarding, note: 'cluster is ready', type: 'Normal',
+      metadata: { name: 'e1' },
+      eventTime: asMicroTime(new Date()),
+      reportingController: 'mysql-operator',
+      reportingInstance: 'op-1',
+      action: 'Reconcile',
+      reason: 'ClusterReady',
+      regarding,
+      note: 'cluster is ready',
+      type: 'Normal',
     },
   });
   const asCore = await core.readNamespacedEvent({ namespace: ns, name: 'e1' });
@@ -165,9 +233,15 @@ test('events.k8s.io/v1 and core/v1 Events are two views of the same objects', as
   assert.equal(asCore.involvedObject.name, 'c1');
   assert.equal(asCore.reportingComponent, 'mysql-operator');
   const byField = await core.listNamespacedEvent({ namespace: ns, fieldSelector: 'involvedObject.name=c1' });
-  assert.deepEqual(byField.items.map((e) => e.metadata?.name), ['e1']);
+  assert.deepEqual(
+    byField.items.map((e) => e.metadata?.name),
+    ['e1'],
+  );
   const viewed = await events.listNamespacedEvent({ namespace: ns, fieldSelector: 'regarding.name=c1' });
-  assert.deepEqual(viewed.items.map((e) => [e.metadata?.name, e.note, e.reportingController]), [['e1', 'cluster is ready', 'mysql-operator']]);
+  assert.deepEqual(
+    viewed.items.map((e) => [e.metadata?.name, e.note, e.reportingController]),
+    [['e1', 'cluster is ready', 'mysql-operator']],
+  );
 });
 
 test('a large object reaches a client-node watch intact although its event spans several chunks', async (t) => {
@@ -176,9 +250,16 @@ test('a large object reaches a client-node watch intact although its event spans
   const big = 'x'.repeat(20_000);
   const seen = new Promise<string>((resolve, reject) => {
     const watch = new Watch(env.kubeConfig);
-    void watch.watch(`/api/v1/namespaces/${env.namespace}/configmaps`, { timeoutSeconds: 10 }, (type, obj: V1ConfigMap) => {
-      if (type === 'ADDED' && obj.metadata?.name === 'big') resolve(obj.data?.blob ?? '');
-    }, (err) => (err ? reject(err) : undefined)).then((req) => t.after(() => req.abort()));
+    void watch
+      .watch(
+        `/api/v1/namespaces/${env.namespace}/configmaps`,
+        { timeoutSeconds: 10 },
+        (type, obj: V1ConfigMap) => {
+          if (type === 'ADDED' && obj.metadata?.name === 'big') resolve(obj.data?.blob ?? '');
+        },
+        (err) => (err ? reject(err) : undefined),
+      )
+      .then((req) => t.after(() => req.abort()));
   });
   // Whether the watch starts before or after the create, 'big' arrives as ADDED.
   await core.createNamespacedConfigMap({ namespace: env.namespace, body: { metadata: { name: 'big' }, data: { blob: big } } });
@@ -194,7 +275,13 @@ test('the pages of a paged list are one snapshot: changes after the first page d
   await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c2' });
   await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c4') });
   await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c3', body: { spec: { replicas: 5 } } }, MERGE_PATCH);
-  const rest = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, _continue: first.metadata.continue })) as Record<string, any>;
-  assert.deepEqual(rest.items.map((i: any) => `${i.metadata.name}:${i.spec.replicas}`), ['c2:1', 'c3:1']);
+  const rest = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, _continue: first.metadata.continue })) as Record<
+    string,
+    any
+  >;
+  assert.deepEqual(
+    rest.items.map((i: any) => `${i.metadata.name}:${i.spec.replicas}`),
+    ['c2:1', 'c3:1'],
+  );
   assert.equal(rest.metadata.resourceVersion, first.metadata.resourceVersion);
 });

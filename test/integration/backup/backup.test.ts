@@ -25,7 +25,14 @@ import { startS3Server } from '../../../sandbox/s3.ts';
 import { formCluster, watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
 import { rbacAcrossTests } from '../../support/rbac.ts';
 import { eventually } from '../../support/wait.ts';
-import { BACKUP as BACKUP_IDENTITY, SIDECAR_MAIN, fileCleanups, fillData, startServeSidecar, type RunningSidecar } from '../sidecar/support.ts';
+import {
+  BACKUP as BACKUP_IDENTITY,
+  SIDECAR_MAIN,
+  fileCleanups,
+  fillData,
+  startServeSidecar,
+  type RunningSidecar,
+} from '../sidecar/support.ts';
 import { BACKUP_OPERATOR_AGENT, startBackupOperator } from './operator.ts';
 
 /** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
@@ -55,7 +62,7 @@ before(async () => {
   const source = await startMariaDB({ name: 'backup-source', systemUsers: true, t: suite });
   await (await source.node()).setReadOnly(false);
   await fillData(source, 2);
-  sourceGtid = String((await source.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.['g']);
+  sourceGtid = String((await source.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.g);
   sourceSidecar = await startServeSidecar(suite, source);
   secrets = {
     'my-db-mysql-operated': { BACKUP_USER: BACKUP_IDENTITY.user, BACKUP_PASSWORD: BACKUP_IDENTITY.password },
@@ -105,11 +112,14 @@ async function lab(t: TestContext, opts: LabOptions = {}): Promise<Lab> {
   // What the orchestrator controller says of the topology: pod 0 master, pod 1 a healthy replica.
   const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const c = (type: string, on: boolean) => ({ type, status: on ? 'True' : 'False', lastTransitionTime: at });
-  await client.patchStatus({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: 'my-db' }, {
-    status: {
-      nodes: [0, 1].map((i) => ({ name: fqdn(i), conditions: [c('Master', i === 0), c('Replicating', i === 1), c('Lagged', false)] })),
+  await client.patchStatus(
+    { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: 'my-db' },
+    {
+      status: {
+        nodes: [0, 1].map((i) => ({ name: fqdn(i), conditions: [c('Master', i === 0), c('Replicating', i === 1), c('Lagged', false)] })),
+      },
     },
-  });
+  );
   for (const i of [0, 1]) {
     await client.create({
       apiVersion: 'v1',
@@ -117,7 +127,13 @@ async function lab(t: TestContext, opts: LabOptions = {}): Promise<Lab> {
       metadata: {
         name: `my-db-mysql-${i}`,
         namespace: ns,
-        labels: { 'mysql.presslabs.org/cluster': 'my-db', 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/managed-by': 'mysql.presslabs.org', role: i === 0 ? 'master' : 'replica', healthy: 'yes' },
+        labels: {
+          'mysql.presslabs.org/cluster': 'my-db',
+          'app.kubernetes.io/name': 'mysql',
+          'app.kubernetes.io/managed-by': 'mysql.presslabs.org',
+          role: i === 0 ? 'master' : 'replica',
+          healthy: 'yes',
+        },
       },
       spec: { containers: [{ name: 'mysql', image: 'mysql' }] },
     } as KubeObject);
@@ -136,7 +152,9 @@ async function lab(t: TestContext, opts: LabOptions = {}): Promise<Lab> {
 function standInPair(t: TestContext, name: string, fill?: (master: MariaDBServer) => Promise<void>) {
   const pair = { servers: [] as MariaDBServer[], orc: undefined as StandInWatch | undefined };
   const orchestrator: LabOptions['orchestrator'] = async (ns, fqdn) => {
-    pair.servers = await Promise.all([0, 1].map((i) => startMariaDB({ name: `${name}-pod${i}`, reportHost: fqdn(i), systemUsers: true, t })));
+    pair.servers = await Promise.all(
+      [0, 1].map((i) => startMariaDB({ name: `${name}-pod${i}`, reportHost: fqdn(i), systemUsers: true, t })),
+    );
     await formCluster(pair.servers);
     await fill?.(pair.servers[0]!);
     pair.orc = await watchWithStandIn(t, pair.servers, `my-db.${ns}`, { byReportHost: true });
@@ -194,39 +212,67 @@ async function runJobPod(l: Lab, job: V1Job & KubeObject): Promise<number> {
   const message = written || (exitCode !== 0 ? stderr.slice(-2048) : '');
   const finished = new Date();
   await l.client.create(pod);
-  await l.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: l.ns, name: pod.metadata!.name! }, {
-    status: {
-      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
-      containerStatuses: [
-        {
-          name: container.name,
-          image: container.image,
-          imageID: '',
-          ready: false,
-          restartCount: 0,
-          state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', message, startedAt: started.toISOString(), finishedAt: finished.toISOString() } },
-        },
-      ],
+  await l.client.patchStatus(
+    { apiVersion: 'v1', kind: 'Pod', namespace: l.ns, name: pod.metadata!.name! },
+    {
+      status: {
+        phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+        containerStatuses: [
+          {
+            name: container.name,
+            image: container.image,
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: {
+              terminated: {
+                exitCode,
+                reason: exitCode === 0 ? 'Completed' : 'Error',
+                message,
+                startedAt: started.toISOString(),
+                finishedAt: finished.toISOString(),
+              },
+            },
+          },
+        ],
+      },
     },
-  });
+  );
   const stamp = finished.toISOString().replace(/\.\d+Z$/, 'Z');
   const done =
     exitCode === 0
-      ? { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastTransitionTime: stamp }
-      : { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastTransitionTime: stamp };
-  await l.client.patchStatus({ ...JOB, namespace: l.ns, name: job.metadata!.name! }, {
-    status: {
-      startTime: started.toISOString().replace(/\.\d+Z$/, 'Z'),
-      ...(exitCode === 0 ? { succeeded: 1, completionTime: stamp } : { failed: 1 }),
-      conditions: [done],
+      ? {
+          type: 'Complete',
+          status: 'True',
+          reason: 'CompletionsReached',
+          message: 'Reached expected number of succeeded pods',
+          lastTransitionTime: stamp,
+        }
+      : {
+          type: 'Failed',
+          status: 'True',
+          reason: 'BackoffLimitExceeded',
+          message: 'Job has reached the specified backoff limit',
+          lastTransitionTime: stamp,
+        };
+  await l.client.patchStatus(
+    { ...JOB, namespace: l.ns, name: job.metadata!.name! },
+    {
+      status: {
+        startTime: started.toISOString().replace(/\.\d+Z$/, 'Z'),
+        ...(exitCode === 0 ? { succeeded: 1, completionTime: stamp } : { failed: 1 }),
+        conditions: [done],
+      },
     },
-  });
+  );
   return exitCode;
 }
 
 async function createBackup(l: Lab, name: string, spec: Partial<Backup['spec']> = {}): Promise<V1Job & KubeObject> {
   await l.client.create({ ...BACKUP, metadata: { name, namespace: l.ns }, spec: { clusterName: 'my-db', ...spec } } as KubeObject);
-  return eventually(`Job ${name}-backup`, () => l.client.getIfExists<V1Job & KubeObject>({ ...JOB, namespace: l.ns, name: `${name}-backup` }));
+  return eventually(`Job ${name}-backup`, () =>
+    l.client.getIfExists<V1Job & KubeObject>({ ...JOB, namespace: l.ns, name: `${name}-backup` }),
+  );
 }
 
 test('a MysqlBackup becomes a Job from the healthy replica; run, it completes the backup, whose status says where, how big, when, from where and at which position', async (t) => {
@@ -235,12 +281,19 @@ test('a MysqlBackup becomes a Job from the healthy replica; run, it completes th
   const job = await createBackup(l, 'b1');
   const url = `${bucket}my-db/b1.xbackup.gz`;
   assert.deepEqual(job.spec!.template.spec!.containers[0]!.args, ['take-backup-to', l.fqdn(1), url]);
-  assert.deepEqual(job.metadata!.ownerReferences!.map((o) => [o.kind, o.name, o.controller]), [['MysqlBackup', 'b1', true]]);
+  assert.deepEqual(
+    job.metadata!.ownerReferences!.map((o) => [o.kind, o.name, o.controller]),
+    [['MysqlBackup', 'b1', true]],
+  );
   const running = await getBackup(l, 'b1');
   assert.equal(running.spec.backupURL, url, 'the resolved URL is persisted in spec, as the anchor did');
   assert.equal(running.spec.backupSecretName, 'my-db-backup');
   const downtimed = running.status!.conditions!.find((c) => c.type === 'ReplicaDowntimed')!;
-  assert.deepEqual([downtimed.status, downtimed.reason], ['False', 'OrchestratorUnreachable'], 'Orchestrator down: the backup proceeds and says so');
+  assert.deepEqual(
+    [downtimed.status, downtimed.reason],
+    ['False', 'OrchestratorUnreachable'],
+    'Orchestrator down: the backup proceeds and says so',
+  );
 
   assert.equal(await runJobPod(l, job), 0);
   const done = await eventually('b1 completed', async () => {
@@ -253,10 +306,13 @@ test('a MysqlBackup becomes a Job from the healthy replica; run, it completes th
   assert.match(s.binlogFile ?? '', /^mysql-bin\.\d+$/);
   assert.ok((s.binlogPosition ?? 0) > 0);
   assert.ok(s.startTime && s.completionTime && s.startTime <= s.completionTime, `${s.startTime} .. ${s.completionTime}`);
-  assert.deepEqual(s.conditions!.filter((c) => c.type !== 'ReplicaDowntimed').map((c) => [c.type, c.status, c.reason]), [
-    ['Complete', 'True', 'CompletionsReached'],
-    ['Failed', 'False', 'CompletionsReached'],
-  ]);
+  assert.deepEqual(
+    s.conditions!.filter((c) => c.type !== 'ReplicaDowntimed').map((c) => [c.type, c.status, c.reason]),
+    [
+      ['Complete', 'True', 'CompletionsReached'],
+      ['Failed', 'False', 'CompletionsReached'],
+    ],
+  );
 });
 
 test('Orchestrator downtimes the replica a backup streams from while its Job runs, and releases it when the Job ends', async (t) => {
@@ -303,7 +359,7 @@ test('S3 down or credentials refused mid-upload: the backup ends Failed with the
   const [master, replica] = p.pair.servers as [MariaDBServer, MariaDBServer];
   const replicaNode = await replica.node();
   const caughtUp = async (label: string): Promise<void> => {
-    const want = String((await master.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.['g']);
+    const want = String((await master.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.g);
     await eventually(`${label}: the replica at ${want}, both threads running`, async () => {
       const r = await replicaNode.replicationStatus();
       return r?.ioRunning === true && r.sqlRunning === true && r.gtidExecuted === want && r.lastIoErrno === 0 && r.lastSqlErrno === 0;
@@ -345,7 +401,11 @@ test('S3 down or credentials refused mid-upload: the backup ends Failed with the
   t.after(() => back.stop());
   assert.deepEqual(await storageFor(folder, back.env).list(folder), []);
   const files = readdirSync(s3.dir, { recursive: true }).map(String);
-  assert.deepEqual(files.filter((f) => /b[67]\.xbackup/.test(f)), [], 'nothing stored under a name of its own');
+  assert.deepEqual(
+    files.filter((f) => /b[67]\.xbackup/.test(f)),
+    [],
+    'nothing stored under a name of its own',
+  );
   const incomplete = files.filter((f) => f.endsWith('/key')).map((f) => readFileSync(join(s3.dir, f), 'utf8'));
   assert.deepEqual(incomplete, ['my-db/b7.xbackup.gz'], 'only the upload S3 went down under is left incomplete');
 });
@@ -366,14 +426,20 @@ test('a backup whose upload fails ends Failed with the reason, not completed, an
   const message = failed.status!.conditions!.find((c) => c.type === 'Failed')!.message!;
   assert.match(message, /^Job has reached the specified backoff limit; backup container: .*blocker\/my-db\/b2\.xbackup\.gz/);
   assert.equal(failed.status!.sizeBytes, undefined);
-  assert.deepEqual(readdirSync(l.folder, { recursive: true }).filter((f) => String(f).includes('b2.xbackup')), [], 'no object, no temporary one');
+  assert.deepEqual(
+    readdirSync(l.folder, { recursive: true }).filter((f) => String(f).includes('b2.xbackup')),
+    [],
+    'no object, no temporary one',
+  );
 });
 
 test('remoteDeletePolicy delete: deleting the MysqlBackup deletes its stored object, then the MysqlBackup goes', async (t) => {
   if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_JOB_STATUS_BY_HAND);
   const l = await lab(t);
   const job = await createBackup(l, 'b3', { remoteDeletePolicy: 'delete' });
-  await eventually('the cleanup finalizer', async () => (await getBackup(l, 'b3')).metadata?.finalizers?.includes('backups.mysql.presslabs.org/remote-storage-cleanup'));
+  await eventually('the cleanup finalizer', async () =>
+    (await getBackup(l, 'b3')).metadata?.finalizers?.includes('backups.mysql.presslabs.org/remote-storage-cleanup'),
+  );
   await runJobPod(l, job);
   await eventually('b3 completed', async () => (await getBackup(l, 'b3')).status?.completed === true);
   const object = `${bucket}my-db/b3.xbackup.gz`;
@@ -386,10 +452,13 @@ test('remoteDeletePolicy delete: deleting the MysqlBackup deletes its stored obj
 test('a MysqlBackup of a cluster that does not exist makes no Job; Failed names spec.clusterName', async (t) => {
   const l = await lab(t);
   await l.client.create({ ...BACKUP, metadata: { name: 'b4', namespace: l.ns }, spec: { clusterName: 'nope' } } as KubeObject);
-  const failed = await eventually('b4 refused', async () => (await getBackup(l, 'b4')).status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True'));
+  const failed = await eventually('b4 refused', async () =>
+    (await getBackup(l, 'b4')).status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True'),
+  );
   assert.equal(failed.reason, 'ClusterNotFound');
   assert.match(failed.message!, /^spec\.clusterName: MysqlCluster nope not found/);
   assert.equal(await l.client.getIfExists({ ...JOB, namespace: l.ns, name: 'b4-backup' }), undefined);
 });
 
-test("the chart's RBAC rules allow every request of the tests above, and the backup controller uses each of its grants", (t) => rbac.check(t));
+test("the chart's RBAC rules allow every request of the tests above, and the backup controller uses each of its grants", (t) =>
+  rbac.check(t));

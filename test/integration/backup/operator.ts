@@ -50,7 +50,14 @@ export async function startBackupOperator(
 ): Promise<RunningOperator> {
   const loaded = loadConfig(
     [],
-    { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: namespace, RESYNC_PERIOD: '2s', ORCHESTRATOR_URL: NO_ORCHESTRATOR, ...env },
+    {
+      LEADER_ELECT: 'false',
+      METRICS_ADDR: '127.0.0.1:0',
+      WATCH_NAMESPACE: namespace,
+      RESYNC_PERIOD: '2s',
+      ORCHESTRATOR_URL: NO_ORCHESTRATOR,
+      ...env,
+    },
     [backupControllerDefinition, backupCronControllerDefinition, restoreControllerDefinition],
   );
   const ticker = new ManualTicker();

@@ -36,7 +36,8 @@ test('a stuck scheduled backup ends Failed at the backup timeout, and the next t
 
   await op.ticker.fire(tick(1));
   const job = await eventually('the Job of the first backup', () =>
-    client.getIfExists<V1Job & KubeObject>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: `${nameAt(1)}-backup` }));
+    client.getIfExists<V1Job & KubeObject>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: `${nameAt(1)}-backup` }),
+  );
   assert.equal(job.spec!.activeDeadlineSeconds, 2);
   const failed = await eventually('the first backup Failed', async () => {
     const b = await client.get<MysqlBackup & KubeObject>({ ...BACKUP, namespace: ns, name: nameAt(1) });

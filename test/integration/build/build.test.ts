@@ -24,10 +24,10 @@ test('the built sidecar and operator run: usage and exit codes as from the sourc
   const backup = run(DIST.sidecar, ['take-backup-to', 'http://127.0.0.1:1', 's3://bucket/x.xbackup.gz'], podEnv());
   assert.equal(backup.code, 1, backup.out);
   assert.match(backup.out, /take-backup-to failed: requesting http:\/\/127\.0\.0\.1:1\/xbackup: connect ECONNREFUSED/);
-  const help = run(DIST.operator, ['--help'], { PATH: process.env['PATH'] ?? '' });
+  const help = run(DIST.operator, ['--help'], { PATH: process.env.PATH ?? '' });
   assert.equal(help.code, 0, help.out);
   assert.match(help.out, /^usage: mysql-operator/);
-  const bad = run(DIST.operator, ['--no-such-flag'], { PATH: process.env['PATH'] ?? '' });
+  const bad = run(DIST.operator, ['--no-such-flag'], { PATH: process.env.PATH ?? '' });
   assert.equal(bad.code, 2, bad.out);
   assert.match(bad.out, /unknown flag --no-such-flag/);
 });

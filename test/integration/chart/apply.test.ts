@@ -20,14 +20,22 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const kubeconfig = kubeconfigFile(env.kubeConfig, dir);
     // The watched namespace must exist on the server: the test's own.
-    const docs = render({ ...opts, namespace: env.namespace, set: [...(opts.set ?? []), ...(opts.values ? [`watchNamespace=${env.namespace}`] : [])] });
+    const docs = render({
+      ...opts,
+      namespace: env.namespace,
+      set: [...(opts.set ?? []), ...(opts.values ? [`watchNamespace=${env.namespace}`] : [])],
+    });
     const kinds = new Map<string, boolean>();
     for (const d of docs) kinds.set(`${d.apiVersion} ${d.kind}`, await served(kubeconfig, d.apiVersion!, d.kind!));
     const applied = docs.filter((d) => kinds.get(`${d.apiVersion} ${d.kind}`));
     for (const [kind, isServed] of kinds) {
       if (!isServed) await t.test(`${kind}`, { skip: `the API server does not serve ${kind}` }, () => {});
     }
-    const r = await kubectl(kubeconfig, ['apply', '--dry-run=server', '--validate=strict', '-n', env.namespace, '-f', '-'], toYaml(applied));
+    const r = await kubectl(
+      kubeconfig,
+      ['apply', '--dry-run=server', '--validate=strict', '-n', env.namespace, '-f', '-'],
+      toYaml(applied),
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim().split('\n').length, applied.length, r.stdout);
     for (const d of applied) assert.match(r.stdout, new RegExp(`/${d.metadata!.name} (created|configured|unchanged) \\(server dry run\\)`));
@@ -51,11 +59,26 @@ test("NOTES.txt's first-cluster commands, run as helm prints them, make the Secr
   const cluster = await kubectl(kubeconfigFile(env.kubeConfig, dir), ['get', '-n', env.namespace, 'mysqlcluster', 'my-db', '-o', 'json']);
   assert.equal(cluster.status, 0, cluster.stderr);
   assert.deepEqual((JSON.parse(cluster.stdout) as { spec: { replicas: number; secretName: string } }).spec.secretName, 'my-db-secret');
-  const secret = await kubectl(kubeconfigFile(env.kubeConfig, dir), ['get', '-n', env.namespace, 'secret', 'my-db-secret', '-o', 'jsonpath={.data.ROOT_PASSWORD}']);
+  const secret = await kubectl(kubeconfigFile(env.kubeConfig, dir), [
+    'get',
+    '-n',
+    env.namespace,
+    'secret',
+    'my-db-secret',
+    '-o',
+    'jsonpath={.data.ROOT_PASSWORD}',
+  ]);
   assert.equal(Buffer.from(secret.stdout, 'base64').toString(), 's3cret pw');
 
   const forward = /port-forward svc\/(\S+) 3000:(\d+)/.exec(notes);
   assert.ok(forward, notes);
-  const svc = only<{ spec: { ports: { port: number }[] } }>(render({ namespace: env.namespace }), 'Service', (o) => o.metadata!.name === forward[1]);
-  assert.ok(svc.spec.ports.some((p) => p.port === Number(forward[2])), `Service ${forward[1]} has port ${forward[2]}`);
+  const svc = only<{ spec: { ports: { port: number }[] } }>(
+    render({ namespace: env.namespace }),
+    'Service',
+    (o) => o.metadata!.name === forward[1],
+  );
+  assert.ok(
+    svc.spec.ports.some((p) => p.port === Number(forward[2])),
+    `Service ${forward[1]} has port ${forward[2]}`,
+  );
 });

@@ -85,7 +85,10 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
         assert.doesNotThrow(() => new Model(doc).validate(), `${doc.kind} ${doc.metadata?.name}`);
       }
       // prometheus-operator's kind is no part of Kubernetes' OpenAPI; its CRD is not installed here.
-      assert.deepEqual([...notInOpenApi].filter((k) => !k.startsWith('monitoring.coreos.com/')), []);
+      assert.deepEqual(
+        [...notInOpenApi].filter((k) => !k.startsWith('monitoring.coreos.com/')),
+        [],
+      );
       if (notInOpenApi.size > 0) t.diagnostic(`not in Kubernetes' OpenAPI, not validated: ${[...notInOpenApi].join(', ')}`);
     });
 
@@ -117,33 +120,41 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       const ns = 'mysql-operator';
       const docs = render(opts);
       const conf = orchestratorConfig(docs);
-      assert.equal(conf['MySQLHostnameResolveMethod'], '@@report_host');
-      assert.equal(conf['HostnameResolveMethod'], 'none');
-      assert.match(String(conf['DetectClusterAliasQuery']), /@@hostname.*@@report_host/);
-      assert.match(String(conf['SlaveLagQuery']), /FROM sys_operator\.heartbeat/);
-      assert.deepEqual(conf['RecoverMasterClusterFilters'], ['.*']);
+      assert.equal(conf.MySQLHostnameResolveMethod, '@@report_host');
+      assert.equal(conf.HostnameResolveMethod, 'none');
+      assert.match(String(conf.DetectClusterAliasQuery), /@@hostname.*@@report_host/);
+      assert.match(String(conf.SlaveLagQuery), /FROM sys_operator\.heartbeat/);
+      assert.deepEqual(conf.RecoverMasterClusterFilters, ['.*']);
       for (const key of ['ApplyMySQLPromotionAfterMasterFailover', 'DetachLostReplicasAfterMasterFailover', 'DiscoverByShowSlaveHosts']) {
         assert.equal(conf[key], true, key);
       }
       // Issue 21: a promotion waits for the SQL thread rather than aborting the recovery, and
       // Orchestrator's read_only carries super_read_only (the fence on MySQL).
-      assert.equal(conf['DelayMasterPromotionIfSQLThreadNotUpToDate'], true);
-      assert.equal(conf['FailMasterPromotionIfSQLThreadNotUpToDate'], undefined, 'Orchestrator refuses both at once');
-      assert.equal(conf['UseSuperReadOnly'], true);
-      assert.equal(conf['ReplicationCredentialsQuery'], REPLICATION_CREDENTIALS_QUERY, 'MariaDB needs it (docs/field-notes.md); it reads the rows the init-file writes');
-      assert.equal(conf['ProcessesShellCommand'], 'sh');
-      assert.equal(conf['DetectSemiSyncEnforcedQuery'], DETECT_SEMI_SYNC_ENFORCED_QUERY, 'docs/semi-sync.md: Orchestrator keeps semi-sync on through a failover');
-      assert.equal(conf['RecoverLockedSemiSyncMaster'], true);
-      assert.equal(conf['EnforceExactSemiSyncReplicas'], false, 'the operator turns the replica side on every replica');
+      assert.equal(conf.DelayMasterPromotionIfSQLThreadNotUpToDate, true);
+      assert.equal(conf.FailMasterPromotionIfSQLThreadNotUpToDate, undefined, 'Orchestrator refuses both at once');
+      assert.equal(conf.UseSuperReadOnly, true);
+      assert.equal(
+        conf.ReplicationCredentialsQuery,
+        REPLICATION_CREDENTIALS_QUERY,
+        'MariaDB needs it (docs/field-notes.md); it reads the rows the init-file writes',
+      );
+      assert.equal(conf.ProcessesShellCommand, 'sh');
+      assert.equal(
+        conf.DetectSemiSyncEnforcedQuery,
+        DETECT_SEMI_SYNC_ENFORCED_QUERY,
+        'docs/semi-sync.md: Orchestrator keeps semi-sync on through a failover',
+      );
+      assert.equal(conf.RecoverLockedSemiSyncMaster, true);
+      assert.equal(conf.EnforceExactSemiSyncReplicas, false, 'the operator turns the replica side on every replica');
 
       const sts = orchestratorSet(docs);
       const headless = only<V1Service & KubeObject>(docs, 'Service', (s) => s.metadata!.name === sts.spec!.serviceName);
       assert.equal(headless.spec!.clusterIP, 'None');
       assert.equal(headless.spec!.publishNotReadyAddresses, true);
       const members = Array.from({ length: sts.spec!.replicas! }, (_, i) => `${sts.metadata!.name}-${i}.${headless.metadata!.name}.${ns}`);
-      assert.deepEqual(conf['RaftNodes'], members);
-      assert.equal(conf['RaftEnabled'], true);
-      assert.equal(conf['RaftAdvertise'], `@POD_NAME@.${headless.metadata!.name}.${ns}`);
+      assert.deepEqual(conf.RaftNodes, members);
+      assert.equal(conf.RaftEnabled, true);
+      assert.equal(conf.RaftAdvertise, `@POD_NAME@.${headless.metadata!.name}.${ns}`);
 
       // The hooks: hook-request.ts's lines for the operator's Service and the file the Secret is mounted at.
       const deploy = operatorDeployment(docs);
@@ -159,7 +170,10 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       for (const [key, lines] of Object.entries(expected)) {
         assert.deepEqual((conf[key] as string[]).slice(-lines.length), lines, key);
       }
-      assert.equal(flag(operatorContainer(docs).args!, 'failover-hook-secret-file'), `${mountPath(operatorContainer(docs), 'failover-hook')}/secret`);
+      assert.equal(
+        flag(operatorContainer(docs).args!, 'failover-hook-secret-file'),
+        `${mountPath(operatorContainer(docs), 'failover-hook')}/secret`,
+      );
       // The pods' checksum annotation makes Orchestrator restart when its config changes.
       assert.match(sts.spec!.template.metadata!.annotations!['checksum/config']!, /^[0-9a-f]{64}$/);
     });
@@ -170,8 +184,14 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       const main = roles.find((r) => !r.metadata!.name!.endsWith('-leader-election'))!;
       assert.deepEqual(main.rules, GENERATED_RULES);
       assert.deepEqual(main.rules, parse(readFileSync(`${CHART}/rbac/rules.yaml`, 'utf8')));
-      const binding = only<Obj>(docs, main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding', (b) => (b as Obj)['roleRef'].name === main.metadata!.name);
-      assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: operatorDeployment(docs).spec!.template.spec!.serviceAccountName, namespace: 'mysql-operator' }]);
+      const binding = only<Obj>(
+        docs,
+        main.kind === 'Role' ? 'RoleBinding' : 'ClusterRoleBinding',
+        (b) => (b as Obj).roleRef.name === main.metadata!.name,
+      );
+      assert.deepEqual(binding.subjects, [
+        { kind: 'ServiceAccount', name: operatorDeployment(docs).spec!.template.spec!.serviceAccountName, namespace: 'mysql-operator' },
+      ]);
     });
   });
 }
@@ -179,7 +199,9 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
 describe('the chart, further', () => {
   it('installs the generated CRDs: chart/crds is a link to crds/, and helm renders exactly those files', () => {
     assert.equal(readlinkSync(`${CHART}/crds`), '../crds');
-    const files = readdirSync(`${REPO}crds`).filter((f) => f.endsWith('.yaml')).sort();
+    const files = readdirSync(`${REPO}crds`)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
     const fromFiles = files.flatMap((f) => parseAllDocuments(readFileSync(`${REPO}crds/${f}`, 'utf8')).map((d) => d.toJS()));
     const rendered = render({ includeCrds: true }).filter((d) => d.kind === 'CustomResourceDefinition');
     assert.deepEqual(rendered, fromFiles);
@@ -203,9 +225,18 @@ describe('the chart, further', () => {
     ];
     const both = renderError({ set: ['orchestrator.config.FailMasterPromotionIfSQLThreadNotUpToDate=true'] });
     assert.ok(both?.includes('cannot both be true'), `Fail and Delay together: ${both}`);
-    assert.equal(orchestratorConfig(render({ set: [
-      'orchestrator.config.FailMasterPromotionIfSQLThreadNotUpToDate=true', 'orchestrator.config.DelayMasterPromotionIfSQLThreadNotUpToDate=false',
-    ] }))['FailMasterPromotionIfSQLThreadNotUpToDate'], true, 'the Fail variant, asked for');
+    assert.equal(
+      orchestratorConfig(
+        render({
+          set: [
+            'orchestrator.config.FailMasterPromotionIfSQLThreadNotUpToDate=true',
+            'orchestrator.config.DelayMasterPromotionIfSQLThreadNotUpToDate=false',
+          ],
+        }),
+      ).FailMasterPromotionIfSQLThreadNotUpToDate,
+      true,
+      'the Fail variant, asked for',
+    );
     for (const [set, message] of cases) {
       const err = renderError({ set: [set] });
       assert.ok(err, `${set} is refused`);
@@ -214,18 +245,20 @@ describe('the chart, further', () => {
   });
 
   it("keeps the hooks and raft keys the chart manages, and the user's own hook lines before the chart's", () => {
-    const conf = orchestratorConfig(render({ values: [ALL_ON], set: ['orchestrator.config.ListenAddress=:9999', 'orchestrator.config.RaftEnabled=false'] }));
-    assert.equal(conf['ListenAddress'], ':3000');
-    assert.equal(conf['RaftEnabled'], true);
-    assert.equal(conf['InstancePollSeconds'], 2);
-    const lines = conf['PostMasterFailoverProcesses'] as string[];
+    const conf = orchestratorConfig(
+      render({ values: [ALL_ON], set: ['orchestrator.config.ListenAddress=:9999', 'orchestrator.config.RaftEnabled=false'] }),
+    );
+    assert.equal(conf.ListenAddress, ':3000');
+    assert.equal(conf.RaftEnabled, true);
+    assert.equal(conf.InstancePollSeconds, 2);
+    const lines = conf.PostMasterFailoverProcesses as string[];
     assert.equal(lines.length, 2);
     assert.match(lines[0]!, /^echo 'promoted/);
     assert.match(lines[1]!, /\/hooks\/orchestrator\/failover' \|\| true$/);
   });
 
   it('uses InstancePollSeconds 1 by default (docs/field-notes.md: a dead master is seen about a second sooner than with 5)', () => {
-    assert.equal(orchestratorConfig(render())['InstancePollSeconds'], 1);
+    assert.equal(orchestratorConfig(render()).InstancePollSeconds, 1);
   });
 
   it("Orchestrator's init script writes the member's own config and a credentials file only its user reads; the stand-in loads them", () => {
@@ -242,20 +275,28 @@ describe('the chart, further', () => {
       writeFileSync(`${dir}/templates/orchestrator.conf.json`, cm.data!['orchestrator.conf.json']!);
       writeFileSync(`${dir}/render-config.sh`, script);
       const env = {
-        PATH: process.env.PATH, POD_NAME: 'mysql-operator-orc-1', POD_IP: '10.1.2.3', ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'p%s"w',
+        PATH: process.env.PATH,
+        POD_NAME: 'mysql-operator-orc-1',
+        POD_IP: '10.1.2.3',
+        ORC_TOPOLOGY_USER: 'orchestrator',
+        ORC_TOPOLOGY_PASSWORD: 'p%s"w',
         // sed and awk replacement characters and a placeholder: spliced in literally.
-        ORC_HTTP_AUTH_USER: 'orc-operator', ORC_HTTP_AUTH_PASSWORD: 'a&b/c$1\\1@HTTP_AUTH_USER@',
+        ORC_HTTP_AUTH_USER: 'orc-operator',
+        ORC_HTTP_AUTH_PASSWORD: 'a&b/c$1\\1@HTTP_AUTH_USER@',
       };
       execFileSync('sh', [`${dir}/render-config.sh`], { env: { ...env, ORC_HTTP_AUTH_PASSWORD: 'a&b/c$1|@HTTP_AUTH_USER@' } });
       const rendered = JSON.parse(readFileSync(`${dir}/conf/orchestrator.conf.json`, 'utf8')) as Record<string, unknown>;
-      assert.equal(rendered['RaftBind'], '10.1.2.3');
-      assert.equal(rendered['RaftAdvertise'], 'mysql-operator-orc-1.mysql-operator-orc.ops');
-      assert.ok((rendered['RaftNodes'] as string[]).includes(rendered['RaftAdvertise'] as string));
-      assert.equal(rendered['HTTPAdvertise'], 'http://mysql-operator-orc-1.mysql-operator-orc.ops:3000');
+      assert.equal(rendered.RaftBind, '10.1.2.3');
+      assert.equal(rendered.RaftAdvertise, 'mysql-operator-orc-1.mysql-operator-orc.ops');
+      assert.ok((rendered.RaftNodes as string[]).includes(rendered.RaftAdvertise as string));
+      assert.equal(rendered.HTTPAdvertise, 'http://mysql-operator-orc-1.mysql-operator-orc.ops:3000');
       assert.equal(readFileSync(`${dir}/conf/orc-topology.cnf`, 'utf8'), '[client]\nuser=orchestrator\npassword=p%s"w\n');
       assert.equal(statSync(`${dir}/conf/orc-topology.cnf`).mode & 0o777, 0o600);
       // The sandbox plays the Orchestrator image with the stand-in when no orchestrator binary is on PATH.
-      const standIn = parseConfig(JSON.stringify({ ...rendered, MySQLTopologyCredentialsConfigFile: `${dir}/conf/orc-topology.cnf` }), (f) => readFileSync(f, 'utf8'));
+      const standIn = parseConfig(
+        JSON.stringify({ ...rendered, MySQLTopologyCredentialsConfigFile: `${dir}/conf/orc-topology.cnf` }),
+        (f) => readFileSync(f, 'utf8'),
+      );
       assert.deepEqual([standIn.topologyUser, standIn.topologyPassword, standIn.instancePollSeconds], ['orchestrator', 'p%s"w', 1]);
       assert.equal(standIn.hooks.PostMasterFailoverProcesses.length, 1);
       // The API's credentials, from the Secret's env, in the config as given, and for basic's probes.
@@ -280,33 +321,65 @@ describe('the chart, further', () => {
     assert.equal(Buffer.from(secret.data.user, 'base64').toString(), 'orc-operator');
     assert.match(Buffer.from(secret.data.password, 'base64').toString(), /^[A-Za-z0-9]{32}$/);
     const conf = orchestratorConfig(docs);
-    assert.deepEqual([conf['AuthenticationMethod'], conf['HTTPAuthUser'], conf['HTTPAuthPassword']], ['multi', '@HTTP_AUTH_USER@', '@HTTP_AUTH_PASSWORD@']);
+    assert.deepEqual(
+      [conf.AuthenticationMethod, conf.HTTPAuthUser, conf.HTTPAuthPassword],
+      ['multi', '@HTTP_AUTH_USER@', '@HTTP_AUTH_PASSWORD@'],
+    );
     // The operator: the flag names the directory the Secret is mounted at, with the files the client reads.
     const op = operatorContainer(docs);
     const dir = flag(op.args!, 'orchestrator-credentials-dir');
     assert.equal(dir, mountPath(op, 'orchestrator-api'));
     const volume = operatorDeployment(docs).spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!;
-    assert.deepEqual([volume.secret!.secretName, volume.secret!.items!.map((i) => i.path)], ['mysql-operator-orc-api', ['user', 'password']]);
+    assert.deepEqual(
+      [volume.secret!.secretName, volume.secret!.items!.map((i) => i.path)],
+      ['mysql-operator-orc-api', ['user', 'password']],
+    );
     assert.ok(!JSON.stringify(op.env).includes('orc-api'), 'the credentials are not in the env');
     // Orchestrator's init container reads them from the Secret.
     const init = orchestratorSet(docs).spec!.template.spec!.initContainers![0]!;
     const fromSecret = (name: string) => init.env!.find((e) => e.name === name)!.valueFrom!.secretKeyRef;
-    assert.deepEqual([fromSecret('ORC_HTTP_AUTH_USER'), fromSecret('ORC_HTTP_AUTH_PASSWORD')], [{ name: 'mysql-operator-orc-api', key: 'user' }, { name: 'mysql-operator-orc-api', key: 'password' }]);
+    assert.deepEqual(
+      [fromSecret('ORC_HTTP_AUTH_USER'), fromSecret('ORC_HTTP_AUTH_PASSWORD')],
+      [
+        { name: 'mysql-operator-orc-api', key: 'user' },
+        { name: 'mysql-operator-orc-api', key: 'password' },
+      ],
+    );
     // multi: the probes as `readonly`, whose password Orchestrator ignores (no secret in the pod spec).
     const orc = orchestratorSet(docs).spec!.template.spec!.containers[0]!;
     for (const p of [orc.livenessProbe!, orc.readinessProbe!]) {
-      assert.deepEqual(p.httpGet!.httpHeaders, [{ name: 'Authorization', value: `Basic ${Buffer.from('readonly:probe').toString('base64')}` }]);
+      assert.deepEqual(p.httpGet!.httpHeaders, [
+        { name: 'Authorization', value: `Basic ${Buffer.from('readonly:probe').toString('base64')}` },
+      ]);
     }
     // basic: curl with the file the init container wrote.
     const basic = orchestratorSet(render({ set: ['orchestrator.api.authenticationMethod=basic'] })).spec!.template.spec!.containers[0]!;
-    assert.deepEqual(basic.readinessProbe!.exec!.command, ['curl', '-fsS', '-o', '/dev/null', '-K', '/etc/orchestrator/probe.curlrc', 'http://127.0.0.1:3000/api/raft-health']);
-    assert.equal(orchestratorConfig(render({ set: ['orchestrator.api.authenticationMethod=basic'] }))['AuthenticationMethod'], 'basic');
+    assert.deepEqual(basic.readinessProbe!.exec!.command, [
+      'curl',
+      '-fsS',
+      '-o',
+      '/dev/null',
+      '-K',
+      '/etc/orchestrator/probe.curlrc',
+      'http://127.0.0.1:3000/api/raft-health',
+    ]);
+    assert.equal(orchestratorConfig(render({ set: ['orchestrator.api.authenticationMethod=basic'] })).AuthenticationMethod, 'basic');
     // Given values, or an existing Secret.
-    const given = only<Obj>(render({ set: ['orchestrator.api.password=chosen-pw', 'orchestrator.api.user=people'] }), 'Secret', (o) => o.metadata!.name === 'mysql-operator-orc-api');
-    assert.deepEqual([given.data.user, given.data.password].map((v: string) => Buffer.from(v, 'base64').toString()), ['people', 'chosen-pw']);
+    const given = only<Obj>(
+      render({ set: ['orchestrator.api.password=chosen-pw', 'orchestrator.api.user=people'] }),
+      'Secret',
+      (o) => o.metadata!.name === 'mysql-operator-orc-api',
+    );
+    assert.deepEqual(
+      [given.data.user, given.data.password].map((v: string) => Buffer.from(v, 'base64').toString()),
+      ['people', 'chosen-pw'],
+    );
     const own = render({ set: ['orchestrator.api.secretName=mine'] });
     assert.equal(own.filter((o) => o.kind === 'Secret' && o.metadata!.name === 'mysql-operator-orc-api').length, 0);
-    assert.equal(operatorDeployment(own).spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!.secret!.secretName, 'mine');
+    assert.equal(
+      operatorDeployment(own).spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!.secret!.secretName,
+      'mine',
+    );
   });
 
   it("defaults to the operator's own defaults where the anchor had them (adopted clusters keep their pods) and to npm start's node flags", () => {
@@ -315,8 +388,11 @@ describe('the chart, further', () => {
     assert.equal(flag(args, 'sidecar-mysql8-image'), DEFAULT_CLUSTER_OPTIONS.sidecarImage80);
     assert.equal(flag(args, 'metrics-exporter-image'), DEFAULT_CLUSTER_OPTIONS.metricsExporterImage);
     assert.equal(flag(args, 'orchestrator-uri'), 'http://mysql-operator.mysql-operator/api');
-    const start = (JSON.parse(readFileSync(`${REPO}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts['start']!;
-    const nodeFlags = start.split(' ').filter((w) => w.startsWith('--')).join(' ');
+    const start = (JSON.parse(readFileSync(`${REPO}package.json`, 'utf8')) as { scripts: Record<string, string> }).scripts.start!;
+    const nodeFlags = start
+      .split(' ')
+      .filter((w) => w.startsWith('--'))
+      .join(' ');
     const nodeOptions = (operatorContainer(render()).env as V1EnvVar[]).find((e) => e.name === 'NODE_OPTIONS')!.value;
     assert.equal(nodeOptions, nodeFlags);
   });
@@ -325,19 +401,26 @@ describe('the chart, further', () => {
     const docs = render({ values: [ALL_ON] });
     const monitor = only<Obj>(docs, 'ServiceMonitor', (m) => !m.metadata!.name!.endsWith('-clusters'));
     const svc = serviceFor(docs, operatorDeployment(docs).spec!.template.metadata!.labels!);
-    for (const [k, v] of Object.entries(monitor['spec'].selector.matchLabels as Record<string, string>)) assert.equal(svc.metadata!.labels![k], v, k);
-    assert.equal(monitor['spec'].endpoints[0].port, svc.spec!.ports![0]!.name);
-    assert.deepEqual(monitor['spec'].namespaceSelector, { matchNames: ['mysql-operator'] });
+    for (const [k, v] of Object.entries(monitor.spec.selector.matchLabels as Record<string, string>))
+      assert.equal(svc.metadata!.labels![k], v, k);
+    assert.equal(monitor.spec.endpoints[0].port, svc.spec!.ports![0]!.name);
+    assert.deepEqual(monitor.spec.namespaceSelector, { matchNames: ['mysql-operator'] });
   });
 
   it('with watchNamespace: a Role there with the generated rules, and the Lease rules in the release namespace', () => {
     const docs = render({ set: ['watchNamespace=databases'] });
     const roles = docs.filter((d) => d.kind === 'Role') as (V1Role & KubeObject)[];
-    assert.deepEqual(docs.filter((d) => d.kind === 'ClusterRole'), []);
+    assert.deepEqual(
+      docs.filter((d) => d.kind === 'ClusterRole'),
+      [],
+    );
     const watched = roles.find((r) => r.metadata!.namespace === 'databases')!;
     assert.deepEqual(watched.rules, GENERATED_RULES);
     const lease = roles.find((r) => r.metadata!.namespace === undefined)!;
-    assert.deepEqual(lease.rules, GENERATED_RULES.filter((r) => r.apiGroups.includes('coordination.k8s.io')));
+    assert.deepEqual(
+      lease.rules,
+      GENERATED_RULES.filter((r) => r.apiGroups.includes('coordination.k8s.io')),
+    );
     assert.equal(flag(operatorContainer(docs).args!, 'namespace'), 'databases');
   });
 });

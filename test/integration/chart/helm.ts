@@ -30,8 +30,11 @@ export interface RenderOptions {
 /** `helm <verb> <release> chart/` with the options: template, install or upgrade. */
 export function chartArgs(verb: 'template' | 'install' | 'upgrade', o: RenderOptions): string[] {
   return [
-    verb, o.release ?? 'mysql-operator', CHART,
-    '--namespace', o.namespace ?? 'mysql-operator',
+    verb,
+    o.release ?? 'mysql-operator',
+    CHART,
+    '--namespace',
+    o.namespace ?? 'mysql-operator',
     ...(o.values ?? []).flatMap((f) => ['-f', f]),
     ...(o.set ?? []).flatMap((s) => ['--set', s]),
     ...(o.includeCrds ? ['--include-crds'] : []),

@@ -19,14 +19,22 @@ const CLUSTER_FLAGS = new Set(Object.values(clusterControllerDefinition.settings
 const CLUSTER_VARS = new Set(Object.values(clusterControllerDefinition.settings ?? {}).map((s) => s.env));
 
 /** The cluster controller's part of the installed operator container: the flags and variables that shape the database pods. */
-async function clusterConfig(client: TestApi['client'], deployment: V1Deployment): Promise<{ argv: string[]; env: Record<string, string> }> {
+async function clusterConfig(
+  client: TestApi['client'],
+  deployment: V1Deployment,
+): Promise<{ argv: string[]; env: Record<string, string> }> {
   const c = deployment.spec!.template.spec!.containers[0] as V1Container;
   const argv = c.args!.filter((a) => CLUSTER_FLAGS.has(a.replace(/^--/, '').split('=')[0]!));
   // The Secret volume the credentials flag names, as the kubelet would mount it, in a directory here.
   const credsAt = argv.findIndex((a) => a.startsWith('--orchestrator-credentials-dir='));
   if (credsAt >= 0) {
     const volume = deployment.spec!.template.spec!.volumes!.find((v) => v.name === 'orchestrator-api')!;
-    const secret = await client.get<V1Secret & KubeObject>({ apiVersion: 'v1', kind: 'Secret', namespace: deployment.metadata!.namespace!, name: volume.secret!.secretName! });
+    const secret = await client.get<V1Secret & KubeObject>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: deployment.metadata!.namespace!,
+      name: volume.secret!.secretName!,
+    });
     // One directory per content, so the same Secret gives the same flag before and after an upgrade.
     const content = JSON.stringify(volume.secret!.items!.map((i) => [i.path, secret.data![i.key]]));
     let dir = credentialDirs.get(content);
@@ -47,7 +55,12 @@ async function clusterConfig(client: TestApi['client'], deployment: V1Deployment
       env[e.name] = e.value!;
       continue;
     }
-    const secret = await client.get<V1Secret & KubeObject>({ apiVersion: 'v1', kind: 'Secret', namespace: deployment.metadata!.namespace!, name: ref.name! });
+    const secret = await client.get<V1Secret & KubeObject>({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: deployment.metadata!.namespace!,
+      name: ref.name!,
+    });
     env[e.name] = Buffer.from(secret.data![ref.key]!, 'base64').toString();
   }
   return { argv, env };
@@ -55,7 +68,9 @@ async function clusterConfig(client: TestApi['client'], deployment: V1Deployment
 
 const cleanups: (() => void)[] = [];
 const credentialDirs = new Map<string, string>();
-after(() => { for (const c of cleanups) c(); });
+after(() => {
+  for (const c of cleanups) c();
+});
 
 async function gone(client: TestApi['client'], ref: Parameters<TestApi['client']['get']>[0]): Promise<boolean> {
   try {
@@ -82,10 +97,18 @@ test('helm install, helm upgrade changing an operator flag, helm uninstall: the 
   const installed = await helm(kubeconfig, dir, chartArgs('install', release));
   assert.equal(installed.status, 0, installed.stderr);
   const listed = await helm(kubeconfig, dir, ['list', '--namespace', ns, '--output', 'json']);
-  assert.deepEqual((JSON.parse(listed.stdout) as { name: string; revision: string; status: string }[]).map((r) => [r.name, r.revision, r.status]), [['mysql-operator', '1', 'deployed']]);
+  assert.deepEqual(
+    (JSON.parse(listed.stdout) as { name: string; revision: string; status: string }[]).map((r) => [r.name, r.revision, r.status]),
+    [['mysql-operator', '1', 'deployed']],
+  );
   await t.test("helm's release Secret went as protobuf", { skip: env.server ? false : NEEDS_REQUEST_LOG }, () => {
-    const stored = env.server!.requestLog.filter({ verb: 'create', resource: 'secrets', namespace: ns }).filter((e) => e.userAgent?.startsWith('Helm/'));
-    assert.ok(stored.some((e) => e.status === 201 && e.contentType === 'application/vnd.kubernetes.protobuf'), JSON.stringify(stored));
+    const stored = env
+      .server!.requestLog.filter({ verb: 'create', resource: 'secrets', namespace: ns })
+      .filter((e) => e.userAgent?.startsWith('Helm/'));
+    assert.ok(
+      stored.some((e) => e.status === 201 && e.contentType === 'application/vnd.kubernetes.protobuf'),
+      JSON.stringify(stored),
+    );
   });
   const before = await client.get<V1Deployment & KubeObject>(deployment);
   const orcBefore = await client.get<V1StatefulSet & KubeObject>(orchestrator);
@@ -100,7 +123,7 @@ test('helm install, helm upgrade changing an operator flag, helm uninstall: the 
   const db = await eventually('the database StatefulSet', () => client.get<V1StatefulSet & KubeObject>(sts));
   await op.stop();
 
-  await t.test("upgrade: the CRDs first, as chart/README.md says (helm does not upgrade crds/)", async () => {
+  await t.test('upgrade: the CRDs first, as chart/README.md says (helm does not upgrade crds/)', async () => {
     const r = await kubectl(kubeconfig, ['apply', '--server-side', '--force-conflicts', '-f', `${CHART}/crds/`]);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim().split('\n').length, 4, r.stdout);
@@ -135,7 +158,12 @@ test('helm install, helm upgrade changing an operator flag, helm uninstall: the 
     // helm 4 prints nothing rather than `[]` when no release is left.
     assert.deepEqual(JSON.parse(listed.stdout.trim() || '[]'), []);
     await eventually('the operator Deployment deleted', () => gone(client, deployment));
-    const cluster = await client.get<KubeObject & { metadata: { deletionTimestamp?: string } }>({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: 'my-db' });
+    const cluster = await client.get<KubeObject & { metadata: { deletionTimestamp?: string } }>({
+      apiVersion: 'mysql.presslabs.org/v1alpha1',
+      kind: 'MysqlCluster',
+      namespace: ns,
+      name: 'my-db',
+    });
     assert.equal(cluster.metadata!.deletionTimestamp, undefined);
     assert.equal((await client.get<V1StatefulSet & KubeObject>(sts)).metadata!.uid, db.metadata!.uid);
   });

@@ -24,20 +24,44 @@ test("the runtime's and the cluster controller's every API request is allowed by
   let op: RunningOperator | undefined;
   t.after(() => op?.stop());
   // Leader election on, as the chart runs it: the Lease is got, created and renewed.
-  const start = (env: Record<string, string> = {}) => startOperator(server.kubeConfig(), ns, [], { LEADER_ELECT: 'true', RETRY_PERIOD: '200ms', RENEW_DEADLINE: '1s', LEASE_DURATION: '2s', ...env });
+  const start = (env: Record<string, string> = {}) =>
+    startOperator(server.kubeConfig(), ns, [], {
+      LEADER_ELECT: 'true',
+      RETRY_PERIOD: '200ms',
+      RENEW_DEADLINE: '1s',
+      LEASE_DURATION: '2s',
+      ...env,
+    });
 
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
-  const created = await client.create<KubeObject>({ ...CLUSTER, metadata: { name: 'rbac', namespace: ns }, spec: { replicas: 3, secretName: 's' } } as KubeObject);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'x' },
+  } as KubeObject);
+  const created = await client.create<KubeObject>({
+    ...CLUSTER,
+    metadata: { name: 'rbac', namespace: ns },
+    spec: { replicas: 3, secretName: 's' },
+  } as KubeObject);
   // A status an older operator wrote with a plain update: the first apply hands its fields over (patch of the object).
   await client.patchStatus(cluster, { status: { readyNodes: 0 } });
   // Claims of every ordinal, owned by the cluster as the StatefulSet's template makes them.
   for (let i = 0; i < 3; i++) {
     await client.create({
-      apiVersion: 'v1', kind: 'PersistentVolumeClaim',
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
       metadata: {
-        name: `data-rbac-mysql-${i}`, namespace: ns,
-        labels: { 'mysql.presslabs.org/cluster': 'rbac', 'app.kubernetes.io/name': 'mysql', 'app.kubernetes.io/managed-by': 'mysql.presslabs.org' },
-        ownerReferences: [{ apiVersion: CLUSTER.apiVersion, kind: 'MysqlCluster', name: 'rbac', uid: created.metadata!.uid!, controller: true }],
+        name: `data-rbac-mysql-${i}`,
+        namespace: ns,
+        labels: {
+          'mysql.presslabs.org/cluster': 'rbac',
+          'app.kubernetes.io/name': 'mysql',
+          'app.kubernetes.io/managed-by': 'mysql.presslabs.org',
+        },
+        ownerReferences: [
+          { apiVersion: CLUSTER.apiVersion, kind: 'MysqlCluster', name: 'rbac', uid: created.metadata!.uid!, controller: true },
+        ],
       },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
     } as KubeObject);
@@ -50,17 +74,33 @@ test("the runtime's and the cluster controller's every API request is allowed by
   await eventually('the StatefulSet', () => client.get(ref('StatefulSet', 'apps/v1', 'rbac-mysql')));
   await passed();
   // The Secret comes and goes: the same Warning again, which bumps the Event's count (a patch).
-  const missing = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'missing', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject;
+  const missing = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'missing', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'x' },
+  } as KubeObject;
   await client.create(missing);
   await op.reconciles.settled([`${ns}/nosecret`], op.reconciles.mark(), 2);
   await client.delete(ref('Secret', 'v1', 'missing'));
   await eventually('the Warning repeated', () => used().has('patch events'));
   // Spec changes: config, PDB, volumes released and deleted on scale-down.
-  await client.patch(cluster, { spec: { mysqlConf: { max_connections: 50 }, minAvailable: 1, volumeSpec: { keepAfterDelete: true } } }, { type: 'merge' });
+  await client.patch(
+    cluster,
+    { spec: { mysqlConf: { max_connections: 50 }, minAvailable: 1, volumeSpec: { keepAfterDelete: true } } },
+    { type: 'merge' },
+  );
   await passed();
-  await client.patch(cluster, { spec: { replicas: 1, minAvailable: null, volumeSpec: { keepAfterDelete: true, deletePVCsOnScaleDown: true } } }, { type: 'merge' });
+  await client.patch(
+    cluster,
+    { spec: { replicas: 1, minAvailable: null, volumeSpec: { keepAfterDelete: true, deletePVCsOnScaleDown: true } } },
+    { type: 'merge' },
+  );
   await eventually('the PDB deleted (one replica)', () => used().has('delete policy/poddisruptionbudgets'));
-  await eventually('the PVCs of ordinals 1 and 2 deleted', async () => (await client.list({ apiVersion: 'v1', kind: 'PersistentVolumeClaim' }, { namespace: ns })).items.length === 1);
+  await eventually(
+    'the PVCs of ordinals 1 and 2 deleted',
+    async () => (await client.list({ apiVersion: 'v1', kind: 'PersistentVolumeClaim' }, { namespace: ns })).items.length === 1,
+  );
   // A Service changed by hand is put back.
   await client.patch(ref('Service', 'v1', 'rbac-mysql-master'), { spec: { selector: { role: 'none' } } }, { type: 'merge' });
   await passed();
@@ -90,8 +130,14 @@ test("the runtime's and the cluster controller's every API request is allowed by
   // The backup, backupcron and restore controllers are checked by test/integration/backup/, the
   // user and database controllers by test/integration/user/ (rbacAcrossTests).
   const unchecked = new Set(['node controller', 'orchestrator controller']);
-  const others = [...declaredGrants((title) => unchecked.has(title))].filter((g) => !declaredGrants((title) => EXERCISED.has(title)).has(g));
-  await t.test(`the node and orchestrator controllers' own grants (${others.join(', ')})`, {
-    skip: 'they act only on running MariaDB servers and an Orchestrator: their component tests run them',
-  }, () => {});
+  const others = [...declaredGrants((title) => unchecked.has(title))].filter(
+    (g) => !declaredGrants((title) => EXERCISED.has(title)).has(g),
+  );
+  await t.test(
+    `the node and orchestrator controllers' own grants (${others.join(', ')})`,
+    {
+      skip: 'they act only on running MariaDB servers and an Orchestrator: their component tests run them',
+    },
+    () => {},
+  );
 });

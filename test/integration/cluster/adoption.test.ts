@@ -46,7 +46,12 @@ interface AnchorObjects {
 
 /** The anchor's sample cluster and every object the anchor made for it, as the anchor left them. */
 async function loadAnchorObjects(client: KubeClient, ns: string): Promise<AnchorObjects> {
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'r' } } as KubeObject);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'my-db-secret', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'r' },
+  } as KubeObject);
   const { metadata: _m, ...clusterBody } = parse(readFileSync(new URL('mysqlcluster.yaml', ANCHOR), 'utf8')) as MysqlCluster & KubeObject;
   const cluster = await client.create<MysqlCluster & KubeObject>({ ...clusterBody, metadata: { name: 'my-db', namespace: ns } });
   const uid = cluster.metadata!.uid!;
@@ -77,7 +82,8 @@ test('a cluster created by the anchor is adopted without a rollout and without c
   const { env, namespace: ns, client } = await testApi(t);
 
   const { cm, secret, sts, created, pdb: pdbBefore } = await loadAnchorObjects(client, ns);
-  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) =>
+    client.get<T>({ kind, apiVersion, namespace: ns, name });
 
   // The anchor's chart install: every flag at its default, the chart's Orchestrator credentials in the variables.
   const op = await startOperator(env.kubeConfig, ns, [], { ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'PlaceOrc10' });
@@ -108,7 +114,8 @@ test('a cluster created by the anchor is adopted without a rollout and without c
     // what the operator would write is the object itself, which no manager but its creator owns.
     const pdb = await get('PodDisruptionBudget', 'policy/v1', 'my-db-mysql');
     type Entry = { manager?: string; subresource?: string };
-    const mainOwners = (o: KubeObject) => ((o.metadata as { managedFields?: Entry[] } | undefined)?.managedFields ?? []).filter((e) => e.subresource !== 'status');
+    const mainOwners = (o: KubeObject) =>
+      ((o.metadata as { managedFields?: Entry[] } | undefined)?.managedFields ?? []).filter((e) => e.subresource !== 'status');
     assert.deepEqual(mainOwners(pdb), mainOwners(pdbBefore), 'no write of the PDB itself');
     assert.equal(pdb.metadata?.generation, pdbBefore.metadata?.generation);
     assert.deepEqual((pdb as { spec?: unknown }).spec, (pdbBefore as { spec?: unknown }).spec);
@@ -119,18 +126,28 @@ test('a cluster created by the anchor is adopted without a rollout and without c
     const mark = log.mark();
     // Three finished resyncs: at least two ran wholly inside the window.
     await op.reconciles.settled([`${ns}/my-db`], op.reconciles.mark(), 3, 15_000);
-    assert.deepEqual(log.writes(mark).filter((e) => e.userAgent === OPERATOR_AGENT).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
+    assert.deepEqual(
+      log
+        .writes(mark)
+        .filter((e) => e.userAgent === OPERATOR_AGENT)
+        .map((e) => `${e.verb} ${e.resource}/${e.name}`),
+      [],
+    );
   });
 
   await t.test('the first real config change switches the template from config_rev/secret_rev to the config hash', async () => {
-    await client.patch({ ...CLUSTER, namespace: ns, name: 'my-db' }, { spec: { mysqlConf: { 'max-connections': 600 } } }, { type: 'merge' });
+    await client.patch(
+      { ...CLUSTER, namespace: ns, name: 'my-db' },
+      { spec: { mysqlConf: { 'max-connections': 600 } } },
+      { type: 'merge' },
+    );
     const after = await eventually('template switched', async () => {
       const s = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
       return s.spec?.template.metadata?.annotations?.['mysql.presslabs.org/config-hash'] ? s : undefined;
     });
     const a = after.spec!.template.metadata!.annotations!;
-    assert.equal(a['config_rev'], undefined);
-    assert.equal(a['secret_rev'], undefined);
+    assert.equal(a.config_rev, undefined);
+    assert.equal(a.secret_rev, undefined);
     assert.equal(a['prometheus.io/port'], '9125');
     const secretAfter = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
     assert.deepEqual(secretAfter.data, secret.data);
@@ -143,7 +160,7 @@ test('a cluster created by the anchor is adopted without a rollout and without c
 test('a default install adopts the anchor cluster: no pod restarts, no Secret changes', async (t) => {
   const { env, namespace: ns, client } = await testApi(t);
   const { cm, secret, sts } = await loadAnchorObjects(client, ns);
-  let kubeconfig = process.env['TEST_KUBECONFIG'] ?? '';
+  let kubeconfig = process.env.TEST_KUBECONFIG ?? '';
   if (env.server) {
     const dir = mkdtempSync(join(tmpdir(), 'adoption-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -159,19 +176,24 @@ test('a default install adopts the anchor cluster: no pod restarts, no Secret ch
   });
   await manager.start();
   await eventually('synced', () => synced(client, ns));
-  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) =>
+    client.get<T>({ kind, apiVersion, namespace: ns, name });
 
   const stsAfter = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
-  assert.deepEqual(stsAfter.spec?.template, sts.spec?.template, 'the pod template is the anchor\'s: no pod restarts');
+  assert.deepEqual(stsAfter.spec?.template, sts.spec?.template, "the pod template is the anchor's: no pod restarts");
   assert.equal(stsAfter.metadata?.generation, sts.metadata?.generation);
   const secretAfter = await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated');
   assert.deepEqual(secretAfter.data, secret.data);
   assert.equal(secretAfter.metadata?.resourceVersion, secret.metadata?.resourceVersion, 'the operated Secret is not written');
   const cmAfter = await get<V1ConfigMap & KubeObject>('ConfigMap', 'v1', 'my-db-mysql');
   assert.equal(cmAfter.metadata?.resourceVersion, cm.metadata?.resourceVersion);
-  await t.test("every request the operator made is allowed by the chart's generated RBAC rules", { skip: env.server ? false : NEEDS_REQUEST_LOG }, () => {
-    assert.deepEqual(requestsNotAllowed(env.server!, manager.client.userAgent, mark), []);
-  });
+  await t.test(
+    "every request the operator made is allowed by the chart's generated RBAC rules",
+    { skip: env.server ? false : NEEDS_REQUEST_LOG },
+    () => {
+      assert.deepEqual(requestsNotAllowed(env.server!, manager.client.userAgent, mark), []);
+    },
+  );
 });
 
 // This project's chart gives the operator Orchestrator's API credentials (docs/security.md): an
@@ -180,21 +202,33 @@ test('a default install adopts the anchor cluster: no pod restarts, no Secret ch
 test("with Orchestrator's API credentials: the cluster's Secret is made, the adopted template is left alone until a real change", async (t) => {
   const { env, namespace: ns, client } = await testApi(t);
   const { cm, secret, sts } = await loadAnchorObjects(client, ns);
-  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) =>
+    client.get<T>({ kind, apiVersion, namespace: ns, name });
   const dir = mkdtempSync(join(tmpdir(), 'adopt-orc-api-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'user'), 'orc-operator');
   writeFileSync(join(dir, 'password'), 'api-pw-1');
-  const op = await startOperator(env.kubeConfig, ns, [`--orchestrator-credentials-dir=${dir}`], { ORC_TOPOLOGY_USER: 'orchestrator', ORC_TOPOLOGY_PASSWORD: 'PlaceOrc10' });
+  const op = await startOperator(env.kubeConfig, ns, [`--orchestrator-credentials-dir=${dir}`], {
+    ORC_TOPOLOGY_USER: 'orchestrator',
+    ORC_TOPOLOGY_PASSWORD: 'PlaceOrc10',
+  });
   t.after(() => op.stop());
   await eventually('synced', () => synced(client, ns));
-  const apiSecret = await eventually('the API Secret', () => get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-orc-api').catch(() => undefined));
-  assert.equal(Buffer.from(apiSecret.data!['curlrc']!, 'base64').toString(), 'user = "orc-operator:api-pw-1"\n');
+  const apiSecret = await eventually('the API Secret', () =>
+    get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-orc-api').catch(() => undefined),
+  );
+  assert.equal(Buffer.from(apiSecret.data!.curlrc!, 'base64').toString(), 'user = "orc-operator:api-pw-1"\n');
   const after = await get<V1StatefulSet & KubeObject>('StatefulSet', 'apps/v1', 'my-db-mysql');
   assert.deepEqual(after.spec?.template, sts.spec?.template);
   assert.equal(after.metadata?.generation, sts.metadata?.generation, 'no new revision');
-  assert.equal((await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated')).metadata?.resourceVersion, secret.metadata?.resourceVersion);
-  assert.equal((await get<V1ConfigMap & KubeObject>('ConfigMap', 'v1', 'my-db-mysql')).metadata?.resourceVersion, cm.metadata?.resourceVersion);
+  assert.equal(
+    (await get<V1Secret & KubeObject>('Secret', 'v1', 'my-db-mysql-operated')).metadata?.resourceVersion,
+    secret.metadata?.resourceVersion,
+  );
+  assert.equal(
+    (await get<V1ConfigMap & KubeObject>('ConfigMap', 'v1', 'my-db-mysql')).metadata?.resourceVersion,
+    cm.metadata?.resourceVersion,
+  );
 
   await client.patch({ ...CLUSTER, namespace: ns, name: 'my-db' }, { spec: { mysqlConf: { 'max-connections': 600 } } }, { type: 'merge' });
   const rolled = await eventually('the template to take the mount', async () => {

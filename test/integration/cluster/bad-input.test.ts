@@ -51,43 +51,89 @@ test('bad input gives a precise condition and Event and creates nothing; fixing 
   const { namespace: ns, client } = await operatorTest(t);
 
   const cases: Refusal[] = [
-    { name: 'no-secret', spec: { secretName: 'absent' }, reason: 'UserSecretNotFound', message: new RegExp(`Secret ${ns}/absent \\(spec\\.secretName\\) does not exist`) },
+    {
+      name: 'no-secret',
+      spec: { secretName: 'absent' },
+      reason: 'UserSecretNotFound',
+      message: new RegExp(`Secret ${ns}/absent \\(spec\\.secretName\\) does not exist`),
+    },
     { name: 'no-root', spec: { secretName: 'no-root-pw' }, reason: 'UserSecretKeyMissing', message: /no-root-pw .* ROOT_PASSWORD/ },
     { name: 'bad-version', spec: { secretName: 'ok', mysqlVersion: '9.9' }, reason: 'UnknownMysqlVersion', message: /mysqlVersion "9\.9"/ },
     {
-      name: 'no-init-secret', spec: { secretName: 'ok', initBucketURL: 's3://bucket/x.xbackup.gz', initBucketSecretName: 'restore-creds' },
-      reason: 'InitBucketSecretNotFound', message: new RegExp(`Secret ${ns}/restore-creds \\(spec\\.initBucketSecretName\\) does not exist`),
+      name: 'no-init-secret',
+      spec: { secretName: 'ok', initBucketURL: 's3://bucket/x.xbackup.gz', initBucketSecretName: 'restore-creds' },
+      reason: 'InitBucketSecretNotFound',
+      message: new RegExp(`Secret ${ns}/restore-creds \\(spec\\.initBucketSecretName\\) does not exist`),
     },
     { name: 'no-image', spec: { secretName: 'ok', mysqlVersion: '8.0.99' }, reason: 'ImageNotDerivable', message: /8\.0\.99.*spec\.image/ },
-    { name: 'owned-conf', spec: { secretName: 'ok', mysqlConf: { 'server-id': 7 } }, reason: 'OperatorOwnedMysqlConf', message: /"server-id"/ },
+    {
+      name: 'owned-conf',
+      spec: { secretName: 'ok', mysqlConf: { 'server-id': 7 } },
+      reason: 'OperatorOwnedMysqlConf',
+      message: /"server-id"/,
+    },
     // The CRD cannot check keys: a line break in one would add an option of its own to my.cnf.
-    { name: 'conf-key', spec: { secretName: 'ok', mysqlConf: { 'x\ninit-file': '/tmp/x' } }, reason: 'InvalidMysqlConf', message: /spec\.mysqlConf\["x\\ninit-file"\] is not an option name/ },
+    {
+      name: 'conf-key',
+      spec: { secretName: 'ok', mysqlConf: { 'x\ninit-file': '/tmp/x' } },
+      reason: 'InvalidMysqlConf',
+      message: /spec\.mysqlConf\["x\\ninit-file"\] is not an option name/,
+    },
   ];
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ok', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'no-root-pw', namespace: ns }, stringData: { USER: 'u' } } as KubeObject);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ok', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'x' },
+  } as KubeObject);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'no-root-pw', namespace: ns },
+    stringData: { USER: 'u' },
+  } as KubeObject);
   for (const c of cases) await client.create({ ...CLUSTER, metadata: { name: c.name, namespace: ns }, spec: c.spec } as KubeObject);
 
   for (const c of cases) {
     await expectRefused(client, ns, c);
-    assert.equal(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${c.name}-mysql` }), undefined);
+    assert.equal(
+      await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${c.name}-mysql` }),
+      undefined,
+    );
   }
   // Negative replicas never reach us: the CRD schema refuses them.
-  await assert.rejects(client.create({ ...CLUSTER, metadata: { name: 'neg', namespace: ns }, spec: { secretName: 'ok', replicas: -1 } } as KubeObject), /replicas/);
+  await assert.rejects(
+    client.create({ ...CLUSTER, metadata: { name: 'neg', namespace: ns }, spec: { secretName: 'ok', replicas: -1 } } as KubeObject),
+    /replicas/,
+  );
 
   await t.test('adding the missing Secret key converges without touching the cluster object', async () => {
-    await client.patch({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'no-root-pw' }, { stringData: { ROOT_PASSWORD: 'now' } }, { type: 'merge' });
+    await client.patch(
+      { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'no-root-pw' },
+      { stringData: { ROOT_PASSWORD: 'now' } },
+      { type: 'merge' },
+    );
     await eventually('no-root synced', async () => (await condition(client, ns, 'no-root'))?.status === 'True');
     assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-root-mysql' }));
   });
 
   await t.test('creating the missing initBucketSecretName Secret converges without touching the cluster object', async () => {
-    await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'restore-creds', namespace: ns }, stringData: { AWS_ACCESS_KEY_ID: 'a' } } as KubeObject);
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'restore-creds', namespace: ns },
+      stringData: { AWS_ACCESS_KEY_ID: 'a' },
+    } as KubeObject);
     await eventually('no-init-secret synced', async () => (await condition(client, ns, 'no-init-secret'))?.status === 'True');
     assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-init-secret-mysql' }));
   });
 
   await t.test('breaking a running cluster keeps its objects', async () => {
-    await client.patch({ ...CLUSTER, namespace: ns, name: 'no-root' }, { spec: { mysqlConf: { datadir: '/elsewhere' } } }, { type: 'merge' });
+    await client.patch(
+      { ...CLUSTER, namespace: ns, name: 'no-root' },
+      { spec: { mysqlConf: { datadir: '/elsewhere' } } },
+      { type: 'merge' },
+    );
     await eventually('refused', async () => (await condition(client, ns, 'no-root'))?.reason === 'OperatorOwnedMysqlConf');
     assert.ok(await client.getIfExists({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: 'no-root-mysql' }));
     assert.ok(await client.getIfExists({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'no-root-mysql-operated' }));
@@ -106,10 +152,19 @@ function crdWithoutConfValuePattern() {
 
 test('a mysqlConf value with a line break is refused by the CRD; a cluster stored before keeps its ConfigMap and gets a condition naming the key', async (t) => {
   const { env, namespace: ns, client } = await testApi(t);
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ok', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ok', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'x' },
+  } as KubeObject);
   const injected = { max_connections: '1\ninit-file=/tmp/x' };
   await assert.rejects(
-    client.create({ ...CLUSTER, metadata: { name: 'refused', namespace: ns }, spec: { secretName: 'ok', mysqlConf: injected } } as KubeObject),
+    client.create({
+      ...CLUSTER,
+      metadata: { name: 'refused', namespace: ns },
+      spec: { secretName: 'ok', mysqlConf: injected },
+    } as KubeObject),
     /spec\.mysqlConf\.max_connections/,
   );
 
@@ -118,7 +173,11 @@ test('a mysqlConf value with a line break is refused by the CRD; a cluster store
     await installCrds(env.kubeConfig, [crdWithoutConfValuePattern()]);
     const op = await startOperator(env.kubeConfig, ns);
     st.after(() => op.stop());
-    await client.create({ ...CLUSTER, metadata: { name: 'old', namespace: ns }, spec: { secretName: 'ok', mysqlConf: { max_connections: 100 } } } as KubeObject);
+    await client.create({
+      ...CLUSTER,
+      metadata: { name: 'old', namespace: ns },
+      spec: { secretName: 'ok', mysqlConf: { max_connections: 100 } },
+    } as KubeObject);
     await eventually('old synced', async () => (await condition(client, ns, 'old'))?.status === 'True');
     const cmRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'old-mysql' };
     const before = await client.get<KubeObject & { data?: Record<string, string> }>(cmRef);
@@ -145,24 +204,53 @@ test('a mysqlConf value with a line break is refused by the CRD; a cluster store
 
 test('a value that would make a rendered object invalid names the MysqlCluster field, and nothing is written', async (t) => {
   const { namespace: ns, client } = await operatorTest(t);
-  const sts = (name: string) => client.getIfExists<KubeObject & { spec?: unknown }>({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${name}-mysql` });
-  const pdb = (name: string) => client.getIfExists<KubeObject & { spec?: unknown }>({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: ns, name: `${name}-mysql` });
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ok', namespace: ns }, stringData: { ROOT_PASSWORD: 'x' } } as KubeObject);
+  const sts = (name: string) =>
+    client.getIfExists<KubeObject & { spec?: unknown }>({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      namespace: ns,
+      name: `${name}-mysql`,
+    });
+  const pdb = (name: string) =>
+    client.getIfExists<KubeObject & { spec?: unknown }>({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      namespace: ns,
+      name: `${name}-mysql`,
+    });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'ok', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'x' },
+  } as KubeObject);
 
   // The CRD takes all three: resources are the embedded Kubernetes type, minAvailable an int-or-string.
   const cases: Refusal[] = [
     // The API server answers 400 naming no field: the operator refuses it first.
-    { name: 'lots', spec: { podSpec: { resources: { requests: { memory: 'lots' } } } }, reason: 'InvalidQuantity', message: /^spec\.podSpec\.resources\.requests\.memory is "lots": quantities must match/ },
-    { name: 'over-100', spec: { replicas: 2, minAvailable: '150%' }, reason: 'InvalidMinAvailable', message: /^spec\.minAvailable is "150%": .*100%/ },
+    {
+      name: 'lots',
+      spec: { podSpec: { resources: { requests: { memory: 'lots' } } } },
+      reason: 'InvalidQuantity',
+      message: /^spec\.podSpec\.resources\.requests\.memory is "lots": quantities must match/,
+    },
+    {
+      name: 'over-100',
+      spec: { replicas: 2, minAvailable: '150%' },
+      reason: 'InvalidMinAvailable',
+      message: /^spec\.minAvailable is "150%": .*100%/,
+    },
     // The API server's 422 names the StatefulSet's path; the condition names the user's too.
     {
       name: 'over-limit',
       spec: { podSpec: { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } } },
       reason: 'SyncFailed',
-      message: /^spec\.podSpec\.resources\.requests: the API server refused StatefulSet over-limit-mysql: .*spec\.template\.spec\.containers\[0\]\.resources\.requests: Invalid value: "2Gi": must be less than or equal to memory limit/,
+      message:
+        /^spec\.podSpec\.resources\.requests: the API server refused StatefulSet over-limit-mysql: .*spec\.template\.spec\.containers\[0\]\.resources\.requests: Invalid value: "2Gi": must be less than or equal to memory limit/,
     },
   ];
-  for (const c of cases) await client.create({ ...CLUSTER, metadata: { name: c.name, namespace: ns }, spec: { secretName: 'ok', ...c.spec } } as KubeObject);
+  for (const c of cases)
+    await client.create({ ...CLUSTER, metadata: { name: c.name, namespace: ns }, spec: { secretName: 'ok', ...c.spec } } as KubeObject);
 
   for (const c of cases) {
     await expectRefused(client, ns, c);
@@ -177,7 +265,11 @@ test('a value that would make a rendered object invalid names the MysqlCluster f
     assert.ok(before.sts && before.pdb);
     await client.patch({ ...CLUSTER, namespace: ns, name: 'fine' }, { spec: { minAvailable: '150%' } }, { type: 'merge' });
     await eventually('minAvailable refused', async () => (await condition(client, ns, 'fine'))?.reason === 'InvalidMinAvailable');
-    await client.patch({ ...CLUSTER, namespace: ns, name: 'fine' }, { spec: { minAvailable: null, podSpec: { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } } } }, { type: 'merge' });
+    await client.patch(
+      { ...CLUSTER, namespace: ns, name: 'fine' },
+      { spec: { minAvailable: null, podSpec: { resources: { requests: { memory: '2Gi' }, limits: { memory: '1Gi' } } } } },
+      { type: 'merge' },
+    );
     const refused = await eventually('requests over limits refused', async () => {
       const x = await condition(client, ns, 'fine');
       return x?.reason === 'SyncFailed' ? x : undefined;

@@ -51,19 +51,23 @@ metadata:
   labels: {${TEAM}: dba}
 `;
 
-test('a kubectl-applied object keeps its last-applied annotation and a foreign label through the operator updates', { skip: SKIP }, async (t) => {
+test('a kubectl-applied object keeps its last-applied annotation and a foreign label through the operator updates', {
+  skip: SKIP,
+}, async (t) => {
   const { env, namespace: ns, client } = await testApi(t);
   const dir = mkdtempSync(join(tmpdir(), 'foreign-fields-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const kubeconfig = process.env.TEST_KUBECONFIG ?? join(dir, 'kubeconfig');
   if (env.server) env.server.writeKubeconfig(kubeconfig);
   const kubectl = async (...args: string[]) =>
-    (await run(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--namespace', ns, ...args], { timeout: 30_000 })).stdout;
+    (await run(KUBECTL, ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), '--namespace', ns, ...args], { timeout: 30_000 }))
+      .stdout;
   const apply = (name: string, text: string) => {
     writeFileSync(join(dir, name), text);
     return kubectl('apply', '--validate=false', '-f', join(dir, name));
   };
-  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) => client.get<T>({ kind, apiVersion, namespace: ns, name });
+  const get = <T extends KubeObject>(kind: string, apiVersion: string, name: string) =>
+    client.get<T>({ kind, apiVersion, namespace: ns, name });
   const foreignKept = (o: KubeObject, what: string) => {
     assert.ok(o.metadata?.annotations?.[LAST_APPLIED_ANNOTATION], `${what}: kubectl's last-applied annotation kept`);
     assert.equal(o.metadata?.labels?.[TEAM], 'dba', `${what}: foreign label kept`);
@@ -75,8 +79,17 @@ test('a kubectl-applied object keeps its last-applied annotation and a foreign l
   foreignKept(cmBefore, 'applied ConfigMap');
   foreignKept(svcBefore, 'applied Service');
 
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'r' } } as KubeObject);
-  const cluster = await client.create<MysqlCluster & KubeObject>({ ...CLUSTER, metadata: { name: 'my-db', namespace: ns }, spec: { replicas: 1, secretName: 'my-db-secret' } });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'my-db-secret', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'r' },
+  } as KubeObject);
+  const cluster = await client.create<MysqlCluster & KubeObject>({
+    ...CLUSTER,
+    metadata: { name: 'my-db', namespace: ns },
+    spec: { replicas: 1, secretName: 'my-db-secret' },
+  });
   const op = await startOperator(env.kubeConfig, ns);
   t.after(() => op.stop());
   const owned = (o: KubeObject) => o.metadata?.ownerReferences?.some((r) => r.uid === cluster.metadata?.uid);
@@ -92,8 +105,8 @@ test('a kubectl-applied object keeps its last-applied annotation and a foreign l
       const o = await get<V1Service & KubeObject>('Service', 'v1', 'my-db-mysql-master');
       return owned(o) ? o : undefined;
     });
-    assert.equal(svc.spec?.selector?.['role'], 'master');
-    assert.equal(svc.spec?.selector?.['app'], undefined);
+    assert.equal(svc.spec?.selector?.role, 'master');
+    assert.equal(svc.spec?.selector?.app, undefined);
     assert.equal(svc.spec?.clusterIP, svcBefore.spec?.clusterIP, 'server-assigned clusterIP kept');
     foreignKept(svc, 'Service');
   });

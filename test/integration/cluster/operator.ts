@@ -8,7 +8,7 @@ import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { startInProcessOperator } from '../../support/in-process-operator.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
+import type { Manager } from '../../../src/runtime/manager.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { clusterControllerDefinition } from '../../../src/controllers/cluster/controller.ts';
 import { kubeEnv, type KubeEnv } from '../../support/kube-env.ts';
@@ -25,7 +25,10 @@ export interface RunningOperator {
 
 /** `definitions`: the controllers to run, the cluster controller by default (its reconciles are recorded). */
 export async function startOperator(
-  kubeConfig: KubeConfig, namespace: string, argv: string[] = [], env: Record<string, string> = {},
+  kubeConfig: KubeConfig,
+  namespace: string,
+  argv: string[] = [],
+  env: Record<string, string> = {},
   definitions: Parameters<typeof loadConfig>[2] = [clusterControllerDefinition],
 ): Promise<RunningOperator> {
   const loaded = loadConfig(
@@ -59,7 +62,9 @@ export async function testApi(t: TestContext): Promise<TestApi> {
 
 /** `testApi` with the operator already running in its namespace; stopped after the test. */
 export async function operatorTest(
-  t: TestContext, argv: string[] = [], definitions?: Parameters<typeof startOperator>[4],
+  t: TestContext,
+  argv: string[] = [],
+  definitions?: Parameters<typeof startOperator>[4],
 ): Promise<TestApi & { op: RunningOperator }> {
   const api = await testApi(t);
   const op = await startOperator(api.env.kubeConfig, api.namespace, argv, {}, definitions);

@@ -33,17 +33,30 @@ test('a {username, password} Secret: the root password is read from `password`, 
   await secret('seed', { username: 'admin', password: 'Seed-Pass-41' });
   await secret('anchor', { ROOT_PASSWORD: 'Anchor-Pass-17' });
   await secret('neither', { username: 'admin', PASSWORD: 'app-password' });
-  for (const [name, secretName] of [['seeded', 'seed'], ['anchored', 'anchor'], ['broken', 'neither']]) {
-    await client.create({ ...CLUSTER, metadata: { name, namespace: ns }, spec: { secretName, mysqlVersion: 'mariadb-10.11' } } as KubeObject);
+  for (const [name, secretName] of [
+    ['seeded', 'seed'],
+    ['anchored', 'anchor'],
+    ['broken', 'neither'],
+  ]) {
+    await client.create({
+      ...CLUSTER,
+      metadata: { name, namespace: ns },
+      spec: { secretName, mysqlVersion: 'mariadb-10.11' },
+    } as KubeObject);
   }
 
-  const sts = (name: string) => client.getIfExists<V1StatefulSet & KubeObject>({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${name}-mysql` });
+  const sts = (name: string) =>
+    client.getIfExists<V1StatefulSet & KubeObject>({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${name}-mysql` });
   await eventually('seeded synced', async () => (await synced(client, ns, 'seeded'))?.status === 'True');
   await eventually('anchored synced', async () => (await synced(client, ns, 'anchored'))?.status === 'True');
 
   const seeded = await sts('seeded');
   const mysql = seeded?.spec?.template.spec?.containers.find((c) => c.name === 'mysql');
-  assert.deepEqual(mysql?.env?.find((e) => e.name === 'MYSQL_ROOT_PASSWORD')?.valueFrom?.secretKeyRef, { name: 'seed', key: 'password', optional: false });
+  assert.deepEqual(mysql?.env?.find((e) => e.name === 'MYSQL_ROOT_PASSWORD')?.valueFrom?.secretKeyRef, {
+    name: 'seed',
+    key: 'password',
+    optional: false,
+  });
   assert.equal(renderedRootPasswordKey(await sts('anchored')), 'ROOT_PASSWORD', 'a Secret with ROOT_PASSWORD keeps the anchor template');
 
   // Several more reconciles of every cluster (RESYNC_PERIOD is 1 s), then count.
@@ -56,7 +69,10 @@ test('a {username, password} Secret: the root password is read from `password`, 
   assert.equal(said.length, 1);
   assert.equal(said[0]!.count, 1, 'recorded once, not on every reconcile');
   assert.equal(said[0]!.type, 'Normal');
-  assert.match(said[0]!.message ?? '', new RegExp(`^Secret ${ns}/seed has no key ROOT_PASSWORD, so the root password is read from its key "password"`));
+  assert.match(
+    said[0]!.message ?? '',
+    new RegExp(`^Secret ${ns}/seed has no key ROOT_PASSWORD, so the root password is read from its key "password"`),
+  );
   assert.doesNotMatch(said[0]!.message ?? '', /Seed-Pass-41/);
   assert.deepEqual(await events(client, ns, 'anchored', CLUSTER_REASONS.rootPasswordFromPasswordKey), []);
 

@@ -8,7 +8,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { CLUSTER_CONDITION, CLUSTER_REASONS, CLUSTER_STATUS_OWNERS, LEGACY_FIELD_MANAGER, type MysqlCluster, type MysqlClusterStatus } from '../../../src/api/index.ts';
+import {
+  CLUSTER_CONDITION,
+  CLUSTER_REASONS,
+  CLUSTER_STATUS_OWNERS,
+  LEGACY_FIELD_MANAGER,
+  type MysqlCluster,
+  type MysqlClusterStatus,
+} from '../../../src/api/index.ts';
 import { applyStatus } from '../../../src/runtime/kube/apply-status.ts';
 import { sortKeysDeep } from '../../../sandbox/apiserver/json.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
@@ -37,10 +44,34 @@ function orchestratorPart(ns: string, i: number): Required<Pick<MysqlClusterStat
       ],
     })),
     conditions: [
-      { type: CLUSTER_CONDITION.ready, status: flag(i % 2 === 0), reason: CLUSTER_REASONS.clusterReady, message: `round ${i}`, lastTransitionTime: at },
-      { type: CLUSTER_CONDITION.pendingFailoverAck, status: 'False', reason: CLUSTER_REASONS.noPendingFailoverAckExists, message: `round ${i}`, lastTransitionTime: at },
-      { type: CLUSTER_CONDITION.readOnly, status: flag(i % 5 === 0), reason: CLUSTER_REASONS.clusterReadOnlyFalse, message: `round ${i}`, lastTransitionTime: at },
-      { type: CLUSTER_CONDITION.failoverInProgress, status: 'False', reason: CLUSTER_REASONS.clusterMasterHealthy, message: `round ${i}`, lastTransitionTime: at },
+      {
+        type: CLUSTER_CONDITION.ready,
+        status: flag(i % 2 === 0),
+        reason: CLUSTER_REASONS.clusterReady,
+        message: `round ${i}`,
+        lastTransitionTime: at,
+      },
+      {
+        type: CLUSTER_CONDITION.pendingFailoverAck,
+        status: 'False',
+        reason: CLUSTER_REASONS.noPendingFailoverAckExists,
+        message: `round ${i}`,
+        lastTransitionTime: at,
+      },
+      {
+        type: CLUSTER_CONDITION.readOnly,
+        status: flag(i % 5 === 0),
+        reason: CLUSTER_REASONS.clusterReadOnlyFalse,
+        message: `round ${i}`,
+        lastTransitionTime: at,
+      },
+      {
+        type: CLUSTER_CONDITION.failoverInProgress,
+        status: 'False',
+        reason: CLUSTER_REASONS.clusterMasterHealthy,
+        message: `round ${i}`,
+        lastTransitionTime: at,
+      },
     ],
   };
 }
@@ -60,9 +91,18 @@ const syncedOf = (c: Cluster) => c.status?.conditions?.find((x) => x.type === CL
 test('the cluster controller and a second writer share one status: both parts end with their last values, none is ever erased', async (t) => {
   const { namespace: ns, client, op } = await operatorTest(t);
   const ref = { ...CLUSTER, namespace: ns, name: 'db' };
-  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'pw' } } as KubeObject;
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db-secret', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'pw' },
+  } as KubeObject;
   await client.create(secret);
-  const created = await client.create<Cluster>({ ...CLUSTER, metadata: { name: 'db', namespace: ns }, spec: { replicas: 1, secretName: 'db-secret' } } as Cluster);
+  const created = await client.create<Cluster>({
+    ...CLUSTER,
+    metadata: { name: 'db', namespace: ns },
+    spec: { replicas: 1, secretName: 'db-secret' },
+  } as Cluster);
   const get = () => client.get<Cluster>(ref);
   const caughtUp = async () => {
     const c = await get();
@@ -114,8 +154,8 @@ test('the cluster controller and a second writer share one status: both parts en
   assert.ok(rounds >= MIN_ROUNDS && rounds < MAX_ROUNDS, `${rounds} rounds`);
 
   const end = await get();
-  assert.equal(orchestratorPartOf(end), canonical(last), 'the second writer\'s last values');
-  assert.equal(end.status?.observedGeneration, end.metadata?.generation, 'the cluster controller\'s last values');
+  assert.equal(orchestratorPartOf(end), canonical(last), "the second writer's last values");
+  assert.equal(end.status?.observedGeneration, end.metadata?.generation, "the cluster controller's last values");
   assert.equal(end.status?.readyNodes, 0);
   assert.deepEqual([syncedOf(end)?.status, syncedOf(end)?.reason], ['True', CLUSTER_REASONS.resourcesSynced]);
   assert.deepEqual(Object.keys(end.status ?? {}).sort(), ['conditions', 'nodes', 'observedGeneration', 'readyNodes']);
@@ -153,10 +193,24 @@ test('the cluster controller and a second writer share one status: both parts en
 test('a status the anchor wrote keeps its conditions and nodes; the cluster controller adds its part and takes it from the old writer', async (t) => {
   const { namespace: ns, client } = await operatorTest(t);
   const ref = { ...CLUSTER, namespace: ns, name: 'my-db' };
-  const anchor = parse(readFileSync(new URL('../../fixtures/anchor-v0.6.3/mysqlcluster-after-reconcile.yaml', import.meta.url), 'utf8').replaceAll('<T>', '2025-06-01T00:00:00Z')) as Cluster;
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD: 'pw' } } as KubeObject);
+  const anchor = parse(
+    readFileSync(new URL('../../fixtures/anchor-v0.6.3/mysqlcluster-after-reconcile.yaml', import.meta.url), 'utf8').replaceAll(
+      '<T>',
+      '2025-06-01T00:00:00Z',
+    ),
+  ) as Cluster;
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'my-db-secret', namespace: ns },
+    stringData: { ROOT_PASSWORD: 'pw' },
+  } as KubeObject);
   // Created and its status written before the operator sees it (a cluster stopped here sees it the same).
-  const stopped = await client.create<Cluster>({ ...CLUSTER, metadata: { name: 'my-db', namespace: ns, annotations: anchor.metadata?.annotations }, spec: anchor.spec } as Cluster);
+  const stopped = await client.create<Cluster>({
+    ...CLUSTER,
+    metadata: { name: 'my-db', namespace: ns, annotations: anchor.metadata?.annotations },
+    spec: anchor.spec,
+  } as Cluster);
   const legacy = new KubeClient(client.kubeConfig, { userAgent: 'mysql-operator/v0.6.3', fieldManager: LEGACY_FIELD_MANAGER });
   t.after(() => legacy.close());
   // The operator may mark the new-looking cluster (mysql.presslabs.org/defaults) between the two
@@ -172,12 +226,15 @@ test('a status the anchor wrote keeps its conditions and nodes; the cluster cont
     return syncedOf(cur)?.status === 'True' && cur.status?.observedGeneration === cur.metadata?.generation ? cur : undefined;
   });
   assert.deepEqual(c.status?.nodes, anchor.status?.nodes, 'nodes[] as the anchor left them');
-  assert.deepEqual(c.status?.conditions?.filter((x) => x.type !== CLUSTER_CONDITION.synced), anchor.status?.conditions);
+  assert.deepEqual(
+    c.status?.conditions?.filter((x) => x.type !== CLUSTER_CONDITION.synced),
+    anchor.status?.conditions,
+  );
   assert.equal(c.status?.readyNodes, 0, 'no pod is ready here');
   const old = c.metadata.managedFields?.find((e) => e.manager === LEGACY_FIELD_MANAGER && e.subresource === 'status');
   const oldStatus = old?.fieldsV1?.['f:status'] ?? {};
-  assert.equal(oldStatus['f:readyNodes'], undefined, 'readyNodes is the cluster controller\'s alone');
-  assert.ok(oldStatus['f:nodes'], 'the orchestrator controller\'s part stays with the old writer until that controller writes it');
+  assert.equal(oldStatus['f:readyNodes'], undefined, "readyNodes is the cluster controller's alone");
+  assert.ok(oldStatus['f:nodes'], "the orchestrator controller's part stays with the old writer until that controller writes it");
   const mine = c.metadata.managedFields?.find((e) => e.manager === CLUSTER_STATUS_OWNERS.cluster.fieldManager);
   assert.deepEqual([mine?.operation, mine?.subresource], ['Apply', 'status']);
 });

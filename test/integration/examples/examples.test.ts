@@ -11,7 +11,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { V1Container, V1Job, V1StatefulSet } from '@kubernetes/client-node';
 import {
-  BACKUP_CONDITION, BACKUP_REASONS, CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS, PROVISION_CONDITION, PROVISION_REASONS,
+  BACKUP_CONDITION,
+  BACKUP_REASONS,
+  CLUSTER_CONDITION,
+  CLUSTER_REASONS,
+  CONDITION_STATUS,
+  PROVISION_CONDITION,
+  PROVISION_REASONS,
 } from '../../../src/api/constants.ts';
 import { names } from '../../../src/api/names.ts';
 import { backupControllerDefinition } from '../../../src/controllers/backup/controller.ts';
@@ -26,9 +32,17 @@ import { operatorTest } from '../cluster/operator.ts';
 
 const EXAMPLES = new URL('../../../examples/', import.meta.url);
 const GROUP_VERSION = 'mysql.presslabs.org/v1alpha1';
-const CONTROLLERS = [clusterControllerDefinition, backupControllerDefinition, backupCronControllerDefinition, userControllerDefinition, databaseControllerDefinition];
+const CONTROLLERS = [
+  clusterControllerDefinition,
+  backupControllerDefinition,
+  backupCronControllerDefinition,
+  userControllerDefinition,
+  databaseControllerDefinition,
+];
 
-interface Conditioned { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } }
+interface Conditioned {
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
 const conditionOf = (o: unknown, type: string) => (o as Conditioned).status?.conditions?.find((c) => c.type === type);
 
 test('every example applies with kubectl and becomes what it describes', async (t) => {
@@ -36,10 +50,14 @@ test('every example applies with kubectl and becomes what it describes', async (
   const dir = mkdtempSync(join(tmpdir(), 'examples-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const kubeconfig = kubeconfigFile(env.kubeConfig, dir);
-  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.yaml')).sort();
+  const files = readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
 
-  const sts = (cluster: string) => eventually(`StatefulSet ${cluster}-mysql`, () =>
-    client.get<V1StatefulSet & KubeObject>({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${cluster}-mysql` }));
+  const sts = (cluster: string) =>
+    eventually(`StatefulSet ${cluster}-mysql`, () =>
+      client.get<V1StatefulSet & KubeObject>({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace: ns, name: `${cluster}-mysql` }),
+    );
   const initContainer = (s: V1StatefulSet): V1Container => s.spec!.template.spec!.initContainers!.find((c) => c.name === 'init')!;
   const applied = async (file: string): Promise<void> => {
     const r = await kubectl(kubeconfig, ['apply', '-n', ns, '-f', join(EXAMPLES.pathname, file)]);
@@ -48,10 +66,20 @@ test('every example applies with kubectl and becomes what it describes', async (
   };
   const exists = (kind: string, name: string) => client.get({ apiVersion: GROUP_VERSION, kind, namespace: ns, name });
 
-  assert.deepEqual(files, [
-    'mysqlbackup.yaml', 'mysqlcluster-mariadb.yaml', 'mysqlcluster-minimal.yaml', 'mysqlcluster-restore.yaml',
-    'mysqlcluster.yaml', 'mysqldatabase.yaml', 'mysqluser.yaml', 'simple-app.yaml',
-  ], 'a test below for each example');
+  assert.deepEqual(
+    files,
+    [
+      'mysqlbackup.yaml',
+      'mysqlcluster-mariadb.yaml',
+      'mysqlcluster-minimal.yaml',
+      'mysqlcluster-restore.yaml',
+      'mysqlcluster.yaml',
+      'mysqldatabase.yaml',
+      'mysqluser.yaml',
+      'simple-app.yaml',
+    ],
+    'a test below for each example',
+  );
 
   /** A MysqlDatabase or MysqlUser of `cluster` waiting for its master, for the reason pod 0 gives. */
   const waitsForMaster = async (cluster: string, kind: 'MysqlDatabase' | 'MysqlUser', name: string): Promise<void> => {
@@ -59,21 +87,27 @@ test('every example applies with kubectl and becomes what it describes', async (
     // none (NoMaster); a real cluster's makes it, Pending without a volume, so the new cluster's
     // master-to-be does not answer (MasterUnreachable). The reason must match the pods it was decided on.
     const pod0 = names.pod(cluster, 0);
-    const expected = async () => (await client.get({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod0 }).then(() => true, () => false))
-      ? PROVISION_REASONS.masterUnreachable : PROVISION_REASONS.noMaster;
+    const expected = async () =>
+      (await client.get({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod0 }).then(
+        () => true,
+        () => false,
+      ))
+        ? PROVISION_REASONS.masterUnreachable
+        : PROVISION_REASONS.noMaster;
     const ready = await eventually(`${kind} ${name}'s Ready condition, as pod 0 says`, async () => {
       const c = conditionOf(await exists(kind, name), PROVISION_CONDITION.ready);
-      return c !== undefined && c.reason === await expected() ? c : undefined;
+      return c !== undefined && c.reason === (await expected()) ? c : undefined;
     });
     assert.equal(ready.status, CONDITION_STATUS.false, `${kind}: ${ready.message}`);
-    if (ready.reason === PROVISION_REASONS.masterUnreachable) assert.match(ready.message ?? '', new RegExp(`${pod0} \\(newCluster\\) is not reachable`));
+    if (ready.reason === PROVISION_REASONS.masterUnreachable)
+      assert.match(ready.message ?? '', new RegExp(`${pod0} \\(newCluster\\) is not reachable`));
   };
 
   await t.test('mysqlcluster-minimal.yaml: one MySQL 8.0 server with the default volume', async () => {
     await applied('mysqlcluster-minimal.yaml');
     const s = await sts('small-db');
     assert.equal(s.spec!.replicas, 1);
-    assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!['storage'], '1Gi');
+    assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!.storage, '1Gi');
     assert.equal(s.spec!.template.metadata!.labels!['app.kubernetes.io/version'], '8.0.32');
   });
 
@@ -81,12 +115,14 @@ test('every example applies with kubectl and becomes what it describes', async (
     await applied('mysqlcluster.yaml');
     const s = await sts('my-db');
     assert.equal(s.spec!.replicas, 3);
-    assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!['storage'], '5Gi');
-    const cluster = await exists('MysqlCluster', 'my-db') as KubeObject & { spec: Record<string, unknown> };
-    assert.equal(cluster.spec['backupSchedule'], '0 0 */6 * * *');
+    assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!.storage, '5Gi');
+    const cluster = (await exists('MysqlCluster', 'my-db')) as KubeObject & { spec: Record<string, unknown> };
+    assert.equal(cluster.spec.backupSchedule, '0 0 */6 * * *');
   });
   await t.test('mysqlcluster.yaml: the backup schedule is taken (BackupSchedule condition)', async () => {
-    const schedule = await eventually('the BackupSchedule condition', async () => conditionOf(await exists('MysqlCluster', 'my-db'), CLUSTER_CONDITION.backupSchedule));
+    const schedule = await eventually('the BackupSchedule condition', async () =>
+      conditionOf(await exists('MysqlCluster', 'my-db'), CLUSTER_CONDITION.backupSchedule),
+    );
     assert.equal(schedule.status, CONDITION_STATUS.true, schedule.message);
     assert.equal(schedule.reason, CLUSTER_REASONS.backupScheduled);
   });
@@ -94,7 +130,10 @@ test('every example applies with kubectl and becomes what it describes', async (
   await t.test('mysqlcluster-restore.yaml: pod 0 restores initBucketURL with the credentials of initBucketSecretName', async () => {
     await applied('mysqlcluster-restore.yaml');
     const init = initContainer(await sts('restored-db'));
-    assert.equal(init.env!.find((e) => e.name === 'INIT_BUCKET_URI')?.value, 's3://my-bucket/my-db/my-db-auto-2026-01-01t00-00-00.xbackup.gz');
+    assert.equal(
+      init.env!.find((e) => e.name === 'INIT_BUCKET_URI')?.value,
+      's3://my-bucket/my-db/my-db-auto-2026-01-01t00-00-00.xbackup.gz',
+    );
     assert.ok(init.envFrom!.some((e) => e.secretRef?.name === 'restored-db-backup-creds'));
   });
 
@@ -103,7 +142,10 @@ test('every example applies with kubectl and becomes what it describes', async (
     const s = await sts('maria-db');
     assert.equal(s.spec!.replicas, 2);
     assert.match(s.spec!.template.spec!.containers.find((c) => c.name === 'mysql')!.image!, /mariadb/);
-    assert.deepEqual(s.spec!.template.spec!.initContainers!.map((c) => c.name), ['init']);
+    assert.deepEqual(
+      s.spec!.template.spec!.initContainers!.map((c) => c.name),
+      ['init'],
+    );
   });
 
   await t.test('mysqlbackup.yaml, mysqldatabase.yaml, mysqluser.yaml: accepted as written', async () => {
@@ -114,37 +156,46 @@ test('every example applies with kubectl and becomes what it describes', async (
     await exists('MysqlDatabase', 'my-db-shop');
     await exists('MysqlUser', 'my-db-shop-user');
   });
-  await t.test('mysqlbackup.yaml: a Job streams the backup of my-db to its URL, with the cluster\'s storage credentials', async () => {
+  await t.test("mysqlbackup.yaml: a Job streams the backup of my-db to its URL, with the cluster's storage credentials", async () => {
     const job = await eventually('the backup Job', () =>
-      client.get<V1Job & KubeObject>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: names.backupJob('my-db-manual-1') }));
+      client.get<V1Job & KubeObject>({ apiVersion: 'batch/v1', kind: 'Job', namespace: ns, name: names.backupJob('my-db-manual-1') }),
+    );
     const container = job.spec!.template.spec!.containers[0]!;
     const url = 's3://my-bucket/my-db/my-db-manual-1.xbackup.gz';
     // No node is known yet (no MySQL pod runs here): the master Service, whichever pod it routes to when the Job runs.
     assert.deepEqual(container.args, ['take-backup-to', `${names.masterService('my-db')}.${ns}`, url]);
     assert.ok(container.envFrom!.some((e) => e.secretRef?.name === 'my-db-backup-creds'));
     const backup = await eventually('the MysqlBackup running', async () => {
-      const b = await exists('MysqlBackup', 'my-db-manual-1') as KubeObject & { status?: { backupURL?: string } };
+      const b = (await exists('MysqlBackup', 'my-db-manual-1')) as KubeObject & { status?: { backupURL?: string } };
       return conditionOf(b, BACKUP_CONDITION.complete)?.reason === BACKUP_REASONS.backupRunning ? b : undefined;
     });
     assert.equal(backup.status!.backupURL, url);
-    assert.ok(backup.metadata!.finalizers!.includes('backups.mysql.presslabs.org/remote-storage-cleanup'), 'remoteDeletePolicy: delete holds a finalizer');
+    assert.ok(
+      backup.metadata!.finalizers!.includes('backups.mysql.presslabs.org/remote-storage-cleanup'),
+      'remoteDeletePolicy: delete holds a finalizer',
+    );
   });
   await t.test('mysqldatabase.yaml, mysqluser.yaml: they wait for a master of my-db, saying so', async () => {
     await waitsForMaster('my-db', 'MysqlDatabase', 'my-db-shop');
     await waitsForMaster('my-db', 'MysqlUser', 'my-db-shop-user');
   });
 
-  await t.test('simple-app.yaml: two servers with a 10Gi volume each, backups scheduled to the folder, the database and its account', async () => {
-    await applied('simple-app.yaml');
-    const s = await sts('app-db');
-    assert.equal(s.spec!.replicas, 2);
-    assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!['storage'], '10Gi');
-    const schedule = await eventually('the BackupSchedule condition', async () => conditionOf(await exists('MysqlCluster', 'app-db'), CLUSTER_CONDITION.backupSchedule));
-    assert.equal(schedule.status, CONDITION_STATUS.true, schedule.message);
-    assert.equal(schedule.reason, CLUSTER_REASONS.backupScheduled);
-    const cluster = await exists('MysqlCluster', 'app-db') as KubeObject & { spec: Record<string, unknown> };
-    assert.equal(cluster.spec['backupURL'], 's3://my-bucket/app-db/');
-    await waitsForMaster('app-db', 'MysqlDatabase', 'app-db-app');
-    await waitsForMaster('app-db', 'MysqlUser', 'app-db-app');
-  });
+  await t.test(
+    'simple-app.yaml: two servers with a 10Gi volume each, backups scheduled to the folder, the database and its account',
+    async () => {
+      await applied('simple-app.yaml');
+      const s = await sts('app-db');
+      assert.equal(s.spec!.replicas, 2);
+      assert.equal(s.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!.storage, '10Gi');
+      const schedule = await eventually('the BackupSchedule condition', async () =>
+        conditionOf(await exists('MysqlCluster', 'app-db'), CLUSTER_CONDITION.backupSchedule),
+      );
+      assert.equal(schedule.status, CONDITION_STATUS.true, schedule.message);
+      assert.equal(schedule.reason, CLUSTER_REASONS.backupScheduled);
+      const cluster = (await exists('MysqlCluster', 'app-db')) as KubeObject & { spec: Record<string, unknown> };
+      assert.equal(cluster.spec.backupURL, 's3://my-bucket/app-db/');
+      await waitsForMaster('app-db', 'MysqlDatabase', 'app-db-app');
+      await waitsForMaster('app-db', 'MysqlUser', 'app-db-app');
+    },
+  );
 });

@@ -82,7 +82,11 @@ async function startOperator(t: TestContext, options: (secretFile: string) => Fa
   return { env, manager, client, lines, signals, reconciled, url: `http://127.0.0.1:${port}`, secretFile };
 }
 
-async function call(op: Operator, fields: Record<string, string>, secret: string | null = SECRET): Promise<{ status: number; body: string }> {
+async function call(
+  op: Operator,
+  fields: Record<string, string>,
+  secret: string | null = SECRET,
+): Promise<{ status: number; body: string }> {
   const res = await fetch(`${op.url}${FAILOVER_HOOK_PATH}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(secret !== null && { Authorization: `Bearer ${secret}` }) },
@@ -96,7 +100,9 @@ async function hookCalls(op: Operator): Promise<string[]> {
   return text.split('\n').filter((l) => l.startsWith('mysql_operator_failover_hook_calls_total{'));
 }
 
-async function events(op: Operator): Promise<Array<{ reason?: string; type?: string; message?: string; involvedObject?: { kind?: string; name?: string } }>> {
+async function events(
+  op: Operator,
+): Promise<Array<{ reason?: string; type?: string; message?: string; involvedObject?: { kind?: string; name?: string } }>> {
   return (await op.client.list({ apiVersion: 'v1', kind: 'Event' }, { namespace: op.env.namespace })).items as never;
 }
 
@@ -114,11 +120,18 @@ describe('failover hook endpoint', { concurrency: true }, () => {
     assert.deepEqual([res.status, JSON.parse(res.body)], [202, { cluster: key, process: 'PostMasterFailover' }]);
     assert.deepEqual(
       { ...op.signals.latest(key), at: undefined },
-      { process: 'PostMasterFailover', clusterKey: key, failed: `my-db-mysql-0.mysql.${op.env.namespace}:3306`, successor: `my-db-mysql-1.mysql.${op.env.namespace}:3306`, at: undefined },
+      {
+        process: 'PostMasterFailover',
+        clusterKey: key,
+        failed: `my-db-mysql-0.mysql.${op.env.namespace}:3306`,
+        successor: `my-db-mysql-1.mysql.${op.env.namespace}:3306`,
+        at: undefined,
+      },
     );
     await eventually('the cluster is reconciled again', () => op.reconciled.length > before && op.reconciled.at(-1) === key);
     const event = await eventually('an Event on the MysqlCluster', async () =>
-      (await events(op)).find((e) => e.reason === FAILOVER_HOOK_REASONS.PostMasterFailover));
+      (await events(op)).find((e) => e.reason === FAILOVER_HOOK_REASONS.PostMasterFailover),
+    );
     assert.deepEqual([event.type, event.involvedObject?.kind, event.involvedObject?.name], ['Normal', 'MysqlCluster', CLUSTER]);
     assert.match(event.message ?? '', /promoted my-db-mysql-1\.mysql\.\S+:3306 to master in place of my-db-mysql-0/);
     assert.deepEqual(await hookCalls(op), ['mysql_operator_failover_hook_calls_total{process="PostMasterFailover",result="accepted"} 1']);
@@ -135,7 +148,10 @@ describe('failover hook endpoint', { concurrency: true }, () => {
       await call(op, { ...good, alias: '{failureClusterAlias}' }),
       await call(op, { ...good, alias: names.orchestratorAlias('other-db', op.env.namespace) }),
     ];
-    assert.deepEqual(answers.map((a) => a.status), [401, 401, 400, 400, 404]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [401, 401, 400, 400, 404],
+    );
     assert.match(answers[0]?.body ?? '', /^unauthorized: the call must carry "Authorization: Bearer/);
     assert.match(answers[2]?.body ?? '', /^invalid process: 'PostFailover'/);
     assert.match(answers[3]?.body ?? '', /^invalid alias: /);
@@ -156,8 +172,14 @@ describe('failover hook endpoint', { concurrency: true }, () => {
     const op = await startOperator(t, () => ({ failoverHookSecretFile: '', failoverHookSecret: '' }));
     const res = await call(op, { process: 'PreFailover', alias: names.orchestratorAlias(CLUSTER, op.env.namespace) });
     assert.equal(res.status, 503);
-    assert.match(res.body, /^the failover hook is off: no shared secret is configured \(--failover-hook-secret-file or FAILOVER_HOOK_SECRET\)/);
-    assert.ok(op.lines.some((l) => l.includes('failover hook is off')), 'a log line at start');
+    assert.match(
+      res.body,
+      /^the failover hook is off: no shared secret is configured \(--failover-hook-secret-file or FAILOVER_HOOK_SECRET\)/,
+    );
+    assert.ok(
+      op.lines.some((l) => l.includes('failover hook is off')),
+      'a log line at start',
+    );
     assert.deepEqual(op.signals.all, []);
   });
 
@@ -165,7 +187,10 @@ describe('failover hook endpoint', { concurrency: true }, () => {
     const op = await startOperator(t, (file) => ({ failoverHookSecretFile: file, failoverHookSecret: '' }));
     const alias = names.orchestratorAlias(CLUSTER, op.env.namespace);
     const key = `${op.env.namespace}/${CLUSTER}`;
-    const lab = await startStandInLab(t, 'hook', { alias, extraHooks: hookProcessesConfig({ operatorUrl: op.url, secretFile: op.secretFile }) });
+    const lab = await startStandInLab(t, 'hook', {
+      alias,
+      extraHooks: hookProcessesConfig({ operatorUrl: op.url, secretFile: op.secretFile }),
+    });
     const [s0, s1, s2] = lab.servers;
     const at = (s: { host: string; port: number }): string => `${s.host}:${s.port}`;
 
@@ -191,8 +216,12 @@ describe('failover hook endpoint', { concurrency: true }, () => {
     const [pre, post] = op.signals.all;
     assert.deepEqual([pre?.process, pre?.failed, pre?.successor], ['PreFailover', at(promoted), undefined]);
     assert.equal(post?.failed, at(promoted));
-    assert.ok([s0, s1, s2].some((s) => s !== promoted && at(s) === post?.successor), `successor ${post?.successor} is a live server`);
+    assert.ok(
+      [s0, s1, s2].some((s) => s !== promoted && at(s) === post?.successor),
+      `successor ${post?.successor} is a live server`,
+    );
     const reasons = new Set((await events(op)).map((e) => e.reason));
-    for (const p of ['PreGracefulTakeover', 'PreFailover', 'PostMasterFailover', 'PostGracefulTakeover'] as const) assert.ok(reasons.has(FAILOVER_HOOK_REASONS[p]), p);
+    for (const p of ['PreGracefulTakeover', 'PreFailover', 'PostMasterFailover', 'PostGracefulTakeover'] as const)
+      assert.ok(reasons.has(FAILOVER_HOOK_REASONS[p]), p);
   });
 });

@@ -51,9 +51,18 @@ export async function kubeletEnv(t: TestContext, opts: { backoff?: { baseMs: num
   const hostsFiles = new Map<string, string>();
   const client = new KubeClient(env.kubeConfig);
   const kubelet = await startKubelet({
-    kubeconfig: env.kubeConfig, nodeName: NODE, workDir, network: testNetwork(scratch, hostsFiles),
-    images: { extra: [{ describe: () => '/bin/sh (test image)', matches: (ref) => ref.name === 'test-shell', entrypoint: (args) => ['/bin/sh', ...args] }] },
-    backoff: opts.backoff, volumeSyncMs: 200, heartbeatMs: 1000,
+    kubeconfig: env.kubeConfig,
+    nodeName: NODE,
+    workDir,
+    network: testNetwork(scratch, hostsFiles),
+    images: {
+      extra: [
+        { describe: () => '/bin/sh (test image)', matches: (ref) => ref.name === 'test-shell', entrypoint: (args) => ['/bin/sh', ...args] },
+      ],
+    },
+    backoff: opts.backoff,
+    volumeSyncMs: 200,
+    heartbeatMs: 1000,
   });
   await kubelet.ready();
   let stopped = false;
@@ -62,7 +71,10 @@ export async function kubeletEnv(t: TestContext, opts: { backoff?: { baseMs: num
     stopped = true;
     // KUBELET_TEST_DEBUG=1: the pods' status and every container log, to see why a wait timed out.
     if (process.env.KUBELET_TEST_DEBUG) {
-      const pods = await client.list<V1Pod & { metadata: { name: string } }>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: env.namespace });
+      const pods = await client.list<V1Pod & { metadata: { name: string } }>(
+        { apiVersion: 'v1', kind: 'Pod' },
+        { namespace: env.namespace },
+      );
       for (const p of pods.items) console.error(p.metadata?.name, JSON.stringify(p.status));
       console.error(execSync(`find ${workDir} -name '*.log' -exec sh -c 'echo == $1; cat $1' sh {} \\;`, { encoding: 'utf8' }));
     }
@@ -75,7 +87,11 @@ export async function kubeletEnv(t: TestContext, opts: { backoff?: { baseMs: num
 }
 
 /** Runs `body` with a kubelet env, stopped afterwards whatever happens. */
-export async function withKubelet(t: TestContext, opts: { backoff?: { baseMs: number; maxMs: number } }, body: (env: KubeletEnv) => Promise<void>): Promise<void> {
+export async function withKubelet(
+  t: TestContext,
+  opts: { backoff?: { baseMs: number; maxMs: number } },
+  body: (env: KubeletEnv) => Promise<void>,
+): Promise<void> {
   const env = await kubeletEnv(t, opts);
   try {
     await body(env);
@@ -84,9 +100,15 @@ export async function withKubelet(t: TestContext, opts: { backoff?: { baseMs: nu
   }
 }
 
-export function shellPod(namespace: string, name: string, spec: Partial<NonNullable<V1Pod['spec']>>, labels: Record<string, string> = {}): V1Pod {
+export function shellPod(
+  namespace: string,
+  name: string,
+  spec: Partial<NonNullable<V1Pod['spec']>>,
+  labels: Record<string, string> = {},
+): V1Pod {
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: { name, namespace, labels },
     spec: { nodeName: NODE, terminationGracePeriodSeconds: 5, containers: [], ...spec },
   };

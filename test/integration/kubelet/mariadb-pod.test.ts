@@ -29,11 +29,14 @@ const ROOT_PASSWORD = 'r00t';
 function skipReason(): string | undefined {
   if (SKIP_REAL) return SKIP_REAL;
   if (process.getuid?.() !== 0) return 'needs root (network and mount namespaces)';
-  if (spawnSync('prometheus-mysqld-exporter', ['--version']).status !== 0) return 'needs prometheus-mysqld-exporter (scripts/install-deps.sh)';
+  if (spawnSync('prometheus-mysqld-exporter', ['--version']).status !== 0)
+    return 'needs prometheus-mysqld-exporter (scripts/install-deps.sh)';
   return undefined;
 }
 
-test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and exporter, and turns Ready', { skip: skipReason() }, async (t) => {
+test("the operator's MariaDB pod runs init, mysqld, sidecar, heartbeat and exporter, and turns Ready", {
+  skip: skipReason(),
+}, async (t) => {
   const workDir = mkdtempSync(join(tmpdir(), 'kubelet-mariadb-'));
   const claim = await claimAddresses(workDir);
   const server = await startApiServer({ serviceCIDR: claim.serviceCIDR });
@@ -51,20 +54,52 @@ test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and expo
 
   const ns = 'mariadb-pod';
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  const desired = wire(render(cluster({ mysqlVersion: 'mariadb-10.11', replicas: 1, podSpec: { resources: { requests: { memory: '256Mi' }, limits: { memory: '512Mi' } } } }, { namespace: ns })));
+  const desired = wire(
+    render(
+      cluster(
+        {
+          mysqlVersion: 'mariadb-10.11',
+          replicas: 1,
+          podSpec: { resources: { requests: { memory: '256Mi' }, limits: { memory: '512Mi' } } },
+        },
+        { namespace: ns },
+      ),
+    ),
+  );
   const c = desired.ref.name;
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'my-db-secret', namespace: ns }, stringData: { ROOT_PASSWORD } });
-  await client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: names.operatedSecret(c), namespace: ns }, stringData: desired.secretData });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'my-db-secret', namespace: ns },
+    stringData: { ROOT_PASSWORD },
+  });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: names.operatedSecret(c), namespace: ns },
+    stringData: desired.secretData,
+  });
   await client.create({ ...desired.configMap, metadata: { ...desired.configMap.metadata, ownerReferences: undefined } });
   await client.create({ ...desired.headlessService, metadata: { ...desired.headlessService.metadata, ownerReferences: undefined } });
   const template = desired.statefulSet.spec!.template;
   const podName = names.pod(c, 0);
   const claimName = `data-${desired.statefulSet.metadata!.name}-0`;
-  await client.create({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: claimName, namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: claimName, namespace: ns },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  });
   // What the StatefulSet controller makes of the template: the name, hostname and subdomain, the claim.
   const pod: V1Pod = {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: podName, namespace: ns, labels: { ...template.metadata?.labels, 'statefulset.kubernetes.io/pod-name': podName }, annotations: template.metadata?.annotations },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName,
+      namespace: ns,
+      labels: { ...template.metadata?.labels, 'statefulset.kubernetes.io/pod-name': podName },
+      annotations: template.metadata?.annotations,
+    },
     spec: {
       ...template.spec!,
       nodeName: NODE,
@@ -76,44 +111,79 @@ test('the operator\'s MariaDB pod runs init, mysqld, sidecar, heartbeat and expo
   };
   await client.create(pod);
 
-  const running = await eventually('init to complete and mysqld to answer in the pod', async () => {
-    const p = await getPod(client, ns, podName);
-    const mysql = p?.status?.containerStatuses?.find((s) => s.name === CONTAINER.mysql);
-    return Boolean(p?.status?.podIP) && mysql?.state?.running && p;
-  }, 120_000);
+  const running = await eventually(
+    'init to complete and mysqld to answer in the pod',
+    async () => {
+      const p = await getPod(client, ns, podName);
+      const mysql = p?.status?.containerStatuses?.find((s) => s.name === CONTAINER.mysql);
+      return Boolean(p?.status?.podIP) && mysql?.state?.running && p;
+    },
+    120_000,
+  );
   assert.equal(running.status?.initContainerStatuses?.[0]?.state?.terminated?.exitCode, 0);
   assert.notEqual(running.status?.podIP, '127.0.0.1', 'the pod has an address of its own on the sandbox bridge');
 
-  const node = await eventually('mysqld to accept the root password at the pod address', () =>
-    connectNode({
-      // The operator's account, as the node controller connects: root is fenced by read_only (docs/fencing.md).
-      host: running.status!.podIP!, port: 3306, user: desired.secretData[OPERATED_SECRET_KEY.operatorUser]!, password: desired.secretData[OPERATED_SECRET_KEY.operatorPassword]!, connectTimeoutMs: 1000,
-    }), 120_000);
+  const node = await eventually(
+    'mysqld to accept the root password at the pod address',
+    () =>
+      connectNode({
+        // The operator's account, as the node controller connects: root is fenced by read_only (docs/fencing.md).
+        host: running.status!.podIP!,
+        port: 3306,
+        user: desired.secretData[OPERATED_SECRET_KEY.operatorUser]!,
+        password: desired.secretData[OPERATED_SECRET_KEY.operatorPassword]!,
+        connectTimeoutMs: 1000,
+      }),
+    120_000,
+  );
   try {
     const info = await node.serverInfo();
     assert.match(info.version, /MariaDB/i, 'the local mariadbd plays the MariaDB image');
-    assert.equal(info.hostname, podName, '@@hostname is the pod\'s (Orchestrator derives the cluster alias from it)');
+    assert.equal(info.hostname, podName, "@@hostname is the pod's (Orchestrator derives the cluster alias from it)");
     await node.markConfigured();
   } finally {
     await node.close();
   }
 
-  const ready = await eventually('the pod to turn Ready', async () => {
-    const p = await getPod(client, ns, podName);
-    return p?.status?.conditions?.find((x) => x.type === 'Ready')?.status === 'True' && p;
-  }, 120_000);
-  assert.deepEqual(ready.status?.containerStatuses?.map((s) => [s.name, s.ready, s.restartCount]).sort(), [
-    [CONTAINER.metricsExporter, true, 0], [CONTAINER.mysql, true, 0], [CONTAINER.heartbeat, true, 0], [CONTAINER.sidecar, true, 0],
-  ].sort());
+  const ready = await eventually(
+    'the pod to turn Ready',
+    async () => {
+      const p = await getPod(client, ns, podName);
+      return p?.status?.conditions?.find((x) => x.type === 'Ready')?.status === 'True' && p;
+    },
+    120_000,
+  );
+  assert.deepEqual(
+    ready.status?.containerStatuses?.map((s) => [s.name, s.ready, s.restartCount]).sort(),
+    [
+      [CONTAINER.metricsExporter, true, 0],
+      [CONTAINER.mysql, true, 0],
+      [CONTAINER.heartbeat, true, 0],
+      [CONTAINER.sidecar, true, 0],
+    ].sort(),
+  );
   // No secret value in any container log (the entrypoint's password handling, the sidecar's).
-  const secrets = [ROOT_PASSWORD, ...Object.entries(desired.secretData).filter(([k]) => k.endsWith('PASSWORD')).map(([, v]) => v)];
-  const logs = readdirSync(join(workDir, 'pods'), { recursive: true, encoding: 'utf8' }).filter((f) => f.includes('/logs/') && f.endsWith('.log'));
+  const secrets = [
+    ROOT_PASSWORD,
+    ...Object.entries(desired.secretData)
+      .filter(([k]) => k.endsWith('PASSWORD'))
+      .map(([, v]) => v),
+  ];
+  const logs = readdirSync(join(workDir, 'pods'), { recursive: true, encoding: 'utf8' }).filter(
+    (f) => f.includes('/logs/') && f.endsWith('.log'),
+  );
   assert.ok(logs.length >= 5, `every container has a log: ${logs.join(', ')}`);
   for (const f of logs) {
     const text = readFileSync(join(workDir, 'pods', f), 'utf8');
     for (const v of secrets) assert.equal(text.includes(v), false, `${f} holds the secret value ${v}`);
   }
   const events = await client.list({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns });
-  const started = events.items.map((e) => String((e as { message?: string }).message)).filter((m) => m.startsWith(`Started container ${CONTAINER.mysql}:`));
-  assert.match(started[0] ?? '', /runs as MariaDB .* \(local mariadbd\) standing in for mariadb:10\.11\.10/, 'an Event says which flavour ran');
+  const started = events.items
+    .map((e) => String((e as { message?: string }).message))
+    .filter((m) => m.startsWith(`Started container ${CONTAINER.mysql}:`));
+  assert.match(
+    started[0] ?? '',
+    /runs as MariaDB .* \(local mariadbd\) standing in for mariadb:10\.11\.10/,
+    'an Event says which flavour ran',
+  );
 });

@@ -49,19 +49,22 @@ async function layout(t: TestContext): Promise<Layout> {
   const conf = join(dir, 'my.cnf');
   // The rendered config's options that matter here: the binary log inside the data directory
   // (an absolute path, as the operator renders it) and the InnoDB sizes.
-  writeFileSync(conf, [
-    '[mysqld]',
-    `datadir=${dataDir}`,
-    `socket=${join(dir, 'mysqld.sock')}`,
-    `pid-file=${join(dir, 'mysqld.pid')}`,
-    `port=${port}`,
-    'bind-address=127.0.0.1',
-    'skip-name-resolve',
-    `log-bin=${join(dataDir, 'mysql-bin')}`,
-    'innodb-buffer-pool-size=64M',
-    'innodb-log-file-size=48M',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    conf,
+    [
+      '[mysqld]',
+      `datadir=${dataDir}`,
+      `socket=${join(dir, 'mysqld.sock')}`,
+      `pid-file=${join(dir, 'mysqld.pid')}`,
+      `port=${port}`,
+      'bind-address=127.0.0.1',
+      'skip-name-resolve',
+      `log-bin=${join(dataDir, 'mysql-bin')}`,
+      'innodb-buffer-pool-size=64M',
+      'innodb-log-file-size=48M',
+      '',
+    ].join('\n'),
+  );
   return { dir, dataDir, conf, port };
 }
 
@@ -72,7 +75,14 @@ function entrypoint(t: TestContext, l: Layout, env: NodeJS.ProcessEnv = {}): Ent
   const child = spawn('bash', [ENTRYPOINT, 'mysqld', `--defaults-file=${l.conf}`], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH, MYSQL_ROOT_PASSWORD: ROOT_PASSWORD, MYSQL_DATABASE: 'shop', MYSQL_USER: 'app', MYSQL_PASSWORD: 'app-pw', ...env },
+    env: {
+      PATH: process.env.PATH,
+      MYSQL_ROOT_PASSWORD: ROOT_PASSWORD,
+      MYSQL_DATABASE: 'shop',
+      MYSQL_USER: 'app',
+      MYSQL_PASSWORD: 'app-pw',
+      ...env,
+    },
   }) as Entrypoint;
   child.exited = new Promise((resolve) => child.once('exit', resolve));
   child.output = '';
@@ -96,15 +106,21 @@ async function killGroup(child: ChildProcess): Promise<void> {
 /** The server the entrypoint exec'd answers the root password, and the app account its database. */
 async function assertInitialised(l: Layout, child: Entrypoint): Promise<void> {
   const root = await Promise.race([
-    eventually('mysqld started by the entrypoint to accept root', () =>
-      mysql.createConnection({ host: '127.0.0.1', port: l.port, user: 'root', password: ROOT_PASSWORD }), 60_000),
+    eventually(
+      'mysqld started by the entrypoint to accept root',
+      () => mysql.createConnection({ host: '127.0.0.1', port: l.port, user: 'root', password: ROOT_PASSWORD }),
+      60_000,
+    ),
     child.exited.then((code): never => {
       throw new Error(`the entrypoint exited ${code}: ${child.output.slice(-1500)}`);
     }),
   ]);
   try {
     const [dbs] = await root.query<mysql.RowDataPacket[]>('SHOW DATABASES');
-    assert.ok(dbs.some((r) => r.Database === 'shop'), 'MYSQL_DATABASE made');
+    assert.ok(
+      dbs.some((r) => r.Database === 'shop'),
+      'MYSQL_DATABASE made',
+    );
   } finally {
     await root.end();
   }
@@ -123,7 +139,11 @@ test('a first start killed while initialising the data directory is redone by th
   writeFileSync(hold, `#!/bin/bash\n{ head -n 200; touch '${reached}'; exec sleep infinity; } | exec '${MARIADBD}' "$@"\n`);
   chmodSync(hold, 0o755);
   const first = entrypoint(t, l, { MYSQLD_BOOTSTRAP: hold });
-  await eventually('the bootstrap to have created part of the system tables', () => existsSync(reached) && readdirSync(l.dataDir, { recursive: true }).some((f) => String(f).endsWith('.frm')), 60_000);
+  await eventually(
+    'the bootstrap to have created part of the system tables',
+    () => existsSync(reached) && readdirSync(l.dataDir, { recursive: true }).some((f) => String(f).endsWith('.frm')),
+    60_000,
+  );
   await killGroup(first);
 
   const second = entrypoint(t, l);

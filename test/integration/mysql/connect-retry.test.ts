@@ -10,7 +10,7 @@ import { startReplicationPair } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 
 async function connectRetry(sql: (q: string) => Promise<Record<string, unknown>[]>): Promise<number> {
-  return Number((await sql('SHOW SLAVE STATUS'))[0]?.['Connect_Retry']);
+  return Number((await sql('SHOW SLAVE STATUS'))[0]?.Connect_Retry);
 }
 
 test('MariaDB 10.11 live: a replica retries its source every second, reconnects to a master restarted in place, and keeps the setting through an Orchestrator-style repoint', async (t) => {
@@ -25,15 +25,19 @@ test('MariaDB 10.11 live: a replica retries its source every second, reconnects 
   await eventually('the replica notices its master is gone', async () => (await r.replicationStatus())?.ioRunning === false);
   await master.start();
   await master.sql('SET GLOBAL read_only = 0; INSERT INTO cr.t VALUES (1)');
-  await eventually('the replica reconnected and applied the write made after the restart', async () =>
-    (await r.replicationStatus())?.ioRunning === true && (await replica.sql('SELECT COUNT(*) AS n FROM cr.t'))[0]?.['n'] === 1);
+  await eventually(
+    'the replica reconnected and applied the write made after the restart',
+    async () => (await r.replicationStatus())?.ioRunning === true && (await replica.sql('SELECT COUNT(*) AS n FROM cr.t'))[0]?.n === 1,
+  );
 
   // What Orchestrator 3.2.6 sends when it repoints (ChangeMasterTo: host and port, plus the GTID mode).
-  await replica.sql(`STOP SLAVE; CHANGE MASTER TO master_host='${master.host}', master_port=${master.port}, master_use_gtid=slave_pos; START SLAVE`);
+  await replica.sql(
+    `STOP SLAVE; CHANGE MASTER TO master_host='${master.host}', master_port=${master.port}, master_use_gtid=slave_pos; START SLAVE`,
+  );
   assert.equal(await connectRetry(sql), 1, 'kept through a CHANGE MASTER that does not name it');
   // A server that never replicated (a cluster's first master) and that Orchestrator repoints gets
   // MariaDB's default: the gap docs/fencing.md names (the operator does not correct it yet).
   await master.sql(`CHANGE MASTER TO master_host='${replica.host}', master_port=${replica.port}, master_use_gtid=current_pos`);
-  assert.equal(await connectRetry((q) => master.sql(q)), 60, 'MariaDB\'s default');
+  assert.equal(await connectRetry((q) => master.sql(q)), 60, "MariaDB's default");
   await master.sql('RESET SLAVE ALL');
 });

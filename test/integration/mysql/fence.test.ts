@@ -30,10 +30,12 @@ async function refusedReadOnly(p: Promise<unknown>): Promise<void> {
  */
 async function startWithClients(t: { after(fn: () => unknown): void }, name: string): Promise<MariaDBServer> {
   const s = await startMariaDB({
-    name, t,
-    initFile: systemUsersInitFile([
-      `CREATE USER '${ADMIN.user}'@'%' IDENTIFIED BY '${ADMIN.password}'`, `GRANT ALL ON *.* TO '${ADMIN.user}'@'%' WITH GRANT OPTION`,
-    ], { fenceRoot: true }),
+    name,
+    t,
+    initFile: systemUsersInitFile(
+      [`CREATE USER '${ADMIN.user}'@'%' IDENTIFIED BY '${ADMIN.password}'`, `GRANT ALL ON *.* TO '${ADMIN.user}'@'%' WITH GRANT OPTION`],
+      { fenceRoot: true },
+    ),
   });
   if (s.initFilePath) writeFileSync(s.initFilePath, systemUsersInitFile([], { fenceRoot: true }));
   const op = await s.node(s.paramsFor(U.operator.user, U.operator.password));
@@ -50,7 +52,7 @@ test('MariaDB 10.11 live: a server that is not the master refuses writes from ro
   // A restart, as after a kill: the init-file fences again, also the accounts made since.
   await s.stop();
   await s.start();
-  assert.equal(Number((await s.sql('SELECT @@global.read_only AS ro'))[0]?.['ro']), 1);
+  assert.equal(Number((await s.sql('SELECT @@global.read_only AS ro'))[0]?.ro), 1);
 
   await refusedReadOnly(s.sql('INSERT INTO app.t VALUES (1)'));
   await refusedReadOnly(s.sql('INSERT INTO app.t VALUES (2)', [], ADMIN));
@@ -63,10 +65,10 @@ test('MariaDB 10.11 live: a server that is not the master refuses writes from ro
   await op.setStatusValue('fence-test', 'x');
   assert.equal(await op.isConfigured(), true);
   assert.equal(await op.isReadOnly(), true);
-  assert.equal((await s.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'], 0);
+  assert.equal((await s.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n, 0);
 });
 
-test('MariaDB 10.11 live: a demoted master\'s client sessions are killed and cannot write; replication and the system users\' sessions go on', async (t) => {
+test("MariaDB 10.11 live: a demoted master's client sessions are killed and cannot write; replication and the system users' sessions go on", async (t) => {
   const [master, replica] = await Promise.all([
     startWithClients(t, 'fence-m'),
     startMariaDB({ name: 'fence-r', systemUsers: true, fenceRoot: true, t }),
@@ -98,7 +100,7 @@ test('MariaDB 10.11 live: a demoted master\'s client sessions are killed and can
   for (const c of clients) await assert.rejects(c.query('COMMIT'));
   // A new session is refused by read_only.
   await refusedReadOnly(master.sql('INSERT INTO app.t VALUES (3)', [], APP));
-  assert.equal((await master.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'], 0, 'the open transaction was rolled back');
+  assert.equal((await master.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n, 0, 'the open transaction was rolled back');
   // The operator's own session, the exporter's and the replica's binlog dump survived.
   assert.equal(await op.isReadOnly(), true);
   assert.ok((await exporter.serverInfo()).serverId > 0);

@@ -11,7 +11,7 @@ test('MariaDB 10.11 harness: parallel servers get distinct loopback addresses on
   for (const s of servers) {
     assert.equal(s.port, 3306);
     const id = await s.sql('SELECT @@server_id AS id');
-    assert.equal(Number(id[0]?.['id']), s.serverId);
+    assert.equal(Number(id[0]?.id), s.serverId);
   }
 });
 
@@ -23,7 +23,7 @@ test('MariaDB 10.11 harness: a server keeps its data across stop/start and kill/
   await s.start();
   await s.kill();
   await s.start();
-  assert.equal((await s.sql('SELECT COUNT(*) AS c FROM keep.t'))[0]?.['c'], 1);
+  assert.equal((await s.sql('SELECT COUNT(*) AS c FROM keep.t'))[0]?.c, 1);
   await s.cleanup();
   assert.equal(s.running(), false);
   assert.equal(existsSync(s.dir), false);
@@ -33,7 +33,7 @@ test('MariaDB 10.11 harness: a server on 127.0.0.1 with a free port, when asked'
   const s = await startMariaDB({ name: 'port', port: 0, t });
   assert.equal(s.host, '127.0.0.1');
   assert.notEqual(s.port, 3306);
-  assert.equal((await s.sql('SELECT 1 AS one'))[0]?.['one'], 1);
+  assert.equal((await s.sql('SELECT 1 AS one'))[0]?.one, 1);
 });
 
 test('MariaDB 10.11 harness: a server that cannot start reports its error log', async (t) => {

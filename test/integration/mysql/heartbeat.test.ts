@@ -34,19 +34,20 @@ test('MariaDB 10.11 live: heartbeat rows appear on the writable master, replicat
   const loop = startLoop(master, t);
   await eventually('a heartbeat row on the master', async () => (await heartbeatRows(master)).length === 1);
   const row = (await heartbeatRows(master))[0] ?? {};
-  assert.equal(Number(row['server_id']), master.serverId, 'the server id is read from the server');
-  assert.match(String(row['ts']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/, 'pt-heartbeat timestamp format');
-  assert.match(String(row['file']), /^mysql-bin\.\d+$/);
-  assert.ok(Number(row['position']) > 0);
+  assert.equal(Number(row.server_id), master.serverId, 'the server id is read from the server');
+  assert.match(String(row.ts), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/, 'pt-heartbeat timestamp format');
+  assert.match(String(row.file), /^mysql-bin\.\d+$/);
+  assert.ok(Number(row.position) > 0);
 
   // What pt-heartbeat's other readers run on the table: mysqld_exporter --collect.heartbeat and
   // an Orchestrator ReplicationLagQuery in the anchor's style. Both must parse our ts.
   const readers = await master.sql(
     'SELECT UNIX_TIMESTAMP(ts) AS exporter_ts, UNIX_TIMESTAMP(UTC_TIMESTAMP(6)) AS now_ts, ' +
-      'TIMESTAMPDIFF(SECOND, ts, UTC_TIMESTAMP()) AS drift FROM sys_operator.heartbeat');
-  assert.ok(Number(readers[0]?.['exporter_ts']) > 0, 'UNIX_TIMESTAMP(ts) parses');
-  assert.ok(Math.abs(Number(readers[0]?.['now_ts']) - Number(readers[0]?.['exporter_ts'])) < 60);
-  assert.ok(readers[0]?.['drift'] !== null && Number(readers[0]?.['drift']) >= 0, 'TIMESTAMPDIFF parses ts');
+      'TIMESTAMPDIFF(SECOND, ts, UTC_TIMESTAMP()) AS drift FROM sys_operator.heartbeat',
+  );
+  assert.ok(Number(readers[0]?.exporter_ts) > 0, 'UNIX_TIMESTAMP(ts) parses');
+  assert.ok(Math.abs(Number(readers[0]?.now_ts) - Number(readers[0]?.exporter_ts)) < 60);
+  assert.ok(readers[0]?.drift !== null && Number(readers[0]?.drift) >= 0, 'TIMESTAMPDIFF parses ts');
 
   await eventually('the heartbeat row on the replica', async () => (await heartbeatRows(replica)).length === 1);
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
@@ -66,7 +67,10 @@ test('MariaDB 10.11 live: heartbeat skips while the server is read-only and writ
   const s = await startMariaDB({ name: 'hb-ro', systemUsers: true, t });
   const loop = startLoop(s, t, 100);
   await eventually('three skipped ticks', async () => loop.ticks.filter((x) => x.outcome === 'skipped-read-only').length >= 3);
-  assert.equal(loop.ticks.some((x) => x.outcome === 'written'), false);
+  assert.equal(
+    loop.ticks.some((x) => x.outcome === 'written'),
+    false,
+  );
   assert.deepEqual(await heartbeatRows(s), [], 'nothing written while read-only');
   const op = await s.node(s.paramsFor(U.operator.user, U.operator.password));
   await op.setReadOnly(false);
@@ -99,7 +103,7 @@ test('MariaDB 10.11 live: heartbeat survives a server restart and stops on its s
   const n = loop.ticks.length;
   await eventually('the heartbeat connection to close', async () => {
     const rows = await s.sql(`SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = '${U.heartbeat.user}'`);
-    return Number(rows[0]?.['n']) === 0;
+    return Number(rows[0]?.n) === 0;
   });
   assert.equal(loop.ticks.length, n, 'no tick after the signal');
 });

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  connectNode, flavourFromVersionSpec, isMysqlError, MysqlError, renderInitFile, replicationError, STATUS,
+  connectNode,
+  flavourFromVersionSpec,
+  isMysqlError,
+  type MysqlError,
+  renderInitFile,
+  replicationError,
+  STATUS,
 } from '../../../src/mysql/index.ts';
 import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
@@ -50,10 +56,10 @@ test('MariaDB 10.11 live: the generated init-file starts the server read-only, u
   await s.node(s.paramsFor(U.exporter.user, U.exporter.password));
   await s.node(s.paramsFor(U.heartbeat.user, U.heartbeat.password));
   const limits = await s.sql("SELECT max_user_connections AS m FROM mysql.user WHERE user = 'sys_exporter'");
-  assert.equal(Number(limits[0]?.['m']), 3);
+  assert.equal(Number(limits[0]?.m), 3);
   // The init-file writes nothing to the binlog (it runs on replicas too).
   const gtid = await s.sql('SELECT @@global.gtid_binlog_pos AS g');
-  assert.equal(gtid[0]?.['g'], '');
+  assert.equal(gtid[0]?.g, '');
 });
 
 test('MariaDB 10.11 live: a master made writable comes back read-only after a restart (init-file closes split brain)', async (t) => {
@@ -91,8 +97,13 @@ test('MariaDB 10.11 live: read-only blocks users without READ_ONLY ADMIN but the
 
 test('MariaDB 10.11 live: pointAt with slave_pos replicates rows and the status is normalized', async (t) => {
   const { master, replica } = await startReplicationPair({ t });
-  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key, v varchar(20)); INSERT INTO app.t VALUES (1, "a"), (2, "b")');
-  await eventually('rows on the replica', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2);
+  await master.sql(
+    'CREATE DATABASE app; CREATE TABLE app.t (id int primary key, v varchar(20)); INSERT INTO app.t VALUES (1, "a"), (2, "b")',
+  );
+  await eventually(
+    'rows on the replica',
+    async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.c === 2,
+  );
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
   const st = await r.replicationStatus();
   assert.ok(st);
@@ -123,7 +134,11 @@ test('MariaDB 10.11 live: pointAt with slave_pos replicates rows and the status 
 test('MariaDB 10.11 live: wrong replication password shows as an IO error in the status, never the password', async (t) => {
   const { master, replica } = await startReplicationPair({ t });
   const r = await replica.node(replica.paramsFor(U.operator.user, U.operator.password));
-  await r.pointAt({ host: master.host, port: master.port }, { user: U.replication.user, password: 'not-the-password' }, { connectRetrySeconds: 1 });
+  await r.pointAt(
+    { host: master.host, port: master.port },
+    { user: U.replication.user, password: 'not-the-password' },
+    { connectRetrySeconds: 1 },
+  );
   await r.startReplication();
   await eventually('an IO error', async () => ((await r.replicationStatus())?.lastIoErrno ?? 0) !== 0);
   const st = await r.replicationStatus();
@@ -142,18 +157,20 @@ test('MariaDB 10.11 live: GTID seeding after a restore makes the replica continu
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1), (2), (3)');
   const m = await master.node();
   const backupGtid = await m.gtidExecuted();
-  await replica.sql('SET SESSION sql_log_bin = 0; CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1), (2), (3)');
+  await replica.sql(
+    'SET SESSION sql_log_bin = 0; CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1), (2), (3)',
+  );
   await r.setStatusValue(STATUS.backupGtidPurged, backupGtid);
 
   assert.deepEqual(await r.seedGtidAfterClone(), { seeded: true, gtid: backupGtid });
   assert.deepEqual(await r.seedGtidAfterClone(), { seeded: false, gtid: backupGtid }, 'second call does nothing');
   assert.equal(await r.getStatusValue(STATUS.setGtidPurged), backupGtid);
-  assert.equal((await replica.sql('SELECT @@global.gtid_slave_pos AS p'))[0]?.['p'], backupGtid);
+  assert.equal((await replica.sql('SELECT @@global.gtid_slave_pos AS p'))[0]?.p, backupGtid);
 
   await master.sql('INSERT INTO app.t VALUES (4), (5)');
   await r.pointAt({ host: master.host, port: master.port }, U.replication, { start: { kind: 'gtid', mariadbPos: 'slave_pos' } });
   await r.startReplication();
-  await eventually('rows 4 and 5 on the replica', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 5);
+  await eventually('rows 4 and 5 on the replica', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.c === 5);
   const st = await r.replicationStatus();
   assert.equal(st?.lastSqlErrno, 0, 'no duplicate-key error: rows 1-3 were not replayed');
   assert.equal(st?.sqlRunning, true);
@@ -194,7 +211,7 @@ test('MariaDB 10.11 live: after a switchover the old master follows the new one 
   await oldM.pointAt({ host: replica.host, port: replica.port }, U.replication, { start: { kind: 'gtid', mariadbPos: 'current_pos' } });
   await oldM.startReplication();
   await replica.sql('INSERT INTO app.t VALUES (3)');
-  await eventually('row 3 on the old master', async () => (await master.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.['c'] === 3);
+  await eventually('row 3 on the old master', async () => (await master.sql('SELECT COUNT(*) AS c FROM app.t'))[0]?.c === 3);
   const st = await oldM.replicationStatus();
   assert.equal(st?.masterHost, replica.host);
   assert.equal(st?.masterServerId, replica.serverId);
@@ -231,15 +248,27 @@ test('MariaDB 10.11 live: a replica restarted with keepConfigured + resumeReplic
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1)');
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   assert.ok(flavour && replica.initFilePath);
-  writeFileSync(replica.initFilePath, renderInitFile({
-    flavour, users: U, statusTableMissing: false, backupGtid: null, restoredFromBucket: false, extraSql: [],
-    keepConfigured: true, resumeReplication: true,
-  }));
+  writeFileSync(
+    replica.initFilePath,
+    renderInitFile({
+      flavour,
+      users: U,
+      statusTableMissing: false,
+      backupGtid: null,
+      restoredFromBucket: false,
+      extraSql: [],
+      keepConfigured: true,
+      resumeReplication: true,
+    }),
+  );
   writeFileSync(replica.configPath, `${readFileSync(replica.configPath, 'utf8')}skip-slave-start\n`);
   await replica.kill();
   await master.sql('INSERT INTO app.t VALUES (2)');
   await replica.start();
-  await eventually('the row written while it was down', async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.['c'] === 2);
+  await eventually(
+    'the row written while it was down',
+    async () => (await replica.sql('SELECT COUNT(*) AS c FROM app.t').catch(() => [{ c: 0 }]))[0]?.c === 2,
+  );
   assert.equal(await r.isConfigured(), true);
   assert.equal(await r.isReadOnly(), true);
   assert.equal((await r.replicationStatus())?.sqlRunning, true);

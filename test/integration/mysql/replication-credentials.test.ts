@@ -11,12 +11,15 @@ import { startMariaDB, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 const U = TEST_SYSTEM_USERS;
 
 /** Orchestrator's view: the first row's columns, in order. */
-async function credentialsAs(s: { sql: (q: string, v: unknown[], as: { user: string; password: string }) => Promise<Record<string, unknown>[]> }, as: { user: string; password: string }): Promise<unknown[]> {
+async function credentialsAs(
+  s: { sql: (q: string, v: unknown[], as: { user: string; password: string }) => Promise<Record<string, unknown>[]> },
+  as: { user: string; password: string },
+): Promise<unknown[]> {
   const [row] = await s.sql(REPLICATION_CREDENTIALS_QUERY, [], as);
   return Object.values(row ?? {});
 }
 
-test('MariaDB 10.11 live: Orchestrator\'s user gets the Secret\'s replication credentials with the chart\'s query; a rotated password follows at the next start; nothing is binlogged', async (t) => {
+test("MariaDB 10.11 live: Orchestrator's user gets the Secret's replication credentials with the chart's query; a rotated password follows at the next start; nothing is binlogged", async (t) => {
   const s = await startMariaDB({ name: 'repl-creds', systemUsers: true, t });
   assert.deepEqual(await credentialsAs(s, U.orchestrator), [U.replication.user, U.replication.password]);
   // The init-file ran with the binlog off: a replica gets no transaction of its own (errant GTID).
@@ -25,9 +28,17 @@ test('MariaDB 10.11 live: Orchestrator\'s user gets the Secret\'s replication cr
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   assert.ok(flavour && s.initFilePath);
   const rotated = { ...U.replication, password: "rotated'Pw-2" };
-  writeFileSync(s.initFilePath, renderInitFile({
-    flavour, users: { ...U, replication: rotated }, statusTableMissing: false, backupGtid: null, restoredFromBucket: false, extraSql: [],
-  }));
+  writeFileSync(
+    s.initFilePath,
+    renderInitFile({
+      flavour,
+      users: { ...U, replication: rotated },
+      statusTableMissing: false,
+      backupGtid: null,
+      restoredFromBucket: false,
+      extraSql: [],
+    }),
+  );
   await s.stop();
   await s.start();
   assert.deepEqual(await credentialsAs(s, U.orchestrator), [rotated.user, rotated.password]);

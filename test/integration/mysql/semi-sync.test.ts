@@ -16,14 +16,18 @@ test('MariaDB 10.11 live: with no acknowledgement a commit waits (no fallback), 
   const r = await replica.node();
   const detect = async (n: typeof m) => (await n.firstRowOf(DETECT_SEMI_SYNC_ENFORCED_QUERY))[0];
   assert.deepEqual([await detect(m), await detect(r)], ['0', '0'], "the chart's DetectSemiSyncEnforcedQuery: not enforced before");
-  assert.deepEqual(await r.setSemiSync(REPLICA), { changed: true, ioThreadRestarted: true }, 'the replica side needs its IO thread restarted');
+  assert.deepEqual(
+    await r.setSemiSync(REPLICA),
+    { changed: true, ioThreadRestarted: true },
+    'the replica side needs its IO thread restarted',
+  );
   assert.deepEqual(await m.setSemiSync(MASTER), { changed: true, ioThreadRestarted: false });
   assert.deepEqual(await m.setSemiSync(MASTER), { changed: false, ioThreadRestarted: false }, 'nothing to do the second time');
 
   assert.deepEqual([await detect(m), await detect(r)], ['1', '1'], 'enforced on both sides once set');
   const state = await m.semiSyncState();
   assert.equal(state.waitPoint, 'AFTER_SYNC');
-  assert.equal(state.timeoutMs, neverTimeoutMs(m.flavour), "the longest timeout Orchestrator can store (2^63-1), not clipped by MariaDB");
+  assert.equal(state.timeoutMs, neverTimeoutMs(m.flavour), 'the longest timeout Orchestrator can store (2^63-1), not clipped by MariaDB');
   await eventually('the replica connected as a semi-sync client', async () => (await m.semiSyncState()).clients === 1);
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY)');
   assert.equal((await m.semiSyncState()).masterActive, true);
@@ -43,8 +47,11 @@ test('MariaDB 10.11 live: with no acknowledgement a commit waits (no fallback), 
   assert.equal((await m.semiSyncState()).waitSessions, 0);
   // The acknowledgement means received (relay log), not yet applied.
   const received = (await r.replicationStatus())!.gtidReceived;
-  const committed = String((await master.sql('SELECT @@gtid_binlog_pos AS p'))[0]!['p']);
-  assert.ok(committed !== '' && received.includes(committed), `the acknowledged commit ${committed} was received by the replica (${received})`);
+  const committed = String((await master.sql('SELECT @@gtid_binlog_pos AS p'))[0]!.p);
+  assert.ok(
+    committed !== '' && received.includes(committed),
+    `the acknowledged commit ${committed} was received by the replica (${received})`,
+  );
 });
 
 test('MariaDB 10.11 live: a role switch moves the settings (the old master acknowledges, the new one waits)', async (t) => {
@@ -59,7 +66,9 @@ test('MariaDB 10.11 live: a role switch moves the settings (the old master ackno
   await r.setSemiSync(MASTER);
   await m.setReadOnly(true);
   await m.setSemiSync(REPLICA);
-  await m.pointAt({ host: replica.host, port: replica.port }, (await import('../../support/mariadb.ts')).TEST_SYSTEM_USERS.replication, { start: { kind: 'gtid', mariadbPos: 'current_pos' } });
+  await m.pointAt({ host: replica.host, port: replica.port }, (await import('../../support/mariadb.ts')).TEST_SYSTEM_USERS.replication, {
+    start: { kind: 'gtid', mariadbPos: 'current_pos' },
+  });
   await m.startReplication();
   const [newMaster, oldMaster] = [await r.semiSyncState(), await m.semiSyncState()];
   assert.equal(newMaster.masterEnabled, true);
@@ -81,7 +90,10 @@ test('MariaDB 10.11 live: a master cut off with commits waiting for an acknowled
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY)');
   // The replicas gone (a partition, a failover elsewhere): the commit waits for ever (no fallback).
   await replica.sql('STOP SLAVE IO_THREAD');
-  const commit = master.sql('INSERT INTO app.t VALUES (1)').then(() => 'acknowledged', (e: Error) => `refused: ${e.message}`);
+  const commit = master.sql('INSERT INTO app.t VALUES (1)').then(
+    () => 'acknowledged',
+    (e: Error) => `refused: ${e.message}`,
+  );
   await eventually('the commit waits for an acknowledgement', async () => (await m.semiSyncState()).waitSessions >= 1);
   // MariaDB's SET GLOBAL read_only waits for commits in progress: it hung behind this one, and the
   // demoted master stayed writable for every later client (the chaos suite's partition).

@@ -23,7 +23,9 @@ test('MariaDB 10.11 live: the Orchestrator user can inspect and repoint the topo
   await replica.sql('SHOW SLAVE STATUS', [], orc);
   await replica.sql('STOP SLAVE; START SLAVE', [], orc);
   await replica.sql('SET GLOBAL read_only = 1; SELECT @@global.read_only', [], orc);
-  await master.sql('CREATE TABLE IF NOT EXISTS sys_operator.heartbeat (ts varchar(26) NOT NULL, server_id int unsigned NOT NULL PRIMARY KEY)');
+  await master.sql(
+    'CREATE TABLE IF NOT EXISTS sys_operator.heartbeat (ts varchar(26) NOT NULL, server_id int unsigned NOT NULL PRIMARY KEY)',
+  );
   await master.sql('SELECT * FROM sys_operator.heartbeat', [], orc);
   const r = await replica.node();
   await eventually('replica running again', async () => (await r.replicationStatus())?.ioRunning === true);
@@ -42,7 +44,11 @@ test('MariaDB 10.11 live: the heartbeat user writes only its table, and only whi
   const s = await startMariaDB({ name: 'hb-grants', systemUsers: true, t });
   const hb = U.heartbeat;
   await s.sql('SET GLOBAL read_only = 0');
-  await s.sql('CREATE TABLE IF NOT EXISTS sys_operator.heartbeat (ts varchar(26) NOT NULL, server_id int unsigned NOT NULL PRIMARY KEY)', [], hb);
+  await s.sql(
+    'CREATE TABLE IF NOT EXISTS sys_operator.heartbeat (ts varchar(26) NOT NULL, server_id int unsigned NOT NULL PRIMARY KEY)',
+    [],
+    hb,
+  );
   await s.sql("REPLACE INTO sys_operator.heartbeat VALUES ('x', 1); SHOW MASTER STATUS; SHOW SLAVE STATUS", [], hb);
   await refused(s.sql("REPLACE INTO sys_operator.status VALUES ('configured', '1')", [], hb), /denied/);
   await s.sql('SET GLOBAL read_only = 1');
@@ -52,10 +58,14 @@ test('MariaDB 10.11 live: the heartbeat user writes only its table, and only whi
 test('MariaDB 10.11 live: passwords with quotes, backslashes, semicolons and newlines survive the init-file', async (t) => {
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   assert.ok(flavour);
-  const tricky = "q'uo\"te;\\back\nline --#";
+  const tricky = 'q\'uo"te;\\back\nline --#';
   const users: SystemCredentials = { ...U, operator: { user: 'sys_operator', password: tricky } };
   const initFile = renderInitFile({
-    flavour, users, statusTableMissing: true, backupGtid: '0-1-7', restoredFromBucket: true,
+    flavour,
+    users,
+    statusTableMissing: true,
+    backupGtid: '0-1-7',
+    restoredFromBucket: true,
     extraSql: ['CREATE DATABASE IF NOT EXISTS extra_from_user;', "CREATE TABLE extra_from_user.t (q varchar(10) DEFAULT 'why?')"],
   });
   const s = await startMariaDB({ name: 'tricky', initFile, t });
@@ -70,18 +80,31 @@ test('MariaDB 10.11 live: passwords with quotes, backslashes, semicolons and new
 test('MariaDB 10.11 live: the replication user has what mariabackup --backup --slave-info needs', async (t) => {
   const s = await startMariaDB({ name: 'mbackup', systemUsers: true, t });
   await s.sql('SET GLOBAL read_only = 0; CREATE DATABASE app; CREATE TABLE app.t (id int primary key); INSERT INTO app.t VALUES (1)');
-  const child = spawn('mariabackup', [
-    '--backup', '--stream=xbstream', '--slave-info', `--host=${s.host}`, `--port=${s.port}`, `--user=${U.replication.user}`,
-    `--password=${U.replication.password}`, `--target-dir=${s.dir}/backup`, `--datadir=${s.datadir}`,
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    'mariabackup',
+    [
+      '--backup',
+      '--stream=xbstream',
+      '--slave-info',
+      `--host=${s.host}`,
+      `--port=${s.port}`,
+      `--user=${U.replication.user}`,
+      `--password=${U.replication.password}`,
+      `--target-dir=${s.dir}/backup`,
+      `--datadir=${s.datadir}`,
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   assert.equal(code, 0, stderr.split('\n').slice(-15).join('\n'));
   assert.match(stderr, /completed OK!/);
 });
 
-test('MariaDB 10.11 live: the init-file\'s users never reach the binlog, and the file holds no password but the replication credentials row', async (t) => {
+test("MariaDB 10.11 live: the init-file's users never reach the binlog, and the file holds no password but the replication credentials row", async (t) => {
   const s = await startMariaDB({ name: 'sys-binlog', systemUsers: true, t });
   // The init-file runs at every start: twice here.
   await s.stop();

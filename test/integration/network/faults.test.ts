@@ -42,14 +42,18 @@ async function connectTimes(t: TestContext, from: PodNetworkAttachment, host: st
 
 function rulesIn(netns: string): string[] {
   try {
-    return execFileSync('ip', ['netns', 'exec', netns, IPTABLES, '-S', FAULT_CHAIN], { encoding: 'utf8' }).split('\n').filter((l) => l.startsWith('-A'));
+    return execFileSync('ip', ['netns', 'exec', netns, IPTABLES, '-S', FAULT_CHAIN], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.startsWith('-A'));
   } catch {
     return [];
   }
 }
 
 function delayersIn(netns: string): number {
-  const pids = execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8' }).split('\n').filter((l) => /^\d+$/.test(l));
+  const pids = execFileSync('ip', ['netns', 'pids', netns], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => /^\d+$/.test(l));
   return pids.filter((pid) => {
     try {
       return execFileSync('cat', [`/proc/${pid}/cmdline`], { encoding: 'utf8' }).includes('nfqueue-delay.py');
@@ -70,20 +74,26 @@ async function echoPair(t: TestContext) {
   return { env, server, client, faults };
 }
 
-test('a delayed link: each packet in and out of the pod waits, so a TCP connect takes at least twice the delay; undo restores it', { skip }, async (t) => {
+test('a delayed link: each packet in and out of the pod waits, so a TCP connect takes at least twice the delay; undo restores it', {
+  skip,
+}, async (t) => {
   const { env, server, client, faults } = await echoPair(t);
   const before = await connectTimes(t, client.net, server.net.ip, 7000, 5);
   const ms = 150;
   const fault = await faults.delay(server.net.netns, ms);
   const during = await connectTimes(t, client.net, server.net.ip, 7000, 5);
-  t.diagnostic(`connect ms before: ${before.map((x) => x.toFixed(1)).join(', ')}; with ${ms} ms on the server's link: ${during.map((x) => x.toFixed(1)).join(', ')}`);
+  t.diagnostic(
+    `connect ms before: ${before.map((x) => x.toFixed(1)).join(', ')}; with ${ms} ms on the server's link: ${during.map((x) => x.toFixed(1)).join(', ')}`,
+  );
   // The SYN waits on its way in, the SYN-ACK on its way out: the property of the fault itself.
   for (const x of during) assert.ok(x >= 2 * ms, `a connect through the delayed link took ${x} ms, less than 2 × ${ms}`);
-  assert.equal(delayersIn(server.net.netns), 1, 'one delayer runs in the pod\'s namespace');
+  assert.equal(delayersIn(server.net.netns), 1, "one delayer runs in the pod's namespace");
   await fault.undo();
   assert.deepEqual(rulesIn(server.net.netns), [], 'undo removes the rules');
   assert.equal(delayersIn(server.net.netns), 0, 'undo ends the delayer');
-  await eventually('connects to be quick again', async () => (await connectTimes(t, client.net, server.net.ip, 7000, 3)).every((x) => x >= 0 && x < ms));
+  await eventually('connects to be quick again', async () =>
+    (await connectTimes(t, client.net, server.net.ip, 7000, 3)).every((x) => x >= 0 && x < ms),
+  );
   assert.equal(DELAY_QUEUE > 0, true);
 });
 
@@ -96,13 +106,20 @@ test('a partition cuts the pod from other pods both ways and from the Service pr
   const svc = await createService(env, { name: 'a', selector: { app: 'a' }, ports: [{ port: 80, targetPort: 7000 }] });
   const ip = svc.spec!.clusterIP!;
   await eventually('the proxy to listen on the ClusterIP', () => env.net.listeners().some((l) => l.ip === ip));
-  const fromHost = (): Promise<string> => new Promise((resolve) => {
-    const s = createConnection({ host: ip, port: 80, timeout: 5000 });
-    s.once('timeout', () => { resolve('error:ETIMEDOUT'); s.destroy(); });
-    s.once('data', (d) => { resolve(d.toString().trim()); s.destroy(); });
-    s.once('error', (e: NodeJS.ErrnoException) => resolve(`error:${e.code}`));
-    s.once('close', () => resolve('closed'));
-  });
+  const fromHost = (): Promise<string> =>
+    new Promise((resolve) => {
+      const s = createConnection({ host: ip, port: 80, timeout: 5000 });
+      s.once('timeout', () => {
+        resolve('error:ETIMEDOUT');
+        s.destroy();
+      });
+      s.once('data', (d) => {
+        resolve(d.toString().trim());
+        s.destroy();
+      });
+      s.once('error', (e: NodeJS.ErrnoException) => resolve(`error:${e.code}`));
+      s.once('close', () => resolve('closed'));
+    });
   await eventually('the Service to reach a', async () => (await fromHost()) === 'a');
   assert.equal(await greeting(t, b.net, a.net.ip, 7000), 'a');
   assert.equal(await greeting(t, a.net, b.net.ip, 7000), 'b');
@@ -145,7 +162,7 @@ test('clear() removes every rule and delayer left in place; loss validates its p
   assert.equal(faults.active().length, 0);
 });
 
-test('a delay between pods only: another pod\'s connect waits, the host\'s does not', { skip }, async (t) => {
+test("a delay between pods only: another pod's connect waits, the host's does not", { skip }, async (t) => {
   const { env, server, client, faults } = await echoPair(t);
   const ms = 150;
   await faults.delay(server.net.netns, ms, { podCIDR: env.net.addresses.podCIDR, gateway: env.net.addresses.gateway });
@@ -155,7 +172,10 @@ test('a delay between pods only: another pod\'s connect waits, the host\'s does 
     const began = process.hrtime.bigint();
     await new Promise<void>((resolve, reject) => {
       const s = createConnection({ host: server.net.ip, port: 7000, timeout: 5000 });
-      s.once('connect', () => { s.destroy(); resolve(); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve();
+      });
       s.once('error', reject);
     });
     return Number(process.hrtime.bigint() - began) / 1e6;

@@ -70,15 +70,31 @@ export async function runningPod(
     },
   });
   const uid = created.metadata!.uid!;
-  const attachment = await env.net.network.attach({ uid, namespace: env.namespace, name, hostname: name, ...(o.subdomain ? { subdomain: o.subdomain } : {}) });
+  const attachment = await env.net.network.attach({
+    uid,
+    namespace: env.namespace,
+    name,
+    hostname: name,
+    ...(o.subdomain ? { subdomain: o.subdomain } : {}),
+  });
   const pod = await env.client.patchStatus<V1Pod & { metadata: object }>(
     { apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name },
-    { status: { phase: 'Running', podIP: attachment.ip, podIPs: [{ ip: attachment.ip }], conditions: [{ type: 'Ready', status: 'True' }] } },
+    {
+      status: { phase: 'Running', podIP: attachment.ip, podIPs: [{ ip: attachment.ip }], conditions: [{ type: 'Ready', status: 'True' }] },
+    },
   );
   return { pod, net: attachment };
 }
 
-export async function createService(env: NetworkEnv, svc: { name: string; selector: Record<string, string>; ports: Array<{ name?: string; port: number; targetPort?: number | string }>; headless?: boolean }): Promise<V1Service> {
+export async function createService(
+  env: NetworkEnv,
+  svc: {
+    name: string;
+    selector: Record<string, string>;
+    ports: Array<{ name?: string; port: number; targetPort?: number | string }>;
+    headless?: boolean;
+  },
+): Promise<V1Service> {
   return env.client.create<V1Service & { metadata: object }>({
     apiVersion: 'v1',
     kind: 'Service',
@@ -96,7 +112,24 @@ export function inPod(t: TestContext, pod: PodNetworkAttachment, code: string, a
   const mount = 'mount --bind "$0" /etc/hosts && mount --bind "$1" /etc/resolv.conf && shift && exec "$@"';
   const child = spawn(
     'ip',
-    ['netns', 'exec', pod.netns, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', mount, pod.hostsFile, pod.resolvFile!, process.execPath, '-e', code, ...args],
+    [
+      'netns',
+      'exec',
+      pod.netns,
+      'unshare',
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      mount,
+      pod.hostsFile,
+      pod.resolvFile!,
+      process.execPath,
+      '-e',
+      code,
+      ...args,
+    ],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   t.after(() => {

@@ -16,7 +16,10 @@ import { createService, echoServer, greeting, networkEnv, runningPod, skipReason
 const skip = skipReason();
 
 function netnsList(): string[] {
-  return execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).split('\n').map((l) => l.split(' ')[0]!).filter(Boolean);
+  return execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.split(' ')[0]!)
+    .filter(Boolean);
 }
 
 function links(): string[] {
@@ -24,20 +27,27 @@ function links(): string[] {
 }
 
 function addresses(): string[] {
-  const out = JSON.parse(execFileSync('ip', ['-j', '-4', 'addr', 'show'], { encoding: 'utf8' })) as Array<{ addr_info: Array<{ local: string }> }>;
+  const out = JSON.parse(execFileSync('ip', ['-j', '-4', 'addr', 'show'], { encoding: 'utf8' })) as Array<{
+    addr_info: Array<{ local: string }>;
+  }>;
   return out.flatMap((a) => a.addr_info.map((i) => i.local));
 }
 
 /** The machine's default gateway: outside this machine, and the first hop anything leaving would take. */
 function defaultGateway(): string | undefined {
-  const routes = JSON.parse(execFileSync('ip', ['-j', '-4', 'route', 'show', 'default'], { encoding: 'utf8' })) as Array<{ gateway?: string }>;
+  const routes = JSON.parse(execFileSync('ip', ['-j', '-4', 'route', 'show', 'default'], { encoding: 'utf8' })) as Array<{
+    gateway?: string;
+  }>;
   return routes[0]?.gateway;
 }
 
 test('nothing outside this machine is reachable from a pod', { skip }, async (t) => {
   const env = await networkEnv(t);
   const pod = await runningPod(env, 'app-0');
-  const outside = [['1.1.1.1', 443], [defaultGateway(), 53]].filter((a): a is [string, number] => a[0] !== undefined);
+  const outside = [
+    ['1.1.1.1', 443],
+    [defaultGateway(), 53],
+  ].filter((a): a is [string, number] => a[0] !== undefined);
   for (const [address, port] of outside) {
     const answer = await greeting(t, pod.net, address, port);
     t.diagnostic(`${address}:${port} from a pod: ${answer}`);
@@ -61,8 +71,14 @@ test('stop removes every namespace, link, address and file the network made', { 
   assert.equal(netnsList().filter((n) => n.startsWith(`${bridge}-`)).length, 2);
 
   await env.net.stop();
-  assert.deepEqual(netnsList().filter((n) => n.startsWith(`${bridge}-`)), []);
-  assert.deepEqual(links().filter((l) => l === bridge || l.startsWith(`${bridge}v`)), []);
+  assert.deepEqual(
+    netnsList().filter((n) => n.startsWith(`${bridge}-`)),
+    [],
+  );
+  assert.deepEqual(
+    links().filter((l) => l === bridge || l.startsWith(`${bridge}v`)),
+    [],
+  );
   assert.ok(!addresses().includes(svc.spec!.clusterIP!), 'the ClusterIP is gone from the machine');
   assert.ok(!addresses().includes(env.net.addresses.gateway));
   assert.ok(!existsSync(join(env.workDir, 'network')));
@@ -105,7 +121,10 @@ test('sandboxes side by side get their own bridge and address ranges', { skip },
   assert.equal(new Set(claims.map((c) => c.bridge)).size, 3);
   for (const [i, c] of claims.entries()) {
     for (const other of claims.slice(i + 1)) {
-      assert.ok(!cidrsOverlap(c.podCIDR, other.podCIDR) && !cidrsOverlap(c.serviceCIDR, other.serviceCIDR), `${c.bridge} and ${other.bridge}`);
+      assert.ok(
+        !cidrsOverlap(c.podCIDR, other.podCIDR) && !cidrsOverlap(c.serviceCIDR, other.serviceCIDR),
+        `${c.bridge} and ${other.bridge}`,
+      );
     }
   }
 });

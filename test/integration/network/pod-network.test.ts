@@ -33,10 +33,15 @@ test('two pods reach each other by pod FQDN and by Service name from their hosts
   // The pod sees its own name, as the kubelet's hosts file gives it.
   await echoServer(t, a.net, 'db-0', 3306);
   assert.equal(await greeting(t, a.net, 'db-0', 3306), 'db-0');
-  assert.ok([a.net.ip, b.net.ip].includes(env.net.resolve(`mysql.${env.namespace}.svc.cluster.local`) ?? ''), 'a headless Service name → its pods');
+  assert.ok(
+    [a.net.ip, b.net.ip].includes(env.net.resolve(`mysql.${env.namespace}.svc.cluster.local`) ?? ''),
+    'a headless Service name → its pods',
+  );
 });
 
-test('a pod asks no DNS server beyond its own loopback: a name nobody has fails there, and the hosts file answers the rest', { skip }, async (t) => {
+test('a pod asks no DNS server beyond its own loopback: a name nobody has fails there, and the hosts file answers the rest', {
+  skip,
+}, async (t) => {
   const env = await networkEnv(t);
   const a = await runningPod(env, 'app-0');
   // The machine's nameserver lies beyond the bridge, which forwards nothing: each lookup of a
@@ -57,7 +62,15 @@ test('a hosts file bind-mounted into a pod shows names added after the mount (re
   const a = await runningPod(env, 'app-0');
   const inode = statSync(a.net.hostsFile).ino;
   // A reader that mounted the file before the change, and reads it when told to.
-  const reader = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" /etc/hosts && echo mounted && read go && cat /etc/hosts', a.net.hostsFile]);
+  const reader = spawn('unshare', [
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    'mount --bind "$0" /etc/hosts && echo mounted && read go && cat /etc/hosts',
+    a.net.hostsFile,
+  ]);
   t.after(() => void reader.kill('SIGKILL'));
   let out = '';
   reader.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -75,7 +88,7 @@ test('a hosts file bind-mounted into a pod shows names added after the mount (re
   assert.equal(statSync(a.net.hostsFile).ino, inode);
 });
 
-test('a pod not ready is left out of a headless Service\'s names unless it publishes not-ready addresses', { skip }, async (t) => {
+test("a pod not ready is left out of a headless Service's names unless it publishes not-ready addresses", { skip }, async (t) => {
   const env = await networkEnv(t);
   await createService(env, { name: 'ready-only', selector: { app: 'db' }, ports: [{ port: 3306 }], headless: true });
   await env.client.create({
@@ -85,8 +98,14 @@ test('a pod not ready is left out of a headless Service\'s names unless it publi
     spec: { clusterIP: 'None', publishNotReadyAddresses: true, selector: { app: 'db' }, ports: [{ port: 3306 }] },
   });
   const p = await runningPod(env, 'db-0', { labels: { app: 'db' } });
-  await env.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: 'db-0' }, { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
-  await eventually('the not-ready pod under the publishing Service only', () => env.net.resolve(`all.${env.namespace}`) === p.net.ip && env.net.resolve(`ready-only.${env.namespace}`) === undefined);
+  await env.client.patchStatus(
+    { apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: 'db-0' },
+    { status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+  );
+  await eventually(
+    'the not-ready pod under the publishing Service only',
+    () => env.net.resolve(`all.${env.namespace}`) === p.net.ip && env.net.resolve(`ready-only.${env.namespace}`) === undefined,
+  );
 });
 
 test('pods detached while names change: their hosts files are gone, and no refresh fails on them', { skip }, async (t) => {
@@ -96,13 +115,17 @@ test('pods detached while names change: their hosts files are gone, and no refre
   await createService(env, { name: 'mysql', selector: { app: 'db' }, ports: [{ port: 3306 }], headless: true });
   let hostsDir = '';
   for (let round = 0; round < 3; round++) {
-    const pods = await Promise.all([0, 1, 2, 3].map((i) => runningPod(env, `db-${round}-${i}`, { labels: { app: 'db' }, subdomain: 'mysql' })));
+    const pods = await Promise.all(
+      [0, 1, 2, 3].map((i) => runningPod(env, `db-${round}-${i}`, { labels: { app: 'db' }, subdomain: 'mysql' })),
+    );
     hostsDir = dirname(pods[0]!.net.hostsFile);
     // As the kubelet ends pods: the network goes while the API still changes (each change a refresh).
-    await Promise.all(pods.flatMap((p) => [
-      env.net.network.detach(p.pod.metadata!.uid!),
-      env.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: p.pod.metadata!.name! }),
-    ]));
+    await Promise.all(
+      pods.flatMap((p) => [
+        env.net.network.detach(p.pod.metadata!.uid!),
+        env.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name: p.pod.metadata!.name! }),
+      ]),
+    );
   }
   await env.net.settled();
   assert.deepEqual(readdirSync(hostsDir), [], 'no hosts file outlives its pod');
@@ -114,7 +137,9 @@ test('pods detached while names change: their hosts files are gone, and no refre
   mkdirSync(stuck.net.hostsFile);
   try {
     await createService(env, { name: 'web', selector: { app: 'web' }, ports: [{ port: 80 }] });
-    await eventually('the failed refresh to be logged', () => /EISDIR.*"message":"sandbox network: refresh failed"/.test(warnings.join('')));
+    await eventually('the failed refresh to be logged', () =>
+      /EISDIR.*"message":"sandbox network: refresh failed"/.test(warnings.join('')),
+    );
   } finally {
     rmSync(stuck.net.hostsFile, { recursive: true });
   }

@@ -18,7 +18,11 @@ test('a Service routes to the pod with role=master and follows the label when it
   await echoServer(t, p0.net, 'db-0', 3306);
   await echoServer(t, p1.net, 'db-1', 3306);
   // Port 3307 → the container port named `mysql`: the proxy resolves names per pod.
-  const svc = await createService(env, { name: 'db-master', selector: { app: 'db', role: 'master' }, ports: [{ name: 'mysql', port: 3307, targetPort: 'mysql' }] });
+  const svc = await createService(env, {
+    name: 'db-master',
+    selector: { app: 'db', role: 'master' },
+    ports: [{ name: 'mysql', port: 3307, targetPort: 'mysql' }],
+  });
   const ip = svc.spec!.clusterIP!;
   await eventually('the proxy to listen on the ClusterIP', () => env.net.listeners().some((l) => l.ip === ip));
   await eventually('the master Service to reach db-0', async () => (await greeting(t, client.net, ip, 3307)) === 'db-0');
@@ -32,7 +36,8 @@ test('a Service routes to the pod with role=master and follows the label when it
   held.on('data', (d: Buffer) => (heldText += d.toString()));
   await eventually('the held connection to greet', () => heldText === 'db-0\n');
 
-  const label = (name: string, role: string) => env.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name }, { metadata: { labels: { role } } });
+  const label = (name: string, role: string) =>
+    env.client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name }, { metadata: { labels: { role } } });
   const moved = Date.now();
   await label('db-0', 'replica');
   await label('db-1', 'master');
@@ -70,7 +75,10 @@ test('connections spread over the ready endpoints; none ready: refused', { skip 
   assert.deepEqual([...seen].sort(), ['web-0', 'web-1']);
 
   for (const name of ['web-0', 'web-1']) {
-    await env.client.patchStatus({ apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name }, { status: { conditions: [{ type: 'Ready', status: 'False' }] } });
+    await env.client.patchStatus(
+      { apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name },
+      { status: { conditions: [{ type: 'Ready', status: 'False' }] } },
+    );
   }
   await eventually('connections to be refused with no ready endpoint', async () => (await fromHost()) === 'error:ECONNRESET');
 });

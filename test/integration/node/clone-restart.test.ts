@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { initFile, killAndReconfigure, nodeCluster, waitSameData } from './node-cluster.ts';
 
-test('a cloned replica whose mysqld restarts resumes from its own position, not the clone\'s', async (t) => {
+test("a cloned replica whose mysqld restarts resumes from its own position, not the clone's", async (t) => {
   const c = await nodeCluster(t, 2);
   const [m, r] = [c.servers[0]!, c.servers[1]!];
   // The clone: pod 1 holds the master's data at the master's GTID 0-100-2 (written here with the
@@ -34,6 +34,6 @@ test('a cloned replica whose mysqld restarts resumes from its own position, not 
   await m.sql('INSERT INTO app.t VALUES (4)');
   await waitSameData(m, r, 'app.t');
   const [status] = await r.sql('SELECT @@global.gtid_slave_pos AS pos');
-  assert.notEqual(String(status?.pos), backupGtid, 'the replica position is past the clone\'s');
+  assert.notEqual(String(status?.pos), backupGtid, "the replica position is past the clone's");
   assert.equal((await c.condition(1))?.status, 'True');
 });

@@ -32,22 +32,36 @@ test('a new replica pod becomes configured, replicates from pod 0, and its condi
   assert.match(op.output(), new RegExp(`"pod":"${podName(1)}".*"step":"markConfigured"`));
 
   const log = c.kube.server?.requestLog;
-  await t.test('steady state: resyncs read the servers and write nothing', { skip: log ? false : "needs the test API server's request log: a real cluster does not list the requests it received" }, async () => {
-    // A node checked in the very second its container started is checked and stamped once more
-    // (docs/node-controller.md): the window starts once every pod's last check counts.
-    const pods = [0, 1].map(podName);
-    await eventually('every node verified after its container started', async () => {
-      for (const name of pods) {
-        const pod = await c.client.get<PodObject>({ apiVersion: 'v1', kind: 'Pod', namespace: c.ns, name });
-        if (!verifiedSinceStart(pod)) return false;
-      }
-      return true;
-    });
-    const mark = log!.mark();
-    // Three finished resyncs (every 2 s here) of each pod: at least two ran wholly inside the window.
-    await op.reconciles.settled(pods.map((p) => `${c.ns}/${p}`), op.reconciles.mark(), 3);
-    assert.deepEqual(log!.writes(mark).filter((e) => e.namespace === c.ns).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
-  });
+  await t.test(
+    'steady state: resyncs read the servers and write nothing',
+    { skip: log ? false : "needs the test API server's request log: a real cluster does not list the requests it received" },
+    async () => {
+      // A node checked in the very second its container started is checked and stamped once more
+      // (docs/node-controller.md): the window starts once every pod's last check counts.
+      const pods = [0, 1].map(podName);
+      await eventually('every node verified after its container started', async () => {
+        for (const name of pods) {
+          const pod = await c.client.get<PodObject>({ apiVersion: 'v1', kind: 'Pod', namespace: c.ns, name });
+          if (!verifiedSinceStart(pod)) return false;
+        }
+        return true;
+      });
+      const mark = log!.mark();
+      // Three finished resyncs (every 2 s here) of each pod: at least two ran wholly inside the window.
+      await op.reconciles.settled(
+        pods.map((p) => `${c.ns}/${p}`),
+        op.reconciles.mark(),
+        3,
+      );
+      assert.deepEqual(
+        log!
+          .writes(mark)
+          .filter((e) => e.namespace === c.ns)
+          .map((e) => `${e.verb} ${e.resource}/${e.name}`),
+        [],
+      );
+    },
+  );
 });
 
 test('nothing is configured while the cluster has FailoverInProgress=True; once it clears, the pod is configured', async (t) => {
@@ -55,7 +69,17 @@ test('nothing is configured while the cluster has FailoverInProgress=True; once 
   await c.createCluster(2);
   const clusterRef = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: c.ns, name: CLUSTER };
   const failover = (status: 'True' | 'False', reason: string) => ({
-    status: { conditions: [{ type: 'FailoverInProgress', status, reason, message: 'recovery of my-db.test', lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }] },
+    status: {
+      conditions: [
+        {
+          type: 'FailoverInProgress',
+          status,
+          reason,
+          message: 'recovery of my-db.test',
+          lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        },
+      ],
+    },
   });
   await c.client.patchStatus(clusterRef, failover('True', 'OrcFailoverInProgress'));
   await c.createOperatedSecret();

@@ -30,8 +30,8 @@ test('with the master unreachable the pod is not configured and says why; when i
   // Retried with backoff: each attempt is refused again, and the queue's delay grows.
   const retries = (): number[] =>
     logLines(op.output())
-      .filter((l) => l['object'] === `${c.ns}/${podName(1)}` && typeof l['retryInMs'] === 'number')
-      .map((l) => l['retryInMs'] as number);
+      .filter((l) => l.object === `${c.ns}/${podName(1)}` && typeof l.retryInMs === 'number')
+      .map((l) => l.retryInMs as number);
   await eventually('three attempts', async () => retries().length >= 3, 60_000);
   const [r1, r2, r3] = retries();
   assert.ok(r1! < r2! && r2! < r3!, `retry delays grow: ${retries().join(', ')}`);
@@ -66,7 +66,10 @@ test('a wrong replication password gives a condition naming the Secret key, and 
   for (const pw of [wrong, TEST_SYSTEM_USERS.replication.password, TEST_SYSTEM_USERS.operator.password]) {
     assert.ok(!logs.includes(pw), 'a password appeared in the operator logs');
   }
-  const events = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
+  const events = await c.client.list<KubeObject & { reason?: string; message?: string }>(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: c.ns },
+  );
   assert.ok(events.items.some((e) => e.reason === 'ReplicationAccessDenied'));
   assert.ok(events.items.every((e) => !(e.message ?? '').includes(wrong)));
 });
@@ -85,16 +88,25 @@ test('a replication error that quotes a password (a replicated CREATE USER) is m
   const replica = await c.root(1);
   await replica.pointAt({ host: m.host, port: m.port }, TEST_SYSTEM_USERS.replication);
   await replica.startReplication();
-  await eventually('the replica stopped on the replicated CREATE USER', async () => (await replica.replicationStatus())?.lastSqlErrno === 1396);
+  await eventually(
+    'the replica stopped on the replicated CREATE USER',
+    async () => (await replica.replicationStatus())?.lastSqlErrno === 1396,
+  );
   await c.bootstrap();
 
   const cond = await c.waitCondition(1, 'False', /ReplicationError/);
-  assert.match(cond.message ?? '', /ReplicationError: replication from my-db-mysql-0 stopped applying: error 1396: .*IDENTIFIED BY '\*\*\*'/);
+  assert.match(
+    cond.message ?? '',
+    /ReplicationError: replication from my-db-mysql-0 stopped applying: error 1396: .*IDENTIFIED BY '\*\*\*'/,
+  );
   assert.ok(!(cond.message ?? '').includes(password), cond.message);
   assert.ok((await (await c.root(1)).replicationStatus())?.lastSqlError.includes(password), 'the server does quote it');
   // The Event is posted after the condition is written, not awaited by the pass: wait for it.
   const events = await eventually('the ReplicationError Event', async () => {
-    const list = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
+    const list = await c.client.list<KubeObject & { reason?: string; message?: string }>(
+      { apiVersion: 'v1', kind: 'Event' },
+      { namespace: c.ns },
+    );
     return list.items.some((e) => e.reason === 'ReplicationError') ? list : undefined;
   });
   assert.ok(events.items.every((e) => !(e.message ?? '').includes(password)));
@@ -114,7 +126,9 @@ for (const k of [1, 2, 3, 4]) {
     // A clone as clone-and-init leaves it: the data up to a GTID, that GTID recorded as
     // backup_gtid_purged, no replication settings, and (here) writable.
     const [{ gtid }] = (await m.sql('SELECT @@gtid_current_pos AS gtid')) as [{ gtid: string }];
-    await r.sql('SET SESSION sql_log_bin = 0; SET GLOBAL read_only = 0; CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(30))');
+    await r.sql(
+      'SET SESSION sql_log_bin = 0; SET GLOBAL read_only = 0; CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY, v VARCHAR(30))',
+    );
     const rows = Array.from({ length: 20 }, (_, j) => `(${j + 1}, 'before-clone-${j + 1}')`).join(', ');
     await r.sql(`SET SESSION sql_log_bin = 0; INSERT INTO app.t VALUES ${rows}`);
     await r.sql("SET SESSION sql_log_bin = 0; REPLACE INTO sys_operator.status VALUES ('backup_gtid_purged', ?)", [gtid]);
@@ -131,7 +145,7 @@ for (const k of [1, 2, 3, 4]) {
     for (let i = 41; i <= 50; i++) await m.sql('INSERT INTO app.t VALUES (?, ?)', [i, `after-${i}`]);
     await waitSameData(m, r, 'app.t');
     assert.equal(await tableDigest(r, 'app.t'), await tableDigest(m, 'app.t'));
-    assert.equal((await r.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'], 50);
+    assert.equal((await r.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n, 50);
     const rs = await (await c.root(1)).replicationStatus();
     assert.equal(rs?.sqlRunning && rs.ioRunning, true);
     assert.equal(rs?.lastSqlErrno, 0);

@@ -13,7 +13,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { APP_NAME_VALUE, LABEL_APP_MANAGED_BY, LABEL_APP_NAME, LABEL_CLUSTER, MANAGED_BY_VALUE, POD_CONDITION_NODE_INITIALIZED } from '../../../src/api/constants.ts';
+import {
+  APP_NAME_VALUE,
+  LABEL_APP_MANAGED_BY,
+  LABEL_APP_NAME,
+  LABEL_CLUSTER,
+  MANAGED_BY_VALUE,
+  POD_CONDITION_NODE_INITIALIZED,
+} from '../../../src/api/constants.ts';
 import type { PodCondition, PodObject } from '../../../src/topology/index.ts';
 import { flavourFromVersionSpec, renderInitFile, type MysqlNode } from '../../../src/mysql/index.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
@@ -32,7 +39,12 @@ export function podName(i: number): string {
 }
 
 /** The init-file a pod's mysqld runs at start, from src/mysql's generator (MariaDB flavour). */
-export function initFile(opts: { firstStart: boolean; keepConfigured?: boolean; resumeReplication?: boolean; backupGtid?: string }): string {
+export function initFile(opts: {
+  firstStart: boolean;
+  keepConfigured?: boolean;
+  resumeReplication?: boolean;
+  backupGtid?: string;
+}): string {
   const flavour = flavourFromVersionSpec('mariadb-10.11');
   if (!flavour) throw new Error('unreachable');
   return renderInitFile({
@@ -144,7 +156,10 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
       } as never);
     },
     async setOperatedSecret(values) {
-      await client.patch({ apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `${CLUSTER}-mysql-operated` }, { data: secretData(values) });
+      await client.patch(
+        { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: `${CLUSTER}-mysql-operated` },
+        { data: secretData(values) },
+      );
     },
     async createPod(i) {
       await client.create({
@@ -155,7 +170,12 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
           namespace: ns,
           labels: { [LABEL_CLUSTER]: CLUSTER, [LABEL_APP_NAME]: APP_NAME_VALUE, [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE },
         },
-        spec: { schedulerName: 'no-scheduler-runs-this', hostname: podName(i), subdomain: 'mysql', containers: [{ name: 'mysql', image: 'mariadb:10.11' }] },
+        spec: {
+          schedulerName: 'no-scheduler-runs-this',
+          hostname: podName(i),
+          subdomain: 'mysql',
+          containers: [{ name: 'mysql', image: 'mariadb:10.11' }],
+        },
       } as never);
       await nc.markStarted(i);
     },
@@ -184,26 +204,33 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
     },
     async setMasterInStatus(i) {
       const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-      await client.patchStatus({ apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: CLUSTER }, {
-        status: {
-          nodes: started.map((_, j) => ({
-            name: `${podName(j)}.mysql.${ns}`,
-            conditions: [{ type: 'Master', status: j === i ? 'True' : 'False', lastTransitionTime: now }],
-          })),
+      await client.patchStatus(
+        { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', namespace: ns, name: CLUSTER },
+        {
+          status: {
+            nodes: started.map((_, j) => ({
+              name: `${podName(j)}.mysql.${ns}`,
+              conditions: [{ type: 'Master', status: j === i ? 'True' : 'False', lastTransitionTime: now }],
+            })),
+          },
         },
-      });
+      );
     },
     async condition(i) {
       const pod = await client.get<PodObject>(podRef(i));
       return pod.status?.conditions?.find((c) => c.type === POD_CONDITION_NODE_INITIALIZED);
     },
     waitCondition(i, status, messageMatch) {
-      return eventually(`pod ${podName(i)} NodeInitialized=${status}${messageMatch ? ` ${messageMatch}` : ''}`, async () => {
-        const last = await nc.condition(i);
-        if (last?.status === status && (messageMatch === undefined || messageMatch.test(last.message ?? ''))) return last;
-        // Thrown, not returned: the timeout message shows the last condition seen.
-        throw new Error(`last: ${JSON.stringify(last)}`);
-      }, 60_000);
+      return eventually(
+        `pod ${podName(i)} NodeInitialized=${status}${messageMatch ? ` ${messageMatch}` : ''}`,
+        async () => {
+          const last = await nc.condition(i);
+          if (last?.status === status && (messageMatch === undefined || messageMatch.test(last.message ?? ''))) return last;
+          // Thrown, not returned: the timeout message shows the last condition seen.
+          throw new Error(`last: ${JSON.stringify(last)}`);
+        },
+        60_000,
+      );
     },
     async root(i) {
       const s = started[i];
@@ -273,18 +300,22 @@ export async function nodeCluster(t: TestContext, servers: number): Promise<Node
 export async function tableDigest(s: MariaDBServer, table: string): Promise<string> {
   const count = await s.sql(`SELECT COUNT(*) AS n FROM ${table}`);
   const sum = await s.sql(`CHECKSUM TABLE ${table}`);
-  return `${String(count[0]?.['n'])}:${String(sum[0]?.['Checksum'])}`;
+  return `${String(count[0]?.n)}:${String(sum[0]?.Checksum)}`;
 }
 
 /** Waits until the replica has applied everything the master has (same row count and checksum). */
 export async function waitSameData(master: MariaDBServer, replica: MariaDBServer, table: string): Promise<void> {
-  await eventually(`${replica.name} to have the rows of ${master.name} in ${table}`, async () => {
-    const m = await tableDigest(master, table);
-    const r = await tableDigest(replica, table).catch(() => 'missing');
-    // Thrown, not returned: the timeout message shows the last digests.
-    if (m !== r) throw new Error(`master ${m}, replica ${r}`);
-    return true;
-  }, 60_000);
+  await eventually(
+    `${replica.name} to have the rows of ${master.name} in ${table}`,
+    async () => {
+      const m = await tableDigest(master, table);
+      const r = await tableDigest(replica, table).catch(() => 'missing');
+      // Thrown, not returned: the timeout message shows the last digests.
+      if (m !== r) throw new Error(`master ${m}, replica ${r}`);
+      return true;
+    },
+    60_000,
+  );
 }
 
 /**
@@ -300,5 +331,9 @@ export async function killAndReconfigure(c: NodeCluster, replica: number, whileD
   await r.start();
   if (await (await c.root(replica)).isConfigured()) throw new Error(`${r.name} is configured at once after its restart`);
   await c.markStarted(replica);
-  await eventually(`${r.name} to be configured again after its restart`, async () => (await (await c.root(replica)).isConfigured()) === true, 60_000);
+  await eventually(
+    `${r.name} to be configured again after its restart`,
+    async () => (await (await c.root(replica)).isConfigured()) === true,
+    60_000,
+  );
 }

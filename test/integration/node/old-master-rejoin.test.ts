@@ -25,11 +25,15 @@ async function failedOver(t: Parameters<typeof nodeCluster>[0], opts: { stopOper
   if (opts.stopOperator) await op.stop();
 
   await s0.kill();
-  const promoted = await eventually('the stand-in to promote a replica', async () => {
-    const host = (await lab.get(`/api/master/${alias}`)).body?.Key?.Hostname;
-    const i = c.servers.findIndex((s) => s.host === host);
-    return i > 0 ? i : undefined;
-  }, 60_000);
+  const promoted = await eventually(
+    'the stand-in to promote a replica',
+    async () => {
+      const host = (await lab.get(`/api/master/${alias}`)).body?.Key?.Hostname;
+      const i = c.servers.findIndex((s) => s.host === host);
+      return i > 0 ? i : undefined;
+    },
+    60_000,
+  );
   const m = c.servers[promoted]!;
   await c.setMasterInStatus(promoted);
   // More writes on the new master than the old one could add: sequence numbers alone would hide an errant write.
@@ -39,7 +43,10 @@ async function failedOver(t: Parameters<typeof nodeCluster>[0], opts: { stopOper
 }
 
 async function events(c: NodeCluster, reason: string): Promise<string[]> {
-  const list = await c.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: c.ns });
+  const list = await c.client.list<KubeObject & { reason?: string; message?: string }>(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: c.ns },
+  );
   return list.items.filter((e) => e.reason === reason).map((e) => e.message ?? '');
 }
 
@@ -50,10 +57,14 @@ test('a SIGKILLed master restarted after a failover starts read-only, rejoins as
   assert.equal(await (await c.root(0)).isReadOnly(), true);
   await c.markStarted(0);
 
-  await eventually('the old master to replicate from the new one', async () => {
-    const rs = await (await c.root(0)).replicationStatus();
-    return rs?.masterHost === m.host && rs.ioRunning && rs.sqlRunning;
-  }, 60_000);
+  await eventually(
+    'the old master to replicate from the new one',
+    async () => {
+      const rs = await (await c.root(0)).replicationStatus();
+      return rs?.masterHost === m.host && rs.ioRunning && rs.sqlRunning;
+    },
+    60_000,
+  );
   await waitSameData(m, old, 'app.t');
   await m.sql('INSERT INTO app.t VALUES (6)');
   await waitSameData(m, old, 'app.t');
@@ -68,7 +79,7 @@ test('an old master holding a write the new master lacks is not rejoined: it sta
   await old.start();
   // root holds READ_ONLY ADMIN: a write read_only does not stop, as an admin's by hand would be.
   await old.sql('INSERT INTO app.t VALUES (100)');
-  const errant = String((await old.sql('SELECT @@global.gtid_binlog_pos AS g'))[0]?.['g']);
+  const errant = String((await old.sql('SELECT @@global.gtid_binlog_pos AS g'))[0]?.g);
   assert.match(errant, /^0-100-\d+$/);
   await c.markStarted(0);
   const op = c.startOperator();
@@ -76,11 +87,14 @@ test('an old master holding a write the new master lacks is not rejoined: it sta
 
   const cond = await c.waitCondition(0, 'False', /^ErrantTransactions: /);
   assert.match(cond.message ?? '', new RegExp(`lacks: ${errant};`));
-  assert.ok((await events(c, 'ErrantTransactions')).some((msg) => msg.includes(errant)), 'an Event names the GTID');
+  assert.ok(
+    (await events(c, 'ErrantTransactions')).some((msg) => msg.includes(errant)),
+    'an Event names the GTID',
+  );
   const n0 = await c.root(0);
   assert.equal(await n0.replicationStatus(), null, 'not made a replica');
   assert.equal(await n0.isReadOnly(), true);
   assert.equal(await n0.isConfigured(), false, 'not Ready: the readiness probe keeps it out of the Services');
   // The new master never saw it.
-  assert.equal((await m.sql('SELECT COUNT(*) AS n FROM app.t WHERE id = 100'))[0]?.['n'], 0);
+  assert.equal((await m.sql('SELECT COUNT(*) AS n FROM app.t WHERE id = 100'))[0]?.n, 0);
 });

@@ -19,7 +19,10 @@ const killAfter = Number(process.env.NODE_TEST_KILL_AFTER ?? '0');
 const killPod = process.env.NODE_TEST_KILL_POD;
 let steps = 0;
 
-const config = loadConfig(['--metrics-addr', '127.0.0.1:0', '--resync-period', '2s', '--workers', '3'], { ...process.env, LEADER_ELECT: 'false' }).runtime;
+const config = loadConfig(['--metrics-addr', '127.0.0.1:0', '--resync-period', '2s', '--workers', '3'], {
+  ...process.env,
+  LEADER_ELECT: 'false',
+}).runtime;
 const log = createLogger({ level: 'info' });
 const kc = new KubeConfig();
 kc.loadFromFile(process.env.KUBECONFIG ?? '');
@@ -46,5 +49,8 @@ new ReconcileLog((r) => process.stdout.write(ReconcileLog.line(r))).record(spec)
 manager.add(spec);
 await manager.start();
 process.once('SIGTERM', () => {
-  manager.stop().then(() => process.exit(0), () => process.exit(1));
+  manager.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 });

@@ -22,14 +22,17 @@ test('a restarted node is re-checked and stamped once, even when its pod cache l
   const op = await c.bootstrap();
   const server = c.kube.server!;
   const pod1 = podName(1);
-  await eventually('pod 1 verified after its container started', async () => verifiedSinceStart(await c.client.get<PodObject>({ apiVersion: 'v1', kind: 'Pod', namespace: c.ns, name: pod1 })));
+  await eventually('pod 1 verified after its container started', async () =>
+    verifiedSinceStart(await c.client.get<PodObject>({ apiVersion: 'v1', kind: 'Pod', namespace: c.ns, name: pod1 })),
+  );
 
   server.faults.delayWatchEvents('pods', POD_EVENTS_LATE_MS);
   t.after(() => server.faults.delayWatchEvents('pods', 0));
   // A mysqld restart as the kubelet reports it: the node is re-checked and stamped again.
   await c.markStarted(1);
   const mark = server.requestLog.mark();
-  const stamps = () => server.requestLog.filter({ verb: 'patch', resource: 'pods', subresource: 'status', namespace: c.ns, name: pod1 }, mark);
+  const stamps = () =>
+    server.requestLog.filter({ verb: 'patch', resource: 'pods', subresource: 'status', namespace: c.ns, name: pod1 }, mark);
   const stamp = await eventually('the operator to stamp the re-checked node', () => stamps()[0]);
   await eventually('a second later than the stamp', () => Math.floor(Date.now() / 1000) > Math.floor(stamp.time / 1000));
 

@@ -29,20 +29,28 @@ test('a sibling a takeover left on IO error 1236 is started again on the designa
   await waitSameData(s0, s2, 'app.t');
   const logMark = op.output().length;
   const takeover = lab.get(`/api/graceful-master-takeover-auto/${alias}/${s1.host}/${s1.port}`);
-  const stuck = await eventually('the sibling moved below the designated replica to fail with 1236', async () => {
-    const rs = await sibling.replicationStatus();
-    return rs?.masterHost === s1.host && rs.ioState === 'stopped' && rs.lastIoErrno === 1236 ? rs : undefined;
-  }, 30_000);
+  const stuck = await eventually(
+    'the sibling moved below the designated replica to fail with 1236',
+    async () => {
+      const rs = await sibling.replicationStatus();
+      return rs?.masterHost === s1.host && rs.ioState === 'stopped' && rs.lastIoErrno === 1236 ? rs : undefined;
+    },
+    30_000,
+  );
   assert.match(stuck.lastIoError, /not in the master's binlog/);
   await s1.sql('START SLAVE SQL_THREAD');
   const res = await takeover;
   assert.equal(res.status, 200, JSON.stringify(res.body));
 
   // status.nodes still names pod 0: the sibling is started where Orchestrator put it.
-  await eventually('the sibling to replicate from the designated replica, now the master', async () => {
-    const rs = await sibling.replicationStatus();
-    return rs?.masterHost === s1.host && rs.ioRunning && rs.sqlRunning;
-  }, 60_000);
+  await eventually(
+    'the sibling to replicate from the designated replica, now the master',
+    async () => {
+      const rs = await sibling.replicationStatus();
+      return rs?.masterHost === s1.host && rs.ioRunning && rs.sqlRunning;
+    },
+    60_000,
+  );
   await s1.sql('INSERT INTO app.t VALUES (3)');
   await waitSameData(s1, s2, 'app.t');
   assert.equal((await sibling.replicationStatus())?.masterHost, s1.host);

@@ -19,7 +19,9 @@ import { CLUSTER, podName, waitSameData } from '../node/node-cluster.ts';
 import { fqdn, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 function labelsOf(pods: readonly PodObject[]): Record<string, string> {
-  return Object.fromEntries(pods.map((p) => [p.metadata?.name ?? '', `${p.metadata?.labels?.[LABEL_ROLE]}/${p.metadata?.labels?.[LABEL_HEALTHY]}`]));
+  return Object.fromEntries(
+    pods.map((p) => [p.metadata?.name ?? '', `${p.metadata?.labels?.[LABEL_ROLE]}/${p.metadata?.labels?.[LABEL_HEALTHY]}`]),
+  );
 }
 
 async function errantCondition(lab: OrcLab, i: number): Promise<string | undefined> {
@@ -28,24 +30,39 @@ async function errantCondition(lab: OrcLab, i: number): Promise<string | undefin
 }
 
 async function clusterEvents(lab: OrcLab, reason: string): Promise<string[]> {
-  const list = await lab.client.list<KubeObject & { reason?: string; message?: string; type?: string; involvedObject?: { name?: string } }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns });
-  return list.items.filter((e) => e.involvedObject?.name === CLUSTER && e.reason === reason && e.type === 'Warning').map((e) => e.message ?? '');
+  const list = await lab.client.list<KubeObject & { reason?: string; message?: string; type?: string; involvedObject?: { name?: string } }>(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: lab.ns },
+  );
+  return list.items
+    .filter((e) => e.involvedObject?.name === CLUSTER && e.reason === reason && e.type === 'Warning')
+    .map((e) => e.message ?? '');
 }
 
 /** The entry of the server's gtid_binlog_state written by the server itself. */
 async function ownGtid(s: MariaDBServer): Promise<string> {
   const row = (await s.sql('SELECT @@server_id AS id, @@global.gtid_binlog_state AS state'))[0]!;
-  const own = String(row['state']).split(',').find((g) => g.split('-')[1] === String(row['id']));
-  assert.ok(own, `a GTID of server ${row['id']} in ${row['state']}`);
+  const own = String(row.state)
+    .split(',')
+    .find((g) => g.split('-')[1] === String(row.id));
+  assert.ok(own, `a GTID of server ${row.id} in ${row.state}`);
   return own;
 }
 
 async function settledLab(t: Parameters<typeof orcLab>[0]): Promise<OrcLab> {
   const lab = await orcLab(t);
-  await eventually('labels', async () => {
-    assert.deepEqual(labelsOf(await lab.pods()), { [podName(0)]: 'master/yes', [podName(1)]: 'replica/yes', [podName(2)]: 'replica/yes' });
-    return true;
-  }, 60_000);
+  await eventually(
+    'labels',
+    async () => {
+      assert.deepEqual(labelsOf(await lab.pods()), {
+        [podName(0)]: 'master/yes',
+        [podName(1)]: 'replica/yes',
+        [podName(2)]: 'replica/yes',
+      });
+      return true;
+    },
+    60_000,
+  );
   await eventually('every pod verified by the node controller', async () => (await lab.pods()).every(verifiedSinceStart));
   return lab;
 }
@@ -58,7 +75,9 @@ describe('errant transactions', { concurrency: false }, () => {
     const [s0, s1, s2] = lab.nc.servers as [MariaDBServer, MariaDBServer, MariaDBServer];
     await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
     await waitSameData(s0, s2, 'app.t');
-    await eventually('every node compared clean', async () => (await Promise.all([0, 1, 2].map((i) => errantCondition(lab, i)))).every((c) => c === 'False'));
+    await eventually('every node compared clean', async () =>
+      (await Promise.all([0, 1, 2].map((i) => errantCondition(lab, i)))).every((c) => c === 'False'),
+    );
 
     // Root bypasses read_only on MariaDB 10.11 (READ ONLY ADMIN): the write lands, binlogged with pod 2's server_id.
     await s2.sql('SET SESSION sql_log_bin = 1; INSERT INTO app.t VALUES (100)');
@@ -67,13 +86,20 @@ describe('errant transactions', { concurrency: false }, () => {
     await s0.sql('INSERT INTO app.t VALUES (2), (3)');
     await s0.sql('INSERT INTO app.t VALUES (4)');
 
-    await eventually(`${podName(2)} ErrantTransactions and healthy=no`, async () => {
-      assert.equal(await errantCondition(lab, 2), 'True');
-      assert.equal(labelsOf(await lab.pods())[podName(2)], 'replica/no');
-      return true;
-    }, 60_000);
+    await eventually(
+      `${podName(2)} ErrantTransactions and healthy=no`,
+      async () => {
+        assert.equal(await errantCondition(lab, 2), 'True');
+        assert.equal(labelsOf(await lab.pods())[podName(2)], 'replica/no');
+        return true;
+      },
+      60_000,
+    );
     await eventually('a Warning Event names the errant GTID', async () =>
-      (await clusterEvents(lab, 'ErrantTransactions')).some((m) => m.includes(`${podName(2)} holds transactions the master ${podName(0)} lacks: ${errant}`)));
+      (await clusterEvents(lab, 'ErrantTransactions')).some((m) =>
+        m.includes(`${podName(2)} holds transactions the master ${podName(0)} lacks: ${errant}`),
+      ),
+    );
     await lab.passes(2);
     assert.deepEqual(labelsOf(await lab.pods()), { [podName(0)]: 'master/yes', [podName(1)]: 'replica/yes', [podName(2)]: 'replica/no' });
     assert.deepEqual([await errantCondition(lab, 0), await errantCondition(lab, 1)], ['False', 'False']);
@@ -94,10 +120,14 @@ describe('errant transactions', { concurrency: false }, () => {
     await s0.sql('INSERT INTO app.t VALUES (2)');
     const errant = await ownGtid(s0);
     await s0.kill();
-    const promoted = await eventually('Orchestrator to promote a replica', async () => {
-      const h = (await lab.orc(`/api/master/${CLUSTER}.${lab.ns}`)).body?.Key?.Hostname as string | undefined;
-      return h !== undefined && h !== fqdn(lab.ns, 0) ? h.split('.')[0] : undefined;
-    }, 60_000);
+    const promoted = await eventually(
+      'Orchestrator to promote a replica',
+      async () => {
+        const h = (await lab.orc(`/api/master/${CLUSTER}.${lab.ns}`)).body?.Key?.Hostname as string | undefined;
+        return h !== undefined && h !== fqdn(lab.ns, 0) ? h.split('.')[0] : undefined;
+      },
+      60_000,
+    );
     await eventually(`role=master on ${promoted}`, async () => labelsOf(await lab.pods())[promoted] === 'master/yes', 60_000);
     const watch = await watchMasters(lab, t);
     const newMaster = lab.nc.servers[Number(promoted.slice(promoted.lastIndexOf('-') + 1))]!;
@@ -114,13 +144,20 @@ describe('errant transactions', { concurrency: false }, () => {
 
     const refused = await lab.nc.waitCondition(0, 'False', /^ErrantTransactions: /);
     assert.match(refused.message ?? '', new RegExp(`lacks: ${errant};`));
-    await eventually(`${podName(0)} ErrantTransactions and healthy=no`, async () => {
-      assert.equal(await errantCondition(lab, 0), 'True');
-      assert.equal(labelsOf(await lab.pods())[podName(0)], 'replica/no');
-      return true;
-    }, 60_000);
+    await eventually(
+      `${podName(0)} ErrantTransactions and healthy=no`,
+      async () => {
+        assert.equal(await errantCondition(lab, 0), 'True');
+        assert.equal(labelsOf(await lab.pods())[podName(0)], 'replica/no');
+        return true;
+      },
+      60_000,
+    );
     await eventually('a Warning Event names the errant GTID', async () =>
-      (await clusterEvents(lab, 'ErrantTransactions')).some((m) => m.includes(`${podName(0)} holds transactions the master ${promoted} lacks: ${errant}`)));
+      (await clusterEvents(lab, 'ErrantTransactions')).some((m) =>
+        m.includes(`${podName(0)} holds transactions the master ${promoted} lacks: ${errant}`),
+      ),
+    );
     await lab.nodePasses(2);
     assert.equal(await root.isConfigured(), false, 'not marked configured');
     assert.equal(labelsOf(await lab.pods())[promoted], 'master/yes');

@@ -21,7 +21,7 @@ async function events(lab: OrcLab, reason: string): Promise<ClusterEvent[]> {
 }
 
 async function readOnly(s: MariaDBServer): Promise<boolean> {
-  return Number((await s.sql('SELECT @@global.read_only AS r'))[0]?.['r']) === 1;
+  return Number((await s.sql('SELECT @@global.read_only AS r'))[0]?.r) === 1;
 }
 
 test('a master frozen while it ran stays read-only (MasterFrozen); restarted, it is made writable again', async (t) => {
@@ -34,12 +34,16 @@ test('a master frozen while it ran stays read-only (MasterFrozen); restarted, it
   const writableBefore = await madeWritable();
 
   await s0.sql('SET GLOBAL read_only = 1');
-  const frozen = await eventually('a MasterFrozen Event', async () => {
-    const e = (await events(lab, 'MasterFrozen'))[0];
-    if (e) return e;
-    const all = (await lab.client.list<ClusterEvent>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns })).items;
-    throw new Error(`read_only=${await readOnly(s0)}; events: ${all.map((x) => `${x.reason}: ${x.message}`).join(' | ')}`);
-  }, 60_000);
+  const frozen = await eventually(
+    'a MasterFrozen Event',
+    async () => {
+      const e = (await events(lab, 'MasterFrozen'))[0];
+      if (e) return e;
+      const all = (await lab.client.list<ClusterEvent>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns })).items;
+      throw new Error(`read_only=${await readOnly(s0)}; events: ${all.map((x) => `${x.reason}: ${x.message}`).join(' | ')}`);
+    },
+    60_000,
+  );
   assert.match(frozen.message ?? '', /my-db-mysql-0 is Orchestrator's master and read-only, but not since its start/);
   await lab.passes(3);
   assert.equal(await readOnly(s0), true, 'the freeze is not undone');

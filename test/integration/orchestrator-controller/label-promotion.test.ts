@@ -31,7 +31,10 @@ async function setup(t: import('node:test').TestContext) {
   const snapshot = async (): Promise<PodObject[]> =>
     (await client.list<PodObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: { [LABEL_CLUSTER]: CLUSTER } })).items;
   const masters = async (): Promise<string[]> =>
-    (await snapshot()).filter((p) => p.metadata?.labels?.[LABEL_ROLE] === 'master').map((p) => p.metadata?.name ?? '').sort();
+    (await snapshot())
+      .filter((p) => p.metadata?.labels?.[LABEL_ROLE] === 'master')
+      .map((p) => p.metadata?.name ?? '')
+      .sort();
   return { client, ns, snapshot, masters };
 }
 
@@ -57,11 +60,18 @@ test('a label patch on a pod changed since the decision is refused (409), not ap
   const { client, ns, snapshot, masters } = await setup(t);
   const decidedOn = await snapshot();
   // pod 2 changes after the decision (here another label; a lost label move would do the same).
-  await client.patch({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod(2) }, { metadata: { labels: { other: 'x' } } }, { type: 'merge' });
+  await client.patch(
+    { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod(2) },
+    { metadata: { labels: { other: 'x' } } },
+    { type: 'merge' },
+  );
 
   const patches: LabelPatch[] = [{ pod: pod(2), labels: { role: 'replica', healthy: 'no' } }];
-  await assert.rejects(applyLabelRounds(client, ns, CLUSTER, patches, decidedOn, (p) => patchPodLabels({ client }, ns, p).then(() => undefined)), isConflict);
+  await assert.rejects(
+    applyLabelRounds(client, ns, CLUSTER, patches, decidedOn, (p) => patchPodLabels({ client }, ns, p).then(() => undefined)),
+    isConflict,
+  );
   const live = (await snapshot()).find((p) => p.metadata?.name === pod(2));
-  assert.equal(live?.metadata?.labels?.['healthy'], 'yes');
+  assert.equal(live?.metadata?.labels?.healthy, 'yes');
   assert.deepEqual(await masters(), []);
 });

@@ -22,10 +22,10 @@ import { HOOK_PROCESSES, type FailoverSignals, type HookProcess } from '../../..
 import { DEFAULT_ORCHESTRATOR_OPTIONS, type OrchestratorControllerOptions } from '../../../src/controllers/orchestrator/options.ts';
 import type { HttpRoute } from '../../../src/runtime/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { startInProcessOperator } from '../../support/in-process-operator.ts';
-import { Manager } from '../../../src/runtime/manager.ts';
+import type { Manager } from '../../../src/runtime/manager.ts';
 import type { PodObject, ResolvePod } from '../../../src/topology/index.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchestrator/index.ts';
 import { standInConfig } from '../../support/orchestrator-stand-in.ts';
@@ -104,7 +104,13 @@ function testHookRoute(signals: FailoverSignals): HttpRoute {
       const i = alias.lastIndexOf('.');
       const clusterKey = `${alias.slice(i + 1)}/${alias.slice(0, i)}`;
       const known = (v: string | null): string | undefined => (v && !v.includes('{') ? v : undefined);
-      signals.record({ process, clusterKey, failed: known(req.query.get('failed')), successor: known(req.query.get('successor')), at: new Date() });
+      signals.record({
+        process,
+        clusterKey,
+        failed: known(req.query.get('failed')),
+        successor: known(req.query.get('successor')),
+        at: new Date(),
+      });
       ctx.enqueue(clusterKey);
       return { status: 200 };
     },
@@ -192,11 +198,24 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
 
   // The resync as the node tests': a pod configured in the second its mysqld started is verified
   // again at the next one (docs/node-controller.md), which the tests wait for.
-  const runtime = loadConfig([], { LEADER_ELECT: 'false', METRICS_ADDR: '127.0.0.1:0', WATCH_NAMESPACE: ns, WORKERS: '2', RESYNC_PERIOD: '2s' }).runtime;
+  const runtime = loadConfig([], {
+    LEADER_ELECT: 'false',
+    METRICS_ADDR: '127.0.0.1:0',
+    WATCH_NAMESPACE: ns,
+    WORKERS: '2',
+    RESYNC_PERIOD: '2s',
+  }).runtime;
   const byPod = new Map(nc.servers.map((s, i) => [podName(i), { host: s.host, port: s.port }]));
   const resolve: ResolvePod = (pod) => byPod.get(pod.name) ?? { host: pod.fqdn, port: 3306 };
   const spec = orchestratorController(
-    { ...DEFAULT_ORCHESTRATOR_OPTIONS, orchestratorUri: `${orchestrator.url}/api`, resyncPeriodMs: 1000, forgetGraceMs: 3000, finalizerTimeoutMs: 60_000, ...over },
+    {
+      ...DEFAULT_ORCHESTRATOR_OPTIONS,
+      orchestratorUri: `${orchestrator.url}/api`,
+      resyncPeriodMs: 1000,
+      forgetGraceMs: 3000,
+      finalizerTimeoutMs: 60_000,
+      ...over,
+    },
     {
       resolve,
       routes: (signals) => [testHookRoute(signals)],
@@ -208,7 +227,12 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   const node = nodeController({ resolve, connectRetrySeconds: 1 });
   const nodeReconciles = new ReconcileLog();
   nodeReconciles.record(node);
-  const { manager, stop } = await startInProcessOperator(nc.kube.kubeConfig, OPERATOR_AGENT, runtime, opts.nodeController === false ? [spec] : [spec, node]);
+  const { manager, stop } = await startInProcessOperator(
+    nc.kube.kubeConfig,
+    OPERATOR_AGENT,
+    runtime,
+    opts.nodeController === false ? [spec] : [spec, node],
+  );
   t.after(stop);
   const addr = manager.httpAddress!;
   const operatorUrl = `http://127.0.0.1:${addr.port}`;
@@ -230,7 +254,10 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
     },
     cluster: () => client.get<MysqlCluster & KubeObject>({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }),
     async pods() {
-      const list = await client.list<PodObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: { [LABEL_CLUSTER]: CLUSTER } });
+      const list = await client.list<PodObject>(
+        { apiVersion: 'v1', kind: 'Pod' },
+        { namespace: ns, labelSelector: { [LABEL_CLUSTER]: CLUSTER } },
+      );
       return list.items;
     },
     async metrics() {
@@ -254,7 +281,10 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
 
 /** Pod names carrying role=master. */
 export function masters(pods: readonly PodObject[]): string[] {
-  return pods.filter((p) => p.metadata?.labels?.[LABEL_ROLE] === ROLE.master).map((p) => p.metadata?.name ?? '').sort();
+  return pods
+    .filter((p) => p.metadata?.labels?.[LABEL_ROLE] === ROLE.master)
+    .map((p) => p.metadata?.name ?? '')
+    .sort();
 }
 
 /** The role=master watch (test/support/master-watch.ts) over the lab's cluster. */

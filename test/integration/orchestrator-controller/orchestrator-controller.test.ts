@@ -43,29 +43,42 @@ function nodeCondition(nodes: readonly NodeStatus[] | undefined, name: string, t
 }
 
 function labelsOf(pods: readonly PodObject[]): Record<string, string> {
-  return Object.fromEntries(pods.map((p) => [p.metadata?.name ?? '', `${p.metadata?.labels?.[LABEL_ROLE]}/${p.metadata?.labels?.[LABEL_HEALTHY]}`]));
+  return Object.fromEntries(
+    pods.map((p) => [p.metadata?.name ?? '', `${p.metadata?.labels?.[LABEL_ROLE]}/${p.metadata?.labels?.[LABEL_HEALTHY]}`]),
+  );
 }
 
 /** Waits until the cluster's condition `type` has `status` (and `reason`); throws the last one seen. */
 function waitCondition(lab: OrcLab, type: string, status: string, reason?: string) {
-  return eventually(`${type}=${status}${reason ? ` (${reason})` : ''}`, async () => {
-    const c = condition((await lab.cluster()).status?.conditions, type);
-    if (c?.status === status && (reason === undefined || c.reason === reason)) return c;
-    throw new Error(`last: ${JSON.stringify(c)}`);
-  }, 60_000);
+  return eventually(
+    `${type}=${status}${reason ? ` (${reason})` : ''}`,
+    async () => {
+      const c = condition((await lab.cluster()).status?.conditions, type);
+      if (c?.status === status && (reason === undefined || c.reason === reason)) return c;
+      throw new Error(`last: ${JSON.stringify(c)}`);
+    },
+    60_000,
+  );
 }
 
 async function eventReasons(lab: OrcLab): Promise<string[]> {
-  const list = await lab.client.list<KubeObject & { reason?: string; involvedObject?: { name?: string } }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns });
+  const list = await lab.client.list<KubeObject & { reason?: string; involvedObject?: { name?: string } }>(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: lab.ns },
+  );
   return list.items.filter((e) => e.involvedObject?.name === CLUSTER).map((e) => e.reason ?? '');
 }
 
 /** Waits until Orchestrator names a master other than pod `old`; its pod's name. */
 async function promotedFrom(lab: OrcLab, old: number): Promise<string> {
-  const host = await eventually('Orchestrator to promote a replica', async () => {
-    const h = (await lab.orc(`/api/master/${CLUSTER}.${lab.ns}`)).body?.Key?.Hostname as string | undefined;
-    return h !== undefined && h !== fqdn(lab.ns, old) ? h : undefined;
-  }, 60_000);
+  const host = await eventually(
+    'Orchestrator to promote a replica',
+    async () => {
+      const h = (await lab.orc(`/api/master/${CLUSTER}.${lab.ns}`)).body?.Key?.Hostname as string | undefined;
+      return h !== undefined && h !== fqdn(lab.ns, old) ? h : undefined;
+    },
+    60_000,
+  );
   return host.split('.')[0]!;
 }
 
@@ -104,20 +117,36 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     await t.test('a new 3-node cluster is registered; status shows one master and two replicating replicas', async () => {
       await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
       const instances = (await lab.orc(`/api/cluster/alias/${alias}`)).body as Array<{ Key: { Hostname: string; Port: number } }>;
-      assert.deepEqual(instances.map((i) => `${i.Key.Hostname}:${i.Key.Port}`).sort(), [0, 1, 2].map((i) => `${fqdn(ns, i)}:3306`));
+      assert.deepEqual(
+        instances.map((i) => `${i.Key.Hostname}:${i.Key.Port}`).sort(),
+        [0, 1, 2].map((i) => `${fqdn(ns, i)}:3306`),
+      );
       const cluster = await lab.cluster();
       assert.ok(cluster.metadata?.finalizers?.includes(FINALIZER_ORCHESTRATOR), 'the finalizer is on the cluster');
       const nodes = cluster.status?.nodes;
-      assert.deepEqual([0, 1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Master')), ['True', 'False', 'False']);
-      assert.deepEqual([0, 1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Replicating')), ['False', 'True', 'True']);
-      assert.deepEqual([1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Lagged')), ['False', 'False']);
+      assert.deepEqual(
+        [0, 1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Master')),
+        ['True', 'False', 'False'],
+      );
+      assert.deepEqual(
+        [0, 1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Replicating')),
+        ['False', 'True', 'True'],
+      );
+      assert.deepEqual(
+        [1, 2].map((i) => nodeCondition(nodes, fqdn(ns, i), 'Lagged')),
+        ['False', 'False'],
+      );
       assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.reason, 'ClusterMasterHealthy');
       await eventually('labels', async () => {
         const l = labelsOf(await lab.pods());
         assert.deepEqual(l, { [podName(0)]: 'master/yes', [podName(1)]: 'replica/yes', [podName(2)]: 'replica/yes' });
         return true;
       });
-      assert.equal(await lab.nc.servers[0]!.sql('SELECT @@read_only AS ro').then((r) => Number(r[0]?.['ro'])), 0, 'the master was made writable');
+      assert.equal(
+        await lab.nc.servers[0]!.sql('SELECT @@read_only AS ro').then((r) => Number(r[0]?.ro)),
+        0,
+        'the master was made writable',
+      );
       await eventually('the cluster counted Ready', async () => sample(await lab.metrics(), 'mysql_operator_clusters{ready="True"}') === 1);
       // The node controller configured every pod and verified it since its mysqld started; passes
       // that began once it had (their cache showing the stamp) have run, so it is settled too.
@@ -130,7 +159,13 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       const mark = log.mark();
       // Three finished passes: at least two ran wholly inside the window.
       await lab.passes(3);
-      assert.deepEqual(log.writes(mark).filter((e) => e.userAgent === OPERATOR_AGENT).map((e) => `${e.verb} ${e.resource}/${e.name}`), []);
+      assert.deepEqual(
+        log
+          .writes(mark)
+          .filter((e) => e.userAgent === OPERATOR_AGENT)
+          .map((e) => `${e.verb} ${e.resource}/${e.name}`),
+        [],
+      );
     });
 
     await t.test("the Services' selectors pick exactly the labelled pods", async () => {
@@ -138,7 +173,10 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       const services = renderClusterServices({ name: CLUSTER, namespace: ns, uid: cluster.metadata?.uid ?? '' }, {});
       const picked: Record<string, string[]> = {};
       for (const svc of services) {
-        const list = await lab.client.list<PodObject>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: svc.spec?.selector ?? {} });
+        const list = await lab.client.list<PodObject>(
+          { apiVersion: 'v1', kind: 'Pod' },
+          { namespace: ns, labelSelector: svc.spec?.selector ?? {} },
+        );
         picked[svc.metadata?.name ?? ''] = list.items.map((p) => p.metadata?.name ?? '').sort();
       }
       assert.deepEqual(picked, {
@@ -152,7 +190,9 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       await lab.client.patch({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { spec: { maxSlaveLatency: 1 } });
       const replica = lab.nc.servers[2]!;
       await replica.sql('STOP SLAVE; CHANGE MASTER TO MASTER_DELAY=3600; START SLAVE');
-      await lab.nc.servers[0]!.sql('CREATE DATABASE IF NOT EXISTS app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
+      await lab.nc.servers[0]!.sql(
+        'CREATE DATABASE IF NOT EXISTS app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)',
+      );
       await eventually('pod 2 lagged and out of the Services', async () => {
         const cluster = await lab.cluster();
         assert.equal(nodeCondition(cluster.status?.nodes, fqdn(ns, 2), 'Lagged'), 'True');
@@ -167,121 +207,156 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       const before = await lab.pods();
       await lab.orchestrator.cut();
       await waitCondition(lab, 'Ready', 'Unknown', 'OrchestratorUnreachable');
-      await eventually('the cluster counted Unknown', async () => sample(await lab.metrics(), 'mysql_operator_clusters{ready="Unknown"}') === 1);
+      await eventually(
+        'the cluster counted Unknown',
+        async () => sample(await lab.metrics(), 'mysql_operator_clusters{ready="Unknown"}') === 1,
+      );
       const cluster = await lab.cluster();
       assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.status, 'Unknown');
       assert.equal(condition(cluster.status?.conditions, 'FailoverInProgress')?.reason, 'OrchestratorUnreachable');
       // Passes that saw Orchestrator unreachable have run; no pod was written.
       await lab.passes(2);
       const after = await lab.pods();
-      assert.deepEqual(after.map((p) => [p.metadata?.name, p.metadata?.resourceVersion]), before.map((p) => [p.metadata?.name, p.metadata?.resourceVersion]));
+      assert.deepEqual(
+        after.map((p) => [p.metadata?.name, p.metadata?.resourceVersion]),
+        before.map((p) => [p.metadata?.name, p.metadata?.resourceVersion]),
+      );
       await lab.orchestrator.restore();
       await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
     });
 
-    await t.test('the master is SIGKILLed: FailoverInProgress while Orchestrator fails over; role=master moves to the pod Orchestrator promoted, never two at once', async (st) => {
-      const page = await lab.metrics();
-      const successfulBefore = sample(page, 'mysql_operator_failovers_total{outcome="successful"}');
-      lab.failoverGate.hold();
-      await lab.nc.servers[0]!.kill();
-      // Orchestrator's recovery waits in its PreFailover hook, before the hook call to the operator:
-      // the condition comes from Orchestrator's own view, held open while it is checked.
-      const during = await waitCondition(lab, 'FailoverInProgress', 'True', 'OrcFailoverInProgress');
-      assert.match(during.message ?? '', new RegExp(`(DeadMaster|DeadMasterAndSomeReplicas) on ${fqdn(ns, 0).replaceAll('.', '\\.')}:3306`));
-      await eventually('the FailoverInProgress Event', async () => (await eventReasons(lab)).includes('FailoverInProgress'));
-      // Passes that saw the failover have run: the dead master's label is off, nobody else has it,
-      // and nothing was made writable under Orchestrator.
-      await lab.passes(2);
-      assert.equal((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname, fqdn(ns, 0), 'the failover is still held');
-      assert.deepEqual(masters(await lab.pods()), []);
-      for (const i of [1, 2]) assert.equal(await (await lab.nc.root(i)).isReadOnly(), true, `${podName(i)} still read-only`);
-      lab.failoverGate.release();
+    await t.test(
+      'the master is SIGKILLed: FailoverInProgress while Orchestrator fails over; role=master moves to the pod Orchestrator promoted, never two at once',
+      async (st) => {
+        const page = await lab.metrics();
+        const successfulBefore = sample(page, 'mysql_operator_failovers_total{outcome="successful"}');
+        lab.failoverGate.hold();
+        await lab.nc.servers[0]!.kill();
+        // Orchestrator's recovery waits in its PreFailover hook, before the hook call to the operator:
+        // the condition comes from Orchestrator's own view, held open while it is checked.
+        const during = await waitCondition(lab, 'FailoverInProgress', 'True', 'OrcFailoverInProgress');
+        assert.match(
+          during.message ?? '',
+          new RegExp(`(DeadMaster|DeadMasterAndSomeReplicas) on ${fqdn(ns, 0).replaceAll('.', '\\.')}:3306`),
+        );
+        await eventually('the FailoverInProgress Event', async () => (await eventReasons(lab)).includes('FailoverInProgress'));
+        // Passes that saw the failover have run: the dead master's label is off, nobody else has it,
+        // and nothing was made writable under Orchestrator.
+        await lab.passes(2);
+        assert.equal((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname, fqdn(ns, 0), 'the failover is still held');
+        assert.deepEqual(masters(await lab.pods()), []);
+        for (const i of [1, 2]) assert.equal(await (await lab.nc.root(i)).isReadOnly(), true, `${podName(i)} still read-only`);
+        lab.failoverGate.release();
 
-      const pod = await promotedFrom(lab, 0);
-      await eventually(`role=master on ${pod}`, async () => {
-        const l = labelsOf(await lab.pods());
-        assert.equal(l[pod], 'master/yes');
-        assert.equal(l[podName(0)]?.startsWith('replica/'), true);
-        return true;
-      });
-      await waitCondition(lab, 'FailoverInProgress', 'False', 'ClusterMasterHealthy');
-      assert.deepEqual(watch.violations, [], 'never two pods with role=master');
-      assert.ok(watch.events > 0, 'the watch saw the relabelling');
-      const metrics = await eventually('the failover in the metrics', async () => {
-        const p = await lab.metrics();
-        return sample(p, 'mysql_operator_failovers_total{outcome="successful"}') === successfulBefore + 1 ? p : undefined;
-      });
-      // The PostMasterFailover hook call was followed to the label (hook-to-labels observed once).
-      assert.equal(sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_count'), 1);
-      st.diagnostic(`PostMasterFailover hook call to role=master on ${pod}: ${sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_sum')} s`);
-      assert.deepEqual(masters(await lab.pods()), [pod]);
-    });
+        const pod = await promotedFrom(lab, 0);
+        await eventually(`role=master on ${pod}`, async () => {
+          const l = labelsOf(await lab.pods());
+          assert.equal(l[pod], 'master/yes');
+          assert.equal(l[podName(0)]?.startsWith('replica/'), true);
+          return true;
+        });
+        await waitCondition(lab, 'FailoverInProgress', 'False', 'ClusterMasterHealthy');
+        assert.deepEqual(watch.violations, [], 'never two pods with role=master');
+        assert.ok(watch.events > 0, 'the watch saw the relabelling');
+        const metrics = await eventually('the failover in the metrics', async () => {
+          const p = await lab.metrics();
+          return sample(p, 'mysql_operator_failovers_total{outcome="successful"}') === successfulBefore + 1 ? p : undefined;
+        });
+        // The PostMasterFailover hook call was followed to the label (hook-to-labels observed once).
+        assert.equal(sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_count'), 1);
+        st.diagnostic(
+          `PostMasterFailover hook call to role=master on ${pod}: ${sample(metrics, 'mysql_operator_failover_hook_to_labels_seconds_sum')} s`,
+        );
+        assert.deepEqual(masters(await lab.pods()), [pod]);
+      },
+    );
 
-    await t.test('the old master, restarted, rejoins as a replica; the recovery is acknowledged once the cluster is Ready again and the grace has passed, never before', async () => {
-      const [recovery] = (await lab.orc(`/api/audit-recovery/alias/${alias}`)).body as Recovery[];
-      assert.ok(recovery && !recovery.Acknowledged, 'the failover is not acknowledged yet');
-      // The grace passes while the old master is down; passes that could acknowledge then hold.
-      const started = Date.parse(recovery.RecoveryStartTimestamp);
-      await eventually('the ack grace to pass', () => Date.now() > started + 1000 + ACK_GRACE_MS);
-      await lab.passes(2);
-      let cluster = await lab.cluster();
-      assert.equal(condition(cluster.status?.conditions, 'Ready')?.status, 'False');
-      assert.equal(condition(cluster.status?.conditions, 'PendingFailoverAck')?.status, 'True');
-      assert.match(condition(cluster.status?.conditions, 'PendingFailoverAck')?.message ?? '', new RegExp(`unacknowledged recoveries: ${recovery.Id} `));
-      assert.equal((await audit(lab, recovery.Id)).Acknowledged, false, 'not acknowledged while the cluster is not Ready');
-      await eventually('the ClusterNotReady Event of the hold', async () => (await eventReasons(lab)).includes('ClusterNotReady'));
+    await t.test(
+      'the old master, restarted, rejoins as a replica; the recovery is acknowledged once the cluster is Ready again and the grace has passed, never before',
+      async () => {
+        const [recovery] = (await lab.orc(`/api/audit-recovery/alias/${alias}`)).body as Recovery[];
+        assert.ok(recovery && !recovery.Acknowledged, 'the failover is not acknowledged yet');
+        // The grace passes while the old master is down; passes that could acknowledge then hold.
+        const started = Date.parse(recovery.RecoveryStartTimestamp);
+        await eventually('the ack grace to pass', () => Date.now() > started + 1000 + ACK_GRACE_MS);
+        await lab.passes(2);
+        let cluster = await lab.cluster();
+        assert.equal(condition(cluster.status?.conditions, 'Ready')?.status, 'False');
+        assert.equal(condition(cluster.status?.conditions, 'PendingFailoverAck')?.status, 'True');
+        assert.match(
+          condition(cluster.status?.conditions, 'PendingFailoverAck')?.message ?? '',
+          new RegExp(`unacknowledged recoveries: ${recovery.Id} `),
+        );
+        assert.equal((await audit(lab, recovery.Id)).Acknowledged, false, 'not acknowledged while the cluster is not Ready');
+        await eventually('the ClusterNotReady Event of the hold', async () => (await eventReasons(lab)).includes('ClusterNotReady'));
 
-      const [master] = masters(await lab.pods());
-      const changes = watch.masterChanges.length;
-      await lab.nc.servers[0]!.start();
-      await lab.nc.markStarted(0);
-      await eventually('the old master to replicate from the new one', async () => {
-        const rs = await (await lab.nc.root(0)).replicationStatus();
-        return rs?.masterHost === serverOf(lab, master).host && rs.ioRunning && rs.sqlRunning;
-      }, 60_000);
-      await eventually(`${podName(0)} a healthy replica`, async () => labelsOf(await lab.pods())[podName(0)] === 'replica/yes', 60_000);
-      const ready = await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
-      await waitCondition(lab, 'PendingFailoverAck', 'False', 'NoPendingFailoverAckExists');
-      const acked = await audit(lab, recovery.Id);
-      assert.equal(acked.Acknowledged, true);
-      assert.match(acked.AcknowledgedComment, /^mysql-operator: cluster Ready/);
-      // Both to the second: the acknowledgement came no earlier than Ready turned True.
-      assert.ok(Date.parse(acked.AcknowledgedAt) >= Date.parse(ready.lastTransitionTime ?? ''), `acknowledged at ${acked.AcknowledgedAt}, Ready since ${ready.lastTransitionTime}`);
-      await eventually('the RecoveriesAcknowledged Event', async () => (await eventReasons(lab)).includes('RecoveriesAcknowledged'));
-      cluster = await lab.cluster();
-      assert.equal(nodeCondition(cluster.status?.nodes, fqdn(ns, 0), 'Replicating'), 'True');
-      assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
-      // The master's pod kept role=master throughout: the old master coming back moved no label.
-      assert.deepEqual(watch.masterChanges.slice(changes), [], `role=master on ${master} throughout`);
-    });
+        const [master] = masters(await lab.pods());
+        const changes = watch.masterChanges.length;
+        await lab.nc.servers[0]!.start();
+        await lab.nc.markStarted(0);
+        await eventually(
+          'the old master to replicate from the new one',
+          async () => {
+            const rs = await (await lab.nc.root(0)).replicationStatus();
+            return rs?.masterHost === serverOf(lab, master).host && rs.ioRunning && rs.sqlRunning;
+          },
+          60_000,
+        );
+        await eventually(`${podName(0)} a healthy replica`, async () => labelsOf(await lab.pods())[podName(0)] === 'replica/yes', 60_000);
+        const ready = await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+        await waitCondition(lab, 'PendingFailoverAck', 'False', 'NoPendingFailoverAckExists');
+        const acked = await audit(lab, recovery.Id);
+        assert.equal(acked.Acknowledged, true);
+        assert.match(acked.AcknowledgedComment, /^mysql-operator: cluster Ready/);
+        // Both to the second: the acknowledgement came no earlier than Ready turned True.
+        assert.ok(
+          Date.parse(acked.AcknowledgedAt) >= Date.parse(ready.lastTransitionTime ?? ''),
+          `acknowledged at ${acked.AcknowledgedAt}, Ready since ${ready.lastTransitionTime}`,
+        );
+        await eventually('the RecoveriesAcknowledged Event', async () => (await eventReasons(lab)).includes('RecoveriesAcknowledged'));
+        cluster = await lab.cluster();
+        assert.equal(nodeCondition(cluster.status?.nodes, fqdn(ns, 0), 'Replicating'), 'True');
+        assert.equal(await (await lab.nc.root(0)).isReadOnly(), true);
+        // The master's pod kept role=master throughout: the old master coming back moved no label.
+        assert.deepEqual(watch.masterChanges.slice(changes), [], `role=master on ${master} throughout`);
+      },
+    );
 
-    await t.test("a planned stop of the master's pod: its preStop hands the master over first, and the labels follow", { skip: NO_MOUNT_NS }, async (st) => {
-      const [was] = masters(await lab.pods());
-      const m = ordinalOf(was);
-      const server = serverOf(lab, was);
-      const res = await runPreStop(st, { cluster: CLUSTER, namespace: ns, orchestratorUrl: lab.orchestrator.url }, m, server);
-      assert.equal(res.code, 0, res.output);
-      assert.match(res.output, /graceful-master-takeover-auto is ongoing/);
-      // Checked once the script returned, before mysqld stops: the takeover is done.
-      const now = String((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname);
-      assert.notEqual(now, fqdn(ns, m));
-      const pod = now.split('.')[0]!;
-      // The kubelet stops the container and starts it again (a rolling update's restart).
-      await server.stop();
-      await server.start();
-      await lab.nc.markStarted(m);
-      await eventually(`role=master on ${pod}, ${podName(m)} a healthy replica`, async () => {
-        const l = labelsOf(await lab.pods());
-        assert.equal(l[pod], 'master/yes');
-        assert.equal(l[podName(m)], 'replica/yes');
-        return true;
-      }, 60_000);
-      const rs = await (await lab.nc.root(m)).replicationStatus();
-      assert.equal(rs?.masterHost, serverOf(lab, pod).host, 'the old master replicates from the new one');
-      await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
-      assert.deepEqual(watch.violations, [], 'never two pods with role=master');
-      assert.deepEqual(masters(await lab.pods()), [pod]);
-    });
+    await t.test(
+      "a planned stop of the master's pod: its preStop hands the master over first, and the labels follow",
+      { skip: NO_MOUNT_NS },
+      async (st) => {
+        const [was] = masters(await lab.pods());
+        const m = ordinalOf(was);
+        const server = serverOf(lab, was);
+        const res = await runPreStop(st, { cluster: CLUSTER, namespace: ns, orchestratorUrl: lab.orchestrator.url }, m, server);
+        assert.equal(res.code, 0, res.output);
+        assert.match(res.output, /graceful-master-takeover-auto is ongoing/);
+        // Checked once the script returned, before mysqld stops: the takeover is done.
+        const now = String((await lab.orc(`/api/master/${alias}`)).body?.Key?.Hostname);
+        assert.notEqual(now, fqdn(ns, m));
+        const pod = now.split('.')[0]!;
+        // The kubelet stops the container and starts it again (a rolling update's restart).
+        await server.stop();
+        await server.start();
+        await lab.nc.markStarted(m);
+        await eventually(
+          `role=master on ${pod}, ${podName(m)} a healthy replica`,
+          async () => {
+            const l = labelsOf(await lab.pods());
+            assert.equal(l[pod], 'master/yes');
+            assert.equal(l[podName(m)], 'replica/yes');
+            return true;
+          },
+          60_000,
+        );
+        const rs = await (await lab.nc.root(m)).replicationStatus();
+        assert.equal(rs?.masterHost, serverOf(lab, pod).host, 'the old master replicates from the new one');
+        await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
+        assert.deepEqual(watch.violations, [], 'never two pods with role=master');
+        assert.deepEqual(masters(await lab.pods()), [pod]);
+      },
+    );
 
     await t.test("scale-down: a removed pod's instance is forgotten once Orchestrator has not seen it for the grace period", async () => {
       const master = masters(await lab.pods())[0];
@@ -290,7 +365,11 @@ describe('the orchestrator controller', { concurrency: true }, () => {
       await lab.client.patchStatus({ ...CLUSTER_REF, namespace: ns, name: CLUSTER }, { status: { readyNodes: 2 } });
       await lab.nc.servers[victim]!.stop();
       await lab.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: podName(victim) });
-      await eventually(`${fqdn(ns, victim)} forgotten`, async () => (await lab.orc(`/api/instance/${fqdn(ns, victim)}/3306`)).status === 500, 60_000);
+      await eventually(
+        `${fqdn(ns, victim)} forgotten`,
+        async () => (await lab.orc(`/api/instance/${fqdn(ns, victim)}/3306`)).status === 500,
+        60_000,
+      );
       // The Event follows the forget call: wait for it rather than read the events at once.
       const reasons = await eventually('the InstanceForgotten Event', async () => {
         const r = await eventReasons(lab);
@@ -301,9 +380,16 @@ describe('the orchestrator controller', { concurrency: true }, () => {
 
     await t.test('deleting the cluster forgets every instance in Orchestrator and removes the finalizer', async () => {
       await lab.client.delete({ ...CLUSTER_REF, namespace: ns, name: CLUSTER });
-      await eventually('the cluster to be gone', async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: ns, name: CLUSTER })) === undefined, 60_000);
+      await eventually(
+        'the cluster to be gone',
+        async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: ns, name: CLUSTER })) === undefined,
+        60_000,
+      );
       const all = (await lab.orc('/api/all-instances')).body as Array<{ Key: { Hostname: string } }>;
-      assert.deepEqual(all.map((i) => i.Key.Hostname).filter((h) => h.endsWith(`.mysql.${ns}`)), []);
+      assert.deepEqual(
+        all.map((i) => i.Key.Hostname).filter((h) => h.endsWith(`.mysql.${ns}`)),
+        [],
+      );
     });
   });
 
@@ -312,8 +398,13 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
     await lab.orchestrator.cut();
     await lab.client.delete({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER });
-    await eventually('a Warning that the deletion waits for Orchestrator', async () => (await eventReasons(lab)).includes('OrchestratorUnreachable'));
-    await eventually('the cluster to be gone', async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER })) === undefined);
+    await eventually('a Warning that the deletion waits for Orchestrator', async () =>
+      (await eventReasons(lab)).includes('OrchestratorUnreachable'),
+    );
+    await eventually(
+      'the cluster to be gone',
+      async () => (await lab.client.getIfExists({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER })) === undefined,
+    );
     assert.ok((await eventReasons(lab)).includes('ForgetAbandoned'));
     // Nothing was forgotten: Orchestrator still knows the three servers.
     const instances = (await lab.orc(`/api/cluster/alias/${CLUSTER}.${lab.ns}`)).body as unknown[];
@@ -332,7 +423,7 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     // A write the replicas never receive before the master dies (asynchronous replication).
     for (const r of [s1, s2]) await r.sql('STOP SLAVE IO_THREAD');
     await s0.sql('INSERT INTO app.t VALUES (2)');
-    const errant = String((await s0.sql('SELECT @@global.gtid_binlog_pos AS g'))[0]?.['g']);
+    const errant = String((await s0.sql('SELECT @@global.gtid_binlog_pos AS g'))[0]?.g);
     await s0.kill();
     const pod = await promotedFrom(lab, 0);
     await eventually(`role=master on ${pod}`, async () => labelsOf(await lab.pods())[pod] === 'master/yes', 60_000);
@@ -343,9 +434,16 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     const refused = await lab.nc.waitCondition(0, 'False', /^ErrantTransactions: /);
     assert.match(refused.message ?? '', new RegExp(`lacks: ${errant};`));
     // Orchestrator has polled the old master since it came back, and passes that saw it have run.
-    await eventually(`Orchestrator to see ${podName(0)} again`, async () => (await lab.orc(`/api/instance/${fqdn(ns, 0)}/3306`)).body?.IsLastCheckValid === true);
+    await eventually(
+      `Orchestrator to see ${podName(0)} again`,
+      async () => (await lab.orc(`/api/instance/${fqdn(ns, 0)}/3306`)).body?.IsLastCheckValid === true,
+    );
     await lab.passes(2);
-    assert.equal(String((await lab.orc(`/api/master/${CLUSTER}.${ns}`)).body?.Key?.Hostname), fqdn(ns, ordinalOf(pod)), "Orchestrator's master is still the promoted one");
+    assert.equal(
+      String((await lab.orc(`/api/master/${CLUSTER}.${ns}`)).body?.Key?.Hostname),
+      fqdn(ns, ordinalOf(pod)),
+      "Orchestrator's master is still the promoted one",
+    );
     const labels = labelsOf(await lab.pods());
     assert.equal(labels[pod], 'master/yes');
     assert.equal(labels[podName(0)], 'replica/no', 'the old master is out of the Services');
@@ -368,7 +466,12 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     await waitCondition(lab, 'Ready', 'True', 'ClusterReady');
     await eventually('every pod verified by the node controller', async () => (await lab.pods()).every(verifiedSinceStart));
     const watch = await watchMasters(lab, t);
-    const instance = async (i: number) => (await lab.orc(`/api/instance/${fqdn(ns, i)}/3306`)).body as { IsDowntimed: boolean; DowntimeReason: string; IsLastCheckValid: boolean };
+    const instance = async (i: number) =>
+      (await lab.orc(`/api/instance/${fqdn(ns, i)}/3306`)).body as {
+        IsDowntimed: boolean;
+        DowntimeReason: string;
+        IsLastCheckValid: boolean;
+      };
     const [s0] = lab.nc.servers as [MariaDBServer];
     await s0.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
     for (const r of lab.nc.servers.slice(1)) await waitSameData(s0, r, 'app.t');
@@ -376,13 +479,20 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     await s0.kill();
     const first = await promotedFrom(lab, 0);
     await eventually(`role=master on ${first}`, async () => labelsOf(await lab.pods())[first] === 'master/yes', 60_000);
-    const events = async () => (await lab.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns })).items;
+    const events = async () =>
+      (await lab.client.list<KubeObject & { reason?: string; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: ns }))
+        .items;
     await eventually('a RejoinPending Event: the downtime stays while the old master is down', async () =>
-      (await events()).some((e) => e.reason === 'RejoinPending' && e.message?.includes(`${fqdn(ns, 0)}:3306 (`)));
+      (await events()).some((e) => e.reason === 'RejoinPending' && e.message?.includes(`${fqdn(ns, 0)}:3306 (`)),
+    );
     await s0.start();
     await lab.nc.markStarted(0);
     await eventually(`Orchestrator to see ${podName(0)} again`, async () => (await instance(0)).IsLastCheckValid);
-    await eventually(`${podName(0)} a healthy replica of ${first}`, async () => labelsOf(await lab.pods())[podName(0)] === 'replica/yes', 60_000);
+    await eventually(
+      `${podName(0)} a healthy replica of ${first}`,
+      async () => labelsOf(await lab.pods())[podName(0)] === 'replica/yes',
+      60_000,
+    );
     await eventually(`${podName(0)}'s lost-in-recovery downtime ended`, async () => {
       const i = await instance(0);
       if (i.IsDowntimed) throw new Error(`still downtimed: ${i.DowntimeReason}`);
@@ -390,7 +500,11 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     });
     // Events are posted after the call that ended the downtime, without the pass waiting for them.
     await eventually('a DowntimeEnded Event names the old master and its master', async () =>
-      (await events()).some((e) => e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`)));
+      (await events()).some(
+        (e) =>
+          e.reason === 'DowntimeEnded' && e.message?.includes(`${fqdn(ns, 0)}:3306 replicates from ${fqdn(ns, ordinalOf(first))}:3306`),
+      ),
+    );
 
     const other = [1, 2].find((i) => podName(i) !== first)!;
     const orchestrator = orchestratorClient({ baseUrl: `${lab.standIn.url}/api` });
@@ -404,7 +518,10 @@ describe('the orchestrator controller', { concurrency: true }, () => {
     assert.equal(second, podName(0), 'the rejoined old master was promoted');
     await eventually(`role=master on ${second}`, async () => labelsOf(await lab.pods())[second] === 'master/yes', 60_000);
     assert.deepEqual(watch.violations, [], 'never two pods with role=master');
-    assert.deepEqual((await s0.sql('SELECT id FROM app.t ORDER BY id')).map((r) => Number(r['id'])), [1, 2]);
+    assert.deepEqual(
+      (await s0.sql('SELECT id FROM app.t ORDER BY id')).map((r) => Number(r.id)),
+      [1, 2],
+    );
     await lab.passes(2);
     const held = await instance(other);
     assert.deepEqual([held.IsDowntimed, held.DowntimeReason], [true, backup], "the backup's downtime is not the operator's to end");

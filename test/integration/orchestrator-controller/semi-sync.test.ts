@@ -19,31 +19,54 @@ async function condition(lab: OrcLab) {
 }
 
 function waitReason(lab: OrcLab, status: string, reason: string) {
-  return eventually(`SemiSyncWaiting=${status} (${reason})`, async () => {
-    const c = await condition(lab);
-    if (c?.status === status && c.reason === reason) return c;
-    throw new Error(`last: ${JSON.stringify(c)}`);
-  }, 60_000);
+  return eventually(
+    `SemiSyncWaiting=${status} (${reason})`,
+    async () => {
+      const c = await condition(lab);
+      if (c?.status === status && c.reason === reason) return c;
+      throw new Error(`last: ${JSON.stringify(c)}`);
+    },
+    60_000,
+  );
 }
 
 async function eventsOf(lab: OrcLab, reason: string): Promise<string[]> {
-  const list = await lab.client.list<KubeObject & { reason?: string; message?: string; involvedObject?: { name?: string } }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: lab.ns });
+  const list = await lab.client.list<KubeObject & { reason?: string; message?: string; involvedObject?: { name?: string } }>(
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: lab.ns },
+  );
   return list.items.filter((e) => e.involvedObject?.name === CLUSTER && e.reason === reason).map((e) => e.message ?? '');
 }
 
 test('semi-sync follows the role; a master with no acknowledging replica makes commits wait and the cluster says so', async (t) => {
   const lab = await orcLab(t);
   const [s0, s1, s2] = lab.nc.servers;
-  await eventually('pod 0 labelled master', async () => (await lab.pods()).some((p) => p.metadata?.name?.endsWith('-0') && p.metadata.labels?.['role'] === 'master'), 60_000);
+  await eventually(
+    'pod 0 labelled master',
+    async () => (await lab.pods()).some((p) => p.metadata?.name?.endsWith('-0') && p.metadata.labels?.role === 'master'),
+    60_000,
+  );
   await lab.passes(2);
   assert.equal(await condition(lab), undefined, 'a cluster without lossless defaults nor spec.replication: semi-sync is not managed');
-  assert.equal(String((await s0!.sql('SELECT @@rpl_semi_sync_master_enabled AS v'))[0]!['v']), '0', 'and its servers were not touched');
+  assert.equal(String((await s0!.sql('SELECT @@rpl_semi_sync_master_enabled AS v'))[0]!.v), '0', 'and its servers were not touched');
 
-  await lab.client.patch({ ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER }, { spec: { replication: { mode: 'semiSync' } } }, { type: 'merge' });
+  await lab.client.patch(
+    { ...CLUSTER_REF, namespace: lab.ns, name: CLUSTER },
+    { spec: { replication: { mode: 'semiSync' } } },
+    { type: 'merge' },
+  );
   await waitReason(lab, 'False', CLUSTER_REASONS.semiSyncAcknowledged);
-  const on = async (s: typeof s0, v: string) => String((await s!.sql(`SELECT @@${v} AS v`))[0]!['v']);
-  assert.deepEqual([await on(s0, 'rpl_semi_sync_master_enabled'), await on(s0, 'rpl_semi_sync_slave_enabled'), await on(s0, 'rpl_semi_sync_master_wait_point')], ['1', '0', 'AFTER_SYNC']);
-  for (const s of [s1, s2]) assert.deepEqual([await on(s, 'rpl_semi_sync_master_enabled'), await on(s, 'rpl_semi_sync_slave_enabled')], ['0', '1']);
+  const on = async (s: typeof s0, v: string) => String((await s!.sql(`SELECT @@${v} AS v`))[0]!.v);
+  assert.deepEqual(
+    [
+      await on(s0, 'rpl_semi_sync_master_enabled'),
+      await on(s0, 'rpl_semi_sync_slave_enabled'),
+      await on(s0, 'rpl_semi_sync_master_wait_point'),
+    ],
+    ['1', '0', 'AFTER_SYNC'],
+  );
+  for (const s of [s1, s2])
+    assert.deepEqual([await on(s, 'rpl_semi_sync_master_enabled'), await on(s, 'rpl_semi_sync_slave_enabled')], ['0', '1']);
   assert.ok((await eventsOf(lab, CLUSTER_REASONS.semiSyncConfigured)).length >= 3, 'an Event per server configured');
 
   await s0!.sql('CREATE DATABASE IF NOT EXISTS app; CREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY)');

@@ -10,17 +10,19 @@ import { ALIAS, normalize, recorded, startStandInLab, type StandInLab } from '..
 import { eventually } from '../../support/wait.ts';
 
 const readOnly = async (s: { sql(q: string): Promise<Record<string, unknown>[]> }): Promise<unknown> =>
-  (await s.sql('SELECT @@read_only AS ro'))[0]?.['ro'];
+  (await s.sql('SELECT @@read_only AS ro'))[0]?.ro;
 
 /** failover-unsuccessful_setup.txt: both replicas fetch the master's last writes without applying them. */
 async function fetchedNotApplied({ servers: [s0, s1, s2], get }: StandInLab): Promise<void> {
   for (const r of [s1, s2]) await r.sql('STOP SLAVE SQL_THREAD');
   await s0.sql('INSERT INTO app.t VALUES (2), (3), (4)');
-  const masterPos = String((await s0.sql('SELECT @@gtid_binlog_pos AS p'))[0]?.['p']);
+  const masterPos = String((await s0.sql('SELECT @@gtid_binlog_pos AS p'))[0]?.p);
   for (const r of [s1, s2]) {
-    await eventually(`${r.name} fetched ${masterPos}`, async () => (await r.sql('SHOW SLAVE STATUS'))[0]?.['Gtid_IO_Pos'] === masterPos);
-    await eventually(`the stand-in saw ${r.name}'s SQL thread stopped`, async () =>
-      (await get(`/api/instance/${r.host}/${r.port}`)).body.Slave_SQL_Running === false);
+    await eventually(`${r.name} fetched ${masterPos}`, async () => (await r.sql('SHOW SLAVE STATUS'))[0]?.Gtid_IO_Pos === masterPos);
+    await eventually(
+      `the stand-in saw ${r.name}'s SQL thread stopped`,
+      async () => (await get(`/api/instance/${r.host}/${r.port}`)).body.Slave_SQL_Running === false,
+    );
   }
 }
 
@@ -42,8 +44,10 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     // Repointed with what the chart's ReplicationCredentialsQuery read from its init-file's rows.
     assert.equal((await (await other.node()).replicationStatus())?.masterUser, TEST_SYSTEM_USERS.replication.user);
     await promoted.sql('INSERT INTO app.t VALUES (2)');
-    await eventually('the other replica applies the new master\'s writes', async () =>
-      (await other.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'] === 2);
+    await eventually(
+      "the other replica applies the new master's writes",
+      async () => (await other.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n === 2,
+    );
     await eventually('master switched', async () => (await get(`/api/master/${ALIAS}`)).body.Key.Hostname === promoted.host);
     const old = (await get(`/api/instance/${s0.host}/${s0.port}`)).body;
     assert.deepEqual([old.IsDowntimed, old.DowntimeReason], [true, 'lost-in-recovery']);
@@ -62,12 +66,19 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     assert.deepEqual(normalize(hookLines()), normalize(recorded('failover-unsuccessful')));
     for (const r of [s1, s2]) assert.equal(await readOnly(r), 1);
     const audit = (await get('/api/audit-recovery')).body as Array<{ IsSuccessful: boolean }>;
-    assert.deepEqual(audit.map((r) => r.IsSuccessful), [false]);
+    assert.deepEqual(
+      audit.map((r) => r.IsSuccessful),
+      [false],
+    );
   });
 
-  it('with DelayMasterPromotionIfSQLThreadNotUpToDate (the chart\'s), waits for the candidate\'s SQL thread and promotes it with every write it fetched', async (t) => {
+  it("with DelayMasterPromotionIfSQLThreadNotUpToDate (the chart's), waits for the candidate's SQL thread and promotes it with every write it fetched", async (t) => {
     const lab = await startStandInLab(t, 'delayed', {
-      config: { FailMasterPromotionIfSQLThreadNotUpToDate: false, DelayMasterPromotionIfSQLThreadNotUpToDate: true, ReasonableReplicationLagSeconds: 120 },
+      config: {
+        FailMasterPromotionIfSQLThreadNotUpToDate: false,
+        DelayMasterPromotionIfSQLThreadNotUpToDate: true,
+        ReasonableReplicationLagSeconds: 120,
+      },
     });
     const { servers, hookLines } = lab;
     const [s0, s1, s2] = servers;
@@ -83,6 +94,10 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     const promoted = [s1, s2].find((s) => s.host === successorHost);
     assert.ok(promoted, `successor ${successorHost} is a replica`);
     assert.equal(await readOnly(promoted), 0);
-    assert.deepEqual((await promoted.sql('SELECT id FROM app.t ORDER BY id')).map((r) => r['id']), [1, 2, 3, 4], 'nothing the dead master acknowledged is lost');
+    assert.deepEqual(
+      (await promoted.sql('SELECT id FROM app.t ORDER BY id')).map((r) => r.id),
+      [1, 2, 3, 4],
+      'nothing the dead master acknowledged is lost',
+    );
   });
 });

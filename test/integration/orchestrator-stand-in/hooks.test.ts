@@ -25,8 +25,8 @@ test('the stand-in makes the recorded hook calls in a graceful takeover and a fa
     const res = await get(`/api/graceful-master-takeover/${ALIAS}/${s1.host}/${s1.port}`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.Message, 'graceful-master-takeover: successor promoted');
-    assert.equal((await s1.sql('SELECT @@read_only AS ro'))[0]?.['ro'], 0);
-    assert.equal((await s0.sql('SELECT @@read_only AS ro'))[0]?.['ro'], 1);
+    assert.equal((await s1.sql('SELECT @@read_only AS ro'))[0]?.ro, 0);
+    assert.equal((await s0.sql('SELECT @@read_only AS ro'))[0]?.ro, 1);
     assert.deepEqual(normalize(hookLines()), normalize(recorded('graceful-takeover')));
     assert.equal((await get(`/api/master/${ALIAS}`)).body.Key.Hostname, s1.host);
   });
@@ -37,24 +37,29 @@ test('the stand-in makes the recorded hook calls in a graceful takeover and a fa
     await s1.kill();
     await eventually('PreFailover retried', () => hookLines().filter((c) => c.hook === 'PreFailoverProcesses').length >= 2);
     // Aborted attempts change nothing: both survivors stay read-only and no Post* hook ran.
-    for (const s of [s0, s2]) assert.equal((await s.sql('SELECT @@read_only AS ro'))[0]?.['ro'], 1);
+    for (const s of [s0, s2]) assert.equal((await s.sql('SELECT @@read_only AS ro'))[0]?.ro, 1);
     assert.ok(hookLines().every((c) => !c.hook.startsWith('Post')));
     const analysis = await client.replicationAnalysis(ALIAS);
-    assert.deepEqual(analysis.map((a) => [a.instance.host, a.analysis, a.isMaster, a.lastCheckValid]), [[s1.host, 'DeadMaster', true, false]]);
+    assert.deepEqual(
+      analysis.map((a) => [a.instance.host, a.analysis, a.isMaster, a.lastCheckValid]),
+      [[s1.host, 'DeadMaster', true, false]],
+    );
     rmSync(join(ctl, 'PreFailoverProcesses.exit'));
     await eventually('PostFailover hook', () => hookLines().some((c) => c.hook === 'PostFailoverProcesses'));
     assert.deepEqual(normalize(collapseRetries(hookLines())), normalize(collapseRetries(recorded('prefailover-exit1'))));
-    const successor = hookLines().find((c) => c.hook === 'PostFailoverProcesses')?.args.get('successorHost');
+    const successor = hookLines()
+      .find((c) => c.hook === 'PostFailoverProcesses')
+      ?.args.get('successorHost');
     const promoted = servers.find((s) => s.host === successor);
     assert.ok(promoted, `successor ${successor} is one of the servers`);
-    assert.equal((await promoted.sql('SELECT @@read_only AS ro'))[0]?.['ro'], 0);
+    assert.equal((await promoted.sql('SELECT @@read_only AS ro'))[0]?.ro, 0);
     await eventually('master switched', async () => (await get(`/api/master/${ALIAS}`)).body.Key.Hostname === successor);
     const audit = (await get('/api/audit-recovery')).body as Array<{ IsSuccessful: boolean; SuccessorKey: { Hostname: string } | null }>;
     assert.equal(audit[0]?.IsSuccessful, true);
     assert.equal(audit[0]?.SuccessorKey?.Hostname, successor);
   });
 
-  await t.test('every client method decodes the stand-in\'s answer; its errors are the recorded ones', async () => {
+  await t.test("every client method decodes the stand-in's answer; its errors are the recorded ones", async () => {
     const master = await client.master(ALIAS);
     const replica = (await client.clusterByAlias(ALIAS)).find((i) => i.master !== null);
     assert.ok(replica, 'a replica in the cluster');
@@ -62,7 +67,9 @@ test('the stand-in makes the recorded hook calls in a graceful takeover and a fa
     assert.deepEqual([dead.lastCheckValid, dead.downtimed, dead.downtimeReason], [false, true, 'lost-in-recovery']);
     assert.deepEqual((await client.discover(replica.key)).master, master.key);
     assert.equal((await client.instance(master.key)).readOnly, false);
-    assert.ok((await client.clustersInfo()).some((c) => c.clusterAlias === ALIAS && c.clusterName === `${master.key.host}:${master.key.port}`));
+    assert.ok(
+      (await client.clustersInfo()).some((c) => c.clusterAlias === ALIAS && c.clusterName === `${master.key.host}:${master.key.port}`),
+    );
     assert.deepEqual(await client.replicationAnalysis(ALIAS), []);
     const [newest] = await client.recoveries(ALIAS);
     assert.deepEqual([newest?.successful, newest?.successor, newest?.acknowledged], [true, master.key, false]);
@@ -99,8 +106,10 @@ test('the stand-in makes the recorded hook calls in a graceful takeover and a fa
       ['error_ack-recovery_missing-comment.json', () => client.ackRecoveries(ALIAS, '')],
     ];
     for (const [fixture, call] of errors) {
-      const message = cleanMessage((JSON.parse(readFileSync(new URL(fixture, FIXTURES), 'utf8')) as { Message: string }).Message)
-        .replace('127.0.0.99:3306', `${nobody.host}:${nobody.port}`);
+      const message = cleanMessage((JSON.parse(readFileSync(new URL(fixture, FIXTURES), 'utf8')) as { Message: string }).Message).replace(
+        '127.0.0.99:3306',
+        `${nobody.host}:${nobody.port}`,
+      );
       await assert.rejects(call(), (e: unknown) => {
         assert.ok(e instanceof OrchestratorError, String(e));
         assert.deepEqual([e.kind, e.status], [kindOfMessage(message), 500], fixture);

@@ -19,7 +19,10 @@ const UNREACHABLE = { host: '127.0.0.99', port: 3306 };
 function shapeDiffs(want: unknown, got: unknown, at: string, out: string[]): void {
   if (want === null || got === null) return;
   if (Array.isArray(want) || Array.isArray(got)) {
-    if (!Array.isArray(want) || !Array.isArray(got)) return void out.push(`${at}: ${Array.isArray(want) ? 'array' : typeof want} recorded, ${Array.isArray(got) ? 'array' : typeof got} served`);
+    if (!Array.isArray(want) || !Array.isArray(got))
+      return void out.push(
+        `${at}: ${Array.isArray(want) ? 'array' : typeof want} recorded, ${Array.isArray(got) ? 'array' : typeof got} served`,
+      );
     if (want.length > 0 && got.length > 0) shapeDiffs(want[0], got[0], `${at}[0]`, out);
     return;
   }
@@ -54,14 +57,22 @@ async function ask(lab: StandInLab, path: string): Promise<Served> {
   let body: unknown = text;
   try {
     body = JSON.parse(text);
-  } catch { /* a plain-text answer is compared as text */ }
+  } catch {
+    /* a plain-text answer is compared as text */
+  }
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', body };
 }
 
 /** The path of the route with the lab's values. */
 function pathOf(template: string, p: Params): string {
   const values: Record<string, string> = {
-    alias: p.alias, host: p.host, port: String(p.port), comment: p.comment, owner: p.owner, reason: p.reason, seconds: `${p.seconds}s`,
+    alias: p.alias,
+    host: p.host,
+    port: String(p.port),
+    comment: p.comment,
+    owner: p.owner,
+    reason: p.reason,
+    seconds: `${p.seconds}s`,
   };
   return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
 }
@@ -69,12 +80,16 @@ function pathOf(template: string, p: Params): string {
 /** A direct, replicating replica of the cluster's master: a takeover's designated one. */
 async function designated(lab: StandInLab): Promise<{ host: string; port: number }> {
   // After a takeover the demoted master replicates from the next poll on.
-  return eventually('a replicating replica of the master', async () => {
-    const master = (await ask(lab, `/api/master/${ALIAS}`)).body as { Key: { Hostname: string; Port: number } };
-    const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<Record<string, any>>;
-    const r = members.find((i) => i['MasterKey'].Hostname === master.Key.Hostname && i['Slave_IO_Running'] && i['Slave_SQL_Running']);
-    return r ? { host: r['Key'].Hostname as string, port: r['Key'].Port as number } : undefined;
-  }, 120_000);
+  return eventually(
+    'a replicating replica of the master',
+    async () => {
+      const master = (await ask(lab, `/api/master/${ALIAS}`)).body as { Key: { Hostname: string; Port: number } };
+      const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<Record<string, any>>;
+      const r = members.find((i) => i.MasterKey.Hostname === master.Key.Hostname && i.Slave_IO_Running && i.Slave_SQL_Running);
+      return r ? { host: r.Key.Hostname as string, port: r.Key.Port as number } : undefined;
+    },
+    120_000,
+  );
 }
 
 /**
@@ -96,15 +111,17 @@ async function casePlan(lab: StandInLab, c: Covered): Promise<{ params: Params; 
     plan.before = () => writeFileSync(exitFile, '1');
     plan.after = async () => rmSync(exitFile, { force: true });
   }
-  if (c.outcome === 'success' && c.route.method === 'forget') plan.after = async () => void (await ask(lab, `/api/discover/${s2.host}/${s2.port}`));
-  if (c.outcome === 'success' && c.route.method === 'setWriteable') plan.after = async () => void (await ask(lab, `/api/set-read-only/${s2.host}/${s2.port}`));
-  if (c.outcome === 'success' && c.route.method === 'beginDowntime') plan.after = async () => void (await ask(lab, `/api/end-downtime/${s2.host}/${s2.port}`));
+  if (c.outcome === 'success' && c.route.method === 'forget')
+    plan.after = async () => void (await ask(lab, `/api/discover/${s2.host}/${s2.port}`));
+  if (c.outcome === 'success' && c.route.method === 'setWriteable')
+    plan.after = async () => void (await ask(lab, `/api/set-read-only/${s2.host}/${s2.port}`));
+  if (c.outcome === 'success' && c.route.method === 'beginDowntime')
+    plan.after = async () => void (await ask(lab, `/api/end-downtime/${s2.host}/${s2.port}`));
   return plan;
 }
 
 /** Takeovers move the master: they go last, refusals before the one that succeeds. */
-const order = (c: Covered): number =>
-  c.route.method.startsWith('gracefulMasterTakeover') ? (c.outcome === 'success' ? 2 : 1) : 0;
+const order = (c: Covered): number => (c.route.method.startsWith('gracefulMasterTakeover') ? (c.outcome === 'success' ? 2 : 1) : 0);
 
 test('the stand-in answers every (route, outcome) the client can meet as Orchestrator 3.2.6 did', async (t) => {
   const lab = await startStandInLab(t, 'answers');
@@ -125,11 +142,14 @@ test('the stand-in answers every (route, outcome) the client can meet as Orchest
     let recorded: unknown = recordedText;
     try {
       recorded = JSON.parse(recordedText);
-    } catch { /* plain text */ }
+    } catch {
+      /* plain text */
+    }
     const diffs: string[] = [];
     if (served.status !== recording.status) diffs.push(`HTTP ${served.status}, recorded ${recording.status}`);
     if (served.contentType !== recording.contentType) diffs.push(`content-type ${served.contentType}, recorded ${recording.contentType}`);
-    const envelope = (b: unknown): b is { Code: unknown; Message: string; Details: unknown } => typeof b === 'object' && b !== null && 'Code' in b && 'Message' in b;
+    const envelope = (b: unknown): b is { Code: unknown; Message: string; Details: unknown } =>
+      typeof b === 'object' && b !== null && 'Code' in b && 'Message' in b;
     if (envelope(recorded) && envelope(served.body)) {
       if (served.body.Code !== recorded.Code) diffs.push(`Code ${String(served.body.Code)}, recorded ${String(recorded.Code)}`);
       const want = masked(recorded.Message, recordedParams.alias);

@@ -33,15 +33,24 @@ test('a recovery stays active after it ended, blocks failing over the master it 
   const promoted = servers.find((s) => s.host === first.SuccessorKey?.Hostname);
   assert.ok(promoted && promoted !== s0, `promoted ${first.SuccessorKey?.Hostname}`);
   const last = [s1, s2].find((s) => s !== promoted)!;
-  await eventually('the other replica replicates from the promoted master', async () =>
-    (await get(`/api/instance/${last.host}/${last.port}`)).body.MasterKey.Hostname === promoted.host);
+  await eventually(
+    'the other replica replicates from the promoted master',
+    async () => (await get(`/api/instance/${last.host}/${last.port}`)).body.MasterKey.Hostname === promoted.host,
+  );
 
   await promoted.kill();
-  const [blocked] = await eventually('the promoted master\'s DeadMaster blocked', async () => {
-    const rows = (await get('/api/blocked-recoveries')).body as Array<{ FailedInstanceKey: { Hostname: string }; BlockingRecoveryId: number; Analysis: string }>;
+  const [blocked] = await eventually("the promoted master's DeadMaster blocked", async () => {
+    const rows = (await get('/api/blocked-recoveries')).body as Array<{
+      FailedInstanceKey: { Hostname: string };
+      BlockingRecoveryId: number;
+      Analysis: string;
+    }>;
     return rows.length > 0 ? rows : undefined;
   });
-  assert.deepEqual([blocked?.FailedInstanceKey.Hostname, blocked?.BlockingRecoveryId, blocked?.Analysis], [promoted.host, first.Id, 'DeadMaster']);
+  assert.deepEqual(
+    [blocked?.FailedInstanceKey.Hostname, blocked?.BlockingRecoveryId, blocked?.Analysis],
+    [promoted.host, first.Id, 'DeadMaster'],
+  );
   const round = standIn.pollRounds;
   await eventually('three more poll rounds', () => standIn.pollRounds >= round + 3);
   assert.equal((await recoveries()).length, 1, 'no second recovery while the first is active');
@@ -52,7 +61,13 @@ test('a recovery stays active after it ended, blocks failing over the master it 
     const list = await recoveries();
     return list.length === 2 && list[0]?.RecoveryEndTimestamp ? list : undefined;
   });
-  assert.deepEqual(after.map((r) => [r.AnalysisEntry.AnalyzedInstanceKey.Hostname, r.IsSuccessful]), [[promoted.host, true], [s0.host, true]]);
+  assert.deepEqual(
+    after.map((r) => [r.AnalysisEntry.AnalyzedInstanceKey.Hostname, r.IsSuccessful]),
+    [
+      [promoted.host, true],
+      [s0.host, true],
+    ],
+  );
   assert.deepEqual([after[1]?.IsActive, after[1]?.Acknowledged], [false, true]);
   assert.equal(after[0]?.IsActive, true);
   assert.equal(after[0]?.SuccessorKey?.Hostname, last.host);

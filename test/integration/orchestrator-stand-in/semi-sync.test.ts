@@ -18,22 +18,37 @@ test('a failover of the stand-in moves semi-sync with the role, as 3.2.6 does', 
   await (await s0.node()).setSemiSync(MASTER);
   await eventually('both replicas acknowledge', async () => (await (await s0.node()).semiSyncState()).clients === 2);
   await s0.kill();
-  const host = await eventually('a replica promoted', async () => {
-    const h = (await get(`/api/master/${ALIAS}`)).body?.Key?.Hostname as string | undefined;
-    return h !== undefined && h !== s0.host ? h : undefined;
-  }, 60_000);
+  const host = await eventually(
+    'a replica promoted',
+    async () => {
+      const h = (await get(`/api/master/${ALIAS}`)).body?.Key?.Hostname as string | undefined;
+      return h !== undefined && h !== s0.host ? h : undefined;
+    },
+    60_000,
+  );
   const promoted = [s1, s2].find((s) => s.host === host)!;
   const other = [s1, s2].find((s) => s !== promoted)!;
   const p = await (await promoted.node()).semiSyncState();
-  assert.deepEqual([p.masterEnabled, p.waitPoint], [true, 'AFTER_SYNC'], 'the master side on before writes, with the parameters the operator had set');
+  assert.deepEqual(
+    [p.masterEnabled, p.waitPoint],
+    [true, 'AFTER_SYNC'],
+    'the master side on before writes, with the parameters the operator had set',
+  );
   const o = await (await other.node()).semiSyncState();
   assert.deepEqual([o.masterEnabled, o.replicaEnabled], [false, true]);
-  await eventually('the other replica acknowledges the new master', async () => (await (await promoted.node()).semiSyncState()).clients === 1);
+  await eventually(
+    'the other replica acknowledges the new master',
+    async () => (await (await promoted.node()).semiSyncState()).clients === 1,
+  );
   await promoted.sql('INSERT INTO app.t VALUES (2)');
-  assert.equal((await (await promoted.node()).semiSyncState()).masterActive, true, 'the commit was acknowledged, not passed on asynchronously');
+  assert.equal(
+    (await (await promoted.node()).semiSyncState()).masterActive,
+    true,
+    'the commit was acknowledged, not passed on asynchronously',
+  );
 });
 
-test('a server whose semi-sync timeout has the high bit set is never stored again, as 3.2.6 cannot; the operator\'s longest timeout is', async (t) => {
+test("a server whose semi-sync timeout has the high bit set is never stored again, as 3.2.6 cannot; the operator's longest timeout is", async (t) => {
   const { servers, get } = await startStandInLab(t, 'semisync-timeout');
   const [s0, s1] = servers;
   const valid = async (s: typeof s0) => (await get(`/api/instance/${s.host}/${s.port}`)).body.IsLastCheckValid as boolean;

@@ -24,13 +24,30 @@ let baseUrl: string;
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'orc-auth-'));
-  writeFileSync(join(dir, 'orchestrator.conf.json'), JSON.stringify({
-    MySQLTopologyUser: 'orchestrator', MySQLTopologyPassword: 'x', ReplicationCredentialsQuery: 'SELECT 1',
-    AuthenticationMethod: 'multi', HTTPAuthUser: USER, HTTPAuthPassword: PASSWORD,
-  }));
+  writeFileSync(
+    join(dir, 'orchestrator.conf.json'),
+    JSON.stringify({
+      MySQLTopologyUser: 'orchestrator',
+      MySQLTopologyPassword: 'x',
+      ReplicationCredentialsQuery: 'SELECT 1',
+      AuthenticationMethod: 'multi',
+      HTTPAuthUser: USER,
+      HTTPAuthPassword: PASSWORD,
+    }),
+  );
   writeFileSync(join(dir, 'user'), `${USER}\n`);
   writeFileSync(join(dir, 'password'), PASSWORD);
-  proc = spawn(process.execPath, [new URL('../../../sandbox/orchestrator/main.ts', import.meta.url).pathname, '--listen', '127.0.0.1:0', '--config', join(dir, 'orchestrator.conf.json')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  proc = spawn(
+    process.execPath,
+    [
+      new URL('../../../sandbox/orchestrator/main.ts', import.meta.url).pathname,
+      '--listen',
+      '127.0.0.1:0',
+      '--config',
+      join(dir, 'orchestrator.conf.json'),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => {
@@ -100,7 +117,14 @@ test('a missing credentials file is an unauthorized error naming the file', asyn
 
 test('errors logged by the operator carry no password', async () => {
   const lines: string[] = [];
-  const log = createLogger({ stream: new Writable({ write: (chunk, _e, cb) => { lines.push(String(chunk)); cb(); } }) });
+  const log = createLogger({
+    stream: new Writable({
+      write: (chunk, _e, cb) => {
+        lines.push(String(chunk));
+        cb();
+      },
+    }),
+  });
   const c = orchestratorClient({ baseUrl, readRetries: 0, credentials: () => ({ user: USER, password: `${PASSWORD}-old` }) });
   const e = await refusal(c.master('nosuch.ns'));
   log.error('orchestrator call failed', { error: e });

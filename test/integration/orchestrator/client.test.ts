@@ -91,8 +91,16 @@ const METHODS: Method[] = [
   { route: /^\/api\/replication-analysis$/, exact: true, call: (c) => c.replicationAnalysis() },
   { route: /^\/api\/replication-analysis\/.+$/, exact: false, call: (c) => c.replicationAnalysis() },
   { route: /^\/api\/audit-recovery\/alias\/([^/]+)$/, exact: true, call: (c, m) => c.recoveries(decodeURIComponent(m[1]!)) },
-  { route: /^\/api\/audit-recovery(\/cluster\/[^/]+|\/[^/]+)?(\?unacknowledged=true)?$/, exact: false, call: (c) => c.recoveries('labcluster') },
-  { route: /^\/api\/ack-recovery\/cluster\/([^/?]+)\?comment=(.+)$/, exact: true, call: (c, m) => c.ackRecoveries(m[1]!, decodeURIComponent(m[2]!)) },
+  {
+    route: /^\/api\/audit-recovery(\/cluster\/[^/]+|\/[^/]+)?(\?unacknowledged=true)?$/,
+    exact: false,
+    call: (c) => c.recoveries('labcluster'),
+  },
+  {
+    route: /^\/api\/ack-recovery\/cluster\/([^/?]+)\?comment=(.+)$/,
+    exact: true,
+    call: (c, m) => c.ackRecoveries(m[1]!, decodeURIComponent(m[2]!)),
+  },
   { route: /^\/api\/ack-recovery\/cluster\/([^/?]+)$/, exact: false, call: (c, m) => c.ackRecoveries(m[1]!, '') },
   {
     route: /^\/api\/begin-downtime\/([^/]+)\/(\d+)\/([^/]+)\/([^/]+)\/(\d+)s$/,
@@ -175,7 +183,11 @@ test('the client decodes every recorded answer it has a method for, asking the r
           return true;
         });
       }
-      if (method.exact) assert.deepEqual(srv.requests.map((q) => `${q.method} ${q.url}`), [`GET ${row.path}`]);
+      if (method.exact)
+        assert.deepEqual(
+          srv.requests.map((q) => `${q.method} ${q.url}`),
+          [`GET ${row.path}`],
+        );
     });
   }
   assert.ok(covered >= 60, `only ${covered} recorded answers had a method`);
@@ -189,13 +201,23 @@ test('decoded values are what the recorded servers were doing', () => {
   const k = (h: string) => ({ host: h, port: 3306 });
 
   const master = got<I>('instance_master_127.0.0.11_3306.json');
-  assert.deepEqual([master.key, master.master, master.readOnly, master.clusterAlias, master.clusterName], [k('127.0.0.11'), null, false, 'labcluster', '127.0.0.11:3306']);
+  assert.deepEqual(
+    [master.key, master.master, master.readOnly, master.clusterAlias, master.clusterName],
+    [k('127.0.0.11'), null, false, 'labcluster', '127.0.0.11:3306'],
+  );
   assert.deepEqual(master.replicas.map((r) => r.host).sort(), ['127.0.0.12', '127.0.0.13']);
   assert.equal(master.lastSeen?.toISOString().slice(0, 10), '2026-11-21');
 
   const replica = got<I>('instance_replica_127.0.0.12_3306.json');
   assert.deepEqual(
-    [replica.master, replica.readOnly, replica.sqlThreadRunning, replica.ioThreadRunning, replica.secondsBehindMaster, replica.lastCheckValid],
+    [
+      replica.master,
+      replica.readOnly,
+      replica.sqlThreadRunning,
+      replica.ioThreadRunning,
+      replica.secondsBehindMaster,
+      replica.lastCheckValid,
+    ],
     [k('127.0.0.11'), true, true, true, 0, true],
   );
   const dead = got<I>('instance_dead-master_127.0.0.11_3306.json');
@@ -205,16 +227,22 @@ test('decoded values are what the recorded servers were doing', () => {
   assert.equal(got<I>('set-writeable_replica_127.0.0.13_3306.json').readOnly, false);
   assert.equal(got<I>('set-read-only_replica_127.0.0.13_3306.json').readOnly, true);
   assert.deepEqual(got<I>('master_labcluster_after-failover.json').key, k('127.0.0.13'));
-  assert.deepEqual(got<I[]>('cluster_alias_labcluster.json').map((i) => i.key.host).sort(), ['127.0.0.11', '127.0.0.12', '127.0.0.13']);
+  assert.deepEqual(
+    got<I[]>('cluster_alias_labcluster.json')
+      .map((i) => i.key.host)
+      .sort(),
+    ['127.0.0.11', '127.0.0.12', '127.0.0.13'],
+  );
 
   const infos = got<C[]>('clusters-info_after-failover.json');
   assert.equal(infos.find((c) => c.clusterAlias === 'labcluster')?.clusterName, '127.0.0.13:3306');
 
   const analysis = got<A[]>('replication-analysis_during-failure_deadmaster.json');
-  assert.deepEqual(
-    analysis.map((a) => [a.instance.host, a.analysis]).sort(),
-    [['127.0.0.11', 'DeadMaster'], ['127.0.0.12', 'FirstTierReplicaFailingToConnectToMaster'], ['127.0.0.13', 'FirstTierReplicaFailingToConnectToMaster']],
-  );
+  assert.deepEqual(analysis.map((a) => [a.instance.host, a.analysis]).sort(), [
+    ['127.0.0.11', 'DeadMaster'],
+    ['127.0.0.12', 'FirstTierReplicaFailingToConnectToMaster'],
+    ['127.0.0.13', 'FirstTierReplicaFailingToConnectToMaster'],
+  ]);
   assert.deepEqual(got<A[]>('replication-analysis_healthy.json'), []);
 
   const failover = got<R[]>('audit-recovery_after-failover.json')[0]!;
@@ -240,7 +268,7 @@ const FIXTURE = (file: string): Row => {
 test('a body without a field the project reads is an unexpected response naming the field and route', async () => {
   const row = FIXTURE('instance_replica_127.0.0.12_3306.json');
   const body = JSON.parse(readFileSync(new URL(row.file, FIXTURES), 'utf8')) as Record<string, unknown>;
-  delete body['ReadOnly'];
+  delete body.ReadOnly;
   srv.answer = { status: 200, contentType: JSON_TYPE, body: JSON.stringify(body) };
   await assert.rejects(client.instance({ host: '127.0.0.12', port: 3306 }), (e: unknown) => {
     assert.ok(e instanceof OrchestratorError);
@@ -252,7 +280,7 @@ test('a body without a field the project reads is an unexpected response naming 
   const analysis = JSON.parse(readFileSync(new URL('replication-analysis_during-failure_deadmaster.json', FIXTURES), 'utf8')) as {
     Details: Array<{ ClusterDetails: Record<string, unknown> }>;
   };
-  analysis.Details[1]!.ClusterDetails['ClusterAlias'] = 7;
+  analysis.Details[1]!.ClusterDetails.ClusterAlias = 7;
   srv.answer = { status: 200, contentType: JSON_TYPE, body: JSON.stringify(analysis) };
   await assert.rejects(client.replicationAnalysis(), { kind: 'unexpected-response', field: 'Details[1].ClusterDetails.ClusterAlias' });
 });
@@ -297,10 +325,13 @@ test('nothing listening is unreachable', async () => {
   await assert.rejects(c.clustersInfo(), { kind: 'unreachable' });
 });
 
-test('no answer in time is unreachable; an aborted call rejects with the caller\'s reason', async () => {
+test("no answer in time is unreachable; an aborted call rejects with the caller's reason", async () => {
   srv.answer = 'hang';
   const c = orchestratorClient({ baseUrl: srv.base, timeoutMs: 50, readRetries: 0 });
-  await assert.rejects(c.master('labcluster'), (e: unknown) => e instanceof OrchestratorError && e.kind === 'unreachable' && /no answer within 50 ms/.test(e.message));
+  await assert.rejects(
+    c.master('labcluster'),
+    (e: unknown) => e instanceof OrchestratorError && e.kind === 'unreachable' && /no answer within 50 ms/.test(e.message),
+  );
 
   const ac = new AbortController();
   const call = client.gracefulMasterTakeoverAuto('labcluster', undefined, { signal: ac.signal });
@@ -313,18 +344,26 @@ test('credentials in the base URL are sent but never appear in an error', async 
   const c = orchestratorClient({ baseUrl: srv.base.replace('http://', 'http://orc:s3cret@'), retryDelayMs: 1 });
   serve(srv, FIXTURE('error_master_unknown.json'));
   srv.requests.length = 0;
-  await assert.rejects(c.master('nosuchcluster'), (e: unknown) => e instanceof Error && !e.message.includes('s3cret') && !e.stack?.includes('s3cret'));
+  await assert.rejects(
+    c.master('nosuchcluster'),
+    (e: unknown) => e instanceof Error && !e.message.includes('s3cret') && !e.stack?.includes('s3cret'),
+  );
   assert.equal(srv.requests[0]?.authorization, `Basic ${Buffer.from('orc:s3cret').toString('base64')}`);
 });
 
 test('a downtime of no positive whole seconds is refused before asking Orchestrator', async () => {
   srv.requests.length = 0;
-  await assert.rejects(client.beginDowntime({ host: 'h', port: 3306 }, { owner: 'o', reason: 'r', seconds: 0 }), /seconds must be a positive integer/);
+  await assert.rejects(
+    client.beginDowntime({ host: 'h', port: 3306 }, { owner: 'o', reason: 'r', seconds: 0 }),
+    /seconds must be a positive integer/,
+  );
   assert.equal(srv.requests.length, 0);
 });
 
-const REAL = process.env['TEST_ORCHESTRATOR_URL'];
-test('against a real Orchestrator (TEST_ORCHESTRATOR_URL), the read-only calls decode', { skip: REAL ? false : 'needs TEST_ORCHESTRATOR_URL (a real Orchestrator API base, e.g. http://host:3000/api)' }, async () => {
+const REAL = process.env.TEST_ORCHESTRATOR_URL;
+test('against a real Orchestrator (TEST_ORCHESTRATOR_URL), the read-only calls decode', {
+  skip: REAL ? false : 'needs TEST_ORCHESTRATOR_URL (a real Orchestrator API base, e.g. http://host:3000/api)',
+}, async () => {
   const c = orchestratorClient({ baseUrl: REAL! });
   const infos = await c.clustersInfo();
   await c.replicationAnalysis();
@@ -345,6 +384,9 @@ test('every route the client asks, with every outcome it can meet there, has a r
   assert.deepEqual(missing, [], 'record these with the real binary (test/fixtures/orchestrator/README.md says how)');
   // The enumeration is the client's: every method, and both paths of the takeover with and without a designated replica.
   const templates = new Set(all.map((c) => c.route.template));
-  assert.ok(templates.has('/api/graceful-master-takeover-auto/{alias}') && templates.has('/api/graceful-master-takeover-auto/{alias}/{host}/{port}'));
+  assert.ok(
+    templates.has('/api/graceful-master-takeover-auto/{alias}') &&
+      templates.has('/api/graceful-master-takeover-auto/{alias}/{host}/{port}'),
+  );
   assert.equal(new Set(all.map((c) => c.route.method)).size, Object.keys(client).length);
 });

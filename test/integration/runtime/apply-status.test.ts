@@ -31,51 +31,115 @@ async function setup(t: TestContext): Promise<{ client: KubeClient; ref: ObjectR
 
 const owners = (o: Cluster) => (o.metadata.managedFields ?? []).map((e) => `${e.manager}/${e.operation}/${e.subresource ?? ''}`).sort();
 
-test('two owners write their parts; neither names, owns or removes the other\'s', async (t) => {
+test("two owners write their parts; neither names, owns or removes the other's", async (t) => {
   const { client, ref } = await setup(t);
   await applyStatus(client, ref, CLUSTER_STATUS_OWNERS.orchestrator, orchestratorPart(['n0', 'n1']));
-  const both = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.cluster, { readyNodes: 2, observedGeneration: 1, conditions: [cond('Synced')] });
-  assert.deepEqual(both.status.nodes.map((n: { name: string }) => n.name), ['n0', 'n1']);
-  assert.deepEqual(both.status.conditions.map((c: { type: string }) => c.type), ['Ready', 'PendingFailoverAck', 'ReadOnly', 'FailoverInProgress', 'Synced']);
-  assert.deepEqual(owners(both), ['apply-status-test/Update/', 'mysql-operator-cluster/Apply/status', 'mysql-operator-orchestrator/Apply/status']);
+  const both = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.cluster, {
+    readyNodes: 2,
+    observedGeneration: 1,
+    conditions: [cond('Synced')],
+  });
+  assert.deepEqual(
+    both.status.nodes.map((n: { name: string }) => n.name),
+    ['n0', 'n1'],
+  );
+  assert.deepEqual(
+    both.status.conditions.map((c: { type: string }) => c.type),
+    ['Ready', 'PendingFailoverAck', 'ReadOnly', 'FailoverInProgress', 'Synced'],
+  );
+  assert.deepEqual(owners(both), [
+    'apply-status-test/Update/',
+    'mysql-operator-cluster/Apply/status',
+    'mysql-operator-orchestrator/Apply/status',
+  ]);
   const fewer = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.orchestrator, orchestratorPart(['n1'], 'False'));
-  assert.deepEqual(fewer.status.nodes.map((n: { name: string }) => n.name), ['n1']);
+  assert.deepEqual(
+    fewer.status.nodes.map((n: { name: string }) => n.name),
+    ['n1'],
+  );
   assert.equal(fewer.status.readyNodes, 2);
   assert.equal(fewer.status.conditions.find((c: { type: string }) => c.type === 'Synced').status, 'True');
 });
 
-test('a field outside the owner\'s part is a programmer error, refused before any request', async (t) => {
+test("a field outside the owner's part is a programmer error, refused before any request", async (t) => {
   const { client, ref } = await setup(t);
-  await assert.rejects(applyStatus(client, ref, CLUSTER_STATUS_OWNERS.cluster, { nodes: [] }), /mysql-operator-cluster does not own status\.nodes/);
-  await assert.rejects(applyStatus(client, ref, CLUSTER_STATUS_OWNERS.cluster, { conditions: [cond('Ready')] }), /does not own the status condition Ready/);
+  await assert.rejects(
+    applyStatus(client, ref, CLUSTER_STATUS_OWNERS.cluster, { nodes: [] }),
+    /mysql-operator-cluster does not own status\.nodes/,
+  );
+  await assert.rejects(
+    applyStatus(client, ref, CLUSTER_STATUS_OWNERS.cluster, { conditions: [cond('Ready')] }),
+    /does not own the status condition Ready/,
+  );
 });
 
-test('a status written by PUT converges: the old writer\'s share of each part is handed over, and what an owner drops goes', async (t) => {
+test("a status written by PUT converges: the old writer's share of each part is handed over, and what an owner drops goes", async (t) => {
   const { client, ref } = await setup(t);
   const legacy = new KubeClient(client.kubeConfig, { userAgent: 'apply-status-test/1.0', fieldManager: LEGACY_FIELD_MANAGER });
   t.after(() => legacy.close());
   const cur = await client.get<Cluster>(ref);
-  await legacy.updateStatus({ ...cur, status: { readyNodes: 3, ...orchestratorPart(['n0', 'n1', 'n2']), conditions: [...orchestratorPart([]).conditions, cond('Synced')] } });
+  await legacy.updateStatus({
+    ...cur,
+    status: { readyNodes: 3, ...orchestratorPart(['n0', 'n1', 'n2']), conditions: [...orchestratorPart([]).conditions, cond('Synced')] },
+  });
 
   // A plain server-side apply (no hand-over) is not enough: the PUT's owner keeps n2 alive.
-  const plain = await client.patch<Cluster>(ref, { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: 'c1' }, status: orchestratorPart(['n0', 'n1']) }, {
-    type: 'apply', subresource: 'status', force: true, fieldManager: CLUSTER_STATUS_OWNERS.orchestrator.fieldManager,
-  });
-  assert.deepEqual(plain.status.nodes.map((n: { name: string }) => n.name), ['n0', 'n1', 'n2']);
+  const plain = await client.patch<Cluster>(
+    ref,
+    { apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: 'c1' }, status: orchestratorPart(['n0', 'n1']) },
+    {
+      type: 'apply',
+      subresource: 'status',
+      force: true,
+      fieldManager: CLUSTER_STATUS_OWNERS.orchestrator.fieldManager,
+    },
+  );
+  assert.deepEqual(
+    plain.status.nodes.map((n: { name: string }) => n.name),
+    ['n0', 'n1', 'n2'],
+  );
 
   const orch = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.orchestrator, orchestratorPart(['n0', 'n1']));
-  assert.deepEqual(orch.status.nodes.map((n: { name: string }) => n.name), ['n0', 'n1'], 'n2 gone with the hand-over');
+  assert.deepEqual(
+    orch.status.nodes.map((n: { name: string }) => n.name),
+    ['n0', 'n1'],
+    'n2 gone with the hand-over',
+  );
   const old = orch.metadata.managedFields!.find((e) => e.manager === LEGACY_FIELD_MANAGER && e.operation === 'Update')!;
   assert.deepEqual(Object.keys(old.fieldsV1!['f:status']!).sort(), ['.', 'f:conditions', 'f:readyNodes']);
-  assert.deepEqual(Object.keys(old.fieldsV1!['f:status']!['f:conditions']!).sort(), ['.', 'k:{"type":"Synced"}'], 'the cluster controller\'s part stays until it writes');
+  assert.deepEqual(
+    Object.keys(old.fieldsV1!['f:status']!['f:conditions']!).sort(),
+    ['.', 'k:{"type":"Synced"}'],
+    "the cluster controller's part stays until it writes",
+  );
 
-  const mine = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.cluster, { readyNodes: 3, observedGeneration: 1, conditions: [cond('Synced')] });
-  assert.equal(mine.metadata.managedFields!.some((e) => e.manager === LEGACY_FIELD_MANAGER && e.subresource === 'status'), false, 'nothing left to the old writer');
-  const dropped = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.cluster, { observedGeneration: 1, conditions: [cond('Synced')] });
+  const mine = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.cluster, {
+    readyNodes: 3,
+    observedGeneration: 1,
+    conditions: [cond('Synced')],
+  });
+  assert.equal(
+    mine.metadata.managedFields!.some((e) => e.manager === LEGACY_FIELD_MANAGER && e.subresource === 'status'),
+    false,
+    'nothing left to the old writer',
+  );
+  const dropped = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.cluster, {
+    observedGeneration: 1,
+    conditions: [cond('Synced')],
+  });
   assert.equal(dropped.status.readyNodes, undefined, 'owned alone now: leaving it out removes it');
-  assert.deepEqual(dropped.status.nodes.map((n: { name: string }) => n.name), ['n0', 'n1']);
+  assert.deepEqual(
+    dropped.status.nodes.map((n: { name: string }) => n.name),
+    ['n0', 'n1'],
+  );
   // From now on, one request per write and nothing to hand over.
   const again = await applyStatus<Cluster>(client, ref, CLUSTER_STATUS_OWNERS.orchestrator, orchestratorPart(['n0']));
-  assert.deepEqual(again.status.nodes.map((n: { name: string }) => n.name), ['n0']);
-  assert.deepEqual(owners(again).filter((o) => o.endsWith('/status')), ['mysql-operator-cluster/Apply/status', 'mysql-operator-orchestrator/Apply/status']);
+  assert.deepEqual(
+    again.status.nodes.map((n: { name: string }) => n.name),
+    ['n0'],
+  );
+  assert.deepEqual(
+    owners(again).filter((o) => o.endsWith('/status')),
+    ['mysql-operator-cluster/Apply/status', 'mysql-operator-orchestrator/Apply/status'],
+  );
 });

@@ -15,7 +15,7 @@ export function memoryLogger(): { log: Logger; lines: string[] } {
     write(chunk, _enc, cb) {
       const text = String(chunk);
       lines.push(...text.split('\n').filter(Boolean));
-      if (process.env['DEBUG_TEST_LOGS']) process.stderr.write(text);
+      if (process.env.DEBUG_TEST_LOGS) process.stderr.write(text);
       cb();
     },
   });
@@ -26,11 +26,16 @@ export function memoryLogger(): { log: Logger; lines: string[] } {
 export function testConfig(extra: string[] = [], env: NodeJS.ProcessEnv = {}): Config {
   return loadConfig(
     [
-      '--metrics-addr', '127.0.0.1:0',
-      '--lease-duration', '3s',
-      '--renew-deadline', '2s',
-      '--retry-period', '250ms',
-      '--shutdown-timeout', '10s',
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--lease-duration',
+      '3s',
+      '--renew-deadline',
+      '2s',
+      '--retry-period',
+      '250ms',
+      '--shutdown-timeout',
+      '10s',
       ...extra,
     ],
     env,

@@ -46,7 +46,8 @@ async function setup(
     },
   });
   const mirror = new Map<string, string>();
-  const record = (o: KubeObject): void => void mirror.set(`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata?.resourceVersion ?? '');
+  const record = (o: KubeObject): void =>
+    void mirror.set(`${o.metadata?.namespace}/${o.metadata?.name}`, o.metadata?.resourceVersion ?? '');
   informer.addHandlers({
     onAdd: record,
     onUpdate: (_old, o) => record(o),
@@ -83,9 +84,7 @@ async function setup(
     },
     async converged() {
       const want = sorted(await serverState());
-      return (
-        JSON.stringify(sorted(cacheState())) === JSON.stringify(want) && JSON.stringify(sorted(mirror)) === JSON.stringify(want)
-      );
+      return JSON.stringify(sorted(cacheState())) === JSON.stringify(want) && JSON.stringify(sorted(mirror)) === JSON.stringify(want);
     },
   };
 }
@@ -107,7 +106,7 @@ describe('informer', () => {
     await f.put('c', { v: '1' });
     await f.remove('b');
     await assertConverged(f, 'watch events');
-    assert.equal(f.counts.relist['initial'], 1);
+    assert.equal(f.counts.relist.initial, 1);
   });
 
   it('when the server drops the watch, resumes from the last resourceVersion and misses nothing', async (t) => {
@@ -125,9 +124,9 @@ describe('informer', () => {
       await f.put('a', { v: 'back' });
       await assertConverged(f, `after dropping the watch (graceful=${graceful})`);
     }
-    const restarts = (f.counts.restart['closed'] ?? 0) + (f.counts.restart['error'] ?? 0);
+    const restarts = (f.counts.restart.closed ?? 0) + (f.counts.restart.error ?? 0);
     assert.ok(restarts >= 2, `watch restarts counted: ${JSON.stringify(f.counts.restart)}`);
-    assert.equal(f.counts.relist['initial'], 1);
+    assert.equal(f.counts.relist.initial, 1);
   });
 
   it('when the server answers 410 Gone, relists and ends equal to the server', async (t) => {
@@ -147,7 +146,7 @@ describe('informer', () => {
     f.env.server.faults.dropWatches();
     await assertConverged(f, 'after 410');
     assert.ok(f.counts.gone >= 1, 'a 410 was seen');
-    assert.ok((f.counts.relist['gone'] ?? 0) >= 1, 'and answered with a relist');
+    assert.ok((f.counts.relist.gone ?? 0) >= 1, 'and answered with a relist');
   });
 
   it('when the watch goes silent, the watchdog rebuilds it and the missed events arrive', async (t) => {
@@ -159,7 +158,7 @@ describe('informer', () => {
     f.env.server.faults.silenceWatches();
     await f.put('a', { v: '2' });
     await f.put('b', { v: '1' });
-    await eventually('the watchdog fired', () => (f.counts.restart['stalled'] ?? 0) >= 1);
+    await eventually('the watchdog fired', () => (f.counts.restart.stalled ?? 0) >= 1);
     f.env.server.faults.unsilenceWatches();
     await assertConverged(f, 'after a silent watch');
   });
@@ -175,12 +174,14 @@ describe('informer', () => {
     await f.put('b', { v: '2' });
     await f.put('c', { v: '1' });
     await assertConverged(f, 'periodic relist during silence');
-    assert.ok((f.counts.relist['periodic'] ?? 0) >= 1);
+    assert.ok((f.counts.relist.periodic ?? 0) >= 1);
   });
 
   // Seen as an operator that could not start (its metrics port taken) and then never stopped: its
   // informers were stopped during their first list, and each went on to a watch of minutes.
-  it('a stop while the first list is in flight ends the informer once the list is answered, with no watch', { timeout: 30_000 }, async (t) => {
+  it('a stop while the first list is in flight ends the informer once the list is answered, with no watch', {
+    timeout: 30_000,
+  }, async (t) => {
     const f = await setup(t);
     if (!f.env.server) return t.skip('needs fault injection (not on a real cluster)');
     const faults = f.env.server.faults;
@@ -190,7 +191,7 @@ describe('informer', () => {
     const stopped = f.informer.stop();
     faults.resume();
     await stopped;
-    assert.equal(f.counts.relist['initial'], 1);
+    assert.equal(f.counts.relist.initial, 1);
     assert.equal(f.informer.watching, false, 'no watch was opened after the stop');
   });
 
@@ -202,7 +203,7 @@ describe('informer', () => {
     f.informer.start();
     await f.informer.waitForSync();
     await assertConverged(f, 'after failed lists');
-    assert.equal(f.counts.relist['initial'], 4, 'three failed lists, then one that worked');
+    assert.equal(f.counts.relist.initial, 4, 'three failed lists, then one that worked');
   });
 
   it('when a relist itself answers 410, backs off and lists again', async (t) => {

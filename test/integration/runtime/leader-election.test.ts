@@ -106,7 +106,10 @@ describe('leader election', () => {
     await eventually('a leader reconciles', () => cs.some((c) => c.reconciled.includes(`${env.namespace}/work`)));
     for (const c of cs) assert.deepEqual(c.reconciledWhileNotLeader, [], `${c.identity} reconciled only while leading`);
     const holder = (await readLease(env)).spec?.holderIdentity;
-    assert.deepEqual(leaders(cs).map((c) => c.identity), [holder]);
+    assert.deepEqual(
+      leaders(cs).map((c) => c.identity),
+      [holder],
+    );
   });
 
   it('when the leader dies without releasing, the standby takes over once the Lease expires', async (t) => {
@@ -123,7 +126,10 @@ describe('leader election', () => {
     // Not before the dead holder's record has stayed unchanged for a lease duration: the unit test
     // checks that rule on an injected clock, bench/leader-election.ts measures the takeover.
     await eventually('the standby leads', () => standby.manager.isLeader, LEASE_MS * 4);
-    assert.deepEqual(running(cs).map((c) => c.identity), [standby.identity]);
+    assert.deepEqual(
+      running(cs).map((c) => c.identity),
+      [standby.identity],
+    );
     const lease = await readLease(env);
     assert.equal(lease.spec?.holderIdentity, standby.identity);
     assert.equal(lease.spec?.leaseTransitions, 1);
@@ -138,7 +144,14 @@ describe('leader election', () => {
   it('a graceful stop releases the Lease and the standby takes over without waiting for expiry', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     // A Lease that lasts an hour: a takeover during the test cannot come from its expiry.
-    const cs = await candidates(t, env, 2, ['--lease-duration', '1h', '--renew-deadline', `${RENEW_MS}ms`, '--retry-period', `${RETRY_MS}ms`]);
+    const cs = await candidates(t, env, 2, [
+      '--lease-duration',
+      '1h',
+      '--renew-deadline',
+      `${RENEW_MS}ms`,
+      '--retry-period',
+      `${RETRY_MS}ms`,
+    ]);
     await eventually('a leader is elected', () => leaders(cs).length === 1);
     const [old] = leaders(cs);
     const standby = cs.find((c) => c !== old);
@@ -178,7 +191,15 @@ describe('leader election', () => {
       },
     };
     t.after(() => release());
-    const config = testConfig(['--namespace', env.namespace, '--leader-election-namespace', env.namespace, '--identity', 'stubborn', ...TIMINGS]);
+    const config = testConfig([
+      '--namespace',
+      env.namespace,
+      '--leader-election-namespace',
+      env.namespace,
+      '--identity',
+      'stubborn',
+      ...TIMINGS,
+    ]);
     const { manager, client, lines } = await runManager(t, env.kubeConfig, spec, config);
     let fatal: Error | undefined;
     void manager.fatal.then((err) => (fatal = err));

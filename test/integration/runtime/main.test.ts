@@ -20,7 +20,7 @@ const HOOK_SECRET = 'Hook-Secret-4711';
 
 /** A kubeconfig file for the process: the test server's, written to a directory removed after the test, or TEST_KUBECONFIG. */
 function kubeconfigPath(t: TestContext, env: KubeEnv): string {
-  if (!env.server) return process.env['TEST_KUBECONFIG'] ?? '';
+  if (!env.server) return process.env.TEST_KUBECONFIG ?? '';
   const dir = mkdtempSync(join(tmpdir(), 'operator-main-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, 'kubeconfig');
@@ -30,14 +30,17 @@ function kubeconfigPath(t: TestContext, env: KubeEnv): string {
 
 describe('operator process', () => {
   it('refuses an invalid flag with exit code 2 and a message naming it', () => {
-    const r = spawnSync(process.execPath, [MAIN, '--workers', 'lots'], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+    const r = spawnSync(process.execPath, [MAIN, '--workers', 'lots'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--workers \(or WORKERS\): 'lots'/);
   });
 
   for (const flag of ['--help', '-h']) {
     it(`prints the usage on stdout and exits 0 for ${flag}, without the topology password it was given`, () => {
-      const r = spawnSync(process.execPath, [MAIN, flag], { encoding: 'utf8', env: { PATH: process.env['PATH'], ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD } });
+      const r = spawnSync(process.execPath, [MAIN, flag], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD },
+      });
       assert.equal(r.status, 0, r.stderr);
       assert.match(r.stdout, /^usage: mysql-operator \[flags\]/);
       assert.match(r.stdout, /--workers +WORKERS /);
@@ -53,9 +56,30 @@ describe('operator process', () => {
 
     const child: ChildProcess = spawn(
       process.execPath,
-      [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
-        '--metrics-addr', '127.0.0.1:0', '--identity', 'main-test', '--retry-period', '200ms'],
-      { env: { PATH: process.env['PATH'], ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD, FAILOVER_HOOK_SECRET: HOOK_SECRET }, stdio: ['ignore', 'pipe', 'pipe'] },
+      [
+        MAIN,
+        '--kubeconfig',
+        kcPath,
+        '--namespace',
+        env.namespace,
+        '--leader-election-namespace',
+        env.namespace,
+        '--metrics-addr',
+        '127.0.0.1:0',
+        '--identity',
+        'main-test',
+        '--retry-period',
+        '200ms',
+      ],
+      {
+        env: {
+          PATH: process.env.PATH,
+          ORC_TOPOLOGY_USER: 'orc',
+          ORC_TOPOLOGY_PASSWORD: TOPOLOGY_PASSWORD,
+          FAILOVER_HOOK_SECRET: HOOK_SECRET,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let out = '';
     let err = '';
@@ -77,16 +101,24 @@ describe('operator process', () => {
     assert.match(metrics, /process_cpu_seconds_total/);
     assert.match(metrics, /rest_client_rate_limiter_duration_seconds_count [1-9]/, 'requests went through the rate limiter');
     // The orchestrator controller serves the failover hook with the secret of FAILOVER_HOOK_SECRET.
-    const hook = (secret: string) => fetch(`http://127.0.0.1:${port}/hooks/orchestrator/failover`, {
-      method: 'POST', headers: { Authorization: `Bearer ${secret}` }, body: `process=PreFailover&alias=none.${env.namespace}`,
-    });
+    const hook = (secret: string) =>
+      fetch(`http://127.0.0.1:${port}/hooks/orchestrator/failover`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${secret}` },
+        body: `process=PreFailover&alias=none.${env.namespace}`,
+      });
     assert.deepEqual([(await hook('wrong')).status, (await hook(HOOK_SECRET)).status], [401, 404]);
 
     child.kill('SIGTERM');
     assert.equal(await exited, 0, `exit code (stderr: ${err})`);
     const client = new KubeClient(env.kubeConfig);
     t.after(() => client.close());
-    const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: 'mysql-operator-leader-election' });
+    const lease = await client.get<Lease>({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: env.namespace,
+      name: 'mysql-operator-leader-election',
+    });
     assert.ok(!lease.spec?.holderIdentity, 'the Lease was released');
     for (const line of out.split('\n').filter(Boolean)) JSON.parse(line);
     assert.doesNotMatch(out + err, new RegExp(TOPOLOGY_PASSWORD), 'the topology password is never logged');
@@ -105,9 +137,22 @@ describe('operator process', () => {
 
     const child = spawn(
       process.execPath,
-      [MAIN, '--kubeconfig', kcPath, '--namespace', env.namespace, '--leader-election-namespace', env.namespace,
-        '--metrics-addr', `127.0.0.1:${port}`, '--identity', 'main-test-taken', '--retry-period', '200ms'],
-      { env: { PATH: process.env['PATH'] }, stdio: ['ignore', 'pipe', 'pipe'] },
+      [
+        MAIN,
+        '--kubeconfig',
+        kcPath,
+        '--namespace',
+        env.namespace,
+        '--leader-election-namespace',
+        env.namespace,
+        '--metrics-addr',
+        `127.0.0.1:${port}`,
+        '--identity',
+        'main-test-taken',
+        '--retry-period',
+        '200ms',
+      ],
+      { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -115,7 +160,9 @@ describe('operator process', () => {
     t.after(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      child.on('exit', (c, s) => resolve([c, s])),
+    );
     assert.equal(signal, null, out);
     assert.notEqual(code, 0, out);
     assert.notEqual(code, null, out);

@@ -41,7 +41,10 @@ describe('manager', () => {
       },
     });
     await eventually('ready', () => manager.ready);
-    const parent = await client.create<KubeObject>({ ...CM, metadata: { name: 'parent', namespace: env.namespace, labels: { app: 'mgr' } } });
+    const parent = await client.create<KubeObject>({
+      ...CM,
+      metadata: { name: 'parent', namespace: env.namespace, labels: { app: 'mgr' } },
+    });
     const key = `${env.namespace}/parent`;
     await eventually('the primary is reconciled', () => seen.includes(key));
 
@@ -64,7 +67,10 @@ describe('manager', () => {
       spec: { ports: [{ port: 80 }] },
     } as KubeObject);
     await eventually('a mapped object enqueues the mapped key', () => seen.length > count && seen.at(-1) === key);
-    assert.ok(seen.every((k) => k === key), `only the primary key is reconciled: ${seen.join(',')}`);
+    assert.ok(
+      seen.every((k) => k === key),
+      `only the primary key is reconciled: ${seen.join(',')}`,
+    );
   });
 
   it('serves /healthz, /readyz once synced and leading state is known, and /metrics', async (t) => {
@@ -84,7 +90,9 @@ describe('manager', () => {
     assert.equal((await http(manager, '/healthz')).status, 200);
     await eventually('ready', async () => (await http(manager, '/readyz')).status === 200);
     await client.create({ ...CM, metadata: { name: 'm', namespace: env.namespace } });
-    await eventually('retried after the failure', async () => /controller_reconcile_total\{controller="metered",result="success"\} [1-9]/.test((await http(manager, '/metrics')).body));
+    await eventually('retried after the failure', async () =>
+      /controller_reconcile_total\{controller="metered",result="success"\} [1-9]/.test((await http(manager, '/metrics')).body),
+    );
     const metrics = (await http(manager, '/metrics')).body;
     for (const name of [
       'workqueue_depth{controller="metered"}',
@@ -112,13 +120,18 @@ describe('manager', () => {
         const obj = (await ctx.informer(CM)).get(req.namespace, req.name);
         if (!obj || runs++ > 0) return;
         for (let i = 0; i < 3; i++) {
-          ctx.events.warning(obj, 'ConnectFailed', 'cannot reach mysql://root:hunter2@db:3306/ (MASTER_PASSWORD=\'hunter2\')');
+          ctx.events.warning(obj, 'ConnectFailed', "cannot reach mysql://root:hunter2@db:3306/ (MASTER_PASSWORD='hunter2')");
         }
       },
     });
     await client.create({ ...CM, metadata: { name: 'e', namespace: env.namespace } });
     const events = async () =>
-      (await client.list<KubeObject & { reason?: string; count?: number; message?: string }>({ apiVersion: 'v1', kind: 'Event' }, { namespace: env.namespace })).items;
+      (
+        await client.list<KubeObject & { reason?: string; count?: number; message?: string }>(
+          { apiVersion: 'v1', kind: 'Event' },
+          { namespace: env.namespace },
+        )
+      ).items;
     await eventually('the event count reaches 3', async () => (await events()).some((e) => e.count === 3));
     const mine = (await events()).filter((e) => e.reason === 'ConnectFailed');
     assert.equal(mine.length, 1);
@@ -192,7 +205,12 @@ describe('manager', () => {
     release();
     await stopping;
     assert.equal(finished, true, 'stop waited for the in-flight reconcile');
-    const lease = await client.get<Lease>({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: env.namespace, name: 'mysql-operator-leader-election' });
+    const lease = await client.get<Lease>({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      namespace: env.namespace,
+      name: 'mysql-operator-leader-election',
+    });
     assert.ok(!lease.spec?.holderIdentity, `holderIdentity cleared, got ${lease.spec?.holderIdentity}`);
   });
 });

@@ -11,9 +11,18 @@ const CM = { apiVersion: 'v1', kind: 'ConfigMap' };
 const N = 6;
 
 /** A client limited to `qps`/`burst`; `waits` gets the wait of every token it reserves (0: none). */
-function limitedClient(t: TestContext, env: KubeEnv, qps: number, burst: number, userAgent: string): { client: KubeClient; waits: number[] } {
+function limitedClient(
+  t: TestContext,
+  env: KubeEnv,
+  qps: number,
+  burst: number,
+  userAgent: string,
+): { client: KubeClient; waits: number[] } {
   const waits: number[] = [];
-  const client = new KubeClient(env.kubeConfig, { rateLimiter: new TokenBucket({ qps, burst, onWait: (ms) => waits.push(ms) }), userAgent });
+  const client = new KubeClient(env.kubeConfig, {
+    rateLimiter: new TokenBucket({ qps, burst, onWait: (ms) => waits.push(ms) }),
+    userAgent,
+  });
   t.after(() => client.close());
   return { client, waits };
 }
@@ -22,7 +31,9 @@ const delayed = (waits: number[]): number => waits.filter((ms) => ms > 0).length
 
 /** N concurrent lists, the i-th tagged `limit=i+1` so the server's log tells them apart. */
 function burstOfLists(client: KubeClient, namespace: string): Promise<unknown[]> {
-  return Promise.all(Array.from({ length: N }, (_, i) => client.request('GET', `/api/v1/namespaces/${namespace}/configmaps`, { query: { limit: i + 1 } })));
+  return Promise.all(
+    Array.from({ length: N }, (_, i) => client.request('GET', `/api/v1/namespaces/${namespace}/configmaps`, { query: { limit: i + 1 } })),
+  );
 }
 
 describe('client-side rate limit', () => {
@@ -33,10 +44,15 @@ describe('client-side rate limit', () => {
     await burstOfLists(client, env.namespace);
     assert.equal(waits.length, N);
     assert.equal(delayed(waits), N - 1, 'every request after the first had to wait for a token');
-    const skip = env.server ? false : "needs the test API server's request log: a real cluster does not say in which order it received requests";
+    const skip = env.server
+      ? false
+      : "needs the test API server's request log: a real cluster does not say in which order it received requests";
     await t.test('the server received them in the order they were asked for', { skip }, () => {
-      const seen = env.server!.requestLog.entries.filter((e) => e.userAgent === agent).map((e) => Number(e.query['limit']));
-      assert.deepEqual(seen, Array.from({ length: N }, (_, i) => i + 1));
+      const seen = env.server!.requestLog.entries.filter((e) => e.userAgent === agent).map((e) => Number(e.query.limit));
+      assert.deepEqual(
+        seen,
+        Array.from({ length: N }, (_, i) => i + 1),
+      );
     });
   });
 
@@ -44,7 +60,10 @@ describe('client-side rate limit', () => {
     const env = await kubeEnv(t, { crds: false });
     const { client, waits } = limitedClient(t, env, 5, N, 'rate-limit-test/burst');
     await burstOfLists(client, env.namespace);
-    assert.deepEqual(waits, Array.from({ length: N }, () => 0));
+    assert.deepEqual(
+      waits,
+      Array.from({ length: N }, () => 0),
+    );
   });
 
   it('a watch takes no token, even from an empty bucket', async (t) => {

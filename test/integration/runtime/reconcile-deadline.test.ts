@@ -44,6 +44,9 @@ describe('reconcile deadline', () => {
     assert.equal(first.signalAborted, true, "the reconcile's signal aborted at the deadline");
     const metrics = await (await fetch(`http://127.0.0.1:${manager.httpAddress?.port}/metrics`)).text();
     assert.match(metrics, /controller_reconcile_timeouts_total\{controller="deadline"\} [1-9]/);
-    assert.ok(lines.some((l) => l.includes('reconcile passed its deadline') && l.includes(`${env.namespace}/primary`)), 'the timeout is logged with its object');
+    assert.ok(
+      lines.some((l) => l.includes('reconcile passed its deadline') && l.includes(`${env.namespace}/primary`)),
+      'the timeout is logged with its object',
+    );
   });
 });

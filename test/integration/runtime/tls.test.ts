@@ -25,15 +25,39 @@ function makeCerts(dir: string): Record<'ca' | 'serverCert' | 'serverKey' | 'cli
   ossl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=test-ca');
   writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
   ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  ossl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'san.ext');
+  ossl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'san.ext',
+  );
   ossl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=operator');
   ossl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.crt', '-days', '1');
   const read = (f: string): string => readFileSync(join(dir, f), 'utf8');
-  return { ca: read('ca.crt'), serverCert: read('server.crt'), serverKey: read('server.key'), clientCert: read('client.crt'), clientKey: read('client.key') };
+  return {
+    ca: read('ca.crt'),
+    serverCert: read('server.crt'),
+    serverKey: read('server.key'),
+    clientCert: read('client.crt'),
+    clientKey: read('client.key'),
+  };
 }
 
 describe('kube client over TLS', () => {
-  it('lists, writes and watches through HTTPS with a CA, a client certificate and a token', { skip: !hasOpenssl && 'openssl missing' }, async (t) => {
+  it('lists, writes and watches through HTTPS with a CA, a client certificate and a token', {
+    skip: !hasOpenssl && 'openssl missing',
+  }, async (t) => {
     const env = await kubeEnv(t, { crds: false });
     if (!env.server) return t.skip('needs the test API server behind a TLS front');
     const backend = new URL(env.server.url);
@@ -71,7 +95,12 @@ describe('kube client over TLS', () => {
         apiVersion: 'v1',
         kind: 'Config',
         clusters: [{ name: 'tls', cluster: { server: `https://127.0.0.1:${port}`, 'certificate-authority-data': b64(certs.ca) } }],
-        users: [{ name: 'op', user: { token: env.server.token, 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) } }],
+        users: [
+          {
+            name: 'op',
+            user: { token: env.server.token, 'client-certificate-data': b64(certs.clientCert), 'client-key-data': b64(certs.clientKey) },
+          },
+        ],
         contexts: [{ name: 'tls', context: { cluster: 'tls', user: 'op' } }],
         'current-context': 'tls',
       }),
@@ -84,7 +113,12 @@ describe('kube client over TLS', () => {
     });
     informer.start();
     await informer.waitForSync();
-    await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'over-tls', namespace: env.namespace }, data: { a: '1' } });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'over-tls', namespace: env.namespace },
+      data: { a: '1' },
+    });
     await eventually('the watch delivers the new object over TLS', () => informer.get(env.namespace, 'over-tls') !== undefined);
     assert.ok(clientNames.length > 0 && clientNames.every((n) => n === 'operator'), 'every request carried the client certificate');
   });

@@ -17,8 +17,10 @@ import { attach } from '../../../sandbox/attach.ts';
 function kubeconfig(cluster: Record<string, unknown>): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', ...cluster }], users: [{ name: 'u', token: 'not-used' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x',
+    clusters: [{ name: 'c', ...cluster }],
+    users: [{ name: 'u', token: 'not-used' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
   });
   return kc;
 }
@@ -36,25 +38,55 @@ async function refusal(kc: KubeConfig): Promise<string> {
 }
 
 test('a server over plain HTTP, or one the kubeconfig does not verify, is refused with the reason', async () => {
-  assert.match(await refusal(kubeconfig({ server: 'http://127.0.0.1:8080' })), /is not HTTPS: pods' in-cluster clients send their token over HTTPS only/);
+  assert.match(
+    await refusal(kubeconfig({ server: 'http://127.0.0.1:8080' })),
+    /is not HTTPS: pods' in-cluster clients send their token over HTTPS only/,
+  );
   assert.match(await refusal(kubeconfig({ server: 'https://127.0.0.1:6443', skipTLSVerify: true })), /skips TLS verification/);
 });
 
 test('a server it cannot reach is refused naming it', async () => {
   // Port 1 on loopback: nothing listens there.
-  assert.match(await refusal(kubeconfig({ server: 'https://127.0.0.1:1' })), /cannot reach the kubeconfig's server 127\.0\.0\.1:1 over TLS: .*ECONNREFUSED/);
+  assert.match(
+    await refusal(kubeconfig({ server: 'https://127.0.0.1:1' })),
+    /cannot reach the kubeconfig's server 127\.0\.0\.1:1 over TLS: .*ECONNREFUSED/,
+  );
 });
 
 test('a certificate for localhost and 127.0.0.1 only is refused, saying what it covers', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'attach-refusal-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
   const server = createServer({ cert, key: readFileSync(join(dir, 'key.pem'), 'utf8') }, (_req, res) => res.end('{}'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   t.after(() => new Promise<void>((r) => server.close(() => r())));
   const port = (server.address() as AddressInfo).port;
   const message = await refusal(kubeconfig({ server: `https://127.0.0.1:${port}`, caData: Buffer.from(cert).toString('base64') }));
-  assert.match(message, /certificate covers DNS:localhost, IP:127\.0\.0\.1: neither the sandbox's relay address 10\.213\.250\.1 nor kubernetes\.default\.svc/);
+  assert.match(
+    message,
+    /certificate covers DNS:localhost, IP:127\.0\.0\.1: neither the sandbox's relay address 10\.213\.250\.1 nor kubernetes\.default\.svc/,
+  );
 });

@@ -12,7 +12,9 @@ import { sandboxLeftovers, sandboxSkip } from '../../support/sandbox.ts';
 test('npm run sandbox reaches Ready, prints how to connect, and Ctrl-C leaves nothing behind', { skip: sandboxSkip() }, async () => {
   const child = spawn(process.execPath, ['scripts/sandbox.ts'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   await new Promise<void>((running, failed) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -28,8 +30,12 @@ test('npm run sandbox reaches Ready, prints how to connect, and Ctrl-C leaves no
   assert.match(out, /operator: Ready/);
   assert.match(out, /Orchestrator runs as /);
   assert.match(out, /MysqlCluster maria-db is Ready; master maria-db-mysql-\d/);
-  assert.match(out, /connect: +mysql -h 10\.214\.\d+\.\d+ -u root -p"\$\(/, 'a client command through the master Service, the password read from its Secret');
-  assert.doesNotMatch(out, /change-me/, 'the example\'s password is not printed');
+  assert.match(
+    out,
+    /connect: +mysql -h 10\.214\.\d+\.\d+ -u root -p"\$\(/,
+    'a client command through the master Service, the password read from its Secret',
+  );
+  assert.doesNotMatch(out, /change-me/, "the example's password is not printed");
 
   child.kill('SIGINT');
   assert.equal(await exited, 0, out);

@@ -17,8 +17,17 @@ import { startMariaDB, startReplicationPair, type MariaDBServer } from '../../su
 import { startS3, type S3Server } from '../../support/s3.ts';
 import { eventually } from '../../support/wait.ts';
 import {
-  configMapDir, confDirFor, fileCleanups, fillData, podEnv, startSidecar, startServeSidecar, tempDir,
-  type After, type RunningSidecar, type SidecarExit,
+  configMapDir,
+  confDirFor,
+  fileCleanups,
+  fillData,
+  podEnv,
+  startSidecar,
+  startServeSidecar,
+  tempDir,
+  type After,
+  type RunningSidecar,
+  type SidecarExit,
 } from './support.ts';
 
 const suite = fileCleanups();
@@ -34,7 +43,7 @@ before(async () => {
   source = await startMariaDB({ name: 'source', systemUsers: true, t: suite });
   await (await source.node()).setReadOnly(false);
   await fillData(source, 8);
-  sourceGtid = String((await source.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.['g']);
+  sourceGtid = String((await source.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.g);
   sourceSidecar = await startServeSidecar(suite, source);
 });
 
@@ -61,7 +70,12 @@ async function emptyPod0(t: After): Promise<{ target: MariaDBServer; confDir: st
   const target = await startMariaDB({ name: 'restored', t, extraConfig: [`!includedir ${confDir}/conf.d`] });
   await target.stop();
   for (const name of await readdir(target.datadir)) await rm(join(target.datadir, name), { recursive: true, force: true });
-  const args = [`--data-dir=${target.datadir}`, `--config-dir=${confDir}`, `--conf-source-dir=${await configMapDir(t)}`, `--mysql-port=${target.port}`];
+  const args = [
+    `--data-dir=${target.datadir}`,
+    `--config-dir=${confDir}`,
+    `--conf-source-dir=${await configMapDir(t)}`,
+    `--mysql-port=${target.port}`,
+  ];
   return { target, confDir, args };
 }
 
@@ -69,13 +83,18 @@ const NOBODY = 'http://127.0.0.1:9';
 
 async function restore(t: After, url: string): Promise<{ run: SidecarExit; target: MariaDBServer; terminationLog: string }> {
   const { target, args } = await emptyPod0(t);
-  const { env, terminationLog } = await jobEnv(t, { MY_POD_NAME: 'c-mysql-0', INIT_BUCKET_URI: url, SIDECAR_CLONE_REPLICAS_URL: NOBODY, SIDECAR_CLONE_MASTER_URL: NOBODY });
+  const { env, terminationLog } = await jobEnv(t, {
+    MY_POD_NAME: 'c-mysql-0',
+    INIT_BUCKET_URI: url,
+    SIDECAR_CLONE_REPLICAS_URL: NOBODY,
+    SIDECAR_CLONE_MASTER_URL: NOBODY,
+  });
   const run = await startSidecar(['clone-and-init', ...args], env).done;
   return { run, target, terminationLog };
 }
 
 async function checksum(server: MariaDBServer): Promise<string> {
-  return String((await server.sql('CHECKSUM TABLE app.rows'))[0]?.['Checksum']);
+  return String((await server.sql('CHECKSUM TABLE app.rows'))[0]?.Checksum);
 }
 
 for (const suffix of ['.xbackup.gz', '.xbackup.zst']) {
@@ -101,7 +120,7 @@ for (const suffix of ['.xbackup.gz', '.xbackup.zst']) {
     await target.start();
     assert.equal(await checksum(target), await checksum(source));
     const seeded = await target.sql("SELECT value FROM sys_operator.status WHERE name = 'backup_gtid_purged'");
-    assert.equal(seeded[0]?.['value'], sourceGtid);
+    assert.equal(seeded[0]?.value, sourceGtid);
   });
 }
 
@@ -139,7 +158,9 @@ test('a source killed mid-stream fails the backup and leaves no object', async (
   const { env } = await jobEnv(t);
   const job = startSidecar(['take-backup-to', doomed.url, url], env);
   // Mid-stream: the job has the response once mariabackup wrote some MiB through the sidecar.
-  await eventually('mariabackup to have streamed 4 MiB', () => childrenOf(doomed.proc.pid!, 'mariabackup').some((pid) => bytesWritten(pid) > 4 << 20));
+  await eventually('mariabackup to have streamed 4 MiB', () =>
+    childrenOf(doomed.proc.pid!, 'mariabackup').some((pid) => bytesWritten(pid) > 4 << 20),
+  );
   await doomed.kill('SIGKILL');
   const run = await job.done;
   assert.notEqual(run.code, 0);
@@ -169,7 +190,7 @@ test('S3 down or credentials refused mid-upload: the backup fails, and the repli
   await fillData(master, 12);
   const replicaNode = await replica.node();
   const caughtUp = async (): Promise<void> => {
-    const want = String((await master.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.['g']);
+    const want = String((await master.sql('SELECT @@gtid_binlog_pos AS g'))[0]?.g);
     await eventually(`replica at ${want}, both threads running`, async () => {
       const r = await replicaNode.replicationStatus();
       return r?.ioRunning === true && r.sqlRunning === true && r.gtidExecuted === want && r.lastSqlErrno === 0 && r.lastIoErrno === 0;
@@ -194,13 +215,24 @@ test('S3 down or credentials refused mid-upload: the backup fails, and the repli
   };
 
   const down = await startS3({ t });
-  await failMidUpload('S3 down', (await jobEnv(t, down.env as Record<string, string>)).env, `s3://${down.bucket}/r-1.xbackup.gz`, /storage endpoint is unreachable/, () => down.kill());
+  await failMidUpload(
+    'S3 down',
+    (await jobEnv(t, down.env as Record<string, string>)).env,
+    `s3://${down.bucket}/r-1.xbackup.gz`,
+    /storage endpoint is unreachable/,
+    () => down.kill(),
+  );
   // s3rver checks the access key id (not signatures): a wrong one is refused at the first
   // request, made once the first part is full, so with the stream under way.
   const refusing = (await jobEnv(t, { AWS_ACCESS_KEY_ID: 'WRONG' })).env;
-  await failMidUpload('credentials refused', refusing, `s3://${s3.bucket}/replica/r-2.xbackup.gz`, /access denied|AccessDenied|InvalidAccessKeyId/i);
+  await failMidUpload(
+    'credentials refused',
+    refusing,
+    `s3://${s3.bucket}/replica/r-2.xbackup.gz`,
+    /access denied|AccessDenied|InvalidAccessKeyId/i,
+  );
   assert.deepEqual(await objectsIn('replica/'), []);
-  assert.equal(Number((await replica.sql("SELECT COUNT(*) AS n FROM app.rows WHERE payload = 'after a failed backup'"))[0]?.['n']), 2);
+  assert.equal(Number((await replica.sql("SELECT COUNT(*) AS n FROM app.rows WHERE payload = 'after a failed backup'"))[0]?.n), 2);
 });
 
 test('a BACKUP_COMPRESS_COMMAND that fails stores nothing', async (t) => {
@@ -241,7 +273,11 @@ test('restoring a missing, truncated or uncompressed backup fails clearly and le
 
 function childrenOf(pid: number, name: string): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid), '-f', name], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid), '-f', name], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }

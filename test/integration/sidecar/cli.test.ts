@@ -32,7 +32,7 @@ test('a missing variable fails the command with exit 1 and names the variable, n
   assert.equal(r.code, 1);
   assert.match(r.out, /MY_POD_NAME is not set/);
   assert.match(r.out, /REPLICATION_PASSWORD is not set/);
-  assert.ok(!r.out.includes(env['OPERATOR_PASSWORD']!), 'no password in the error');
+  assert.ok(!r.out.includes(env.OPERATOR_PASSWORD!), 'no password in the error');
   const serve = sidecar(['run'], podEnv({ BACKUP_USER: undefined }));
   assert.equal(serve.code, 1);
   assert.match(serve.out, /BACKUP_USER is not set/);

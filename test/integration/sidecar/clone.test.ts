@@ -17,8 +17,21 @@ import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../suppo
 const asOperator = (s: MariaDBServer) => s.paramsFor(TEST_SYSTEM_USERS.operator.user, TEST_SYSTEM_USERS.operator.password);
 import { eventually } from '../../support/wait.ts';
 import {
-  BACKUP, confDirFor, configMapDir, fileCleanups, fillData, getBackup, podEnv, rowCount, runCloneAndInit, startCloneAndInit, startServeSidecar, tempDir,
-  type After, type RunningSidecar, type SidecarExit,
+  BACKUP,
+  confDirFor,
+  configMapDir,
+  fileCleanups,
+  fillData,
+  getBackup,
+  podEnv,
+  rowCount,
+  runCloneAndInit,
+  startCloneAndInit,
+  startServeSidecar,
+  tempDir,
+  type After,
+  type RunningSidecar,
+  type SidecarExit,
 } from './support.ts';
 
 // One source for the whole file: a writable master with data and its sidecar.
@@ -69,7 +82,11 @@ async function cloneFromMaster(t: After): Promise<{ target: MariaDBServer; confD
 test('an empty replica clones from the master sidecar, starts, and replicates rows written after the clone', async (t) => {
   const { target, confDir, run } = await cloneFromMaster(t);
   assert.match(run.output, /cloning from the master/);
-  assert.deepEqual((await readdir(target.datadir)).filter((n) => n.startsWith('.')), [], 'no staging left behind');
+  assert.deepEqual(
+    (await readdir(target.datadir)).filter((n) => n.startsWith('.')),
+    [],
+    'no staging left behind',
+  );
   const initFile = await readFile(join(confDir, 'conf.d/operator-init.sql'), 'utf8');
   assert.match(initFile, /REPLACE INTO sys_operator\.status VALUES \('backup_gtid_purged', '0-\d+-\d+'\)/);
   assert.match(initFile, /DROP TABLE IF EXISTS sys_operator\.status/, 'the clone excludes the status table');
@@ -147,7 +164,7 @@ test('SIGTERM during a clone stops it: mbstream killed, data directory empty, no
   let stalled!: () => void;
   const atStall = new Promise<void>((resolve) => (stalled = resolve));
   // The relay stops forwarding after 1 MiB and keeps the connection open: a source gone quiet.
-  const url = await relay(t, { host: '127.0.0.1', port: sourceSidecar.port }, 1 << 20, () => {
+  const url = await relay(t, { host: '127.0.0.1', port: sourceSidecar.port }, 2 ** 20, () => {
     stalled();
     return new Promise<void>(() => undefined);
   });
@@ -177,12 +194,20 @@ test('wrong backup credentials: HTTP 403, nothing streamed, no password in any l
   const { target, confDir } = await emptyTarget(t);
   const run = await runCloneAndInit(
     await cloneArgs(t, target, confDir),
-    podEnv({ MY_POD_NAME: 'c-mysql-2', BACKUP_PASSWORD: wrong, SIDECAR_CLONE_REPLICAS_URL: NOBODY, SIDECAR_CLONE_MASTER_URL: sourceSidecar.url }),
+    podEnv({
+      MY_POD_NAME: 'c-mysql-2',
+      BACKUP_PASSWORD: wrong,
+      SIDECAR_CLONE_REPLICAS_URL: NOBODY,
+      SIDECAR_CLONE_MASTER_URL: sourceSidecar.url,
+    }),
   );
   assert.notEqual(run.code, 0);
   assert.match(run.output, /answered HTTP 403/);
   assert.deepEqual(await readdir(target.datadir), []);
-  for (const [name, log] of [['clone-and-init', run.output], ['config-and-serve', sourceSidecar.output()]] as const) {
+  for (const [name, log] of [
+    ['clone-and-init', run.output],
+    ['config-and-serve', sourceSidecar.output()],
+  ] as const) {
     assert.ok(!log.includes(wrong), `${name} logged the wrong password`);
     assert.ok(!log.includes(BACKUP.password), `${name} logged the backup password`);
     assert.ok(!log.includes(TEST_SYSTEM_USERS.replication.password), `${name} logged the replication password`);
@@ -200,7 +225,12 @@ test('pod 0 with no peer restores INIT_BUCKET_URI (a gzip of an xbstream) and fo
   const { target, confDir } = await emptyTarget(t);
   const run = await runCloneAndInit(
     await cloneArgs(t, target, confDir),
-    podEnv({ MY_POD_NAME: 'c-mysql-0', INIT_BUCKET_URI: `file://${object}`, SIDECAR_CLONE_REPLICAS_URL: NOBODY, SIDECAR_CLONE_MASTER_URL: NOBODY }),
+    podEnv({
+      MY_POD_NAME: 'c-mysql-0',
+      INIT_BUCKET_URI: `file://${object}`,
+      SIDECAR_CLONE_REPLICAS_URL: NOBODY,
+      SIDECAR_CLONE_MASTER_URL: NOBODY,
+    }),
   );
   assert.equal(run.code, 0, run.output);
   assert.match(run.output, /restoring from INIT_BUCKET_URI/);
@@ -251,7 +281,11 @@ test('a pod other than 0 with no peer to clone from fails and leaves the data di
 
 /** The ERROR lines the server logged after `from` characters of its error log. */
 function errorsSince(s: MariaDBServer, from: number): string[] {
-  return s.errorLog(Number.MAX_SAFE_INTEGER).slice(from).split('\n').filter((l) => l.includes('[ERROR]'));
+  return s
+    .errorLog(Number.MAX_SAFE_INTEGER)
+    .slice(from)
+    .split('\n')
+    .filter((l) => l.includes('[ERROR]'));
 }
 
 // The clone leaves the status table out (per node), and `--prepare` removes its .frm, but InnoDB's
@@ -265,7 +299,14 @@ test("a clone's first start drops the status table's stale dictionary entry once
   let from = target.errorLog(Number.MAX_SAFE_INTEGER).length;
   await target.start();
   const first = errorsSince(target, from);
-  assert.ok(first.every((l) => /InnoDB: (Operating system error number 2|Error number 2 means|Cannot open datafile for read-only: '\.\/sys_operator\/status\.ibd'|Could not find a valid tablespace file for sys_operator\/status\.)/.test(l)), first.join('\n'));
+  assert.ok(
+    first.every((l) =>
+      /InnoDB: (Operating system error number 2|Error number 2 means|Cannot open datafile for read-only: '\.\/sys_operator\/status\.ibd'|Could not find a valid tablespace file for sys_operator\/status\.)/.test(
+        l,
+      ),
+    ),
+    first.join('\n'),
+  );
   const node = await target.node(asOperator(target));
   assert.equal(await node.isConfigured(), false, 'the init-file re-created the table and wrote the flag');
   await node.markConfigured();

@@ -22,7 +22,7 @@ test('the heartbeat subcommand writes heartbeat rows as sys_heartbeat while writ
   await eventually('the read-only server to be skipped', async () => /heartbeat idle: server is read-only/.test(hb.output()));
   const node = await server.node();
   await node.setReadOnly(false);
-  await eventually('a heartbeat row', async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1);
+  await eventually('a heartbeat row', async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.n === 1);
   const lag = await node.heartbeatLag();
   assert.ok(lag !== null && lag >= 0);
   assert.ok(!hb.output().includes(TEST_SYSTEM_USERS.heartbeat.password), 'no password in the log');
@@ -52,7 +52,7 @@ test('the pt-heartbeat container args of the rendered StatefulSet run the heartb
   t.after(() => hb.proc.kill('SIGKILL'));
 
   await (await server.node()).setReadOnly(false);
-  await eventually('a heartbeat row', async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.['n'] === 1);
+  await eventually('a heartbeat row', async () => (await server.sql('SELECT COUNT(*) AS n FROM sys_operator.heartbeat'))[0]?.n === 1);
   hb.proc.kill('SIGTERM');
   const exit = await hb.done;
   assert.equal(exit.code, 0, exit.output);

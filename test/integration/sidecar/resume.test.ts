@@ -16,7 +16,7 @@ const NOBODY = 'http://127.0.0.1:9';
 test('a configured replica restarted with the kept-data init-file resumes replicating and stays configured; with its master read-only or down it is reset', async (t) => {
   const { master, replica } = await startReplicationPair({ t });
   await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1), (2)');
-  const count = async (s: typeof master) => Number((await s.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n']);
+  const count = async (s: typeof master) => Number((await s.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n);
   await eventually('the first rows to replicate', async () => (await count(replica)) === 2);
   await (await replica.node()).markConfigured(); // what the operator did before it went down
 
@@ -25,13 +25,21 @@ test('a configured replica restarted with the kept-data init-file resumes replic
   const confDir = await confDirFor(t);
   await replica.stop();
   await appendFile(replica.configPath, `skip-slave-start\n!includedir ${confDir}/conf.d\n`);
-  const args = [`--data-dir=${replica.datadir}`, `--config-dir=${confDir}`, `--conf-source-dir=${await configMapDir(t)}`, `--mysql-port=${replica.port}`];
+  const args = [
+    `--data-dir=${replica.datadir}`,
+    `--config-dir=${confDir}`,
+    `--conf-source-dir=${await configMapDir(t)}`,
+    `--mysql-port=${replica.port}`,
+  ];
   const env = podEnv({ MY_POD_NAME: 'c-mysql-1', SIDECAR_CLONE_REPLICAS_URL: NOBODY, SIDECAR_CLONE_MASTER_URL: NOBODY });
 
   const run = await runCloneAndInit(args, env);
   assert.equal(run.code, 0, run.output);
   assert.match(run.output, /data already exists; keeping it/);
-  assert.match(run.output, new RegExp(`replication resumes at mysqld start and configured is kept.*${master.host.replaceAll('.', '\\.')}:${master.port}`));
+  assert.match(
+    run.output,
+    new RegExp(`replication resumes at mysqld start and configured is kept.*${master.host.replaceAll('.', '\\.')}:${master.port}`),
+  );
   assert.ok(!run.output.includes(TEST_SYSTEM_USERS.replication.password), 'no replication password in the log');
   const initFile = await readFile(join(confDir, 'conf.d/operator-init.sql'), 'utf8');
   assert.equal(initFile.trimEnd().split('\n').at(-1), 'START SLAVE;');

@@ -56,13 +56,16 @@ test('taking a backup of a replica leaves its replication running as it was', as
   assert.equal(after?.masterHost, before?.masterHost);
   assert.equal(await node.isReadOnly(), true);
   await master.sql("INSERT INTO app.t VALUES (3, 'after the backup')");
-  await eventually('replication to continue', async () => (await replica.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.['n'] === 3);
+  await eventually('replication to continue', async () => (await replica.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n === 3);
 });
 
 function backupChildren(of: RunningSidecar = sidecar): number[] {
   try {
     return execFileSync('pgrep', ['-P', String(of.proc.pid), '-f', 'mariabackup'], { encoding: 'utf8' })
-      .trim().split('\n').filter(Boolean).map(Number);
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -78,7 +81,7 @@ test('the replication password is on no command line while a stream runs, and th
   const real = execFileSync('sh', ['-c', 'command -v mariabackup'], { encoding: 'utf8' }).trim();
   await writeFile(join(bin, 'mariabackup'), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argvFile}'\nexec '${real}' "$@"\n`);
   await chmod(join(bin, 'mariabackup'), 0o755);
-  const watched = await startServeSidecar(t, replica, { PATH: `${bin}:${process.env['PATH']}` });
+  const watched = await startServeSidecar(t, replica, { PATH: `${bin}:${process.env.PATH}` });
 
   // Read at the first bytes, while the tool streams: what any process of the machine can read about it.
   const inspect = () => {

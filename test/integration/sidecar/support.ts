@@ -32,7 +32,7 @@ export const BACKUP = { user: 'sys_backups', password: 'Back-Secret-7f3a9' };
 export function podEnv(over: Record<string, string | undefined> = {}): Record<string, string> {
   const u = TEST_SYSTEM_USERS;
   const env: Record<string, string | undefined> = {
-    PATH: process.env['PATH'],
+    PATH: process.env.PATH,
     MY_NAMESPACE: 'default',
     MY_CLUSTER_NAME: 'c',
     MY_SERVICE_NAME: 'mysql',
@@ -92,7 +92,11 @@ export interface RunningSidecar {
 }
 
 /** `config-and-serve` for `server`, on a free port of 127.0.0.1; resolves once it listens. */
-export async function startServeSidecar(t: After, server: MariaDBServer, over: Record<string, string | undefined> = {}): Promise<RunningSidecar> {
+export async function startServeSidecar(
+  t: After,
+  server: MariaDBServer,
+  over: Record<string, string | undefined> = {},
+): Promise<RunningSidecar> {
   const target = await tempDir(t, 'sidecar-xtrabackup-');
   // Its temporary files (the backup tool's option file) go with the test, even when it is killed mid-stream.
   const tmp = await tempDir(t, 'sidecar-tmp-');
@@ -161,7 +165,11 @@ export interface BackupResponse {
 }
 
 /** GET /xbackup, counting (or keeping, with `keep`) the body. */
-export function getBackup(url: string, auth: { user: string; password: string }, opts: { keep?: boolean; sink?: (r: Readable) => Promise<void> } = {}): Promise<BackupResponse> {
+export function getBackup(
+  url: string,
+  auth: { user: string; password: string },
+  opts: { keep?: boolean; sink?: (r: Readable) => Promise<void> } = {},
+): Promise<BackupResponse> {
   return new Promise((resolve, reject) => {
     const req = http.get(`${url}/xbackup`, { agent: false, auth: `${auth.user}:${auth.password}` }, (res) => {
       const headersAt = performance.now();
@@ -200,5 +208,5 @@ export async function fillData(server: MariaDBServer, mb: number): Promise<numbe
 
 export async function rowCount(server: MariaDBServer): Promise<number> {
   const rows = await server.sql('SELECT COUNT(*) AS n FROM app.rows');
-  return Number(rows[0]?.['n']);
+  return Number(rows[0]?.n);
 }

@@ -73,7 +73,10 @@ test('storage round trips on s3 and file', async (t) => {
       assert.equal(bytes, mib << 20);
       assert.equal(await sha256Of(await b.storage.openRead(url)), digest());
       const listed = await b.storage.list(b.base);
-      assert.deepEqual(listed.map((o) => [o.url, o.bytes]), [[url, mib << 20]]);
+      assert.deepEqual(
+        listed.map((o) => [o.url, o.bytes]),
+        [[url, mib << 20]],
+      );
       assert.ok(listed[0]!.lastModified.getTime() > Date.now() - 3600_000);
     });
 
@@ -82,18 +85,27 @@ test('storage round trips on s3 and file', async (t) => {
       const { body } = randomBody(mib, mib - 4);
       await assert.rejects(b.storage.upload(url, body), /source broke off/);
       await assert.rejects(b.storage.openRead(url), (err: unknown) => err instanceof StorageError && err.code === 'not-found');
-      assert.deepEqual((await b.storage.list(b.base)).map((o) => o.url), [`${b.base}one.xbackup.gz`]);
+      assert.deepEqual(
+        (await b.storage.list(b.base)).map((o) => o.url),
+        [`${b.base}one.xbackup.gz`],
+      );
     });
 
     await t.test(`${b.name}: list is of one folder (or name prefix); delete removes, and a missing object deletes fine`, async () => {
       await b.storage.upload(`${b.base}two.xbackup.gz`, Readable.from([Buffer.from('two')]));
       await b.storage.upload(`${b.base}sub/three.xbackup.gz`, Readable.from([Buffer.from('three')]));
       assert.deepEqual((await b.storage.list(b.base)).map((o) => o.url).sort(), [`${b.base}one.xbackup.gz`, `${b.base}two.xbackup.gz`]);
-      assert.deepEqual((await b.storage.list(`${b.base}tw`)).map((o) => o.url), [`${b.base}two.xbackup.gz`]);
+      assert.deepEqual(
+        (await b.storage.list(`${b.base}tw`)).map((o) => o.url),
+        [`${b.base}two.xbackup.gz`],
+      );
       await b.storage.delete(`${b.base}one.xbackup.gz`);
       await b.storage.delete(`${b.base}one.xbackup.gz`);
       await b.storage.delete(`${b.base}never-was.xbackup.gz`);
-      assert.deepEqual((await b.storage.list(b.base)).map((o) => o.url), [`${b.base}two.xbackup.gz`]);
+      assert.deepEqual(
+        (await b.storage.list(b.base)).map((o) => o.url),
+        [`${b.base}two.xbackup.gz`],
+      );
     });
   }
 
@@ -128,11 +140,17 @@ test('s3 errors say what is wrong and never include the secret', async (t) => {
 
   await t.test('a bucket that does not exist → no-bucket', async () => {
     const other = 's3://no-such-bucket/x.xbackup.gz';
-    await assert.rejects(storageFor(other, s3.env).openRead(other), (err: unknown) => err instanceof StorageError && err.code === 'no-bucket' && err.message.includes('no-such-bucket'));
+    await assert.rejects(
+      storageFor(other, s3.env).openRead(other),
+      (err: unknown) => err instanceof StorageError && err.code === 'no-bucket' && err.message.includes('no-such-bucket'),
+    );
   });
 
   await t.test('a missing object → not-found naming it', async () => {
-    await assert.rejects(storageFor(url, s3.env).openRead(url), (err: unknown) => err instanceof StorageError && err.code === 'not-found' && err.message.includes(url));
+    await assert.rejects(
+      storageFor(url, s3.env).openRead(url),
+      (err: unknown) => err instanceof StorageError && err.code === 'not-found' && err.message.includes(url),
+    );
   });
 
   await t.test('only one of the key pair → an error naming the missing key', () => {
@@ -148,8 +166,15 @@ test('s3 errors say what is wrong and never include the secret', async (t) => {
         void s3.kill();
       }
     });
-    await assert.rejects(storageFor(url, s3.env).upload(url, body), (err: unknown) => err instanceof StorageError && err.code === 'unreachable');
-    assert.ok(!readdirSync(s3.dir, { recursive: true }).map(String).some((f) => f.includes('x.xbackup.gz')));
+    await assert.rejects(
+      storageFor(url, s3.env).upload(url, body),
+      (err: unknown) => err instanceof StorageError && err.code === 'unreachable',
+    );
+    assert.ok(
+      !readdirSync(s3.dir, { recursive: true })
+        .map(String)
+        .some((f) => f.includes('x.xbackup.gz')),
+    );
   });
 
   await t.test('gs:// and azure:// → not supported yet', () => {

@@ -19,11 +19,16 @@ const ALIAS = names.orchestratorAlias(CLUSTER, NS);
 const FIXTURE_MASTER = new URL('../../fixtures/orchestrator/master_labcluster.json', import.meta.url);
 
 /** Three servers named as the pods, pod 0 the writable master, the others replicating, and the stand-in watching them by FQDN. */
-async function lab(t: { after(fn: () => unknown): void }, config?: Record<string, unknown>): Promise<{ servers: MariaDBServer[]; orc: StandInWatch }> {
-  const servers = await Promise.all([0, 1, 2].map((i) => {
-    const pod = names.pod(CLUSTER, i);
-    return startMariaDB({ name: pod, serverId: 100 + i, reportHost: podFqdn(pod, NS), systemUsers: true, t });
-  }));
+async function lab(
+  t: { after(fn: () => unknown): void },
+  config?: Record<string, unknown>,
+): Promise<{ servers: MariaDBServer[]; orc: StandInWatch }> {
+  const servers = await Promise.all(
+    [0, 1, 2].map((i) => {
+      const pod = names.pod(CLUSTER, i);
+      return startMariaDB({ name: pod, serverId: 100 + i, reportHost: podFqdn(pod, NS), systemUsers: true, t });
+    }),
+  );
   await formCluster(servers);
   return { servers, orc: await watchWithStandIn(t, servers, ALIAS, { byReportHost: true, ...(config ? { config } : {}) }) };
 }
@@ -34,7 +39,9 @@ async function masterFqdn(orc: StandInWatch): Promise<string> {
   return String((await orc.get(`/api/master/${ALIAS}`)).body?.Key?.Hostname);
 }
 
-test('the script reads the master out of /api/master with awk: the same host from the stand-in\'s bytes as from the recorded answer', { skip: NO_MOUNT_NS }, async (t) => {
+test("the script reads the master out of /api/master with awk: the same host from the stand-in's bytes as from the recorded answer", {
+  skip: NO_MOUNT_NS,
+}, async (t) => {
   const { orc } = await lab(t);
   const script = renderedForPreStop(target(orc.standIn.url)).configMap.data![CONF_FILE.preShutdownScript]!;
   const pipeline = /\|\s*(awk .*?)\s*\)/.exec(script)?.[1];
@@ -47,7 +54,9 @@ test('the script reads the master out of /api/master with awk: the same host fro
   assert.equal(awk(JSON.stringify(recorded)), recorded.Key.Hostname);
 });
 
-test('before the master\'s pod stops, its preStop has Orchestrator move the master to a replica; a replica\'s preStop moves nothing', { skip: NO_MOUNT_NS }, async (t) => {
+test("before the master's pod stops, its preStop has Orchestrator move the master to a replica; a replica's preStop moves nothing", {
+  skip: NO_MOUNT_NS,
+}, async (t) => {
   const { servers, orc } = await lab(t);
   const [s0, s1] = servers as [MariaDBServer, MariaDBServer, MariaDBServer];
   const fqdn0 = podFqdn(names.pod(CLUSTER, 0), NS);
@@ -77,7 +86,9 @@ test('before the master\'s pod stops, its preStop has Orchestrator move the mast
 const API = { user: 'orc-operator', password: 'pw-of-the-api' };
 const AUTH_CONFIG = { AuthenticationMethod: 'multi', HTTPAuthUser: API.user, HTTPAuthPassword: API.password };
 
-test('with authentication on, the master\'s preStop with the mounted credentials moves the master; the same script without them moves nothing', { skip: NO_MOUNT_NS }, async (t) => {
+test("with authentication on, the master's preStop with the mounted credentials moves the master; the same script without them moves nothing", {
+  skip: NO_MOUNT_NS,
+}, async (t) => {
   const { servers, orc } = await lab(t, AUTH_CONFIG);
   const [s0] = servers as [MariaDBServer, MariaDBServer, MariaDBServer];
   const fqdn0 = podFqdn(names.pod(CLUSTER, 0), NS);
@@ -91,11 +102,15 @@ test('with authentication on, the master\'s preStop with the mounted credentials
   assert.equal(await masterFqdn(orc), fqdn0);
 
   const withCredentials = { ...target(orc.standIn.url), orchestratorCredentials: API };
-  assert.equal(renderedForPreStop(withCredentials).configMap.data![CONF_FILE.preShutdownScript], renderedForPreStop(target(orc.standIn.url)).configMap.data![CONF_FILE.preShutdownScript], 'the same script bytes');
+  assert.equal(
+    renderedForPreStop(withCredentials).configMap.data![CONF_FILE.preShutdownScript],
+    renderedForPreStop(target(orc.standIn.url)).configMap.data![CONF_FILE.preShutdownScript],
+    'the same script bytes',
+  );
   const ours = await runPreStop(t, withCredentials, 0, s0);
   assert.equal(ours.code, 0, ours.output);
   assert.match(ours.output, /master from orchestrator: my-db-mysql-0\.mysql\.default/);
-  assert.ok(!ours.output.includes(API.password), 'the password is not in the hook\'s output');
+  assert.ok(!ours.output.includes(API.password), "the password is not in the hook's output");
   const now = await masterFqdn(orc);
   assert.ok(now !== fqdn0 && servers.some((s) => s.reportHost === now), `a replica is the master now (${now})`);
 });

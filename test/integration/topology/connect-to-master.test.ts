@@ -48,8 +48,10 @@ async function cluster(t: TestContext, n: number): Promise<Cluster> {
       return result;
     },
     async operatorSessions(i) {
-      const rows = await servers[i]!.sql('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = ?', [TEST_SYSTEM_USERS.operator.user]);
-      return Number(rows[0]?.['n']);
+      const rows = await servers[i]!.sql('SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE USER = ?', [
+        TEST_SYSTEM_USERS.operator.user,
+      ]);
+      return Number(rows[0]?.n);
     },
   };
   return c;
@@ -165,7 +167,10 @@ test('an incomplete operated Secret and a failover in progress are reasons given
   await replicatingFrom(c, 0);
 
   const incomplete = await c.connect({ secret: { REPLICATION_PASSWORD: '' } });
-  assert.equal(described(incomplete), `OperatedSecretIncomplete: key REPLICATION_PASSWORD of Secret ${CLUSTER}-mysql-operated is missing or empty`);
+  assert.equal(
+    described(incomplete),
+    `OperatedSecretIncomplete: key REPLICATION_PASSWORD of Secret ${CLUSTER}-mysql-operated is missing or empty`,
+  );
   const failover = await c.connect({ cluster: { failoverInProgress: true, failoverMessage: 'DeadMaster' } });
   assert.equal(described(failover), `FailoverInProgress: a failover of ${CLUSTER} is in progress: DeadMaster`);
   assert.equal(await c.operatorSessions(0), 0);

@@ -10,7 +10,7 @@ import { databaseController, databaseControllerDefinition } from '../../../src/c
 import { userController, userControllerDefinition } from '../../../src/controllers/user/controller.ts';
 import type { ProvisionCondition } from '../../../src/controllers/shared/provision.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
-import { KubeClient } from '../../../src/runtime/kube/client.ts';
+import type { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ObjectRef } from '../../../src/runtime/kube/types.ts';
 import { startInProcessOperator } from '../../support/in-process-operator.ts';
 import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
@@ -36,7 +36,6 @@ export interface ProvisionEnv {
   /** Deletes and waits until the object is gone (its finalizer released). */
   deleteAndWait(kind: 'MysqlUser' | 'MysqlDatabase', name: string): Promise<void>;
 }
-
 
 /** The operator's user agent in the API server's request log. */
 export const PROVISION_OPERATOR_AGENT = 'mysql-operator/user-test';
@@ -83,16 +82,24 @@ export async function provisionEnv(t: TestContext, argv: string[] = [], env: Rec
     root,
     ref: (kind, name) => ({ apiVersion: kind === 'Secret' ? 'v1' : 'mysql.presslabs.org/v1alpha1', kind, namespace: ns, name }),
     waitReady: (kind, name, status, reason) =>
-      eventually(`${kind} ${name} Ready=${status}${reason ? ` ${reason}` : ''}`, async () => {
-        const obj = await client.get<KubeObject & { status?: { conditions?: ProvisionCondition[] } }>(provision.ref(kind, name));
-        const c = obj.status?.conditions?.find((x) => x.type === 'Ready');
-        if (c?.status === status && (reason === undefined || c.reason === reason)) return c;
-        // Thrown, not returned: the timeout message shows the last condition.
-        throw new Error(`last: ${JSON.stringify(c)}`);
-      }, 60_000),
+      eventually(
+        `${kind} ${name} Ready=${status}${reason ? ` ${reason}` : ''}`,
+        async () => {
+          const obj = await client.get<KubeObject & { status?: { conditions?: ProvisionCondition[] } }>(provision.ref(kind, name));
+          const c = obj.status?.conditions?.find((x) => x.type === 'Ready');
+          if (c?.status === status && (reason === undefined || c.reason === reason)) return c;
+          // Thrown, not returned: the timeout message shows the last condition.
+          throw new Error(`last: ${JSON.stringify(c)}`);
+        },
+        60_000,
+      ),
     async deleteAndWait(kind, name) {
       await client.delete(provision.ref(kind, name));
-      await eventually(`${kind} ${name} to be gone`, async () => (await client.getIfExists(provision.ref(kind, name))) === undefined, 60_000);
+      await eventually(
+        `${kind} ${name} to be gone`,
+        async () => (await client.getIfExists(provision.ref(kind, name))) === undefined,
+        60_000,
+      );
     },
   };
   return provision;

@@ -13,7 +13,13 @@ import { provisionEnv, ROOT, tryAs, type ProvisionEnv } from './provision-env.ts
 
 const HOST_A = '127.0.0.2';
 
-async function create(env: ProvisionEnv, kind: 'MysqlUser' | 'MysqlDatabase', name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): Promise<void> {
+async function create(
+  env: ProvisionEnv,
+  kind: 'MysqlUser' | 'MysqlDatabase',
+  name: string,
+  spec: Record<string, unknown>,
+  annotations?: Record<string, string>,
+): Promise<void> {
   await env.client.create({
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind,
@@ -23,14 +29,22 @@ async function create(env: ProvisionEnv, kind: 'MysqlUser' | 'MysqlDatabase', na
 }
 
 async function passwordSecret(env: ProvisionEnv, name: string, password: string): Promise<void> {
-  await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: env.ns }, data: secretData({ PASSWORD: password }) } as never);
+  await env.client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: env.ns },
+    data: secretData({ PASSWORD: password }),
+  } as never);
 }
 
 /** Every account of `user` with its password hash, global privileges (MariaDB's mysql.global_priv) and schema/table grants: what must not change. */
 async function accountState(env: ProvisionEnv, user: string): Promise<string> {
   const accounts = await env.root('SELECT Host, Priv FROM mysql.global_priv WHERE User = ? ORDER BY Host', [user]);
   const db = await env.root('SELECT * FROM mysql.db WHERE User = ? ORDER BY Host, Db', [user]);
-  const tables = await env.root('SELECT Host, Db, Table_name, Table_priv FROM mysql.tables_priv WHERE User = ? ORDER BY Host, Db, Table_name', [user]);
+  const tables = await env.root(
+    'SELECT Host, Db, Table_name, Table_priv FROM mysql.tables_priv WHERE User = ? ORDER BY Host, Db, Table_name',
+    [user],
+  );
   assert.ok(accounts.length > 0, `${user} has accounts`);
   return JSON.stringify({ accounts, db, tables });
 }
@@ -38,7 +52,8 @@ async function accountState(env: ProvisionEnv, user: string): Promise<string> {
 /** The reasons of the Events about one object. */
 async function eventReasons(env: ProvisionEnv, kind: string, name: string): Promise<string[]> {
   const events = await env.client.list<KubeObject & { reason?: string; involvedObject?: { kind?: string; name?: string } }>(
-    { apiVersion: 'v1', kind: 'Event' }, { namespace: env.ns },
+    { apiVersion: 'v1', kind: 'Event' },
+    { namespace: env.ns },
   );
   return events.items.filter((e) => e.involvedObject?.kind === kind && e.involvedObject?.name === name).map((e) => e.reason ?? '');
 }
@@ -64,7 +79,11 @@ test('a MysqlUser named root is refused naming spec.user: root keeps its passwor
 
   await env.deleteAndWait('MysqlUser', 'root');
   assert.equal(await accountState(env, 'root'), before, "root's accounts, password hashes and grants are as they were");
-  assert.equal(await tryAs(env.server, { user: 'root', password: ROOT.password, from: '127.0.0.1' }, 'SELECT 1'), 0, "root's password still logs in");
+  assert.equal(
+    await tryAs(env.server, { user: 'root', password: ROOT.password, from: '127.0.0.1' }, 'SELECT 1'),
+    0,
+    "root's password still logs in",
+  );
   assert.notEqual(await tryAs(env.server, { user: 'root', password: 'Taken-Over-1', from: '127.0.0.1' }, 'SELECT 1'), 0);
   assert.ok((await eventReasons(env, 'MysqlUser', 'root')).includes('Retained'), 'the deletion says it kept everything');
 });
@@ -79,7 +98,8 @@ test('a MysqlDatabase named mysql is refused and deleting it drops nothing; a sc
   assert.match(c.message ?? '', /^spec\.database "mysql" is a schema of the server or of the operator/);
   await env.waitReady('MysqlDatabase', 'legacy', 'True');
   await env.waitReady('MysqlDatabase', 'fresh', 'True');
-  const adopted = async (name: string) => (await env.client.get<KubeObject & { status?: { adopted?: boolean } }>(env.ref('MysqlDatabase', name))).status?.adopted;
+  const adopted = async (name: string) =>
+    (await env.client.get<KubeObject & { status?: { adopted?: boolean } }>(env.ref('MysqlDatabase', name))).status?.adopted;
   assert.equal(await adopted('legacy'), true);
   assert.equal(await adopted('fresh'), false);
 
@@ -87,7 +107,7 @@ test('a MysqlDatabase named mysql is refused and deleting it drops nothing; a sc
   await env.deleteAndWait('MysqlDatabase', 'legacy');
   await env.deleteAndWait('MysqlDatabase', 'fresh');
   assert.equal(await schemaExists(env, 'mysql'), true);
-  assert.ok((await env.root('SELECT COUNT(*) AS n FROM mysql.user'))[0]!['n'] as number > 0, 'the grant tables are still there');
+  assert.ok(((await env.root('SELECT COUNT(*) AS n FROM mysql.user'))[0]!.n as number) > 0, 'the grant tables are still there');
   assert.deepEqual(await env.root('SELECT id FROM legacy.orders'), [{ id: 1 }], 'the adopted schema is kept, with its data');
   assert.equal(await schemaExists(env, 'fresh'), false, 'the schema the object made is dropped (default policy)');
 });
@@ -101,13 +121,27 @@ test('a second MysqlUser claiming one account is refused, and deleting it drops 
   await create(env, 'MysqlUser', 'zz-first', spec('pw'));
   await env.waitReady('MysqlUser', 'zz-first', 'True');
   // creationTimestamp has whole seconds: the second object must come in a later one, or the name decides.
-  const created = (await env.client.get<KubeObject & { metadata: { creationTimestamp?: string } }>(env.ref('MysqlUser', 'zz-first'))).metadata.creationTimestamp!;
-  await eventually('a second after the first object\'s creation', async () => Date.now() >= Date.parse(created) + 1000, 5000);
+  const created = (await env.client.get<KubeObject & { metadata: { creationTimestamp?: string } }>(env.ref('MysqlUser', 'zz-first')))
+    .metadata.creationTimestamp!;
+  await eventually("a second after the first object's creation", async () => Date.now() >= Date.parse(created) + 1000, 5000);
   await create(env, 'MysqlUser', 'aa-second', spec('pw2'));
   const c = await env.waitReady('MysqlUser', 'aa-second', 'False', 'AlreadyClaimed');
-  assert.match(c.message ?? '', new RegExp(`^account app@${HOST_A.replaceAll('.', '\\.')} of MysqlCluster ${env.ns}/${CLUSTER} is already claimed by ${env.ns}/zz-first`));
+  assert.match(
+    c.message ?? '',
+    new RegExp(
+      `^account app@${HOST_A.replaceAll('.', '\\.')} of MysqlCluster ${env.ns}/${CLUSTER} is already claimed by ${env.ns}/zz-first`,
+    ),
+  );
   await env.deleteAndWait('MysqlUser', 'aa-second');
-  assert.equal(await tryAs(env.server, { user: 'app', password: 'First-Pw-1', from: HOST_A }, 'SELECT 1'), 0, 'the first object\'s account and password stand');
+  assert.equal(
+    await tryAs(env.server, { user: 'app', password: 'First-Pw-1', from: HOST_A }, 'SELECT 1'),
+    0,
+    "the first object's account and password stand",
+  );
   await env.deleteAndWait('MysqlUser', 'zz-first');
-  assert.deepEqual(await env.root("SELECT Host FROM mysql.user WHERE User = 'app'"), [], 'the account the first object made is dropped with it');
+  assert.deepEqual(
+    await env.root("SELECT Host FROM mysql.user WHERE User = 'app'"),
+    [],
+    'the account the first object made is dropped with it',
+  );
 });

@@ -22,18 +22,25 @@ const ER_ACCESS_DENIED = 1045;
 const ER_TABLEACCESS_DENIED = 1142;
 const ER_DBACCESS_DENIED = 1044;
 
-
 /** The chart's RBAC rules against the requests of this file's tests (the last test checks). */
 const rbac = rbacAcrossTests(PROVISION_OPERATOR_AGENT, ['user controller', 'database controller']);
 
-async function setup(t: TestContext, ...rest: Parameters<typeof provisionEnv> extends [unknown, ...infer R] ? R : never): Promise<ProvisionEnv> {
+async function setup(
+  t: TestContext,
+  ...rest: Parameters<typeof provisionEnv> extends [unknown, ...infer R] ? R : never
+): Promise<ProvisionEnv> {
   const env = await provisionEnv(t, ...rest);
   t.after(() => rbac.record(env.apiServer));
   return env;
 }
 
 async function createPasswordSecret(env: ProvisionEnv, name: string, password: string): Promise<void> {
-  await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: env.ns }, data: secretData({ PASSWORD: password }) } as never);
+  await env.client.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace: env.ns },
+    data: secretData({ PASSWORD: password }),
+  } as never);
 }
 
 async function createObject(
@@ -57,7 +64,7 @@ const createDatabase = (env: ProvisionEnv, name: string, spec: Record<string, un
   createObject(env, 'MysqlDatabase', name, spec, annotations);
 
 async function hostsOf(env: ProvisionEnv, user: string): Promise<string[]> {
-  return (await env.root('SELECT Host FROM mysql.user WHERE User = ? ORDER BY Host', [user])).map((r) => String(r['Host']));
+  return (await env.root('SELECT Host FROM mysql.user WHERE User = ? ORDER BY Host', [user])).map((r) => String(r.Host));
 }
 
 async function databaseExists(env: ProvisionEnv, name: string): Promise<boolean> {
@@ -66,8 +73,10 @@ async function databaseExists(env: ProvisionEnv, name: string): Promise<boolean>
 
 test('a user on two hosts does exactly what was granted; a removed permission is revoked, a removed host dropped', async (t) => {
   const env = await setup(t);
-  await env.root('CREATE DATABASE shop; CREATE TABLE shop.items (id INT PRIMARY KEY); CREATE DATABASE audit; ' +
-    'CREATE TABLE audit.log (id INT); CREATE TABLE audit.secret (id INT)');
+  await env.root(
+    'CREATE DATABASE shop; CREATE TABLE shop.items (id INT PRIMARY KEY); CREATE DATABASE audit; ' +
+      'CREATE TABLE audit.log (id INT); CREATE TABLE audit.secret (id INT)',
+  );
   await createPasswordSecret(env, 'app-pw', 'app-secret-1');
   await createUser(env, 'app', {
     user: 'app',
@@ -94,7 +103,7 @@ test('a user on two hosts does exactly what was granted; a removed permission is
     assert.equal(await tryAs(env.server, as, 'CREATE DATABASE other'), ER_DBACCESS_DENIED);
   }
   const limits = await env.root("SELECT max_user_connections AS n FROM mysql.user WHERE User = 'app' AND Host = ?", [HOST_A]);
-  assert.equal(Number(limits[0]?.['n']), 5);
+  assert.equal(Number(limits[0]?.n), 5);
   // Steady state: what the server now holds needs no change (its password hash, patterns and
   // privilege names read back as the operator wrote them), so a later pass writes nothing.
   const obj = await env.client.get<KubeObject & { spec: MysqlUserSpec }>(env.ref('MysqlUser', 'app'));
@@ -109,7 +118,11 @@ test('a user on two hosts does exactly what was granted; a removed permission is
     spec: { allowedHosts: [HOST_A], permissions: [{ schema: 'shop', tables: ['*'], permissions: ['SELECT'] }] },
   });
   const asA = { user: 'app', password: 'app-secret-1', from: HOST_A };
-  await eventually('INSERT to be revoked', async () => (await tryAs(env.server, asA, 'INSERT INTO shop.items VALUES (3)')) === ER_TABLEACCESS_DENIED, 30_000);
+  await eventually(
+    'INSERT to be revoked',
+    async () => (await tryAs(env.server, asA, 'INSERT INTO shop.items VALUES (3)')) === ER_TABLEACCESS_DENIED,
+    30_000,
+  );
   await eventually('the account of the removed host to be dropped', async () => (await hostsOf(env, 'app')).join() === HOST_A, 30_000);
   assert.equal(await tryAs(env.server, asA, 'SELECT * FROM shop.items'), 0, 'SELECT is still granted');
   assert.equal(await tryAs(env.server, asA, 'SELECT * FROM audit.log'), ER_TABLEACCESS_DENIED, 'the removed entry is revoked');
@@ -129,9 +142,13 @@ test('rotating the password in the Secret lets the new one in and the old one ou
 
   // The resync period is 10 minutes here: only the Secret watch can bring the change in time.
   await env.client.patch(env.ref('Secret', 'rot-pw'), { data: secretData({ PASSWORD: "new'Password-8" }) });
-  await eventually('the new password to work and the old one to fail', async () =>
-    (await tryAs(env.server, { user: 'rot', password: "new'Password-8", from: HOST_A }, 'SELECT 1')) === 0 &&
-    (await tryAs(env.server, { user: 'rot', password: 'old-Password-7', from: HOST_A }, 'SELECT 1')) === ER_ACCESS_DENIED, 10_000);
+  await eventually(
+    'the new password to work and the old one to fail',
+    async () =>
+      (await tryAs(env.server, { user: 'rot', password: "new'Password-8", from: HOST_A }, 'SELECT 1')) === 0 &&
+      (await tryAs(env.server, { user: 'rot', password: 'old-Password-7', from: HOST_A }, 'SELECT 1')) === ER_ACCESS_DENIED,
+    10_000,
+  );
 
   // What replicas replay, backups keep and error logs quote (flavour live: MariaDB 10.11).
   const binlog = binlogText(env.server);
@@ -148,10 +165,17 @@ test('deleting drops the user and the database by default, and keeps them with t
   await createUser(env, 'kept', { user: 'kept', password: { name: 'pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] }, retain);
   await createDatabase(env, 'gone-db', { database: 'gone_db', characterSet: 'utf8mb4', collation: 'utf8mb4_bin' });
   await createDatabase(env, 'kept-db', { database: 'kept_db' }, retain);
-  for (const [kind, name] of [['MysqlUser', 'gone'], ['MysqlUser', 'kept'], ['MysqlDatabase', 'gone-db'], ['MysqlDatabase', 'kept-db']] as const) {
+  for (const [kind, name] of [
+    ['MysqlUser', 'gone'],
+    ['MysqlUser', 'kept'],
+    ['MysqlDatabase', 'gone-db'],
+    ['MysqlDatabase', 'kept-db'],
+  ] as const) {
     await env.waitReady(kind, name, 'True');
   }
-  const cs = await env.root("SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS co FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'gone_db'");
+  const cs = await env.root(
+    "SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS co FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'gone_db'",
+  );
   assert.deepEqual(cs[0], { cs: 'utf8mb4', co: 'utf8mb4_bin' });
 
   await env.deleteAndWait('MysqlUser', 'gone');
@@ -182,7 +206,7 @@ test('hostile names are escaped (a schema named % grants nothing else) or refuse
   assert.equal(await databaseExists(env, schema), true);
   assert.equal(await databaseExists(env, 'mysql'), true);
   const who = { user, password: "pa'ss\\word", from: HOST_A };
-  const quoted = '`' + schema.replaceAll('`', '``') + '`';
+  const quoted = `\`${schema.replaceAll('`', '``')}\``;
   assert.equal(await tryAs(env.server, who, `CREATE TABLE ${quoted}.t (id INT)`), 0, 'ALL on its schema');
   assert.equal(await tryAs(env.server, who, 'SELECT * FROM other.t'), ER_TABLEACCESS_DENIED, '% in the schema name is no wildcard');
 
@@ -233,7 +257,12 @@ test('a clusterRef to another namespace is refused unless the flag allows it', a
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind: 'MysqlUser',
     metadata: { name: 'elsewhere', namespace: env.ns },
-    spec: { clusterRef: { name: CLUSTER, namespace: 'kube-system' }, user: 'elsewhere', password: { name: 'x-pw', key: 'PASSWORD' }, allowedHosts: ['%'] },
+    spec: {
+      clusterRef: { name: CLUSTER, namespace: 'kube-system' },
+      user: 'elsewhere',
+      password: { name: 'x-pw', key: 'PASSWORD' },
+      allowedHosts: ['%'],
+    },
   } as never);
   const c = await env.waitReady('MysqlUser', 'elsewhere', 'False', 'CrossNamespaceRefused');
   assert.match(c.message ?? '', /--allow-cross-namespace-user/);
@@ -244,21 +273,39 @@ test('a clusterRef to another namespace is refused unless the flag allows it', a
 test('with --allow-cross-namespace-user, a MysqlUser in another namespace provisions the cluster its clusterRef names, and deleting it drops the account', async (t) => {
   const env = await setup(t, ['--allow-cross-namespace-user'], { WATCH_NAMESPACE: '' });
   const apps = `${env.ns}-apps`;
-  await env.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: apps, labels: { 'mysql-operator-test': 'true' } } } as never);
+  await env.client.create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: apps, labels: { 'mysql-operator-test': 'true' } },
+  } as never);
   // Deleted here, not in an after hook: those run once the test API server has stopped.
   try {
-    await env.client.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x-pw', namespace: apps }, data: secretData({ PASSWORD: 'x-password' }) } as never);
+    await env.client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'x-pw', namespace: apps },
+      data: secretData({ PASSWORD: 'x-password' }),
+    } as never);
     const ref = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlUser', namespace: apps, name: 'elsewhere' };
     await env.client.create({
       apiVersion: ref.apiVersion,
       kind: ref.kind,
       metadata: { name: ref.name, namespace: apps },
-      spec: { clusterRef: { name: CLUSTER, namespace: env.ns }, user: 'elsewhere', password: { name: 'x-pw', key: 'PASSWORD' }, allowedHosts: [HOST_A] },
+      spec: {
+        clusterRef: { name: CLUSTER, namespace: env.ns },
+        user: 'elsewhere',
+        password: { name: 'x-pw', key: 'PASSWORD' },
+        allowedHosts: [HOST_A],
+      },
     } as never);
-    await eventually('the MysqlUser Ready', async () => {
-      const u = await env.client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(ref);
-      return u.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-    }, 60_000);
+    await eventually(
+      'the MysqlUser Ready',
+      async () => {
+        const u = await env.client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(ref);
+        return u.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      },
+      60_000,
+    );
     assert.equal(await tryAs(env.server, { user: 'elsewhere', password: 'x-password', from: HOST_A }, 'SELECT 1'), 0);
     await env.client.delete(ref);
     await eventually('the MysqlUser gone', async () => (await env.client.getIfExists(ref)) === undefined, 60_000);
@@ -268,4 +315,5 @@ test('with --allow-cross-namespace-user, a MysqlUser in another namespace provis
   }
 });
 
-test("the chart's RBAC rules allow every request of the tests above, and the user and database controllers use each of their grants", (t) => rbac.check(t));
+test("the chart's RBAC rules allow every request of the tests above, and the user and database controllers use each of their grants", (t) =>
+  rbac.check(t));

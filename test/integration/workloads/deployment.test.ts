@@ -15,11 +15,15 @@ async function rolledOut(client: KubeClient, namespace: string, name: string, re
     const d = await client.get<V1Deployment>({ ...DEPLOY, namespace, name });
     const st = d.status;
     const progressed = st?.conditions?.find((c) => c.type === 'Progressing')?.reason === 'NewReplicaSetAvailable';
-    return st?.observedGeneration === d.metadata?.generation && progressed && st?.replicas === replicas && st.availableReplicas === replicas && d;
+    return (
+      st?.observedGeneration === d.metadata?.generation && progressed && st?.replicas === replicas && st.availableReplicas === replicas && d
+    );
   });
 }
 
-test('a Deployment makes its pods through a ReplicaSet and replaces them when its template changes', { skip: ONLY_TEST_SERVER }, async (t) => {
+test('a Deployment makes its pods through a ReplicaSet and replaces them when its template changes', {
+  skip: ONLY_TEST_SERVER,
+}, async (t) => {
   const env = await workloadsEnv(t);
   const client = env.kubelet.client;
   const ns = env.namespace;
@@ -34,12 +38,16 @@ test('a Deployment makes its pods through a ReplicaSet and replaces them when it
     },
   });
   const first = await rolledOut(client, ns, 'operator', 2);
-  assert.deepEqual(first.status?.conditions?.map((c) => [c.type, c.status, c.reason]), [
-    ['Available', 'True', 'MinimumReplicasAvailable'],
-    ['Progressing', 'True', 'NewReplicaSetAvailable'],
-  ]);
+  assert.deepEqual(
+    first.status?.conditions?.map((c) => [c.type, c.status, c.reason]),
+    [
+      ['Available', 'True', 'MinimumReplicasAvailable'],
+      ['Progressing', 'True', 'NewReplicaSetAvailable'],
+    ],
+  );
   const rsList = async () => (await client.list<V1ReplicaSet>({ apiVersion: 'apps/v1', kind: 'ReplicaSet' }, { namespace: ns })).items;
-  const podList = async () => (await client.list<V1Pod>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: { app: 'operator' } })).items;
+  const podList = async () =>
+    (await client.list<V1Pod>({ apiVersion: 'v1', kind: 'Pod' }, { namespace: ns, labelSelector: { app: 'operator' } })).items;
   const [rs1] = await rsList();
   const hash1 = rs1?.metadata?.labels?.['pod-template-hash'];
   assert.equal(rs1?.metadata?.name, `operator-${hash1}`);
@@ -51,7 +59,10 @@ test('a Deployment makes its pods through a ReplicaSet and replaces them when it
     assert.equal(p.metadata?.ownerReferences?.[0]?.name, rs1?.metadata?.name);
   }
 
-  await client.patch({ ...DEPLOY, namespace: ns, name: 'operator' }, { spec: { template: { spec: { containers: [{ name: 'operator', image: 'mysql-operator:2' }] } } } });
+  await client.patch(
+    { ...DEPLOY, namespace: ns, name: 'operator' },
+    { spec: { template: { spec: { containers: [{ name: 'operator', image: 'mysql-operator:2' }] } } } },
+  );
   await eventually('only new pods left', async () => {
     const ps = await podList();
     return ps.length === 2 && ps.every((p) => p.spec?.containers[0]?.image === 'mysql-operator:2') && ps;

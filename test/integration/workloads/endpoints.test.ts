@@ -17,30 +17,55 @@ function pod(namespace: string, name: string, labels: Record<string, string>): V
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace, labels },
-    spec: { hostname: name, subdomain: 'db', containers: [{ name: 'mysql', image: 'mariadb:10.11', ports: [{ name: 'mysql', containerPort: 3306 }] }] },
+    spec: {
+      hostname: name,
+      subdomain: 'db',
+      containers: [{ name: 'mysql', image: 'mariadb:10.11', ports: [{ name: 'mysql', containerPort: 3306 }] }],
+    },
   };
 }
 
-function service(namespace: string, name: string, selector: Record<string, string>, extra: Partial<NonNullable<V1Service['spec']>> = {}): V1Service {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace, labels: { app: 'db' } }, spec: { selector, ports: [{ name: 'mysql', port: 3306, targetPort: 'mysql' }], ...extra } };
+function service(
+  namespace: string,
+  name: string,
+  selector: Record<string, string>,
+  extra: Partial<NonNullable<V1Service['spec']>> = {},
+): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, labels: { app: 'db' } },
+    spec: { selector, ports: [{ name: 'mysql', port: 3306, targetPort: 'mysql' }], ...extra },
+  };
 }
 
 async function slicesOf(client: KubeClient, namespace: string, svc: string): Promise<EndpointSlice[]> {
-  return (await client.list<EndpointSlice & { metadata: { namespace: string } }>(SLICE, { namespace, labelSelector: { 'kubernetes.io/service-name': svc } })).items;
+  return (
+    await client.list<EndpointSlice & { metadata: { namespace: string } }>(SLICE, {
+      namespace,
+      labelSelector: { 'kubernetes.io/service-name': svc },
+    })
+  ).items;
 }
 
 /** Pod names per ready condition across the Service's slices. */
 async function endpointsOf(client: KubeClient, namespace: string, svc: string): Promise<string> {
   const eps = (await slicesOf(client, namespace, svc)).flatMap((s) => s.endpoints ?? []);
-  return eps.map((e) => `${e.targetRef.name}:${e.conditions.ready ? 'ready' : 'not-ready'}`).sort().join(',');
+  return eps
+    .map((e) => `${e.targetRef.name}:${e.conditions.ready ? 'ready' : 'not-ready'}`)
+    .sort()
+    .join(',');
 }
 
-test('the master Service\'s EndpointSlice and Endpoints follow the role label from pod to pod', { skip: ONLY_TEST_SERVER }, async (t) => {
+test("the master Service's EndpointSlice and Endpoints follow the role label from pod to pod", { skip: ONLY_TEST_SERVER }, async (t) => {
   const env = await workloadsEnv(t);
   const client = env.kubelet.client;
   const ns = env.namespace;
   await client.create(service(ns, 'db-master', { app: 'db', role: 'master' }));
-  await eventually('an empty placeholder slice', async () => (await slicesOf(client, ns, 'db-master')).length === 1 && (await endpointsOf(client, ns, 'db-master')) === '');
+  await eventually(
+    'an empty placeholder slice',
+    async () => (await slicesOf(client, ns, 'db-master')).length === 1 && (await endpointsOf(client, ns, 'db-master')) === '',
+  );
   await client.create(pod(ns, 'db-0', { app: 'db', role: 'master' }));
   await client.create(pod(ns, 'db-1', { app: 'db', role: 'replica' }));
   await eventually('db-0 behind the master Service', async () => (await endpointsOf(client, ns, 'db-master')) === 'db-0:ready');
@@ -66,7 +91,9 @@ test('the master Service\'s EndpointSlice and Endpoints follow the role label fr
   assert.deepEqual(ep.subsets?.[0]?.ports, [{ name: 'mysql', protocol: 'TCP', port: 3306 }]);
 });
 
-test('a pod that is not Ready is not ready in the slice, unless the Service publishes not-ready addresses', { skip: ONLY_TEST_SERVER }, async (t) => {
+test('a pod that is not Ready is not ready in the slice, unless the Service publishes not-ready addresses', {
+  skip: ONLY_TEST_SERVER,
+}, async (t) => {
   const env = await workloadsEnv(t, { outcome: (p) => (p.metadata?.name === 'db-1' ? 'running' : 'ready') });
   const client = env.kubelet.client;
   const ns = env.namespace;
@@ -75,7 +102,10 @@ test('a pod that is not Ready is not ready in the slice, unless the Service publ
   await client.create(pod(ns, 'db-0', { app: 'db' }));
   await client.create(pod(ns, 'db-1', { app: 'db' }));
   await eventually('readiness in the slice', async () => (await endpointsOf(client, ns, 'db')) === 'db-0:ready,db-1:not-ready');
-  await eventually('everything ready in the headless slice', async () => (await endpointsOf(client, ns, 'db-headless')) === 'db-0:ready,db-1:ready');
+  await eventually(
+    'everything ready in the headless slice',
+    async () => (await endpointsOf(client, ns, 'db-headless')) === 'db-0:ready,db-1:ready',
+  );
   const ep = await eventually('Endpoints with a not-ready address', async () => {
     const e = await client.get<V1Endpoints>({ apiVersion: 'v1', kind: 'Endpoints', namespace: ns, name: 'db' });
     return e.subsets?.[0]?.notReadyAddresses?.length === 1 && e;

@@ -43,7 +43,9 @@ export async function startFakeKubelet(
     if (pod.spec?.nodeName !== opts.nodeName) return;
     try {
       if (pod.metadata?.deletionTimestamp) {
-        await client.request('DELETE', await client.pathFor(ref), { body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } } });
+        await client.request('DELETE', await client.pathFor(ref), {
+          body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } },
+        });
         return;
       }
       const want = outcome(pod);

@@ -32,10 +32,20 @@ export async function workloadsEnv(
   const workDir = mkdtempSync(join(tmpdir(), 'workloads-'));
   const { log } = memoryLogger();
   teardown.push(() => rmSync(workDir, { recursive: true, force: true }));
-  const controllers = startWorkloadControllers({ kubeconfig: env.kubeConfig, workDir, nodeName: NODE, log, jobBackoffMs: opts.jobBackoffMs ?? 200 });
+  const controllers = startWorkloadControllers({
+    kubeconfig: env.kubeConfig,
+    workDir,
+    nodeName: NODE,
+    log,
+    jobBackoffMs: opts.jobBackoffMs ?? 200,
+  });
   teardown.push(() => controllers.stop());
   await controllers.ready;
-  const kubelet = await startFakeKubelet(env.kubeConfig, { namespace: env.namespace, nodeName: NODE, ...(opts.outcome ? { outcome: opts.outcome } : {}) });
+  const kubelet = await startFakeKubelet(env.kubeConfig, {
+    namespace: env.namespace,
+    nodeName: NODE,
+    ...(opts.outcome ? { outcome: opts.outcome } : {}),
+  });
   teardown.push(() => kubelet.stop());
   return { ...env, kubelet, workDir };
 }

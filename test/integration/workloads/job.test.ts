@@ -34,7 +34,10 @@ test('a Job whose pod succeeds is Complete, with its counts and times', { skip: 
   const client = env.kubelet.client;
   const created = await client.create(job(env.namespace, 'backup-ok'));
   const done = await finishedJob(client, env.namespace, 'backup-ok');
-  assert.deepEqual(done.status?.conditions?.map((c) => [c.type, c.status]), [['Complete', 'True']]);
+  assert.deepEqual(
+    done.status?.conditions?.map((c) => [c.type, c.status]),
+    [['Complete', 'True']],
+  );
   assert.equal(done.status?.succeeded, 1);
   assert.equal(done.status?.active, undefined);
   assert.ok(done.status?.startTime && done.status.completionTime);

@@ -29,7 +29,12 @@ test('a pod waits unscheduled for its claim, then is bound to the node with PodS
     return evs.some((e) => e.reason === 'FailedScheduling' && e.involvedObject.name === 'p' && e.message?.includes('data-p'));
   });
 
-  await client.create({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data-p', namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'data-p', namespace: ns },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+  });
   const bound = await eventually('bound to the node', async () => {
     const p = await client.get<V1Pod>({ ...POD, namespace: ns, name: 'p' });
     return p.spec?.nodeName === NODE && p;

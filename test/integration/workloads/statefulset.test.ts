@@ -35,11 +35,16 @@ async function pod(client: KubeClient, namespace: string, name: string): Promise
   return client.get<V1Pod>({ ...POD, namespace, name });
 }
 
-test('the operator\'s rendered StatefulSet gets pods 0, 1, 2 in order, each with its identity and a bound claim', { skip: ONLY_TEST_SERVER }, async (t) => {
+test("the operator's rendered StatefulSet gets pods 0, 1, 2 in order, each with its identity and a bound claim", {
+  skip: ONLY_TEST_SERVER,
+}, async (t) => {
   const env = await workloadsEnv(t, { crds: true });
   const { client, kubelet } = { client: env.kubelet.client, kubelet: env.kubelet };
   const ns = env.namespace;
-  const owner = await client.create<MysqlCluster>({ ...cluster({ replicas: 3 }, { namespace: ns }), metadata: { name: 'my-db', namespace: ns } });
+  const owner = await client.create<MysqlCluster>({
+    ...cluster({ replicas: 3 }, { namespace: ns }),
+    metadata: { name: 'my-db', namespace: ns },
+  });
   const desired = render(cluster({ replicas: 3 }, { namespace: ns, uid: owner.metadata!.uid! }));
   await client.create(JSON.parse(JSON.stringify(desired.statefulSet)) as V1StatefulSet);
 
@@ -57,7 +62,10 @@ test('the operator\'s rendered StatefulSet gets pods 0, 1, 2 in order, each with
     assert.equal(p.metadata?.labels?.['apps.kubernetes.io/pod-index'], String(i));
     assert.equal(p.metadata?.labels?.['controller-revision-hash'], sts.status?.updateRevision);
     assert.equal(p.metadata?.labels?.['mysql.presslabs.org/cluster'], 'my-db');
-    assert.deepEqual(p.metadata?.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]), [['StatefulSet', 'my-db-mysql', sts.metadata?.uid, true]]);
+    assert.deepEqual(
+      p.metadata?.ownerReferences?.map((r) => [r.kind, r.name, r.uid, r.controller]),
+      [['StatefulSet', 'my-db-mysql', sts.metadata?.uid, true]],
+    );
     assert.equal(p.spec?.hostname, `my-db-mysql-${i}`);
     assert.equal(p.spec?.subdomain, 'mysql');
     assert.equal(p.spec?.nodeName, NODE);
@@ -69,7 +77,12 @@ test('the operator\'s rendered StatefulSet gets pods 0, 1, 2 in order, each with
     assert.equal(pv.status?.phase, 'Bound');
     assert.ok(existsSync(pv.spec!.hostPath!.path), 'the volume directory exists');
   }
-  const rev = await client.get<V1ControllerRevision>({ apiVersion: 'apps/v1', kind: 'ControllerRevision', namespace: ns, name: sts.status!.updateRevision! });
+  const rev = await client.get<V1ControllerRevision>({
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    namespace: ns,
+    name: sts.status!.updateRevision!,
+  });
   assert.equal(rev.revision, 1);
 });
 
@@ -140,7 +153,9 @@ test('a failed pod is deleted and recreated', { skip: ONLY_TEST_SERVER }, async 
   assert.ok(!failedOnce.has((await pod(client, env.namespace, 'web-0')).metadata!.uid!), 'web-0 is a new pod');
 });
 
-test('a template change rolls the highest ordinal first, each after the one before is Ready, and stops at the partition', { skip: ONLY_TEST_SERVER }, async (t) => {
+test('a template change rolls the highest ordinal first, each after the one before is Ready, and stops at the partition', {
+  skip: ONLY_TEST_SERVER,
+}, async (t) => {
   const env = await workloadsEnv(t);
   const client = env.kubelet.client;
   const ns = env.namespace;
@@ -149,9 +164,15 @@ test('a template change rolls the highest ordinal first, each after the one befo
   const oldRev = first.status!.currentRevision!;
   const mark = env.kubelet.history.length;
 
-  await client.patch({ ...STS, namespace: ns, name: 'web' }, {
-    spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } }, template: { metadata: { annotations: { rev: '2' } } } },
-  });
+  await client.patch(
+    { ...STS, namespace: ns, name: 'web' },
+    {
+      spec: {
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } },
+        template: { metadata: { annotations: { rev: '2' } } },
+      },
+    },
+  );
   const partial = await eventually('pods 2 and 1 updated, pod 0 not', async () => {
     const s = await settled(client, ns, 'web', 3);
     return s.status?.updatedReplicas === 2 && s;
@@ -173,7 +194,9 @@ test('a template change rolls the highest ordinal first, each after the one befo
   assert.equal((await pod(client, ns, 'web-0')).metadata?.labels?.['controller-revision-hash'], done.status?.updateRevision);
 });
 
-test('with OnDelete a template change waits until a pod is deleted, which comes back at the new revision', { skip: ONLY_TEST_SERVER }, async (t) => {
+test('with OnDelete a template change waits until a pod is deleted, which comes back at the new revision', {
+  skip: ONLY_TEST_SERVER,
+}, async (t) => {
   const env = await workloadsEnv(t);
   const client = env.kubelet.client;
   const ns = env.namespace;
@@ -181,7 +204,10 @@ test('with OnDelete a template change waits until a pod is deleted, which comes 
   const first = await settled(client, ns, 'web', 3);
   const oldRev = first.status!.currentRevision!;
 
-  const changed = await client.patch<V1StatefulSet>({ ...STS, namespace: ns, name: 'web' }, { spec: { template: { metadata: { annotations: { rev: '2' } } } } });
+  const changed = await client.patch<V1StatefulSet>(
+    { ...STS, namespace: ns, name: 'web' },
+    { spec: { template: { metadata: { annotations: { rev: '2' } } } } },
+  );
   const seen = await eventually('the new revision observed', async () => {
     const s = await client.get<V1StatefulSet>({ ...STS, namespace: ns, name: 'web' });
     return s.status?.observedGeneration === changed.metadata?.generation && s.status?.updateRevision !== oldRev && s;
@@ -217,7 +243,10 @@ test('scale down removes the highest ordinal first and keeps the claims; scale u
   await settled(client, ns, 'web', 3);
   const again = await pod(client, ns, 'web-2');
   assert.equal(again.spec?.volumes?.find((v) => v.name === 'data')?.persistentVolumeClaim?.claimName, 'data-web-2');
-  assert.equal((await client.get<V1PersistentVolumeClaim>({ ...PVC, namespace: ns, name: 'data-web-2' })).metadata?.uid, claim2.metadata?.uid);
+  assert.equal(
+    (await client.get<V1PersistentVolumeClaim>({ ...PVC, namespace: ns, name: 'data-web-2' })).metadata?.uid,
+    claim2.metadata?.uid,
+  );
 });
 
 test('Parallel creates every pod without waiting for Ready', { skip: ONLY_TEST_SERVER }, async (t) => {

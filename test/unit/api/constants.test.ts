@@ -31,9 +31,17 @@ describe('constants of docs/compatibility.md', () => {
       assert.ok(Object.values(api.CLUSTER_CONDITION).includes(t as never), t);
     }
     for (const r of [
-      'ClusterReady', 'StatefulSetNotReady', 'NotReplicating', 'NoMaster', 'PendingFailoverAckExists',
-      'NoPendingFailoverAckExists', 'ClusterReadOnlyTrue', 'ClusterReadOnlyFalse', 'OrcFailoverInProgress',
-      'ClusterMasterHealthy', 'ClusterNotRunning',
+      'ClusterReady',
+      'StatefulSetNotReady',
+      'NotReplicating',
+      'NoMaster',
+      'PendingFailoverAckExists',
+      'NoPendingFailoverAckExists',
+      'ClusterReadOnlyTrue',
+      'ClusterReadOnlyFalse',
+      'OrcFailoverInProgress',
+      'ClusterMasterHealthy',
+      'ClusterNotRunning',
     ]) {
       assert.ok(Object.values(api.CLUSTER_REASONS).includes(r as never), r);
     }
@@ -46,25 +54,75 @@ describe('constants of docs/compatibility.md', () => {
 
   it('node controller reasons (Events on pods, NodeInitialized messages) keep their spelling', () => {
     assert.deepEqual(Object.values(api.NODE_REASONS), [
-      'PodNotRunning', 'FailoverInProgress', 'ServerUnreachable', 'ServerStarting', 'MasterReadOnly', 'OperatorAccessDenied', 'NoMaster', 'MasterConflict',
-      'MasterViewStale', 'MasterUnreachable', 'ReplicationConnecting', 'ReplicationNotRunning', 'ReplicationAccessDenied',
-      'ReplicationError', 'ErrantTransactions', 'OperatedSecretMissing', 'OperatedSecretIncomplete', 'StepFailed', 'NodeConfigured',
+      'PodNotRunning',
+      'FailoverInProgress',
+      'ServerUnreachable',
+      'ServerStarting',
+      'MasterReadOnly',
+      'OperatorAccessDenied',
+      'NoMaster',
+      'MasterConflict',
+      'MasterViewStale',
+      'MasterUnreachable',
+      'ReplicationConnecting',
+      'ReplicationNotRunning',
+      'ReplicationAccessDenied',
+      'ReplicationError',
+      'ErrantTransactions',
+      'OperatedSecretMissing',
+      'OperatedSecretIncomplete',
+      'StepFailed',
+      'NodeConfigured',
     ]);
   });
 
   it('user and database controller reasons (Ready condition, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.PROVISION_REASONS), [
-      'ProvisionSucceeded', 'ProvisionFailed', 'CrossNamespaceRefused', 'ClusterNotFound', 'InvalidSpec', 'PasswordSecretNotFound',
-      'PasswordKeyMissing', 'RootPasswordMissing', 'RootAccessDenied', 'MasterReadOnly', 'ReservedName', 'AlreadyClaimed', 'FailoverInProgress', 'NoMaster',
-      'MasterConflict', 'MasterViewStale', 'MasterUnreachable', 'OperatedSecretIncomplete', 'Dropped', 'Retained',
+      'ProvisionSucceeded',
+      'ProvisionFailed',
+      'CrossNamespaceRefused',
+      'ClusterNotFound',
+      'InvalidSpec',
+      'PasswordSecretNotFound',
+      'PasswordKeyMissing',
+      'RootPasswordMissing',
+      'RootAccessDenied',
+      'MasterReadOnly',
+      'ReservedName',
+      'AlreadyClaimed',
+      'FailoverInProgress',
+      'NoMaster',
+      'MasterConflict',
+      'MasterViewStale',
+      'MasterUnreachable',
+      'OperatedSecretIncomplete',
+      'Dropped',
+      'Retained',
     ]);
   });
 
   it('orchestrator controller reasons (conditions, Events) keep their spelling', () => {
     assert.deepEqual(Object.values(api.ORCHESTRATOR_REASONS), [
-      'OrchestratorUnreachable', 'NoMaster', 'MasterDisagreement', 'MasterFrozen', 'FailoverInProgress', 'ForgetGracePeriod',
-      'RecoveryTooRecent', 'ClusterNotReady', 'RejoinPending', 'ErrantTransactions', 'ErrantReplicaRebuilt', 'MasterLabelled', 'MasterUnanswered', 'ReadOnlyChanged', 'ClientSessionsKilled', 'FenceIncomplete', 'RecoveriesAcknowledged',
-      'InstanceForgotten', 'ForgetAbandoned', 'DowntimeEnded',
+      'OrchestratorUnreachable',
+      'NoMaster',
+      'MasterDisagreement',
+      'MasterFrozen',
+      'FailoverInProgress',
+      'ForgetGracePeriod',
+      'RecoveryTooRecent',
+      'ClusterNotReady',
+      'RejoinPending',
+      'ErrantTransactions',
+      'ErrantReplicaRebuilt',
+      'MasterLabelled',
+      'MasterUnanswered',
+      'ReadOnlyChanged',
+      'ClientSessionsKilled',
+      'FenceIncomplete',
+      'RecoveriesAcknowledged',
+      'InstanceForgotten',
+      'ForgetAbandoned',
+      'DowntimeEnded',
     ]);
     assert.ok(Object.values(api.CLUSTER_REASONS).includes('MasterNotHealthy' as never));
   });
@@ -77,13 +135,24 @@ describe('constants of docs/compatibility.md', () => {
       MysqlDatabase: 'mysqldatabases',
       MysqlUser: 'mysqlusers',
     });
-    assert.deepEqual(api.KINDS.map((k) => [k.kind, k.plural]), Object.entries(api.PLURALS));
+    assert.deepEqual(
+      api.KINDS.map((k) => [k.kind, k.plural]),
+      Object.entries(api.PLURALS),
+    );
   });
 
   it('operated Secret keys and system users', () => {
     assert.deepEqual(Object.values(api.OPERATED_SECRET_KEY), [
-      'OPERATOR_USER', 'OPERATOR_PASSWORD', 'REPLICATION_USER', 'REPLICATION_PASSWORD', 'METRICS_EXPORTER_USER',
-      'METRICS_EXPORTER_PASSWORD', 'ORC_TOPOLOGY_USER', 'ORC_TOPOLOGY_PASSWORD', 'BACKUP_USER', 'BACKUP_PASSWORD',
+      'OPERATOR_USER',
+      'OPERATOR_PASSWORD',
+      'REPLICATION_USER',
+      'REPLICATION_PASSWORD',
+      'METRICS_EXPORTER_USER',
+      'METRICS_EXPORTER_PASSWORD',
+      'ORC_TOPOLOGY_USER',
+      'ORC_TOPOLOGY_PASSWORD',
+      'BACKUP_USER',
+      'BACKUP_PASSWORD',
     ]);
     assert.deepEqual(api.MYSQL_USER, {
       operator: 'sys_operator',

@@ -13,7 +13,7 @@ import { admit, loadCrds, REPO } from './support.ts';
 const crds = loadCrds();
 
 function specProps(kind: string): Record<string, any> {
-  return crds.get(kind)?.crd['spec'].versions[0].schema.openAPIV3Schema.properties.spec;
+  return crds.get(kind)?.crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
 }
 
 describe('generated files', () => {
@@ -39,11 +39,11 @@ describe('generated files', () => {
 
   for (const [kind, { crd }] of crds) {
     it(`${kind}: is a valid apiextensions.k8s.io/v1 CRD with a structural schema`, () => {
-      assert.equal(crd['apiVersion'], 'apiextensions.k8s.io/v1');
-      assert.equal(crd['kind'], 'CustomResourceDefinition');
-      assert.equal(crd['spec'].scope, 'Namespaced');
-      assert.equal(crd['spec'].group, 'mysql.presslabs.org');
-      assert.equal(crd['metadata'].name, `${crd['spec'].names.plural}.mysql.presslabs.org`);
+      assert.equal(crd.apiVersion, 'apiextensions.k8s.io/v1');
+      assert.equal(crd.kind, 'CustomResourceDefinition');
+      assert.equal(crd.spec.scope, 'Namespaced');
+      assert.equal(crd.spec.group, 'mysql.presslabs.org');
+      assert.equal(crd.metadata.name, `${crd.spec.names.plural}.mysql.presslabs.org`);
       assert.deepEqual(checkCrd(crd), []);
     });
   }
@@ -51,7 +51,7 @@ describe('generated files', () => {
 
 describe('API surface of docs/compatibility.md', () => {
   it('MysqlCluster: names, short name, status and scale subresources, printer columns', () => {
-    const spec = crds.get('MysqlCluster')?.crd['spec'];
+    const spec = crds.get('MysqlCluster')?.crd.spec;
     assert.deepEqual(spec.names, {
       kind: 'MysqlCluster',
       listKind: 'MysqlClusterList',
@@ -65,33 +65,82 @@ describe('API surface of docs/compatibility.md', () => {
       status: {},
       scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.readyNodes' },
     });
-    assert.deepEqual(v.additionalPrinterColumns.map((c: { name: string }) => c.name), ['Ready', 'Replicas', 'Age']);
+    assert.deepEqual(
+      v.additionalPrinterColumns.map((c: { name: string }) => c.name),
+      ['Ready', 'Replicas', 'Age'],
+    );
     assert.equal(v.additionalPrinterColumns[0].jsonPath, '.status.conditions[?(@.type == "Ready")].status');
   });
 
   it('MysqlCluster: every spec field of the anchor, secretName required with 1..63 chars', () => {
     const spec = specProps('MysqlCluster');
     const anchorFields = [
-      'replicas', 'secretName', 'mysqlVersion', 'image', 'sidecarImage', 'initBucketURL', 'initBucketURI',
-      'initBucketSecretName', 'minAvailable', 'backupSchedule', 'backupURL', 'backupSecretName',
-      'backupRemoteDeletePolicy', 'backupScheduleJobsHistoryLimit', 'mysqlConf', 'podSpec', 'volumeSpec',
-      'tmpfsSize', 'maxSlaveLatency', 'queryLimits', 'readOnly', 'serverIDOffset', 'backupCompressCommand',
-      'backupDecompressCommand', 'metricsExporterExtraArgs', 'rcloneExtraArgs', 'xbstreamExtraArgs',
-      'xtrabackupExtraArgs', 'xtrabackupPrepareExtraArgs', 'xtrabackupTargetDir', 'initFileExtraSQL',
+      'replicas',
+      'secretName',
+      'mysqlVersion',
+      'image',
+      'sidecarImage',
+      'initBucketURL',
+      'initBucketURI',
+      'initBucketSecretName',
+      'minAvailable',
+      'backupSchedule',
+      'backupURL',
+      'backupSecretName',
+      'backupRemoteDeletePolicy',
+      'backupScheduleJobsHistoryLimit',
+      'mysqlConf',
+      'podSpec',
+      'volumeSpec',
+      'tmpfsSize',
+      'maxSlaveLatency',
+      'queryLimits',
+      'readOnly',
+      'serverIDOffset',
+      'backupCompressCommand',
+      'backupDecompressCommand',
+      'metricsExporterExtraArgs',
+      'rcloneExtraArgs',
+      'xbstreamExtraArgs',
+      'xtrabackupExtraArgs',
+      'xtrabackupPrepareExtraArgs',
+      'xtrabackupTargetDir',
+      'initFileExtraSQL',
     ];
     for (const f of anchorFields) assert.ok(spec.properties[f], `spec.${f} exists`);
     assert.deepEqual(spec.required, ['secretName']);
     assert.equal(spec.properties.secretName.minLength, 1);
     assert.equal(spec.properties.secretName.maxLength, 63);
     const podSpecFields = [
-      'imagePullPolicy', 'imagePullSecrets', 'labels', 'annotations', 'resources', 'affinity', 'mysqlLifecycle',
-      'nodeSelector', 'priorityClassName', 'tolerations', 'serviceAccountName', 'backupAffinity',
-      'backupNodeSelector', 'backupPriorityClassName', 'backupTolerations', 'volumes', 'volumeMounts',
-      'initContainers', 'containers', 'metricsExporterResources', 'mysqlOperatorSidecarResources', 'ptHeartbeatResources',
+      'imagePullPolicy',
+      'imagePullSecrets',
+      'labels',
+      'annotations',
+      'resources',
+      'affinity',
+      'mysqlLifecycle',
+      'nodeSelector',
+      'priorityClassName',
+      'tolerations',
+      'serviceAccountName',
+      'backupAffinity',
+      'backupNodeSelector',
+      'backupPriorityClassName',
+      'backupTolerations',
+      'volumes',
+      'volumeMounts',
+      'initContainers',
+      'containers',
+      'metricsExporterResources',
+      'mysqlOperatorSidecarResources',
+      'ptHeartbeatResources',
     ];
     for (const f of podSpecFields) assert.ok(spec.properties.podSpec.properties[f], `spec.podSpec.${f} exists`);
     assert.deepEqual(Object.keys(spec.properties.volumeSpec.properties).slice(0, 4), [
-      'persistentVolumeClaim', 'hostPath', 'emptyDir', 'keepAfterDelete',
+      'persistentVolumeClaim',
+      'hostPath',
+      'emptyDir',
+      'keepAfterDelete',
     ]);
     assert.deepEqual(spec.properties.queryLimits.required, ['maxQueryTime']);
     assert.equal(spec.properties.mysqlConf.additionalProperties['x-kubernetes-int-or-string'], true);
@@ -106,7 +155,7 @@ describe('API surface of docs/compatibility.md', () => {
       spec: { secretName: 's', podSpec: {} },
     });
     assert.deepEqual(errors, []);
-    assert.deepEqual(obj['spec'], {
+    assert.deepEqual(obj.spec, {
       secretName: 's',
       podSpec: { resources: { requests: { cpu: '200m', memory: '1Gi' } } },
       replicas: 1,
@@ -121,7 +170,12 @@ describe('API surface of docs/compatibility.md', () => {
 
   it('MysqlCluster: a mysqlConf value with a line break or another control character is refused, naming the field', () => {
     const cluster = (mysqlConf: Record<string, unknown>) =>
-      admit(crds, { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'c' }, spec: { secretName: 's', mysqlConf } });
+      admit(crds, {
+        apiVersion: 'mysql.presslabs.org/v1alpha1',
+        kind: 'MysqlCluster',
+        metadata: { name: 'c' },
+        spec: { secretName: 's', mysqlConf },
+      });
     for (const value of ['1\ninit-file=/tmp/x', '1\rx', 'a\u0000b']) {
       const { messages } = cluster({ max_connections: value });
       assert.equal(messages.length, 1, JSON.stringify(value));
@@ -131,9 +185,15 @@ describe('API surface of docs/compatibility.md', () => {
   });
 
   it('MysqlCluster status: readyNodes, conditions, nodes, observedGeneration and (ours) restoredFrom', () => {
-    const status = crds.get('MysqlCluster')?.crd['spec'].versions[0].schema.openAPIV3Schema.properties.status;
+    const status = crds.get('MysqlCluster')?.crd.spec.versions[0].schema.openAPIV3Schema.properties.status;
     assert.deepEqual(Object.keys(status.properties).sort(), ['conditions', 'nodes', 'observedGeneration', 'readyNodes', 'restoredFrom']);
-    assert.deepEqual(Object.keys(status.properties.conditions.items.properties), ['type', 'status', 'lastTransitionTime', 'reason', 'message']);
+    assert.deepEqual(Object.keys(status.properties.conditions.items.properties), [
+      'type',
+      'status',
+      'lastTransitionTime',
+      'reason',
+      'message',
+    ]);
     assert.deepEqual(Object.keys(status.properties.nodes.items.properties), ['name', 'conditions']);
   });
 
@@ -142,11 +202,10 @@ describe('API surface of docs/compatibility.md', () => {
     assert.deepEqual(specProps('MysqlBackup').properties.remoteDeletePolicy.enum, ['retain', 'delete']);
     assert.deepEqual(specProps('MysqlDatabase').required, ['clusterRef', 'database']);
     assert.deepEqual(specProps('MysqlUser').required, ['clusterRef', 'user', 'password', 'allowedHosts']);
-    const columns = (kind: string) =>
-      crds.get(kind)?.crd['spec'].versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name);
+    const columns = (kind: string) => crds.get(kind)?.crd.spec.versions[0].additionalPrinterColumns.map((c: { name: string }) => c.name);
     assert.deepEqual(columns('MysqlDatabase'), ['Ready', 'Cluster', 'Database', 'Age']);
     assert.deepEqual(columns('MysqlUser'), ['Ready', 'Cluster', 'UserName', 'Age']);
-    const backupStatus = crds.get('MysqlBackup')?.crd['spec'].versions[0].schema.openAPIV3Schema.properties.status;
+    const backupStatus = crds.get('MysqlBackup')?.crd.spec.versions[0].schema.openAPIV3Schema.properties.status;
     assert.ok(backupStatus.properties.completed && backupStatus.properties.conditions);
   });
 });

@@ -26,32 +26,32 @@ describe('examples/', () => {
   const files = readdirSync(`${REPO}examples`).filter((f) => f.endsWith('.yaml'));
 
   it('has a cluster, a MariaDB cluster, a backup, a database and a user', () => {
-    const kinds = files.flatMap((f) => docsOf(`${REPO}examples/${f}`).map((d) => d['kind']));
+    const kinds = files.flatMap((f) => docsOf(`${REPO}examples/${f}`).map((d) => d.kind));
     for (const k of ['MysqlCluster', 'MysqlBackup', 'MysqlDatabase', 'MysqlUser', 'Secret']) assert.ok(kinds.includes(k), k);
-    const versions = files.flatMap((f) => docsOf(`${REPO}examples/${f}`).map((d) => d['spec']?.mysqlVersion));
+    const versions = files.flatMap((f) => docsOf(`${REPO}examples/${f}`).map((d) => d.spec?.mysqlVersion));
     assert.ok(versions.some((v) => String(v).startsWith('mariadb-')));
   });
 
   for (const file of files) {
     it(`${file}: every custom resource is accepted with no pruned field`, () => {
       for (const doc of docsOf(`${REPO}examples/${file}`)) {
-        if (doc['apiVersion'] !== GROUP_VERSION) continue;
+        if (doc.apiVersion !== GROUP_VERSION) continue;
         const { warnings, messages } = admit(crds, doc);
-        assert.deepEqual(messages, [], `${doc['kind']} ${doc['metadata'].name}`);
-        assert.deepEqual(warnings, [], `${doc['kind']} ${doc['metadata'].name}`);
+        assert.deepEqual(messages, [], `${doc.kind} ${doc.metadata.name}`);
+        assert.deepEqual(warnings, [], `${doc.kind} ${doc.metadata.name}`);
       }
     });
 
     it(`${file}: the Secrets the resources name are in the same file with their keys`, () => {
       const docs = docsOf(`${REPO}examples/${file}`);
-      const secret = (name: string) => docs.find((d) => d['kind'] === 'Secret' && d['metadata'].name === name);
+      const secret = (name: string) => docs.find((d) => d.kind === 'Secret' && d.metadata.name === name);
       for (const d of docs) {
-        if (d['kind'] === 'MysqlCluster') {
-          assert.ok(secret(d['spec'].secretName)?.stringData?.ROOT_PASSWORD, `${d['spec'].secretName} has ROOT_PASSWORD`);
-          if (d['spec'].backupSecretName) assert.ok(secret(d['spec'].backupSecretName)?.stringData?.AWS_ACCESS_KEY_ID);
+        if (d.kind === 'MysqlCluster') {
+          assert.ok(secret(d.spec.secretName)?.stringData?.ROOT_PASSWORD, `${d.spec.secretName} has ROOT_PASSWORD`);
+          if (d.spec.backupSecretName) assert.ok(secret(d.spec.backupSecretName)?.stringData?.AWS_ACCESS_KEY_ID);
         }
-        if (d['kind'] === 'MysqlUser') {
-          assert.ok(secret(d['spec'].password.name)?.stringData?.[d['spec'].password.key]);
+        if (d.kind === 'MysqlUser') {
+          assert.ok(secret(d.spec.password.name)?.stringData?.[d.spec.password.key]);
         }
       }
     });
@@ -60,82 +60,99 @@ describe('examples/', () => {
 
 describe('manifest shapes of docs/architecture.md, docs/compatibility.md and the anchor', () => {
   it('accepts the docs/architecture.md cluster with 6-field schedule, backups and a PVC', () => {
-    const { messages, warnings } = admit(crds, cluster({
-      replicas: 3,
-      secretName: 'my-db-secret',
-      mysqlVersion: '8.0',
-      backupSchedule: '0 0 */6 * * *',
-      backupURL: 's3://my-bucket/my-db/',
-      backupSecretName: 'my-db-backup-creds',
-      volumeSpec: { persistentVolumeClaim: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' } } } },
-    }));
+    const { messages, warnings } = admit(
+      crds,
+      cluster({
+        replicas: 3,
+        secretName: 'my-db-secret',
+        mysqlVersion: '8.0',
+        backupSchedule: '0 0 */6 * * *',
+        backupURL: 's3://my-bucket/my-db/',
+        backupSecretName: 'my-db-backup-creds',
+        volumeSpec: { persistentVolumeClaim: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '5Gi' } } } },
+      }),
+    );
     assert.deepEqual([messages, warnings], [[], []]);
   });
 
   it('accepts a cluster restored from initBucketURL (and the deprecated initBucketURI)', () => {
     for (const key of ['initBucketURL', 'initBucketURI']) {
-      const { messages } = admit(crds, cluster({
-        secretName: 's',
-        [key]: 's3://my-bucket/my-db/my-db-auto-2026-01-01t00-00-00.xbackup.gz',
-        initBucketSecretName: 'creds',
-      }));
+      const { messages } = admit(
+        crds,
+        cluster({
+          secretName: 's',
+          [key]: 's3://my-bucket/my-db/my-db-auto-2026-01-01t00-00-00.xbackup.gz',
+          initBucketSecretName: 'creds',
+        }),
+      );
       assert.deepEqual(messages, []);
     }
   });
 
   it('accepts every documented spec field with a value of its documented type', () => {
-    const { messages, warnings } = admit(crds, cluster({
-      replicas: 0,
-      secretName: 's',
-      mysqlVersion: 'mariadb-11.4',
-      image: 'mariadb:11.4',
-      sidecarImage: 'sidecar:1',
-      minAvailable: 1,
-      backupSchedule: '@every 1h',
-      backupURL: 'gs://b/p/',
-      backupRemoteDeletePolicy: 'delete',
-      backupScheduleJobsHistoryLimit: 3,
-      mysqlConf: { max_connections: 100, innodb_log_file_size: '256M' },
-      podSpec: {
-        imagePullPolicy: 'Always',
-        imagePullSecrets: [{ name: 'reg' }],
-        labels: { a: 'b' },
-        annotations: { c: 'd' },
-        resources: { limits: { memory: '2Gi' } },
-        affinity: { nodeAffinity: {} },
-        mysqlLifecycle: { preStop: { exec: { command: ['true'] } } },
-        nodeSelector: { disk: 'ssd' },
-        priorityClassName: 'high',
-        tolerations: [{ key: 'k', operator: 'Exists' }],
-        serviceAccountName: 'sa',
-        backupAffinity: {},
-        backupNodeSelector: {},
-        backupPriorityClassName: 'low',
-        backupTolerations: [],
-        volumes: [{ name: 'v', emptyDir: {} }],
-        volumeMounts: [{ name: 'v', mountPath: '/v' }],
-        initContainers: [{ name: 'i', image: 'busybox' }],
-        containers: [{ name: 'c', image: 'busybox' }],
-        metricsExporterResources: {},
-        mysqlOperatorSidecarResources: {},
-        ptHeartbeatResources: {},
-      },
-      volumeSpec: { hostPath: { path: '/data' }, emptyDir: {}, keepAfterDelete: true, deletePVCsOnScaleDown: true },
-      tmpfsSize: '1Gi',
-      maxSlaveLatency: 10,
-      queryLimits: { maxIdleTime: 60, maxQueryTime: 30, kill: 'all-but-oldest', killMode: 'query', ignoreDb: ['a'], ignoreCommands: ['Sleep'], ignoreUser: ['root'] },
-      readOnly: true,
-      serverIDOffset: 1000,
-      backupCompressCommand: ['zstd'],
-      backupDecompressCommand: ['zstd', '-d'],
-      metricsExporterExtraArgs: ['--x'],
-      rcloneExtraArgs: ['--y'],
-      xbstreamExtraArgs: ['--z'],
-      xtrabackupExtraArgs: ['--parallel=2'],
-      xtrabackupPrepareExtraArgs: ['--use-memory=1G'],
-      xtrabackupTargetDir: '/tmp/x/',
-      initFileExtraSQL: ['SELECT 1'],
-    }));
+    const { messages, warnings } = admit(
+      crds,
+      cluster({
+        replicas: 0,
+        secretName: 's',
+        mysqlVersion: 'mariadb-11.4',
+        image: 'mariadb:11.4',
+        sidecarImage: 'sidecar:1',
+        minAvailable: 1,
+        backupSchedule: '@every 1h',
+        backupURL: 'gs://b/p/',
+        backupRemoteDeletePolicy: 'delete',
+        backupScheduleJobsHistoryLimit: 3,
+        mysqlConf: { max_connections: 100, innodb_log_file_size: '256M' },
+        podSpec: {
+          imagePullPolicy: 'Always',
+          imagePullSecrets: [{ name: 'reg' }],
+          labels: { a: 'b' },
+          annotations: { c: 'd' },
+          resources: { limits: { memory: '2Gi' } },
+          affinity: { nodeAffinity: {} },
+          mysqlLifecycle: { preStop: { exec: { command: ['true'] } } },
+          nodeSelector: { disk: 'ssd' },
+          priorityClassName: 'high',
+          tolerations: [{ key: 'k', operator: 'Exists' }],
+          serviceAccountName: 'sa',
+          backupAffinity: {},
+          backupNodeSelector: {},
+          backupPriorityClassName: 'low',
+          backupTolerations: [],
+          volumes: [{ name: 'v', emptyDir: {} }],
+          volumeMounts: [{ name: 'v', mountPath: '/v' }],
+          initContainers: [{ name: 'i', image: 'busybox' }],
+          containers: [{ name: 'c', image: 'busybox' }],
+          metricsExporterResources: {},
+          mysqlOperatorSidecarResources: {},
+          ptHeartbeatResources: {},
+        },
+        volumeSpec: { hostPath: { path: '/data' }, emptyDir: {}, keepAfterDelete: true, deletePVCsOnScaleDown: true },
+        tmpfsSize: '1Gi',
+        maxSlaveLatency: 10,
+        queryLimits: {
+          maxIdleTime: 60,
+          maxQueryTime: 30,
+          kill: 'all-but-oldest',
+          killMode: 'query',
+          ignoreDb: ['a'],
+          ignoreCommands: ['Sleep'],
+          ignoreUser: ['root'],
+        },
+        readOnly: true,
+        serverIDOffset: 1000,
+        backupCompressCommand: ['zstd'],
+        backupDecompressCommand: ['zstd', '-d'],
+        metricsExporterExtraArgs: ['--x'],
+        rcloneExtraArgs: ['--y'],
+        xbstreamExtraArgs: ['--z'],
+        xtrabackupExtraArgs: ['--parallel=2'],
+        xtrabackupPrepareExtraArgs: ['--use-memory=1G'],
+        xtrabackupTargetDir: '/tmp/x/',
+        initFileExtraSQL: ['SELECT 1'],
+      }),
+    );
     assert.deepEqual([messages, warnings], [[], []]);
   });
 
@@ -161,13 +178,20 @@ describe('manifest shapes of docs/architecture.md, docs/compatibility.md and the
 
   it('accepts a MysqlDatabase and a MysqlUser with only their required fields', () => {
     const ref = { name: 'my-db' };
-    assert.deepEqual(admit(crds, { apiVersion: GROUP_VERSION, kind: 'MysqlDatabase', metadata: { name: 'd' }, spec: { clusterRef: ref, database: 'db' } }).messages, []);
-    assert.deepEqual(admit(crds, {
-      apiVersion: GROUP_VERSION,
-      kind: 'MysqlUser',
-      metadata: { name: 'u' },
-      spec: { clusterRef: ref, user: 'u', password: { name: 's', key: 'k' }, allowedHosts: ['%'] },
-    }).messages, []);
+    assert.deepEqual(
+      admit(crds, { apiVersion: GROUP_VERSION, kind: 'MysqlDatabase', metadata: { name: 'd' }, spec: { clusterRef: ref, database: 'db' } })
+        .messages,
+      [],
+    );
+    assert.deepEqual(
+      admit(crds, {
+        apiVersion: GROUP_VERSION,
+        kind: 'MysqlUser',
+        metadata: { name: 'u' },
+        spec: { clusterRef: ref, user: 'u', password: { name: 's', key: 'k' }, allowedHosts: ['%'] },
+      }).messages,
+      [],
+    );
   });
 });
 
@@ -227,7 +251,12 @@ describe('bad manifests are rejected with a message naming the field', () => {
   it('a MysqlBackup without clusterName, a MysqlDatabase without database', () => {
     const backup = admit(crds, { apiVersion: GROUP_VERSION, kind: 'MysqlBackup', metadata: { name: 'b' }, spec: {} });
     assert.deepEqual(backup.messages, ['spec.clusterName: Required value']);
-    const db = admit(crds, { apiVersion: GROUP_VERSION, kind: 'MysqlDatabase', metadata: { name: 'd' }, spec: { clusterRef: { name: 'c' } } });
+    const db = admit(crds, {
+      apiVersion: GROUP_VERSION,
+      kind: 'MysqlDatabase',
+      metadata: { name: 'd' },
+      spec: { clusterRef: { name: 'c' } },
+    });
     assert.deepEqual(db.messages, ['spec.database: Required value']);
   });
 });

@@ -17,7 +17,7 @@ export function loadCrds(): Map<string, LoadedCrd> {
   const out = new Map<string, LoadedCrd>();
   for (const def of KINDS) {
     const crd = parse(readFileSync(`${REPO}crds/${crdName(def)}.yaml`, 'utf8')) as Record<string, any>;
-    const version = crd['spec'].versions[0];
+    const version = crd.spec.versions[0];
     const schema = compileSchema(version.schema.openAPIV3Schema as JSONSchemaProps, { scale: version.subresources?.scale });
     out.set(def.kind, { crd, schema });
   }
@@ -29,10 +29,10 @@ export function loadCrds(): Map<string, LoadedCrd> {
  * unknown fields are pruned, defaults applied, then the object is validated.
  */
 export function admit(crds: Map<string, LoadedCrd>, body: Record<string, any>, opts: { keepStatus?: boolean } = {}) {
-  const loaded = crds.get(body['kind']);
-  if (!loaded) throw new Error(`no CRD for kind ${String(body['kind'])}`);
+  const loaded = crds.get(body.kind);
+  if (!loaded) throw new Error(`no CRD for kind ${String(body.kind)}`);
   const obj = structuredClone(body);
-  if (!opts.keepStatus) delete obj['status'];
+  if (!opts.keepStatus) delete obj.status;
   const { warnings, errors } = loaded.schema.admit(obj);
   return { obj, warnings, errors, messages: errors.map(errorText) };
 }

@@ -23,17 +23,28 @@ function envelope(apiVersion: string, kind: string, message: Record<string, unkn
 
 test('captured kubectl and helm bodies decode to what their JSON form says', () => {
   assert.deepEqual(decodeProtobufBody(captured('kubectl-create-namespace'), 'Namespace'), {
-    kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'cap' }, spec: {}, status: {},
+    kind: 'Namespace',
+    apiVersion: 'v1',
+    metadata: { name: 'cap' },
+    spec: {},
+    status: {},
   });
   assert.deepEqual(decodeProtobufBody(captured('kubectl-create-secret'), 'Secret'), {
-    kind: 'Secret', apiVersion: 'v1', metadata: { name: 's', namespace: 'cap' },
+    kind: 'Secret',
+    apiVersion: 'v1',
+    metadata: { name: 's', namespace: 'cap' },
     data: { empty: '', password: Buffer.from('s3cr3t').toString('base64') },
   });
   assert.deepEqual(decodeProtobufBody(captured('kubectl-create-configmap'), 'ConfigMap'), {
-    kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', namespace: 'cap' }, data: { k: 'v' },
+    kind: 'ConfigMap',
+    apiVersion: 'v1',
+    metadata: { name: 'c', namespace: 'cap' },
+    data: { k: 'v' },
   });
   assert.deepEqual(decodeProtobufBody(captured('kubectl-create-service'), 'Service'), {
-    kind: 'Service', apiVersion: 'v1', metadata: { name: 'svc', namespace: 'cap', labels: { app: 'svc' } },
+    kind: 'Service',
+    apiVersion: 'v1',
+    metadata: { name: 'svc', namespace: 'cap', labels: { app: 'svc' } },
     spec: { ports: [{ name: '80-http', protocol: 'TCP', port: 80, targetPort: 'http' }], selector: { app: 'svc' }, type: 'ClusterIP' },
     status: { loadBalancer: {} },
   });
@@ -44,32 +55,60 @@ test('object metadata: times, int64, owner references, managed fields, and point
   const seconds = Date.parse('2026-11-24T05:16:09Z') / 1000;
   const body = envelope('v1', 'Secret', {
     metadata: {
-      name: 'sh.helm.release.v1.mo.v1', generateName: '', namespace: 'ns', uid: 'u-1', resourceVersion: '42', generation: 7,
-      creationTimestamp: { seconds, nanos: 0 }, deletionTimestamp: {}, deletionGracePeriodSeconds: 0,
-      labels: { owner: 'helm' }, annotations: { note: '' },
+      name: 'sh.helm.release.v1.mo.v1',
+      generateName: '',
+      namespace: 'ns',
+      uid: 'u-1',
+      resourceVersion: '42',
+      generation: 7,
+      creationTimestamp: { seconds, nanos: 0 },
+      deletionTimestamp: {},
+      deletionGracePeriodSeconds: 0,
+      labels: { owner: 'helm' },
+      annotations: { note: '' },
       ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u-0', controller: true, blockOwnerDeletion: false }],
       finalizers: ['example.com/keep'],
-      managedFields: [{
-        manager: 'helm', operation: 'Update', apiVersion: 'v1', time: { seconds }, fieldsType: 'FieldsV1',
-        fieldsV1: { Raw: Buffer.from('{"f:data":{".":{},"f:release":{}}}') }, subresource: '',
-      }],
+      managedFields: [
+        {
+          manager: 'helm',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: { seconds },
+          fieldsType: 'FieldsV1',
+          fieldsV1: { Raw: Buffer.from('{"f:data":{".":{},"f:release":{}}}') },
+          subresource: '',
+        },
+      ],
     },
     data: { bin: Buffer.from([0, 255, 1]), none: Buffer.alloc(0) },
     type: 'helm.sh/release.v1',
     immutable: false,
   });
   assert.deepEqual(decodeProtobufBody(body, 'Secret'), {
-    kind: 'Secret', apiVersion: 'v1',
+    kind: 'Secret',
+    apiVersion: 'v1',
     metadata: {
-      name: 'sh.helm.release.v1.mo.v1', namespace: 'ns', uid: 'u-1', resourceVersion: '42', generation: 7,
-      creationTimestamp: '2026-11-24T05:16:09Z', deletionGracePeriodSeconds: 0,
-      labels: { owner: 'helm' }, annotations: { note: '' },
+      name: 'sh.helm.release.v1.mo.v1',
+      namespace: 'ns',
+      uid: 'u-1',
+      resourceVersion: '42',
+      generation: 7,
+      creationTimestamp: '2026-11-24T05:16:09Z',
+      deletionGracePeriodSeconds: 0,
+      labels: { owner: 'helm' },
+      annotations: { note: '' },
       ownerReferences: [{ kind: 'ConfigMap', name: 'o', uid: 'u-0', apiVersion: 'v1', controller: true, blockOwnerDeletion: false }],
       finalizers: ['example.com/keep'],
-      managedFields: [{
-        manager: 'helm', operation: 'Update', apiVersion: 'v1', time: '2026-11-24T05:16:09Z', fieldsType: 'FieldsV1',
-        fieldsV1: { 'f:data': { '.': {}, 'f:release': {} } },
-      }],
+      managedFields: [
+        {
+          manager: 'helm',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: '2026-11-24T05:16:09Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:data': { '.': {}, 'f:release': {} } },
+        },
+      ],
     },
     data: { bin: 'AP8B', none: '' },
     type: 'helm.sh/release.v1',
@@ -81,25 +120,44 @@ test('Service: an int target port, session affinity, and Go pointer fields', () 
   const body = envelope('v1', 'Service', {
     metadata: { name: 's' },
     spec: {
-      ports: [{ name: 'mysql', protocol: 'TCP', port: 3306, targetPort: { type: 0, intVal: 3306 }, nodePort: 0 }, { port: 8080, targetPort: { type: 0, intVal: 0 } }],
-      clusterIP: 'None', type: 'ClusterIP', sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } },
-      publishNotReadyAddresses: true, allocateLoadBalancerNodePorts: false, ipFamilies: [],
+      ports: [
+        { name: 'mysql', protocol: 'TCP', port: 3306, targetPort: { type: 0, intVal: 3306 }, nodePort: 0 },
+        { port: 8080, targetPort: { type: 0, intVal: 0 } },
+      ],
+      clusterIP: 'None',
+      type: 'ClusterIP',
+      sessionAffinity: 'ClientIP',
+      sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } },
+      publishNotReadyAddresses: true,
+      allocateLoadBalancerNodePorts: false,
+      ipFamilies: [],
     },
   });
   assert.deepEqual(decodeProtobufBody(body, 'Service').spec, {
     ports: [{ name: 'mysql', protocol: 'TCP', port: 3306, targetPort: 3306 }, { port: 8080 }],
-    clusterIP: 'None', type: 'ClusterIP', sessionAffinity: 'ClientIP', publishNotReadyAddresses: true,
-    sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } }, allocateLoadBalancerNodePorts: false,
+    clusterIP: 'None',
+    type: 'ClusterIP',
+    sessionAffinity: 'ClientIP',
+    publishNotReadyAddresses: true,
+    sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } },
+    allocateLoadBalancerNodePorts: false,
   });
 });
 
 test('DeleteOptions: preconditions, a zero grace period, the propagation policy and dry run', () => {
   const body = envelope('meta.k8s.io/v1', 'DeleteOptions', {
-    gracePeriodSeconds: 0, preconditions: { uid: 'u-1', resourceVersion: '9' }, propagationPolicy: 'Foreground', dryRun: ['All'],
+    gracePeriodSeconds: 0,
+    preconditions: { uid: 'u-1', resourceVersion: '9' },
+    propagationPolicy: 'Foreground',
+    dryRun: ['All'],
   });
   assert.deepEqual(decodeProtobufBody(body, 'DeleteOptions'), {
-    kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1',
-    gracePeriodSeconds: 0, preconditions: { uid: 'u-1', resourceVersion: '9' }, propagationPolicy: 'Foreground', dryRun: ['All'],
+    kind: 'DeleteOptions',
+    apiVersion: 'meta.k8s.io/v1',
+    gracePeriodSeconds: 0,
+    preconditions: { uid: 'u-1', resourceVersion: '9' },
+    propagationPolicy: 'Foreground',
+    dryRun: ['All'],
   });
 });
 
@@ -114,7 +172,8 @@ test('refusals: a kind without a message is a 415 naming it; no magic or an enco
     assert.fail('decoded');
   };
   assert.deepEqual(refused(wrap('apps/v1', 'Deployment', new Uint8Array([0x0a, 0x03, 0x0a, 0x01, 0x64])), 'Deployment'), {
-    code: 415, reason: 'UnsupportedMediaType',
+    code: 415,
+    reason: 'UnsupportedMediaType',
     message: 'the test API server cannot decode protobuf bodies of kind "Deployment" (apiVersion "apps/v1"); send it as application/json',
   });
   const plain = refused(Buffer.from('{"kind":"Secret"}'), 'Secret');

@@ -6,8 +6,19 @@ import { compareQuantities } from '../../../sandbox/apiserver/builtin-rules.ts';
 
 test('quantities: canonical forms of resource.Quantity, strings Go keeps as sent, and its errors', () => {
   const cases: [string, string][] = [
-    ['0.5', '500m'], ['1.5Gi', '1536Mi'], ['1000m', '1'], ['1024Ki', '1Mi'], ['0.5Ki', '512'], ['1.1Ki', '1126400m'],
-    ['1.0', '1'], ['0.0', '0'], ['0.0000000001', '1n'], ['100m', '100m'], ['5Gi', '5Gi'], ['129e6', '129e6'], ['2000Mi', '2000Mi'],
+    ['0.5', '500m'],
+    ['1.5Gi', '1536Mi'],
+    ['1000m', '1'],
+    ['1024Ki', '1Mi'],
+    ['0.5Ki', '512'],
+    ['1.1Ki', '1126400m'],
+    ['1.0', '1'],
+    ['0.0', '0'],
+    ['0.0000000001', '1n'],
+    ['100m', '100m'],
+    ['5Gi', '5Gi'],
+    ['129e6', '129e6'],
+    ['2000Mi', '2000Mi'],
   ];
   for (const [sent, stored] of cases) assert.equal(canonicalQuantity(sent), stored, sent);
   assert.throws(() => canonicalQuantity('1x'), { message: QUANTITY_FORMAT_ERROR });
@@ -26,5 +37,7 @@ test('times: Go time.Parse with RFC3339 and RFC3339Micro, stored in UTC', () => 
   });
   assert.throws(() => canonicalTime('2026-11-21 10:00:00Z', false), { message: /cannot parse " 10:00:00Z" as "T"$/ });
   assert.throws(() => canonicalTime('2026-02-30T10:00:00Z', false), { message: 'parsing time "2026-02-30T10:00:00Z": day out of range' });
-  assert.throws(() => canonicalTime('2026-11-21T10:00:00Zjunk', false), { message: 'parsing time "2026-11-21T10:00:00Zjunk": extra text: "junk"' });
+  assert.throws(() => canonicalTime('2026-11-21T10:00:00Zjunk', false), {
+    message: 'parsing time "2026-11-21T10:00:00Zjunk": extra text: "junk"',
+  });
 });

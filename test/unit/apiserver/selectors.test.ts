@@ -18,7 +18,10 @@ test('label selectors: equality, inequality, set-based, existence', () => {
 });
 
 test('a malformed label selector is a 400', () => {
-  assert.throws(() => parseLabelSelector('a in b'), (e: { code?: number }) => e.code === 400);
+  assert.throws(
+    () => parseLabelSelector('a in b'),
+    (e: { code?: number }) => e.code === 400,
+  );
 });
 
 test('field selectors compare dotted paths, missing fields read as empty', () => {
@@ -30,7 +33,13 @@ test('field selectors compare dotted paths, missing fields read as empty', () =>
 
 test('field labels a resource does not support are a 400, as on the real server', () => {
   assert.doesNotThrow(() => parseFieldSelector('status.phase=Running,metadata.name=p', 'pods'));
-  assert.throws(() => parseFieldSelector('data.k=v', 'configmaps'), (e: { code?: number; message?: string }) => e.code === 400 && e.message === 'field label not supported: data.k');
-  assert.throws(() => parseFieldSelector('spec.replicas=1', ''), (e: { code?: number }) => e.code === 400);
+  assert.throws(
+    () => parseFieldSelector('data.k=v', 'configmaps'),
+    (e: { code?: number; message?: string }) => e.code === 400 && e.message === 'field label not supported: data.k',
+  );
+  assert.throws(
+    () => parseFieldSelector('spec.replicas=1', ''),
+    (e: { code?: number }) => e.code === 400,
+  );
   assert.equal(parseFieldSelector('source=op', 'events')({ source: { component: 'op' } }), true);
 });

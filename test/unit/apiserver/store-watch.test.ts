@@ -16,7 +16,10 @@ test('the event window keeps the newest events; older start RVs are refused', ()
     const rv = store.nextRv();
     store.put('configmaps', obj(`c${i}`, rv), 'ADDED');
   }
-  assert.deepEqual(store.eventsSince(4)!.map((e) => e.rv), [5]);
+  assert.deepEqual(
+    store.eventsSince(4)!.map((e) => e.rv),
+    [5],
+  );
   assert.equal(store.eventsSince(0), undefined);
   store.expireWindow();
   assert.equal(store.eventsSince(4), undefined);
@@ -26,8 +29,14 @@ test('the event window keeps the newest events; older start RVs are refused', ()
 test('lists are in key order and can start after a key', () => {
   const store = new Store(10, 0);
   for (const n of ['b', 'a', 'c']) store.put('configmaps', obj(n, store.nextRv()), 'ADDED');
-  assert.deepEqual(store.list('configmaps', 'ns').map((o) => o.metadata.name), ['a', 'b', 'c']);
-  assert.deepEqual(store.listFrom('configmaps', 'ns', 'a\u0000').map((o) => o.metadata.name), ['b', 'c']);
+  assert.deepEqual(
+    store.list('configmaps', 'ns').map((o) => o.metadata.name),
+    ['a', 'b', 'c'],
+  );
+  assert.deepEqual(
+    store.listFrom('configmaps', 'ns', 'a\u0000').map((o) => o.metadata.name),
+    ['b', 'c'],
+  );
 });
 
 test('continue tokens have the real format', () => {
@@ -35,7 +44,15 @@ test('continue tokens have the real format', () => {
 });
 
 test('JSONPath of printer columns: fields, indices, filters', () => {
-  const o = { status: { conditions: [{ type: 'A', status: 'False' }, { type: 'Ready', status: 'True' }] }, spec: { l: [1, 2] } };
+  const o = {
+    status: {
+      conditions: [
+        { type: 'A', status: 'False' },
+        { type: 'Ready', status: 'True' },
+      ],
+    },
+    spec: { l: [1, 2] },
+  };
   assert.deepEqual(evalJsonPath(o, '.status.conditions[?(@.type == "Ready")].status'), ['True']);
   assert.deepEqual(evalJsonPath(o, '.spec.l[1]'), [2]);
   assert.deepEqual(evalJsonPath(o, '.spec.missing'), []);
@@ -61,7 +78,16 @@ test('a list at an older resourceVersion undoes the newer events', () => {
   put('c', '1', 'ADDED');
   const last = store.get('configmaps', 'ns', 'b')!;
   store.remove('configmaps', { ...last, metadata: { ...last.metadata, resourceVersion: String(store.nextRv()) } });
-  assert.deepEqual(store.listAt('configmaps', 'ns', at).map((o) => `${o.metadata.name}=${o.data.v}`), ['a=1', 'b=1']);
-  assert.deepEqual(store.listAt('configmaps', 'ns', at, 'a\u0000').map((o) => o.metadata.name), ['b']);
-  assert.deepEqual(store.list('configmaps', 'ns').map((o) => `${o.metadata.name}=${o.data.v}`), ['a=2', 'c=1']);
+  assert.deepEqual(
+    store.listAt('configmaps', 'ns', at).map((o) => `${o.metadata.name}=${o.data.v}`),
+    ['a=1', 'b=1'],
+  );
+  assert.deepEqual(
+    store.listAt('configmaps', 'ns', at, 'a\u0000').map((o) => o.metadata.name),
+    ['b'],
+  );
+  assert.deepEqual(
+    store.list('configmaps', 'ns').map((o) => `${o.metadata.name}=${o.data.v}`),
+    ['a=2', 'c=1'],
+  );
 });

@@ -19,7 +19,7 @@ function root(spec: JSONSchemaProps, status?: JSONSchemaProps): JSONSchemaProps 
     metadata: { type: 'object' },
     spec,
   };
-  if (status) properties['status'] = status;
+  if (status) properties.status = status;
   return { type: 'object', properties };
 }
 
@@ -39,8 +39,16 @@ describe('prune', () => {
         name: { type: 'string' },
         list: { type: 'array', items: { type: 'object', properties: { a: { type: 'string' } } } },
         labels: { type: 'object', additionalProperties: { type: 'string' } },
-        free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'object', properties: { x: { type: 'string' } } } } },
-        embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: { y: { type: 'string' } } } } },
+        free: {
+          type: 'object',
+          'x-kubernetes-preserve-unknown-fields': true,
+          properties: { known: { type: 'object', properties: { x: { type: 'string' } } } },
+        },
+        embedded: {
+          type: 'object',
+          'x-kubernetes-embedded-resource': true,
+          properties: { spec: { type: 'object', properties: { y: { type: 'string' } } } },
+        },
         nullable: { type: 'string', nullable: true },
         plain: { type: 'string' },
       },
@@ -51,25 +59,27 @@ describe('prune', () => {
     const obj = cr({ name: 'n', zzz: 1, list: [{ a: 'x', b: 2 }], labels: { k: 'v' } }, { top: true });
     const warnings = schema.prune(obj);
     assert.deepEqual(warnings, ['spec.list[0].b', 'spec.zzz', 'top']);
-    assert.deepEqual(obj['spec'], { name: 'n', list: [{ a: 'x' }], labels: { k: 'v' } });
+    assert.deepEqual(obj.spec, { name: 'n', list: [{ a: 'x' }], labels: { k: 'v' } });
   });
 
   it('keeps everything under x-kubernetes-preserve-unknown-fields but still prunes inside known properties', () => {
     const obj = cr({ free: { anything: { deep: [1, 2] }, known: { x: 'ok', extra: 1 } } });
     assert.deepEqual(schema.prune(obj), ['spec.free.known.extra']);
-    assert.deepEqual(obj['spec'], { free: { anything: { deep: [1, 2] }, known: { x: 'ok' } } });
+    assert.deepEqual(obj.spec, { free: { anything: { deep: [1, 2] }, known: { x: 'ok' } } });
   });
 
   it('keeps apiVersion, kind and metadata of an embedded resource', () => {
     const obj = cr({ embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { y: 'y', z: 'z' } } });
     assert.deepEqual(schema.prune(obj), ['spec.embedded.spec.z']);
-    assert.deepEqual(obj['spec'], { embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { y: 'y' } } });
+    assert.deepEqual(obj.spec, {
+      embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' } }, spec: { y: 'y' } },
+    });
   });
 
   it('drops nulls of non-nullable fields without a default, keeps nulls of nullable ones', () => {
     const obj = cr({ plain: null, nullable: null });
     schema.prune(obj);
-    assert.deepEqual(obj['spec'], { nullable: null });
+    assert.deepEqual(obj.spec, { nullable: null });
   });
 });
 
@@ -94,16 +104,16 @@ describe('applyDefaults', () => {
   it('fills missing fields, and the defaults of a defaulted object (nested defaults)', () => {
     const obj = cr({});
     schema.applyDefaults(obj);
-    assert.deepEqual(obj['spec'], { replicas: 1, volume: { size: '1Gi', mode: 'RWO' } });
+    assert.deepEqual(obj.spec, { replicas: 1, volume: { size: '1Gi', mode: 'RWO' } });
   });
 
   it('defaults only where the parent exists', () => {
     const obj = cr({ optional: {}, items: [{}, { w: 1 }], map: { a: {} } });
     schema.applyDefaults(obj);
-    const spec = obj['spec'] as Record<string, unknown>;
-    assert.deepEqual(spec['optional'], { inner: 'x' });
-    assert.deepEqual(spec['items'], [{ w: 5 }, { w: 1 }]);
-    assert.deepEqual(spec['map'], { a: { on: true } });
+    const spec = obj.spec as Record<string, unknown>;
+    assert.deepEqual(spec.optional, { inner: 'x' });
+    assert.deepEqual(spec.items, [{ w: 5 }, { w: 1 }]);
+    assert.deepEqual(spec.map, { a: { on: true } });
   });
 
   it('keeps values the user set, and never shares default objects between objects', () => {
@@ -111,15 +121,15 @@ describe('applyDefaults', () => {
     const b = cr({});
     schema.applyDefaults(a);
     schema.applyDefaults(b);
-    assert.equal((a['spec'] as { replicas: number }).replicas, 0);
-    ((a['spec'] as { volume: { size: string } }).volume).size = 'changed';
-    assert.equal((b['spec'] as { volume: { size: string } }).volume.size, '1Gi');
+    assert.equal((a.spec as { replicas: number }).replicas, 0);
+    (a.spec as { volume: { size: string } }).volume.size = 'changed';
+    assert.equal((b.spec as { volume: { size: string } }).volume.size, '1Gi');
   });
 
   it('replaces a non-nullable null with the default', () => {
     const obj = cr({ replicas: null });
     schema.admit(obj);
-    assert.equal((obj['spec'] as { replicas: number }).replicas, 1);
+    assert.equal((obj.spec as { replicas: number }).replicas, 1);
   });
 });
 
@@ -157,7 +167,7 @@ describe('validate', () => {
     const obj = cr({ name: 'TOOLONG', port: 0, ratio: 0, hosts: ['a', 'b', 'c'], when: 'yesterday', mode: 'c' });
     assert.deepEqual(texts(schema.validate(obj)), [
       'spec.name: Too long: may not be longer than 5',
-      "spec.name: Invalid value: \"TOOLONG\": spec.name in body should match '^[a-z]+$'",
+      'spec.name: Invalid value: "TOOLONG": spec.name in body should match \'^[a-z]+$\'',
       'spec.port: Invalid value: 0: spec.port in body should be greater than or equal to 1',
       'spec.ratio: Invalid value: 0: spec.ratio in body should be greater than 0',
       'spec.hosts: Too many: 3: must have at most 2 items',
@@ -187,7 +197,7 @@ describe('CEL rules', () => {
   const spec: JSONSchemaProps = {
     type: 'object',
     'x-kubernetes-validations': [
-      { rule: "!has(self.schedule) || has(self.url)", message: 'url is required when schedule is set' },
+      { rule: '!has(self.schedule) || has(self.url)', message: 'url is required when schedule is set' },
       { rule: 'self.min <= self.max' },
     ],
     properties: {
@@ -201,7 +211,13 @@ describe('CEL rules', () => {
         additionalProperties: { type: 'integer' },
         'x-kubernetes-validations': [{ rule: "self.all(k, k in ['A', 'B'])", message: 'keys must be A or B' }],
       },
-      tags: { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.startsWith('t-')", reason: 'FieldValueForbidden', message: 'must start with t-' }] } },
+      tags: {
+        type: 'array',
+        items: {
+          type: 'string',
+          'x-kubernetes-validations': [{ rule: "self.startsWith('t-')", reason: 'FieldValueForbidden', message: 'must start with t-' }],
+        },
+      },
     },
   };
   const schema = compileSchema(root(spec));
@@ -347,9 +363,16 @@ describe('checkStructural', () => {
 
   it('refuses list-map keys that are not required or defaulted scalar item properties (the real rules)', () => {
     const listMap = (keys: string[], items: JSONSchemaProps): JSONSchemaProps => ({
-      type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys, items,
+      type: 'array',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': keys,
+      items,
     });
-    const item = (props: Record<string, JSONSchemaProps>, required?: string[]): JSONSchemaProps => ({ type: 'object', properties: props, ...(required ? { required } : {}) });
+    const item = (props: Record<string, JSONSchemaProps>, required?: string[]): JSONSchemaProps => ({
+      type: 'object',
+      properties: props,
+      ...(required ? { required } : {}),
+    });
     const base = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties';
     const schema = root({
       type: 'object',
@@ -363,23 +386,29 @@ describe('checkStructural', () => {
         twice: listMap(['a', 'a'], item({ a: { type: 'string' } }, ['a'])),
       },
     });
-    assert.deepEqual(checkStructural(schema).map((e) => `${e.field}: ${e.reason}`), [
-      `${base}[optional].items.properties[name].default: FieldValueRequired`,
-      `${base}[nullable].items.properties[name].nullable: FieldValueForbidden`,
-      `${base}[unknown].x-kubernetes-list-map-keys: FieldValueInvalid`,
-      `${base}[nested].items.properties[obj].type: FieldValueInvalid`,
-      `${base}[twice].x-kubernetes-list-map-keys: FieldValueInvalid`,
-    ]);
+    assert.deepEqual(
+      checkStructural(schema).map((e) => `${e.field}: ${e.reason}`),
+      [
+        `${base}[optional].items.properties[name].default: FieldValueRequired`,
+        `${base}[nullable].items.properties[name].nullable: FieldValueForbidden`,
+        `${base}[unknown].x-kubernetes-list-map-keys: FieldValueInvalid`,
+        `${base}[nested].items.properties[obj].type: FieldValueInvalid`,
+        `${base}[twice].x-kubernetes-list-map-keys: FieldValueInvalid`,
+      ],
+    );
     assert.match(checkStructural(schema)[0]!.message ?? '', /must have a default or be a required property/);
   });
 
   it('allows only name and generateName under the root metadata', () => {
     const schema = root({ type: 'object' });
-    (schema.properties as Record<string, JSONSchemaProps>)['metadata'] = {
+    (schema.properties as Record<string, JSONSchemaProps>).metadata = {
       type: 'object',
       properties: { name: { type: 'string' }, labels: { type: 'object' } },
     };
-    assert.deepEqual(checkStructural(schema).map((e) => e.reason), ['FieldValueForbidden']);
+    assert.deepEqual(
+      checkStructural(schema).map((e) => e.reason),
+      ['FieldValueForbidden'],
+    );
   });
 });
 
@@ -428,15 +457,13 @@ describe('checkCrd', () => {
 
   it('rejects a name that is not plural.group, a bad scope, no storage version, a scale path outside spec', () => {
     const crd = good() as Record<string, any>;
-    crd['metadata'].name = 'thing.x.example';
-    crd['spec'].scope = 'Global';
-    crd['spec'].versions[0].storage = false;
-    crd['spec'].versions[0].subresources = { scale: { specReplicasPath: '.replicas', statusReplicasPath: '.status.r' } };
-    assert.deepEqual(checkCrd(crd).map((e) => e.field), [
-      'metadata.name',
-      'spec.scope',
-      'spec.versions',
-      'spec.versions[0].subresources.scale.specReplicasPath',
-    ]);
+    crd.metadata.name = 'thing.x.example';
+    crd.spec.scope = 'Global';
+    crd.spec.versions[0].storage = false;
+    crd.spec.versions[0].subresources = { scale: { specReplicasPath: '.replicas', statusReplicasPath: '.status.r' } };
+    assert.deepEqual(
+      checkCrd(crd).map((e) => e.field),
+      ['metadata.name', 'spec.scope', 'spec.versions', 'spec.versions[0].subresources.scale.specReplicasPath'],
+    );
   });
 });

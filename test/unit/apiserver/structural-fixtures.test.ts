@@ -40,7 +40,7 @@ function requestOf(file: string): Record<string, unknown> {
 
 /** What the server does with a create body: drop status (status subresource), prune, default, validate. */
 function create(body: Record<string, unknown>) {
-  delete body['status'];
+  delete body.status;
   return schema.admit(body);
 }
 
@@ -58,7 +58,7 @@ describe('structural engine vs kube-apiserver v1.26 fixtures', () => {
   ]) {
     it(`answers ${file} with the same 422 body, byte for byte`, () => {
       const body = requestOf(file);
-      const name = (body['metadata'] as { name: string }).name;
+      const name = (body.metadata as { name: string }).name;
       const { errors } = create(body);
       const status = formatInvalidStatus({ group: 'mysql.presslabs.org', kind: 'MysqlCluster' }, name, errors);
       assert.equal(`${goJsonStringify(status)}\n`, readFileSync(join(FIXTURES, file), 'utf8'));
@@ -70,9 +70,9 @@ describe('structural engine vs kube-apiserver v1.26 fixtures', () => {
     const { warnings, errors } = create(body);
     assert.deepEqual(errors, []);
     const stored = JSON.parse(readFileSync(join(FIXTURES, 'cr-create.json'), 'utf8'));
-    assert.deepEqual(body['spec'], stored.spec);
-    assert.equal(body['status'], undefined);
-    const headers = row('cr-create.json').responseHeaders['Warning'] as string[];
+    assert.deepEqual(body.spec, stored.spec);
+    assert.equal(body.status, undefined);
+    const headers = row('cr-create.json').responseHeaders.Warning as string[];
     assert.deepEqual(
       warnings.map((p) => `299 - "unknown field \\"${p}\\""`),
       headers,
@@ -81,8 +81,8 @@ describe('structural engine vs kube-apiserver v1.26 fixtures', () => {
 
   it('keeps metadata at the resource root untouched while pruning', () => {
     const body = requestOf('cr-create.json');
-    const before = structuredClone(body['metadata']);
+    const before = structuredClone(body.metadata);
     schema.prune(body);
-    assert.deepEqual(body['metadata'], before);
+    assert.deepEqual(body.metadata, before);
   });
 });

@@ -18,7 +18,10 @@ test('labels and annotations: key parts, 63-character values, 256 KiB of annotat
   assert.equal(metadataCauses({ labels: { app: 'x'.repeat(64) } }).length, 1);
   assert.equal(metadataCauses({ labels: { app: '-x' } }).length, 1);
   const big = metadataCauses({ annotations: { a: 'x'.repeat(256 * 1024) } });
-  assert.deepEqual(big.map((c) => c.reason), ['FieldValueTooLong']);
+  assert.deepEqual(
+    big.map((c) => c.reason),
+    ['FieldValueTooLong'],
+  );
 });
 
 test('config keys and base64 as Go decodes it', () => {

@@ -36,7 +36,10 @@ export function cluster(spec: Partial<MysqlClusterSpec> = {}, nodes: NodeState[]
 /** Pods by name, with role/healthy labels: `[role, healthy]` per ordinal. */
 export function pods(labels: Array<[string, string] | undefined>): Map<string, KubeObject> {
   return new Map(
-    labels.map((l, i): [string, KubeObject] => [`my-db-mysql-${i}`, { metadata: { name: `my-db-mysql-${i}`, namespace: NS, labels: l ? { role: l[0], healthy: l[1] } : {} } }]),
+    labels.map((l, i): [string, KubeObject] => [
+      `my-db-mysql-${i}`,
+      { metadata: { name: `my-db-mysql-${i}`, namespace: NS, labels: l ? { role: l[0], healthy: l[1] } : {} } },
+    ]),
   );
 }
 
@@ -58,7 +61,15 @@ export function job(done?: { type: 'Complete' | 'Failed'; reason?: string; messa
       startTime: new Date('2026-01-01T00:00:01Z'),
       ...(done
         ? {
-            conditions: [{ type: done.type, status: 'True', reason: done.reason, message: done.message, lastTransitionTime: new Date('2026-01-01T00:00:04Z') }],
+            conditions: [
+              {
+                type: done.type,
+                status: 'True',
+                reason: done.reason,
+                message: done.message,
+                lastTransitionTime: new Date('2026-01-01T00:00:04Z'),
+              },
+            ],
             ...(done.type === 'Complete' ? { completionTime: new Date('2026-01-01T00:00:04Z') } : {}),
           }
         : { active: 1 }),
@@ -72,7 +83,14 @@ export function jobPod(exitCode: number, message: string | undefined, finishedAt
     metadata: { name: `p-${finishedAt}`, namespace: NS },
     status: {
       containerStatuses: [
-        { name: 'backup', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode, message, finishedAt: new Date(finishedAt) } } },
+        {
+          name: 'backup',
+          image: 'x',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode, message, finishedAt: new Date(finishedAt) } },
+        },
       ],
     },
   };

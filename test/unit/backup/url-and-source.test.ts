@@ -9,17 +9,29 @@ import { cluster, fqdn, pods } from './builders.ts';
 describe('the backup URL rule', () => {
   const spec = { clusterName: 'my-db' };
   it('a URL ending in .xbackup.gz is used as is', () => {
-    assert.deepEqual(resolveBackupUrl('b1', { ...spec, backupURL: 's3://bkt/x/mine.xbackup.gz' }, { secretName: 's', backupURL: 's3://bkt/other/' }), {
-      ok: true,
-      url: 's3://bkt/x/mine.xbackup.gz',
-    });
+    assert.deepEqual(
+      resolveBackupUrl('b1', { ...spec, backupURL: 's3://bkt/x/mine.xbackup.gz' }, { secretName: 's', backupURL: 's3://bkt/other/' }),
+      {
+        ok: true,
+        url: 's3://bkt/x/mine.xbackup.gz',
+      },
+    );
   });
   it('any other URL is a folder for <name>.xbackup.gz, with or without its slash', () => {
-    assert.equal((resolveBackupUrl('b1', { ...spec, backupURL: 's3://bkt/x' }, { secretName: 's' }) as { url: string }).url, 's3://bkt/x/b1.xbackup.gz');
-    assert.equal((resolveBackupUrl('b1', { ...spec, backupURL: 's3://bkt/x/' }, { secretName: 's' }) as { url: string }).url, 's3://bkt/x/b1.xbackup.gz');
+    assert.equal(
+      (resolveBackupUrl('b1', { ...spec, backupURL: 's3://bkt/x' }, { secretName: 's' }) as { url: string }).url,
+      's3://bkt/x/b1.xbackup.gz',
+    );
+    assert.equal(
+      (resolveBackupUrl('b1', { ...spec, backupURL: 's3://bkt/x/' }, { secretName: 's' }) as { url: string }).url,
+      's3://bkt/x/b1.xbackup.gz',
+    );
   });
   it("an empty backupURL takes the cluster's", () => {
-    assert.equal((resolveBackupUrl('b1', { ...spec, backupURL: '' }, { secretName: 's', backupURL: 's3://bucket/my-db/' }) as { url: string }).url, 's3://bucket/my-db/b1.xbackup.gz');
+    assert.equal(
+      (resolveBackupUrl('b1', { ...spec, backupURL: '' }, { secretName: 's', backupURL: 's3://bucket/my-db/' }) as { url: string }).url,
+      's3://bucket/my-db/b1.xbackup.gz',
+    );
   });
   it('no URL anywhere is refused, naming both fields', () => {
     const r = resolveBackupUrl('b1', spec, { secretName: 's' });
@@ -43,16 +55,40 @@ describe('the backup source', () => {
   const healthy = { replicating: true };
   it('is the first replica replicating, not lagged and labelled replica/healthy', () => {
     const c = cluster({}, [{ master: true }, healthy, healthy]);
-    assert.deepEqual(chooseBackupSource(c, pods([['master', 'yes'], ['replica', 'yes'], ['replica', 'yes']])), { host: fqdn(1), replica: true });
+    assert.deepEqual(
+      chooseBackupSource(
+        c,
+        pods([
+          ['master', 'yes'],
+          ['replica', 'yes'],
+          ['replica', 'yes'],
+        ]),
+      ),
+      { host: fqdn(1), replica: true },
+    );
   });
   it('skips a lagging replica and one whose pod is labelled unhealthy', () => {
     const c = cluster({}, [{ master: true }, { replicating: true, lagged: true }, healthy, healthy]);
-    const p = pods([['master', 'yes'], ['replica', 'yes'], ['replica', 'no'], ['replica', 'yes']]);
+    const p = pods([
+      ['master', 'yes'],
+      ['replica', 'yes'],
+      ['replica', 'no'],
+      ['replica', 'yes'],
+    ]);
     assert.deepEqual(chooseBackupSource(c, p), { host: fqdn(3), replica: true });
   });
   it('is the master when no replica qualifies', () => {
     const c = cluster({}, [{ master: true }, { replicating: false }]);
-    assert.deepEqual(chooseBackupSource(c, pods([['master', 'yes'], ['replica', 'no']])), { host: fqdn(0), replica: false });
+    assert.deepEqual(
+      chooseBackupSource(
+        c,
+        pods([
+          ['master', 'yes'],
+          ['replica', 'no'],
+        ]),
+      ),
+      { host: fqdn(0), replica: false },
+    );
   });
   it('is the pod labelled master when status has no nodes, else the master Service', () => {
     assert.deepEqual(chooseBackupSource(cluster(), pods([undefined, ['master', 'yes']])), { host: fqdn(1), replica: false });

@@ -10,14 +10,27 @@ import { anchorObject } from '../cluster/builders.ts';
 const TICK = new Date('2026-01-01T00:00:00.250Z');
 
 function cluster(spec: Partial<MysqlCluster['spec']> = {}): MysqlCluster & KubeObject {
-  return { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster', metadata: { name: 'my-db', namespace: 'default' }, spec: { secretName: 's', ...spec } };
+  return {
+    apiVersion: 'mysql.presslabs.org/v1alpha1',
+    kind: 'MysqlCluster',
+    metadata: { name: 'my-db', namespace: 'default' },
+    spec: { secretName: 's', ...spec },
+  };
 }
 
 type State = 'running' | 'complete' | 'failed';
 function scheduled(name: string, created: string, state: State): Backup {
-  const t = (type: string, on: boolean) => ({ type, status: on ? 'True' : 'False', lastTransitionTime: created }) as NonNullable<NonNullable<Backup['status']>['conditions']>[number];
+  const t = (type: string, on: boolean) =>
+    ({ type, status: on ? 'True' : 'False', lastTransitionTime: created }) as NonNullable<
+      NonNullable<Backup['status']>['conditions']
+    >[number];
   return {
-    metadata: { name, namespace: 'default', creationTimestamp: created as unknown as Date, labels: { recurrent: 'true', cluster: 'my-db' } },
+    metadata: {
+      name,
+      namespace: 'default',
+      creationTimestamp: created as unknown as Date,
+      labels: { recurrent: 'true', cluster: 'my-db' },
+    },
     spec: { clusterName: 'my-db' },
     status: {
       completed: state === 'complete',
@@ -45,7 +58,10 @@ describe('a tick', () => {
   it('is skipped while a scheduled backup runs, not after one failed or timed out', () => {
     const running = decideTick(cluster(), [scheduled('my-db-auto-2025-12-31t00-00-00', '2025-12-31T00:00:00Z', 'running')], TICK);
     assert.deepEqual([running.action, (running as { why: string }).why], ['skip', 'running']);
-    assert.equal(decideTick(cluster(), [scheduled('my-db-auto-2025-12-31t00-00-00', '2025-12-31T00:00:00Z', 'failed')], TICK).action, 'create');
+    assert.equal(
+      decideTick(cluster(), [scheduled('my-db-auto-2025-12-31t00-00-00', '2025-12-31T00:00:00Z', 'failed')], TICK).action,
+      'create',
+    );
   });
 });
 
@@ -61,13 +77,17 @@ describe('retention', () => {
     ]);
   });
   it('deletes those older than backupRetentionPeriod', () => {
-    assert.deepEqual(chooseBackupsToPrune([day(1), day(5), day(8)], { historyLimit: undefined, maxAgeMs: parseRetentionPeriod('6d') }, now), [
-      'my-db-auto-2026-01-01t00-00-00',
-    ]);
+    assert.deepEqual(
+      chooseBackupsToPrune([day(1), day(5), day(8)], { historyLimit: undefined, maxAgeMs: parseRetentionPeriod('6d') }, now),
+      ['my-db-auto-2026-01-01t00-00-00'],
+    );
   });
   it('never deletes the newest completed backup, nor one still running', () => {
     const backups = [day(1), day(2, 'running'), day(3, 'failed'), day(4, 'failed')];
-    assert.deepEqual(chooseBackupsToPrune(backups, { historyLimit: 0, maxAgeMs: 1 }, now), ['my-db-auto-2026-01-03t00-00-00', 'my-db-auto-2026-01-04t00-00-00']);
+    assert.deepEqual(chooseBackupsToPrune(backups, { historyLimit: 0, maxAgeMs: 1 }, now), [
+      'my-db-auto-2026-01-03t00-00-00',
+      'my-db-auto-2026-01-04t00-00-00',
+    ]);
   });
   it('keeps everything without a policy', () => {
     assert.deepEqual(chooseBackupsToPrune([day(1), day(2)], { historyLimit: undefined, maxAgeMs: undefined }, now), []);

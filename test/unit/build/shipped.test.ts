@@ -26,15 +26,7 @@ const rel = (file: string) => relative(ROOT, file);
  * made here too. @marcbachmann/cel-js (CEL, for the test API server) and yaml (for `npm run gen`'s
  * CRD files, the sandbox and tests) are devDependencies.
  */
-const PRODUCTION_DEPENDENCIES = [
-  '@aws-sdk/client-s3',
-  '@kubernetes/client-node',
-  'axios',
-  'mysql2',
-  'node-cron',
-  'prom-client',
-  'winston',
-];
+const PRODUCTION_DEPENDENCIES = ['@aws-sdk/client-s3', '@kubernetes/client-node', 'axios', 'mysql2', 'node-cron', 'prom-client', 'winston'];
 
 const BUILTINS = new Set(builtinModules);
 
@@ -87,12 +79,15 @@ const shipped = closure(buildRootFiles());
 const entryPoints = Object.values(DIST).map((js) => join(ROOT, 'src', relative(join(ROOT, 'dist'), js).replace(/\.js$/, '.ts')));
 const run = closure(entryPoints);
 
-test('the build ships the sources of the images\' entry points and nothing else', () => {
+test("the build ships the sources of the images' entry points and nothing else", () => {
   for (const entry of entryPoints) assert.ok(shipped.files.has(entry), `${rel(entry)} is built`);
   const outside = [...shipped.files].filter((f) => !f.startsWith(join(ROOT, 'src/'))).map(rel);
   assert.deepEqual(outside, [], 'shipped files from outside src/ (sandbox/, scripts/, test/)');
-  const notRun = [...shipped.files].filter((f) => !run.files.has(f)).map(rel).sort();
-  assert.deepEqual(notRun, [], 'shipped files that neither image\'s entry point imports');
+  const notRun = [...shipped.files]
+    .filter((f) => !run.files.has(f))
+    .map(rel)
+    .sort();
+  assert.deepEqual(notRun, [], "shipped files that neither image's entry point imports");
 });
 
 test('no shipped file imports sandbox/, scripts/ or anything else outside src/', () => {
@@ -130,8 +125,8 @@ test('the lock marks dev exactly the packages the production dependencies do not
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as LockEntry;
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
   const rootEntry = lock.packages['']!;
-  assert.deepEqual(rootEntry.dependencies, pkg.dependencies, 'the lock\'s root dependencies are package.json\'s');
-  assert.deepEqual(rootEntry.devDependencies, pkg.devDependencies, 'the lock\'s root devDependencies are package.json\'s');
+  assert.deepEqual(rootEntry.dependencies, pkg.dependencies, "the lock's root dependencies are package.json's");
+  assert.deepEqual(rootEntry.devDependencies, pkg.devDependencies, "the lock's root devDependencies are package.json's");
   // Node's lookup: node_modules/<name> beside the requiring package, then in each folder above.
   const locate = (from: string, name: string): string | undefined => {
     for (let base = from; ; base = base.slice(0, Math.max(0, base.lastIndexOf('/node_modules/')))) {

@@ -26,7 +26,10 @@ export const ANCHOR_OPTIONS: ClusterControllerOptions = clusterOptions({
   orcTopologyPassword: 'PlaceOrc10',
 });
 
-export function cluster(spec: Partial<MysqlClusterSpec> = {}, meta: { name?: string; namespace?: string; uid?: string; generation?: number } = {}): MysqlCluster {
+export function cluster(
+  spec: Partial<MysqlClusterSpec> = {},
+  meta: { name?: string; namespace?: string; uid?: string; generation?: number } = {},
+): MysqlCluster {
   return {
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind: 'MysqlCluster',
@@ -44,7 +47,10 @@ export function anchorCluster(): MysqlCluster {
   return anchorObject<MysqlCluster>('mysqlcluster.yaml');
 }
 
-export const ROOT_SECRET = { metadata: { name: 'my-db-secret', namespace: 'default' }, data: { ROOT_PASSWORD: Buffer.from('r00t').toString('base64') } };
+export const ROOT_SECRET = {
+  metadata: { name: 'my-db-secret', namespace: 'default' },
+  data: { ROOT_PASSWORD: Buffer.from('r00t').toString('base64') },
+};
 
 /** Renders a valid cluster with a fixed password generator and the given rollout annotations and probes. */
 export function render(

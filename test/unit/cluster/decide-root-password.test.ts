@@ -17,7 +17,10 @@ import { redactString } from '../../../src/runtime/redact.ts';
 import { cluster, render, ROOT_SECRET } from './builders.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
-const SEED_SECRET: V1Secret = { metadata: { name: 'my-db-secret', namespace: 'default' }, data: { username: b64('admin'), password: b64('s3cret') } };
+const SEED_SECRET: V1Secret = {
+  metadata: { name: 'my-db-secret', namespace: 'default' },
+  data: { username: b64('admin'), password: b64('s3cret') },
+};
 
 test('ROOT_PASSWORD is the root password key; without it, a non-empty `password`; else none', () => {
   assert.equal(rootPasswordKey(ROOT_SECRET), 'ROOT_PASSWORD');
@@ -41,7 +44,10 @@ test('validation passes the key on, and refuses a Secret with neither key naming
   const neither = validateCluster(cluster(), { metadata: { name: 'my-db-secret' }, data: { username: b64('admin') } }, opts);
   assert.ok(!neither.ok);
   assert.equal(neither.problems[0]?.reason, CLUSTER_REASONS.userSecretKeyMissing);
-  assert.match(neither.problems[0]!.message, /Secret default\/my-db-secret \(spec\.secretName\) has no non-empty key ROOT_PASSWORD \(or password\)/);
+  assert.match(
+    neither.problems[0]!.message,
+    /Secret default\/my-db-secret \(spec\.secretName\) has no non-empty key ROOT_PASSWORD \(or password\)/,
+  );
 });
 
 test('MYSQL_ROOT_PASSWORD reads the chosen key, in mysql or in mysql-init-only; nothing else changes', () => {
@@ -53,7 +59,11 @@ test('MYSQL_ROOT_PASSWORD reads the chosen key, in mysql or in mysql-init-only; 
     const holder = version === '5.7' ? CONTAINER.mysqlInitOnly : CONTAINER.mysql;
     const spec = seed.spec!.template.spec!;
     const c = [...(spec.initContainers ?? []), ...spec.containers].find((x) => x.name === holder)!;
-    assert.deepEqual(c.env?.find((e) => e.name === ENV.mysqlRootPassword)?.valueFrom?.secretKeyRef, { name: 'my-db-secret', key: 'password', optional: false });
+    assert.deepEqual(c.env?.find((e) => e.name === ENV.mysqlRootPassword)?.valueFrom?.secretKeyRef, {
+      name: 'my-db-secret',
+      key: 'password',
+      optional: false,
+    });
     // The only difference from the anchor's template is that key.
     const json = (s: V1StatefulSet) => JSON.stringify(s);
     assert.equal(json(seed).replace('"key":"password","optional":false', '"key":"ROOT_PASSWORD","optional":false'), json(anchor));
@@ -76,8 +86,14 @@ test('the Event is due only when a written StatefulSet starts reading the fallba
 
 test('the Event names the Secret and its keys, never a value', () => {
   const m = rootPasswordKeyMessage('default', SEED_SECRET, 'password');
-  assert.equal(m, 'Secret default/my-db-secret has no key ROOT_PASSWORD, so the root password is read from its key "password"; its key "username" is not used (the root user\'s name is fixed)');
+  assert.equal(
+    m,
+    'Secret default/my-db-secret has no key ROOT_PASSWORD, so the root password is read from its key "password"; its key "username" is not used (the root user\'s name is fixed)',
+  );
   assert.doesNotMatch(m, /s3cret|admin/);
   assert.equal(redactString(m), m, 'nothing in it looks like a secret to the Event recorder');
-  assert.equal(rootPasswordKeyMessage('ns', { metadata: { name: 's' }, stringData: { password: 'p' } }, 'password'), 'Secret ns/s has no key ROOT_PASSWORD, so the root password is read from its key "password"');
+  assert.equal(
+    rootPasswordKeyMessage('ns', { metadata: { name: 's' }, stringData: { password: 'p' } }, 'password'),
+    'Secret ns/s has no key ROOT_PASSWORD, so the root password is read from its key "password"',
+  );
 });

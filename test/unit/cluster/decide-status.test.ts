@@ -2,7 +2,13 @@
 // only its own fields, always all of them, and nothing when they already hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLUSTER_CONDITION, CLUSTER_REASONS, CLUSTER_STATUS_OWNERS, mysqlCluster, type MysqlClusterStatus } from '../../../src/api/index.ts';
+import {
+  CLUSTER_CONDITION,
+  CLUSTER_REASONS,
+  CLUSTER_STATUS_OWNERS,
+  mysqlCluster,
+  type MysqlClusterStatus,
+} from '../../../src/api/index.ts';
 import { decideStatus, syncConditionChanges } from '../../../src/controllers/cluster/decide-status.ts';
 import { cluster } from './builders.ts';
 
@@ -12,25 +18,42 @@ const withStatus = (status: MysqlClusterStatus, generation = 4) => ({ ...cluster
 
 // What the orchestrator controller owns: the cluster controller must never name it.
 const orchestratorPart: MysqlClusterStatus = {
-  conditions: [{ type: CLUSTER_CONDITION.ready, status: 'True', reason: CLUSTER_REASONS.clusterReady, message: 'Cluster is ready', lastTransitionTime: '2025-01-01T00:00:00Z' }],
-  nodes: [{ name: 'my-db-mysql-0.mysql.default', conditions: [{ type: 'Master', status: 'True', lastTransitionTime: '2025-01-01T00:00:00Z' }] }],
+  conditions: [
+    {
+      type: CLUSTER_CONDITION.ready,
+      status: 'True',
+      reason: CLUSTER_REASONS.clusterReady,
+      message: 'Cluster is ready',
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    },
+  ],
+  nodes: [
+    { name: 'my-db-mysql-0.mysql.default', conditions: [{ type: 'Master', status: 'True', lastTransitionTime: '2025-01-01T00:00:00Z' }] },
+  ],
 };
 
-test('a first status names readyNodes, observedGeneration and Synced, and nothing of the orchestrator\'s part', () => {
+test("a first status names readyNodes, observedGeneration and Synced, and nothing of the orchestrator's part", () => {
   const s = decideStatus(withStatus(orchestratorPart), 2, ok, T0)!;
   assert.deepEqual(s, {
     readyNodes: 2,
     observedGeneration: 4,
-    conditions: [{ type: CLUSTER_CONDITION.synced, status: 'True', reason: ok.reason, message: 'in sync', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    conditions: [
+      { type: CLUSTER_CONDITION.synced, status: 'True', reason: ok.reason, message: 'in sync', lastTransitionTime: '2026-01-01T00:00:00Z' },
+    ],
   });
   const owner = CLUSTER_STATUS_OWNERS.cluster;
   for (const k of Object.keys(s)) assert.ok(k === 'conditions' || (owner.fields as readonly string[]).includes(k), k);
   assert.ok(s.conditions.every((c) => (owner.conditions as readonly string[]).includes(c.type)));
 });
 
-test('nothing to write when the three fields hold, whatever the orchestrator\'s part says', () => {
+test("nothing to write when the three fields hold, whatever the orchestrator's part says", () => {
   const first = decideStatus(withStatus(orchestratorPart), 2, ok, T0)!;
-  const current = withStatus({ ...orchestratorPart, readyNodes: 2, observedGeneration: 4, conditions: [...orchestratorPart.conditions!, ...first.conditions] });
+  const current = withStatus({
+    ...orchestratorPart,
+    readyNodes: 2,
+    observedGeneration: 4,
+    conditions: [...orchestratorPart.conditions!, ...first.conditions],
+  });
   assert.equal(decideStatus(current, 2, ok, new Date('2026-06-01T00:00:00Z')), undefined);
 });
 
@@ -47,7 +70,13 @@ test('any one of the three changing gives all three again, Synced keeping its ti
   assert.equal(otherMessage.conditions[0].message, 'other words');
   assert.equal(otherMessage.conditions[0].lastTransitionTime, '2026-01-01T00:00:00Z', 'same status: same transition time');
   const failed = decideStatus(current, 2, { ok: false, reason: CLUSTER_REASONS.userSecretNotFound, message: 'gone' }, later)!;
-  assert.deepEqual(failed.conditions[0], { type: 'Synced', status: 'False', reason: 'UserSecretNotFound', message: 'gone', lastTransitionTime: '2026-03-01T00:00:00Z' });
+  assert.deepEqual(failed.conditions[0], {
+    type: 'Synced',
+    status: 'False',
+    reason: 'UserSecretNotFound',
+    message: 'gone',
+    lastTransitionTime: '2026-03-01T00:00:00Z',
+  });
 });
 
 test('an Event is due only when the Synced condition changes reason or message', () => {

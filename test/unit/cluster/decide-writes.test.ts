@@ -51,7 +51,13 @@ test('objects as the API server stores them, with defaults added, need no write'
   assert.deepEqual(planStatefulSet(desired.statefulSet, createdStatefulSet()), { op: 'none' });
   assert.deepEqual(planConfigMap(desired.configMap, stored(desired.configMap)), { op: 'none' });
   const secret = renderOperatedSecret(desired.ref, desired.secretData);
-  assert.deepEqual(planSecret(secret, stored(secret, (s) => ((s as { type?: string }).type = 'Opaque'))), { op: 'none' });
+  assert.deepEqual(
+    planSecret(
+      secret,
+      stored(secret, (s) => ((s as { type?: string }).type = 'Opaque')),
+    ),
+    { op: 'none' },
+  );
   for (const svc of desired.services) {
     const existing = stored(svc, (s: V1Service) => {
       s.spec!.clusterIP = '10.0.0.12';
@@ -108,7 +114,10 @@ test('a key another tool added to the ConfigMap data or a Service selector is ta
   assert.equal(fixCm.op, 'update');
   assert.deepEqual((fixCm as { object: typeof cm }).object.data, desired.configMap.data);
   const svc = desired.services[0]!;
-  const fixSvc = planService(svc, stored(svc, (s: V1Service) => (s.spec!.selector = { ...s.spec!.selector, extra: 'x' })));
+  const fixSvc = planService(
+    svc,
+    stored(svc, (s: V1Service) => (s.spec!.selector = { ...s.spec!.selector, extra: 'x' })),
+  );
   assert.equal(fixSvc.op, 'update');
   assert.deepEqual((fixSvc as { object: V1Service }).object.spec?.selector, svc.spec?.selector);
 });
@@ -141,7 +150,14 @@ test('the shared Service goes only when no cluster of the namespace is left, and
   const deleting = cluster({}, { name: 'going' });
   deleting.metadata!.deletionTimestamp = new Date();
   assert.equal(sharedServiceUnused([deleting], svc), false, 'a cluster being deleted may still run pods');
-  assert.equal(sharedServiceUnused([], stored(svc, (s) => (s.metadata!.labels = { app: 'x' }))), false, 'not ours');
+  assert.equal(
+    sharedServiceUnused(
+      [],
+      stored(svc, (s) => (s.metadata!.labels = { app: 'x' })),
+    ),
+    false,
+    'not ours',
+  );
   assert.equal(sharedServiceUnused([], undefined), false);
 });
 
@@ -156,9 +172,19 @@ test('the PDB follows minAvailable, and goes when it no longer applies', () => {
 });
 
 test('a PVC loses the cluster owner reference (keepAfterDelete) and nothing else', () => {
-  const pvc = { metadata: { name: 'data-my-db-mysql-1', ownerReferences: [{ ...owner, blockOwnerDeletion: undefined }, { apiVersion: 'v1', kind: 'X', name: 'y', uid: 'z' }] } };
+  const pvc = {
+    metadata: {
+      name: 'data-my-db-mysql-1',
+      ownerReferences: [
+        { ...owner, blockOwnerDeletion: undefined },
+        { apiVersion: 'v1', kind: 'X', name: 'y', uid: 'z' },
+      ],
+    },
+  };
   const plan = planPvcRelease(pvc as never, owner.uid);
   assert.equal(plan.op, 'update');
-  assert.deepEqual((plan as { object: typeof pvc }).object.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'X', name: 'y', uid: 'z' }]);
+  assert.deepEqual((plan as { object: typeof pvc }).object.metadata.ownerReferences, [
+    { apiVersion: 'v1', kind: 'X', name: 'y', uid: 'z' },
+  ]);
   assert.deepEqual(planPvcRelease((plan as { object: typeof pvc }).object as never, owner.uid), { op: 'none' });
 });

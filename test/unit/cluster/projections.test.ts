@@ -30,8 +30,8 @@ function stored<T>(o: T, extra: (o: T) => void = () => {}): T {
     resourceVersion: '42',
     uid: 'u-1',
     creationTimestamp: '2026-01-01T00:00:00Z',
-    labels: { ...(copy.metadata['labels'] as object), ...FOREIGN_LABEL },
-    annotations: { ...(copy.metadata['annotations'] as object), [LAST_APPLIED_ANNOTATION]: JSON.stringify(o) },
+    labels: { ...(copy.metadata.labels as object), ...FOREIGN_LABEL },
+    annotations: { ...(copy.metadata.annotations as object), [LAST_APPLIED_ANNOTATION]: JSON.stringify(o) },
     managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', fieldsV1: {} }],
   };
   extra(copy);
@@ -54,7 +54,15 @@ function withDefaults(sts: V1StatefulSet): V1StatefulSet {
       c.terminationMessagePath = '/dev/termination-log';
       c.imagePullPolicy ??= 'IfNotPresent';
     }
-    s.status = { replicas: 3, readyReplicas: 2, currentReplicas: 3, updatedReplicas: 3, currentRevision: 'r1', updateRevision: 'r1', observedGeneration: 1 };
+    s.status = {
+      replicas: 3,
+      readyReplicas: 2,
+      currentReplicas: 3,
+      updatedReplicas: 3,
+      currentRevision: 'r1',
+      updateRevision: 'r1',
+      observedGeneration: 1,
+    };
   });
 }
 
@@ -78,9 +86,21 @@ function objectsOf(c = cluster({ replicas: 3 })) {
   const create = <T>(p: Plan<T>): T => (p as { object: T }).object;
   const secret = renderOperatedSecret(desired.ref, desired.secretData);
   return [
-    { kind: KINDS.statefulSet, full: withDefaults(create(planStatefulSet(desired.statefulSet, undefined))) as KubeObject, plan: (e: KubeObject | undefined) => planStatefulSet(desired.statefulSet, e as V1StatefulSet) },
-    { kind: KINDS.configMap, full: stored(desired.configMap) as KubeObject, plan: (e: KubeObject | undefined) => planConfigMap(desired.configMap, e as V1ConfigMap) },
-    { kind: KINDS.secret, full: stored(secret, (s) => (s.type = 'Opaque')) as KubeObject, plan: (e: KubeObject | undefined) => planSecret(secret, e as V1Secret) },
+    {
+      kind: KINDS.statefulSet,
+      full: withDefaults(create(planStatefulSet(desired.statefulSet, undefined))) as KubeObject,
+      plan: (e: KubeObject | undefined) => planStatefulSet(desired.statefulSet, e as V1StatefulSet),
+    },
+    {
+      kind: KINDS.configMap,
+      full: stored(desired.configMap) as KubeObject,
+      plan: (e: KubeObject | undefined) => planConfigMap(desired.configMap, e as V1ConfigMap),
+    },
+    {
+      kind: KINDS.secret,
+      full: stored(secret, (s) => (s.type = 'Opaque')) as KubeObject,
+      plan: (e: KubeObject | undefined) => planSecret(secret, e as V1Secret),
+    },
     ...[desired.headlessService, ...desired.services].map((s) => ({
       kind: KINDS.service,
       full: serviceWithDefaults(s) as KubeObject,
@@ -90,7 +110,10 @@ function objectsOf(c = cluster({ replicas: 3 })) {
       ? [
           {
             kind: KINDS.pdb,
-            full: stored(desired.podDisruptionBudget, (p) => (p.status = { currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1, expectedPods: 3 })) as KubeObject,
+            full: stored(
+              desired.podDisruptionBudget,
+              (p) => (p.status = { currentHealthy: 3, desiredHealthy: 2, disruptionsAllowed: 1, expectedPods: 3 }),
+            ) as KubeObject,
             plan: (e: KubeObject | undefined) => planPodDisruptionBudget(desired.podDisruptionBudget, e as V1PodDisruptionBudget, owner),
           },
         ]
@@ -115,20 +138,51 @@ test('the caches keep what the controllers read, not the rest', () => {
   assert.deepEqual((cached(KINDS.secret, secret!.full) as V1Secret).data, (secret!.full as V1Secret).data, 'operated Secret: every key');
 
   const svc = cached(KINDS.service, headless!.full) as V1Service;
-  assert.deepEqual(svc.spec, { ports: (headless!.full as V1Service).spec?.ports, selector: (headless!.full as V1Service).spec?.selector, publishNotReadyAddresses: true, type: 'ClusterIP' });
+  assert.deepEqual(svc.spec, {
+    ports: (headless!.full as V1Service).spec?.ports,
+    selector: (headless!.full as V1Service).spec?.selector,
+    publishNotReadyAddresses: true,
+    type: 'ClusterIP',
+  });
   assert.equal((svc as { status?: unknown }).status, undefined);
 });
 
 test('a Secret or ConfigMap no controller reads is not cached in full', () => {
   const meta = (name: string) => ({ name, namespace: 'default', resourceVersion: '7', labels: { owner: 'helm' } });
-  const helm = cached(KINDS.secret, { apiVersion: 'v1', kind: 'Secret', type: 'helm.sh/release.v1', metadata: meta('sh.helm.release.v1.web.v3'), data: { release: b64('x'.repeat(10_000)) } }) as V1Secret;
+  const helm = cached(KINDS.secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'helm.sh/release.v1',
+    metadata: meta('sh.helm.release.v1.web.v3'),
+    data: { release: b64('x'.repeat(10_000)) },
+  }) as V1Secret;
   assert.deepEqual(helm.data, {});
   assert.deepEqual(helm.metadata?.labels, { owner: 'helm' });
-  const tls = cached(KINDS.secret, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: meta('web-tls'), data: { 'tls.crt': b64('c'), 'tls.key': b64('k') } }) as V1Secret;
+  const tls = cached(KINDS.secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/tls',
+    metadata: meta('web-tls'),
+    data: { 'tls.crt': b64('c'), 'tls.key': b64('k') },
+  }) as V1Secret;
   assert.deepEqual(tls.data, {});
-  const user = cached(KINDS.secret, { apiVersion: 'v1', kind: 'Secret', metadata: meta('my-db-secret'), data: { ROOT_PASSWORD: b64('r'), USER: b64('u'), PASSWORD: b64('p'), DATABASE: b64('d'), 'ca.pem': b64('c') } }) as V1Secret;
-  assert.deepEqual(Object.keys(user.data ?? {}).sort(), ['DATABASE', 'PASSWORD', 'ROOT_PASSWORD', 'USER'], 'a user Secret: the keys spec.secretName may hold');
-  const rootCa = cached(KINDS.configMap, { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta('kube-root-ca.crt'), data: { 'ca.crt': 'c'.repeat(1000) } }) as V1ConfigMap;
+  const user = cached(KINDS.secret, {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: meta('my-db-secret'),
+    data: { ROOT_PASSWORD: b64('r'), USER: b64('u'), PASSWORD: b64('p'), DATABASE: b64('d'), 'ca.pem': b64('c') },
+  }) as V1Secret;
+  assert.deepEqual(
+    Object.keys(user.data ?? {}).sort(),
+    ['DATABASE', 'PASSWORD', 'ROOT_PASSWORD', 'USER'],
+    'a user Secret: the keys spec.secretName may hold',
+  );
+  const rootCa = cached(KINDS.configMap, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: meta('kube-root-ca.crt'),
+    data: { 'ca.crt': 'c'.repeat(1000) },
+  }) as V1ConfigMap;
   assert.equal(rootCa.data, undefined);
   const pod = cached(KINDS.pod, {
     apiVersion: 'v1',
@@ -144,7 +198,12 @@ test('a Secret or ConfigMap no controller reads is not cached in full', () => {
 test('on a cached copy, the cluster controller decides as on the whole object', () => {
   const specs = [
     cluster({ replicas: 3 }),
-    cluster({ replicas: 1, mysqlVersion: '8.0', mysqlConf: { max_connections: 500 }, podSpec: { nodeSelector: { disk: 'ssd' }, resources: { requests: { memory: '1Gi' } } } }),
+    cluster({
+      replicas: 1,
+      mysqlVersion: '8.0',
+      mysqlConf: { max_connections: 500 },
+      podSpec: { nodeSelector: { disk: 'ssd' }, resources: { requests: { memory: '1Gi' } } },
+    }),
     cluster({ replicas: 2, mysqlVersion: 'mariadb-10.11', minAvailable: 1 }),
   ];
   for (const c of specs) {
@@ -169,7 +228,11 @@ test('on a cached copy, the cluster controller decides as on the whole object', 
     drift(full);
     assert.equal(o!.plan(cached(o!.kind, full)).op, 'update', `${o!.kind.kind}: drift is seen on the cached copy`);
     const sent = (o!.plan(full) as { object: KubeObject & Record<string, any> }).object;
-    assert.equal(sent.metadata?.annotations?.[LAST_APPLIED_ANNOTATION], full.metadata?.annotations?.[LAST_APPLIED_ANNOTATION], 'kubectl apply annotation kept');
+    assert.equal(
+      sent.metadata?.annotations?.[LAST_APPLIED_ANNOTATION],
+      full.metadata?.annotations?.[LAST_APPLIED_ANNOTATION],
+      'kubectl apply annotation kept',
+    );
     assert.equal(sent.metadata?.labels?.['team.example.com/owner'], 'dba', 'foreign label kept');
     if (o === sts) assert.deepEqual(sent.spec.volumeClaimTemplates, full.spec.volumeClaimTemplates);
     if (o === master) assert.equal(sent.spec.clusterIP, full.spec.clusterIP);

@@ -18,7 +18,8 @@ test('sizes are written in the largest unit that divides them within 0.1%', () =
 });
 
 test('the buffer pool follows the memory request in the anchor steps', () => {
-  const pool = (mem: string) => effectiveMysqlConf({ version: v('5.7'), perconaImage: true, memoryRequest: mem })['innodb-buffer-pool-size'];
+  const pool = (mem: string) =>
+    effectiveMysqlConf({ version: v('5.7'), perconaImage: true, memoryRequest: mem })['innodb-buffer-pool-size'];
   assert.equal(pool('512Mi'), undefined, 'too small: the server default stays');
   assert.equal(pool('1Gi'), '384M');
   assert.equal(pool('2Gi'), '1344M');
@@ -48,7 +49,8 @@ test('binlog limits follow the volume; binlog-space-limit only on Percona images
 });
 
 test('buffer pool instances come from the CPU limit, capped by the pool size in GiB (MySQL only)', () => {
-  const conf = (cpu: string, mem: string, ver = '8.0') => effectiveMysqlConf({ version: v(ver), perconaImage: true, memoryRequest: mem, cpuLimit: cpu });
+  const conf = (cpu: string, mem: string, ver = '8.0') =>
+    effectiveMysqlConf({ version: v(ver), perconaImage: true, memoryRequest: mem, cpuLimit: cpu });
   assert.equal(conf('4', '8Gi')['innodb-buffer-pool-instances'], 4);
   assert.equal(conf('4', '2Gi')['innodb-buffer-pool-instances'], 1);
   assert.equal(conf('1500m', '16Gi')['innodb-buffer-pool-instances'], 2);
@@ -80,8 +82,8 @@ test('a key longer than every default widens the alignment; odd keys and values 
   });
   assert.match(cnf, /\nperformance-schema-consumer-events-waits-current = ON\n/);
   assert.match(cnf, /\nsync-binlog {38}= 1\n/);
-  assert.match(cnf, /\nplugin-load-add +\= a;b\n/, 'inline comment characters stay bare');
-  assert.match(cnf, /\ninit-connect +\= " SET x=1 "\n/);
+  assert.match(cnf, /\nplugin-load-add += a;b\n/, 'inline comment characters stay bare');
+  assert.match(cnf, /\ninit-connect += " SET x=1 "\n/);
 });
 
 test('rendering is deterministic whatever the order of mysqlConf keys', () => {
@@ -93,7 +95,15 @@ test('rendering is deterministic whatever the order of mysqlConf keys', () => {
 test('MariaDB my.cnf has none of the MySQL-only options it would refuse to start with', () => {
   for (const ver of ['mariadb-10.6', 'mariadb-10.11', 'mariadb-11.4']) {
     const cnf = renderMyCnf({ version: v(ver), perconaImage: false, memoryRequest: '2Gi', cpuLimit: '4', storageRequest: '10Gi' });
-    for (const bad of ['gtid-mode', 'enforce-gtid-consistency', 'master-info-repository', 'relay-log-info-repository', 'innodb-log-files-in-group', 'innodb-buffer-pool-instances', 'default-authentication-plugin']) {
+    for (const bad of [
+      'gtid-mode',
+      'enforce-gtid-consistency',
+      'master-info-repository',
+      'relay-log-info-repository',
+      'innodb-log-files-in-group',
+      'innodb-buffer-pool-instances',
+      'default-authentication-plugin',
+    ]) {
       assert.doesNotMatch(cnf, new RegExp(`^${bad}`, 'm'), `${ver}: ${bad}`);
     }
   }
@@ -101,10 +111,17 @@ test('MariaDB my.cnf has none of the MySQL-only options it would refuse to start
 
 test('MySQL 8.4 my.cnf uses the replica spellings and no removed options', () => {
   const cnf = renderMyCnf({ version: v('8.4'), perconaImage: true, memoryRequest: '1Gi' });
-  for (const bad of ['skip-host-cache', 'default-authentication-plugin', 'master-info-repository', 'log-slave-updates', 'skip-slave-start', 'expire-logs-days']) {
+  for (const bad of [
+    'skip-host-cache',
+    'default-authentication-plugin',
+    'master-info-repository',
+    'log-slave-updates',
+    'skip-slave-start',
+    'expire-logs-days',
+  ]) {
     assert.doesNotMatch(cnf, new RegExp(`^${bad}`, 'm'), bad);
   }
-  assert.match(cnf, /^log-replica-updates +\= on$/m);
+  assert.match(cnf, /^log-replica-updates += on$/m);
 });
 
 test('durable commits (lossless defaults): both flushes at every commit, in place, unless mysqlConf sets them', () => {
@@ -114,8 +131,13 @@ test('durable commits (lossless defaults): both flushes at every commit, in plac
   assert.match(durable, /^innodb-flush-log-at-trx-commit += 1$/m);
   assert.match(durable, /^sync-binlog += 1$/m);
   assert.equal(durable.split('\n').length, plain.split('\n').length + 1, 'same keys, same places, and the net timeout');
-  assert.doesNotMatch(plain, /net-timeout/, 'the servers\' default (60 s) without lossless defaults');
-  const user = renderMyCnf({ version: v('8.0'), perconaImage: true, durableCommits: true, mysqlConf: { 'innodb-flush-log-at-trx-commit': 2, 'sync-binlog': 0 } });
+  assert.doesNotMatch(plain, /net-timeout/, "the servers' default (60 s) without lossless defaults");
+  const user = renderMyCnf({
+    version: v('8.0'),
+    perconaImage: true,
+    durableCommits: true,
+    mysqlConf: { 'innodb-flush-log-at-trx-commit': 2, 'sync-binlog': 0 },
+  });
   assert.match(user, /^innodb-flush-log-at-trx-commit += 2$/m, 'mysqlConf wins');
   assert.match(user, /^sync-binlog += 0$/m);
 });
@@ -124,5 +146,9 @@ test('lossless defaults: a replica gives up on a silent master within 4 s, under
   assert.match(renderMyCnf({ version: v('mariadb-10.11'), perconaImage: false, durableCommits: true }), /^slave-net-timeout += 4$/m);
   assert.match(renderMyCnf({ version: v('5.7'), perconaImage: false, durableCommits: true }), /^slave-net-timeout += 4$/m);
   assert.match(renderMyCnf({ version: v('8.0.26'), perconaImage: false, durableCommits: true }), /^replica-net-timeout += 4$/m);
-  assert.match(renderMyCnf({ version: v('8.0'), perconaImage: false, durableCommits: true, mysqlConf: { 'replica-net-timeout': 30 } }), /^replica-net-timeout += 30$/m, 'mysqlConf wins');
+  assert.match(
+    renderMyCnf({ version: v('8.0'), perconaImage: false, durableCommits: true, mysqlConf: { 'replica-net-timeout': 30 } }),
+    /^replica-net-timeout += 30$/m,
+    'mysqlConf wins',
+  );
 });

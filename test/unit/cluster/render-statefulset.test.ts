@@ -16,7 +16,15 @@ test('container layout: user init containers first, then init; pt-kill and user 
   assert.deepEqual(names(t.spec?.initContainers), ['my-init', 'init', 'mysql-init-only']);
   assert.deepEqual(names(t.spec?.containers), ['mysql', 'sidecar', 'metrics-exporter', 'pt-heartbeat', 'pt-kill', 'my-extra']);
   const kill = t.spec!.containers.find((c) => c.name === 'pt-kill')!;
-  assert.deepEqual(kill.args?.slice(kill.args.indexOf('--busy-time')), ['--busy-time', '30', '--kill-query', '--victims', 'all', '--ignore-user', 'root|app']);
+  assert.deepEqual(kill.args?.slice(kill.args.indexOf('--busy-time')), [
+    '--busy-time',
+    '30',
+    '--kill-query',
+    '--victims',
+    'all',
+    '--ignore-user',
+    'root|app',
+  ]);
 });
 
 test('MariaDB pods have no init-only container: the root credentials go on mysql', () => {
@@ -45,8 +53,8 @@ test('resources: mysql defaults, sidecar limits follow mysql, per-container over
     },
   });
   const byName = Object.fromEntries(t.spec!.containers.map((c) => [c.name, c]));
-  assert.deepEqual(byName['mysql']!.resources, { requests: { cpu: '1', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } });
-  assert.deepEqual(byName['sidecar']!.resources, { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '2', memory: '4Gi' } });
+  assert.deepEqual(byName.mysql!.resources, { requests: { cpu: '1', memory: '4Gi' }, limits: { cpu: '2', memory: '4Gi' } });
+  assert.deepEqual(byName.sidecar!.resources, { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '2', memory: '4Gi' } });
   assert.deepEqual(byName['metrics-exporter']!.resources, { requests: { cpu: '5m' } });
   assert.deepEqual(pod({}).spec!.containers[0]!.resources, { requests: { cpu: '200m', memory: '1Gi' } });
 });
@@ -73,14 +81,17 @@ test('scheduling settings of podSpec reach the pod; the default anti-affinity is
   assert.equal(t.spec?.serviceAccountName, 'mysql');
   assert.deepEqual(t.spec?.imagePullSecrets, [{ name: 'regcred' }]);
   assert.ok([...t.spec!.initContainers!, ...t.spec!.containers].every((c) => c.imagePullPolicy === 'Always'));
-  assert.equal(t.metadata?.labels?.['team'], 'a');
-  assert.equal(t.metadata?.annotations?.['note'], 'x');
+  assert.equal(t.metadata?.labels?.team, 'a');
+  assert.equal(t.metadata?.annotations?.note, 'x');
   assert.deepEqual(pod({}, clusterOptions({ imagePullSecretName: 'op-secret' }) as never).spec?.imagePullSecrets, [{ name: 'op-secret' }]);
 });
 
 test('user volumes and mounts are added; mounts go to mysql and sidecar', () => {
   const t = pod({ podSpec: { volumes: [{ name: 'extra', emptyDir: {} }], volumeMounts: [{ name: 'extra', mountPath: '/extra' }] } });
-  assert.deepEqual(t.spec?.volumes?.map((v) => v.name), ['conf', 'config-map', 'data', 'extra']);
+  assert.deepEqual(
+    t.spec?.volumes?.map((v) => v.name),
+    ['conf', 'config-map', 'data', 'extra'],
+  );
   const mounts = (n: string) => t.spec!.containers.find((c) => c.name === n)!.volumeMounts!.map((m) => m.mountPath);
   assert.deepEqual(mounts('mysql'), ['/etc/mysql', '/var/lib/mysql', '/extra']);
   assert.deepEqual(mounts('sidecar'), ['/etc/mysql', '/var/lib/mysql', '/extra']);
@@ -122,12 +133,22 @@ test('optional env appears only when its field is set, in the anchor order', () 
   });
   const init = t.spec!.initContainers!.find((c) => c.name === 'init')!;
   assert.deepEqual(env(init).slice(7), [
-    'INIT_BUCKET_URI', 'MY_SERVER_ID_OFFSET', 'BACKUP_DECOMPRESS_COMMAND', 'RCLONE_EXTRA_ARGS',
-    'XTRABACKUP_PREPARE_EXTRA_ARGS', 'INITFILE_EXTRA_SQL', 'BACKUP_USER', 'BACKUP_PASSWORD',
+    'INIT_BUCKET_URI',
+    'MY_SERVER_ID_OFFSET',
+    'BACKUP_DECOMPRESS_COMMAND',
+    'RCLONE_EXTRA_ARGS',
+    'XTRABACKUP_PREPARE_EXTRA_ARGS',
+    'INITFILE_EXTRA_SQL',
+    'BACKUP_USER',
+    'BACKUP_PASSWORD',
   ]);
   assert.deepEqual(init.envFrom, [{ secretRef: { name: 'creds' } }, { secretRef: { name: 'my-db-mysql-operated' } }]);
   assert.equal(env(t.spec!.containers[0]).includes('MY_SERVER_ID_OFFSET'), true);
-  assert.equal(env(pod({ serverIDOffset: 100 }).spec!.containers[0]).includes('MY_SERVER_ID_OFFSET'), false, 'the CRD default is not emitted');
+  assert.equal(
+    env(pod({ serverIDOffset: 100 }).spec!.containers[0]).includes('MY_SERVER_ID_OFFSET'),
+    false,
+    'the CRD default is not emitted',
+  );
 });
 
 test('annotations on the cluster may override the instance and component labels', () => {

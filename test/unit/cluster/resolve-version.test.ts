@@ -27,7 +27,10 @@ test('image precedence: spec.image, then the operator map (exact, then alias), t
   assert.equal(pick({ image: 'mine:1', mysqlVersion: '8.0' }), 'mine:1');
   assert.equal(pick({ mysqlVersion: '8.0' }), 'exact:1');
   assert.equal(pick({ mysqlVersion: '8.0' }, clusterOptions({ versionImages: { '8.0': 'alias:1' } })), 'alias:1');
-  assert.equal(pick({ mysqlVersion: '5.7' }, clusterOptions()), 'percona@sha256:caab4e854bd75040d07802bf1862bfef1d2b4db0acbc9c4aaf5c21c698fdd393');
+  assert.equal(
+    pick({ mysqlVersion: '5.7' }, clusterOptions()),
+    'percona@sha256:caab4e854bd75040d07802bf1862bfef1d2b4db0acbc9c4aaf5c21c698fdd393',
+  );
 });
 
 test('the sidecar image follows the server line unless spec.sidecarImage overrides it', () => {

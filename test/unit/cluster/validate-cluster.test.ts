@@ -70,28 +70,68 @@ test('mysqlConf keys the operator owns are refused, in any spelling', () => {
 test('mysqlConf keys that mysqld reads as an owned option are refused: prefixes, skip-/disable-/enable-, loose-', () => {
   // MariaDB 10.11 reads `init-fil` as init-file and `report-hos` as report-host
   // (getopt-prefix-matching is on by default), and `skip-read-only` as read-only=0.
-  const sneaky = ['init-fil', 'report-hos', 'skip-read-only', 'disable_log_bin', 'loose-skip-init-file', 'Enable-GTID-Mode', 'maximum-server-id'];
+  const sneaky = [
+    'init-fil',
+    'report-hos',
+    'skip-read-only',
+    'disable_log_bin',
+    'loose-skip-init-file',
+    'Enable-GTID-Mode',
+    'maximum-server-id',
+  ];
   const [p] = problems(cluster({ mysqlConf: Object.fromEntries(sneaky.map((k) => [k, 1])) }), ROOT_SECRET);
   assert.equal(p?.reason, CLUSTER_REASONS.operatorOwnedMysqlConf);
   for (const k of sneaky) assert.ok(p!.message.includes(`"${k}"`), k);
   // Options of their own, some sharing a beginning with an owned one.
-  const fine = ['skip-name-resolve', 'skip-slave-start', 'port-open-timeout', 'log-bin-trust-function-creators', 'read_buffer_size', 'init-connect', 'validate_password.policy'];
+  const fine = [
+    'skip-name-resolve',
+    'skip-slave-start',
+    'port-open-timeout',
+    'log-bin-trust-function-creators',
+    'read_buffer_size',
+    'init-connect',
+    'validate_password.policy',
+  ];
   assert.equal(validateCluster(cluster({ mysqlConf: Object.fromEntries(fine.map((k) => [k, 1])) }), ROOT_SECRET, opts).ok, true);
 });
 
 test('a mysqlConf value with a line break or another control character is refused, naming the field', () => {
   for (const value of ['1\ninit-file=/tmp/x', '1\r\ninit-file=/tmp/x', '1\rinit-file=/tmp/x', '1\u0000x', 'a\u001bb', 'a\u007fb']) {
     const ps = problems(cluster({ mysqlConf: { max_connections: value, 'max-allowed-packet': '64M' } }), ROOT_SECRET);
-    assert.deepEqual(ps.map((p) => p.reason), [CLUSTER_REASONS.invalidMysqlConf], JSON.stringify(value));
+    assert.deepEqual(
+      ps.map((p) => p.reason),
+      [CLUSTER_REASONS.invalidMysqlConf],
+      JSON.stringify(value),
+    );
     assert.match(ps[0]!.message, /^spec\.mysqlConf\.max_connections holds a line break or another control character/);
   }
   // A tab, quotes, # and = stay inside the value's line.
-  const ok = { 'sql-mode': '\tSTRICT_TRANS_TABLES', 'log-error': '/var/log/"x"#1', 'optimizer-switch': 'index_merge=off', 'max-connections': 10 };
+  const ok = {
+    'sql-mode': '\tSTRICT_TRANS_TABLES',
+    'log-error': '/var/log/"x"#1',
+    'optimizer-switch': 'index_merge=off',
+    'max-connections': 10,
+  };
   assert.equal(validateCluster(cluster({ mysqlConf: ok }), ROOT_SECRET, opts).ok, true);
 });
 
 test('a mysqlConf key that is no option name is refused, quoted in the field path', () => {
-  const keys = ['x\ninit-file', 'x\rinit-file', '[client]', '!include /etc/secret.cnf', '!includedir /tmp', '#comment', ';comment', 'a=b', 'a:b', ' max-connections', 'max connections', '', 'a\u0000b', 'a`b'];
+  const keys = [
+    'x\ninit-file',
+    'x\rinit-file',
+    '[client]',
+    '!include /etc/secret.cnf',
+    '!includedir /tmp',
+    '#comment',
+    ';comment',
+    'a=b',
+    'a:b',
+    ' max-connections',
+    'max connections',
+    '',
+    'a\u0000b',
+    'a`b',
+  ];
   const ps = problems(cluster({ mysqlConf: Object.fromEntries(keys.map((k) => [k, '1'])) }), ROOT_SECRET);
   const invalid = ps.filter((p) => p.reason === CLUSTER_REASONS.invalidMysqlConf);
   assert.deepEqual(
@@ -126,17 +166,26 @@ test('quantities the API server cannot decode are refused with the field that ho
     }),
     ROOT_SECRET,
   );
-  assert.deepEqual(bad.map((p) => p.reason), Array(5).fill(CLUSTER_REASONS.invalidQuantity));
-  assert.deepEqual(bad.map((p) => p.message.split(' is ')[0]), [
-    'spec.podSpec.resources.requests.memory',
-    'spec.podSpec.ptHeartbeatResources.limits.cpu',
-    'spec.podSpec.containers[0].resources.limits[nvidia.com/gpu]',
-    'spec.volumeSpec.persistentVolumeClaim.resources.requests.storage',
-    'spec.tmpfsSize',
-  ]);
+  assert.deepEqual(
+    bad.map((p) => p.reason),
+    Array(5).fill(CLUSTER_REASONS.invalidQuantity),
+  );
+  assert.deepEqual(
+    bad.map((p) => p.message.split(' is ')[0]),
+    [
+      'spec.podSpec.resources.requests.memory',
+      'spec.podSpec.ptHeartbeatResources.limits.cpu',
+      'spec.podSpec.containers[0].resources.limits[nvidia.com/gpu]',
+      'spec.volumeSpec.persistentVolumeClaim.resources.requests.storage',
+      'spec.tmpfsSize',
+    ],
+  );
   assert.match(bad[0]!.message, /"lots": quantities must match the regular expression/);
   assert.match(bad[1]!.message, /must be greater than or equal to 0/);
-  const good = cluster({ podSpec: { resources: { requests: { memory: '1.5Gi', cpu: 0.5 as never }, limits: { cpu: '1e3' } } }, tmpfsSize: 1024 });
+  const good = cluster({
+    podSpec: { resources: { requests: { memory: '1.5Gi', cpu: 0.5 as never }, limits: { cpu: '1e3' } } },
+    tmpfsSize: 1024,
+  });
   assert.equal(validateCluster(good, ROOT_SECRET, opts).ok, true);
 });
 
@@ -146,5 +195,6 @@ test('minAvailable must be pods >= 0 or a percentage up to 100%', () => {
     assert.equal(p?.reason, CLUSTER_REASONS.invalidMinAvailable, String(v));
     assert.match(p!.message, new RegExp(`^spec\\.minAvailable is ${JSON.stringify(v).replace(/[.%]/g, '\\$&')}: `), String(v));
   }
-  for (const v of ['100%', '0%', 2, 0, '']) assert.equal(validateCluster(cluster({ minAvailable: v }), ROOT_SECRET, opts).ok, true, String(v));
+  for (const v of ['100%', '0%', 2, 0, ''])
+    assert.equal(validateCluster(cluster({ minAvailable: v }), ROOT_SECRET, opts).ok, true, String(v));
 });

@@ -42,7 +42,8 @@ const SPEC: Partial<MysqlClusterSpec> = {
 const RENDERED_FOR_OTHERS: readonly string[] = [ENV.podIp, ENV.rcloneExtraArgs];
 // Read by the sidecar but not rendered into the pod: the container runtime sets HOSTNAME, the
 // backup Job will set the compressor, and SIDECAR_* are the overrides of tests and the sandbox.
-const READ_NOT_RENDERED = (name: string): boolean => name === ENV.hostname || name === ENV.backupCompressCommand || name.startsWith('SIDECAR_');
+const READ_NOT_RENDERED = (name: string): boolean =>
+  name === ENV.hostname || name === ENV.backupCompressCommand || name.startsWith('SIDECAR_');
 
 function podOf(template: NonNullable<ReturnType<typeof render>['statefulSet']['spec']>['template']): V1Pod {
   return {

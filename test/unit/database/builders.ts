@@ -32,4 +32,10 @@ export function mysqlDatabase(spec: Partial<MysqlDatabaseSpec> = {}, o: ObjectOp
 }
 
 /** A Ready condition as the controller leaves it after a pass that applied. */
-export const READY = { type: 'Ready', status: 'True' as 'True' | 'False', reason: 'ProvisionSucceeded', message: 'applied on the master', lastTransitionTime: '2026-01-01T00:00:01Z' };
+export const READY = {
+  type: 'Ready',
+  status: 'True' as 'True' | 'False',
+  reason: 'ProvisionSucceeded',
+  message: 'applied on the master',
+  lastTransitionTime: '2026-01-01T00:00:01Z',
+};

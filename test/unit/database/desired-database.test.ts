@@ -6,7 +6,9 @@ import { decideDatabase, desiredDatabase } from '../../../src/controllers/databa
 import { deletionPolicy, readyCondition } from '../../../src/controllers/shared/provision.ts';
 
 test('a database MySQL would refuse is refused naming the field; a hostile name is kept whole', () => {
-  assert.deepEqual(desiredDatabase({ clusterRef: { name: 'c' }, database: "shop`; DROP DATABASE mysql; --" }), { name: "shop`; DROP DATABASE mysql; --" });
+  assert.deepEqual(desiredDatabase({ clusterRef: { name: 'c' }, database: 'shop`; DROP DATABASE mysql; --' }), {
+    name: 'shop`; DROP DATABASE mysql; --',
+  });
   const long = desiredDatabase({ clusterRef: { name: 'c' }, database: 'x'.repeat(65) });
   assert.ok('refused' in long && /^spec\.database "x+" is longer than 64 characters$/.test(long.message));
   const cs = desiredDatabase({ clusterRef: { name: 'c' }, database: 'a', characterSet: 'utf8mb4; DROP' });
@@ -20,8 +22,16 @@ test('missing → created; differing character set or collation → altered; els
   assert.deepEqual(decideDatabase(d, null), [{ kind: 'createDatabase', ...d }]);
   assert.deepEqual(decideDatabase(d, { characterSet: 'utf8mb4', collation: 'utf8mb4_bin' }), []);
   assert.deepEqual(decideDatabase(d, { characterSet: 'latin1', collation: 'latin1_swedish_ci' }), [{ kind: 'alterDatabase', ...d }]);
-  assert.deepEqual(decideDatabase({ name: 'shop' }, { characterSet: 'latin1', collation: 'latin1_swedish_ci' }), [], 'server defaults are not ours');
-  assert.deepEqual(decideDatabase({ name: 'shop', characterSet: 'UTF8' }, { characterSet: 'utf8mb3', collation: 'utf8mb3_general_ci' }), [], 'utf8 is utf8mb3');
+  assert.deepEqual(
+    decideDatabase({ name: 'shop' }, { characterSet: 'latin1', collation: 'latin1_swedish_ci' }),
+    [],
+    'server defaults are not ours',
+  );
+  assert.deepEqual(
+    decideDatabase({ name: 'shop', characterSet: 'UTF8' }, { characterSet: 'utf8mb3', collation: 'utf8mb3_general_ci' }),
+    [],
+    'utf8 is utf8mb3',
+  );
 });
 
 test('the deletion policy: retain only when the annotation says so', () => {

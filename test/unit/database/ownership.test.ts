@@ -24,7 +24,10 @@ test('mysql, sys, information_schema, performance_schema and sys_operator are re
 test('two MysqlDatabases naming one schema of one cluster: the later is refused; another cluster is not', () => {
   const first = mysqlDatabase({ database: 'shop' }, { name: 'first', created: '2026-01-01T00:00:00Z' });
   const later = mysqlDatabase({ database: 'Shop' }, { name: 'later', created: '2026-01-02T00:00:00Z' });
-  const elsewhere = mysqlDatabase({ database: 'shop', clusterRef: { name: 'db', namespace: 'other' } }, { name: 'x', created: '2026-01-03T00:00:00Z' });
+  const elsewhere = mysqlDatabase(
+    { database: 'shop', clusterRef: { name: 'db', namespace: 'other' } },
+    { name: 'x', created: '2026-01-03T00:00:00Z' },
+  );
   const all = [first, later, elsewhere].map((o) => claimant(DATABASE_KIND, o));
   assert.equal(claimHolder(claimant(DATABASE_KIND, first), all), undefined);
   assert.deepEqual(claimHolder(claimant(DATABASE_KIND, later), all)?.holder.name, 'first');
@@ -39,15 +42,30 @@ test('a schema that existed at the first look is adopted and recorded; one the o
   const created = planDatabase({ name: 'shop' }, null, { recorded: undefined, ready: false });
   assert.deepEqual(created.changes, [{ kind: 'createDatabase', name: 'shop' }]);
   assert.deepEqual(created.status(false), { adopted: false }, 'recorded even when the create fails');
-  assert.deepEqual(planDatabase({ name: 'shop' }, EXISTS, { recorded: false, ready: true }).status(true), { adopted: false }, 'the record stands');
-  assert.deepEqual(planDatabase({ name: 'shop' }, EXISTS, { recorded: undefined, ready: true }).status(true), { adopted: false }, 'provisioned before the record: made by us');
+  assert.deepEqual(
+    planDatabase({ name: 'shop' }, EXISTS, { recorded: false, ready: true }).status(true),
+    { adopted: false },
+    'the record stands',
+  );
+  assert.deepEqual(
+    planDatabase({ name: 'shop' }, EXISTS, { recorded: undefined, ready: true }).status(true),
+    { adopted: false },
+    'provisioned before the record: made by us',
+  );
 });
 
 test('deletion drops a schema the object made, keeps one it adopted unless the annotation says delete, and never touches one it never looked at', () => {
   const drop = { changes: [{ kind: 'dropDatabase', name: 'shop' }], kept: [] };
   assert.deepEqual(DATABASE_KIND.dropPlan(mysqlDatabase({}, { status: { conditions: [READY], adopted: false } })), drop);
-  assert.deepEqual(DATABASE_KIND.dropPlan(mysqlDatabase({}, { status: { conditions: [READY], adopted: true } })), { changes: [], kept: ['database shop'] });
+  assert.deepEqual(DATABASE_KIND.dropPlan(mysqlDatabase({}, { status: { conditions: [READY], adopted: true } })), {
+    changes: [],
+    kept: ['database shop'],
+  });
   assert.deepEqual(DATABASE_KIND.dropPlan(mysqlDatabase({}, { status: { conditions: [READY], adopted: true }, policy: 'delete' })), drop);
-  assert.deepEqual(DATABASE_KIND.dropPlan(mysqlDatabase({}, { status: { conditions: [READY] } })), drop, 'the anchor\'s objects: dropped as before');
+  assert.deepEqual(
+    DATABASE_KIND.dropPlan(mysqlDatabase({}, { status: { conditions: [READY] } })),
+    drop,
+    "the anchor's objects: dropped as before",
+  );
   assert.deepEqual(DATABASE_KIND.dropPlan(mysqlDatabase({}, {})), { changes: [], kept: [] }, 'never applied');
 });

@@ -26,9 +26,19 @@ function instructions(text: string): { op: string; args: string }[] {
 
 /** Each stage's text by its name (`FROM ... AS name`; the unnamed final stage under 'undefined'). */
 const stages = (text: string): Record<string, string> =>
-  Object.fromEntries(text.split(/^FROM /m).slice(1).map((stage) => [String(/ AS (\S+)/i.exec(stage.split('\n')[0]!)?.[1]), stage]));
+  Object.fromEntries(
+    text
+      .split(/^FROM /m)
+      .slice(1)
+      .map((stage) => [String(/ AS (\S+)/i.exec(stage.split('\n')[0]!)?.[1]), stage]),
+  );
 
-const entrypoint = (text: string) => JSON.parse(instructions(text).filter((i) => i.op === 'ENTRYPOINT').at(-1)!.args) as string[];
+const entrypoint = (text: string) =>
+  JSON.parse(
+    instructions(text)
+      .filter((i) => i.op === 'ENTRYPOINT')
+      .at(-1)!.args,
+  ) as string[];
 
 describe('images/', () => {
   const dockerfiles = ['images/operator/Dockerfile', 'images/sidecar/Dockerfile', 'images/orchestrator/Dockerfile'];
@@ -54,18 +64,24 @@ describe('images/', () => {
   it('the operator and sidecar images start the built form of npm start and npm run sidecar, on Node 24, with production dependencies only', () => {
     const operator = read('images/operator/Dockerfile');
     assert.deepEqual(entrypoint(operator), ['node', relative(REPO, DIST.operator)]);
-    assert.ok(scripts['start']!.endsWith(' src/main.ts'));
+    assert.ok(scripts.start!.endsWith(' src/main.ts'));
     const sidecar = read('images/sidecar/Dockerfile');
     assert.deepEqual(entrypoint(sidecar), ['node', `/app/${relative(REPO, DIST.sidecar)}`]);
-    assert.equal(scripts['sidecar'], 'node src/sidecar/main.ts');
+    assert.equal(scripts.sidecar, 'node src/sidecar/main.ts');
     for (const text of [operator, sidecar]) {
       assert.match(text, /^FROM node:24-/m);
       const ins = instructions(text);
       const runs = ins.filter((i) => i.op === 'RUN').map((i) => i.args);
       // The build stage compiles with tsconfig.build.json, as npm run build does; the image takes
       // only its dist/ next to the production dependencies.
-      assert.ok(runs.some((r) => r.includes('npm ci --omit=dev')), 'production dependencies');
-      assert.ok(runs.some((r) => r.includes('node_modules/typescript/bin/tsc -p tsconfig.build.json')), 'a tsc build with tsconfig.build.json');
+      assert.ok(
+        runs.some((r) => r.includes('npm ci --omit=dev')),
+        'production dependencies',
+      );
+      assert.ok(
+        runs.some((r) => r.includes('node_modules/typescript/bin/tsc -p tsconfig.build.json')),
+        'a tsc build with tsconfig.build.json',
+      );
       const copies = ins.filter((i) => i.op === 'COPY').map((i) => i.args);
       assert.ok(copies.includes('--from=build /app/dist ./dist'), 'dist/ from the build stage');
       for (const [stage, body] of Object.entries(stages(text))) {
@@ -76,10 +92,10 @@ describe('images/', () => {
 
   it('the sidecar has a target per server line, each with its backup tool, and a parallel gzip', () => {
     const targets = stages(read('images/sidecar/Dockerfile'));
-    assert.match(targets['mariadb']!, /mariadb-backup/);
+    assert.match(targets.mariadb!, /mariadb-backup/);
     assert.match(targets['mysql-8.0']!, /percona-xtrabackup-80/);
     assert.match(targets['mysql-8.4']!, /percona-xtrabackup-84/);
-    assert.match(targets['base']!, /\bpigz\b/);
+    assert.match(targets.base!, /\bpigz\b/);
   });
 
   it("Orchestrator's image has curl (the failover hooks) and the orchestrator binary as its entrypoint", () => {
@@ -89,7 +105,10 @@ describe('images/', () => {
   });
 
   it('.dockerignore lets in exactly what the images copy from the repository root', () => {
-    const allowed = read('.dockerignore').split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1).replace(/\/$/, ''));
+    const allowed = read('.dockerignore')
+      .split('\n')
+      .filter((l) => l.startsWith('!'))
+      .map((l) => l.slice(1).replace(/\/$/, ''));
     const copied = new Set<string>();
     for (const file of ['images/operator/Dockerfile', 'images/sidecar/Dockerfile']) {
       for (const i of instructions(read(file)).filter((x) => x.op === 'COPY' && !x.args.startsWith('--from'))) {

@@ -18,7 +18,9 @@ import { lastLines, MAX_LOG_BYTES, terminationMessage } from '../../../sandbox/k
 import { nextProbeDelayMs } from '../../../sandbox/kubelet/probes.ts';
 
 // The StatefulSets rendered per flavour (golden files) and the anchor's (recorded fixture).
-const STATEFULSET_DIRS = ['../../golden/cluster/flavours/', '../../fixtures/anchor-v0.6.3/'].map((d) => fileURLToPath(new URL(d, import.meta.url)));
+const STATEFULSET_DIRS = ['../../golden/cluster/flavours/', '../../fixtures/anchor-v0.6.3/'].map((d) =>
+  fileURLToPath(new URL(d, import.meta.url)),
+);
 
 test('every image the operator renders has a local program', () => {
   const images = new Set<string>();
@@ -33,7 +35,7 @@ test('every image the operator renders has a local program', () => {
   for (const image of images) assert.equal(resolveImage(image, [], []).ok, true, image);
 });
 
-test('server images run the entrypoint on mariadbd and say so; the container\'s command replaces the entrypoint', () => {
+test("server images run the entrypoint on mariadbd and say so; the container's command replaces the entrypoint", () => {
   const r = resolveImage('percona@sha256:caab4e854bd75040d07802bf1862bfef1d2b4db0acbc9c4aaf5c21c698fdd393', [], []);
   assert.ok(r.ok);
   assert.match(r.argv[1]!, /mysql-entrypoint\.sh$/);
@@ -61,7 +63,7 @@ test('the sidecar and operator images run this checkout; orchestrator falls back
   assert.deepEqual(operator.argv.slice(1), [DIST.operator, '--help']);
   const ptKill = resolveImage('mysql-operator-sidecar:latest', [], [PT_KILL_PROGRAM, '--print']);
   assert.ok(ptKill.ok);
-  assert.deepEqual(ptKill.argv, [PT_KILL_PROGRAM, '--print'], 'pt-kill is the image\'s own program, Debian\'s percona-toolkit here');
+  assert.deepEqual(ptKill.argv, [PT_KILL_PROGRAM, '--print'], "pt-kill is the image's own program, Debian's percona-toolkit here");
   const orc = resolveImage('docker.io/bitpoke/mysql-operator-orchestrator:v0.6.3', [], [], { path: '/nonexistent' });
   assert.ok(orc.ok);
   assert.equal(orc.standIn, true);
@@ -71,31 +73,50 @@ test('the sidecar and operator images run this checkout; orchestrator falls back
 
 test('an image with no local program gets a waiting reason naming it', () => {
   const r = resolveImage('quay.io/someone/thing:2', [], []);
-  assert.deepEqual(r, { ok: false, reason: REASON_NO_LOCAL_PROGRAM, message: 'no local program for image quay.io/someone/thing:2 (the sandbox maps images in sandbox/kubelet/images.ts)' });
+  assert.deepEqual(r, {
+    ok: false,
+    reason: REASON_NO_LOCAL_PROGRAM,
+    message: 'no local program for image quay.io/someone/thing:2 (the sandbox maps images in sandbox/kubelet/images.ts)',
+  });
   assert.deepEqual(parseImage('localhost:5000/library/mariadb:11'), { name: 'mariadb', repository: 'mariadb', tag: '11' });
 });
 
 test('a missing mount point below the top level gets one overlay over its deepest existing parent', () => {
   const exists = (p: string) => ['/', '/etc', '/etc/mysql', '/var', '/var/lib'].includes(p);
   const m = (target: string): Mount => ({ source: '/src', target, readOnly: false, file: false });
-  assert.deepEqual(overlaysFor([m('/etc/mysql'), m('/data'), m('/etc/mysql/a/b'), m('/etc/mysql/c'), m('/var/lib/x')], exists), ['/etc/mysql', '/var/lib']);
+  assert.deepEqual(overlaysFor([m('/etc/mysql'), m('/data'), m('/etc/mysql/a/b'), m('/etc/mysql/c'), m('/var/lib/x')], exists), [
+    '/etc/mysql',
+    '/var/lib',
+  ]);
   assert.deepEqual(overlaysFor([m('/etc/new/deep'), m('/etc/mysql/x')], exists), ['/etc'], 'an overlay inside another is dropped');
 });
 
-test('an overlay brings back the host\'s outermost mounts below it (/dev/pts, /dev/shm under /dev)', () => {
+test("an overlay brings back the host's outermost mounts below it (/dev/pts, /dev/shm under /dev)", () => {
   const mounts = ['/', '/dev', '/dev/shm', '/dev/shm', '/dev/pts', '/dev/pts/inner', '/devices', '/proc'];
   assert.deepEqual(submountsUnder('/dev', mounts), ['/dev/shm', '/dev/pts']);
   assert.deepEqual(submountsUnder('/etc/mysql', mounts), []);
 });
 
-test('the termination message: the file, else with FallbackToLogsOnError after an error the log\'s last 80 lines within 2048 bytes', () => {
+test("the termination message: the file, else with FallbackToLogsOnError after an error the log's last 80 lines within 2048 bytes", () => {
   const log = (text: string) => () => Buffer.from(text);
   const noLog = () => assert.fail('the log is read only for the fallback');
-  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 1, file: Buffer.from('report'), logTail: noLog }), 'report', 'a written file wins');
+  assert.equal(
+    terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 1, file: Buffer.from('report'), logTail: noLog }),
+    'report',
+    'a written file wins',
+  );
   assert.equal(terminationMessage({ policy: 'File', exitCode: 1, file: Buffer.alloc(0), logTail: noLog }), undefined);
   assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 0, file: Buffer.alloc(0), logTail: noLog }), undefined);
-  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 3, file: undefined, logTail: log('boom\n') }), 'boom\n', 'no file at all falls back too');
-  assert.equal(terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 3, file: Buffer.alloc(0), logTail: log('') }), undefined, 'an empty log: no message');
+  assert.equal(
+    terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 3, file: undefined, logTail: log('boom\n') }),
+    'boom\n',
+    'no file at all falls back too',
+  );
+  assert.equal(
+    terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 3, file: Buffer.alloc(0), logTail: log('') }),
+    undefined,
+    'an empty log: no message',
+  );
   const long = Array.from({ length: 50 }, (_, i) => `${String(i).padStart(3, '0')} ${'x'.repeat(95)}\n`).join('');
   const msg = terminationMessage({ policy: 'FallbackToLogsOnError', exitCode: 1, file: Buffer.alloc(0), logTail: log(long) })!;
   assert.equal(msg, long.slice(-MAX_LOG_BYTES), 'long lines: the last 2048 bytes');
@@ -131,16 +152,27 @@ function rec(name: string, state: ContainerRecord['state'], extra: Partial<Conta
 }
 
 function runtime(containers: ContainerRecord[], extra: Partial<PodRuntime> = {}): PodRuntime {
-  return { init: [], containers, initialized: true, initFailed: false, podIP: '10.0.0.2', hostIP: '10.0.0.1', startTime: '2026-01-01T00:00:00Z', ...extra };
+  return {
+    init: [],
+    containers,
+    initialized: true,
+    initFailed: false,
+    podIP: '10.0.0.2',
+    hostIP: '10.0.0.1',
+    startTime: '2026-01-01T00:00:00Z',
+    ...extra,
+  };
 }
 
-const done = (exitCode: number): ContainerRecord['state'] => ({ terminated: { exitCode, reason: exitCode ? 'Error' : 'Completed', startedAt: 't', finishedAt: 't' } });
+const done = (exitCode: number): ContainerRecord['state'] => ({
+  terminated: { exitCode, reason: exitCode ? 'Error' : 'Completed', startedAt: 't', finishedAt: 't' },
+});
 
-test('a probe runs every periodSeconds from one run\'s start to the next, and at once after a run that overran it', () => {
+test("a probe runs every periodSeconds from one run's start to the next, and at once after a run that overran it", () => {
   assert.equal(nextProbeDelayMs(10_000, 10_400, 1), 600);
   assert.equal(nextProbeDelayMs(10_000, 10_000, 2), 2000);
   assert.equal(nextProbeDelayMs(10_000, 11_300, 1), 0);
-  assert.equal(nextProbeDelayMs(10_000, 10_000), 10_000, 'the API\'s default period');
+  assert.equal(nextProbeDelayMs(10_000, 10_000), 10_000, "the API's default period");
 });
 
 test('the phase follows the restart policy', () => {
@@ -154,29 +186,52 @@ test('the phase follows the restart policy', () => {
   assert.equal(podPhase(pod('Never'), runtime([], { initialized: false, initFailed: true })), 'Failed');
 });
 
-test('the status patch names only the kubelet\'s conditions and waits for readiness gates', () => {
+test("the status patch names only the kubelet's conditions and waits for readiness gates", () => {
   const pod: V1Pod = {
     spec: { containers: [], readinessGates: [{ conditionType: 'example.com/gate' }] },
-    status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'example.com/gate', status: 'False' }] },
+    status: {
+      conditions: [
+        { type: 'PodScheduled', status: 'True' },
+        { type: 'example.com/gate', status: 'False' },
+      ],
+    },
   };
   const patch = podStatusPatch(pod, runtime([rec('a', { running: { startedAt: 't' } }, { ready: true, started: true })]));
   const conditions = patch.conditions as Array<{ type: string; status: string; message: string | null }>;
-  assert.deepEqual(conditions.map((c) => c.type), ['Initialized', 'Ready', 'ContainersReady']);
+  assert.deepEqual(
+    conditions.map((c) => c.type),
+    ['Initialized', 'Ready', 'ContainersReady'],
+  );
   assert.equal(conditions.find((c) => c.type === 'ContainersReady')?.status, 'True');
   const readyCond = conditions.find((c) => c.type === 'Ready')!;
   assert.equal(readyCond.status, 'False');
   assert.equal(readyCond.message, 'the status of pod readiness gate "example.com/gate" is not "True", but False');
-  const gated = { ...pod, status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'example.com/gate', status: 'True' }] } };
-  const ok = (podStatusPatch(gated, runtime([rec('a', { running: { startedAt: 't' } }, { ready: true })])).conditions as typeof conditions).find((c) => c.type === 'Ready')!;
+  const gated = {
+    ...pod,
+    status: {
+      conditions: [
+        { type: 'PodScheduled', status: 'True' },
+        { type: 'example.com/gate', status: 'True' },
+      ],
+    },
+  };
+  const ok = (
+    podStatusPatch(gated, runtime([rec('a', { running: { startedAt: 't' } }, { ready: true })])).conditions as typeof conditions
+  ).find((c) => c.type === 'Ready')!;
   assert.deepEqual([ok.status, ok.message], ['True', null], 'a True condition clears an earlier message');
 });
 
-test('condition times come from the kubelet\'s own last status, so a stale copy of the pod cannot make the writes flip', () => {
+test("condition times come from the kubelet's own last status, so a stale copy of the pod cannot make the writes flip", () => {
   const since = '2026-01-01T00:00:00Z';
   // The API's copy still says not ready: the kubelet's write that made it Ready has not come back yet.
   const stale: V1Pod = {
     spec: { containers: [] },
-    status: { conditions: [{ type: 'PodScheduled', status: 'True' }, { type: 'Ready', status: 'False', lastTransitionTime: '2025-12-31T23:59:00Z' as unknown as Date }] },
+    status: {
+      conditions: [
+        { type: 'PodScheduled', status: 'True' },
+        { type: 'Ready', status: 'False', lastTransitionTime: '2025-12-31T23:59:00Z' as unknown as Date },
+      ],
+    },
   };
   const rt = runtime([rec('a', { running: { startedAt: 't' } }, { ready: true, started: true })]);
   const first = podStatusPatch(stale, rt);
@@ -189,16 +244,35 @@ test('condition times come from the kubelet\'s own last status, so a stale copy 
   assert.notEqual(ready.lastTransitionTime, since, 'a real transition takes a new time');
 });
 
-test('volumes: a missing required object waits with the kubelet\'s message, an optional one is empty, an unbound claim uses the work dir', () => {
+test("volumes: a missing required object waits with the kubelet's message, an optional one is empty, an unbound claim uses the work dir", () => {
   const ctx: VolumeContext = {
-    pod: { metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [] } }, podDir: '/w/pods/u', workDir: '/w', allocatable: {}, serviceAccountToken: '',
-    secrets: new Map([['s', undefined]]), configMaps: new Map([['c', { data: { a: '1' } }]]),
-    claims: new Map([['data', { spec: {} }]]), volumes: new Map(),
+    pod: { metadata: { name: 'p', namespace: 'ns' }, spec: { containers: [] } },
+    podDir: '/w/pods/u',
+    workDir: '/w',
+    allocatable: {},
+    serviceAccountToken: '',
+    secrets: new Map([['s', undefined]]),
+    configMaps: new Map([['c', { data: { a: '1' } }]]),
+    claims: new Map([['data', { spec: {} }]]),
+    volumes: new Map(),
   };
-  assert.deepEqual(volumeSource({ name: 'v', secret: { secretName: 's' } }, ctx), { kind: 'wait', message: 'MountVolume.SetUp failed for volume "v": secret "s" not found' });
+  assert.deepEqual(volumeSource({ name: 'v', secret: { secretName: 's' } }, ctx), {
+    kind: 'wait',
+    message: 'MountVolume.SetUp failed for volume "v": secret "s" not found',
+  });
   const optional = volumeSource({ name: 'v', secret: { secretName: 's', optional: true } }, ctx);
   assert.ok(optional.kind === 'files' && optional.files.size === 0);
-  assert.deepEqual(volumeSource({ name: 'v', configMap: { name: 'c', items: [{ key: 'b', path: 'b' }] } }, ctx), { kind: 'wait', message: 'MountVolume.SetUp failed for volume "v": configmap references non-existent config key: b' });
-  assert.deepEqual(volumeSource({ name: 'd', persistentVolumeClaim: { claimName: 'data' } }, ctx), { kind: 'dir', path: '/w/volumes/ns/data', readOnly: false });
-  assert.deepEqual(volumeSource({ name: 'd', persistentVolumeClaim: { claimName: 'other' } }, ctx), { kind: 'wait', message: 'persistentvolumeclaim "other" not found' });
+  assert.deepEqual(volumeSource({ name: 'v', configMap: { name: 'c', items: [{ key: 'b', path: 'b' }] } }, ctx), {
+    kind: 'wait',
+    message: 'MountVolume.SetUp failed for volume "v": configmap references non-existent config key: b',
+  });
+  assert.deepEqual(volumeSource({ name: 'd', persistentVolumeClaim: { claimName: 'data' } }, ctx), {
+    kind: 'dir',
+    path: '/w/volumes/ns/data',
+    readOnly: false,
+  });
+  assert.deepEqual(volumeSource({ name: 'd', persistentVolumeClaim: { claimName: 'other' } }, ctx), {
+    kind: 'wait',
+    message: 'persistentvolumeclaim "other" not found',
+  });
 });

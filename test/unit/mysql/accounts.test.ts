@@ -4,8 +4,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  changeStatement, expandPrivileges, flavourFromVersionSpec, hostProblem, identifiedBy, identifierProblem, nativePasswordHash, noLimits, parseAccounts,
-  passwordMatches, render, schemaPattern, sha256Crypt, userNameProblem, type Flavour,
+  changeStatement,
+  expandPrivileges,
+  flavourFromVersionSpec,
+  hostProblem,
+  identifiedBy,
+  identifierProblem,
+  nativePasswordHash,
+  noLimits,
+  parseAccounts,
+  passwordMatches,
+  render,
+  schemaPattern,
+  sha256Crypt,
+  userNameProblem,
+  type Flavour,
 } from '../../../src/mysql/index.ts';
 
 const f = (spec: string): Flavour => flavourFromVersionSpec(spec) as Flavour;
@@ -56,7 +69,9 @@ test('privileges: keywords of the level only; ALL expands; DELETE HISTORY on Mar
   assert.deepEqual(expandPrivileges(MARIA, 'schema', ['GRANT OPTION']).unknown, ['GRANT OPTION']);
   assert.deepEqual(expandPrivileges(MYSQL84, 'schema', ['DELETE HISTORY']).unknown, ['DELETE HISTORY']);
   const all = expandPrivileges(MYSQL84, 'schema', ['ALL PRIVILEGES']).privileges;
-  assert.ok(all.includes('CREATE TEMPORARY TABLES') && all.includes('EVENT') && !all.includes('GRANT OPTION') && !all.includes('DELETE HISTORY'));
+  assert.ok(
+    all.includes('CREATE TEMPORARY TABLES') && all.includes('EVENT') && !all.includes('GRANT OPTION') && !all.includes('DELETE HISTORY'),
+  );
   assert.ok(expandPrivileges(MARIA, 'schema', ['ALL']).privileges.includes('DELETE HISTORY'));
 });
 
@@ -68,16 +83,34 @@ test('statements quote hostile names and keep the password out of the text', () 
   assert.equal(render(create), "CREATE USER 'o''neil`x\\\\'@'10.0.%''--' IDENTIFIED BY 'p''w'");
   assert.ok(!JSON.stringify(create).includes("p'w"), 'the password serialises as <secret>');
   assert.equal(
-    render(changeStatement(MARIA, { kind: 'grant', account: { user: 'app', host: '%' }, grant: { db: schemaPattern('a`b_c'), table: null, privileges: ['INSERT', 'SELECT'] } })),
+    render(
+      changeStatement(MARIA, {
+        kind: 'grant',
+        account: { user: 'app', host: '%' },
+        grant: { db: schemaPattern('a`b_c'), table: null, privileges: ['INSERT', 'SELECT'] },
+      }),
+    ),
     "GRANT INSERT, SELECT ON `a``b\\_c`.* TO app@'%'",
   );
   assert.equal(
-    render(changeStatement(MARIA, { kind: 'revoke', account: { user: 'app', host: '%' }, grant: { db: 'a?b', table: "t'`", privileges: ['SELECT'] } })),
+    render(
+      changeStatement(MARIA, {
+        kind: 'revoke',
+        account: { user: 'app', host: '%' },
+        grant: { db: 'a?b', table: "t'`", privileges: ['SELECT'] },
+      }),
+    ),
     "REVOKE SELECT ON `a?b`.`t'``` FROM app@'%'",
   );
   assert.equal(render(changeStatement(MARIA, { kind: 'dropUser', account: HOSTILE })), "DROP USER IF EXISTS 'o''neil`x\\\\'@'10.0.%''--'");
   assert.equal(
-    render(changeStatement(MARIA, { kind: 'setLimits', account: { user: 'app', host: '%' }, limits: { MAX_USER_CONNECTIONS: 5, MAX_QUERIES_PER_HOUR: 0, MAX_UPDATES_PER_HOUR: 7, MAX_CONNECTIONS_PER_HOUR: 0 } })),
+    render(
+      changeStatement(MARIA, {
+        kind: 'setLimits',
+        account: { user: 'app', host: '%' },
+        limits: { MAX_USER_CONNECTIONS: 5, MAX_QUERIES_PER_HOUR: 0, MAX_UPDATES_PER_HOUR: 7, MAX_CONNECTIONS_PER_HOUR: 0 },
+      }),
+    ),
     "ALTER USER app@'%' WITH MAX_USER_CONNECTIONS 5 MAX_QUERIES_PER_HOUR 0 MAX_UPDATES_PER_HOUR 7 MAX_CONNECTIONS_PER_HOUR 0",
   );
 });
@@ -85,7 +118,8 @@ test('statements quote hostile names and keep the password out of the text', () 
 test('passwords go to MariaDB and MySQL 5.7 as their mysql_native_password hash, to MySQL 8 as typed (the server rewrites its logs)', () => {
   const app = { user: 'app', host: '%' };
   const hash = '*2470C0C06DEE42FD1618BB99005ADCA2EC9D1E19'; // SELECT PASSWORD('password')
-  const rendered = (fl: Flavour, kind: 'createUser' | 'setPassword') => render(changeStatement(fl, { kind, account: app, password: 'password' }));
+  const rendered = (fl: Flavour, kind: 'createUser' | 'setPassword') =>
+    render(changeStatement(fl, { kind, account: app, password: 'password' }));
   assert.equal(rendered(MARIA, 'createUser'), `CREATE USER app@'%' IDENTIFIED BY PASSWORD '${hash}'`);
   assert.equal(rendered(f('mariadb-10.6'), 'setPassword'), `ALTER USER app@'%' IDENTIFIED BY PASSWORD '${hash}'`);
   assert.equal(rendered(MYSQL57, 'createUser'), `CREATE USER app@'%' IDENTIFIED WITH mysql_native_password AS '${hash}'`);
@@ -95,7 +129,7 @@ test('passwords go to MariaDB and MySQL 5.7 as their mysql_native_password hash,
   // The hash is a credential too: kept out of statement texts and JSON like a password.
   for (const fl of [MARIA, MYSQL57, MYSQL84]) {
     const s = changeStatement(fl, { kind: 'setPassword', account: app, password: 'password' });
-    assert.ok(!s.sql.includes('password\'') && !s.sql.includes(hash) && !JSON.stringify(s).includes(hash), JSON.stringify(s));
+    assert.ok(!s.sql.includes("password'") && !s.sql.includes(hash) && !JSON.stringify(s).includes(hash), JSON.stringify(s));
   }
   // A quote in the password changes the hash, never the statement's shape.
   assert.equal(identifiedBy(MARIA, "p'w\\").value.value, nativePasswordHash("p'w\\"));
@@ -111,16 +145,28 @@ test('an account set from the hash compares equal to its password, so a steady s
 });
 
 test('a privilege that is no keyword never reaches the text', () => {
-  assert.throws(() => changeStatement(MARIA, { kind: 'grant', account: { user: 'a', host: '%' }, grant: { db: 'd', table: null, privileges: ['SELECT ON *.* TO x; --'] } }));
+  assert.throws(() =>
+    changeStatement(MARIA, {
+      kind: 'grant',
+      account: { user: 'a', host: '%' },
+      grant: { db: 'd', table: null, privileges: ['SELECT ON *.* TO x; --'] },
+    }),
+  );
 });
 
 test('database statements: names quoted, character sets bare and checked', () => {
-  assert.equal(render(changeStatement(MARIA, { kind: 'createDatabase', name: 'shop`; DROP DATABASE x; --' })), 'CREATE DATABASE IF NOT EXISTS `shop``; DROP DATABASE x; --`');
+  assert.equal(
+    render(changeStatement(MARIA, { kind: 'createDatabase', name: 'shop`; DROP DATABASE x; --' })),
+    'CREATE DATABASE IF NOT EXISTS `shop``; DROP DATABASE x; --`',
+  );
   assert.equal(
     render(changeStatement(MARIA, { kind: 'createDatabase', name: 'shop', characterSet: 'utf8mb4', collation: 'utf8mb4_bin' })),
     'CREATE DATABASE IF NOT EXISTS `shop` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
   );
-  assert.equal(render(changeStatement(MARIA, { kind: 'alterDatabase', name: 'shop', collation: 'latin1_bin' })), 'ALTER DATABASE `shop` COLLATE latin1_bin');
+  assert.equal(
+    render(changeStatement(MARIA, { kind: 'alterDatabase', name: 'shop', collation: 'latin1_bin' })),
+    'ALTER DATABASE `shop` COLLATE latin1_bin',
+  );
   assert.equal(render(changeStatement(MARIA, { kind: 'dropDatabase', name: "a'b" })), "DROP DATABASE IF EXISTS `a'b`");
   assert.throws(() => changeStatement(MARIA, { kind: 'createDatabase', name: 'x', characterSet: 'utf8 COLLATE x; DROP' }));
 });
@@ -128,11 +174,30 @@ test('database statements: names quoted, character sets bare and checked', () =>
 test('accounts are read from mysql.user, mysql.db and mysql.tables_priv rows', () => {
   const accounts = parseAccounts(
     [
-      { host: '127.0.0.2', plugin: 'mysql_native_password', auth: nativePasswordHash('pw'), max_questions: '0', max_updates: '3', max_connections: 0, max_user_connections: 2 },
-      { host: '%', plugin: 'caching_sha2_password', auth: '$A$005$...', max_questions: 0, max_updates: 0, max_connections: 0, max_user_connections: 0 },
+      {
+        host: '127.0.0.2',
+        plugin: 'mysql_native_password',
+        auth: nativePasswordHash('pw'),
+        max_questions: '0',
+        max_updates: '3',
+        max_connections: 0,
+        max_user_connections: 2,
+      },
+      {
+        host: '%',
+        plugin: 'caching_sha2_password',
+        auth: '$A$005$...',
+        max_questions: 0,
+        max_updates: 0,
+        max_connections: 0,
+        max_user_connections: 0,
+      },
     ],
     [{ Host: '127.0.0.2', Db: 'a\\_b', Select_priv: 'Y', Insert_priv: 'N', Grant_priv: 'Y', Delete_history_priv: 'N' }],
-    [{ host: '127.0.0.2', db: 'shop', tbl: 'orders', privs: 'Select,Show view,Delete versioning rows' }, { host: '%', db: 'x', tbl: 'y', privs: '' }],
+    [
+      { host: '127.0.0.2', db: 'shop', tbl: 'orders', privs: 'Select,Show view,Delete versioning rows' },
+      { host: '%', db: 'x', tbl: 'y', privs: '' },
+    ],
   );
   assert.deepEqual(accounts[0], {
     host: '127.0.0.2',

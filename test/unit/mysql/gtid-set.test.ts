@@ -11,7 +11,7 @@ test('MariaDB: binlog state entries are compared per domain and server_id, not p
   assert.deepEqual(extraGtids('mariadb', '', '0-100-1'), []);
 });
 
-test('MariaDB: a replica\'s own write is errant though the master\'s domain position is past its sequence number', () => {
+test("MariaDB: a replica's own write is errant though the master's domain position is past its sequence number", () => {
   // Replica 102 applied 0-100-50 and wrote 0-102-51 itself (sql_log_bin=1); the master went on to 0-100-60.
   assert.deepEqual(extraGtids('mariadb', '0-100-50,0-102-51', '0-100-60'), ['0-102-51']);
   // After a failover: the old master's write 0-100-11 no replica received, the new master at 0-101-12.
@@ -43,7 +43,7 @@ test('the history a server is compared by: gtid_binlog_state on MariaDB, gtid_ex
   assert.equal(render(gtidHistoryQuery(flavourFromVersionSpec('8.0')!)), 'SELECT @@global.gtid_executed AS gtid');
 });
 
-test('a server\'s own position holds a backup\'s GTID set: per domain on MariaDB, as a set on MySQL', () => {
+test("a server's own position holds a backup's GTID set: per domain on MariaDB, as a set on MySQL", () => {
   assert.equal(positionHolds('mariadb', '0-100-261', '0-100-3'), true);
   // A failover since the clone: the domain's position names the new master's server_id.
   assert.equal(positionHolds('mariadb', '0-101-300', '0-100-3'), true);

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  flavourFromVersionSpec, initFileStatements, nativePasswordHash, REPLICATION_CREDENTIALS_QUERY, renderInitFile, type Flavour, type InitFileInput, type SystemCredentials,
+  flavourFromVersionSpec,
+  initFileStatements,
+  nativePasswordHash,
+  REPLICATION_CREDENTIALS_QUERY,
+  renderInitFile,
+  type Flavour,
+  type InitFileInput,
+  type SystemCredentials,
 } from '../../../src/mysql/index.ts';
 import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
 
@@ -58,15 +65,24 @@ test('MariaDB init-file: anchor order, MariaDB grants, nothing MySQL-only', () =
   assert.equal(lines[3], "DROP USER IF EXISTS sys_operator@'%'");
   assert.doesNotMatch(text, /slave_master_info/, 'MariaDB has no mysql.slave_master_info');
   assert.doesNotMatch(text, /REPLICATION CLIENT/, 'MariaDB 10.5+ names it BINLOG MONITOR');
-  assert.match(text, /GRANT SELECT, PROCESS, BINLOG MONITOR, SLAVE MONITOR ON \*\.\* TO sys_exporter@'127.0.0.1';\nALTER USER sys_exporter@'127.0.0.1' WITH MAX_USER_CONNECTIONS 3;\n/);
-  assert.match(text, /REPLACE INTO sys_operator.status VALUES \('configured', '0'\);\nREPLACE INTO sys_operator.status VALUES \('backup_gtid_purged', '0-101-42'\);\nFOR a IN [^\n]*END FOR;\n$/);
+  assert.match(
+    text,
+    /GRANT SELECT, PROCESS, BINLOG MONITOR, SLAVE MONITOR ON \*\.\* TO sys_exporter@'127.0.0.1';\nALTER USER sys_exporter@'127.0.0.1' WITH MAX_USER_CONNECTIONS 3;\n/,
+  );
+  assert.match(
+    text,
+    /REPLACE INTO sys_operator.status VALUES \('configured', '0'\);\nREPLACE INTO sys_operator.status VALUES \('backup_gtid_purged', '0-101-42'\);\nFOR a IN [^\n]*END FOR;\n$/,
+  );
   assert.doesNotMatch(text, /SUPER_READ_ONLY/, 'MariaDB has no super_read_only');
   assert.ok(text.indexOf('DROP TABLE IF EXISTS sys_operator.status') < text.indexOf('CREATE TABLE IF NOT EXISTS sys_operator.status'));
 });
 
 test('MariaDB 10.11 gives READ_ONLY ADMIN to the operator and Orchestrator only; 10.6 has no such privilege', () => {
   const grantsOf = (text: string, user: string): string =>
-    text.split(';\n').filter((l) => l.startsWith('GRANT') && l.includes(`TO ${user}@`)).join('\n');
+    text
+      .split(';\n')
+      .filter((l) => l.startsWith('GRANT') && l.includes(`TO ${user}@`))
+      .join('\n');
   const t1011 = renderInitFile(input({ flavour: MARIA }));
   assert.match(grantsOf(t1011, 'sys_operator'), /READ_ONLY ADMIN/);
   assert.match(grantsOf(t1011, 'orchestrator'), /READ_ONLY ADMIN/);
@@ -86,22 +102,31 @@ test('MySQL 8.0 adds dynamic privileges next to SUPER; 8.4 drops SUPER', () => {
 });
 
 test('pod 0 restored from a bucket forgets its source: RESET SLAVE ALL (MySQL 8.4: RESET REPLICA ALL), before the extra SQL', () => {
-  const extra = ["CREATE DATABASE IF NOT EXISTS app;", "  SELECT 'what?'  "];
+  const extra = ['CREATE DATABASE IF NOT EXISTS app;', "  SELECT 'what?'  "];
   const t57 = renderInitFile(input({ restoredFromBucket: true, extraSql: extra }));
-  assert.match(t57, /\('configured', '0'\);\nRESET SLAVE ALL;\nCREATE DATABASE IF NOT EXISTS app;\nSELECT 'what\?';\nSET GLOBAL SUPER_READ_ONLY = 1;\n$/);
-  assert.match(renderInitFile(input({ flavour: flavour('8.4'), restoredFromBucket: true })), /RESET REPLICA ALL;\nSET GLOBAL SUPER_READ_ONLY = 1;\n$/);
+  assert.match(
+    t57,
+    /\('configured', '0'\);\nRESET SLAVE ALL;\nCREATE DATABASE IF NOT EXISTS app;\nSELECT 'what\?';\nSET GLOBAL SUPER_READ_ONLY = 1;\n$/,
+  );
+  assert.match(
+    renderInitFile(input({ flavour: flavour('8.4'), restoredFromBucket: true })),
+    /RESET REPLICA ALL;\nSET GLOBAL SUPER_READ_ONLY = 1;\n$/,
+  );
   assert.match(renderInitFile(input({ flavour: MARIA, restoredFromBucket: true })), /RESET SLAVE ALL;\nFOR a IN [^\n]*END FOR;\n$/);
 });
 
 test('without a backup and with keepConfigured the optional rows are left out', () => {
   const text = renderInitFile(input({ keepConfigured: true }));
   assert.doesNotMatch(text, /configured|backup_gtid_purged|DROP TABLE/);
-  assert.match(text, /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n(REPLACE INTO sys_operator.status VALUES \('replication_(user|password)', '[^']*'\);\n){2}SET GLOBAL SUPER_READ_ONLY = 1;\n$/);
+  assert.match(
+    text,
+    /CREATE TABLE IF NOT EXISTS sys_operator.status \( {2}name varchar\(64\) PRIMARY KEY, {2}value varchar\(8192\) NOT NULL\n\);\n(REPLACE INTO sys_operator.status VALUES \('replication_(user|password)', '[^']*'\);\n){2}SET GLOBAL SUPER_READ_ONLY = 1;\n$/,
+  );
 });
 
 const FLAVOURS = ['5.7.35', '8.0.20', '8.0.32', '8.4', 'mariadb-10.6', 'mariadb-10.11'].map((spec) => ({ spec, f: flavour(spec) }));
 
-test('every flavour writes the Secret\'s replication user and password where the chart\'s ReplicationCredentialsQuery reads them, with the binlog off', () => {
+test("every flavour writes the Secret's replication user and password where the chart's ReplicationCredentialsQuery reads them, with the binlog off", () => {
   const users = { ...ANCHOR_USERS, replication: { user: 'repl_rotated', password: "new'Pass" } };
   for (const { spec, f } of FLAVOURS) {
     const lines = renderInitFile(input({ flavour: f, users, statusTableMissing: true, resumeReplication: true })).split(';\n');
@@ -110,19 +135,29 @@ test('every flavour writes the Secret\'s replication user and password where the
     const password = lines.indexOf("REPLACE INTO sys_operator.status VALUES ('replication_password', 'new''Pass')");
     const table = lines.findIndex((l) => l.startsWith('CREATE TABLE IF NOT EXISTS sys_operator.status'));
     assert.ok(table > 0 && user === table + 1 && password === table + 2, `${spec}: the rows follow the status table`);
-    assert.ok(password < lines.indexOf('START SLAVE') || password < lines.indexOf('START REPLICA'), `${spec}: before anything that may fail`);
+    assert.ok(
+      password < lines.indexOf('START SLAVE') || password < lines.indexOf('START REPLICA'),
+      `${spec}: before anything that may fail`,
+    );
   }
   // The query names those rows (and the table) and nothing else.
-  assert.equal(REPLICATION_CREDENTIALS_QUERY,
-    "SELECT (SELECT value FROM sys_operator.status WHERE name='replication_user'), (SELECT value FROM sys_operator.status WHERE name='replication_password')");
+  assert.equal(
+    REPLICATION_CREDENTIALS_QUERY,
+    "SELECT (SELECT value FROM sys_operator.status WHERE name='replication_user'), (SELECT value FROM sys_operator.status WHERE name='replication_password')",
+  );
 });
 
-test('Orchestrator\'s user may read the operator\'s schema on every flavour (the credentials rows); the heartbeat user gets nothing there but its table', () => {
+test("Orchestrator's user may read the operator's schema on every flavour (the credentials rows); the heartbeat user gets nothing there but its table", () => {
   for (const { spec, f } of FLAVOURS) {
-    const grants = renderInitFile(input({ flavour: f })).split(';\n').filter((l) => l.startsWith('GRANT'));
+    const grants = renderInitFile(input({ flavour: f }))
+      .split(';\n')
+      .filter((l) => l.startsWith('GRANT'));
     assert.ok(grants.includes("GRANT SELECT ON sys_operator.* TO orchestrator@'%'"), spec);
     const heartbeat = grants.filter((l) => l.includes('sys_heartbeat@') && /ON (sys_operator|\*)\./.test(l));
-    assert.ok(heartbeat.every((l) => /ON sys_operator\.heartbeat |ON \*\.\* /.test(l) && !/\bSELECT\b.*ON \*\.\*/.test(l)), spec);
+    assert.ok(
+      heartbeat.every((l) => /ON sys_operator\.heartbeat |ON \*\.\* /.test(l) && !/\bSELECT\b.*ON \*\.\*/.test(l)),
+      spec,
+    );
   }
 });
 
@@ -143,25 +178,43 @@ test('passwords and user names with quotes or backslashes cannot break out of th
   assert.equal(text.split('\n').filter((l) => l.includes('IDENTIFIED BY')).length, 5, 'no literal newline inside a statement');
 });
 
-test('MariaDB\'s system users are created from their hashes: the file holds no password but the replication credentials row', () => {
+test("MariaDB's system users are created from their hashes: the file holds no password but the replication credentials row", () => {
   const text = renderInitFile(input({ flavour: MARIA }));
-  assert.match(text, new RegExp(`CREATE USER sys_operator@'%' IDENTIFIED BY PASSWORD '\\${nativePasswordHash(ANCHOR_USERS.operator.password)}';\n`));
-  assert.equal(text.split('\n').filter((l) => /^CREATE USER \S+ IDENTIFIED BY PASSWORD '\*[0-9A-F]{40}'$/.test(l.replace(/;$/, ''))).length, 5);
+  assert.match(
+    text,
+    new RegExp(`CREATE USER sys_operator@'%' IDENTIFIED BY PASSWORD '\\${nativePasswordHash(ANCHOR_USERS.operator.password)}';\n`),
+  );
+  assert.equal(
+    text.split('\n').filter((l) => /^CREATE USER \S+ IDENTIFIED BY PASSWORD '\*[0-9A-F]{40}'$/.test(l.replace(/;$/, ''))).length,
+    5,
+  );
   for (const c of Object.values(ANCHOR_USERS)) assert.equal(text.includes(c.password), c === ANCHOR_USERS.replication, c.user);
   // MySQL keeps the anchor's text (5.7 byte for byte above); the binlog is off for the file anyway.
   assert.match(renderInitFile(input({ flavour: flavour('8.0') })), /CREATE USER sys_operator@'%' IDENTIFIED BY 'PlaceholderOper018';\n/);
 });
 
-test('resumeReplication ends the file with the flavour\'s START statement, after the extra SQL', () => {
-  assert.match(renderInitFile(input({ flavour: MARIA, keepConfigured: true, resumeReplication: true, extraSql: ['SELECT 1'] })), /SELECT 1;\nSTART SLAVE;\n$/);
-  assert.match(renderInitFile(input({ flavour: flavour('8.0.32'), resumeReplication: true })), /SET GLOBAL SUPER_READ_ONLY = 1;\nSTART REPLICA;\n$/);
-  assert.match(renderInitFile(input({ resumeReplication: true })), /\('configured', '0'\);\nSET GLOBAL SUPER_READ_ONLY = 1;\nSTART SLAVE;\n$/);
+test("resumeReplication ends the file with the flavour's START statement, after the extra SQL", () => {
+  assert.match(
+    renderInitFile(input({ flavour: MARIA, keepConfigured: true, resumeReplication: true, extraSql: ['SELECT 1'] })),
+    /SELECT 1;\nSTART SLAVE;\n$/,
+  );
+  assert.match(
+    renderInitFile(input({ flavour: flavour('8.0.32'), resumeReplication: true })),
+    /SET GLOBAL SUPER_READ_ONLY = 1;\nSTART REPLICA;\n$/,
+  );
+  assert.match(
+    renderInitFile(input({ resumeReplication: true })),
+    /\('configured', '0'\);\nSET GLOBAL SUPER_READ_ONLY = 1;\nSTART SLAVE;\n$/,
+  );
 });
 
-test('the fence: MariaDB 10.11 takes READ_ONLY ADMIN from every account but the operator\'s and Orchestrator\'s before the extra SQL; MySQL ends its writes with super_read_only', () => {
+test("the fence: MariaDB 10.11 takes READ_ONLY ADMIN from every account but the operator's and Orchestrator's before the extra SQL; MySQL ends its writes with super_read_only", () => {
   const lines = renderInitFile(input({ flavour: MARIA, extraSql: ['SELECT 1'] })).split(';\n');
   const fence = lines.findIndex((l) => l.startsWith('FOR a IN'));
-  assert.ok(fence > lines.findIndex((l) => l.includes("'replication_password'")) && fence === lines.indexOf('SELECT 1') - 1, 'after the status rows, before the extra SQL');
+  assert.ok(
+    fence > lines.findIndex((l) => l.includes("'replication_password'")) && fence === lines.indexOf('SELECT 1') - 1,
+    'after the status rows, before the extra SQL',
+  );
   assert.match(lines[fence]!, /User NOT IN \('sys_operator', 'orchestrator'\)/);
   assert.match(lines[fence]!, /REVOKE READ_ONLY ADMIN ON \*\.\* FROM `/);
   // 10.6: SUPER implies READ_ONLY ADMIN and revoking it alone is no fence; nothing to do.

@@ -28,7 +28,10 @@ test('render inlines values; placeholder count must match; verbatim text keeps i
   assert.throws(() => render(stmt('SELECT 1', 2)), /more values/);
   assert.throws(() => render(stmt('SELECT ?', Number.NaN)), /cannot render/);
   assert.equal(render(verbatim("SELECT 'why?'")), "SELECT 'why?'");
-  assert.equal(render(stmt(`CREATE USER ${account("a?b'c", '%')} IDENTIFIED BY ?`, secret('x'))), "CREATE USER 'a?b''c'@'%' IDENTIFIED BY 'x'");
+  assert.equal(
+    render(stmt(`CREATE USER ${account("a?b'c", '%')} IDENTIFIED BY ?`, secret('x'))),
+    "CREATE USER 'a?b''c'@'%' IDENTIFIED BY 'x'",
+  );
   assert.equal(render(stmt('SELECT `q?`, "d?", ?', 1)), 'SELECT `q?`, "d?", 1');
 });
 
@@ -47,11 +50,15 @@ test('driver errors become typed MysqlErrors without the rendered SQL', () => {
   assert.equal(classify('ER_SLAVE_MUST_STOP', 1198), 'replication');
   assert.equal(classify('ER_PARSE_ERROR', 1064), 'query');
   const s = stmt('CHANGE MASTER TO MASTER_PASSWORD = ?', secret('hunter2'));
-  const e = fromDriverError({ code: 'ER_PARSE_ERROR', errno: 1064, message: "near 'hunter2'", sql: "CHANGE ... 'hunter2'" }, 'mysql h:3306', s);
+  const e = fromDriverError(
+    { code: 'ER_PARSE_ERROR', errno: 1064, message: "near 'hunter2'", sql: "CHANGE ... 'hunter2'" },
+    'mysql h:3306',
+    s,
+  );
   assert.ok(e instanceof MysqlError);
   assert.equal(e.kind, 'query');
   assert.equal(e.errno, 1064);
-  assert.equal(e.message, "mysql h:3306 running \"CHANGE MASTER TO MASTER_PASSWORD = ?\": near '<secret>'");
+  assert.equal(e.message, 'mysql h:3306 running "CHANGE MASTER TO MASTER_PASSWORD = ?": near \'<secret>\'');
   assert.doesNotMatch(JSON.stringify(e) + String(e.stack), /hunter2/);
   assert.equal(fromDriverError(new Error("Can't add new command when connection is in closed state"), 'x').kind, 'unreachable');
 });

@@ -3,9 +3,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  changeMasterStatement, flavourFromServer, flavourFromVersionSpec, flavourLine, gtidExecutedQuery, readOnlyQuery,
-  render, resetReplicationStatement, seedGtidStatements, setReadOnlyStatements, showBinlogStatusStatement,
-  showReplicationStatusStatement, startReplicationStatement, stopReplicationStatement, type Flavour,
+  changeMasterStatement,
+  flavourFromServer,
+  flavourFromVersionSpec,
+  flavourLine,
+  gtidExecutedQuery,
+  readOnlyQuery,
+  render,
+  resetReplicationStatement,
+  seedGtidStatements,
+  setReadOnlyStatements,
+  showBinlogStatusStatement,
+  showReplicationStatusStatement,
+  startReplicationStatement,
+  stopReplicationStatement,
+  type Flavour,
 } from '../../../src/mysql/index.ts';
 
 function f(spec: string): Flavour {
@@ -33,7 +45,12 @@ test('version specs and server strings map to flavours', () => {
   assert.deepEqual(f('mariadb-10.5'), { family: 'mariadb', major: 10, minor: 5, patch: 0 });
   assert.deepEqual(f('10.11.19'), { family: 'mariadb', major: 10, minor: 11, patch: 19 });
   assert.equal(flavourFromVersionSpec('latest'), null);
-  assert.deepEqual(flavourFromServer('10.11.19-MariaDB-0+deb12u1-log', 'Debian 12'), { family: 'mariadb', major: 10, minor: 11, patch: 19 });
+  assert.deepEqual(flavourFromServer('10.11.19-MariaDB-0+deb12u1-log', 'Debian 12'), {
+    family: 'mariadb',
+    major: 10,
+    minor: 11,
+    patch: 19,
+  });
   assert.deepEqual(flavourFromServer('5.5.5-10.6.16-MariaDB', ''), { family: 'mariadb', major: 10, minor: 6, patch: 16 });
   assert.deepEqual(flavourFromServer('8.0.32-24', 'Percona Server (GPL), Release 24'), { family: 'mysql', major: 8, minor: 0, patch: 32 });
   assert.deepEqual(flavourFromServer('10.5.8', 'mariadb.org binary distribution'), { family: 'mariadb', major: 10, minor: 5, patch: 8 });
@@ -71,15 +88,27 @@ test('MariaDB points at a master with MASTER_USE_GTID slave_pos by default, curr
       "CHANGE MASTER TO MASTER_HOST = 'db-mysql-0.mysql.ns', MASTER_PORT = 3306, MASTER_USER = 'sys_replication', " +
         "MASTER_PASSWORD = 'p''w\\\\x', MASTER_CONNECT_RETRY = 1, MASTER_USE_GTID = slave_pos",
     );
-    assert.match(render(changeMasterStatement(fl, SRC, CREDS, { start: { kind: 'gtid', mariadbPos: 'current_pos' } })), /MASTER_USE_GTID = current_pos$/);
+    assert.match(
+      render(changeMasterStatement(fl, SRC, CREDS, { start: { kind: 'gtid', mariadbPos: 'current_pos' } })),
+      /MASTER_USE_GTID = current_pos$/,
+    );
   }
 });
 
 test('binlog file and position replace GTID positioning when asked', () => {
   const start = { kind: 'binlog', file: 'mysql-bin.000003', position: 154 } as const;
-  assert.match(render(changeMasterStatement(MARIA1011, SRC, CREDS, { start })), /MASTER_USE_GTID = no, MASTER_LOG_FILE = 'mysql-bin.000003', MASTER_LOG_POS = 154$/);
-  assert.match(render(changeMasterStatement(MYSQL57, SRC, CREDS, { start })), /MASTER_AUTO_POSITION = 0, MASTER_LOG_FILE = 'mysql-bin.000003', MASTER_LOG_POS = 154$/);
-  assert.match(render(changeMasterStatement(MYSQL84, SRC, CREDS, { start })), /SOURCE_AUTO_POSITION = 0, SOURCE_LOG_FILE = 'mysql-bin.000003', SOURCE_LOG_POS = 154, GET_SOURCE_PUBLIC_KEY = 1$/);
+  assert.match(
+    render(changeMasterStatement(MARIA1011, SRC, CREDS, { start })),
+    /MASTER_USE_GTID = no, MASTER_LOG_FILE = 'mysql-bin.000003', MASTER_LOG_POS = 154$/,
+  );
+  assert.match(
+    render(changeMasterStatement(MYSQL57, SRC, CREDS, { start })),
+    /MASTER_AUTO_POSITION = 0, MASTER_LOG_FILE = 'mysql-bin.000003', MASTER_LOG_POS = 154$/,
+  );
+  assert.match(
+    render(changeMasterStatement(MYSQL84, SRC, CREDS, { start })),
+    /SOURCE_AUTO_POSITION = 0, SOURCE_LOG_FILE = 'mysql-bin.000003', SOURCE_LOG_POS = 154, GET_SOURCE_PUBLIC_KEY = 1$/,
+  );
 });
 
 test('the loggable text of CHANGE MASTER holds placeholders, never the password', () => {
@@ -102,7 +131,13 @@ test('thread control and status statements per flavour', () => {
   ];
   for (const [fl, start, stop, reset, show, binlog] of table) {
     assert.deepEqual(
-      [startReplicationStatement(fl), stopReplicationStatement(fl), resetReplicationStatement(fl), showReplicationStatusStatement(fl), showBinlogStatusStatement(fl)].map(render),
+      [
+        startReplicationStatement(fl),
+        stopReplicationStatement(fl),
+        resetReplicationStatement(fl),
+        showReplicationStatusStatement(fl),
+        showBinlogStatusStatement(fl),
+      ].map(render),
       [start, stop, reset, show, binlog],
       flavourLine(fl),
     );
@@ -128,7 +163,9 @@ test('GTID seeding: MySQL resets its binlog state then sets gtid_purged; 8.4 use
   assert.deepEqual(seedGtidStatements(MYSQL80, g).map(render), ['RESET MASTER', `SET GLOBAL gtid_purged = '${g}'`]);
   assert.deepEqual(seedGtidStatements(MYSQL84, g).map(render), ['RESET BINARY LOGS AND GTIDS', `SET GLOBAL gtid_purged = '${g}'`]);
   assert.deepEqual(seedGtidStatements(MARIA1011, '0-101-42').map(render), ["SET GLOBAL gtid_slave_pos = '0-101-42'"]);
-  assert.deepEqual(seedGtidStatements(MYSQL80, 'aaaa:1-5,\nbbbb:1-2\n').map(render).slice(1), ["SET GLOBAL gtid_purged = 'aaaa:1-5,bbbb:1-2'"]);
+  assert.deepEqual(seedGtidStatements(MYSQL80, 'aaaa:1-5,\nbbbb:1-2\n').map(render).slice(1), [
+    "SET GLOBAL gtid_purged = 'aaaa:1-5,bbbb:1-2'",
+  ]);
   assert.throws(() => seedGtidStatements(MARIA106, ' '), /empty GTID/);
   assert.equal(render(gtidExecutedQuery(MYSQL80)), 'SELECT @@global.gtid_executed AS gtid');
   assert.equal(render(gtidExecutedQuery(MARIA106)), 'SELECT @@global.gtid_current_pos AS gtid');

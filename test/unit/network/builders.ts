@@ -5,7 +5,15 @@ export const NS = 'ns1';
 
 export function pod(
   name: string,
-  o: { ns?: string; ip?: string; labels?: Record<string, string>; ready?: boolean; terminating?: boolean; subdomain?: string; ports?: Array<{ name: string; containerPort: number }> } = {},
+  o: {
+    ns?: string;
+    ip?: string;
+    labels?: Record<string, string>;
+    ready?: boolean;
+    terminating?: boolean;
+    subdomain?: string;
+    ports?: Array<{ name: string; containerPort: number }>;
+  } = {},
 ): V1Pod {
   return {
     metadata: { name, namespace: o.ns ?? NS, labels: o.labels ?? {}, ...(o.terminating ? { deletionTimestamp: new Date(0) } : {}) },
@@ -20,7 +28,14 @@ export function pod(
 
 export function service(
   name: string,
-  o: { ns?: string; clusterIP?: string; selector?: Record<string, string>; ports?: V1ServicePort[]; publishNotReady?: boolean; type?: string } = {},
+  o: {
+    ns?: string;
+    clusterIP?: string;
+    selector?: Record<string, string>;
+    ports?: V1ServicePort[];
+    publishNotReady?: boolean;
+    type?: string;
+  } = {},
 ): V1Service {
   return {
     metadata: { name, namespace: o.ns ?? NS },

@@ -19,16 +19,25 @@ test('loss drops each packet with the probability asked, both ways; out-of-range
 
 test('a delay queues both directions to the delayer, passing packets when none listens', () => {
   const rules = faultRules({ kind: 'delay' }, 't3');
-  assert.deepEqual(rules.map((r) => r.slice(0, 2)), [['-i', 'eth0'], ['-o', 'eth0']]);
+  assert.deepEqual(
+    rules.map((r) => r.slice(0, 2)),
+    [
+      ['-i', 'eth0'],
+      ['-o', 'eth0'],
+    ],
+  );
   for (const r of rules) assert.deepEqual(r.slice(-5), ['-j', 'NFQUEUE', '--queue-num', String(DELAY_QUEUE), '--queue-bypass']);
 });
 
-test('a delay between pods only lets the host\'s traffic (the gateway) pass first, then queues the pod range', () => {
+test("a delay between pods only lets the host's traffic (the gateway) pass first, then queues the pod range", () => {
   const rules = faultRules({ kind: 'delay', between: { podCIDR: '10.213.7.0/24', gateway: '10.213.7.1' } }, 't4');
-  assert.deepEqual(rules.map((r) => [r[0], r[2], r[3], r.at(-1) === '--queue-bypass' ? 'NFQUEUE' : r.at(-1)]), [
-    ['-i', '-s', '10.213.7.1', 'RETURN'],
-    ['-o', '-d', '10.213.7.1', 'RETURN'],
-    ['-i', '-s', '10.213.7.0/24', 'NFQUEUE'],
-    ['-o', '-d', '10.213.7.0/24', 'NFQUEUE'],
-  ]);
+  assert.deepEqual(
+    rules.map((r) => [r[0], r[2], r[3], r.at(-1) === '--queue-bypass' ? 'NFQUEUE' : r.at(-1)]),
+    [
+      ['-i', '-s', '10.213.7.1', 'RETURN'],
+      ['-o', '-d', '10.213.7.1', 'RETURN'],
+      ['-i', '-s', '10.213.7.0/24', 'NFQUEUE'],
+      ['-o', '-d', '10.213.7.0/24', 'NFQUEUE'],
+    ],
+  );
 });

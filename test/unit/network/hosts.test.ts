@@ -12,7 +12,10 @@ test('a ClusterIP Service answers at its ClusterIP under every name the cluster 
 });
 
 test('a headless Service names its ready pods, and each pod by hostname under it (operator short form too)', () => {
-  const pods = [pod('db-0', { ip: '10.2.0.2', labels: db, subdomain: 'mysql' }), pod('db-1', { ip: '10.2.0.3', labels: db, subdomain: 'mysql', ready: false })];
+  const pods = [
+    pod('db-0', { ip: '10.2.0.2', labels: db, subdomain: 'mysql' }),
+    pod('db-1', { ip: '10.2.0.3', labels: db, subdomain: 'mysql', ready: false }),
+  ];
   const records = dnsRecords([service('mysql', { selector: db })], pods);
   assert.equal(resolveName(records, `db-0.mysql.${NS}`), '10.2.0.2');
   assert.equal(resolveName(records, `db-0.mysql.${NS}.svc.cluster.local`), '10.2.0.2');
@@ -21,7 +24,10 @@ test('a headless Service names its ready pods, and each pod by hostname under it
 });
 
 test('publishNotReadyAddresses names pods that are not ready, but never terminating ones', () => {
-  const pods = [pod('db-0', { ip: '10.2.0.2', labels: db, subdomain: 'mysql', ready: false }), pod('db-1', { ip: '10.2.0.3', labels: db, subdomain: 'mysql', terminating: true })];
+  const pods = [
+    pod('db-0', { ip: '10.2.0.2', labels: db, subdomain: 'mysql', ready: false }),
+    pod('db-1', { ip: '10.2.0.3', labels: db, subdomain: 'mysql', terminating: true }),
+  ];
   const records = dnsRecords([service('mysql', { selector: db, publishNotReady: true })], pods);
   assert.equal(resolveName(records, `db-0.mysql.${NS}`), '10.2.0.2');
   assert.equal(resolveName(records, `db-1.mysql.${NS}`), undefined);
@@ -34,7 +40,10 @@ test('a pod is named under a headless Service only when its subdomain is that Se
 });
 
 test("a pod's hosts file has the kubelet's lines, and bare names only of its own namespace", () => {
-  const records = dnsRecords([service('web', { clusterIP: '10.1.0.5', selector: {} }), service('web', { ns: 'other', clusterIP: '10.1.0.6', selector: {} })], []);
+  const records = dnsRecords(
+    [service('web', { clusterIP: '10.1.0.5', selector: {} }), service('web', { ns: 'other', clusterIP: '10.1.0.6', selector: {} })],
+    [],
+  );
   const text = renderHostsFile({ ip: '10.2.0.9', namespace: NS, hostname: 'db-0', subdomain: 'mysql' }, records);
   assert.match(text, /^127\.0\.0\.1\tlocalhost$/m);
   assert.match(text, new RegExp(`^10\\.2\\.0\\.9\\tdb-0\\.mysql\\.${NS}\\.svc\\.cluster\\.local\\tdb-0$`, 'm'));
@@ -48,8 +57,12 @@ test('ExternalName Services and Services without an address are not named', () =
   assert.deepEqual(dnsRecords([service('ext', { type: 'ExternalName', clusterIP: '' }), service('none', { clusterIP: '' })], []), []);
 });
 
-test('attached to a cluster: the kubernetes.default.svc names go to the relay, not the kubernetes Service\'s ClusterIP; its other names stay', () => {
-  const kubernetes = service('kubernetes', { ns: 'default', clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP' }] });
+test("attached to a cluster: the kubernetes.default.svc names go to the relay, not the kubernetes Service's ClusterIP; its other names stay", () => {
+  const kubernetes = service('kubernetes', {
+    ns: 'default',
+    clusterIP: '10.96.0.1',
+    ports: [{ name: 'https', port: 443, protocol: 'TCP' }],
+  });
   const web = service('web', { clusterIP: '10.1.0.5', selector: { app: 'web' } });
   const names = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
   const records = withApiServerNames(dnsRecords([kubernetes, web], []), '10.213.7.1', names);

@@ -8,11 +8,21 @@ const mysqlPort = { name: 'mysql', containerPort: 3306 };
 
 test('every TCP port of every Service with a ClusterIP gets a listener; headless, UDP and ExternalName none', () => {
   const listeners = desiredListeners([
-    service('m', { clusterIP: '10.1.0.2', ports: [{ name: 'mysql', port: 3306 }, { name: 'dns', port: 53, protocol: 'UDP' }, { name: 'x', port: 9104, protocol: 'TCP' }] }),
+    service('m', {
+      clusterIP: '10.1.0.2',
+      ports: [
+        { name: 'mysql', port: 3306 },
+        { name: 'dns', port: 53, protocol: 'UDP' },
+        { name: 'x', port: 9104, protocol: 'TCP' },
+      ],
+    }),
     service('h', {}),
     service('e', { type: 'ExternalName', clusterIP: '' }),
   ]);
-  assert.deepEqual(listeners.map((l) => `${l.ip}:${l.port} ${l.service}/${l.portName}`), ['10.1.0.2:3306 m/mysql', '10.1.0.2:9104 m/x']);
+  assert.deepEqual(
+    listeners.map((l) => `${l.ip}:${l.port} ${l.service}/${l.portName}`),
+    ['10.1.0.2:3306 m/mysql', '10.1.0.2:9104 m/x'],
+  );
 });
 
 test('a listener forwards to the ready pods its selector matches, at the target port by number or by container port name', () => {
@@ -26,8 +36,15 @@ test('a listener forwards to the ready pods its selector matches, at the target 
   const byName = service('m', { clusterIP: '10.1.0.2', selector: master, ports: [{ name: 'mysql', port: 3306, targetPort: 'mysql' }] });
   const [l] = desiredListeners([byName]);
   assert.deepEqual(listenerEndpoints(l!, byName, pods), [{ ip: '10.2.0.3', port: 3307 }]);
-  const byNumber = service('m', { clusterIP: '10.1.0.2', selector: { app: 'db' }, ports: [{ name: 'mysql', port: 3306, targetPort: 13306 }] });
-  assert.deepEqual(listenerEndpoints(l!, byNumber, pods), [{ ip: '10.2.0.2', port: 13306 }, { ip: '10.2.0.3', port: 13306 }]);
+  const byNumber = service('m', {
+    clusterIP: '10.1.0.2',
+    selector: { app: 'db' },
+    ports: [{ name: 'mysql', port: 3306, targetPort: 13306 }],
+  });
+  assert.deepEqual(listenerEndpoints(l!, byNumber, pods), [
+    { ip: '10.2.0.2', port: 13306 },
+    { ip: '10.2.0.3', port: 13306 },
+  ]);
 });
 
 test('a pod without the named container port, or a Service gone or without a selector, gives no endpoint', () => {

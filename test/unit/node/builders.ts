@@ -9,7 +9,16 @@ export * from '../topology/builders.ts';
 export function gathered(ordinal: number, self: ServerView, others: NodeView[] = [], over: Partial<NodeGathered> = {}): NodeGathered {
   return {
     cluster: cluster(),
-    pod: { name: podName(ordinal), ordinal, fqdn: fqdn(ordinal), endpoint: endpoint(ordinal), mysqlRunning: true, mysqlStarted: true, deleting: false, verifiedSinceStart: false },
+    pod: {
+      name: podName(ordinal),
+      ordinal,
+      fqdn: fqdn(ordinal),
+      endpoint: endpoint(ordinal),
+      mysqlRunning: true,
+      mysqlStarted: true,
+      deleting: false,
+      verifiedSinceStart: false,
+    },
     self,
     others,
     attempted: [],

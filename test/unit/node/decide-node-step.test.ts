@@ -23,12 +23,19 @@ test('a configured pod the operator verified since its last start needs nothing'
 // Issue 21, item 4: a takeover moved pod 1 below pod 2 (the designated replica) and it stopped on IO
 // error 1236, one transaction ahead of it; status still names pod 0, the old master.
 const ahead = replicating(2, {
-  ioState: 'stopped', lastIoErrno: 1236,
-  lastIoError: "Got fatal error 1236 from master when reading data from binary log: 'Error: connecting slave requested to start from GTID 0-104-74, which is not in the master's binlog'",
+  ioState: 'stopped',
+  lastIoErrno: 1236,
+  lastIoError:
+    "Got fatal error 1236 from master when reading data from binary log: 'Error: connecting slave requested to start from GTID 0-104-74, which is not in the master's binlog'",
 });
 
 test('a configured, verified replica stopped on an IO error is started again on its own source, never re-pointed at the master status names', () => {
-  const g = verified(gathered(1, server({ configured: true, replication: ahead }), [pod0Master, node(2, server({ configured: true, replication: replicating(0) }))]));
+  const g = verified(
+    gathered(1, server({ configured: true, replication: ahead }), [
+      pod0Master,
+      node(2, server({ configured: true, replication: replicating(0) })),
+    ]),
+  );
   assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
   const d = decideNodeStep({ ...g, attempted: ['startReplication'] });
   assert.equal(stepKind(d), 'wait:ReplicationError');
@@ -43,7 +50,11 @@ test('a configured, verified replica stopped on an SQL error is started again, t
 });
 
 test('nothing is started while a failover or a takeover is signalled (FailoverInProgress)', () => {
-  const g = verified(gathered(1, server({ configured: true, replication: ahead }), [pod0Master], { cluster: cluster({ failoverInProgress: true, failoverMessage: "Orchestrator's PreGracefulTakeover hook announced a takeover" }) }));
+  const g = verified(
+    gathered(1, server({ configured: true, replication: ahead }), [pod0Master], {
+      cluster: cluster({ failoverInProgress: true, failoverMessage: "Orchestrator's PreGracefulTakeover hook announced a takeover" }),
+    }),
+  );
   assert.equal(stepKind(decideNodeStep(g)), 'wait:FailoverInProgress');
 });
 
@@ -59,7 +70,10 @@ test('a pod whose configured flag survived a restart is re-checked, then marked 
 });
 
 test('a pod whose configured flag survived a restart but follows an old master is re-pointed', () => {
-  const g = gathered(2, server({ configured: true, replication: replicating(0) }), [node(0, server({ replication: replicating(1) })), node(1, master())]);
+  const g = gathered(2, server({ configured: true, replication: replicating(0) }), [
+    node(0, server({ replication: replicating(1) })),
+    node(1, master()),
+  ]);
   assert.equal(stepKind(decideNodeStep(g)), 'pointAt');
 });
 
@@ -121,10 +135,19 @@ test('a seeded replica is not seeded again', () => {
 // A cloned replica whose mysql container alone restarted: the init-file the init container wrote
 // at the clone runs again, so `backup_gtid_purged` is back and `set_gtid_purged` gone, while the
 // server's position is far past the clone's. Seeding again replayed everything since the clone.
-test('a cloned replica whose mysqld restarted is not seeded again: its position holds the backup\'s', () => {
-  const restarted = server({ backupGtidPurged: '0-100-3', gtidExecuted: '0-100-261', replication: replicating(0, { ioState: 'stopped', sqlRunning: false }) });
+test("a cloned replica whose mysqld restarted is not seeded again: its position holds the backup's", () => {
+  const restarted = server({
+    backupGtidPurged: '0-100-3',
+    gtidExecuted: '0-100-261',
+    replication: replicating(0, { ioState: 'stopped', sqlRunning: false }),
+  });
   assert.equal(stepKind(decideNodeStep(gathered(1, restarted, [pod0Master]))), 'startReplication');
-  const mysql = server({ family: 'mysql', backupGtidPurged: 'aaaa:1-3', gtidExecuted: 'aaaa:1-261', replication: replicating(0, { ioState: 'stopped', sqlRunning: false }) });
+  const mysql = server({
+    family: 'mysql',
+    backupGtidPurged: 'aaaa:1-3',
+    gtidExecuted: 'aaaa:1-261',
+    replication: replicating(0, { ioState: 'stopped', sqlRunning: false }),
+  });
   assert.equal(stepKind(decideNodeStep(gathered(1, mysql, [pod0Master]))), 'startReplication');
 });
 
@@ -158,10 +181,11 @@ test('a replica running from the master is marked configured', () => {
 
 test('a restarted replica already replicating from the right master is not re-pointed', () => {
   // skip-slave-start: after a restart the source is kept but the threads are stopped.
-  const g = gathered(2, server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false }), gtidSeeded: true, backupGtidPurged: '0-100-5' }), [
-    pod0Master,
-    node(1, server({ configured: true, replication: replicating(0) })),
-  ]);
+  const g = gathered(
+    2,
+    server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false }), gtidSeeded: true, backupGtidPurged: '0-100-5' }),
+    [pod0Master, node(1, server({ configured: true, replication: replicating(0) }))],
+  );
   assert.equal(stepKind(decideNodeStep(g)), 'startReplication');
 });
 
@@ -180,7 +204,9 @@ test('a connection error is retried once per pass by re-pointing, then reported'
 });
 
 test('an error left from before a re-point does not stop the start that clears it', () => {
-  const stale = server({ replication: replicating(0, { ioState: 'stopped', sqlRunning: false, lastIoErrno: 1045, lastIoError: 'Access denied' }) });
+  const stale = server({
+    replication: replicating(0, { ioState: 'stopped', sqlRunning: false, lastIoErrno: 1045, lastIoError: 'Access denied' }),
+  });
   assert.equal(stepKind(decideNodeStep(gathered(1, stale, [pod0Master], { attempted: ['pointAt'] }))), 'startReplication');
 });
 
@@ -218,7 +244,9 @@ test('a master read-only since its start waits, unconfigured, for the orchestrat
 });
 
 test('under spec.readOnly the read-only master is configured', () => {
-  const d = decideNodeStep(gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))], { cluster: cluster({ readOnly: true }) }));
+  const d = decideNodeStep(
+    gathered(0, server({ readOnly: true }), [node(1, server({ replication: replicating(0) }))], { cluster: cluster({ readOnly: true }) }),
+  );
   assert.equal(stepKind(d), 'markConfigured');
 });
 
@@ -247,7 +275,10 @@ const orcNamesPod1 = cluster({ orchestrator: orchestrator(fqdn(1)) });
 test('an old master that comes back read-only is pointed at the new master from its own GTID position (current_pos)', () => {
   const old = server({ gtidExecuted: '0-100-10', gtidHistory: '0-100-10' });
   const d = decideNodeStep(gathered(0, old, [promoted], { cluster: orcNamesPod1 }));
-  assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? `${d.step.master.pod} own=${d.step.fromOwnPosition}` : stepKind(d), `${podName(1)} own=true`);
+  assert.equal(
+    d.kind === 'step' && d.step.kind === 'pointAt' ? `${d.step.master.pod} own=${d.step.fromOwnPosition}` : stepKind(d),
+    `${podName(1)} own=true`,
+  );
 });
 
 test('an old master that holds a transaction the new master lacks is not made a replica, and the GTID is named', () => {
@@ -269,7 +300,12 @@ test('an old master still writable after its restart is made read-only before an
 });
 
 test('a replica re-pointed to a new master keeps its replica position (slave_pos); a MySQL server always auto-positions', () => {
-  const replica = server({ configured: true, gtidExecuted: '0-100-10', gtidHistory: '0-100-10', replication: replicating(0, { gtidApplied: '0-100-10' }) });
+  const replica = server({
+    configured: true,
+    gtidExecuted: '0-100-10',
+    gtidHistory: '0-100-10',
+    replication: replicating(0, { gtidApplied: '0-100-10' }),
+  });
   const d = decideNodeStep(gathered(2, replica, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }));
   assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? d.step.fromOwnPosition : null, false);
   const mysqlOld = server({ family: 'mysql', gtidExecuted: 'aaaa:1-10', gtidHistory: 'aaaa:1-10' });
@@ -283,20 +319,37 @@ test('a replica re-pointed to a new master keeps its replica position (slave_pos
 
 test('a replica that already replicates from the master (resumed at start) is not marked configured while it holds a transaction the master lacks', () => {
   // Pod 2 (server 102) resumed replication from pod 1 by its init-file, then was written to itself.
-  const resumed = server({ configured: true, gtidExecuted: '0-102-13', gtidHistory: '0-100-10,0-101-12,0-102-13', replication: replicating(1) });
+  const resumed = server({
+    configured: true,
+    gtidExecuted: '0-102-13',
+    gtidHistory: '0-100-10,0-101-12,0-102-13',
+    replication: replicating(1),
+  });
   const d = decideNodeStep(gathered(2, resumed, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }));
   assert.equal(stepKind(d), 'wait:ErrantTransactions');
   assert.match(d.kind === 'wait' ? d.message : '', /lacks: 0-102-13;/);
   // Its threads stopped on the error the fork causes (1236 with current_pos): not started again.
-  const stopped = server({ ...resumed, replication: replicating(1, { ioState: 'stopped', lastIoErrno: 1236, lastIoError: 'not in the master\'s binlog' }) });
-  assert.equal(stepKind(decideNodeStep(gathered(2, stopped, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))), 'wait:ErrantTransactions');
+  const stopped = server({
+    ...resumed,
+    replication: replicating(1, { ioState: 'stopped', lastIoErrno: 1236, lastIoError: "not in the master's binlog" }),
+  });
+  assert.equal(
+    stepKind(decideNodeStep(gathered(2, stopped, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))),
+    'wait:ErrantTransactions',
+  );
   const clean = server({ configured: true, gtidExecuted: '0-101-12', gtidHistory: '0-100-10,0-101-12', replication: replicating(1) });
-  assert.equal(stepKind(decideNodeStep(gathered(2, clean, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))), 'markConfigured');
+  assert.equal(
+    stepKind(decideNodeStep(gathered(2, clean, [promoted, node(0, unreachable())], { cluster: orcNamesPod1 }))),
+    'markConfigured',
+  );
 });
 
 test('a master cloned at a position holds the transactions before it that its binlog does not name', () => {
   // Pod 1 was cloned at 0-100-10 (its binlog starts empty), promoted, and wrote 0-101-11..12.
-  const clonedMaster = node(1, master({ gtidExecuted: '0-101-12', gtidHistory: '0-101-12', backupGtidPurged: '0-100-10', gtidSeeded: true }));
+  const clonedMaster = node(
+    1,
+    master({ gtidExecuted: '0-101-12', gtidHistory: '0-101-12', backupGtidPurged: '0-100-10', gtidSeeded: true }),
+  );
   const old = server({ gtidExecuted: '0-100-10', gtidHistory: '0-100-10' });
   assert.equal(stepKind(decideNodeStep(gathered(0, old, [clonedMaster], { cluster: orcNamesPod1 }))), 'pointAt');
   const errantOld = server({ gtidExecuted: '0-100-11', gtidHistory: '0-100-11' });
@@ -306,7 +359,11 @@ test('a master cloned at a position holds the transactions before it that its bi
 test('an old master configured before Orchestrator failed it over (restarted in place first) is rejoined, not left alone', () => {
   // Pod 0 was configured as the master when its mysqld came back; Orchestrator then promoted pod 1.
   const c = cluster({ orchestrator: orchestrator(fqdn(1)) });
-  const g = verified(gathered(0, server({ configured: true, readOnly: true }), [node(1, master()), node(2, server({ replication: replicating(1) }))], { cluster: c }));
+  const g = verified(
+    gathered(0, server({ configured: true, readOnly: true }), [node(1, master()), node(2, server({ replication: replicating(1) }))], {
+      cluster: c,
+    }),
+  );
   const d = decideNodeStep(g);
   assert.equal(stepKind(d), 'pointAt');
   assert.equal(d.kind === 'step' && d.step.kind === 'pointAt' ? d.step.master.pod : '', podName(1));
@@ -317,7 +374,9 @@ test('an old master configured before Orchestrator failed it over (restarted in 
 test('an old master holding transactions the new master lacks is not rejoined', () => {
   const c = cluster({ orchestrator: orchestrator(fqdn(1)) });
   const self = server({ configured: true, readOnly: true, gtidExecuted: '0-100-12', gtidHistory: '0-100-12' });
-  const g = verified(gathered(0, self, [node(1, master({ gtidExecuted: '0-100-10,0-101-3', gtidHistory: '0-100-10,0-101-3' }))], { cluster: c }));
+  const g = verified(
+    gathered(0, self, [node(1, master({ gtidExecuted: '0-100-10,0-101-3', gtidHistory: '0-100-10,0-101-3' }))], { cluster: c }),
+  );
   assert.equal(stepKind(decideNodeStep(g)), 'wait:ErrantTransactions');
 });
 

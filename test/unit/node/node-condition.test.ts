@@ -29,7 +29,11 @@ test('an unchanged condition is not written again', () => {
 test('a failure keeps the reason visible in the message and moves the transition time', () => {
   const ok = nodeInitializedCondition({ configured: true, verified: true }, [], new Date('2025-01-01T00:00:00Z'));
   assert.ok(ok);
-  const c = nodeInitializedCondition({ configured: false, reason: 'ReplicationAccessDenied', message: 'check key REPLICATION_PASSWORD' }, [ok], now);
+  const c = nodeInitializedCondition(
+    { configured: false, reason: 'ReplicationAccessDenied', message: 'check key REPLICATION_PASSWORD' },
+    [ok],
+    now,
+  );
   assert.equal(c?.status, 'False');
   assert.equal(c?.reason, 'mysqlInitializationFailed');
   assert.equal(c?.message, 'ReplicationAccessDenied: check key REPLICATION_PASSWORD');
@@ -50,9 +54,7 @@ function pod(over: { startedAt?: string; probe?: string } = {}): PodObject {
     status: {
       phase: 'Running',
       containerStatuses: [{ name: 'mysql', state: { running: { startedAt: over.startedAt ?? '2026-01-01T10:00:00Z' } } }],
-      conditions: over.probe
-        ? [{ type: POD_CONDITION_NODE_INITIALIZED, status: 'True', lastProbeTime: over.probe }]
-        : [],
+      conditions: over.probe ? [{ type: POD_CONDITION_NODE_INITIALIZED, status: 'True', lastProbeTime: over.probe }] : [],
     },
   };
 }
@@ -72,12 +74,25 @@ test('a restart of mysqld after the last check asks for a new check', () => {
 
 test('secrets in server error text are masked in the condition message, as in Events', () => {
   // MariaDB's Last_SQL_Error quotes the failed statement, password included.
-  const sqlError = "error 1396: Error 'Operation CREATE USER failed for 'app'@'%'' on query. Default database: ''. Query: 'CREATE USER 'app'@'%' IDENTIFIED BY 'hunter2-Secret''";
-  const c = nodeInitializedCondition({ configured: false, reason: 'ReplicationError', message: `replication from my-db-mysql-0 stopped applying: ${sqlError}` }, [], now);
+  const sqlError =
+    "error 1396: Error 'Operation CREATE USER failed for 'app'@'%'' on query. Default database: ''. Query: 'CREATE USER 'app'@'%' IDENTIFIED BY 'hunter2-Secret''";
+  const c = nodeInitializedCondition(
+    { configured: false, reason: 'ReplicationError', message: `replication from my-db-mysql-0 stopped applying: ${sqlError}` },
+    [],
+    now,
+  );
   assert.ok(c?.message);
   assert.ok(!c.message.includes('hunter2-Secret'), c.message);
   assert.match(c.message, /^ReplicationError: replication from my-db-mysql-0 stopped applying: error 1396: .*IDENTIFIED BY '\*\*\*'/);
 
-  const url = nodeInitializedCondition({ configured: false, reason: 'ServerUnreachable', message: 'cannot reach mysql://sys_operator:op-Secret-9@my-db-mysql-1.mysql.prod:3306' }, [], now);
+  const url = nodeInitializedCondition(
+    {
+      configured: false,
+      reason: 'ServerUnreachable',
+      message: 'cannot reach mysql://sys_operator:op-Secret-9@my-db-mysql-1.mysql.prod:3306',
+    },
+    [],
+    now,
+  );
   assert.equal(url?.message, 'ServerUnreachable: cannot reach mysql://sys_operator:***@my-db-mysql-1.mysql.prod:3306');
 });

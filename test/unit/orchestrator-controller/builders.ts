@@ -151,7 +151,10 @@ export function replicaServer(of: number) {
  * The GTID histories of a pass (decide-errant.ts): MariaDB gtid_binlog_state by ordinal, a
  * `{ history, base }` for a server made by a clone; `readLast`: the ordinal read after the others.
  */
-export function gtids(histories: Record<number, string | { history: string; base: string }>, readLast?: number): NonNullable<Gathered['gtids']> {
+export function gtids(
+  histories: Record<number, string | { history: string; base: string }>,
+  readLast?: number,
+): NonNullable<Gathered['gtids']> {
   const views = Object.entries(histories).map(([ordinal, h]) => ({
     pod: podName(Number(ordinal)),
     gtid: {

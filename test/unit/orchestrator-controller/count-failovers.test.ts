@@ -15,13 +15,19 @@ describe('countFailovers', () => {
     const active = countFailovers(seen, [recovery(2, 0, null, { active: true, ended: false }), recovery(1, 1, 0)]);
     assert.deepEqual(active.counted, []);
     const ended = countFailovers(active.seen, [recovery(2, 0, 1), recovery(1, 1, 0)]);
-    assert.deepEqual(ended.counted.map((r) => r.id), [2]);
+    assert.deepEqual(
+      ended.counted.map((r) => r.id),
+      [2],
+    );
     assert.deepEqual(countFailovers(ended.seen, [recovery(2, 0, 1), recovery(1, 1, 0)]).counted, []);
   });
 
   it('counts a recovery that ended while Orchestrator still blocks the cluster (IsActive)', () => {
     const counted = countFailovers(new Set(['uid-1']), [recovery(2, 0, 1, { active: true, ended: true }), recovery(1, 1, 0)]);
-    assert.deepEqual(counted.counted.map((r) => r.id), [2]);
+    assert.deepEqual(
+      counted.counted.map((r) => r.id),
+      [2],
+    );
   });
 
   it('keeps only what the audit still shows', () => {

@@ -13,14 +13,22 @@ function withRecoveries(...recoveries: ReturnType<typeof recovery>[]) {
 
 describe('decideAck', () => {
   it('acknowledges the pending recoveries once the cluster is Ready and they are older than the grace period', () => {
-    const d = decideAck(withRecoveries(recovery(3, 2, 0, { startedAt: minutesAgo(11) }), recovery(2, 1, 0, { acknowledged: true })), true, GRACE);
+    const d = decideAck(
+      withRecoveries(recovery(3, 2, 0, { startedAt: minutesAgo(11) }), recovery(2, 1, 0, { acknowledged: true })),
+      true,
+      GRACE,
+    );
     assert.equal(d.kind, 'ack');
     assert.deepEqual(d.kind === 'ack' && d.recoveries.map((r) => r.id), [3]);
     assert.ok(d.kind === 'ack' && d.comment.length > 0, 'Orchestrator refuses an ack without a comment');
   });
 
   it('waits while any pending recovery is younger than the grace period (the ack covers the whole cluster)', () => {
-    const d = decideAck(withRecoveries(recovery(4, 0, 2, { startedAt: minutesAgo(2) }), recovery(3, 2, 0, { startedAt: minutesAgo(60) })), true, GRACE);
+    const d = decideAck(
+      withRecoveries(recovery(4, 0, 2, { startedAt: minutesAgo(2) }), recovery(3, 2, 0, { startedAt: minutesAgo(60) })),
+      true,
+      GRACE,
+    );
     assert.deepEqual(d.kind === 'hold' && [d.reason, d.message], ['RecoveryTooRecent', 'recovery 4 started less than 600s ago']);
   });
 

@@ -5,7 +5,20 @@ import { decideStatus } from '../../../src/controllers/orchestrator/decide-statu
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import type { Instance } from '../../../src/orchestrator/index.ts';
 import type { ServerView } from '../../../src/topology/index.ts';
-import { analysis, fqdn, healthy, instance, master, node, reachable, recovery, replicaServer, replicating, server, unreachable } from './builders.ts';
+import {
+  analysis,
+  fqdn,
+  healthy,
+  instance,
+  master,
+  node,
+  reachable,
+  recovery,
+  replicaServer,
+  replicating,
+  server,
+  unreachable,
+} from './builders.ts';
 
 // As Orchestrator 3.2.6 reported the old master after a failover (hooks/failover-auto_instance_old-master.json).
 const LOST = { downtimed: true, downtimeReason: 'lost-in-recovery', downtimeOwner: 'mysql-operator-orc-0' } as const;
@@ -34,7 +47,10 @@ function afterFailover(old: Partial<Instance> & { of?: number | null }, oldServe
 describe('decideDowntime', () => {
   it('ends the lost-in-recovery downtime of an old master once it is a healthy replica of the new master', () => {
     const d = decide(afterFailover({}));
-    assert.deepEqual(d.end.map((e) => e.key.host), [fqdn(0)]);
+    assert.deepEqual(
+      d.end.map((e) => e.key.host),
+      [fqdn(0)],
+    );
     assert.match(d.end[0]!.message, new RegExp(`replicates from ${fqdn(1).replaceAll('.', '\\.')}:3306, caught up and read-only`));
     assert.equal(d.held, undefined);
   });
@@ -77,6 +93,10 @@ describe('decideDowntime', () => {
     assert.deepEqual(decide(failing).end, []);
     assert.equal(decide(failing).held?.reason, 'FailoverInProgress');
     assert.deepEqual(decide({ ...g, orchestrator: { kind: 'unreachable', message: 'timeout of 5000ms exceeded' } }), { end: [] });
-    assert.deepEqual(decide({ ...g, orchestrator: { ...g.orchestrator, master: null } as Gathered['orchestrator'] }), { end: [] }, 'no master: the labels say so');
+    assert.deepEqual(
+      decide({ ...g, orchestrator: { ...g.orchestrator, master: null } as Gathered['orchestrator'] }),
+      { end: [] },
+      'no master: the labels say so',
+    );
   });
 });

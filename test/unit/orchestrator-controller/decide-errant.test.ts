@@ -6,10 +6,25 @@ import { decideErrant, decideRebuild } from '../../../src/controllers/orchestrat
 import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
-import { analysis, fqdn, gtids, healthy, instance, masterServer, mysqlCluster, node, pod, podName, reachable, replicaServer } from './builders.ts';
+import {
+  analysis,
+  fqdn,
+  gtids,
+  healthy,
+  instance,
+  masterServer,
+  mysqlCluster,
+  node,
+  pod,
+  podName,
+  reachable,
+  replicaServer,
+} from './builders.ts';
 
 function conditionOf(g: Gathered, ordinal: number): string | undefined {
-  return decideStatus(g).status.nodes.find((n) => n.name === fqdn(ordinal))?.conditions?.find((c) => c.type === 'ErrantTransactions')?.status;
+  return decideStatus(g)
+    .status.nodes.find((n) => n.name === fqdn(ordinal))
+    ?.conditions?.find((c) => c.type === 'ErrantTransactions')?.status;
 }
 
 function healthyLabel(g: Gathered, ordinal: number): string {
@@ -22,17 +37,23 @@ function healthyLabel(g: Gathered, ordinal: number): string {
 const localWrite = { 0: '0-100-60', 1: '0-100-60', 2: '0-100-50,0-102-51' };
 
 describe('decideErrant', () => {
-  it('finds a replica\'s own write the master lacks, names it, and leaves the others clean', () => {
-    const g = healthy({ pods: [0, 1, 2].map((i) => pod(i, { role: i === 0 ? 'master' : 'replica', healthy: 'yes' })), gtids: gtids(localWrite, 0) });
+  it("finds a replica's own write the master lacks, names it, and leaves the others clean", () => {
+    const g = healthy({
+      pods: [0, 1, 2].map((i) => pod(i, { role: i === 0 ? 'master' : 'replica', healthy: 'yes' })),
+      gtids: gtids(localWrite, 0),
+    });
     const d = decideErrant(g);
-    assert.deepEqual(d.errant.map((e) => `${e.pod} ${e.gtids.join()}`), [`${podName(2)} 0-102-51`]);
+    assert.deepEqual(
+      d.errant.map((e) => `${e.pod} ${e.gtids.join()}`),
+      [`${podName(2)} 0-102-51`],
+    );
     assert.match(d.errant[0]!.message, /my-db-mysql-2 holds transactions the master my-db-mysql-0 lacks: 0-102-51/);
     assert.deepEqual([conditionOf(g, 0), conditionOf(g, 1), conditionOf(g, 2)], ['False', 'False', 'True']);
     assert.equal(healthyLabel(g, 2), 'no');
     assert.equal(healthyLabel(g, 1), 'unchanged');
   });
 
-  it('asks for the master\'s history to be read again when it was not read after the replica\'s', () => {
+  it("asks for the master's history to be read again when it was not read after the replica's", () => {
     const d = decideErrant(healthy({ gtids: gtids(localWrite) }));
     assert.equal(d.confirm, podName(0));
     assert.deepEqual(d.errant, []);
@@ -41,10 +62,13 @@ describe('decideErrant', () => {
   });
 
   it('holds the cached verdict while it cannot compare: failover, no master, histories not read', () => {
-    const flagged = mysqlCluster({}, {
-      readyNodes: 3,
-      nodes: [{ name: fqdn(2), conditions: [{ type: 'ErrantTransactions', status: 'True' }] }],
-    });
+    const flagged = mysqlCluster(
+      {},
+      {
+        readyNodes: 3,
+        nodes: [{ name: fqdn(2), conditions: [{ type: 'ErrantTransactions', status: 'True' }] }],
+      },
+    );
     const failing = healthy({
       cluster: flagged,
       gtids: gtids({ 0: '0-100-60', 1: '0-100-60', 2: '0-100-60' }, 0),
@@ -58,11 +82,11 @@ describe('decideErrant', () => {
     assert.equal(conditionOf(healthy({ cluster: flagged, gtids: gtids({ 0: '0-100-60', 1: '0-100-60', 2: '0-100-60' }, 0) }), 2), 'False');
   });
 
-  it('adds no condition before a node was ever compared (the anchor\'s four only)', () => {
+  it("adds no condition before a node was ever compared (the anchor's four only)", () => {
     assert.equal(conditionOf(healthy(), 1), undefined);
   });
 
-  it('counts the master\'s clone position as its history', () => {
+  it("counts the master's clone position as its history", () => {
     // Pod 1 was cloned at 0-100-40, promoted, wrote 0-101-41..70: its binlog names server 101 only.
     const instances = [instance(0, 1), instance(1, null), instance(2, 1)];
     const g = healthy({
@@ -73,7 +97,10 @@ describe('decideErrant', () => {
     const d = decideErrant(g);
     assert.equal(d.unchecked, undefined);
     // Pod 0's 0-100-40 is the master's by its clone; pod 2's 0-100-41 is past it.
-    assert.deepEqual(d.errant.map((e) => `${e.pod} ${e.gtids.join()}`), [`${podName(2)} 0-100-41`]);
+    assert.deepEqual(
+      d.errant.map((e) => `${e.pod} ${e.gtids.join()}`),
+      [`${podName(2)} 0-100-41`],
+    );
   });
 });
 
@@ -90,7 +117,7 @@ describe('decideRebuild (spec.rebuildErrantReplicas)', () => {
     assert.equal(rebuild({ cluster: mysqlCluster({ rebuildErrantReplicas: false }) }).kind, 'none');
   });
 
-  it('deletes the errant replica\'s data claim and pod, naming what is discarded', () => {
+  it("deletes the errant replica's data claim and pod, naming what is discarded", () => {
     const d = rebuild({ cluster: mysqlCluster({ rebuildErrantReplicas: true }) });
     assert.equal(d.kind, 'rebuild');
     assert.ok(d.kind === 'rebuild');
@@ -118,7 +145,10 @@ describe('decideRebuild (spec.rebuildErrantReplicas)', () => {
   });
 
   it('never acts on a verdict carried from the cached status', () => {
-    const flagged = mysqlCluster({ rebuildErrantReplicas: true }, { readyNodes: 3, nodes: [{ name: fqdn(2), conditions: [{ type: 'ErrantTransactions', status: 'True' }] }] });
+    const flagged = mysqlCluster(
+      { rebuildErrantReplicas: true },
+      { readyNodes: 3, nodes: [{ name: fqdn(2), conditions: [{ type: 'ErrantTransactions', status: 'True' }] }] },
+    );
     assert.equal(rebuild({ cluster: flagged, gtids: undefined }).kind, 'none');
   });
 });

@@ -35,8 +35,15 @@ describe('decideFinalizer', () => {
 
   it('on deletion forgets every instance Orchestrator knows for the cluster', () => {
     const instances = [instance(0, null), instance(1, 0), instance(2, 0), instance(3, 0)];
-    const d = decide(withCluster(healthy({ orchestrator: reachable({ master: instances[0]!, instances }) }), { finalizer: true, deletedMsAgo: 0 }));
-    assert.deepEqual(d.kind === 'forget' && d.keys.map((k) => k.host.split('.')[0]), ['my-db-mysql-0', 'my-db-mysql-1', 'my-db-mysql-2', 'my-db-mysql-3']);
+    const d = decide(
+      withCluster(healthy({ orchestrator: reachable({ master: instances[0]!, instances }) }), { finalizer: true, deletedMsAgo: 0 }),
+    );
+    assert.deepEqual(d.kind === 'forget' && d.keys.map((k) => k.host.split('.')[0]), [
+      'my-db-mysql-0',
+      'my-db-mysql-1',
+      'my-db-mysql-2',
+      'my-db-mysql-3',
+    ]);
   });
 
   it('while Orchestrator is unreachable, waits for it until the timeout, then lets the cluster go without forgetting', () => {

@@ -1,7 +1,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideFailover } from '../../../src/controllers/orchestrator/decide-failover.ts';
-import { decideHook, FAST_POLL_MS, freshHook, PRE_FAILOVER_FRESH_MS, PRE_TAKEOVER_FRESH_MS, SUCCESSOR_WAIT_MS, superseded } from '../../../src/controllers/orchestrator/decide-hook.ts';
+import {
+  decideHook,
+  FAST_POLL_MS,
+  freshHook,
+  PRE_FAILOVER_FRESH_MS,
+  PRE_TAKEOVER_FRESH_MS,
+  SUCCESSOR_WAIT_MS,
+  superseded,
+} from '../../../src/controllers/orchestrator/decide-hook.ts';
 import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
 import { NOW, fqdn, healthy } from './builders.ts';
 
@@ -47,7 +55,10 @@ describe('decideHook', () => {
   });
 
   it('settles once the successor carries role=master, with the seconds since the call', () => {
-    assert.deepEqual(decideHook(signal('PostMasterFailover', { successor, at: msAgo(180) }), fqdn(1), NOW), { kind: 'settle', landedSeconds: 0.18 });
+    assert.deepEqual(decideHook(signal('PostMasterFailover', { successor, at: msAgo(180) }), fqdn(1), NOW), {
+      kind: 'settle',
+      landedSeconds: 0.18,
+    });
   });
 
   it('settles an unsuccessful failover and a call without a successor at once; keeps a PreFailover', () => {
@@ -71,7 +82,9 @@ describe('decideFailover with a hook call', () => {
   });
 
   it('is not in progress after a Post* call when Orchestrator shows no failover', () => {
-    assert.deepEqual(decideFailover(healthy({ hook: signal('PostMasterFailover', { successor: `${fqdn(1)}:3306` }) })), { inProgress: false });
+    assert.deepEqual(decideFailover(healthy({ hook: signal('PostMasterFailover', { successor: `${fqdn(1)}:3306` }) })), {
+      inProgress: false,
+    });
   });
 });
 

@@ -3,7 +3,20 @@ import assert from 'node:assert/strict';
 import { decideLabels, labelRounds, type LabelPatch } from '../../../src/controllers/orchestrator/decide-labels.ts';
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
-import { healthy, instance, master, mysqlCluster, node, pod, podName, reachable, replicaServer, replicating, server, unreachable } from './builders.ts';
+import {
+  healthy,
+  instance,
+  master,
+  mysqlCluster,
+  node,
+  pod,
+  podName,
+  reachable,
+  replicaServer,
+  replicating,
+  server,
+  unreachable,
+} from './builders.ts';
 
 function labels(g: Gathered) {
   return decideLabels(g, decideStatus(g).status.nodes);
@@ -15,7 +28,7 @@ function text(patches: readonly LabelPatch[]): string[] {
 
 /** Every prefix of the patches, applied to the pods' labels in order, leaves at most one master. */
 function assertNeverTwoMasters(g: Gathered, patches: readonly LabelPatch[]): void {
-  const roles = new Map(g.pods.map((p) => [p.metadata?.name ?? '', p.metadata?.labels?.['role']]));
+  const roles = new Map(g.pods.map((p) => [p.metadata?.name ?? '', p.metadata?.labels?.role]));
   const masters = () => [...roles.values()].filter((r) => r === 'master').length;
   assert.ok(masters() <= 1, 'before any patch');
   for (const p of patches) {
@@ -28,7 +41,11 @@ function assertNeverTwoMasters(g: Gathered, patches: readonly LabelPatch[]): voi
 function afterFailover(): Gathered {
   const instances = [instance(0, null, { lastCheckValid: false }), instance(1, 2), instance(2, null)];
   return healthy({
-    pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })],
+    pods: [
+      pod(0, { role: 'master', healthy: 'yes' }),
+      pod(1, { role: 'replica', healthy: 'yes' }),
+      pod(2, { role: 'replica', healthy: 'yes' }),
+    ],
     servers: [node(0, unreachable()), node(1, server({ configured: true, replication: replicating(2) })), node(2, master())],
     orchestrator: reachable({ master: instances[2]!, instances }),
   });
@@ -46,7 +63,13 @@ describe('decideLabels', () => {
   });
 
   it('patches nothing when the labels are right', () => {
-    const g = healthy({ pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })] });
+    const g = healthy({
+      pods: [
+        pod(0, { role: 'master', healthy: 'yes' }),
+        pod(1, { role: 'replica', healthy: 'yes' }),
+        pod(2, { role: 'replica', healthy: 'yes' }),
+      ],
+    });
     assert.deepEqual(labels(g).patches, []);
   });
 
@@ -61,7 +84,11 @@ describe('decideLabels', () => {
     // Orchestrator still names 0, but its server now replicates from 2.
     const g = afterFailover();
     const instances = [instance(0, null), instance(1, 2), instance(2, null)];
-    const stale = { ...g, servers: [node(0, replicaServer(2)), ...g.servers.slice(1)], orchestrator: reachable({ master: instances[0]!, instances }) };
+    const stale = {
+      ...g,
+      servers: [node(0, replicaServer(2)), ...g.servers.slice(1)],
+      orchestrator: reachable({ master: instances[0]!, instances }),
+    };
     const d = labels(stale);
     // 2, writable but not Orchestrator's master, serves no reads either.
     assert.deepEqual(text(d.patches), [`${podName(0)} role=replica healthy=yes`, `${podName(2)} role=replica healthy=no`]);
@@ -91,9 +118,25 @@ describe('decideLabels', () => {
     const instances = [instance(0, null), instance(1, 0, { lagSeconds: 31 }), instance(2, 0)];
     const lagged = labels(healthy({ orchestrator: reachable({ master: instances[0]!, instances }) }));
     assert.ok(text(lagged.patches).includes(`${podName(1)} role=replica healthy=no`));
-    const writable = labels(healthy({ servers: [node(0, master()), node(1, replicaServer(0)), node(2, server({ configured: true, readOnly: false, replication: replicating(0) }))] }));
+    const writable = labels(
+      healthy({
+        servers: [
+          node(0, master()),
+          node(1, replicaServer(0)),
+          node(2, server({ configured: true, readOnly: false, replication: replicating(0) })),
+        ],
+      }),
+    );
     assert.ok(text(writable.patches).includes(`${podName(2)} role=replica healthy=no`));
-    const stopped = labels(healthy({ servers: [node(0, master()), node(1, server({ configured: true, replication: replicating(0, { ioState: 'connecting' }) })), node(2, replicaServer(0))] }));
+    const stopped = labels(
+      healthy({
+        servers: [
+          node(0, master()),
+          node(1, server({ configured: true, replication: replicating(0, { ioState: 'connecting' }) })),
+          node(2, replicaServer(0)),
+        ],
+      }),
+    );
     assert.ok(text(stopped.patches).includes(`${podName(1)} role=replica healthy=no`));
   });
 
@@ -121,7 +164,14 @@ function orders<T>(xs: readonly T[]): T[][] {
 
 describe('labelRounds', () => {
   it('patches demotions and replicas side by side, the promotion alone once they have landed', () => {
-    const g = { ...afterFailover(), pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'no' }), pod(2, { role: 'replica', healthy: 'yes' })] };
+    const g = {
+      ...afterFailover(),
+      pods: [
+        pod(0, { role: 'master', healthy: 'yes' }),
+        pod(1, { role: 'replica', healthy: 'no' }),
+        pod(2, { role: 'replica', healthy: 'yes' }),
+      ],
+    };
     const rounds = labelRounds(labels(g).patches);
     assert.deepEqual(rounds.map(text), [
       [`${podName(0)} role=replica healthy=no`, `${podName(1)} role=replica healthy=yes`],
@@ -133,7 +183,10 @@ describe('labelRounds', () => {
 
   it('has no empty round', () => {
     assert.deepEqual(labelRounds([]), []);
-    const promoteOnly = labelRounds(labels({ ...healthy(), pods: [pod(0), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })] }).patches);
+    const promoteOnly = labelRounds(
+      labels({ ...healthy(), pods: [pod(0), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })] })
+        .patches,
+    );
     assert.deepEqual(promoteOnly.map(text), [[`${podName(0)} role=master healthy=yes`]]);
   });
 });

@@ -6,7 +6,21 @@ import { decideStatus } from '../../../src/controllers/orchestrator/decide-statu
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import type { Instance } from '../../../src/orchestrator/index.ts';
 import type { ServerView } from '../../../src/topology/index.ts';
-import { analysis, fqdn, healthy, instance, master, NOW, node, pod, podName, reachable, replicaServer, server, unreachable } from './builders.ts';
+import {
+  analysis,
+  fqdn,
+  healthy,
+  instance,
+  master,
+  NOW,
+  node,
+  pod,
+  podName,
+  reachable,
+  replicaServer,
+  server,
+  unreachable,
+} from './builders.ts';
 
 const TIMEOUT = 'mysql my-db-mysql-0.mysql.default:3306 (user sys_operator): connect ETIMEDOUT';
 
@@ -15,7 +29,11 @@ function masterUnanswered(o: { master?: Partial<Instance>; others?: [ServerView,
   const instances = [instance(0, null, o.master), instance(1, 0), instance(2, 0)];
   const [one, two] = o.others ?? [replicaServer(0), replicaServer(0)];
   return healthy({
-    pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })],
+    pods: [
+      pod(0, { role: 'master', healthy: 'yes' }),
+      pod(1, { role: 'replica', healthy: 'yes' }),
+      pod(2, { role: 'replica', healthy: 'yes' }),
+    ],
     servers: [node(0, unreachable(TIMEOUT)), node(1, one), node(2, two)],
     orchestrator: reachable({ master: instances[0]!, instances }),
     ...o.over,
@@ -46,7 +64,10 @@ describe('decideMaster when the master does not answer a pass', () => {
 
   it('takes it off on the second miss in a row', () => {
     const g = masterUnanswered({ over: { masterUnansweredBefore: podName(0) } });
-    assert.equal(disagreement(g), `Orchestrator's master ${fqdn(0)}:3306 does not answer: ${TIMEOUT}, and did not answer the pass before either`);
+    assert.equal(
+      disagreement(g),
+      `Orchestrator's master ${fqdn(0)}:3306 does not answer: ${TIMEOUT}, and did not answer the pass before either`,
+    );
     assert.deepEqual(patches(g), [`${podName(0)} role=replica healthy=no`]);
     // A miss remembered for another pod (a master since moved) does not count against this one.
     assert.equal(decideMaster(masterUnanswered({ over: { masterUnansweredBefore: podName(2) } })).kind, 'master');
@@ -54,9 +75,15 @@ describe('decideMaster when the master does not answer a pass', () => {
 
   it('takes it off when Orchestrator sees the master dead or failing', () => {
     const cases: [Gathered, RegExp][] = [
-      [masterUnanswered({ master: { lastCheckValid: false, problems: ['last_check_invalid'] } }), /and Orchestrator's last check of it failed too$/],
+      [
+        masterUnanswered({ master: { lastCheckValid: false, problems: ['last_check_invalid'] } }),
+        /and Orchestrator's last check of it failed too$/,
+      ],
       [masterUnanswered({ master: { recentlyChecked: false } }), /and Orchestrator's last check of it failed too$/],
-      [masterUnanswered({ master: { lastSeen: new Date(NOW.getTime() - MASTER_SEEN_WITHIN_MS - 1000) } }), /and Orchestrator last saw it at 2026-11-21T19:29:49.000Z$/],
+      [
+        masterUnanswered({ master: { lastSeen: new Date(NOW.getTime() - MASTER_SEEN_WITHIN_MS - 1000) } }),
+        /and Orchestrator last saw it at 2026-11-21T19:29:49.000Z$/,
+      ],
       [masterUnanswered({ master: { problems: ['not_replicating'] } }), /and Orchestrator sees not_replicating$/],
       [masterUnanswered({ master: { readOnly: true } }), /and Orchestrator says it is read-only$/],
     ];
@@ -66,14 +93,19 @@ describe('decideMaster when the master does not answer a pass', () => {
     }
     for (const code of ['UnreachableMaster', 'DeadMaster']) {
       const instances = [instance(0, null), instance(1, 0), instance(2, 0)];
-      const g = masterUnanswered({ over: { orchestrator: reachable({ master: instances[0]!, instances, analysis: [analysis(0, code)] }) } });
+      const g = masterUnanswered({
+        over: { orchestrator: reachable({ master: instances[0]!, instances, analysis: [analysis(0, code)] }) },
+      });
       assert.match(disagreement(g), new RegExp(`and Orchestrator's analysis says ${code}$`));
     }
   });
 
   it('labels no master when another server is writable, and says which', () => {
     const writable = masterUnanswered({ others: [replicaServer(0), master()] });
-    assert.equal(disagreement(writable), `Orchestrator's master ${fqdn(0)}:3306 does not answer: ${TIMEOUT}, and ${podName(2)} is writable`);
+    assert.equal(
+      disagreement(writable),
+      `Orchestrator's master ${fqdn(0)}:3306 does not answer: ${TIMEOUT}, and ${podName(2)} is writable`,
+    );
     // The writable one serves no reads either (decide-labels.ts).
     assert.deepEqual(patches(writable), [`${podName(0)} role=replica healthy=no`, `${podName(2)} role=replica healthy=no`]);
     // A replica that did not answer either counts by Orchestrator's recent check of it.
@@ -86,7 +118,13 @@ describe('decideMaster when the master does not answer a pass', () => {
   });
 
   it('gives no grace to a server that answered with an error', () => {
-    const denied = healthy({ servers: [node(0, { reachable: false, problem: 'accessDenied', message: 'Access denied for user sys_operator' }), node(1, replicaServer(0)), node(2, replicaServer(0))] });
+    const denied = healthy({
+      servers: [
+        node(0, { reachable: false, problem: 'accessDenied', message: 'Access denied for user sys_operator' }),
+        node(1, replicaServer(0)),
+        node(2, replicaServer(0)),
+      ],
+    });
     assert.equal(disagreement(denied), `Orchestrator's master ${fqdn(0)}:3306 does not answer: Access denied for user sys_operator`);
     assert.equal(decideMaster(healthy({ servers: [node(0, master()), node(1, server()), node(2, replicaServer(0))] })).kind, 'master');
   });

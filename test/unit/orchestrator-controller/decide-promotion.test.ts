@@ -8,9 +8,14 @@ function live(ordinal: number, role: string | undefined, resourceVersion: string
 }
 
 describe('demotionsBeforePromotion (issue 21: two masters impossible)', () => {
-  it("demotes every pod the API server lists with role=master but the promoted one, each guarded by the version the list returned", () => {
+  it('demotes every pod the API server lists with role=master but the promoted one, each guarded by the version the list returned', () => {
     // The cache showed no master but pod 0's label was still on (its removal lost, or another writer's).
-    const patches = demotionsBeforePromotion(podName(2), [live(0, 'master', '41'), live(1, 'replica', '42'), live(2, 'master', '43'), live(3, 'master', '44')]);
+    const patches = demotionsBeforePromotion(podName(2), [
+      live(0, 'master', '41'),
+      live(1, 'replica', '42'),
+      live(2, 'master', '43'),
+      live(3, 'master', '44'),
+    ]);
     assert.deepEqual(patches, [
       { pod: podName(0), labels: { role: 'replica', healthy: 'no' }, resourceVersion: '41' },
       { pod: podName(3), labels: { role: 'replica', healthy: 'no' }, resourceVersion: '44' },
@@ -28,6 +33,8 @@ describe('labelPatchBody', () => {
     assert.deepEqual(labelPatchBody({ pod: podName(0), labels: { role: 'master', healthy: 'yes' }, resourceVersion: '12' }), {
       metadata: { labels: { role: 'master', healthy: 'yes' }, resourceVersion: '12' },
     });
-    assert.deepEqual(labelPatchBody({ pod: podName(0), labels: { role: 'replica', healthy: 'no' } }), { metadata: { labels: { role: 'replica', healthy: 'no' } } });
+    assert.deepEqual(labelPatchBody({ pod: podName(0), labels: { role: 'replica', healthy: 'no' } }), {
+      metadata: { labels: { role: 'replica', healthy: 'no' } },
+    });
   });
 });

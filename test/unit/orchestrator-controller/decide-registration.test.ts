@@ -8,11 +8,19 @@ const GRACE = 5 * 60_000;
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 
 function brief(r: Registration) {
-  return { discover: r.discover.map((k) => k.host), forget: r.forget.map((k) => k.host), held: r.held.map((h) => `${h.key.host} ${h.reason}`) };
+  return {
+    discover: r.discover.map((k) => k.host),
+    forget: r.forget.map((k) => k.host),
+    held: r.held.map((h) => `${h.key.host} ${h.reason}`),
+  };
 }
 
 /** Orchestrator knows `instances`; pod 0 is its master. */
-function knowing(instances: ReturnType<typeof instance>[], over: Partial<Gathered> = {}, analyses: ReturnType<typeof analysis>[] = []): Gathered {
+function knowing(
+  instances: ReturnType<typeof instance>[],
+  over: Partial<Gathered> = {},
+  analyses: ReturnType<typeof analysis>[] = [],
+): Gathered {
   return healthy({ orchestrator: reachable({ master: instances[0]!, instances, analysis: analyses }), ...over });
 }
 
@@ -25,18 +33,35 @@ describe('decideRegistration', () => {
   });
 
   it('forgets an instance without a pod once Orchestrator has not seen it for the grace period', () => {
-    const instances = [instance(0, null), instance(1, 0), instance(2, 0), instance(3, 0, { lastSeen: minutesAgo(6) }), instance(4, 0, { lastSeen: minutesAgo(1) })];
-    assert.deepEqual(brief(decideRegistration(knowing(instances), GRACE)), { discover: [], forget: [fqdn(3)], held: [`${fqdn(4)} ForgetGracePeriod`] });
+    const instances = [
+      instance(0, null),
+      instance(1, 0),
+      instance(2, 0),
+      instance(3, 0, { lastSeen: minutesAgo(6) }),
+      instance(4, 0, { lastSeen: minutesAgo(1) }),
+    ];
+    assert.deepEqual(brief(decideRegistration(knowing(instances), GRACE)), {
+      discover: [],
+      forget: [fqdn(3)],
+      held: [`${fqdn(4)} ForgetGracePeriod`],
+    });
   });
 
   it('never forgets during a failover', () => {
-    const instances = [instance(0, null, { lastCheckValid: false }), instance(1, 0), instance(2, 0), instance(3, 0, { lastSeen: minutesAgo(60) })];
+    const instances = [
+      instance(0, null, { lastCheckValid: false }),
+      instance(1, 0),
+      instance(2, 0),
+      instance(3, 0, { lastSeen: minutesAgo(60) }),
+    ];
     const r = decideRegistration(knowing(instances, {}, [analysis(0, 'DeadMaster')]), GRACE);
     assert.deepEqual(brief(r), { discover: [], forget: [], held: [`${fqdn(3)} FailoverInProgress`] });
   });
 
   it('keeps the instance of a pod being deleted and does not discover it', () => {
-    const g = knowing([instance(0, null), instance(1, 0, { lastSeen: minutesAgo(60) })], { pods: [pod(0), pod(1, { deleting: true }), pod(2, { deleting: true })] });
+    const g = knowing([instance(0, null), instance(1, 0, { lastSeen: minutesAgo(60) })], {
+      pods: [pod(0), pod(1, { deleting: true }), pod(2, { deleting: true })],
+    });
     assert.deepEqual(brief(decideRegistration(g, GRACE)), { discover: [], forget: [], held: [] });
   });
 

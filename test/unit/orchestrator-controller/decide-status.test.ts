@@ -4,7 +4,19 @@ import { CLUSTER_STATUS_OWNERS } from '../../../src/api/status-owners.ts';
 import { decideStatus, type OrchestratorOwnedStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import {
-  analysis, fqdn, healthy, instance, master, mysqlCluster, node, pod, reachable, recovery, replicaServer, server, unreachable,
+  analysis,
+  fqdn,
+  healthy,
+  instance,
+  master,
+  mysqlCluster,
+  node,
+  pod,
+  reachable,
+  recovery,
+  replicaServer,
+  server,
+  unreachable,
 } from './builders.ts';
 
 /** `type: status` of every node condition, per node name. */
@@ -47,8 +59,14 @@ describe('decideStatus', () => {
   it('names only what the orchestrator owner owns, all of it', () => {
     const { status } = decideStatus(healthy());
     const owner = CLUSTER_STATUS_OWNERS.orchestrator;
-    assert.deepEqual(Object.keys(status).filter((k) => k !== 'conditions'), [...owner.fields]);
-    assert.deepEqual(status.conditions.map((c) => c.type), [...owner.conditions]);
+    assert.deepEqual(
+      Object.keys(status).filter((k) => k !== 'conditions'),
+      [...owner.fields],
+    );
+    assert.deepEqual(
+      status.conditions.map((c) => c.type),
+      [...owner.conditions],
+    );
   });
 
   it('marks a replica Lagged above maxSlaveLatency, not at it, and Unknown without a lag', () => {
@@ -58,7 +76,10 @@ describe('decideStatus', () => {
     assert.match(nodeTable(lagged)[fqdn(1)]!, /Lagged=True/);
     assert.match(nodeTable(lagged)[fqdn(2)]!, /Lagged=False/);
     const noLag = [instance(0, null), instance(1, 0, { lagSeconds: null }), instance(2, 0)];
-    assert.match(nodeTable(decideStatus({ ...g, orchestrator: reachable({ master: noLag[0]!, instances: noLag }) }).status)[fqdn(1)]!, /Lagged=Unknown/);
+    assert.match(
+      nodeTable(decideStatus({ ...g, orchestrator: reachable({ master: noLag[0]!, instances: noLag }) }).status)[fqdn(1)]!,
+      /Lagged=Unknown/,
+    );
   });
 
   it('writes nothing the second time, and keeps lastTransitionTime while a status holds', () => {
@@ -68,19 +89,23 @@ describe('decideStatus', () => {
     assert.equal(again.write, false);
     assert.deepEqual(again.status, first);
 
-    const changed = decideStatus(after(g, first, 60_000, { servers: [node(0, master()), node(1, replicaServer(0)), node(2, server({ configured: true }))] }));
+    const changed = decideStatus(
+      after(g, first, 60_000, { servers: [node(0, master()), node(1, replicaServer(0)), node(2, server({ configured: true }))] }),
+    );
     assert.equal(changed.write, true);
     const times = (s: OrchestratorOwnedStatus, name: string) =>
       Object.fromEntries((s.nodes.find((n) => n.name === name)?.conditions ?? []).map((c) => [c.type, c.lastTransitionTime]));
     assert.deepEqual(times(changed.status, fqdn(1)), times(first, fqdn(1)));
-    assert.equal(times(changed.status, fqdn(2))['Replicating'], '2026-11-21T19:31:00Z');
-    assert.equal(times(changed.status, fqdn(2))['Master'], times(first, fqdn(2))['Master']);
+    assert.equal(times(changed.status, fqdn(2)).Replicating, '2026-11-21T19:31:00Z');
+    assert.equal(times(changed.status, fqdn(2)).Master, times(first, fqdn(2)).Master);
     assert.equal(cond(changed.status, 'Ready').lastTransitionTime, '2026-11-21T19:31:00Z');
     assert.equal(cond(changed.status, 'PendingFailoverAck').lastTransitionTime, cond(first, 'PendingFailoverAck').lastTransitionTime);
   });
 
   it('says Orchestrator is unreachable, keeps what the servers say and claims no master', () => {
-    const { status } = decideStatus(healthy({ orchestrator: { kind: 'unreachable', message: 'GET /master/my-db.default: connect ECONNREFUSED' } }));
+    const { status } = decideStatus(
+      healthy({ orchestrator: { kind: 'unreachable', message: 'GET /master/my-db.default: connect ECONNREFUSED' } }),
+    );
     for (const type of ['Ready', 'PendingFailoverAck', 'FailoverInProgress']) {
       assert.equal(brief(status, type), 'Unknown OrchestratorUnreachable');
       assert.match(cond(status, type).message ?? '', /Orchestrator is unreachable: GET \/master/);
@@ -103,26 +128,45 @@ describe('decideStatus', () => {
 
   it('reports a failover from a DeadMaster analysis or an active recovery, not from detection alone', () => {
     const instances = [instance(0, null, { lastCheckValid: false }), instance(1, 0), instance(2, 0)];
-    const failing = (o: Parameters<typeof reachable>[0]) => decideStatus(healthy({ orchestrator: reachable({ master: instances[0]!, instances, ...o }) })).status;
+    const failing = (o: Parameters<typeof reachable>[0]) =>
+      decideStatus(healthy({ orchestrator: reachable({ master: instances[0]!, instances, ...o }) })).status;
     const dead = failing({ analysis: [analysis(0, 'DeadMaster')] });
     assert.equal(brief(dead, 'FailoverInProgress'), 'True OrcFailoverInProgress');
     assert.match(cond(dead, 'FailoverInProgress').message ?? '', /DeadMaster on my-db-mysql-0\.mysql\.default:3306/);
-    assert.equal(brief(failing({ recoveries: [recovery(4, 0, null, { active: true, ended: false })] }), 'FailoverInProgress'), 'True OrcFailoverInProgress');
+    assert.equal(
+      brief(failing({ recoveries: [recovery(4, 0, null, { active: true, ended: false })] }), 'FailoverInProgress'),
+      'True OrcFailoverInProgress',
+    );
     assert.equal(brief(failing({ analysis: [analysis(0, 'UnreachableMaster')] }), 'FailoverInProgress'), 'False MasterNotHealthy');
-    const aborted = failing({ analysis: [analysis(0, 'DeadMaster')], recoveries: [recovery(5, 0, null, { errors: ['PreFailover hook exited 1'] })] });
+    const aborted = failing({
+      analysis: [analysis(0, 'DeadMaster')],
+      recoveries: [recovery(5, 0, null, { errors: ['PreFailover hook exited 1'] })],
+    });
     assert.match(cond(aborted, 'FailoverInProgress').message ?? '', /recovery 5 .* failed: PreFailover hook exited 1/);
   });
 
   it('does not read a recovery that ended but is still in its blocking period as a failover', () => {
     // Real 3.2.6 keeps IsActive for RecoveryPeriodBlockSeconds (300 s in the chart) after the end.
     const instances = [instance(1, null), instance(0, 1), instance(2, 1)];
-    const g = healthy({ orchestrator: reachable({ master: instances[0]!, instances, recoveries: [recovery(4, 0, 1, { active: true, ended: true })] }) });
+    const g = healthy({
+      orchestrator: reachable({ master: instances[0]!, instances, recoveries: [recovery(4, 0, 1, { active: true, ended: true })] }),
+    });
     assert.equal(brief(decideStatus(g).status, 'FailoverInProgress'), 'False ClusterMasterHealthy');
   });
 
   it('does not read the old master alone in its own cluster as a failover', () => {
-    const instances = [instance(0, null, { downtimed: true, clusterName: `${fqdn(0)}:3306` }), instance(1, 2), instance(2, null, { clusterName: `${fqdn(2)}:3306` })];
-    const g = healthy({ orchestrator: reachable({ master: instances[2]!, instances, analysis: [analysis(0, 'DeadMasterWithoutReplicas', { downtimed: true })] }) });
+    const instances = [
+      instance(0, null, { downtimed: true, clusterName: `${fqdn(0)}:3306` }),
+      instance(1, 2),
+      instance(2, null, { clusterName: `${fqdn(2)}:3306` }),
+    ];
+    const g = healthy({
+      orchestrator: reachable({
+        master: instances[2]!,
+        instances,
+        analysis: [analysis(0, 'DeadMasterWithoutReplicas', { downtimed: true })],
+      }),
+    });
     assert.equal(brief(decideStatus(g).status, 'FailoverInProgress'), 'False ClusterMasterHealthy');
   });
 
@@ -131,8 +175,15 @@ describe('decideStatus', () => {
       const c = cond(decideStatus(g).status, 'Ready');
       return `${c.status} ${c.reason}: ${c.message}`;
     };
-    assert.equal(notReady(healthy({ cluster: mysqlCluster({}, { readyNodes: 2 }) })), 'False StatefulSetNotReady: StatefulSet is not ready: 2 of 3 pods ready');
-    const stopped = [node(0, master()), node(1, replicaServer(0)), node(2, server({ configured: true, replication: { ...replicaServer(0).replication!, sqlRunning: false } }))];
+    assert.equal(
+      notReady(healthy({ cluster: mysqlCluster({}, { readyNodes: 2 }) })),
+      'False StatefulSetNotReady: StatefulSet is not ready: 2 of 3 pods ready',
+    );
+    const stopped = [
+      node(0, master()),
+      node(1, replicaServer(0)),
+      node(2, server({ configured: true, replication: { ...replicaServer(0).replication!, sqlRunning: false } })),
+    ];
     assert.equal(notReady(healthy({ servers: stopped })), `False NotReplicating: Node ${fqdn(2)} is part of topology and not replicating`);
     assert.equal(
       notReady(healthy({ servers: [node(0, master({ readOnly: true })), node(1, replicaServer(0)), node(2, replicaServer(0))] })),
@@ -143,7 +194,10 @@ describe('decideStatus', () => {
   });
 
   it('is Ready with a read-only master when spec.readOnly is set', () => {
-    const g = healthy({ cluster: mysqlCluster({ readOnly: true }), servers: [node(0, master({ readOnly: true })), node(1, replicaServer(0)), node(2, replicaServer(0))] });
+    const g = healthy({
+      cluster: mysqlCluster({ readOnly: true }),
+      servers: [node(0, master({ readOnly: true })), node(1, replicaServer(0)), node(2, replicaServer(0))],
+    });
     const { status } = decideStatus(g);
     assert.equal(brief(status, 'Ready'), 'True ClusterReady');
     assert.equal(brief(status, 'ReadOnly'), 'True ClusterReadOnlyTrue');
@@ -151,10 +205,19 @@ describe('decideStatus', () => {
 
   it('lists unacknowledged recoveries in PendingFailoverAck', () => {
     const instances = [instance(0, null), instance(1, 0), instance(2, 0)];
-    const g = healthy({ orchestrator: reachable({ master: instances[0]!, instances, recoveries: [recovery(3, 2, 0), recovery(2, 1, 0, { acknowledged: true })] }) });
+    const g = healthy({
+      orchestrator: reachable({
+        master: instances[0]!,
+        instances,
+        recoveries: [recovery(3, 2, 0), recovery(2, 1, 0, { acknowledged: true })],
+      }),
+    });
     const c = cond(decideStatus(g).status, 'PendingFailoverAck');
     assert.equal(`${c.status} ${c.reason}`, 'True PendingFailoverAckExists');
-    assert.equal(c.message, `unacknowledged recoveries: 3 (DeadMaster on ${fqdn(2)}:3306, successor ${fqdn(0)}:3306 at 2026-11-21T18:30:00.000Z)`);
+    assert.equal(
+      c.message,
+      `unacknowledged recoveries: 3 (DeadMaster on ${fqdn(2)}:3306, successor ${fqdn(0)}:3306 at 2026-11-21T18:30:00.000Z)`,
+    );
   });
 
   it('says ClusterNotRunning when no MySQL pod runs', () => {

@@ -3,15 +3,44 @@ import assert from 'node:assert/strict';
 import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
 import { decideReadOnly } from '../../../src/controllers/orchestrator/decide-read-only.ts';
 import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import { decideSuccessor, hookCandidate, masterVerdict, orchestratorCandidate, probeOnly, successorPending, type SuccessorNode } from '../../../src/controllers/orchestrator/decide-successor.ts';
+import {
+  decideSuccessor,
+  hookCandidate,
+  masterVerdict,
+  orchestratorCandidate,
+  probeOnly,
+  successorPending,
+  type SuccessorNode,
+} from '../../../src/controllers/orchestrator/decide-successor.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
 import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
 import { SUCCESSOR_WAIT_MS } from '../../../src/controllers/orchestrator/decide-hook.ts';
 import { podView, resolveByFqdn, type RoleView } from '../../../src/topology/index.ts';
-import { NOW, fqdn, healthy, instance, master, node, pod, podName, reachable, replicaServer, replicating, server, unreachable, type PodOptions } from './builders.ts';
+import {
+  NOW,
+  fqdn,
+  healthy,
+  instance,
+  master,
+  node,
+  pod,
+  podName,
+  reachable,
+  replicaServer,
+  replicating,
+  server,
+  unreachable,
+  type PodOptions,
+} from './builders.ts';
 
 function signal(process: HookProcess, successor: number | undefined): HookSignal {
-  return { process, clusterKey: 'default/my-db', failed: `${fqdn(0)}:3306`, ...(successor === undefined ? {} : { successor: `${fqdn(successor)}:3306` }), at: NOW };
+  return {
+    process,
+    clusterKey: 'default/my-db',
+    failed: `${fqdn(0)}:3306`,
+    ...(successor === undefined ? {} : { successor: `${fqdn(successor)}:3306` }),
+    at: NOW,
+  };
 }
 
 /** What the fast pass gathers about pod `ordinal`. */
@@ -48,8 +77,15 @@ describe('decideSuccessor', () => {
 
   it('labels no master while another server is writable', () => {
     const d = decideSuccessor(post, promoted(master()));
-    assert.deepEqual(d, { kind: 'wait', message: `${fqdn(1)}:3306, named by the PostMasterFailover hook, is not the only server that may take writes: ${podName(0)}` });
-    const replicaWritable = [at(0, unreachable(), { role: 'master' }), at(1, master()), at(2, server({ readOnly: false, replication: replicating(1) }))];
+    assert.deepEqual(d, {
+      kind: 'wait',
+      message: `${fqdn(1)}:3306, named by the PostMasterFailover hook, is not the only server that may take writes: ${podName(0)}`,
+    });
+    const replicaWritable = [
+      at(0, unreachable(), { role: 'master' }),
+      at(1, master()),
+      at(2, server({ readOnly: false, replication: replicating(1) })),
+    ];
     assert.equal(decideSuccessor(post, replicaWritable).kind, 'wait');
   });
 
@@ -59,28 +95,47 @@ describe('decideSuccessor', () => {
   });
 
   it('labels no master when the successor is read-only, still replicates, does not answer or is not a pod of the cluster', () => {
-    const with1 = (s: RoleView | null, o: PodOptions = {}) => [at(0, unreachable(), { role: 'master' }), at(1, s, o), at(2, replicaServer(1))];
+    const with1 = (s: RoleView | null, o: PodOptions = {}) => [
+      at(0, unreachable(), { role: 'master' }),
+      at(1, s, o),
+      at(2, replicaServer(1)),
+    ];
     assert.match((decideSuccessor(post, with1(server({ readOnly: true }))) as { message: string }).message, /is read-only$/);
-    assert.match((decideSuccessor(post, with1(master({ replication: replicating(0) }))) as { message: string }).message, /replicates from 127\.0\.0\.11:3306$/);
+    assert.match(
+      (decideSuccessor(post, with1(master({ replication: replicating(0) }))) as { message: string }).message,
+      /replicates from 127\.0\.0\.11:3306$/,
+    );
     assert.match((decideSuccessor(post, with1(unreachable())) as { message: string }).message, /does not answer: connect ECONNREFUSED$/);
     assert.match((decideSuccessor(post, with1(master(), { deleting: true })) as { message: string }).message, /is being deleted$/);
-    assert.match((decideSuccessor(hookCandidate(signal('PostMasterFailover', 7)), with1(master())) as { message: string }).message, /is not a pod of the cluster$/);
+    assert.match(
+      (decideSuccessor(hookCandidate(signal('PostMasterFailover', 7)), with1(master())) as { message: string }).message,
+      /is not a pod of the cluster$/,
+    );
   });
 
   it("after a PreFailover call, labels the master Orchestrator's /api/master names once the servers prove it", () => {
     const d = decideSuccessor(orchestratorCandidate({ host: fqdn(1), port: 3306 }), promoted(unreachable()));
     assert.deepEqual(text(d), [`${podName(0)} role=replica healthy=no`, `${podName(1)} role=master healthy=yes`]);
     // Before the promotion Orchestrator still names the old master, which does not answer.
-    const before = decideSuccessor(orchestratorCandidate({ host: fqdn(0), port: 3306 }), [at(0, unreachable(), { role: 'master' }), at(1, replicaServer(0)), at(2, replicaServer(0))]);
+    const before = decideSuccessor(orchestratorCandidate({ host: fqdn(0), port: 3306 }), [
+      at(0, unreachable(), { role: 'master' }),
+      at(1, replicaServer(0)),
+      at(2, replicaServer(0)),
+    ]);
     assert.deepEqual(before, { kind: 'none' }, 'already labelled');
-    const takeover = decideSuccessor(orchestratorCandidate({ host: fqdn(1), port: 3306 }), [at(0, server({ readOnly: true }), { role: 'master' }), at(1, replicaServer(0)), at(2, replicaServer(0))]);
+    const takeover = decideSuccessor(orchestratorCandidate({ host: fqdn(1), port: 3306 }), [
+      at(0, server({ readOnly: true }), { role: 'master' }),
+      at(1, replicaServer(0)),
+      at(2, replicaServer(0)),
+    ]);
     assert.deepEqual(takeover, { kind: 'wait', message: `${fqdn(1)}:3306, named by Orchestrator's /api/master, is read-only` });
   });
 
   it('does nothing without a Post* call naming a successor, or once the successor carries role=master', () => {
     const nodes = promoted(unreachable());
     assert.deepEqual(decideSuccessor(undefined, nodes), { kind: 'none' });
-    for (const p of ['PreFailover', 'PostUnsuccessfulFailover', 'PostMasterFailover'] as const) assert.equal(hookCandidate(signal(p, undefined)), undefined, p);
+    for (const p of ['PreFailover', 'PostUnsuccessfulFailover', 'PostMasterFailover'] as const)
+      assert.equal(hookCandidate(signal(p, undefined)), undefined, p);
     assert.equal(hookCandidate(signal('PostUnsuccessfulFailover', 1)), undefined);
     const labelled = [at(0, unreachable(), { role: 'replica' }), at(1, master(), { role: 'master' }), at(2, replicaServer(1))];
     assert.deepEqual(decideSuccessor(post, labelled), { kind: 'none' });
@@ -93,7 +148,11 @@ describe('decideSuccessor', () => {
 function orchestratorBehind(over: Partial<Gathered> = {}): Gathered {
   const instances = [instance(0, null), instance(1, 0), instance(2, 0)];
   return healthy({
-    pods: [pod(0, { role: 'master', healthy: 'yes' }), pod(1, { role: 'replica', healthy: 'yes' }), pod(2, { role: 'replica', healthy: 'yes' })],
+    pods: [
+      pod(0, { role: 'master', healthy: 'yes' }),
+      pod(1, { role: 'replica', healthy: 'yes' }),
+      pod(2, { role: 'replica', healthy: 'yes' }),
+    ],
     servers: [node(0, server({ readOnly: true })), node(1, master()), node(2, replicaServer(1))],
     orchestrator: reachable({ master: instances[0]!, instances }),
     hook: postSignal,
@@ -118,7 +177,7 @@ describe('the full pass with a fresh Post* call', () => {
     assert.match(d.kind === 'hold' ? d.message : '', /does not name the PostMasterFailover hook's successor .*my-db-mysql-1.* master yet/);
   });
 
-  it("follows Orchestrator alone once the call is gone, and never relabels while Orchestrator is unreachable", () => {
+  it('follows Orchestrator alone once the call is gone, and never relabels while Orchestrator is unreachable', () => {
     const stale = orchestratorBehind({ hook: undefined });
     assert.equal(masterVerdict(stale).kind, 'none');
     assert.equal(decideLabels(stale, decideStatus(stale).status.nodes).noMaster?.reason, 'MasterDisagreement');
@@ -133,7 +192,10 @@ describe('the full pass with a fresh Post* call', () => {
     const instances = [instance(0, null), instance(1, 0), instance(2, 0)];
     const none = orchestratorBehind({ servers, orchestrator: reachable({ master: null, instances }) });
     assert.equal(masterVerdict(none).kind, 'none');
-    assert.equal(decideLabels(none, decideStatus(none).status.nodes).patches.some((p) => p.labels.role === 'master'), false);
+    assert.equal(
+      decideLabels(none, decideStatus(none).status.nodes).patches.some((p) => p.labels.role === 'master'),
+      false,
+    );
   });
 });
 

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clusterOfOrchestratorAlias, names } from '../../../src/api/names.ts';
 import {
-  authorized, hookCommand, hookEvent, hookProcessesConfig, judgeHookCall, secretFromFileText, secretProblem, type HookSecret,
+  authorized,
+  hookCommand,
+  hookEvent,
+  hookProcessesConfig,
+  judgeHookCall,
+  secretFromFileText,
+  secretProblem,
+  type HookSecret,
 } from '../../../src/controllers/orchestrator/hook-request.ts';
 
 const SECRET: HookSecret = { secret: 's3cr3t-Token' };
@@ -50,7 +57,15 @@ describe('judgeHookCall', () => {
   });
 
   it('refuses a call without the right secret with 401, before judging its fields', () => {
-    for (const authorization of [undefined, '', 'Bearer wrong', 'Basic s3cr3t-Token', 'Bearer s3cr3t-Toke', 'Bearer s3cr3t-Token2', 'bearer s3cr3t-Token']) {
+    for (const authorization of [
+      undefined,
+      '',
+      'Bearer wrong',
+      'Basic s3cr3t-Token',
+      'Bearer s3cr3t-Toke',
+      'Bearer s3cr3t-Token2',
+      'bearer s3cr3t-Token',
+    ]) {
       const v = judgeHookCall({ secret: SECRET, authorization, body: 'process=nonsense' });
       assert.deepEqual(v.kind === 'refuse' && [v.status, v.result], [401, 'unauthorized'], String(authorization));
       assert.doesNotMatch(v.kind === 'refuse' ? v.message : '', /s3cr3t/);
@@ -59,11 +74,17 @@ describe('judgeHookCall', () => {
 
   it('refuses bad fields with 400 and a message naming the field', () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ ...POST_MASTER_FAILOVER, process: 'PostFailover' }, /^invalid process: 'PostFailover' is not one of PreGracefulTakeover, PreFailover, /],
+      [
+        { ...POST_MASTER_FAILOVER, process: 'PostFailover' },
+        /^invalid process: 'PostFailover' is not one of PreGracefulTakeover, PreFailover, /,
+      ],
       [{ alias: 'my-db.default' }, /^invalid process: '' /],
       [{ ...POST_MASTER_FAILOVER, alias: '{failureClusterAlias}' }, /^invalid alias: '\{failureClusterAlias\}' is not a cluster alias/],
       [{ ...POST_MASTER_FAILOVER, alias: 'nodot' }, /^invalid alias/],
-      [{ ...POST_MASTER_FAILOVER, failed: 'my-db-mysql-0.mysql.default' }, /^invalid failed: 'my-db-mysql-0.mysql.default' is not host:port/],
+      [
+        { ...POST_MASTER_FAILOVER, failed: 'my-db-mysql-0.mysql.default' },
+        /^invalid failed: 'my-db-mysql-0.mysql.default' is not host:port/,
+      ],
       [{ ...POST_MASTER_FAILOVER, successor: 'h:99999' }, /^invalid successor: 'h:99999' is not host:port/],
       [{ ...POST_MASTER_FAILOVER, process: 'x'.repeat(100_000) }, /^invalid process: 'x{80}\.\.\.' is not one of/],
     ];
@@ -99,42 +120,79 @@ describe('the shared secret', () => {
 
 describe('clusterOfOrchestratorAlias', () => {
   it('reads back what names.orchestratorAlias writes, dotted cluster names too', () => {
-    for (const [c, ns] of [['my-db', 'default'], ['db.v2', 'team-a'], ['a', 'b']] as const) {
+    for (const [c, ns] of [
+      ['my-db', 'default'],
+      ['db.v2', 'team-a'],
+      ['a', 'b'],
+    ] as const) {
       assert.deepEqual(clusterOfOrchestratorAlias(names.orchestratorAlias(c, ns)), { name: c, namespace: ns });
     }
   });
 
   it('refuses text that names no cluster', () => {
-    for (const bad of ['', 'nodot', '.default', 'my-db.', 'My-Db.default', 'my-db.Default', '{failureClusterAlias}', 'my-db-mysql-0.mysql.default:3306']) {
+    for (const bad of [
+      '',
+      'nodot',
+      '.default',
+      'my-db.',
+      'My-Db.default',
+      'my-db.Default',
+      '{failureClusterAlias}',
+      'my-db-mysql-0.mysql.default:3306',
+    ]) {
       assert.equal(clusterOfOrchestratorAlias(bad), null, bad);
     }
   });
 });
 
 describe('hookCommand', () => {
-  const cmd = hookCommand({ operatorUrl: 'http://mysql-operator.ops:8080/', process: 'PostMasterFailover', secretFile: '/etc/hook/secret' });
+  const cmd = hookCommand({
+    operatorUrl: 'http://mysql-operator.ops:8080/',
+    process: 'PostMasterFailover',
+    secretFile: '/etc/hook/secret',
+  });
 
   it('passes the placeholders Orchestrator substitutes, the secret only from a file through curl stdin, and never fails the hook', () => {
-    for (const placeholder of ['{failureClusterAlias}', '{failedHost}:{failedPort}', '{successorHost}:{successorPort}']) assert.ok(cmd.includes(placeholder), placeholder);
+    for (const placeholder of ['{failureClusterAlias}', '{failedHost}:{failedPort}', '{successorHost}:{successorPort}'])
+      assert.ok(cmd.includes(placeholder), placeholder);
     assert.match(cmd, /"\$\(cat '\/etc\/hook\/secret'\)" \| curl .*-K - /);
     assert.ok(cmd.includes("'http://mysql-operator.ops:8080/hooks/orchestrator/failover'"));
     assert.match(cmd, /\|\| true$/, 'a failing PreFailover hook would abort the recovery');
   });
 
-  it('gives one command per hook process, in the keys of Orchestrator\'s config', () => {
+  it("gives one command per hook process, in the keys of Orchestrator's config", () => {
     const conf = hookProcessesConfig({ operatorUrl: 'http://op:8080', secretFile: '/s' });
     assert.deepEqual(Object.keys(conf), [
-      'PreGracefulTakeoverProcesses', 'PreFailoverProcesses', 'PostMasterFailoverProcesses', 'PostGracefulTakeoverProcesses', 'PostUnsuccessfulFailoverProcesses']);
+      'PreGracefulTakeoverProcesses',
+      'PreFailoverProcesses',
+      'PostMasterFailoverProcesses',
+      'PostGracefulTakeoverProcesses',
+      'PostUnsuccessfulFailoverProcesses',
+    ]);
     assert.match(conf.PostUnsuccessfulFailoverProcesses[0] ?? '', /'process=PostUnsuccessfulFailover'/);
     // 3.2.6 freezes the master right after PreGracefulTakeoverProcesses (issue 21): the operator must hear of it first.
-    assert.match(conf.PreGracefulTakeoverProcesses[0] ?? '', /'process=PreGracefulTakeover'.*'successor=\{successorHost\}:\{successorPort\}'/);
+    assert.match(
+      conf.PreGracefulTakeoverProcesses[0] ?? '',
+      /'process=PreGracefulTakeover'.*'successor=\{successorHost\}:\{successorPort\}'/,
+    );
   });
 });
 
 describe('hookEvent', () => {
   it('says what Orchestrator did, a Warning when it could not promote', () => {
-    const r = { process: 'PostMasterFailover' as const, alias: 'my-db.default', namespace: 'default', name: 'my-db', failed: 'a:3306', successor: 'b:3306' };
-    assert.deepEqual(hookEvent(r), { type: 'Normal', reason: 'OrchestratorMasterPromoted', message: 'Orchestrator promoted b:3306 to master in place of a:3306' });
+    const r = {
+      process: 'PostMasterFailover' as const,
+      alias: 'my-db.default',
+      namespace: 'default',
+      name: 'my-db',
+      failed: 'a:3306',
+      successor: 'b:3306',
+    };
+    assert.deepEqual(hookEvent(r), {
+      type: 'Normal',
+      reason: 'OrchestratorMasterPromoted',
+      message: 'Orchestrator promoted b:3306 to master in place of a:3306',
+    });
     const failed = hookEvent({ ...r, process: 'PostUnsuccessfulFailover', successor: undefined });
     assert.deepEqual([failed.type, failed.reason], ['Warning', 'OrchestratorFailoverFailed']);
   });

@@ -10,10 +10,29 @@ const M = { host: 'my-db-mysql-0.mysql.default', port: 3306 };
 
 function instance(host: string, over: Partial<InstanceState> = {}): InstanceState {
   return {
-    key: { host, port: 3306 }, lastCheckValid: true, failedChecks: 0, lastSeen: NOW, firstSeen: NOW, serverId: 1,
-    version: '10.11', versionComment: '', readOnly: true, instanceAlias: host, suggestedClusterAlias: 'my-db.default',
-    master: M, ioRunning: true, sqlRunning: true, usingGtid: true, gtidPosition: '0-11-5', gtidReceived: '0-11-5',
-    lastIoError: '', lastSqlError: '', secondsBehind: 0, binlog: null, downtime: null, ...over,
+    key: { host, port: 3306 },
+    lastCheckValid: true,
+    failedChecks: 0,
+    lastSeen: NOW,
+    firstSeen: NOW,
+    serverId: 1,
+    version: '10.11',
+    versionComment: '',
+    readOnly: true,
+    instanceAlias: host,
+    suggestedClusterAlias: 'my-db.default',
+    master: M,
+    ioRunning: true,
+    sqlRunning: true,
+    usingGtid: true,
+    gtidPosition: '0-11-5',
+    gtidReceived: '0-11-5',
+    lastIoError: '',
+    lastSqlError: '',
+    secondsBehind: 0,
+    binlog: null,
+    downtime: null,
+    ...over,
   };
 }
 const deadMaster = (failedChecks: number, over: Partial<InstanceState> = {}): InstanceState =>
@@ -36,7 +55,9 @@ test('a reachable, downtimed or replica-less master has no analysis', () => {
   assert.deepEqual(codes([instance(M.host, { master: null }), instance('r1')]), []);
   const downtime = { owner: 'o', reason: 'lost-in-recovery', endsAt: new Date(NOW.getTime() + 1000) };
   assert.deepEqual(codes([deadMaster(3, { downtime }), instance('r1', { ioRunning: false })]), []);
-  assert.deepEqual(codes([deadMaster(3, { downtime: { ...downtime, endsAt: NOW } }), instance('r1', { ioRunning: false })]), ['DeadMaster!']);
+  assert.deepEqual(codes([deadMaster(3, { downtime: { ...downtime, endsAt: NOW } }), instance('r1', { ioRunning: false })]), [
+    'DeadMaster!',
+  ]);
   assert.deepEqual(codes([deadMaster(3)]), []);
 });
 

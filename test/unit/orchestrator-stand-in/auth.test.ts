@@ -12,13 +12,24 @@ import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchest
 const AUTH = new URL('../../fixtures/orchestrator/auth/', import.meta.url);
 const read = (file: string): any => JSON.parse(readFileSync(new URL(file, AUTH), 'utf8'));
 
-interface Row { file: string; authenticationMethod: 'basic' | 'multi'; user: string | null; password: string | null; path: string; status: number }
+interface Row {
+  file: string;
+  authenticationMethod: 'basic' | 'multi';
+  user: string | null;
+  password: string | null;
+  path: string;
+  status: number;
+}
 const rows: Row[] = read('index.json');
 
 function config(method: string): string {
   return JSON.stringify({
-    MySQLTopologyUser: 'x', MySQLTopologyPassword: 'y', ReplicationCredentialsQuery: 'SELECT 1',
-    AuthenticationMethod: method, HTTPAuthUser: 'orc-admin', HTTPAuthPassword: 's3cret-pw',
+    MySQLTopologyUser: 'x',
+    MySQLTopologyPassword: 'y',
+    ReplicationCredentialsQuery: 'SELECT 1',
+    AuthenticationMethod: method,
+    HTTPAuthUser: 'orc-admin',
+    HTTPAuthPassword: 's3cret-pw',
   });
 }
 
@@ -34,7 +45,7 @@ for (const row of rows) {
   test(`${row.file}: ${row.authenticationMethod}, ${row.user ?? 'no credentials'} → ${row.status}`, async () => {
     const rec = read(row.file);
     const headers: Record<string, string> = {};
-    if (row.user !== null) headers['authorization'] = `Basic ${Buffer.from(`${row.user}:${row.password}`).toString('base64')}`;
+    if (row.user !== null) headers.authorization = `Basic ${Buffer.from(`${row.user}:${row.password}`).toString('base64')}`;
     const res = await fetch(`${standIns.get(row.authenticationMethod)!.url}${row.path}`, { headers });
     const text = await res.text();
     assert.equal(res.status, rec.status);
@@ -49,14 +60,23 @@ for (const row of rows) {
 }
 
 test('multi and basic without HTTPAuthUser, or another method, are refused at start', () => {
-  assert.throws(() => parseConfig(JSON.stringify({ ...JSON.parse(config('multi')), HTTPAuthUser: '' })), /AuthenticationMethod is multi but HTTPAuthUser is empty/);
+  assert.throws(
+    () => parseConfig(JSON.stringify({ ...JSON.parse(config('multi')), HTTPAuthUser: '' })),
+    /AuthenticationMethod is multi but HTTPAuthUser is empty/,
+  );
   assert.throws(() => parseConfig(config('token')), /knows AuthenticationMethod "basic" and "multi", not "token"/);
-  assert.deepEqual(parseConfig(JSON.stringify({ ...JSON.parse(config('multi')), AuthenticationMethod: undefined })).authentication, { method: 'none' });
+  assert.deepEqual(parseConfig(JSON.stringify({ ...JSON.parse(config('multi')), AuthenticationMethod: undefined })).authentication, {
+    method: 'none',
+  });
 });
 
 test('a POST or an unknown path gets the 401 before the 404', async () => {
   const url = standIns.get('multi')!.url;
   assert.equal((await fetch(`${url}/api/clusters`, { method: 'POST' })).status, 401);
   assert.equal((await fetch(`${url}/api/no-such-route`)).status, 401);
-  assert.equal((await fetch(`${url}/api/no-such-route`, { headers: { authorization: `Basic ${Buffer.from('readonly:x').toString('base64')}` } })).status, 404);
+  assert.equal(
+    (await fetch(`${url}/api/no-such-route`, { headers: { authorization: `Basic ${Buffer.from('readonly:x').toString('base64')}` } }))
+      .status,
+    404,
+  );
 });

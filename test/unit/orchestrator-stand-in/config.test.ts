@@ -24,7 +24,10 @@ test('a config it cannot use is an error naming the key', () => {
     [{ InstancePollSeconds: 0 }, /InstancePollSeconds must be positive/],
     [{ ReplicationCredentialsQuery: undefined }, /ReplicationCredentialsQuery is required/],
     [{ DelayMasterPromotionIfSQLThreadNotUpToDate: 'yes' }, /DelayMasterPromotionIfSQLThreadNotUpToDate must be a boolean/],
-    [{ FailMasterPromotionIfSQLThreadNotUpToDate: true, DelayMasterPromotionIfSQLThreadNotUpToDate: true }, /Cannot have both FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate/],
+    [
+      { FailMasterPromotionIfSQLThreadNotUpToDate: true, DelayMasterPromotionIfSQLThreadNotUpToDate: true },
+      /Cannot have both FailMasterPromotionIfSQLThreadNotUpToDate and DelayMasterPromotionIfSQLThreadNotUpToDate/,
+    ],
     [{ PreFailoverProcesses: 'echo' }, /PreFailoverProcesses must be a list of strings/],
     [{ RecoverMasterClusterFilters: [1] }, /RecoverMasterClusterFilters must be a list of strings/],
   ];
@@ -34,7 +37,10 @@ test('a config it cannot use is an error naming the key', () => {
 });
 
 test('the password never appears in an error', () => {
-  assert.throws(() => parse({ MySQLTopologyPassword: 's3cret', InstancePollSeconds: -1 }), (e: unknown) => e instanceof Error && !e.message.includes('s3cret'));
+  assert.throws(
+    () => parse({ MySQLTopologyPassword: 's3cret', InstancePollSeconds: -1 }),
+    (e: unknown) => e instanceof Error && !e.message.includes('s3cret'),
+  );
 });
 
 test('RecoverMasterClusterFilters match the cluster name or alias; none means no automatic recovery', () => {
@@ -45,8 +51,14 @@ test('RecoverMasterClusterFilters match the cluster name or alias; none means no
 });
 
 test("the topology account from MySQLTopologyCredentialsConfigFile's [client] section, as the chart gives it", () => {
-  const files: Record<string, string> = { '/etc/orchestrator/orc-topology.cnf': '[mysqld]\nuser=mysql\n[client]\nuser = orc\npassword=p=w\n' };
-  const text = JSON.stringify({ ...MINIMAL, MySQLTopologyUser: undefined, MySQLTopologyCredentialsConfigFile: '/etc/orchestrator/orc-topology.cnf' });
+  const files: Record<string, string> = {
+    '/etc/orchestrator/orc-topology.cnf': '[mysqld]\nuser=mysql\n[client]\nuser = orc\npassword=p=w\n',
+  };
+  const text = JSON.stringify({
+    ...MINIMAL,
+    MySQLTopologyUser: undefined,
+    MySQLTopologyCredentialsConfigFile: '/etc/orchestrator/orc-topology.cnf',
+  });
   const cfg = parseConfig(text, (path) => files[path]!);
   assert.deepEqual([cfg.topologyUser, cfg.topologyPassword], ['orc', 'p=w']);
   assert.throws(() => parseConfig(text), /MySQLTopologyUser is required/, 'no file reader: the file is not read');
@@ -56,5 +68,8 @@ test('the promotion variants for a candidate whose SQL thread is behind: neither
   const d = parse({});
   assert.deepEqual([d.failPromotionIfSqlBehind, d.delayPromotionIfSqlBehind, d.reasonableReplicationLagSeconds], [false, false, 10]);
   const delay = parse({ DelayMasterPromotionIfSQLThreadNotUpToDate: true, ReasonableReplicationLagSeconds: 30 });
-  assert.deepEqual([delay.failPromotionIfSqlBehind, delay.delayPromotionIfSqlBehind, delay.reasonableReplicationLagSeconds], [false, true, 30]);
+  assert.deepEqual(
+    [delay.failPromotionIfSqlBehind, delay.delayPromotionIfSqlBehind, delay.reasonableReplicationLagSeconds],
+    [false, true, 30],
+  );
 });

@@ -7,7 +7,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
-  acknowledge, blockedRecoveryJson, blockingRecoveries, inActivePeriod, registerBlocked, unexpiredBlocked,
+  acknowledge,
+  blockedRecoveryJson,
+  blockingRecoveries,
+  inActivePeriod,
+  registerBlocked,
+  unexpiredBlocked,
 } from '../../../sandbox/orchestrator/recovery-period.ts';
 import type { RecoveryRecord } from '../../../sandbox/orchestrator/shapes.ts';
 
@@ -20,9 +25,23 @@ const k = (host: string) => ({ host, port: 3306 });
 
 function recovery(id: number, failed: string, successor: string | null, over: Partial<RecoveryRecord> = {}): RecoveryRecord {
   return {
-    id, uid: `uid${id}`, analysis: 'DeadMaster', failed: k(failed), clusterName: `${failed}:3306`, clusterAlias: 'rec.ns', replicas: [],
-    successor: successor === null ? null : k(successor), successorAlias: '', activeClearedAt: null, successful: successor !== null,
-    errors: [], startedAt: T0, endedAt: T0, acknowledged: null, detectionId: 1, ...over,
+    id,
+    uid: `uid${id}`,
+    analysis: 'DeadMaster',
+    failed: k(failed),
+    clusterName: `${failed}:3306`,
+    clusterAlias: 'rec.ns',
+    replicas: [],
+    successor: successor === null ? null : k(successor),
+    successorAlias: '',
+    activeClearedAt: null,
+    successful: successor !== null,
+    errors: [],
+    startedAt: T0,
+    endedAt: T0,
+    acknowledged: null,
+    detectionId: 1,
+    ...over,
   };
 }
 
@@ -51,22 +70,32 @@ test('the promoted master is not failed over again while the recovery that promo
   // Recorded: the promoted .32 killed 0.2 s after recovery 1 ended; blocked by recovery 1.
   const [row] = recorded('blocked-recoveries_while-active.json');
   const blocking = blockingRecoveries([first], k('127.0.0.32'), '127.0.0.32:3306', at(3), 30);
-  assert.deepEqual(blocking.map((r) => r.id), [row.BlockingRecoveryId]);
+  assert.deepEqual(
+    blocking.map((r) => r.id),
+    [row.BlockingRecoveryId],
+  );
   assert.deepEqual(blockingRecoveries([first], k('127.0.0.32'), '127.0.0.32:3306', at(31), 30), []);
   // An aborted attempt (PreFailover failed) blocks its own cluster name: the retry waits.
   const aborted = recovery(2, '127.0.0.32', null, { errors: ['Failed running PreFailoverProcesses'] });
-  assert.deepEqual(blockingRecoveries([aborted], k('127.0.0.32'), '127.0.0.32:3306', at(1), 5).map((r) => r.id), [2]);
+  assert.deepEqual(
+    blockingRecoveries([aborted], k('127.0.0.32'), '127.0.0.32:3306', at(1), 5).map((r) => r.id),
+    [2],
+  );
   assert.deepEqual(blockingRecoveries([aborted], k('127.0.0.33'), '127.0.0.33:3306', at(1), 5), []);
 });
 
 test('a blocked recovery is listed in the recorded shape until the blocking recovery is acknowledged', () => {
   const first = recovery(1, '127.0.0.31', '127.0.0.32');
-  let rows = registerBlocked([], { failed: k('127.0.0.32'), clusterName: '127.0.0.32:3306', analysis: 'DeadMaster', lastBlocked: at(3) }, [first]);
-  rows = registerBlocked(rows, { failed: k('127.0.0.32'), clusterName: '127.0.0.32:3306', analysis: 'DeadMaster', lastBlocked: at(4) }, [first]);
+  let rows = registerBlocked([], { failed: k('127.0.0.32'), clusterName: '127.0.0.32:3306', analysis: 'DeadMaster', lastBlocked: at(3) }, [
+    first,
+  ]);
+  rows = registerBlocked(rows, { failed: k('127.0.0.32'), clusterName: '127.0.0.32:3306', analysis: 'DeadMaster', lastBlocked: at(4) }, [
+    first,
+  ]);
   assert.equal(rows.length, 1);
   const [want] = recorded('blocked-recoveries_while-active.json');
   assert.deepEqual(Object.keys(blockedRecoveryJson(rows[0]!)), Object.keys(want));
-  assert.deepEqual(blockedRecoveryJson(rows[0]!)['FailedInstanceKey'], want.FailedInstanceKey);
+  assert.deepEqual(blockedRecoveryJson(rows[0]!).FailedInstanceKey, want.FailedInstanceKey);
   // Recorded: still listed after its recovery ran, as long as recovery 1 is not acknowledged.
   assert.equal(recorded('blocked-recoveries_after-expiry.json').length, 1);
   assert.equal(unexpiredBlocked(rows, [first]).length, 1);

@@ -24,12 +24,20 @@ const messageOf = (file: string): string => {
 test('"No cluster found for alias", as 3.2.6 answers the alias routes for an alias it does not know, is an unknown cluster', () => {
   const recorded = rows.filter((r) => r.status === 500 && /^No cluster found for alias /.test(messageOf(r.file)));
   // cluster/alias, cluster-info/alias and ack-recovery/cluster/alias were recorded answering so.
-  assert.deepEqual(recorded.map((r) => r.path.split('/').slice(2, -1).join('/')).sort(), ['ack-recovery/cluster/alias', 'cluster-info/alias', 'cluster/alias']);
+  assert.deepEqual(recorded.map((r) => r.path.split('/').slice(2, -1).join('/')).sort(), [
+    'ack-recovery/cluster/alias',
+    'cluster-info/alias',
+    'cluster/alias',
+  ]);
   for (const r of recorded) assert.equal(kindOfMessage(messageOf(r.file)), 'unknown-cluster', `${r.file}: ${messageOf(r.file)}`);
 });
 
 test('the hint routes\' "Unable to determine cluster name", logged with a timestamp, is an unknown cluster too', () => {
-  for (const file of ['error_master_unknown-alias.json', 'error_graceful-master-takeover-auto_unknown-cluster.json', 'error_cluster_unknown.json']) {
+  for (const file of [
+    'error_master_unknown-alias.json',
+    'error_graceful-master-takeover-auto_unknown-cluster.json',
+    'error_cluster_unknown.json',
+  ]) {
     const m = messageOf(file);
     assert.match(m, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ERROR Unable to determine cluster name/, file);
     assert.equal(kindOfMessage(m), 'unknown-cluster', file);

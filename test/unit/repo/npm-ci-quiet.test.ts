@@ -25,17 +25,20 @@ function run(exitCode: number): { status: number | null; stderr: string; stdout:
   const dir = mkdtempSync(join(tmpdir(), 'npm-ci-quiet-'));
   try {
     const fake = join(dir, 'npm');
-    writeFileSync(fake, [
-      '#!/bin/sh',
-      `echo "$*" > ${JSON.stringify(join(dir, 'args'))}`,
-      'echo "added 400 packages"',
-      ...ENGINE_WARNING.map((l) => `echo ${JSON.stringify(l)} >&2`),
-      `echo ${JSON.stringify('npm warn deprecated some-package@1.0.0: use another')} >&2`,
-      ...(exitCode === 0 ? [] : [`echo ${JSON.stringify('npm error code ERESOLVE')} >&2`]),
-      `exit ${exitCode}`,
-    ].join('\n'));
+    writeFileSync(
+      fake,
+      [
+        '#!/bin/sh',
+        `echo "$*" > ${JSON.stringify(join(dir, 'args'))}`,
+        'echo "added 400 packages"',
+        ...ENGINE_WARNING.map((l) => `echo ${JSON.stringify(l)} >&2`),
+        `echo ${JSON.stringify('npm warn deprecated some-package@1.0.0: use another')} >&2`,
+        ...(exitCode === 0 ? [] : [`echo ${JSON.stringify('npm error code ERESOLVE')} >&2`]),
+        `exit ${exitCode}`,
+      ].join('\n'),
+    );
     chmodSync(fake, 0o755);
-    const r = spawnSync('bash', [SCRIPT], { encoding: 'utf8', env: { PATH: `${dir}:${process.env['PATH']}` } });
+    const r = spawnSync('bash', [SCRIPT], { encoding: 'utf8', env: { PATH: `${dir}:${process.env.PATH}` } });
     const args = spawnSync('cat', [join(dir, 'args')], { encoding: 'utf8' }).stdout.trim();
     return { status: r.status, stderr: r.stderr, stdout: r.stdout, args };
   } finally {

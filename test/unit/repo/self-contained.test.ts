@@ -22,7 +22,10 @@ interface Finding {
 // The patterns are assembled from pieces so that this file does not match them itself.
 const TEAM_DOCS = ['DESIGN', 'COMPAT', 'FIELD-NOTES', 'STYLE'];
 const RULES: Array<{ re: RegExp; why: string }> = [
-  { re: new RegExp(`\\b${'shared'}/(fixtures|hooks|${TEAM_DOCS.join('|')})|\\.\\./${'shared'}(?!/[\\w.-]+\\.ts\\b)`), why: 'a team folder beside the repository (use test/fixtures/ or docs/)' },
+  {
+    re: new RegExp(`\\b${'shared'}/(fixtures|hooks|${TEAM_DOCS.join('|')})|\\.\\./${'shared'}(?!/[\\w.-]+\\.ts\\b)`),
+    why: 'a team folder beside the repository (use test/fixtures/ or docs/)',
+  },
   {
     re: new RegExp(`\\b(${['DESIGN\\.md', 'COMPAT(\\.md)?', 'FIELD-NOTES(\\.md)?', 'STYLE\\.md'].join('|')})(?![\\w-])`),
     why: 'a team document outside the repository (its facts are in docs/architecture.md, docs/compatibility.md, docs/field-notes.md)',
@@ -35,7 +38,8 @@ const RULES: Array<{ re: RegExp; why: string }> = [
 
 /** Markdown link targets, and in other files every `../` chain: where they lead from the file's folder. */
 function relativeTargets(path: string, line: string): string[] {
-  if (path.endsWith('.md')) return [...line.matchAll(/\]\(([^)\s#]+)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith('/'));
+  if (path.endsWith('.md'))
+    return [...line.matchAll(/\]\(([^)\s#]+)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith('/'));
   return [...line.matchAll(/(?:\.\.\/)+[\w.@-]*/g)].map((m) => m[0]);
 }
 
@@ -58,7 +62,9 @@ export function outsideReferences(path: string, text: string): Finding[] {
 
 function trackedFiles(): string[] {
   try {
-    return execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\0').filter(Boolean);
+    return execFileSync('git', ['ls-files', '-z'], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\0')
+      .filter(Boolean);
   } catch {
     return walk('');
   }
@@ -110,7 +116,8 @@ describe('the repository stands on its own', () => {
       if (!stat.isFile()) continue;
       const bytes = readFileSync(join(REPO, path));
       if (bytes.includes(0)) continue; // binary
-      for (const f of outsideReferences(path, bytes.toString('utf8'))) problems.push(`${path}:${f.line}: ${f.why}\n    ${f.text.slice(0, 160)}`);
+      for (const f of outsideReferences(path, bytes.toString('utf8')))
+        problems.push(`${path}:${f.line}: ${f.why}\n    ${f.text.slice(0, 160)}`);
     }
     if (problems.length > 0) assert.fail(`${problems.length} references outside the repository:\n${problems.join('\n')}`);
   });

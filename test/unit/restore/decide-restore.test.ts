@@ -24,14 +24,23 @@ function cluster(initBucketURL: string | undefined = URL, status?: MysqlClusterS
 
 /** Pod 0 whose init container ended (now, or before a retry) with `exitCode` and `message`. */
 function pod0(end?: { exitCode: number; message?: string; previous?: boolean }): V1Pod {
-  const terminated = end && { exitCode: end.exitCode, message: end.message, reason: end.exitCode === 0 ? 'Completed' : 'Error', finishedAt: new Date('2026-01-02T03:00:00Z') };
+  const terminated = end && {
+    exitCode: end.exitCode,
+    message: end.message,
+    reason: end.exitCode === 0 ? 'Completed' : 'Error',
+    finishedAt: new Date('2026-01-02T03:00:00Z'),
+  };
   const init: V1ContainerStatus = {
     name: 'init',
     image: 'sidecar',
     imageID: '',
     ready: false,
     restartCount: end?.previous ? 1 : 0,
-    ...(terminated ? (end!.previous ? { state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated } } : { state: { terminated } }) : { state: { running: {} } }),
+    ...(terminated
+      ? end!.previous
+        ? { state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated } }
+        : { state: { terminated } }
+      : { state: { running: {} } }),
   };
   return { metadata: { name: 'my-db-mysql-0', namespace: 'default' }, status: { initContainerStatuses: [init] } };
 }
@@ -95,6 +104,9 @@ test("restoredFrom and Restored are the restore controller's alone, and restored
   const owners = Object.entries(CLUSTER_STATUS_OWNERS).filter(
     ([, o]) => (o.fields as readonly string[]).includes('restoredFrom') || (o.conditions as readonly string[]).includes('Restored'),
   );
-  assert.deepEqual(owners.map(([name]) => name), ['restore']);
-  assert.ok(mysqlCluster.status?.properties?.['restoredFrom']);
+  assert.deepEqual(
+    owners.map(([name]) => name),
+    ['restore'],
+  );
+  assert.ok(mysqlCluster.status?.properties?.restoredFrom);
 });

@@ -55,10 +55,14 @@ function fakeClient(items: KubeObject[], events: Array<WatchEvent<KubeObject>>):
 describe('cached copies', () => {
   it('lose managedFields and the kubectl apply annotation, and keep the other annotations', () => {
     const c = cachedCopy(configMap('a', '1', { k: 'v' }), undefined, new StringTable());
-    assert.equal((c.metadata as Record<string, unknown>)['managedFields'], undefined);
+    assert.equal((c.metadata as Record<string, unknown>).managedFields, undefined);
     assert.deepEqual(c.metadata?.annotations, { 'other.io/note': 'kept' });
     assert.deepEqual((c as { data?: unknown }).data, { k: 'v' });
-    const bare = cachedCopy({ ...CM, metadata: { name: 'b', annotations: { [LAST_APPLIED_ANNOTATION]: '{}' } } }, undefined, new StringTable());
+    const bare = cachedCopy(
+      { ...CM, metadata: { name: 'b', annotations: { [LAST_APPLIED_ANNOTATION]: '{}' } } },
+      undefined,
+      new StringTable(),
+    );
     assert.equal(bare.metadata?.annotations, undefined, 'an annotation map left empty goes');
   });
 
@@ -87,7 +91,10 @@ describe('cached copies', () => {
         assert.deepEqual(o.metadata?.labels, { app: 'x' });
         assert.equal(o.metadata?.annotations?.[LAST_APPLIED_ANNOTATION], undefined);
       }
-      assert.ok(seen.every((o) => isCachedCopy(o)), 'handlers get the cached copies');
+      assert.ok(
+        seen.every((o) => isCachedCopy(o)),
+        'handlers get the cached copies',
+      );
       assert.equal((seen.find((o) => o.metadata?.name === 'drop-2') as { data?: unknown }).data, undefined);
     } finally {
       await informer.stop();

@@ -70,13 +70,18 @@ describe('config', () => {
   it("takes the anchor chart's flags, --sidecar-image for 5.7 only and Go's --switch=false", () => {
     const o = clusterOpts([
       '--sidecar-image=s57',
-      '--sidecar-mysql8-image', 's80',
+      '--sidecar-mysql8-image',
+      's80',
       '--orchestrator-uri=http://orc.ns/api',
       '--failover-before-shutdown=false',
-      '--mysql-versions-to-image', '5.7.35=mysql:5.7,8.0=percona:8.0',
-      '--image-pull-policy', 'Always',
-      '--image-pull-secret', 'regcred',
-      '--metrics-exporter-image', 'exp:1',
+      '--mysql-versions-to-image',
+      '5.7.35=mysql:5.7,8.0=percona:8.0',
+      '--image-pull-policy',
+      'Always',
+      '--image-pull-secret',
+      'regcred',
+      '--metrics-exporter-image',
+      'exp:1',
     ]);
     assert.equal(o.sidecarImage57, 's57');
     assert.equal(o.sidecarImage80, 's80');
@@ -92,7 +97,12 @@ describe('config', () => {
   });
 
   it('keeps the variable names: ORCHESTRATOR_URL, MYSQL_IMAGE_MAP, SIDECAR_IMAGE, ORC_TOPOLOGY_*', () => {
-    const o = clusterOpts([], { ORCHESTRATOR_URL: 'http://orc:3000', MYSQL_IMAGE_MAP: '8.0=p:8', SIDECAR_IMAGE: 's:1', ORC_TOPOLOGY_USER: 'orc' });
+    const o = clusterOpts([], {
+      ORCHESTRATOR_URL: 'http://orc:3000',
+      MYSQL_IMAGE_MAP: '8.0=p:8',
+      SIDECAR_IMAGE: 's:1',
+      ORC_TOPOLOGY_USER: 'orc',
+    });
     assert.equal(o.orchestratorUri, 'http://orc:3000');
     assert.deepEqual(o.versionImages, { '8.0': 'p:8' });
     assert.equal(o.sidecarImage57, 's:1');
@@ -100,7 +110,11 @@ describe('config', () => {
   });
 
   it('reads the API rate limit and the reconcile deadline from flags over variables', () => {
-    const { runtime: c } = loadConfig(['--kube-api-qps', '2.5', '--reconcile-timeout=90s'], { KUBE_API_QPS: '50', KUBE_API_BURST: '7', RECONCILE_TIMEOUT: '1m' });
+    const { runtime: c } = loadConfig(['--kube-api-qps', '2.5', '--reconcile-timeout=90s'], {
+      KUBE_API_QPS: '50',
+      KUBE_API_BURST: '7',
+      RECONCILE_TIMEOUT: '1m',
+    });
     assert.equal(c.kubeApiQps, 2.5);
     assert.equal(c.kubeApiBurst, 7);
     assert.equal(c.reconcileTimeoutMs, 90_000);
@@ -118,15 +132,15 @@ describe('config', () => {
   });
 
   it('hands the topology credentials to the cluster controller from the env it is given, not process.env', () => {
-    const before = process.env['ORC_TOPOLOGY_USER'];
-    process.env['ORC_TOPOLOGY_USER'] = 'from-process-env';
+    const before = process.env.ORC_TOPOLOGY_USER;
+    process.env.ORC_TOPOLOGY_USER = 'from-process-env';
     try {
       const opts = clusterOpts([], { ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: ORC_PASSWORD });
       assert.equal(opts.orcTopologyUser, 'orc');
       assert.equal(opts.orcTopologyPassword, ORC_PASSWORD);
     } finally {
-      if (before === undefined) delete process.env['ORC_TOPOLOGY_USER'];
-      else process.env['ORC_TOPOLOGY_USER'] = before;
+      if (before === undefined) delete process.env.ORC_TOPOLOGY_USER;
+      else process.env.ORC_TOPOLOGY_USER = before;
     }
   });
 
@@ -140,7 +154,11 @@ describe('config', () => {
   });
 
   it('takes flags over environment variables', () => {
-    const { runtime: c } = loadConfig(['--workers', '3', '--namespace=db'], { WORKERS: '7', WATCH_NAMESPACE: 'other', RESYNC_PERIOD: '1m30s' });
+    const { runtime: c } = loadConfig(['--workers', '3', '--namespace=db'], {
+      WORKERS: '7',
+      WATCH_NAMESPACE: 'other',
+      RESYNC_PERIOD: '1m30s',
+    });
     assert.equal(c.workers, 3);
     assert.equal(c.namespace, 'db');
     assert.equal(c.leaderElectionNamespace, 'db');
@@ -150,7 +168,12 @@ describe('config', () => {
   const bad: Array<[string, string[], NodeJS.ProcessEnv, RegExp]> = [
     ['a non-numeric worker count', ['--workers', 'many'], {}, /^--workers \(or WORKERS\): 'many' is not an integer/],
     ['a bad duration in the environment', [], { RESYNC_PERIOD: '10 minutes' }, /^--resync-period \(or RESYNC_PERIOD\): '10 minutes'/],
-    ['an orchestrator URL that is not http', [], { ORCHESTRATOR_URL: 'orc:3000' }, /^--orchestrator-uri \(or ORCHESTRATOR_URL\): 'orc:3000' is not an http\(s\) URL/],
+    [
+      'an orchestrator URL that is not http',
+      [],
+      { ORCHESTRATOR_URL: 'orc:3000' },
+      /^--orchestrator-uri \(or ORCHESTRATOR_URL\): 'orc:3000' is not an http\(s\) URL/,
+    ],
     ['a metrics address without a port', ['--metrics-addr', 'localhost'], {}, /^--metrics-addr \(or METRICS_ADDR\): 'localhost'/],
     ['a malformed image map', ['--mysql-versions-to-image', '8.0'], {}, /^--mysql-versions-to-image \(or MYSQL_IMAGE_MAP\): '8.0'/],
     ['a zero API rate', ['--kube-api-qps', '0'], {}, /^--kube-api-qps \(or KUBE_API_QPS\): '0' is not a positive number/],
@@ -158,11 +181,36 @@ describe('config', () => {
     ['a fractional burst', ['--kube-api-burst', '1.5'], {}, /^--kube-api-burst \(or KUBE_API_BURST\): '1.5'/],
     ['a zero burst', [], { KUBE_API_BURST: '0' }, /^--kube-api-burst \(or KUBE_API_BURST\): '0'/],
     ['a reconcile deadline that is not a duration', ['--reconcile-timeout', '5'], {}, /^--reconcile-timeout \(or RECONCILE_TIMEOUT\): '5'/],
-    ['an unknown log level', [], { LOG_LEVEL: 'verbose' }, /^--log-level \(or LOG_LEVEL\): 'verbose' is not one of error, warn, info, debug/],
-    ['an unknown pull policy', ['--image-pull-policy', 'Sometimes'], {}, /^--image-pull-policy \(or IMAGE_PULL_POLICY\): 'Sometimes' is not one of Always, IfNotPresent, Never/],
-    ['an empty sidecar image', [], { SIDECAR_MYSQL8_IMAGE: '' }, /^--sidecar-mysql8-image \(or SIDECAR_MYSQL8_IMAGE\): '' must not be empty/],
-    ['a switch given a word', ['--failover-before-shutdown=yes'], {}, /^--failover-before-shutdown \(or FAILOVER_BEFORE_SHUTDOWN\): 'yes' is not true or false/],
-    ['a renew deadline not shorter than the lease', ['--lease-duration', '5s', '--renew-deadline', '5s'], {}, /^--renew-deadline .* shorter than --lease-duration/],
+    [
+      'an unknown log level',
+      [],
+      { LOG_LEVEL: 'verbose' },
+      /^--log-level \(or LOG_LEVEL\): 'verbose' is not one of error, warn, info, debug/,
+    ],
+    [
+      'an unknown pull policy',
+      ['--image-pull-policy', 'Sometimes'],
+      {},
+      /^--image-pull-policy \(or IMAGE_PULL_POLICY\): 'Sometimes' is not one of Always, IfNotPresent, Never/,
+    ],
+    [
+      'an empty sidecar image',
+      [],
+      { SIDECAR_MYSQL8_IMAGE: '' },
+      /^--sidecar-mysql8-image \(or SIDECAR_MYSQL8_IMAGE\): '' must not be empty/,
+    ],
+    [
+      'a switch given a word',
+      ['--failover-before-shutdown=yes'],
+      {},
+      /^--failover-before-shutdown \(or FAILOVER_BEFORE_SHUTDOWN\): 'yes' is not true or false/,
+    ],
+    [
+      'a renew deadline not shorter than the lease',
+      ['--lease-duration', '5s', '--renew-deadline', '5s'],
+      {},
+      /^--renew-deadline .* shorter than --lease-duration/,
+    ],
     ['an unknown flag', ['--wokers', '2'], {}, /^unknown flag --wokers/],
     ['a flag without its value', ['--namespace'], {}, /^--namespace needs a value/],
     ["this project's old flag names", ['--orchestrator-url', 'http://orc'], {}, /^unknown flag --orchestrator-url/],
@@ -170,7 +218,10 @@ describe('config', () => {
   for (const [what, argv, env, message] of bad) {
     it(`rejects ${what} with a message naming the flag and variable`, () => {
       const problems = problemsOf(argv, env);
-      assert.ok(problems.some((p) => message.test(p)), problems.join('\n'));
+      assert.ok(
+        problems.some((p) => message.test(p)),
+        problems.join('\n'),
+      );
     });
   }
 
@@ -183,7 +234,8 @@ describe('config', () => {
     assert.equal(SidecarConfigError, ConfigError);
     assert.throws(
       () => loadSidecarConfig({}, [], ['identity']),
-      (err: unknown) => err instanceof ConfigError && err.problems.length === 3 && err.message === `invalid configuration: ${err.problems.join('; ')}`,
+      (err: unknown) =>
+        err instanceof ConfigError && err.problems.length === 3 && err.message === `invalid configuration: ${err.problems.join('; ')}`,
     );
     assert.ok(problemsOf(['--workers', 'many']).length === 1);
   });
@@ -195,7 +247,10 @@ describe('config', () => {
     ] as Array<[string[], NodeJS.ProcessEnv]>) {
       const problems = problemsOf(argv, env);
       assert.equal(problems.length, 1);
-      assert.match(problems[0]!, /^--orchestrator-uri \(or ORCHESTRATOR_URL\): '(ftp|http):\/\/\*\*\*@orc:\d+\/api' is not an http\(s\) URL$/);
+      assert.match(
+        problems[0]!,
+        /^--orchestrator-uri \(or ORCHESTRATOR_URL\): '(ftp|http):\/\/\*\*\*@orc:\d+\/api' is not an http\(s\) URL$/,
+      );
       assert.doesNotMatch(problems.join(' '), /orc-user|Orc-Pass-0815/);
     }
   });
@@ -208,7 +263,10 @@ describe('config', () => {
     ] as Array<[string[], NodeJS.ProcessEnv]>) {
       const problems = problemsOf(argv, env);
       assert.equal(problems.length, 1, problems.join('\n'));
-      assert.match(problems[0]!, /^--orchestrator-uri \(or ORCHESTRATOR_URL\): 'https?:\/\/\*\*\*@orc(:3000)?\/api' carries user info \(user:password@\)/);
+      assert.match(
+        problems[0]!,
+        /^--orchestrator-uri \(or ORCHESTRATOR_URL\): 'https?:\/\/\*\*\*@orc(:3000)?\/api' carries user info \(user:password@\)/,
+      );
       assert.doesNotMatch(problems[0]!, /orc-user|Orc-(Pass|Token)-0815/);
     }
     assert.equal(clusterOpts(['--orchestrator-uri', 'http://orc.ns:3000/api']).orchestratorUri, 'http://orc.ns:3000/api');
@@ -235,7 +293,7 @@ describe('config', () => {
     assert.equal(helpRequested([]), false);
   });
 
-  it("the help names every flag of the runtime and every controller with its variable, and --help itself", () => {
+  it('the help names every flag of the runtime and every controller with its variable, and --help itself', () => {
     const text = helpText(controllers);
     for (const section of settingSections(controllers)) {
       if (Object.keys(section.settings).length === 0) continue; // a controller without settings has no heading

@@ -9,7 +9,7 @@ import {
   ConflictError,
   GoneError,
   InvalidError,
-  KubeApiError,
+  type KubeApiError,
   NotFoundError,
   apiError,
 } from '../../../src/runtime/kube/errors.ts';

@@ -12,7 +12,12 @@ import { eventually } from '../../support/wait.ts';
 
 /** One Lease in memory, with resourceVersion checks on update: the calls LeaderElector makes. */
 function leaseStore(initial: Lease['spec']) {
-  let lease: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'ns', resourceVersion: '1' }, spec: initial };
+  let lease: Lease = {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: { name: 'l', namespace: 'ns', resourceVersion: '1' },
+    spec: initial,
+  };
   let rv = 1;
   const client = {
     getIfExists: async () => structuredClone(lease),
@@ -30,7 +35,8 @@ function leaseStore(initial: Lease['spec']) {
     get: () => lease,
     /** The holder renews: its record changes. */
     updates: () => rv,
-    renew: (at: string) => void (lease = { ...lease, metadata: { ...lease.metadata, resourceVersion: String(++rv) }, spec: { ...lease.spec, renewTime: at } }),
+    renew: (at: string) =>
+      void (lease = { ...lease, metadata: { ...lease.metadata, resourceVersion: String(++rv) }, spec: { ...lease.spec, renewTime: at } }),
   };
 }
 
@@ -50,7 +56,13 @@ function candidate(client: KubeClient, clock: { ms: number }, hooks: Partial<Lea
   });
 }
 
-const HELD = { holderIdentity: 'other', leaseDurationSeconds: 10, acquireTime: '2026-01-01T00:00:00.000000Z', renewTime: '2026-01-01T00:00:00.000000Z', leaseTransitions: 3 };
+const HELD = {
+  holderIdentity: 'other',
+  leaseDurationSeconds: 10,
+  acquireTime: '2026-01-01T00:00:00.000000Z',
+  renewTime: '2026-01-01T00:00:00.000000Z',
+  leaseTransitions: 3,
+};
 
 describe('LeaderElector', () => {
   it('takes a held Lease only once its record has been unchanged for the lease duration, counted from when it last changed', async () => {
@@ -90,7 +102,12 @@ describe('LeaderElector', () => {
   it('a leader renews at every retry and keeps leading while the API answers (real timers, fractional deadlines)', async () => {
     const store = leaseStore({ ...HELD, holderIdentity: null });
     const warnings: string[] = [];
-    const log = { warn: (m: string, f?: unknown) => warnings.push(`${m} ${JSON.stringify(f)}`), info: () => {}, error: () => {}, debug: () => {} } as unknown as Logger;
+    const log = {
+      warn: (m: string, f?: unknown) => warnings.push(`${m} ${JSON.stringify(f)}`),
+      info: () => {},
+      error: () => {},
+      debug: () => {},
+    } as unknown as Logger;
     let stopped = 0;
     const abort = new AbortController();
     // The real monotonic clock: the time left before the renew deadline is fractional.

@@ -35,7 +35,9 @@ describe('logger redaction', () => {
       sql: "CHANGE MASTER TO MASTER_HOST='h', MASTER_USER='sys_replication', MASTER_PASSWORD='masterS3cret'",
     });
     log.warn('init env ROOT_PASSWORD=r00tPa55 USER=app', { password: 'r00tPa55', authToken: 'tok3nValue' });
-    log.child({ controller: 'cluster' }).debug('env', { env: { BACKUP_PASSWORD: 'envS3cret' }, header: 'Authorization: Bearer tok3nValue' });
+    log
+      .child({ controller: 'cluster' })
+      .debug('env', { env: { BACKUP_PASSWORD: 'envS3cret' }, header: 'Authorization: Bearer tok3nValue' });
     const lines = out.lines();
     assert.equal(lines.length, 5);
     for (const line of lines) {
@@ -44,7 +46,11 @@ describe('logger redaction', () => {
     }
     const first = JSON.parse(lines[0] ?? '{}') as { object: { metadata: { name: string }; data: Record<string, string> } };
     assert.equal(first.object.metadata.name, 'my-db-secret', 'non-secret fields stay readable');
-    assert.deepEqual(Object.keys(first.object.data).sort(), ['REPLICATION_PASSWORD', 'ROOT_PASSWORD'], 'secret keys stay visible, values do not');
+    assert.deepEqual(
+      Object.keys(first.object.data).sort(),
+      ['REPLICATION_PASSWORD', 'ROOT_PASSWORD'],
+      'secret keys stay visible, values do not',
+    );
     const second = JSON.parse(lines[1] ?? '{}') as { message: string; cluster: string };
     assert.match(second.message, /mysql:\/\/root:\*\*\*@my-db-mysql-0/);
     assert.equal(second.cluster, 'my-db');
@@ -84,7 +90,10 @@ describe('logger redaction', () => {
     ];
     for (const [text, want] of cases) assert.equal(redactString(text), want);
     // `key` in prose is not a secret's name: only `...key=value` is masked.
-    assert.equal(redactString('Secret s has no key ROOT_PASSWORD (key: spec.password.key)'), 'Secret s has no key ROOT_PASSWORD (key: spec.password.key)');
+    assert.equal(
+      redactString('Secret s has no key ROOT_PASSWORD (key: spec.password.key)'),
+      'Secret s has no key ROOT_PASSWORD (key: spec.password.key)',
+    );
   });
 
   it('quotes a tail redacted whole, from a line start: a cut never separates a key from its value', () => {

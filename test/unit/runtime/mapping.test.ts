@@ -41,7 +41,7 @@ describe('keys and mappings', () => {
     const a = informerId({ apiVersion: 'v1', kind: 'Pod', namespace: 'ns', labelSelector: { a: '1', b: '2' } });
     const b = informerId({ apiVersion: 'v1', kind: 'Pod', namespace: 'ns', labelSelector: { b: '2', a: '1' } });
     assert.equal(a, b);
-    assert.notEqual(a, informerId({ apiVersion: 'v1', kind: 'Pod', namespace: '' , labelSelector: { a: '1', b: '2' } }));
+    assert.notEqual(a, informerId({ apiVersion: 'v1', kind: 'Pod', namespace: '', labelSelector: { a: '1', b: '2' } }));
   });
 });
 
@@ -51,9 +51,24 @@ describe('object cache', () => {
     c.set(obj('a', 'n1', { labels: { role: 'master' } }));
     c.set(obj('b', 'n1', { labels: { role: 'replica' } }));
     c.set(obj('c', 'n2', { labels: { role: 'replica' } }));
-    assert.deepEqual(c.list({ namespace: 'n1' }).map((o) => o.metadata?.name).sort(), ['a', 'b']);
-    assert.deepEqual(c.list({ labels: { role: 'replica' } }).map((o) => o.metadata?.name).sort(), ['b', 'c']);
-    assert.deepEqual(c.list({ namespace: 'n1', labels: { role: 'replica' } }).map((o) => o.metadata?.name), ['b']);
+    assert.deepEqual(
+      c
+        .list({ namespace: 'n1' })
+        .map((o) => o.metadata?.name)
+        .sort(),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      c
+        .list({ labels: { role: 'replica' } })
+        .map((o) => o.metadata?.name)
+        .sort(),
+      ['b', 'c'],
+    );
+    assert.deepEqual(
+      c.list({ namespace: 'n1', labels: { role: 'replica' } }).map((o) => o.metadata?.name),
+      ['b'],
+    );
     assert.equal(c.get('n2', 'c')?.metadata?.name, 'c');
     c.delete('n1/a');
     c.delete('n1/b');

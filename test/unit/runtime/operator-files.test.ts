@@ -52,7 +52,10 @@ describe('generated operator files', () => {
 
 describe('declared permissions', () => {
   // Resource names of the kinds the controllers watch: the plural is the lower-cased kind + s.
-  const resourceOf = (t: WatchTarget) => ({ group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '', resource: `${t.kind.toLowerCase()}s` });
+  const resourceOf = (t: WatchTarget) => ({
+    group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '',
+    resource: `${t.kind.toLowerCase()}s`,
+  });
   const optionsOf: Record<string, object> = { cluster: DEFAULT_CLUSTER_OPTIONS, orchestrator: DEFAULT_ORCHESTRATOR_OPTIONS };
 
   for (const def of controllers) {
@@ -93,7 +96,19 @@ describe('flags mentioned in docs and comments', () => {
   const nodeFlags = ['max-semi-space-size', 'max-old-space-size', 'trace-gc', 'trace-gc-verbose'];
   const curlFlags = ['data-urlencode', 'max-time'];
   const helmFlags = ['create-namespace', 'reuse-values', 'server-side', 'force-conflicts'];
-  const others = new Set(['help', 'quick', 'check', 'example', 'controllers', 'from-literal', ...nodeFlags, 'flag', 'name', ...curlFlags, ...helmFlags]);
+  const others = new Set([
+    'help',
+    'quick',
+    'check',
+    'example',
+    'controllers',
+    'from-literal',
+    ...nodeFlags,
+    'flag',
+    'name',
+    ...curlFlags,
+    ...helmFlags,
+  ]);
   // The anchor's flags docs/adoption-from-anchor.md lists as not taken by this operator.
   const notTaken = new Set(['debug', 'orchestrator-concurrent-reconciles', 'allow-cross-namespace-user', 'allow-cross-namespace-database']);
 

@@ -37,7 +37,10 @@ describe('settings', () => {
   it('reads every part in one pass; a setting object declared by two parts is one flag', () => {
     const r = readSettings([a, b], ['--count=3', '--on', '--shared-url', 'y', '--pin=0000'], {});
     assert.deepEqual(r.problems, []);
-    assert.deepEqual(r.values, [{ count: 3, on: true, url: 'y' }, { url: 'y', pin: '0000' }]);
+    assert.deepEqual(r.values, [
+      { count: 3, on: true, url: 'y' },
+      { url: 'y', pin: '0000' },
+    ]);
     assert.equal(distinctSettings([a, b]).length, 4);
   });
 
@@ -49,8 +52,8 @@ describe('settings', () => {
   });
 
   it('a switch takes --flag or --flag=false, never a separate word', () => {
-    assert.equal(readSettings([a], ['--on=false'], { ON: 'true' }).values[0]!['on'], false);
-    assert.equal(readSettings([a], [], { ON: '1' }).values[0]!['on'], true);
+    assert.equal(readSettings([a], ['--on=false'], { ON: 'true' }).values[0]!.on, false);
+    assert.equal(readSettings([a], [], { ON: '1' }).values[0]!.on, true);
     const r = readSettings([a], ['--on', 'false'], {});
     assert.match(r.problems.join(), /unexpected argument 2/);
   });
@@ -66,7 +69,10 @@ describe('settings', () => {
 
   it('defaultsOf parses the defaults, and refuses a bad one', () => {
     assert.deepEqual(defaultsOf(a.settings), { count: 1, on: false, url: 'x' });
-    assert.throws(() => defaultsOf({ n: integerSetting({ flag: 'n', env: 'N', help: '', default: 'ten' }, 0, 1) }), /default of --n is not an integer/);
+    assert.throws(
+      () => defaultsOf({ n: integerSetting({ flag: 'n', env: 'N', help: '', default: 'ten' }, 0, 1) }),
+      /default of --n is not an integer/,
+    );
   });
 
   it('help and Markdown list a shared setting once, under the first part, with defaults only', () => {

@@ -38,7 +38,16 @@ function stuckQueue() {
       onTimeout: (key) => timeouts.push(key),
     },
   });
-  return { q, calls, signals, handled, timeouts, release: gate.resolve, maxStuck: () => maxStuckRunning, count: (k: string) => calls.filter((c) => c === k).length };
+  return {
+    q,
+    calls,
+    signals,
+    handled,
+    timeouts,
+    release: gate.resolve,
+    maxStuck: () => maxStuckRunning,
+    count: (k: string) => calls.filter((c) => c === k).length,
+  };
 }
 
 describe('WorkQueue deadline', () => {

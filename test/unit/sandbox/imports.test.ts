@@ -21,7 +21,7 @@ function sources(dir: string): string[] {
   });
 }
 
-test('the sandbox imports only the operator\'s libraries, never controllers, the sidecar or scripts', () => {
+test("the sandbox imports only the operator's libraries, never controllers, the sidecar or scripts", () => {
   const wrong: string[] = [];
   for (const file of sources(join(ROOT, 'sandbox'))) {
     for (const { fileName: spec } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {

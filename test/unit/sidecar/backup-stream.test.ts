@@ -48,7 +48,11 @@ test('the scan finds xtrabackup_binlog_info in a real xbstream however it is cut
     const out = await collect(Readable.from(pieces(stream, sizes)).pipe(scan.stream));
     assert.ok(out.equals(stream), `bytes unchanged with pieces ${sizes.join(',')}`);
     assert.equal(scan.stoppedBecause(), undefined);
-    assert.deepEqual(parseBinlogInfo(scan.files().get('xtrabackup_binlog_info') ?? ''), { binlogFile: 'mysql-bin.000002', binlogPosition: 1234, gtid: '0-1-42' });
+    assert.deepEqual(parseBinlogInfo(scan.files().get('xtrabackup_binlog_info') ?? ''), {
+      binlogFile: 'mysql-bin.000002',
+      binlogPosition: 1234,
+      gtid: '0-1-42',
+    });
   }
 });
 

@@ -68,9 +68,21 @@ test('unknown flags, stray arguments and missing commands are refused by name', 
 });
 
 test('pt-heartbeat accepts --name value and --name=value, and refuses what this heartbeat does not do', () => {
-  const line = parsed(parseCommandLine(['pt-heartbeat', '--update', '--defaults-file=/c/hb.conf', '--fail-successive-errors', '3', '--database=sys_operator']));
+  const line = parsed(
+    parseCommandLine([
+      'pt-heartbeat',
+      '--update',
+      '--defaults-file=/c/hb.conf',
+      '--fail-successive-errors',
+      '3',
+      '--database=sys_operator',
+    ]),
+  );
   assert.deepEqual(line.heartbeat, { defaultsFile: '/c/hb.conf', failSuccessiveErrors: 3 });
-  assert.deepEqual(parsed(parseCommandLine(['pt-heartbeat', '--update'])).heartbeat, { defaultsFile: undefined, failSuccessiveErrors: undefined });
+  assert.deepEqual(parsed(parseCommandLine(['pt-heartbeat', '--update'])).heartbeat, {
+    defaultsFile: undefined,
+    failSuccessiveErrors: undefined,
+  });
   const refused: Array<[string[], RegExp]> = [
     [['--monitor'], /unsupported option '--monitor'/],
     [[], /only --update is implemented/],

@@ -60,7 +60,11 @@ test('MariaDB versions as the operator passes them pick the MariaDB tools', () =
 });
 
 test('flags override environment overrides, which override the container defaults', () => {
-  const env = anchorPodEnv({ SIDECAR_DATA_DIR: '/env/data', SIDECAR_CONFIG_DIR: '/env/conf', SIDECAR_CLONE_MASTER_URL: 'http://127.0.0.1:1' });
+  const env = anchorPodEnv({
+    SIDECAR_DATA_DIR: '/env/data',
+    SIDECAR_CONFIG_DIR: '/env/conf',
+    SIDECAR_CLONE_MASTER_URL: 'http://127.0.0.1:1',
+  });
   const cfg = loadConfig(env, ['--data-dir=/flag/data', '--http-port=0', '--mysql-port=3307'], ALL_NEEDS);
   assert.equal(cfg.paths.dataDir, '/flag/data');
   assert.equal(cfg.paths.configDir, '/env/conf');

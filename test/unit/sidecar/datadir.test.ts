@@ -4,7 +4,13 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  commitStaging, createStaging, dataExists, DataDirError, discardStaging, recoverDataDir, stagingPath,
+  commitStaging,
+  createStaging,
+  dataExists,
+  DataDirError,
+  discardStaging,
+  recoverDataDir,
+  stagingPath,
 } from '../../../src/sidecar/datadir.ts';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {

@@ -20,18 +20,25 @@ test('existing data is kept whatever else is available', () => {
 
 test('a healthy replica is preferred to the master', () => {
   assert.deepEqual(decideCloneSource(facts({ replicasHealthy: true, masterHealthy: true })), {
-    action: 'clone', from: 'replicas', url: 'http://c-mysql-replicas:8080',
+    action: 'clone',
+    from: 'replicas',
+    url: 'http://c-mysql-replicas:8080',
   });
 });
 
 test('the master is used when no replica is healthy', () => {
   assert.deepEqual(decideCloneSource(facts({ masterHealthy: true, ordinal: 0, initBucketUri: 's3://b/x.xbackup.gz' })), {
-    action: 'clone', from: 'master', url: 'http://c-mysql-master:8080',
+    action: 'clone',
+    from: 'master',
+    url: 'http://c-mysql-master:8080',
   });
 });
 
 test('pod 0 with no peer restores INIT_BUCKET_URI, else starts empty', () => {
-  assert.deepEqual(decideCloneSource(facts({ ordinal: 0, initBucketUri: 'file:///b.xbackup.gz' })), { action: 'restore', url: 'file:///b.xbackup.gz' });
+  assert.deepEqual(decideCloneSource(facts({ ordinal: 0, initBucketUri: 'file:///b.xbackup.gz' })), {
+    action: 'restore',
+    url: 'file:///b.xbackup.gz',
+  });
   assert.deepEqual(decideCloneSource(facts({ ordinal: 0 })), { action: 'empty' });
 });
 

@@ -37,7 +37,10 @@ test('the master is probed only once everything the data directory says allows r
 });
 
 test('condition (a): a clone or restore in this run, or no status table, resets', () => {
-  assert.deepEqual(decideResume(facts({ clonedThisRun: true })), { action: 'reset', reason: 'the data directory was cloned or restored in this run' });
+  assert.deepEqual(decideResume(facts({ clonedThisRun: true })), {
+    action: 'reset',
+    reason: 'the data directory was cloned or restored in this run',
+  });
   assert.deepEqual(decideResume(facts({ statusTableExists: false })), {
     action: 'reset',
     reason: 'the sys_operator.status table is not in the data directory',
@@ -67,17 +70,56 @@ test('condition (d): a server that is not the current master any more (read-only
     action: 'reset',
     reason: 'c-mysql-0.mysql.default:3306 named by master.info is not the current master: it is read-only',
   });
-  assert.deepEqual(decideResume(facts({ sourceRole: { answered: true, readOnly: true, replicatesFrom: 'c-mysql-1.mysql.default:3306' } })), {
-    action: 'reset',
-    reason: 'c-mysql-0.mysql.default:3306 named by master.info is not the current master: it replicates from c-mysql-1.mysql.default:3306',
-  });
+  assert.deepEqual(
+    decideResume(facts({ sourceRole: { answered: true, readOnly: true, replicatesFrom: 'c-mysql-1.mysql.default:3306' } })),
+    {
+      action: 'reset',
+      reason:
+        'c-mysql-0.mysql.default:3306 named by master.info is not the current master: it replicates from c-mysql-1.mysql.default:3306',
+    },
+  );
 });
 
 // MariaDB 10.11's layout, as a replica of the test harness wrote it.
 const MASTER_INFO = [
-  '33', 'mysql-bin.000002', '4', 'c-mysql-0.mysql.default', 'sys_replication', 'repl-secret-1', '3306', '10', '0',
-  '', '', '', '', '', '0', '30.000', '', '0', '', '0', '', '', '', '', '', '', '', '', '', '', '', '', '',
-  'using_gtid=2', 'do_domain_ids=0', 'ignore_domain_ids=0', 'END_MARKER', '',
+  '33',
+  'mysql-bin.000002',
+  '4',
+  'c-mysql-0.mysql.default',
+  'sys_replication',
+  'repl-secret-1',
+  '3306',
+  '10',
+  '0',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '0',
+  '30.000',
+  '',
+  '0',
+  '',
+  '0',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  '',
+  'using_gtid=2',
+  'do_domain_ids=0',
+  'ignore_domain_ids=0',
+  'END_MARKER',
+  '',
 ].join('\n');
 
 test('master.info: host from line 4, port from line 7, never the password', () => {

@@ -56,14 +56,22 @@ test('first start after a clone: every rendered file equals the anchor file byte
 });
 
 test('a later restart keeps the GTID line and drops the DROP TABLE (anchor .variant-restart)', async () => {
-  assert.equal(rendered(anchorPodFiles(false), 'operator-init.sql'), anchorInitFileWithCredentials(await fixture('conf.d/operator-init.sql.variant-restart')));
+  assert.equal(
+    rendered(anchorPodFiles(false), 'operator-init.sql'),
+    anchorInitFileWithCredentials(await fixture('conf.d/operator-init.sql.variant-restart')),
+  );
 });
 
 test('a replica that resumes keeps configured and starts replication as the last statement', () => {
   const cfg = loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: 'mariadb-10.11' }), [], ALL_NEEDS);
   const initFile = (resumeReplication: boolean) =>
     rendered(
-      renderPodFiles(cfg, { facts: { statusTableMissing: false, backupGtid: null }, restoredFromBucket: false, resumeReplication, heartbeatPassword: 'x' }),
+      renderPodFiles(cfg, {
+        facts: { statusTableMissing: false, backupGtid: null },
+        restoredFromBucket: false,
+        resumeReplication,
+        heartbeatPassword: 'x',
+      }),
       'operator-init.sql',
     );
   const resumed = initFile(true).trimEnd().split('\n');
@@ -124,7 +132,11 @@ test('each run of the init container gets a new heartbeat password', async (t) =
   t.after(() => rm(root, { recursive: true, force: true }));
   await mkdir(join(root, 'mnt'));
   await writeFile(join(root, 'mnt/my.cnf'), '[mysqld]\n');
-  const cfg = loadConfig(anchorPodEnv(), [`--config-dir=${root}/etc`, `--conf-source-dir=${root}/mnt`, `--data-dir=${root}/data`], ALL_NEEDS);
+  const cfg = loadConfig(
+    anchorPodEnv(),
+    [`--config-dir=${root}/etc`, `--conf-source-dir=${root}/mnt`, `--data-dir=${root}/data`],
+    ALL_NEEDS,
+  );
   await writePodFiles(cfg, { cloned: false, restoredFromBucket: false });
   const first = await readFile(join(root, 'etc/heartbeat.conf'), 'utf8');
   await writePodFiles(cfg, { cloned: false, restoredFromBucket: false });

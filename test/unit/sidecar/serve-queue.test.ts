@@ -18,10 +18,21 @@ import { eventually } from '../../support/wait.ts';
 const AUTH = { user: 'sys_backups', password: 'pw-1' };
 
 async function server(t: { after(fn: () => unknown): void }, script: string, limits?: Partial<StreamLimits>) {
-  const cfg = loadConfig({ BACKUP_USER: AUTH.user, BACKUP_PASSWORD: AUTH.password, MY_MYSQL_VERSION: 'mariadb-10.11' }, ['--http-host=127.0.0.1', '--http-port=0'], ['backup-http']);
+  const cfg = loadConfig(
+    { BACKUP_USER: AUTH.user, BACKUP_PASSWORD: AUTH.password, MY_MYSQL_VERSION: 'mariadb-10.11' },
+    ['--http-host=127.0.0.1', '--http-port=0'],
+    ['backup-http'],
+  );
   let spawned = 0;
   const lines: string[] = [];
-  const log = createLogger({ stream: new Writable({ write: (c, _e, cb) => { lines.push(String(c)); cb(); } }) });
+  const log = createLogger({
+    stream: new Writable({
+      write: (c, _e, cb) => {
+        lines.push(String(c));
+        cb();
+      },
+    }),
+  });
   const srv = await startServer({
     cfg,
     log,
@@ -41,35 +52,50 @@ interface Stall {
   ms: number;
 }
 
-function get(url: string, auth = AUTH, stall?: Stall): Promise<{ status: number; body: string; raw: Buffer; trailer: string | undefined; declared: string | undefined }> {
+function get(
+  url: string,
+  auth = AUTH,
+  stall?: Stall,
+): Promise<{ status: number; body: string; raw: Buffer; trailer: string | undefined; declared: string | undefined }> {
   return new Promise((resolve, reject) => {
-    http.get(`${url}/xbackup`, { agent: false, auth: `${auth.user}:${auth.password}` }, (res) => {
-      const chunks: Buffer[] = [];
-      let received = 0;
-      let stalled = false;
-      const take = (c: Buffer): void => {
-        chunks.push(c);
-        received += c.length;
-        if (stall && !stalled && received >= stall.afterBytes) {
-          stalled = true;
-          res.pause();
-          setTimeout(() => res.resume(), stall.ms);
-        }
-      };
-      res.on('data', take);
-      if (stall?.afterBytes === 0) take(Buffer.alloc(0));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, body: raw.toString('utf8'), raw, trailer: res.trailers['x-backup-status'], declared: res.headers['trailer'] });
-      });
-    }).on('error', reject);
+    http
+      .get(`${url}/xbackup`, { agent: false, auth: `${auth.user}:${auth.password}` }, (res) => {
+        const chunks: Buffer[] = [];
+        let received = 0;
+        let stalled = false;
+        const take = (c: Buffer): void => {
+          chunks.push(c);
+          received += c.length;
+          if (stall && !stalled && received >= stall.afterBytes) {
+            stalled = true;
+            res.pause();
+            setTimeout(() => res.resume(), stall.ms);
+          }
+        };
+        res.on('data', take);
+        if (stall?.afterBytes === 0) take(Buffer.alloc(0));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            body: raw.toString('utf8'),
+            raw,
+            trailer: res.trailers['x-backup-status'],
+            declared: res.headers.trailer,
+          });
+        });
+      })
+      .on('error', reject);
   });
 }
 
 test('the tool output is the body, declared and followed by the Success trailer', async (t) => {
   const s = await server(t, 'printf stream-bytes');
   const { status, body, trailer, declared } = await get(s.url);
-  assert.deepEqual({ status, body, trailer, declared }, { status: 200, body: 'stream-bytes', trailer: 'Success', declared: 'X-Backup-Status' });
+  assert.deepEqual(
+    { status, body, trailer, declared },
+    { status: 200, body: 'stream-bytes', trailer: 'Success', declared: 'X-Backup-Status' },
+  );
 });
 
 /** A server whose tool writes 9 MiB and a bit of random bytes (nine times its relay buffer). */
@@ -130,7 +156,14 @@ test('a client that leaves while waiting for its turn never starts a tool', asyn
 /** A request whose response is kept open: its status and headers, and how it ended. */
 function open(url: string, opts: { read?: boolean } = {}) {
   const req = http.get(`${url}/xbackup`, { agent: false, auth: `${AUTH.user}:${AUTH.password}` });
-  const state = { status: 0, headers: {} as http.IncomingHttpHeaders, body: '', ended: false, broken: false, trailer: undefined as string | undefined };
+  const state = {
+    status: 0,
+    headers: {} as http.IncomingHttpHeaders,
+    body: '',
+    ended: false,
+    broken: false,
+    trailer: undefined as string | undefined,
+  };
   req.on('error', () => (state.broken = true));
   req.on('response', (res) => {
     state.status = res.statusCode ?? 0;
@@ -155,7 +188,9 @@ test('with one stream running and one waiting, a third request gets 503 with Ret
   const waiting = open(s.url);
   t.after(() => waiting.destroy());
   await eventually('the second request to wait', () => s.logs().includes('backup request waits for the stream in progress'));
-  const third = await fetch(`${s.url}/xbackup`, { headers: { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')}` } });
+  const third = await fetch(`${s.url}/xbackup`, {
+    headers: { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')}` },
+  });
   assert.equal(third.status, 503);
   assert.equal(third.headers.get('retry-after'), '15');
   assert.match(await third.text(), /a stream is running and 1 request\(s\) wait for it already/);
@@ -188,7 +223,9 @@ test('a request whose stream has not started within the start limit gets 503 wit
   const running = open(s.url);
   t.after(() => running.destroy());
   await eventually('the first stream to run', () => running.state.status === 200);
-  const late = await fetch(`${s.url}/xbackup`, { headers: { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')}` } });
+  const late = await fetch(`${s.url}/xbackup`, {
+    headers: { authorization: `Basic ${Buffer.from(`${AUTH.user}:${AUTH.password}`).toString('base64')}` },
+  });
   assert.equal(late.status, 503);
   assert.equal(late.headers.get('retry-after'), '7');
   assert.match(await late.text(), /no stream could start within 0.3 s/);
@@ -203,7 +240,9 @@ test('a stream whose tool goes quiet is cut after the idle limit, without a trai
   const dir = await mkdtemp(join(tmpdir(), 'serve-idle-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   // The first run goes quiet; later runs finish.
-  const s = await server(t, `if mkdir ${join(dir, 'first')} 2>/dev/null; then printf begun; exec sleep 30; fi; printf whole`, { idleMs: 300 });
+  const s = await server(t, `if mkdir ${join(dir, 'first')} 2>/dev/null; then printf begun; exec sleep 30; fi; printf whole`, {
+    idleMs: 300,
+  });
   const quiet = open(s.url);
   await eventually('the quiet stream to be cut', () => quiet.state.broken || quiet.state.ended);
   assert.equal(quiet.state.trailer, undefined);
@@ -239,5 +278,8 @@ test('the client asks a busy source (503) again after its Retry-After and gets t
 });
 
 test('Retry-After: seconds within 1..300, the default for a date or garbage', () => {
-  assert.deepEqual(['7', ' 2 ', '0', '100000', undefined, 'Wed, 21 Oct 2015 07:28:00 GMT', '-3'].map(retryAfterSeconds), [7, 2, 1, 300, 15, 15, 15]);
+  assert.deepEqual(
+    ['7', ' 2 ', '0', '100000', undefined, 'Wed, 21 Oct 2015 07:28:00 GMT', '-3'].map(retryAfterSeconds),
+    [7, 2, 1, 300, 15, 15, 15],
+  );
 });

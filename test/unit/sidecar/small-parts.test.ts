@@ -18,7 +18,16 @@ test('GTID sets are read from MySQL and MariaDB binlog info files', () => {
 });
 
 test('option files pad keys to the section width and quote what MySQL would misread', () => {
-  const text = renderIni([{ name: 'client', entries: [['user', 'u'], ['password', 'a#b "c"'], ['skip-ssl', true]] }]);
+  const text = renderIni([
+    {
+      name: 'client',
+      entries: [
+        ['user', 'u'],
+        ['password', 'a#b "c"'],
+        ['skip-ssl', true],
+      ],
+    },
+  ]);
   assert.equal(text, '[client]\nuser     = u\npassword = "a#b \\"c\\""\nskip-ssl\n\n');
   assert.equal(parseIni(text).get('client')?.get('password'), 'a#b "c"');
   assert.equal(parseIni(text).get('client')?.get('skip-ssl'), '');
@@ -40,9 +49,15 @@ test('the backup runs the anchor arguments with the flavour tool, the status tab
   assert.deepEqual(toolNames(maria.flavour), { backup: 'mariabackup', stream: 'mbstream' });
   assert.deepEqual(backupArgs(maria, '/tmp/sidecar-secret-x/backup.cnf'), [
     '--defaults-extra-file=/tmp/sidecar-secret-x/backup.cnf',
-    '--backup', '--slave-info', '--stream=xbstream', '--tables-exclude=sys_operator.status',
-    '--host=127.0.0.1', '--port=3306', '--user=sys_replication',
-    '--target-dir=/tmp/xtrabackup_backupfiles/', '--parallel=2',
+    '--backup',
+    '--slave-info',
+    '--stream=xbstream',
+    '--tables-exclude=sys_operator.status',
+    '--host=127.0.0.1',
+    '--port=3306',
+    '--user=sys_replication',
+    '--target-dir=/tmp/xtrabackup_backupfiles/',
+    '--parallel=2',
   ]);
   assert.deepEqual(toolNames(loadConfig(anchorPodEnv(), [], ALL_NEEDS).flavour), { backup: 'xtrabackup', stream: 'xbstream' });
 });
@@ -93,8 +108,8 @@ test('the sidecar logger writes one redacted JSON line per entry, below its leve
   assert.equal(lines.length, 1);
   assert.ok(!lines[0]!.includes('hunter2'), lines[0]);
   const entry = JSON.parse(lines[0]!) as Record<string, unknown>;
-  assert.equal(entry['level'], 'info');
-  assert.equal(entry['component'], 'sidecar');
-  assert.equal(entry['step'], 'clone');
-  assert.match(String(entry['timestamp']), /^\d{4}-\d\d-\d\dT/);
+  assert.equal(entry.level, 'info');
+  assert.equal(entry.component, 'sidecar');
+  assert.equal(entry.step, 'clone');
+  assert.match(String(entry.timestamp), /^\d{4}-\d\d-\d\dT/);
 });

@@ -13,13 +13,19 @@ test('gs:// and azure:// are refused as not supported yet, naming the scheme', (
   for (const scheme of ['gs', 'azure']) {
     assert.throws(
       () => parseBackupUrl(`${scheme}://bucket/path/`),
-      (err: unknown) => err instanceof StorageError && err.code === 'unsupported-scheme' && err.message.startsWith(`${scheme}:// backups are not supported yet`),
+      (err: unknown) =>
+        err instanceof StorageError &&
+        err.code === 'unsupported-scheme' &&
+        err.message.startsWith(`${scheme}:// backups are not supported yet`),
     );
   }
 });
 
 test('a URL without a scheme or with a bad bucket name is a bad URL', () => {
-  assert.throws(() => parseBackupUrl('my-bucket/x'), (err: unknown) => err instanceof StorageError && err.code === 'bad-url');
+  assert.throws(
+    () => parseBackupUrl('my-bucket/x'),
+    (err: unknown) => err instanceof StorageError && err.code === 'bad-url',
+  );
   assert.throws(() => parseBackupUrl('s3://My_Bucket/x'), /not an S3 bucket name/);
 });
 

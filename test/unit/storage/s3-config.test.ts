@@ -6,11 +6,22 @@ import { partSize } from '../../../src/storage/s3-upload.ts';
 
 test('AWS itself: region default us-east-1, virtual-host addressing, keys with a session token', () => {
   const o = s3Options({ AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_SESSION_TOKEN: 'T' });
-  assert.deepEqual(o, { region: 'us-east-1', forcePathStyle: false, credentials: { accessKeyId: 'AK', secretAccessKey: 'SK', sessionToken: 'T' }, checksums: 'WHEN_SUPPORTED' });
+  assert.deepEqual(o, {
+    region: 'us-east-1',
+    forcePathStyle: false,
+    credentials: { accessKeyId: 'AK', secretAccessKey: 'SK', sessionToken: 'T' },
+    checksums: 'WHEN_SUPPORTED',
+  });
 });
 
 test('an S3-compatible endpoint gets path-style addressing and only required checksums; https is assumed', () => {
-  const o = s3Options({ AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_KEY: 'legacy', S3_ENDPOINT: 'minio.example:9000', S3_PROVIDER: 'Minio', AWS_REGION: 'eu-1' });
+  const o = s3Options({
+    AWS_ACCESS_KEY_ID: 'AK',
+    AWS_SECRET_KEY: 'legacy',
+    S3_ENDPOINT: 'minio.example:9000',
+    S3_PROVIDER: 'Minio',
+    AWS_REGION: 'eu-1',
+  });
   assert.equal(o.endpoint, 'https://minio.example:9000');
   assert.equal(o.forcePathStyle, true);
   assert.equal(o.checksums, 'WHEN_REQUIRED');

@@ -34,7 +34,18 @@ export function replicating(fromOrdinal: number, over: Partial<ReplicationView> 
 }
 
 export function server(over: Partial<ReachableServer> = {}): ReachableServer {
-  return { reachable: true, family: 'mariadb', readOnly: true, configured: false, replication: null, gtidExecuted: '', gtidHistory: '', backupGtidPurged: null, gtidSeeded: false, ...over };
+  return {
+    reachable: true,
+    family: 'mariadb',
+    readOnly: true,
+    configured: false,
+    replication: null,
+    gtidExecuted: '',
+    gtidHistory: '',
+    backupGtidPurged: null,
+    gtidSeeded: false,
+    ...over,
+  };
 }
 
 export function master(over: Partial<ReachableServer> = {}): ReachableServer {

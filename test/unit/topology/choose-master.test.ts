@@ -26,7 +26,7 @@ test("a master in Orchestrator's view that is not a pod is stale", () => {
   assert.equal(chosen(chooseMaster([node(0, master())], orchestrator('gone-mysql-9.mysql.default'))), 'unknown:MasterViewStale');
 });
 
-test('several masters in Orchestrator\'s view are a conflict', () => {
+test("several masters in Orchestrator's view are a conflict", () => {
   assert.equal(chosen(chooseMaster([node(0, master()), node(1, master())], orchestrator(fqdn(0), fqdn(1)))), 'unknown:MasterConflict');
 });
 
@@ -68,7 +68,7 @@ test('a replica naming its source by FQDN (as in a cluster) points at that pod',
   assert.equal(chosen(chooseMaster([node(0, server()), node(1, byName)], undefined)), `${podName(0)} by replicaSource`);
 });
 
-test("an Orchestrator view without a master leaves the choice to the servers, as no view does", () => {
+test('an Orchestrator view without a master leaves the choice to the servers, as no view does', () => {
   const nodes = [node(0, server({ replication: replicating(1) })), node(1, master())];
   assert.equal(chosen(chooseMaster(nodes, orchestrator())), `${podName(1)} by writable`);
 });

@@ -31,7 +31,13 @@ test('the operated Secret is named after its cluster, and only such Secrets map 
 });
 
 test('the system users the fence spares: every user of the operated Secret and the heartbeat user, never a password', () => {
-  const data = { ...full, METRICS_EXPORTER_USER: b64('sys_exporter'), ORC_TOPOLOGY_USER: b64('orchestrator'), BACKUP_USER: b64(''), ORC_TOPOLOGY_PASSWORD: b64('orc') };
+  const data = {
+    ...full,
+    METRICS_EXPORTER_USER: b64('sys_exporter'),
+    ORC_TOPOLOGY_USER: b64('orchestrator'),
+    BACKUP_USER: b64(''),
+    ORC_TOPOLOGY_PASSWORD: b64('orc'),
+  };
   assert.deepEqual(systemUserNames(data), ['sys_operator', 'sys_replication', 'sys_exporter', 'orchestrator', 'sys_heartbeat']);
   assert.deepEqual(systemUserNames(undefined), ['sys_heartbeat']);
 });

@@ -7,7 +7,13 @@ function pod(over: { phase?: string; deleting?: boolean; started?: boolean } = {
     metadata: { name: 'my-db-mysql-2', namespace: 'prod', ...(over.deleting ? { deletionTimestamp: '2026-01-01T10:00:00Z' } : {}) },
     status: {
       phase: over.phase ?? 'Running',
-      containerStatuses: [{ name: 'mysql', state: { running: { startedAt: '2026-01-01T10:00:00Z' } }, ...(over.started === undefined ? {} : { started: over.started }) }],
+      containerStatuses: [
+        {
+          name: 'mysql',
+          state: { running: { startedAt: '2026-01-01T10:00:00Z' } },
+          ...(over.started === undefined ? {} : { started: over.started }),
+        },
+      ],
     },
   };
 }
@@ -35,7 +41,10 @@ test('a pod being deleted says so', () => {
   assert.equal(podView(pod({ deleting: true }), resolveByFqdn).deleting, true);
 });
 
-test("only pods named <statefulset>-<ordinal> are nodes of the cluster", () => {
+test('only pods named <statefulset>-<ordinal> are nodes of the cluster', () => {
   const stray: PodObject = { metadata: { name: 'my-db-mysql-backup', namespace: 'prod' } };
-  assert.deepEqual(nodePods([stray, pod()], resolveByFqdn).map((p) => p.name), ['my-db-mysql-2']);
+  assert.deepEqual(
+    nodePods([stray, pod()], resolveByFqdn).map((p) => p.name),
+    ['my-db-mysql-2'],
+  );
 });

@@ -45,7 +45,13 @@ export function mysqlUser(spec: Partial<MysqlUserSpec> = {}, o: ObjectOptions = 
 }
 
 /** A Ready condition as the controller leaves it after a pass that applied. */
-export const READY = { type: 'Ready', status: 'True' as 'True' | 'False', reason: 'ProvisionSucceeded', message: 'applied on the master', lastTransitionTime: '2026-01-01T00:00:01Z' };
+export const READY = {
+  type: 'Ready',
+  status: 'True' as 'True' | 'False',
+  reason: 'ProvisionSucceeded',
+  message: 'applied on the master',
+  lastTransitionTime: '2026-01-01T00:00:01Z',
+};
 
 export function account(host: string, over: Partial<ObservedAccount> = {}): ObservedAccount {
   return { host, plugin: 'mysql_native_password', authenticationString: nativePasswordHash('pw'), limits: noLimits(), grants: [], ...over };

@@ -42,14 +42,16 @@ function account(host: string, over: Partial<ObservedAccount> = {}): ObservedAcc
 }
 
 test('the spec becomes one grant per scope, schema names escaped as patterns, hosts deduplicated', () => {
-  const d = desired(spec({
-    allowedHosts: ['%', '%'],
-    permissions: [
-      { schema: 'my_shop', tables: ['*', 'orders'], permissions: ['SELECT'] },
-      { schema: 'my_shop', tables: ['*'], permissions: ['INSERT'] },
-    ],
-    resourceLimits: { MAX_USER_CONNECTIONS: 5, MAX_QUERIES_PER_HOUR: '100' },
-  }));
+  const d = desired(
+    spec({
+      allowedHosts: ['%', '%'],
+      permissions: [
+        { schema: 'my_shop', tables: ['*', 'orders'], permissions: ['SELECT'] },
+        { schema: 'my_shop', tables: ['*'], permissions: ['INSERT'] },
+      ],
+      resourceLimits: { MAX_USER_CONNECTIONS: 5, MAX_QUERIES_PER_HOUR: '100' },
+    }),
+  );
   assert.deepEqual(d.hosts, ['%']);
   assert.deepEqual(d.grants, [
     { db: 'my\\_shop', table: null, privileges: ['INSERT', 'SELECT'] },
@@ -63,15 +65,30 @@ test('the spec becomes one grant per scope, schema names escaped as patterns, ho
 test('what MySQL would refuse or misread is refused, naming the field', () => {
   assert.match(refusedMessage(spec({ user: 'u'.repeat(33) }), MYSQL57), /^spec\.user "u+" is longer than 32 characters$/);
   assert.match(refusedMessage(spec({ allowedHosts: ['%', 'h'.repeat(256)] })), /^spec\.allowedHosts\[1\] /);
-  assert.match(refusedMessage(spec({ permissions: [{ schema: 's'.repeat(65), tables: ['*'], permissions: ['SELECT'] }] })), /^spec\.permissions\[0\]\.schema .* longer than 64/);
-  assert.match(refusedMessage(spec({ permissions: [{ schema: 'a', tables: ['*', 't '], permissions: ['SELECT'] }] })), /^spec\.permissions\[0\]\.tables\[1\] "t " ends with a space$/);
+  assert.match(
+    refusedMessage(spec({ permissions: [{ schema: 's'.repeat(65), tables: ['*'], permissions: ['SELECT'] }] })),
+    /^spec\.permissions\[0\]\.schema .* longer than 64/,
+  );
+  assert.match(
+    refusedMessage(spec({ permissions: [{ schema: 'a', tables: ['*', 't '], permissions: ['SELECT'] }] })),
+    /^spec\.permissions\[0\]\.tables\[1\] "t " ends with a space$/,
+  );
   assert.match(
     refusedMessage(spec({ permissions: [{ schema: 'a', tables: ['*'], permissions: ['SELECT', 'SELECT ON *.* TO root; --'] }] })),
     /^spec\.permissions\[0\]\.permissions\[1\] "SELECT ON \*\.\* TO root; --" is not a privilege on a schema; one of ALL, /,
   );
-  assert.match(refusedMessage(spec({ permissions: [{ schema: '*', tables: ['*'], permissions: ['SELECT'] }] })), /^spec\.permissions\[0\]\.schema "\*" names no schema/);
-  assert.match(refusedMessage(spec({ resourceLimits: { MAX_USER_CONNECTIONS: '-1' } })), /^spec\.resourceLimits\.MAX_USER_CONNECTIONS "-1" is not an integer/);
-  assert.match(refusedMessage(spec({ resourceLimits: { MAX_USER_CONNECTIONS: '1; DROP' } })), /^spec\.resourceLimits\.MAX_USER_CONNECTIONS /);
+  assert.match(
+    refusedMessage(spec({ permissions: [{ schema: '*', tables: ['*'], permissions: ['SELECT'] }] })),
+    /^spec\.permissions\[0\]\.schema "\*" names no schema/,
+  );
+  assert.match(
+    refusedMessage(spec({ resourceLimits: { MAX_USER_CONNECTIONS: '-1' } })),
+    /^spec\.resourceLimits\.MAX_USER_CONNECTIONS "-1" is not an integer/,
+  );
+  assert.match(
+    refusedMessage(spec({ resourceLimits: { MAX_USER_CONNECTIONS: '1; DROP' } })),
+    /^spec\.resourceLimits\.MAX_USER_CONNECTIONS /,
+  );
 });
 
 test('a new account on each host: created, limited, granted', () => {
@@ -94,13 +111,15 @@ test('an account that holds its spec needs nothing: zero writes in steady state'
 
 test('a permission removed from the spec is revoked, a hand-made one too; a new one is granted', () => {
   const d = desired(spec({ allowedHosts: ['h'], permissions: [{ schema: 'shop', tables: ['*'], permissions: ['SELECT', 'UPDATE'] }] }));
-  const observed = [account('h', {
-    grants: [
-      { db: 'shop', table: null, privileges: ['INSERT', 'SELECT'] },
-      { db: 'audit', table: 'log', privileges: ['SELECT'] },
-      { db: 'other%', table: null, privileges: ['GRANT OPTION'] },
-    ],
-  })];
+  const observed = [
+    account('h', {
+      grants: [
+        { db: 'shop', table: null, privileges: ['INSERT', 'SELECT'] },
+        { db: 'audit', table: 'log', privileges: ['SELECT'] },
+        { db: 'other%', table: null, privileges: ['GRANT OPTION'] },
+      ],
+    }),
+  ];
   assert.deepEqual(decideAccount(d, 'pw', observed, ['h']).map(describeChange), [
     'revoked INSERT on shop.* from app@h',
     'revoked SELECT on audit.log from app@h',
@@ -126,5 +145,8 @@ test('a rotated password is set again; a hash that cannot be compared is set too
     'set the limits of app@a',
     'set the password of app@b',
   ]);
-  assert.ok(!JSON.stringify(decideAccount(d, 'new', observed, []).map(describeChange)).includes('new'), 'descriptions never hold the password');
+  assert.ok(
+    !JSON.stringify(decideAccount(d, 'new', observed, []).map(describeChange)).includes('new'),
+    'descriptions never hold the password',
+  );
 });

@@ -19,21 +19,45 @@ function desired(spec = userSpec()): DesiredUser {
   return d;
 }
 
-test('root, the operator\'s accounts, the server\'s mysql.*/mariadb.* accounts and the anonymous user are refused, naming spec.user', () => {
+test("root, the operator's accounts, the server's mysql.*/mariadb.* accounts and the anonymous user are refused, naming spec.user", () => {
   const systemUsers = ['custom_repl'];
-  for (const user of ['root', 'ROOT', 'sys_operator', 'sys_replication', 'sys_exporter', 'sys_heartbeat', 'sys_backups', 'orchestrator',
-    'custom_repl', 'mysql.sys', 'mysql.session', 'mysql.infoschema', 'mariadb.sys', '', ' ']) {
+  for (const user of [
+    'root',
+    'ROOT',
+    'sys_operator',
+    'sys_replication',
+    'sys_exporter',
+    'sys_heartbeat',
+    'sys_backups',
+    'orchestrator',
+    'custom_repl',
+    'mysql.sys',
+    'mysql.session',
+    'mysql.infoschema',
+    'mariadb.sys',
+    '',
+    ' ',
+  ]) {
     const r = USER_KIND.reserved(mysqlUser({ user }), systemUsers);
     assert.ok(r, `${JSON.stringify(user)} should be refused`);
     assert.equal(r.refused, 'ReservedName');
     assert.ok(r.message.startsWith(`spec.user ${JSON.stringify(user)} `), r.message);
     assert.match(r.message, /nothing is done on the server, and deleting this object drops nothing$/);
   }
-  for (const user of ['app', 'rooted', 'mysql', 'sys_operator_app', 'my.sys']) assert.equal(reservedUserProblem(user, systemUsers), null, user);
+  for (const user of ['app', 'rooted', 'mysql', 'sys_operator_app', 'my.sys'])
+    assert.equal(reservedUserProblem(user, systemUsers), null, user);
 });
 
 test('a grant on the mysql or sys_operator schema is refused, naming the field; performance_schema stays grantable', () => {
-  const mysqlGrant = desiredUser(userSpec({ permissions: [{ schema: 'shop', tables: ['*'], permissions: ['SELECT'] }, { schema: 'MySQL', tables: ['user'], permissions: ['INSERT'] }] }), MARIA);
+  const mysqlGrant = desiredUser(
+    userSpec({
+      permissions: [
+        { schema: 'shop', tables: ['*'], permissions: ['SELECT'] },
+        { schema: 'MySQL', tables: ['user'], permissions: ['INSERT'] },
+      ],
+    }),
+    MARIA,
+  );
   assert.ok('refused' in mysqlGrant);
   assert.equal(mysqlGrant.refused, 'ReservedName');
   assert.ok(mysqlGrant.message.startsWith('spec.permissions[1].schema "MySQL" '), mysqlGrant.message);
@@ -59,7 +83,14 @@ test('two MysqlUsers claiming one account of one cluster: the later (creationTim
   assert.equal(holderOf(otherUser), undefined, 'user names are compared exactly, as MySQL does');
   const upper = mysqlUser({ allowedHosts: ['LOCALHOST'] }, { name: 'g', created: '2026-01-04T00:00:00Z' });
   const lower = mysqlUser({ allowedHosts: ['localhost'] }, { name: 'h', created: '2026-01-05T00:00:00Z' });
-  assert.equal(claimHolder(claimant(USER_KIND, lower), [upper, lower].map((o) => claimant(USER_KIND, o)))?.holder.name, 'g', 'hosts without case');
+  assert.equal(
+    claimHolder(
+      claimant(USER_KIND, lower),
+      [upper, lower].map((o) => claimant(USER_KIND, o)),
+    )?.holder.name,
+    'g',
+    'hosts without case',
+  );
 });
 
 test('an account that existed before is adopted and recorded; one the object created is not', () => {
@@ -69,7 +100,11 @@ test('an account that existed before is adopted and recorded; one the object cre
   assert.match(plan.done[0]!, /^adopted app@%, which existed before/);
   assert.ok(plan.changes.some((c) => c.kind === 'createUser' && c.account.host === '10.0.0.%'));
   // A later pass keeps the record: the account the object created stays its own.
-  const next = planAccount(d, 'pw', [account('%'), account('10.0.0.%')], { applied: ['%', '10.0.0.%'], adopted: ['%'], dropAdopted: false });
+  const next = planAccount(d, 'pw', [account('%'), account('10.0.0.%')], {
+    applied: ['%', '10.0.0.%'],
+    adopted: ['%'],
+    dropAdopted: false,
+  });
   assert.deepEqual(next.status(true), { allowedHosts: ['%', '10.0.0.%'], adoptedHosts: ['%'] });
   assert.ok(!next.done.some((w) => w.startsWith('adopted')), 'said once');
   // A failed pass records the adoption too: the next pass could not tell it.
@@ -81,11 +116,17 @@ test('a host removed from the spec: its adopted account is left in place unless 
   const observed = [account('%'), account('10.0.0.%'), account('old.host')];
   const rec = { applied: ['%', '10.0.0.%', 'old.host'], adopted: ['10.0.0.%'] };
   const kept = planAccount(d, 'pw', observed, { ...rec, dropAdopted: false });
-  assert.deepEqual(kept.changes.filter((c) => c.kind === 'dropUser').map((c) => c.account.host), ['old.host']);
+  assert.deepEqual(
+    kept.changes.filter((c) => c.kind === 'dropUser').map((c) => c.account.host),
+    ['old.host'],
+  );
   assert.ok(kept.done.includes('left app@10.0.0.% in place: it existed before this object'));
   assert.deepEqual(kept.status(true), { allowedHosts: ['%'] });
   const asked = planAccount(d, 'pw', observed, { ...rec, dropAdopted: true });
-  assert.deepEqual(asked.changes.filter((c) => c.kind === 'dropUser').map((c) => c.account.host), ['10.0.0.%', 'old.host']);
+  assert.deepEqual(
+    asked.changes.filter((c) => c.kind === 'dropUser').map((c) => c.account.host),
+    ['10.0.0.%', 'old.host'],
+  );
 });
 
 test('deletion drops the accounts the object made, keeps those it adopted unless asked, and drops nothing it never applied', () => {
@@ -94,10 +135,15 @@ test('deletion drops the accounts the object made, keeps those it adopted unless
   assert.deepEqual(plain.changes, [{ kind: 'dropUser', account: { user: 'app', host: '10.0.0.%' } }]);
   assert.deepEqual(plain.kept, ['app@%']);
   const asked = USER_KIND.dropPlan(mysqlUser({ allowedHosts: ['%', '10.0.0.%'] }, { status, policy: 'delete' }));
-  assert.deepEqual(asked.changes.map((c) => c.kind === 'dropUser' && c.account.host), ['%', '10.0.0.%']);
+  assert.deepEqual(
+    asked.changes.map((c) => c.kind === 'dropUser' && c.account.host),
+    ['%', '10.0.0.%'],
+  );
   assert.deepEqual(asked.kept, []);
   // Refused before any pass applied (no allowedHosts recorded, never Ready): the spec's accounts are someone else's.
-  const never = USER_KIND.dropPlan(mysqlUser({ allowedHosts: ['%'] }, { status: { conditions: [{ ...READY, status: 'False', reason: 'PasswordSecretNotFound' }] } }));
+  const never = USER_KIND.dropPlan(
+    mysqlUser({ allowedHosts: ['%'] }, { status: { conditions: [{ ...READY, status: 'False', reason: 'PasswordSecretNotFound' }] } }),
+  );
   assert.deepEqual(never, { changes: [], kept: [] });
   // Provisioned by the anchor (Ready, no record): the spec's hosts are taken as made by it, as before.
   const legacy = USER_KIND.dropPlan(mysqlUser({ allowedHosts: ['%'] }, { status: { conditions: [READY] } }));

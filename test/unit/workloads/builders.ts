@@ -12,7 +12,9 @@ export function statefulSet(spec: Partial<NonNullable<V1StatefulSet['spec']>> = 
       serviceName: 'web',
       selector: { matchLabels: { app: 'web' } },
       template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'busybox:1' }] } },
-      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      volumeClaimTemplates: [
+        { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+      ],
       ...spec,
     },
   };
@@ -34,7 +36,14 @@ export function stsPod(sts: V1StatefulSet, ordinal: number, revision: string, sh
 }
 
 export function claim(name: string, deleting = false): V1PersistentVolumeClaim {
-  return { metadata: { name, namespace: 'ns', uid: `uid-${name}`, ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' as unknown as Date } : {}) } };
+  return {
+    metadata: {
+      name,
+      namespace: 'ns',
+      uid: `uid-${name}`,
+      ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' as unknown as Date } : {}),
+    },
+  };
 }
 
 export function claimsFor(sts: V1StatefulSet, ordinals: number[]): Map<string, V1PersistentVolumeClaim> {

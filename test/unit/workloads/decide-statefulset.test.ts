@@ -7,10 +7,14 @@ import { claim, claimsFor, revisionNameOf, statefulSet, stsPod, type PodShape } 
 function summary(actions: StatefulSetAction[]): string[] {
   return actions.map((a) => {
     switch (a.type) {
-      case 'createClaim': return `claim ${a.claim.metadata!.name}`;
-      case 'createPod': return `create ${a.pod.metadata!.name}`;
-      case 'deletePod': return `delete ${a.name} (${a.why})`;
-      case 'labelPod': return `label ${a.name}`;
+      case 'createClaim':
+        return `claim ${a.claim.metadata!.name}`;
+      case 'createPod':
+        return `create ${a.pod.metadata!.name}`;
+      case 'deletePod':
+        return `delete ${a.name} (${a.why})`;
+      case 'labelPod':
+        return `label ${a.name}`;
     }
   });
 }
@@ -47,34 +51,115 @@ test('Parallel creates every missing pod at once', () => {
 test('a pod is not created while its claim is being deleted', () => {
   const sts = statefulSet({ replicas: 1 });
   const { state } = revisionNameOf(sts);
-  const plan = decideStatefulSet({ sts, pods: [], claims: new Map([['data-web-0', claim('data-web-0', true)]]), revisions: state.revisions, now: 0 });
+  const plan = decideStatefulSet({
+    sts,
+    pods: [],
+    claims: new Map([['data-web-0', claim('data-web-0', true)]]),
+    revisions: state.revisions,
+    now: 0,
+  });
   assert.deepEqual(plan.actions, []);
   assert.match(plan.waiting ?? '', /claim data-web-0/);
 });
 
 test('a failed pod is deleted so it can be recreated', () => {
-  assert.deepEqual(summary(decide(statefulSet({ replicas: 2 }), [[0, 'failed'], [1, 'ready']]).actions), ['delete web-0 (failed)']);
+  assert.deepEqual(
+    summary(
+      decide(statefulSet({ replicas: 2 }), [
+        [0, 'failed'],
+        [1, 'ready'],
+      ]).actions,
+    ),
+    ['delete web-0 (failed)'],
+  );
 });
 
 test('scale down deletes the highest ordinal first, one at a time, after the rest are Ready', () => {
   const sts = statefulSet({ replicas: 1 });
-  assert.deepEqual(summary(decide(sts, [[0, 'ready'], [1, 'ready'], [2, 'ready']]).actions), ['delete web-2 (scale-down)']);
-  assert.deepEqual(summary(decide(sts, [[0, 'ready'], [1, 'ready'], [2, 'terminating']]).actions), []);
-  assert.deepEqual(summary(decide(sts, [[0, 'pending'], [1, 'ready']]).actions), []);
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'ready'],
+        [1, 'ready'],
+        [2, 'ready'],
+      ]).actions,
+    ),
+    ['delete web-2 (scale-down)'],
+  );
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'ready'],
+        [1, 'ready'],
+        [2, 'terminating'],
+      ]).actions,
+    ),
+    [],
+  );
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'pending'],
+        [1, 'ready'],
+      ]).actions,
+    ),
+    [],
+  );
 });
 
 test('a rolling update replaces the highest outdated pod at or above the partition, after the ones above are Ready', () => {
   const sts = statefulSet({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } } });
-  assert.deepEqual(summary(decide(sts, [[0, 'ready', 'old'], [1, 'ready', 'old'], [2, 'ready', 'old']]).actions), ['delete web-2 (update)']);
-  assert.deepEqual(summary(decide(sts, [[0, 'ready', 'old'], [1, 'ready', 'old'], [2, 'ready']]).actions), ['delete web-1 (update)']);
-  assert.deepEqual(summary(decide(sts, [[0, 'ready', 'old'], [1, 'ready'], [2, 'ready']]).actions), [], 'the partition keeps web-0');
-  const waiting = decide(statefulSet({ podManagementPolicy: 'Parallel' }), [[0, 'ready', 'old'], [1, 'ready', 'old'], [2, 'pending']]);
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'ready', 'old'],
+        [1, 'ready', 'old'],
+        [2, 'ready', 'old'],
+      ]).actions,
+    ),
+    ['delete web-2 (update)'],
+  );
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'ready', 'old'],
+        [1, 'ready', 'old'],
+        [2, 'ready'],
+      ]).actions,
+    ),
+    ['delete web-1 (update)'],
+  );
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'ready', 'old'],
+        [1, 'ready'],
+        [2, 'ready'],
+      ]).actions,
+    ),
+    [],
+    'the partition keeps web-0',
+  );
+  const waiting = decide(statefulSet({ podManagementPolicy: 'Parallel' }), [
+    [0, 'ready', 'old'],
+    [1, 'ready', 'old'],
+    [2, 'pending'],
+  ]);
   assert.deepEqual(summary(waiting.actions), []);
 });
 
 test('OnDelete never deletes an outdated pod', () => {
   const sts = statefulSet({ updateStrategy: { type: 'OnDelete' } });
-  assert.deepEqual(summary(decide(sts, [[0, 'ready', 'old'], [1, 'ready', 'old'], [2, 'ready', 'old']]).actions), []);
+  assert.deepEqual(
+    summary(
+      decide(sts, [
+        [0, 'ready', 'old'],
+        [1, 'ready', 'old'],
+        [2, 'ready', 'old'],
+      ]).actions,
+    ),
+    [],
+  );
 });
 
 test('the status counts pods by readiness and revision, and the update revision becomes current once all are updated and Ready', () => {
@@ -88,9 +173,33 @@ test('the status counts pods by readiness and revision, and the update revision 
     revisions: [old, ...state.revisions],
     now: 0,
   });
-  assert.deepEqual(rolling.status, { observedGeneration: 1, replicas: 3, readyReplicas: 2, currentReplicas: 1, updatedReplicas: 2, currentRevision: 'old', updateRevision: name, collisionCount: 0, availableReplicas: 2 });
-  const done = decide(sts, [[0, 'ready'], [1, 'ready'], [2, 'ready']]);
-  assert.deepEqual(done.status, { observedGeneration: 1, replicas: 3, readyReplicas: 3, currentReplicas: 3, updatedReplicas: 3, currentRevision: name, updateRevision: name, collisionCount: 0, availableReplicas: 3 });
+  assert.deepEqual(rolling.status, {
+    observedGeneration: 1,
+    replicas: 3,
+    readyReplicas: 2,
+    currentReplicas: 1,
+    updatedReplicas: 2,
+    currentRevision: 'old',
+    updateRevision: name,
+    collisionCount: 0,
+    availableReplicas: 2,
+  });
+  const done = decide(sts, [
+    [0, 'ready'],
+    [1, 'ready'],
+    [2, 'ready'],
+  ]);
+  assert.deepEqual(done.status, {
+    observedGeneration: 1,
+    replicas: 3,
+    readyReplicas: 3,
+    currentReplicas: 3,
+    updatedReplicas: 3,
+    currentRevision: name,
+    updateRevision: name,
+    collisionCount: 0,
+    availableReplicas: 3,
+  });
 });
 
 test('going back to an earlier template reuses its revision under a new number', () => {
