@@ -3,8 +3,10 @@
 // alone, without the type-check; `--golden` names the tests that compare with golden files (those
 // importing test/support/golden.ts), which `npm run golden` runs with UPDATE_GOLDEN=1.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canInstall, installDataDir, TEMPLATE_ENV } from '../test/support/mariadb-template.ts';
 
 /** Runs a command; its failure is reported and returned, and ends this run when `fatal`. */
 function run(cmd: string, args: string[], fatal = true): boolean {
@@ -36,6 +38,15 @@ const files = only.length > 0 ? only : testFiles('test');
 const groups = [files.filter((f) => f.startsWith('test/e2e/')), files.filter((f) => !f.startsWith('test/e2e/'))].filter(
   (g) => g.length > 0,
 );
+// One installed MariaDB data directory for the whole run, copied by every test server
+// (test/support/mariadb-template.ts); removed when the run ends, however it ends.
+const templateDir = canInstall() ? mkdtempSync(join(tmpdir(), 'mdb-run-template-')) : null;
+if (templateDir) {
+  process.on('exit', () => rmSync(templateDir, { recursive: true, force: true }));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+  installDataDir(join(templateDir, 'data'), templateDir);
+  process.env[TEMPLATE_ENV] = join(templateDir, 'data');
+}
 let passed = true;
 for (const group of groups)
   passed = run(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=600000', ...group], false) && passed;

@@ -8,7 +8,7 @@
 // whatever is left, plus `setpriv --pdeathsig KILL` so a server dies with its test process even
 // when that process is killed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +22,7 @@ import {
   type MysqlNode,
   type SystemCredentials,
 } from '../../src/mysql/index.ts';
+import { installDataDir, TEMPLATE_ENV } from './mariadb-template.ts';
 import { eventually } from './wait.ts';
 
 export const MARIADBD = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
@@ -137,6 +138,26 @@ function installExitHook(): void {
   });
 }
 
+let processTemplate: string | null = null;
+
+/**
+ * Puts a pristine data directory at `datadir`: a copy of the run's template (TEST_MARIADB_TEMPLATE,
+ * made by scripts/test.ts), else of one this process installs at its first server.
+ */
+function freshDataDir(datadir: string): void {
+  let template = process.env[TEMPLATE_ENV];
+  if (!template || !existsSync(template)) {
+    if (!processTemplate) {
+      const own = mkdtempSync(join(tmpdir(), 'mdb-template-'));
+      dirs.add(own);
+      installDataDir(join(own, 'data'), own);
+      processTemplate = join(own, 'data');
+    }
+    template = processTemplate;
+  }
+  cpSync(template, datadir, { recursive: true, preserveTimestamps: true });
+}
+
 const hasSetpriv = spawnSync('setpriv', ['--help'], { stdio: 'ignore' }).status === 0;
 
 function canListen(host: string, port: number): Promise<number | null> {
@@ -185,24 +206,12 @@ export async function startMariaDB(opts: StartMariaDBOptions = {}): Promise<Mari
     writeFileSync(initFilePath, initText);
   }
 
-  const install = spawnSync(
-    'mariadb-install-db',
-    [
-      '--no-defaults',
-      `--datadir=${datadir}`,
-      '--user=root',
-      '--auth-root-authentication-method=normal',
-      '--skip-test-db',
-      '--skip-name-resolve',
-      '--innodb-log-file-size=8M',
-      `--tmpdir=${dir}`,
-    ],
-    { encoding: 'utf8' },
-  );
-  if (install.status !== 0) {
+  try {
+    freshDataDir(datadir);
+  } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     dirs.delete(dir);
-    throw new Error(`mariadb-install-db failed: ${install.stdout}\n${install.stderr}`);
+    throw err;
   }
 
   let proc: ChildProcess | null = null;
