@@ -155,7 +155,7 @@ export function expandPrivileges(f: Flavour, level: GrantLevel, listed: readonly
   const unknown: string[] = [];
   for (const text of listed) {
     const p = normalizePrivilege(text);
-    if (p === 'ALL') allowed.forEach((a) => out.add(a));
+    if (p === 'ALL') for (const a of allowed) out.add(a);
     else if (allowed.includes(p)) out.add(p);
     else unknown.push(text);
   }

@@ -52,7 +52,10 @@ export class ObjectCache<T extends KubeObject = KubeObject> {
     this.#byKey.set(key, obj);
     const ns = obj.metadata?.namespace ?? '';
     let set = this.#byNamespace.get(ns);
-    if (!set) this.#byNamespace.set(ns, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#byNamespace.set(ns, set);
+    }
     set.add(key);
     return old;
   }

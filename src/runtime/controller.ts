@@ -122,6 +122,7 @@ export interface ControllerSpec {
    * Past its deadline it is abandoned and retried with backoff; the key is not reconciled again
    * until the abandoned call settles.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a reconcile with nothing to ask resolves to nothing; `void` lets a plain `async` function without `return` be one, where `undefined` would not
   reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void>;
   /**
    * Optional: runs once each time the controller starts (it became leader), for work that is not

@@ -293,7 +293,16 @@ export class Manager {
     unsubscribe.push(primary.addHandlers({ onAdd: own, onUpdate: (_o, n) => own(n), onDelete: own }));
     for (const w of secondaryWatches(spec)) {
       const map = (obj: KubeObject): void => enqueue(w.map(obj));
-      unsubscribe.push(this.informerFor(w.target).addHandlers({ onAdd: map, onUpdate: (o, n) => (map(o), map(n)), onDelete: map }));
+      unsubscribe.push(
+        this.informerFor(w.target).addHandlers({
+          onAdd: map,
+          onUpdate: (o, n) => {
+            map(o);
+            map(n);
+          },
+          onDelete: map,
+        }),
+      );
     }
     this.#running.set(spec.name, { queue, abort, unsubscribe, ctx });
     queue.start();

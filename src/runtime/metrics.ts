@@ -23,7 +23,8 @@ export class RuntimeMetrics {
   readonly rateLimiterWait: Histogram;
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
-    const r = (this.registry = new Registry());
+    const r = new Registry();
+    this.registry = r;
     if (opts.defaultMetrics) collectDefaultMetrics({ register: r });
     this.queueDepth = new Gauge({
       name: 'workqueue_depth',

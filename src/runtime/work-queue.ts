@@ -12,6 +12,7 @@ export interface HandlerResult {
 }
 
 /** `signal` aborts at the handler's deadline (`timeoutMs`). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler with nothing to ask resolves to nothing; `void` lets a plain `async` function without `return` be one, where `undefined` would not
 export type KeyHandler = (key: string, signal: AbortSignal) => Promise<HandlerResult | void>;
 
 /** What a handler abandoned at its deadline is failed with (the reason of its signal, too). */
@@ -61,7 +62,8 @@ interface Waiting {
 }
 
 interface Outcome {
-  result?: HandlerResult | void;
+  /** What the handler resolved to. */
+  result?: Awaited<ReturnType<KeyHandler>>;
   error?: unknown;
 }
 
@@ -121,7 +123,10 @@ export class WorkQueue {
   /** Adds `key` after `ms`; an earlier pending delay for the key wins. */
   addAfter(key: string, ms: number): void {
     if (this.#shuttingDown) return;
-    if (ms <= 0) return this.add(key);
+    if (ms <= 0) {
+      this.add(key);
+      return;
+    }
     const at = Date.now() + ms;
     const prev = this.#waiting.get(key);
     if (prev && prev.at <= at) return;

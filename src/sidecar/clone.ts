@@ -193,8 +193,9 @@ function peek(stream: Readable, n: number): Promise<Buffer> {
       resolve(all.subarray(0, n));
     };
     const onReadable = () => {
-      let c: Buffer | null;
-      while (size < n && (c = stream.read() as Buffer | null) !== null) {
+      while (size < n) {
+        const c = stream.read() as Buffer | null;
+        if (c === null) break;
         chunks.push(c);
         size += c.length;
       }

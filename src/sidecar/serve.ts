@@ -136,134 +136,174 @@ function closed(socket: Socket): Promise<void> {
   return new Promise((resolve) => (socket.closed ? resolve() : socket.once('close', () => resolve())));
 }
 
-export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
-  const { cfg, log } = deps;
-  const spawnBackup = deps.spawnBackup ?? spawnBackupTool;
-  const limits: StreamLimits = { ...DEFAULT_STREAM_LIMITS, ...deps.limits };
-  const turns = new StreamTurns(limits.maxWaiting);
-  // Streams run one at a time, so they share one buffer. A stream reads its output's end only
-  // after the callback of its last write, so once it is over no write of it points into the buffer.
-  const relayBuffer = Buffer.allocUnsafe(RELAY_BUFFER_BYTES);
-  const running = new Set<ChildProcess>();
-
-  function refuse(res: ServerResponse, remote: string | undefined, why: string): void {
-    log.warn(`refused backup request: ${why}`, { remote, retryAfterSeconds: limits.retryAfterSeconds });
-    res.writeHead(503, { 'Content-Type': 'text/plain', 'Retry-After': String(limits.retryAfterSeconds) }).end(`${why}\n`);
-  }
-
+/** What the request handlers of one server share. */
+interface ServerState {
+  cfg: SidecarConfig;
+  log: Logger;
+  spawnBackup: NonNullable<ServeDeps['spawnBackup']>;
+  limits: StreamLimits;
+  turns: StreamTurns;
   /**
-   * The stream's turn for this request, waited for at most until `startMs` after `arrived`;
-   * undefined when the request was answered 503 or its client left meanwhile.
+   * Streams run one at a time, so they share one buffer. A stream reads its output's end only
+   * after the callback of its last write, so once it is over no write of it points into the buffer.
    */
-  async function waitForTurn(res: ServerResponse, remote: string | undefined, arrived: number): Promise<(() => void) | undefined> {
-    const queued = turns.busy;
-    const place = turns.enter();
-    if (!place) {
-      refuse(res, remote, `a stream is running and ${limits.maxWaiting} request(s) wait for it already`);
-      return undefined;
-    }
-    if (queued) log.info('backup request waits for the stream in progress', { remote });
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      place.turn,
-      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, arrived + limits.startMs - Date.now())))),
-      new Promise<'gone'>((resolve) => res.once('close', () => resolve('gone'))),
-    ]);
-    clearTimeout(timer);
-    if (typeof outcome === 'function') return outcome;
-    // Granted at the same moment it gave up: hand the turn on at once.
-    if (!place.leave()) (await place.turn)();
-    if (outcome === 'late') refuse(res, remote, `no stream could start within ${limits.startMs / 1000} s`);
+  relayBuffer: Buffer;
+  /** The backup tools running, for `close` to stop. */
+  running: Set<ChildProcess>;
+}
+
+function refuse(s: ServerState, res: ServerResponse, remote: string | undefined, why: string): void {
+  s.log.warn(`refused backup request: ${why}`, { remote, retryAfterSeconds: s.limits.retryAfterSeconds });
+  res.writeHead(503, { 'Content-Type': 'text/plain', 'Retry-After': String(s.limits.retryAfterSeconds) }).end(`${why}\n`);
+}
+
+/**
+ * The stream's turn for this request, waited for at most until `startMs` after `arrived`;
+ * undefined when the request was answered 503 or its client left meanwhile.
+ */
+async function waitForTurn(
+  s: ServerState,
+  res: ServerResponse,
+  remote: string | undefined,
+  arrived: number,
+): Promise<(() => void) | undefined> {
+  const { limits, turns, log } = s;
+  const queued = turns.busy;
+  const place = turns.enter();
+  if (!place) {
+    refuse(s, res, remote, `a stream is running and ${limits.maxWaiting} request(s) wait for it already`);
     return undefined;
   }
+  if (queued) log.info('backup request waits for the stream in progress', { remote });
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    place.turn,
+    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, arrived + limits.startMs - Date.now())))),
+    new Promise<'gone'>((resolve) => res.once('close', () => resolve('gone'))),
+  ]);
+  clearTimeout(timer);
+  if (typeof outcome === 'function') return outcome;
+  // Granted at the same moment it gave up: hand the turn on at once.
+  if (!place.leave()) (await place.turn)();
+  if (outcome === 'late') refuse(s, res, remote, `no stream could start within ${limits.startMs / 1000} s`);
+  return undefined;
+}
 
-  async function streamBackup(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const arrived = Date.now();
-    const remote = req.socket.remoteAddress;
-    if (!authorized(req.headers.authorization, cfg.backup)) {
-      log.warn('refused backup request: wrong or missing credentials', { remote });
-      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Not authenticated!\n');
+/** Serves one `/xbackup` request: checks its credentials, waits for its turn, streams. */
+async function streamBackup(s: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const arrived = Date.now();
+  const remote = req.socket.remoteAddress;
+  if (!authorized(req.headers.authorization, s.cfg.backup)) {
+    s.log.warn('refused backup request: wrong or missing credentials', { remote });
+    res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Not authenticated!\n');
+    return;
+  }
+  let clientGone = false;
+  res.once('close', () => (clientGone = !res.writableFinished));
+  const release = await waitForTurn(s, res, remote, arrived);
+  if (!release) return;
+  let defaults: SecretFile | undefined;
+  try {
+    if (clientGone) return;
+    const started = Date.now();
+    // The tool's password, for this stream only: removed (finally) once the tool has exited.
+    defaults = await writeSecretFile('backup.cnf', backupDefaults(s.cfg));
+    await relayBackup(s, res, { remote, started, defaultsFile: defaults.path, clientGone: () => clientGone });
+  } finally {
+    await defaults?.remove();
+    release();
+  }
+}
+
+/** Runs the backup tool and relays its output to `res`, the outcome in the trailer. */
+async function relayBackup(
+  s: ServerState,
+  res: ServerResponse,
+  r: { remote: string | undefined; started: number; defaultsFile: string; clientGone: () => boolean },
+): Promise<void> {
+  const { cfg, log, limits, running } = s;
+  const { remote } = r;
+  let idle: NodeJS.Timeout | undefined;
+  try {
+    // The tool writes into a loopback connection rather than a pipe (loopback-stdio.ts), which
+    // we read 1 MiB at a time into one buffer: no allocation per piece, and a sixteenth of the
+    // reads and HTTP chunks of Node's 64 KiB stream reads. The buffer is read into again only
+    // once the response has handed the last piece to the kernel.
+    let bytes = 0;
+    const { childEnd, ourEnd: output } = await loopbackConnection({
+      buffer: s.relayBuffer,
+      callback: (n, buffer) => {
+        bytes += n;
+        res.write(buffer.subarray(0, n), () => {
+          idle?.refresh();
+          output.resume();
+        });
+        return false;
+      },
+    });
+    if (r.clientGone()) {
+      childEnd.destroy();
+      output.destroy();
       return;
     }
-    let clientGone = false;
-    res.once('close', () => (clientGone = !res.writableFinished));
-    const release = await waitForTurn(res, remote, arrived);
-    if (!release) return;
-    let defaults: SecretFile | undefined;
-    let idle: NodeJS.Timeout | undefined;
-    try {
-      if (clientGone) return;
-      const started = Date.now();
-      // The tool's password, for this stream only: removed (finally) once the tool has exited.
-      defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
-      // The tool writes into a loopback connection rather than a pipe (loopback-stdio.ts), which
-      // we read 1 MiB at a time into one buffer: no allocation per piece, and a sixteenth of the
-      // reads and HTTP chunks of Node's 64 KiB stream reads. The buffer is read into again only
-      // once the response has handed the last piece to the kernel.
-      let bytes = 0;
-      const { childEnd, ourEnd: output } = await loopbackConnection({
-        buffer: relayBuffer,
-        callback: (n, buffer) => {
-          bytes += n;
-          res.write(buffer.subarray(0, n), () => {
-            idle?.refresh();
-            output.resume();
-          });
-          return false;
-        },
-      });
-      if (clientGone) {
-        childEnd.destroy();
-        output.destroy();
-        return;
-      }
-      log.info('backup stream started', { remote });
-      const child = spawnBackup(cfg, childEnd, defaults.path);
-      childEnd.destroy();
-      running.add(child);
-      const outcome = outcomeOf(child);
-      const stop = (): void => {
-        // Unread output would keep the child writing; dropping it also hurries the child.
-        output.destroy();
-        terminate(child);
-      };
-      res.once('close', () => {
-        if (!res.writableFinished) stop();
-      });
-      let cut = false;
-      // Moving bytes to the client is progress; a tool that writes nothing, or a client that
-      // reads nothing, holds the one stream, so after idleMs of neither the stream is cut.
-      idle = setTimeout(() => {
-        cut = true;
-        stop();
-        res.destroy();
-      }, limits.idleMs);
-      res.writeHead(200, {
-        'Content-Type': 'application/octet-stream',
-        Trailer: BACKUP_STATUS_TRAILER,
-      });
-      await closed(output);
-      const o = await outcome;
-      running.delete(child);
-      const fields = { remote, bytes, seconds: (Date.now() - started) / 1000, status: o.status };
-      if (cut) {
-        log.warn(`backup stream cut: no byte moved for ${limits.idleMs / 1000} s`, fields);
-        return;
-      }
-      if (res.destroyed || clientGone) {
-        log.warn('backup stream stopped: the client went away', fields);
-        return;
-      }
-      res.addTrailers({ [BACKUP_STATUS_TRAILER]: o.ok ? BACKUP_SUCCESS : BACKUP_FAILED });
-      res.end();
-      if (o.ok) log.info('backup stream finished', fields);
-      else log.error('backup tool failed', { ...fields, stderr: o.stderrTail });
-    } finally {
-      clearTimeout(idle);
-      await defaults?.remove();
-      release();
+    log.info('backup stream started', { remote });
+    const child = s.spawnBackup(cfg, childEnd, r.defaultsFile);
+    childEnd.destroy();
+    running.add(child);
+    const outcome = outcomeOf(child);
+    const stop = (): void => {
+      // Unread output would keep the child writing; dropping it also hurries the child.
+      output.destroy();
+      terminate(child);
+    };
+    res.once('close', () => {
+      if (!res.writableFinished) stop();
+    });
+    let cut = false;
+    // Moving bytes to the client is progress; a tool that writes nothing, or a client that
+    // reads nothing, holds the one stream, so after idleMs of neither the stream is cut.
+    idle = setTimeout(() => {
+      cut = true;
+      stop();
+      res.destroy();
+    }, limits.idleMs);
+    res.writeHead(200, {
+      'Content-Type': 'application/octet-stream',
+      Trailer: BACKUP_STATUS_TRAILER,
+    });
+    await closed(output);
+    const o = await outcome;
+    running.delete(child);
+    const fields = { remote, bytes, seconds: (Date.now() - r.started) / 1000, status: o.status };
+    if (cut) {
+      log.warn(`backup stream cut: no byte moved for ${limits.idleMs / 1000} s`, fields);
+      return;
     }
+    if (res.destroyed || r.clientGone()) {
+      log.warn('backup stream stopped: the client went away', fields);
+      return;
+    }
+    res.addTrailers({ [BACKUP_STATUS_TRAILER]: o.ok ? BACKUP_SUCCESS : BACKUP_FAILED });
+    res.end();
+    if (o.ok) log.info('backup stream finished', fields);
+    else log.error('backup tool failed', { ...fields, stderr: o.stderrTail });
+  } finally {
+    clearTimeout(idle);
   }
+}
+
+export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
+  const { cfg, log } = deps;
+  const limits: StreamLimits = { ...DEFAULT_STREAM_LIMITS, ...deps.limits };
+  const s: ServerState = {
+    cfg,
+    log,
+    spawnBackup: deps.spawnBackup ?? spawnBackupTool,
+    limits,
+    turns: new StreamTurns(limits.maxWaiting),
+    relayBuffer: Buffer.allocUnsafe(RELAY_BUFFER_BYTES),
+    running: new Set<ChildProcess>(),
+  };
 
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -272,7 +312,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       return;
     }
     if (path === XBACKUP_PATH && (req.method === 'GET' || req.method === undefined)) {
-      streamBackup(req, res).catch((err: unknown) => {
+      streamBackup(s, req, res).catch((err: unknown) => {
         log.error('backup stream crashed', { error: err instanceof Error ? err.message : String(err) });
         res.destroy();
       });
@@ -295,7 +335,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
     port,
     async close(): Promise<void> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const child of running) terminate(child, 2000);
+      for (const child of s.running) terminate(child, 2000);
       server.closeAllConnections();
       await closed;
     },

@@ -88,7 +88,9 @@ export async function multipartUpload(target: UploadTarget, body: Readable): Pro
       .then(() => {
         if (full.length === partSize(part)) free.push(full);
       })
-      .catch((err: unknown) => void (failure ??= err))
+      .catch((err: unknown) => {
+        failure ??= err;
+      })
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
     part++;

@@ -442,8 +442,7 @@ export class KubeClient {
     for await (const chunk of res) {
       opts.onData?.();
       buf += (chunk as Buffer).toString('utf8');
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
         const line = buf.slice(0, nl).trim();
         buf = buf.slice(nl + 1);
         if (!line) continue;
