@@ -58,8 +58,7 @@ function watchEvents(rv: number): Promise<number> {
       let buf = '';
       res.on('data', (c: Buffer) => {
         buf += c.toString();
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           buf = buf.slice(nl + 1);
           if (++seen === N) {
             last = performance.now();

@@ -123,7 +123,7 @@ async function run(mode: Mode): Promise<Sample[]> {
     const hosts = Object.fromEntries(nc.servers.map((s, i) => [fqdn(ns, i), s.host]));
     const standIn = await startOrchestratorStandIn({ config: standInConfig(alias, hooks), hosts });
     sc.t.after(() => standIn.stop());
-    const orc = async (path: string): Promise<any> => (await fetch(`${standIn.url}${path}`)).json();
+    const orc = async <T = unknown>(path: string): Promise<T> => (await fetch(`${standIn.url}${path}`)).json() as Promise<T>;
 
     await nc.createCluster(3);
     await nc.createOperatedSecret();
@@ -233,7 +233,7 @@ async function run(mode: Mode): Promise<Sample[]> {
       if (kill) {
         await victim.kill();
       } else {
-        const r = await orc(`/api/graceful-master-takeover-auto/${alias}`);
+        const r = await orc<{ Code: string; Message: string }>(`/api/graceful-master-takeover-auto/${alias}`);
         if (r.Code !== 'OK') throw new Error(`graceful takeover refused: ${r.Message}`);
       }
       const promotion = await eventually('the promotion', () => promotions()[before], 120_000);

@@ -50,8 +50,12 @@ function candidate(name: string, identity: string): Candidate {
     leaseDurationMs: LEASE,
     renewDeadlineMs: RENEW,
     retryPeriodMs: RETRY,
-    onStartedLeading: () => void (c.startedAt = Date.now()),
-    onStoppedLeading: () => void (c.stoppedAt = Date.now()),
+    onStartedLeading: () => {
+      c.startedAt = Date.now();
+    },
+    onStoppedLeading: () => {
+      c.stoppedAt = Date.now();
+    },
   });
   const loop = c.elector.run(abort.signal);
   c.stop = async () => {

@@ -85,6 +85,7 @@ async function baseline(tool: Tool, server: MariaDBServer, targetDir: string): P
 /** `mariabackup --backup --stream=xbstream | mbstream <the clone path's extract args>` without the sidecar; seconds. */
 async function localExtract(tool: Tool, server: MariaDBServer, targetDir: string, extract: string[]): Promise<number> {
   const started = performance.now();
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: bash's own expansions, for bash to expand
   const script = 'set -o pipefail; n=$1; shift; mariabackup "${@:n+1}" | mbstream "${@:1:n}"';
   const child = spawn('bash', ['-c', script, 'bash', String(extract.length), ...extract, ...mariabackupArgs(tool, server, targetDir)], {
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -17,6 +17,7 @@ import type { StorageEnv } from '../src/storage/index.ts';
 export const SANDBOX_MARIADB = 'mariadb-10.11';
 
 // Plain objects as parsed from YAML; the examples are the project's own files.
+// biome-ignore lint/suspicious/noExplicitAny: any kind's fields, read by path where the example is known
 export type Manifest = Record<string, any>;
 
 export interface SandboxExample {
@@ -61,7 +62,8 @@ export function forSandbox(
       );
     }
     if (opts.nodeSelector) {
-      const podSpec = (c.spec.podSpec ??= {});
+      c.spec.podSpec ??= {};
+      const podSpec = c.spec.podSpec;
       podSpec.nodeSelector = { ...(podSpec.nodeSelector ?? {}), ...opts.nodeSelector };
       c.spec.backupNodeSelector = { ...(c.spec.backupNodeSelector ?? {}), ...opts.nodeSelector };
       const sel = Object.entries(opts.nodeSelector)

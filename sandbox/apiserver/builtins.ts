@@ -355,7 +355,8 @@ function defaultPvc(o: KObj): void {
 }
 
 function defaultService(o: KObj): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   setDefault(s, 'type', 'ClusterIP');
   for (const p of (s.ports ?? []) as KObj[]) {
     setDefault(p, 'protocol', 'TCP');
@@ -370,7 +371,8 @@ function defaultService(o: KObj): void {
 }
 
 function allocateService(o: KObj, ctx: DefaultContext): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   if (s.type === 'ExternalName') return;
   if (s.clusterIP === undefined || s.clusterIP === '') s.clusterIP = ctx.allocateClusterIP();
   setDefault(s, 'clusterIPs', [s.clusterIP]);
@@ -432,7 +434,8 @@ const TOKEN_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /** What the admission plugins and the pod strategy add to a pod (after ownership: no manager owns it). */
 function admitPod(o: KObj, ctx: DefaultContext): void {
-  const spec: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const spec: KObj = o.spec;
   if (ctx.stockAdmission) {
     admitPriority(o, ctx.old);
     addDefaultTolerations(spec);
@@ -517,10 +520,12 @@ function protectPvc(o: KObj, ctx: DefaultContext): void {
 function generateJobSelector(o: KObj, ctx: DefaultContext): void {
   if (ctx.old) return;
   o.metadata.annotations = sortedKeys({ ...(o.metadata.annotations ?? {}), 'batch.kubernetes.io/job-tracking': '' });
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   if (s.manualSelector === true) return;
   const uid = String(o.metadata.uid);
-  const t: KObj = (s.template ??= {});
+  s.template ??= {};
+  const t: KObj = s.template;
   t.metadata ??= {};
   const labels: KObj = { ...(t.metadata.labels ?? {}) };
   setDefault(labels, 'controller-uid', uid);
@@ -553,7 +558,8 @@ function defaultTemplate(t: KObj | undefined): void {
 }
 
 function defaultStatefulSet(o: KObj): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   setDefault(s, 'replicas', 1);
   defaultTemplate(s.template);
   s.volumeClaimTemplates = ((s.volumeClaimTemplates ?? []) as KObj[]).map((t) => {
@@ -575,13 +581,15 @@ function defaultStatefulSet(o: KObj): void {
 }
 
 function defaultReplicaSet(o: KObj): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   setDefault(s, 'replicas', 1);
   defaultTemplate(s.template);
 }
 
 function defaultDeployment(o: KObj): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   setDefault(s, 'replicas', 1);
   defaultTemplate(s.template);
   setDefault(s, 'strategy', { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
@@ -600,7 +608,8 @@ function defaultJobSpec(s: KObj | undefined): void {
 }
 
 function defaultCronJob(o: KObj): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   setDefault(s, 'concurrencyPolicy', 'Allow');
   setDefault(s, 'suspend', false);
   setDefault(s, 'successfulJobsHistoryLimit', 3);
@@ -612,7 +621,8 @@ function defaultCronJob(o: KObj): void {
 }
 
 function defaultCrd(o: KObj): void {
-  const s: KObj = (o.spec ??= {});
+  o.spec ??= {};
+  const s: KObj = o.spec;
   if (o.status === undefined) {
     const storage = ((s.versions ?? []) as KObj[]).filter((v) => v.storage).map((v) => v.name);
     o.status = { conditions: null, acceptedNames: { plural: '', kind: '' }, storedVersions: storage };

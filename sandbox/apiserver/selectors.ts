@@ -44,20 +44,21 @@ function parseRequirement(term: string): Requirement {
 export function parseLabelSelector(text: string | null | undefined): Selector {
   if (!text) return () => true;
   const reqs = splitTopLevel(text).map(parseRequirement);
-  return (labels) =>
-    reqs.every((r) => {
-      const v = labels?.[r.key];
-      switch (r.op) {
-        case 'in':
-          return v !== undefined && r.values.includes(v);
-        case 'notin':
-          return v === undefined || !r.values.includes(v);
-        case 'exists':
-          return v !== undefined;
-        case '!':
-          return v === undefined;
-      }
-    });
+  return (labels) => reqs.every((r) => satisfied(r, labels?.[r.key]));
+}
+
+/** Whether a label's value (undefined: no such label) meets one requirement. */
+function satisfied(r: Requirement, v: string | undefined): boolean {
+  switch (r.op) {
+    case 'in':
+      return v !== undefined && r.values.includes(v);
+    case 'notin':
+      return v === undefined || !r.values.includes(v);
+    case 'exists':
+      return v !== undefined;
+    case '!':
+      return v === undefined;
+  }
 }
 
 export type FieldSelector = (obj: KObj) => boolean;

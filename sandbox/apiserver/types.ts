@@ -1,7 +1,7 @@
 // Shared shapes of the test API server. Objects on the wire are untyped JSON; the server treats
 // them as plain records and never mutates a stored object in place (copy, change, store).
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the API server handles any kind's JSON, whose shape only the schema checks at run time
 export type KObj = Record<string, any>;
 
 export interface ScaleSpec {

@@ -64,7 +64,10 @@ export function startWorkloadControllers(opts: WorkloadControllersOptions): Work
     cache: (kind) => manager.informerFor(kind),
     events: (component): EventRecorder => {
       let r = recorders.get(component);
-      if (!r) recorders.set(component, (r = new KubeEventRecorder(client, { component, log })));
+      if (!r) {
+        r = new KubeEventRecorder(client, { component, log });
+        recorders.set(component, r);
+      }
       return r;
     },
     workDir: opts.workDir,

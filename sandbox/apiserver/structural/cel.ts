@@ -93,7 +93,7 @@ export function evaluateRules(value: unknown, oldValue: unknown, s: JSONSchemaPr
     }
   }
   if (Array.isArray(value)) {
-    value.forEach((v, i) => evaluateRules(v, undefined, s.items, `${prefix}[${i}]`, errs));
+    for (const [i, v] of value.entries()) evaluateRules(v, undefined, s.items, `${prefix}[${i}]`, errs);
     return;
   }
   if (!isPlainObject(value)) return;

@@ -136,7 +136,7 @@ class Checker {
         continue;
       }
       const canonical = intOrString && (key === 'anyOf' || key === 'allOf') && isCanonicalIntOrStringAnyOf(list);
-      list.forEach((sub, i) => this.valueValidation(sub, `${path}.${key}[${i}]`, s, canonical));
+      for (const [i, sub] of list.entries()) this.valueValidation(sub, `${path}.${key}[${i}]`, s, canonical);
     }
     if (s.not !== undefined) this.valueValidation(s.not, `${path}.not`, s, false);
   }
@@ -168,7 +168,7 @@ class Checker {
     }
     for (const key of ['allOf', 'anyOf', 'oneOf'] as const) {
       const list = v[key];
-      if (Array.isArray(list)) list.forEach((sub, i) => this.valueValidation(sub, `${path}.${key}[${i}]`, structural, false));
+      if (Array.isArray(list)) for (const [i, sub] of list.entries()) this.valueValidation(sub, `${path}.${key}[${i}]`, structural, false);
     }
     if (v.not !== undefined) this.valueValidation(v.not, `${path}.not`, structural, false);
   }

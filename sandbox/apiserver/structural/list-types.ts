@@ -34,7 +34,7 @@ export function validateListTypes(value: unknown, s: JSONSchemaProps | undefined
   if (!s) return;
   if (Array.isArray(value)) {
     checkList(value, s, field, errs);
-    value.forEach((v, i) => validateListTypes(v, s.items, `${field}[${i}]`, errs));
+    for (const [i, v] of value.entries()) validateListTypes(v, s.items, `${field}[${i}]`, errs);
     return;
   }
   if (!isPlainObject(value)) return;

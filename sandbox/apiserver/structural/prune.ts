@@ -20,7 +20,7 @@ class Pruner {
       return;
     }
     if (Array.isArray(x)) {
-      x.forEach((v, i) => this.prune(v, s?.items, withIndex(path, i), false));
+      for (const [i, v] of x.entries()) this.prune(v, s?.items, withIndex(path, i), false);
       return;
     }
     if (!isPlainObject(x)) return;
@@ -45,7 +45,7 @@ class Pruner {
 
   private skipPrune(x: unknown, s: JSONSchemaProps, path: string[], embedded: boolean): void {
     if (Array.isArray(x)) {
-      if (s.items) x.forEach((v, i) => this.skipPrune(v, s.items as JSONSchemaProps, withIndex(path, i), false));
+      if (s.items) for (const [i, v] of x.entries()) this.skipPrune(v, s.items as JSONSchemaProps, withIndex(path, i), false);
       return;
     }
     if (!isPlainObject(x)) return;
