@@ -12,6 +12,7 @@ import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrat
 import { REPLICATION_CREDENTIALS_QUERY } from '../../src/mysql/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
 import { eventually } from './wait.ts';
+import type { Json } from './json.ts';
 
 export const HOOKS = new URL('../fixtures/orchestrator/hooks/', import.meta.url).pathname;
 export const ALIAS = 'my-db.default';
@@ -126,7 +127,7 @@ export interface StandInWatch {
   standIn: StandIn;
   /** Lab controls of hook-log.sh: `<Hook>.exit` and `<Hook>.sleep` files go here. */
   ctl: string;
-  get(path: string): Promise<{ status: number; body: any }>;
+  get(path: string): Promise<{ status: number; body: Json }>;
   /** The hook calls made so far. */
   hookLines(): HookCall[];
   clearHookLog(): void;
@@ -220,7 +221,7 @@ export async function watchWithStandIn(
   const auth = config.authentication;
   const headers: Record<string, string> =
     auth.method === 'none' ? {} : { authorization: `Basic ${Buffer.from(`${auth.user}:${auth.password}`).toString('base64')}` };
-  const get = async (path: string): Promise<{ status: number; body: any }> => {
+  const get = async (path: string): Promise<{ status: number; body: Json }> => {
     const res = await fetch(`${standIn.url}${path}`, { headers });
     return { status: res.status, body: await res.json() };
   };

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { eventually } from '../../support/wait.ts';
 import { raw } from './helpers.ts';
+import type { Json } from '../../support/json.ts';
 
 const json = (o: unknown) => JSON.stringify(o);
 const pod = (name: string, spec: Record<string, unknown> = {}) =>
@@ -18,7 +19,7 @@ const pod = (name: string, spec: Record<string, unknown> = {}) =>
     metadata: { name },
     spec: { automountServiceAccountToken: false, containers: [{ name: 'c', image: 'busybox:1.36' }], ...spec },
   });
-const owned = (o: any) => JSON.stringify(o.metadata.managedFields);
+const owned = (o: Json) => JSON.stringify(o.metadata.managedFields);
 
 test('a new pod gets priority 0, PreemptLowerPriority and the two 300 s tolerations, owned by no manager', async (t) => {
   const env = await kubeEnv(t);
@@ -37,7 +38,7 @@ test('a new pod gets priority 0, PreemptLowerPriority and the two 300 s tolerati
   const tolerating = await raw(env.kubeConfig, 'POST', base, { body: pod('p2', { tolerations: [ownToleration] }) });
   assert.equal(tolerating.status, 201, tolerating.text);
   assert.deepEqual(
-    tolerating.json.spec.tolerations.map((x: any) => x.key),
+    tolerating.json.spec.tolerations.map((x: Json) => x.key),
     ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'],
     'a pod tolerating not-ready gets only unreachable',
   );

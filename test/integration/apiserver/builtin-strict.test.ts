@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { raw } from './helpers.ts';
+import type { Json } from '../../support/json.ts';
 
 const json = (o: unknown) => JSON.stringify(o);
 const warnings = (r: { headers: { warning?: string | string[] } }) => [r.headers.warning ?? []].flat().join(', ');
@@ -61,7 +62,7 @@ test('unknown fields of a built-in kind: Strict refuses with 400 (a patch with 4
   assert.equal(patched.status, 422, patched.text);
   assert.equal(patched.json.reason, 'Invalid');
   assert.deepEqual(
-    patched.json.details.causes.map((c: any) => [c.reason, c.field]),
+    patched.json.details.causes.map((c: Json) => [c.reason, c.field]),
     [['FieldValueInvalid', 'patch']],
   );
   assert.match(
@@ -80,7 +81,7 @@ test('unknown fields of a built-in kind: Strict refuses with 400 (a patch with 4
   });
   assert.equal(smp.status, 422, smp.text);
   assert.deepEqual(
-    smp.json.details.causes.map((c: any) => [c.field, c.message]),
+    smp.json.details.causes.map((c: Json) => [c.field, c.message]),
     [['patch', 'Invalid value: "map[spec:map[baz:true]]": strict decoding error: unknown field "spec.baz"']],
   );
 });
@@ -108,7 +109,7 @@ test('events.k8s.io/v1 refuses at create what core/v1 still takes from old clien
   const refused = await raw(env.kubeConfig, 'POST', `/apis/events.k8s.io/v1/namespaces/${ns}/events`, { body: json(bad) });
   assert.equal(refused.status, 422, refused.text);
   assert.deepEqual(
-    refused.json.details.causes.map((c: any) => [c.field, c.message]),
+    refused.json.details.causes.map((c: Json) => [c.field, c.message]),
     [
       ['series.count', 'Invalid value: "": should be at least 2'],
       ['type', 'Invalid value: "": has invalid value: Info'],
@@ -129,7 +130,7 @@ test('events.k8s.io/v1 refuses at create what core/v1 still takes from old clien
   });
   assert.equal(untimed.status, 422, untimed.text);
   assert.deepEqual(
-    untimed.json.details.causes.map((c: any) => [c.field, c.message]),
+    untimed.json.details.causes.map((c: Json) => [c.field, c.message]),
     [['eventTime', 'Required value']],
   );
 
@@ -165,7 +166,7 @@ test('a Job keeps its completions, completionMode, selector and pod template (a 
   assert.equal((await raw(env.kubeConfig, 'POST', base, { body: json(body) })).status, 201);
   const patch = (spec: Record<string, unknown>) =>
     raw(env.kubeConfig, 'PATCH', `${base}/j1`, { contentType: 'application/merge-patch+json', body: json({ spec }) });
-  const causes = (r: { json: any }) => r.json.details.causes.map((c: any) => [c.field, c.message]);
+  const causes = (r: { json: Json }) => r.json.details.causes.map((c: Json) => [c.field, c.message]);
 
   const completions = await patch({ completions: 3 });
   assert.equal(completions.status, 422, completions.text);

@@ -6,14 +6,12 @@ import assert from 'node:assert/strict';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { installCrds, kubeEnv } from '../../support/kube-env.ts';
 import { cluster, expectApiError, MYSQL_GROUP, raw } from './helpers.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 test('a minimal MysqlCluster gets the schema defaults', async (t) => {
   const env = await kubeEnv(t);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const c = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as Record<
-    string,
-    any
-  >;
+  const c = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as JsonObject;
   assert.equal(c.spec.replicas, 1);
   assert.equal(c.spec.backupRemoteDeletePolicy, 'retain');
   assert.equal(c.spec.mysqlVersion, '5.7');
@@ -47,7 +45,7 @@ test('int-or-string fields take both; enums, minimums and CEL rules give 422 wit
     ...MYSQL_GROUP,
     namespace: ns,
     body: cluster('c1', { minAvailable: '50%', mysqlConf: { max_connections: 100, sql_mode: 'STRICT' } }),
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.equal(ok.spec.minAvailable, '50%');
   await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c2', { minAvailable: 1 }) });
   const cases: [Record<string, unknown>, string, string][] = [
@@ -117,7 +115,7 @@ test('installCrds applies the project CRDs with their defaults and int-or-string
     ...MYSQL_GROUP,
     namespace: env.namespace,
     body: cluster('c1', { minAvailable: '50%' }),
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.equal(c.spec.replicas, 1);
   assert.equal(c.spec.minAvailable, '50%');
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP, raw, STRATEGIC_PATCH } from './helpers.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 const STS = {
   metadata: { name: 'db' },
@@ -51,10 +52,7 @@ test('generateName makes a unique name with the prefix', async (t) => {
 test('an update with a stale resourceVersion gets 409 Conflict with the real Status body', async (t) => {
   const env = await kubeEnv(t);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
-  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as Record<
-    string,
-    any
-  >;
+  const created = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster('c1') })) as JsonObject;
   await co.replaceNamespacedCustomObject({
     ...MYSQL_GROUP,
     namespace: env.namespace,
@@ -91,23 +89,23 @@ test('generation bumps on spec changes only; the status subresource ignores spec
     ...MYSQL_GROUP,
     namespace: ns,
     body: cluster('c1', {}, { labels: { a: 'b' } }),
-  })) as Record<string, any>;
+  })) as JsonObject;
   c = (await co.patchNamespacedCustomObject(
     { ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { metadata: { labels: { a: 'c' } } } },
     MERGE_PATCH,
-  )) as Record<string, any>;
+  )) as JsonObject;
   assert.equal(c.metadata.generation, 1, 'metadata change keeps generation');
   c = (await co.patchNamespacedCustomObject(
     { ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { spec: { replicas: 3 } } },
     MERGE_PATCH,
-  )) as Record<string, any>;
+  )) as JsonObject;
   assert.equal(c.metadata.generation, 2, 'spec change bumps generation');
   const s = (await co.replaceNamespacedCustomObjectStatus({
     ...MYSQL_GROUP,
     namespace: ns,
     name: 'c1',
     body: { ...c, spec: { ...c.spec, replicas: 9 }, status: { readyNodes: 1 } },
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.equal(s.metadata.generation, 2, 'status write keeps generation');
   assert.equal(s.spec.replicas, 3, 'status write ignores spec');
   assert.deepEqual(s.status, { readyNodes: 1 });
@@ -116,13 +114,13 @@ test('generation bumps on spec changes only; the status subresource ignores spec
     namespace: ns,
     name: 'c1',
     body: { ...s, status: { readyNodes: 7 } },
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.deepEqual(u.status, { readyNodes: 1 }, 'main resource write ignores status');
   const created = (await co.createNamespacedCustomObject({
     ...MYSQL_GROUP,
     namespace: ns,
     body: { ...cluster('c2'), status: { readyNodes: 5 } },
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.equal(created.status, undefined, 'create drops status when the status subresource is on');
 });
 
@@ -144,12 +142,12 @@ test('the scale subresource reads and writes spec.replicas of a StatefulSet and 
   assert.equal(sts.spec?.replicas, 3);
   assert.equal(sts.metadata?.generation, 2);
   await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c1', { replicas: 2 }) });
-  const crScale = (await co.getNamespacedCustomObjectScale({ ...MYSQL_GROUP, namespace: ns, name: 'c1' })) as Record<string, any>;
+  const crScale = (await co.getNamespacedCustomObjectScale({ ...MYSQL_GROUP, namespace: ns, name: 'c1' })) as JsonObject;
   assert.equal(crScale.kind, 'Scale');
   assert.equal(crScale.apiVersion, 'autoscaling/v1');
   assert.equal(crScale.spec.replicas, 2);
   await co.patchNamespacedCustomObjectScale({ ...MYSQL_GROUP, namespace: ns, name: 'c1', body: { spec: { replicas: 4 } } }, MERGE_PATCH);
-  const cr = (await co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1' })) as Record<string, any>;
+  const cr = (await co.getNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c1' })) as JsonObject;
   assert.equal(cr.spec.replicas, 4);
 });
 

@@ -34,7 +34,7 @@ class IdMap {
 
   /** Learns recorded -> actual uid and resourceVersion values from two answers of the same request. */
   learn(recorded: unknown, actual: unknown): void {
-    if (Array.isArray(recorded) && Array.isArray(actual)) recorded.forEach((r, i) => this.learn(r, actual[i]));
+    if (Array.isArray(recorded) && Array.isArray(actual)) for (const [i, r] of recorded.entries()) this.learn(r, actual[i]);
     else if (recorded && actual && typeof recorded === 'object' && typeof actual === 'object') {
       for (const [k, v] of Object.entries(recorded as J)) {
         const a = (actual as J)[k];

@@ -7,14 +7,12 @@ import { CoreV1Api, CustomObjectsApi, type V1OwnerReference } from '@kubernetes/
 import { kubeEnv } from '../../support/kube-env.ts';
 import { cluster, expectApiError, MERGE_PATCH, MYSQL_GROUP } from './helpers.ts';
 import { eventually } from '../../support/wait.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 async function ownerWithConfigMap(env: Awaited<ReturnType<typeof kubeEnv>>, name: string, block = true) {
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
-  const owner = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster(name) })) as Record<
-    string,
-    any
-  >;
+  const owner = (await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: env.namespace, body: cluster(name) })) as JsonObject;
   const ref: V1OwnerReference = {
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind: 'MysqlCluster',
@@ -48,7 +46,7 @@ test('background deletion answers with a Success Status and the garbage collecto
     namespace: env.namespace,
     name: 'gc-bg',
     propagationPolicy: 'Background',
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.deepEqual(status, {
     kind: 'Status',
     apiVersion: 'v1',
@@ -71,7 +69,7 @@ test('orphan deletion keeps the dependents and strips their owner references', a
     namespace: env.namespace,
     name: 'gc-orphan',
     propagationPolicy: 'Orphan',
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.deepEqual(answer.metadata.finalizers, ['orphan']);
   assert.ok(answer.metadata.deletionTimestamp);
   await eventually(
@@ -91,7 +89,7 @@ test('foreground deletion removes blocking dependents before the owner', async (
     namespace: env.namespace,
     name: 'gc-fg',
     propagationPolicy: 'Foreground',
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.deepEqual(answer.metadata.finalizers, ['foregroundDeletion']);
   await eventually(
     'MysqlCluster gc-fg to be gone',
@@ -109,11 +107,11 @@ test('an object with a finalizer stays, with deletionTimestamp, until the finali
   const core = env.kubeConfig.makeApiClient(CoreV1Api);
   const ns = env.namespace;
   await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'f', finalizers: ['example.com/hold'] } } });
-  const deleting = (await core.deleteNamespacedConfigMap({ namespace: ns, name: 'f' })) as unknown as Record<string, any>;
+  const deleting = (await core.deleteNamespacedConfigMap({ namespace: ns, name: 'f' })) as unknown as JsonObject;
   assert.equal(deleting.kind, 'ConfigMap');
   const held = await core.readNamespacedConfigMap({ namespace: ns, name: 'f' });
   assert.ok(held.metadata?.deletionTimestamp);
-  const again = (await core.deleteNamespacedConfigMap({ namespace: ns, name: 'f' })) as unknown as Record<string, any>;
+  const again = (await core.deleteNamespacedConfigMap({ namespace: ns, name: 'f' })) as unknown as JsonObject;
   assert.equal(again.metadata.resourceVersion, held.metadata?.resourceVersion, 'a second delete changes nothing');
   await core.patchNamespacedConfigMap({ namespace: ns, name: 'f', body: { metadata: { finalizers: null } } }, MERGE_PATCH);
   const err = await expectApiError(core.readNamespacedConfigMap({ namespace: ns, name: 'f' }));

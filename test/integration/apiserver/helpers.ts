@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { microTime } from '../../../src/runtime/leader-election.ts';
+import type { Json, JsonObject } from '../../support/json.ts';
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/kube-apiserver/', import.meta.url));
 
@@ -47,7 +48,7 @@ export interface RawResponse {
   headers: IncomingHttpHeaders;
   text: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  json: any;
+  json: Json;
 }
 
 export interface RawOptions {
@@ -99,7 +100,7 @@ export async function raw(kc: KubeConfig, method: string, path: string, o: RawOp
 
 /** Watch events (one JSON per line) until the server ends the stream. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type WatchEvent = { type: string; object: Record<string, any> };
+export type WatchEvent = { type: string; object: JsonObject };
 
 export async function rawWatchLines(kc: KubeConfig, path: string): Promise<{ status: number; events: WatchEvent[] }> {
   const r = await raw(kc, 'GET', path);

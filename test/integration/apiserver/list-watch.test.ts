@@ -7,8 +7,9 @@ import { CoreV1Api, CustomObjectsApi, EventsV1Api, makeInformer, Watch, type V1C
 import { kubeEnv } from '../../support/kube-env.ts';
 import { asMicroTime, cluster, fixtureText, MERGE_PATCH, MYSQL_GROUP, raw, rawWatchLines } from './helpers.ts';
 import { eventually } from '../../support/wait.ts';
+import type { Json, JsonObject } from '../../support/json.ts';
 
-type Ev = { type: string; object: Record<string, any> };
+type Ev = { type: string; object: JsonObject };
 
 function recorded(file: string): Ev[] {
   return fixtureText(file)
@@ -65,9 +66,9 @@ test('limit and continue page through a list with the real token format and rema
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
   for (const n of ['c1', 'c2', 'c3']) await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster(n) });
-  const first = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 2 })) as Record<string, any>;
+  const first = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 2 })) as JsonObject;
   assert.deepEqual(
-    first.items.map((i: any) => i.metadata.name),
+    first.items.map((i: Json) => i.metadata.name),
     ['c1', 'c2'],
   );
   assert.equal(first.metadata.remainingItemCount, 1);
@@ -78,9 +79,9 @@ test('limit and continue page through a list with the real token format and rema
     namespace: ns,
     limit: 2,
     _continue: first.metadata.continue,
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.deepEqual(
-    second.items.map((i: any) => i.metadata.name),
+    second.items.map((i: Json) => i.metadata.name),
     ['c3'],
   );
   assert.equal(second.metadata.continue, '');
@@ -92,7 +93,7 @@ test('a watch from a list resourceVersion sees ADDED, MODIFIED (spec), MODIFIED 
   const env = await kubeEnv(t);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
-  const list = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns })) as Record<string, any>;
+  const list = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns })) as JsonObject;
   const path = `/apis/mysql.presslabs.org/v1alpha1/namespaces/${ns}/mysqlclusters?watch=1&resourceVersion=${list.metadata.resourceVersion}&allowWatchBookmarks=true&timeoutSeconds=3`;
   const stream = rawWatchLines(env.kubeConfig, path);
   await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('w1', {}, { labels: { app: 'mysql' } }) });
@@ -143,7 +144,7 @@ test('removing the last finalizer of a deleted object: watchers see ADDED, MODIF
   const env = await kubeEnv(t);
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
-  const list = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns })) as Record<string, any>;
+  const list = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns })) as JsonObject;
   const stream = rawWatchLines(
     env.kubeConfig,
     `/apis/mysql.presslabs.org/v1alpha1/namespaces/${ns}/mysqlclusters?watch=1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=2`,
@@ -153,7 +154,7 @@ test('removing the last finalizer of a deleted object: watchers see ADDED, MODIF
     namespace: ns,
     body: cluster('f1', {}, { finalizers: ['mysql.presslabs.org/cleanup'] }),
   });
-  const deleting = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'f1' })) as Record<string, any>;
+  const deleting = (await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'f1' })) as JsonObject;
   assert.equal(deleting.kind, 'MysqlCluster', 'deferred deletion answers with the object');
   assert.ok(deleting.metadata.deletionTimestamp);
   assert.equal(deleting.metadata.deletionGracePeriodSeconds, 0);
@@ -161,7 +162,7 @@ test('removing the last finalizer of a deleted object: watchers see ADDED, MODIF
   const last = (await co.patchNamespacedCustomObject(
     { ...MYSQL_GROUP, namespace: ns, name: 'f1', body: { metadata: { finalizers: null } } },
     MERGE_PATCH,
-  )) as Record<string, any>;
+  )) as JsonObject;
   assert.equal(last.metadata.finalizers, undefined);
   const { events } = await stream;
   const want = recorded('watch-cr-finalizer-flow.ndjson');
@@ -271,16 +272,13 @@ test('the pages of a paged list are one snapshot: changes after the first page d
   const co = env.kubeConfig.makeApiClient(CustomObjectsApi);
   const ns = env.namespace;
   for (const n of ['c1', 'c2', 'c3']) await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster(n) });
-  const first = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 1 })) as Record<string, any>;
+  const first = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, limit: 1 })) as JsonObject;
   await co.deleteNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c2' });
   await co.createNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, body: cluster('c4') });
   await co.patchNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, name: 'c3', body: { spec: { replicas: 5 } } }, MERGE_PATCH);
-  const rest = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, _continue: first.metadata.continue })) as Record<
-    string,
-    any
-  >;
+  const rest = (await co.listNamespacedCustomObject({ ...MYSQL_GROUP, namespace: ns, _continue: first.metadata.continue })) as JsonObject;
   assert.deepEqual(
-    rest.items.map((i: any) => `${i.metadata.name}:${i.spec.replicas}`),
+    rest.items.map((i: Json) => `${i.metadata.name}:${i.spec.replicas}`),
     ['c2:1', 'c3:1'],
   );
   assert.equal(rest.metadata.resourceVersion, first.metadata.resourceVersion);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { cluster, expectApiError, fixtureJson, MERGE_PATCH, MYSQL_GROUP, raw, STRATEGIC_PATCH } from './helpers.ts';
+import type { Json, JsonObject } from '../../support/json.ts';
 
 const sts = {
   metadata: { name: 'db' },
@@ -44,7 +45,7 @@ test('JSON patch applies test/replace/add, and a failing test op gives the gener
       { op: 'replace', path: '/spec/replicas', value: 3 },
       { op: 'add', path: '/metadata/annotations', value: { note: 'json-patch' } },
     ],
-  })) as Record<string, any>;
+  })) as JsonObject;
   assert.equal(patched.spec.replicas, 3);
   assert.deepEqual(patched.metadata.annotations, { note: 'json-patch' });
   const err = await expectApiError(
@@ -142,7 +143,7 @@ test('server-side apply creates, records the manager, conflicts with another own
   });
   assert.equal(created.status, 201);
   assert.deepEqual(
-    created.json.metadata.managedFields.map((m: any) => [m.manager, m.operation]),
+    created.json.metadata.managedFields.map((m: Json) => [m.manager, m.operation]),
     [['test', 'Apply']],
   );
   assert.deepEqual(created.json.metadata.managedFields[0].fieldsV1, {
@@ -156,11 +157,11 @@ test('server-side apply creates, records the manager, conflicts with another own
     contentType: 'application/apply-patch+yaml',
   });
   assert.equal(conflict.status, 409);
-  const want = fixtureJson('cr-apply-conflict.json') as Record<string, any>;
+  const want = fixtureJson('cr-apply-conflict.json') as JsonObject;
   assert.equal(conflict.json.reason, 'Conflict');
   assert.deepEqual(
-    conflict.json.details.causes.map((c: any) => [c.reason, c.field]),
-    want.details.causes.map((c: any) => [c.reason, c.field]),
+    conflict.json.details.causes.map((c: Json) => [c.reason, c.field]),
+    want.details.causes.map((c: Json) => [c.reason, c.field]),
   );
   assert.match(
     conflict.json.message,
@@ -172,9 +173,9 @@ test('server-side apply creates, records the manager, conflicts with another own
   });
   assert.equal(forced.status, 200);
   assert.equal(forced.json.spec.replicas, 5);
-  const test = forced.json.metadata.managedFields.find((m: any) => m.manager === 'test');
+  const test = forced.json.metadata.managedFields.find((m: Json) => m.manager === 'test');
   assert.ok(test.fieldsV1['f:spec']['f:replicas'], 'test owns replicas now');
-  const other = forced.json.metadata.managedFields.find((m: any) => m.manager !== 'test');
+  const other = forced.json.metadata.managedFields.find((m: Json) => m.manager !== 'test');
   assert.equal(other?.fieldsV1?.['f:spec']?.['f:replicas'], undefined, 'the other manager lost replicas');
   // Applying without a field drops it when nobody else owns it.
   const shrunk = await raw(kc, 'PATCH', path('c3', 'fieldManager=test'), {
@@ -203,7 +204,7 @@ test('server-side apply merges built-in lists by key and leaves fields of other 
   });
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(
-    r.json.spec.template.spec.containers.map((c: any) => c.name),
+    r.json.spec.template.spec.containers.map((c: Json) => c.name),
     ['mysql', 'sidecar'],
   );
   assert.equal(r.json.spec.replicas, 1);

@@ -11,11 +11,12 @@ import type { KubeObject, ManagedFieldsEntry, ObjectRef } from '../../../src/run
 import { kubeEnv } from '../../support/kube-env.ts';
 import { eventually } from '../../support/wait.ts';
 import { cluster, raw } from './helpers.ts';
+import type { Json } from '../../support/json.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Obj = KubeObject & {
-  spec?: any;
-  status?: any;
+  spec?: Json;
+  status?: Json;
   metadata: { managedFields?: ManagedFieldsEntry[]; resourceVersion?: string; generation?: number };
 };
 

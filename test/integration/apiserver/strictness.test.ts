@@ -7,12 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { cluster, raw, rawWatchLines } from './helpers.ts';
+import type { Json } from '../../support/json.ts';
 
 const json = (o: unknown) => JSON.stringify(o);
 const cm = (name: string, metadata: Record<string, unknown> = {}) =>
   json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...metadata }, data: { a: '1' } });
 
-function assertStatus(r: { status: number; json: any }, code: number, reason: string | undefined, message: string | RegExp): void {
+function assertStatus(r: { status: number; json: Json }, code: number, reason: string | undefined, message: string | RegExp): void {
   assert.equal(r.status, code, JSON.stringify(r.json));
   assert.equal(r.json.kind, 'Status');
   assert.equal(r.json.reason, reason);
@@ -32,7 +33,7 @@ test('metadata: finalizer names, no new finalizer while deleting, owner referenc
     `ConfigMap "f1" is invalid: [metadata.finalizers: Invalid value: "bad finalizer!": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), metadata.finalizers[0]: Invalid value: "bad finalizer!": name is neither a standard finalizer name nor is it fully qualified]`,
   );
   assert.deepEqual(
-    badFinalizer.json.details.causes.map((c: any) => [c.reason, c.field]),
+    badFinalizer.json.details.causes.map((c: Json) => [c.reason, c.field]),
     [
       ['FieldValueInvalid', 'metadata.finalizers'],
       ['FieldValueInvalid', 'metadata.finalizers[0]'],

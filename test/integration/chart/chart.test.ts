@@ -22,8 +22,9 @@ import { policyRules } from '../../../src/runtime/permissions.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { parseConfig } from '../../../sandbox/orchestrator/config.ts';
 import { ALL_ON, CHART, HELM, only, render, renderError, REPO, run, type RenderOptions } from './helm.ts';
+import type { JsonObject } from '../../support/json.ts';
 
-type Obj = KubeObject & Record<string, any>;
+type Obj = KubeObject & JsonObject;
 
 const VARIANTS: Record<string, RenderOptions> = { 'default values': {}, 'every option on': { values: [ALL_ON] } };
 const GENERATED_RULES = policyRules(permissionSections(controllers)).map(({ neededBy: _n, ...rule }) => rule);

@@ -206,7 +206,7 @@ test('a status the anchor wrote keeps its conditions and nodes; the cluster cont
     stringData: { ROOT_PASSWORD: 'pw' },
   } as KubeObject);
   // Created and its status written before the operator sees it (a cluster stopped here sees it the same).
-  const stopped = await client.create<Cluster>({
+  await client.create<Cluster>({
     ...CLUSTER,
     metadata: { name: 'my-db', namespace: ns, annotations: anchor.metadata?.annotations },
     spec: anchor.spec,

@@ -77,7 +77,7 @@ async function echoPair(t: TestContext) {
 test('a delayed link: each packet in and out of the pod waits, so a TCP connect takes at least twice the delay; undo restores it', {
   skip,
 }, async (t) => {
-  const { env, server, client, faults } = await echoPair(t);
+  const { server, client, faults } = await echoPair(t);
   const before = await connectTimes(t, client.net, server.net.ip, 7000, 5);
   const ms = 150;
   const fault = await faults.delay(server.net.netns, ms);

@@ -33,6 +33,7 @@ import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { watchMasters as watchMastersOf, type MasterWatch } from '../../support/master-watch.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
 import { CLUSTER, nodeCluster, podName, type NodeCluster } from '../node/node-cluster.ts';
+import type { Json } from '../../support/json.ts';
 
 export const OPERATOR_AGENT = 'mysql-operator/orchestrator-test';
 const HOOK_PATH = '/test/orchestrator-hook';
@@ -127,7 +128,7 @@ export interface OrcLab {
   manager: Manager;
   reconciles: ReconcileLog;
   /** GET of the stand-in's API (not through the proxy). */
-  orc(path: string): Promise<{ status: number; body: any }>;
+  orc(path: string): Promise<{ status: number; body: Json }>;
   cluster(): Promise<MysqlCluster & KubeObject>;
   pods(): Promise<PodObject[]>;
   /** The text of the operator's /metrics page. */

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { ALIAS, startStandInLab, type StandInLab } from '../../support/orchestrator-stand-in.ts';
 import { eventually } from '../../support/wait.ts';
 import { coverage, recordedBody, type Covered, type Params } from '../../support/orchestrator-routes.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 const UNKNOWN_ALIAS = 'nosuch.ns';
 const UNREACHABLE = { host: '127.0.0.99', port: 3306 };
@@ -84,7 +85,7 @@ async function designated(lab: StandInLab): Promise<{ host: string; port: number
     'a replicating replica of the master',
     async () => {
       const master = (await ask(lab, `/api/master/${ALIAS}`)).body as { Key: { Hostname: string; Port: number } };
-      const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<Record<string, any>>;
+      const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<JsonObject>;
       const r = members.find((i) => i.MasterKey.Hostname === master.Key.Hostname && i.Slave_IO_Running && i.Slave_SQL_Running);
       return r ? { host: r.Key.Hostname as string, port: r.Key.Port as number } : undefined;
     },

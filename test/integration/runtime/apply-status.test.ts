@@ -8,9 +8,10 @@ import { applyStatus } from '../../../src/runtime/kube/apply-status.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import type { KubeObject, ManagedFieldsEntry, ObjectRef } from '../../../src/runtime/kube/types.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
+import type { Json } from '../../support/json.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Cluster = KubeObject & { status?: any; metadata: { managedFields?: ManagedFieldsEntry[]; generation?: number } };
+type Cluster = KubeObject & { status?: Json; metadata: { managedFields?: ManagedFieldsEntry[]; generation?: number } };
 
 const T = '2026-01-01T00:00:00Z';
 const cond = (type: string, status = 'True') => ({ type, status, reason: `${type}Reason`, message: type, lastTransitionTime: T });

@@ -40,8 +40,12 @@ async function setup(
     relistPeriodMs: opts.relistPeriodMs ?? 0,
     watchTimeoutSeconds: opts.watchTimeoutSeconds,
     observer: {
-      onRelist: (r: RelistReason) => void (counts.relist[r] = (counts.relist[r] ?? 0) + 1),
-      onWatchRestart: (r: RestartReason) => void (counts.restart[r] = (counts.restart[r] ?? 0) + 1),
+      onRelist: (r: RelistReason) => {
+        counts.relist[r] = (counts.relist[r] ?? 0) + 1;
+      },
+      onWatchRestart: (r: RestartReason) => {
+        counts.restart[r] = (counts.restart[r] ?? 0) + 1;
+      },
       onGone: () => void counts.gone++,
     },
   });

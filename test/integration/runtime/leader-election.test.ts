@@ -239,7 +239,9 @@ describe('leader election', () => {
   it('two electors racing for a fresh Lease never both win', async (t) => {
     const env = await kubeEnv(t, { crds: false });
     const clients = [new KubeClient(env.kubeConfig), new KubeClient(env.kubeConfig)];
-    t.after(() => clients.forEach((c) => c.close()));
+    t.after(() => {
+      for (const c of clients) c.close();
+    });
     for (let round = 0; round < 5; round++) {
       const electors = clients.map(
         (client, i) =>

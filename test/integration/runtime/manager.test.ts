@@ -198,7 +198,9 @@ describe('manager', () => {
     await client.create({ ...CM, metadata: { name: 's', namespace: env.namespace } });
     await eventually('a reconcile is in flight', () => started);
     let stopped = false;
-    const stopping = manager.stop().then(() => void (stopped = true));
+    const stopping = manager.stop().then(() => {
+      stopped = true;
+    });
     // Controllers leave the running list when the drain begins: stop is now waiting on the gate.
     await eventually('stop to be draining', () => manager.runningControllers.length === 0);
     assert.equal(stopped, false, 'stop waits while the reconcile runs');

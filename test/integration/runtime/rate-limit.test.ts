@@ -74,7 +74,18 @@ describe('client-side rate limit', () => {
     const stop = new AbortController();
     let opened = false;
     await client
-      .watch(CM, { namespace: env.namespace, signal: stop.signal, onOpen: () => ((opened = true), stop.abort()) }, () => {})
+      .watch(
+        CM,
+        {
+          namespace: env.namespace,
+          signal: stop.signal,
+          onOpen: () => {
+            opened = true;
+            stop.abort();
+          },
+        },
+        () => {},
+      )
       .catch((err: unknown) => {
         if (!stop.signal.aborted) throw err;
       });

@@ -9,10 +9,11 @@ import { clusterWithDefaults } from '../../../src/api/index.ts';
 import { KINDS } from '../../../src/api/schemas/index.ts';
 import { checkCrd } from '../../../sandbox/apiserver/structural/index.ts';
 import { admit, loadCrds, REPO } from './support.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 const crds = loadCrds();
 
-function specProps(kind: string): Record<string, any> {
+function specProps(kind: string): JsonObject {
   return crds.get(kind)?.crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
 }
 

@@ -5,15 +5,16 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { admit, loadCrds, REPO } from './support.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 const crds = loadCrds();
 const GROUP_VERSION = 'mysql.presslabs.org/v1alpha1';
 
-function docsOf(path: string): Record<string, any>[] {
-  return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS() as Record<string, any>);
+function docsOf(path: string): JsonObject[] {
+  return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJS() as JsonObject);
 }
 
-function cluster(spec: Record<string, unknown>): Record<string, any> {
+function cluster(spec: Record<string, unknown>): JsonObject {
   return { apiVersion: GROUP_VERSION, kind: 'MysqlCluster', metadata: { name: 'my-db' }, spec };
 }
 

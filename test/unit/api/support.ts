@@ -4,11 +4,12 @@ import { parse } from 'yaml';
 import { crdName } from '../../../src/api/crd.ts';
 import { KINDS } from '../../../src/api/schemas/index.ts';
 import { compileSchema, errorText, type CompiledSchema, type JSONSchemaProps } from '../../../sandbox/apiserver/structural/index.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 export const REPO = new URL('../../../', import.meta.url).pathname;
 
 export interface LoadedCrd {
-  crd: Record<string, any>;
+  crd: JsonObject;
   schema: CompiledSchema;
 }
 
@@ -16,7 +17,7 @@ export interface LoadedCrd {
 export function loadCrds(): Map<string, LoadedCrd> {
   const out = new Map<string, LoadedCrd>();
   for (const def of KINDS) {
-    const crd = parse(readFileSync(`${REPO}crds/${crdName(def)}.yaml`, 'utf8')) as Record<string, any>;
+    const crd = parse(readFileSync(`${REPO}crds/${crdName(def)}.yaml`, 'utf8')) as JsonObject;
     const version = crd.spec.versions[0];
     const schema = compileSchema(version.schema.openAPIV3Schema as JSONSchemaProps, { scale: version.subresources?.scale });
     out.set(def.kind, { crd, schema });
@@ -28,7 +29,7 @@ export function loadCrds(): Map<string, LoadedCrd> {
  * What the API server does with a body: on create the status is dropped (status subresource);
  * unknown fields are pruned, defaults applied, then the object is validated.
  */
-export function admit(crds: Map<string, LoadedCrd>, body: Record<string, any>, opts: { keepStatus?: boolean } = {}) {
+export function admit(crds: Map<string, LoadedCrd>, body: JsonObject, opts: { keepStatus?: boolean } = {}) {
   const loaded = crds.get(body.kind);
   if (!loaded) throw new Error(`no CRD for kind ${String(body.kind)}`);
   const obj = structuredClone(body);

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BUILTIN_SCHEMA, crSchemaInfo } from '../../../sandbox/apiserver/list-types.ts';
 import { difference, managedFieldsForUpdate, requestedEntries, serverSideApply } from '../../../sandbox/apiserver/managed-fields.ts';
+import type { Json } from '../../support/json.ts';
 
 const CR = { schema: crSchemaInfo(undefined), builtin: false };
 
@@ -60,7 +61,7 @@ test('apply: conflicts with another owner of a differing value unless forced; dr
   const applied = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { replicas: 5, extra: 'e' } };
   assert.throws(
     () => serverSideApply(live, applied, 'applier', false, 'x/v1', undefined, CR),
-    (e: { code?: number; body?: any }) =>
+    (e: { code?: number; body?: Json }) =>
       e.code === 409 && e.body.details.causes[0].field === '.spec.replicas' && e.body.details.causes[0].reason === 'FieldManagerConflict',
   );
   const forced = serverSideApply(live, applied, 'applier', true, 'x/v1', undefined, CR);
@@ -110,7 +111,7 @@ test('apply on /status: the conflict names the subresource; an Update of the sam
   const applied = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, status: { readyNodes: 2 } };
   assert.throws(
     () => serverSideApply(live, applied, 'op', false, 'x/v1', 'status', ON_STATUS),
-    (e: { body?: any }) =>
+    (e: { body?: Json }) =>
       e.body.message === 'Apply failed with 1 conflict: conflict with "op" with subresource "status" using x/v1: .status.readyNodes' &&
       e.body.details.causes[0].field === '.status.readyNodes',
   );

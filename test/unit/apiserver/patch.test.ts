@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonPatch, mergePatch, strategicMerge } from '../../../sandbox/apiserver/patch.ts';
+import type { Json } from '../../support/json.ts';
 
 test('merge patch replaces, deletes with null, recurses into objects and replaces lists', () => {
   assert.deepEqual(mergePatch({ a: 1, b: { c: 1, d: 2 }, l: [1, 2] }, { a: null, b: { c: 3 }, l: [3] }), { b: { c: 3, d: 2 }, l: [3] });
@@ -50,9 +51,9 @@ test('strategic merge: lists with merge keys merge by key, new items first; $pat
         },
       },
     },
-  }) as any;
+  }) as Json;
   assert.deepEqual(
-    out.spec.template.spec.containers.map((c: any) => c.name),
+    out.spec.template.spec.containers.map((c: Json) => c.name),
     ['side', 'mysql'],
   );
   assert.deepEqual(out.spec.template.spec.containers[1].env, [
@@ -60,7 +61,7 @@ test('strategic merge: lists with merge keys merge by key, new items first; $pat
     { name: 'A', value: '9' },
   ]);
   assert.equal(out.spec.template.spec.containers[1].image, 'a');
-  const deleted = strategicMerge(sts, { spec: { template: { spec: { containers: [{ name: 'mysql', $patch: 'delete' }] } } } }) as any;
+  const deleted = strategicMerge(sts, { spec: { template: { spec: { containers: [{ name: 'mysql', $patch: 'delete' }] } } } }) as Json;
   assert.deepEqual(deleted.spec.template.spec.containers, []);
   const replaced = strategicMerge({ spec: { a: 1, b: 2 } }, { spec: { $patch: 'replace', c: 3 } });
   assert.deepEqual(replaced, { spec: { c: 3 } });
@@ -85,7 +86,7 @@ test('strategic merge: $setElementOrder orders the merged list as kubectl apply 
       '$setElementOrder/containers': [{ name: 'c' }],
     },
   };
-  const out = strategicMerge(live, patch) as any;
+  const out = strategicMerge(live, patch) as Json;
   assert.deepEqual(out.spec.containers[0].env, [
     { name: 'A', value: '1' },
     { name: 'B', value: '2' },

@@ -11,6 +11,7 @@ import {
   type FieldError,
   type JSONSchemaProps,
 } from '../../../sandbox/apiserver/structural/index.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 function root(spec: JSONSchemaProps, status?: JSONSchemaProps): JSONSchemaProps {
   const properties: Record<string, JSONSchemaProps> = {
@@ -456,7 +457,7 @@ describe('checkCrd', () => {
   });
 
   it('rejects a name that is not plural.group, a bad scope, no storage version, a scale path outside spec', () => {
-    const crd = good() as Record<string, any>;
+    const crd = good() as JsonObject;
     crd.metadata.name = 'thing.x.example';
     crd.spec.scope = 'Global';
     crd.spec.versions[0].storage = false;

@@ -18,6 +18,7 @@ import { KINDS } from '../../../src/controllers/shared/kinds.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { cachedCopy, LAST_APPLIED_ANNOTATION, StringTable } from '../../../src/runtime/projection.ts';
 import { cluster, render, wire } from './builders.ts';
+import type { JsonObject } from '../../support/json.ts';
 
 const FOREIGN_LABEL = { 'team.example.com/owner': 'dba' };
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
@@ -215,7 +216,7 @@ test('on a cached copy, the cluster controller decides as on the whole object', 
   }
   // Drift another tool made to fields we own: seen on the cached copy, then sent from the whole object.
   const [sts, cm, , headless, master] = objectsOf();
-  const drifts: Array<[typeof sts, (o: KubeObject & Record<string, any>) => void]> = [
+  const drifts: Array<[typeof sts, (o: KubeObject & JsonObject) => void]> = [
     [sts, (o) => (o.spec.template.spec.containers[0].image = 'other:1')],
     [sts, (o) => (o.spec.replicas = 5)],
     [cm, (o) => (o.data = { ...o.data, extra: 'x' })],
@@ -224,10 +225,10 @@ test('on a cached copy, the cluster controller decides as on the whole object', 
     [master, (o) => (o.metadata!.ownerReferences = [])],
   ];
   for (const [o, drift] of drifts) {
-    const full = structuredClone(o!.full) as KubeObject & Record<string, any>;
+    const full = structuredClone(o!.full) as KubeObject & JsonObject;
     drift(full);
     assert.equal(o!.plan(cached(o!.kind, full)).op, 'update', `${o!.kind.kind}: drift is seen on the cached copy`);
-    const sent = (o!.plan(full) as { object: KubeObject & Record<string, any> }).object;
+    const sent = (o!.plan(full) as { object: KubeObject & JsonObject }).object;
     assert.equal(
       sent.metadata?.annotations?.[LAST_APPLIED_ANNOTATION],
       full.metadata?.annotations?.[LAST_APPLIED_ANNOTATION],

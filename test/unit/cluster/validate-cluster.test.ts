@@ -138,6 +138,7 @@ test('a mysqlConf key that is no option name is refused, quoted in the field pat
     invalid.map((p) => p.message.slice(0, p.message.indexOf(' is not an option name'))),
     keys.map((k) => `spec.mysqlConf[${JSON.stringify(k)}]`),
   );
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL character is what the test looks for
   for (const p of ps) assert.doesNotMatch(p.message, /[\n\r\u0000]/, 'messages carry no raw control characters');
 });
 

@@ -8,9 +8,10 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { parseConfig } from '../../../sandbox/orchestrator/config.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../../sandbox/orchestrator/index.ts';
+import type { Json } from '../../support/json.ts';
 
 const AUTH = new URL('../../fixtures/orchestrator/auth/', import.meta.url);
-const read = (file: string): any => JSON.parse(readFileSync(new URL(file, AUTH), 'utf8'));
+const read = (file: string): Json => JSON.parse(readFileSync(new URL(file, AUTH), 'utf8'));
 
 interface Row {
   file: string;

@@ -15,9 +15,10 @@ import {
   unexpiredBlocked,
 } from '../../../sandbox/orchestrator/recovery-period.ts';
 import type { RecoveryRecord } from '../../../sandbox/orchestrator/shapes.ts';
+import type { Json } from '../../support/json.ts';
 
 const FIXTURES = new URL('../../fixtures/orchestrator/', import.meta.url);
-const recorded = (file: string): any => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
+const recorded = (file: string): Json => JSON.parse(readFileSync(new URL(file, FIXTURES), 'utf8'));
 
 const T0 = new Date('2026-11-28T07:00:23Z');
 const at = (s: number): Date => new Date(T0.getTime() + s * 1000);
@@ -52,7 +53,7 @@ test('a recovery that ended stays active for RecoveryPeriodBlockSeconds after it
   assert.equal(inActivePeriod(r, at(0), 30), true);
   assert.equal(inActivePeriod(r, at(29), 30), true);
   assert.equal(inActivePeriod(r, at(30), 30), false);
-  const expired = recorded('audit-recovery_alias_after-expiry.json').find((x: any) => x.Id === 1);
+  const expired = recorded('audit-recovery_alias_after-expiry.json').find((x: Json) => x.Id === 1);
   assert.deepEqual([expired.IsActive, expired.Acknowledged], [false, false]);
 });
 
@@ -62,7 +63,7 @@ test('an ack ends the active period at once and is kept once', () => {
   assert.equal(inActivePeriod(r, at(4), 30), false);
   acknowledge(r, at(5), 'other', 'again');
   assert.deepEqual(r.acknowledged, { at: at(3), by: 'orc', comment: 'seen' });
-  assert.ok(recorded('audit-recovery_alias_after-ack.json').every((x: any) => !x.IsActive && x.Acknowledged));
+  assert.ok(recorded('audit-recovery_alias_after-ack.json').every((x: Json) => !x.IsActive && x.Acknowledged));
 });
 
 test('the promoted master is not failed over again while the recovery that promoted it is active; nor is the same cluster name', () => {

@@ -146,7 +146,12 @@ describe('config', () => {
 
   it('masks the topology password when the options are logged', () => {
     const lines: string[] = [];
-    const stream = new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) });
+    const stream = new Writable({
+      write: (c, _e, cb) => {
+        lines.push(String(c));
+        cb();
+      },
+    });
     createLogger({ stream }).info('options', { options: clusterOpts(['--orchestrator-topology-password', ORC_PASSWORD]) });
     assert.equal(lines.length, 1);
     assert.doesNotMatch(lines[0] ?? '', new RegExp(ORC_PASSWORD));

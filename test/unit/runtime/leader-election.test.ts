@@ -35,8 +35,9 @@ function leaseStore(initial: Lease['spec']) {
     get: () => lease,
     /** The holder renews: its record changes. */
     updates: () => rv,
-    renew: (at: string) =>
-      void (lease = { ...lease, metadata: { ...lease.metadata, resourceVersion: String(++rv) }, spec: { ...lease.spec, renewTime: at } }),
+    renew: (at: string) => {
+      lease = { ...lease, metadata: { ...lease.metadata, resourceVersion: String(++rv) }, spec: { ...lease.spec, renewTime: at } };
+    },
   };
 }
 

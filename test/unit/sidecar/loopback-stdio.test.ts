@@ -70,7 +70,12 @@ test('the connection ends when the child exits, also when it is killed mid-strea
 test('each call is its own connection', async (t) => {
   const a = await loopbackConnection();
   const b = await loopbackConnection();
-  t.after(() => [a, b].forEach((c) => (c.childEnd.destroy(), c.ourEnd.destroy())));
+  t.after(() => {
+    for (const c of [a, b]) {
+      c.childEnd.destroy();
+      c.ourEnd.destroy();
+    }
+  });
   a.childEnd.write('to-a');
   b.childEnd.write('to-b');
   const [fromA] = (await once(a.ourEnd, 'data')) as [Buffer];

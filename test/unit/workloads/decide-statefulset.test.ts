@@ -5,18 +5,20 @@ import { decideStatefulSet, type StatefulSetAction } from '../../../sandbox/work
 import { claim, claimsFor, revisionNameOf, statefulSet, stsPod, type PodShape } from './builders.ts';
 
 function summary(actions: StatefulSetAction[]): string[] {
-  return actions.map((a) => {
-    switch (a.type) {
-      case 'createClaim':
-        return `claim ${a.claim.metadata!.name}`;
-      case 'createPod':
-        return `create ${a.pod.metadata!.name}`;
-      case 'deletePod':
-        return `delete ${a.name} (${a.why})`;
-      case 'labelPod':
-        return `label ${a.name}`;
-    }
-  });
+  return actions.map(describe);
+}
+
+function describe(a: StatefulSetAction): string {
+  switch (a.type) {
+    case 'createClaim':
+      return `claim ${a.claim.metadata!.name}`;
+    case 'createPod':
+      return `create ${a.pod.metadata!.name}`;
+    case 'deletePod':
+      return `delete ${a.name} (${a.why})`;
+    case 'labelPod':
+      return `label ${a.name}`;
+  }
 }
 
 function decide(sts: V1StatefulSet, pods: [number, PodShape, string?][], claimOrdinals = pods.map(([i]) => i)) {
