@@ -1,7 +1,10 @@
-// The project's test command (after `pretest` installed what the tests need): type-checks,
-// then runs every test file under test/ with node's test runner. Arguments name test files to run
-// alone, without the type-check; `--golden` names the tests that compare with golden files (those
-// importing test/support/golden.ts), which `npm run golden` runs with UPDATE_GOLDEN=1.
+// The project's test command (after `pretest` installed what the tests need): checks format and
+// lint (`biome ci`, every finding an error, warnings too), type-checks, then runs every test file
+// under test/ with node's test runner. A lint or format finding fails the run at its end, after the
+// tests have run, so one stray space does not hide their results; a type error stops it at once.
+// Arguments name test files to run alone, without the checks; `--golden` names the tests that
+// compare with golden files (those importing test/support/golden.ts), which `npm run golden` runs
+// with UPDATE_GOLDEN=1.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +32,8 @@ function testFiles(dir: string): string[] {
 
 const golden = process.argv.includes('--golden');
 const only = golden ? testFiles('test').filter((f) => readFileSync(f, 'utf8').includes('/support/golden.ts')) : process.argv.slice(2);
+// The files biome.json's `files.includes` names; `npm run lint` is the same check.
+const linted = only.length > 0 || run(process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--error-on-warnings'], false);
 if (only.length === 0) {
   run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']);
 }
@@ -47,7 +52,7 @@ if (templateDir) {
   installDataDir(join(templateDir, 'data'), templateDir);
   process.env[TEMPLATE_ENV] = join(templateDir, 'data');
 }
-let passed = true;
+let passed = linted;
 for (const group of groups)
   passed = run(process.execPath, ['--test', '--test-concurrency=2', '--test-timeout=600000', ...group], false) && passed;
 if (!passed) process.exit(1);
