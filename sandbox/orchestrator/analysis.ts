@@ -137,3 +137,14 @@ export function chooseSuccessor(replicas: readonly InstanceState[]): InstanceSta
 export function sqlThreadBehind(r: InstanceState): boolean {
   return !gtidCovers(r.gtidPosition, r.gtidReceived);
 }
+
+/**
+ * Whether an instance last checked at `lastCheckedMs` is due for a check at `nowMs`: 3.2.6's
+ * health tick (every second) reads the instances whose `last_checked < NOW() - INTERVAL
+ * InstancePollSeconds SECOND` in its SQLite backend, whose times are whole seconds, so with
+ * InstancePollSeconds 1 an instance is read every 2 s, not every second (ReadOutdatedInstanceKeys).
+ */
+export function dueForCheck(lastCheckedMs: number | undefined, nowMs: number, instancePollSeconds: number): boolean {
+  if (lastCheckedMs === undefined) return true;
+  return Math.floor(nowMs / 1000) - Math.floor(lastCheckedMs / 1000) > instancePollSeconds;
+}

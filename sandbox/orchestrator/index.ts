@@ -10,6 +10,7 @@ import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
   analyze,
   chooseSuccessor,
+  dueForCheck,
   clusterAliasOf,
   clusterNameOf,
   LOST_IN_RECOVERY,
@@ -77,6 +78,8 @@ class ApiError extends Error {
 
 const LOST_IN_RECOVERY_MS = 365 * 24 * 3600 * 1000;
 const CATCH_UP_TIMEOUT_MS = 10000;
+/** 3.2.6's HealthPollSeconds and RecoveryPollSeconds, both 1 and not configurable. */
+const TICK_MS = 1000;
 
 export async function startOrchestratorStandIn(opts: StandInOptions): Promise<StandIn> {
   const cfg = opts.config;
@@ -100,6 +103,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const aliasMovedTo = new Map<string, string>();
   let detectionCount = 0;
   let rounds = 0;
+  // When each instance was last checked, as 3.2.6's database_instance.last_checked (see due()).
+  const lastChecked = new Map<string, number>();
   let stopped = false;
   // Recoveries, takeovers and polling take turns: one changes the topology at a time.
   let turn: Promise<unknown> = Promise.resolve();
@@ -193,17 +198,25 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     throw new Error(message);
   }
 
-  async function poll(k: Key): Promise<void> {
+  /**
+   * Reads one instance and stores what it found; a known instance that fails its check is stored
+   * as failed (3.2.6's UpdateInstanceLastChecked: last_checked moves, last_seen does not), whoever
+   * asked: its own poll or an API discover. Returns the failure, or undefined.
+   */
+  async function poll(k: Key): Promise<unknown> {
     const prev = find(k);
+    lastChecked.set(keyText(k), Date.now());
     try {
       const next = await read(k, prev);
       if (prev) Object.assign(prev, next);
       else admit(next);
-    } catch {
+      return undefined;
+    } catch (e) {
       if (prev) {
         prev.lastCheckValid = false;
         prev.failedChecks += 1;
       }
+      return e ?? new Error('check failed');
     }
   }
 
@@ -400,11 +413,14 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     ).catch((e: Error) => process.stderr.write(`orchestrator stand-in: OnFailureDetectionProcesses failed: ${e.message}\n`));
   }
 
-  async function checkAndRecover(): Promise<void> {
+  /** Returns the masters found UnreachableMaster this tick, for the emergent reads. */
+  async function checkAndRecover(): Promise<InstanceState[]> {
+    const unreachable: InstanceState[] = [];
     for (const a of analyze(instances, new Date())) {
       const clusterName = clusterNameOf(instances, a.master);
       const clusterAlias = clusterAliasOf(instances, clusterName);
       await detect(a, clusterName, clusterAlias, '');
+      if (a.code === 'UnreachableMaster') unreachable.push(a.master);
       if (!a.actionable || !autoRecovers(cfg, clusterName, clusterAlias)) continue;
       if (blockedByActivePeriod(a, clusterName)) continue;
       await recover({
@@ -418,6 +434,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         designated: null,
       });
     }
+    return unreachable;
   }
 
   /** An automatic recovery waits while an earlier one is in its active period; the wait is listed in /api/blocked-recoveries. */
@@ -442,32 +459,33 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     instances.push(i);
   }
 
+  const due = (i: InstanceState, now: number): boolean => dueForCheck(lastChecked.get(keyText(i.key)), now, cfg.instancePollSeconds);
+
   /**
-   * A master's first failed check is UnreachableMaster (analysis.ts: its replicas count as still
-   * replicating, as every recorded kill began). 3.2.6 polls each instance on its own schedule, so
-   * it reads those replicas again within its poll interval and calls DeadMaster once they lost the
-   * master too: 0.18 s after a kill in the recorded run. Here the replicas of a newly failed master
-   * are read again at once and that counts as the master's second look, so the DeadMaster analysis
-   * and its recovery come in the same round instead of a round later.
+   * One tick of 3.2.6's ContinuousDiscovery, whose health and recovery ticks both fire every second
+   * (HealthPollSeconds and RecoveryPollSeconds are constants): the due instances are read, then the
+   * analysis runs on what is stored and recovers what it can. An UnreachableMaster makes it read the
+   * master and its replicas again at once (runEmergentOperations), so a master whose replicas lost
+   * it too is DeadMaster at the next tick: about 1 s after UnreachableMaster, as in every recorded
+   * kill (hooks/README.md: OnFailureDetection(UnreachableMaster) +0.72/0.79 s, DeadMaster
+   * +1.73/1.77 s), and 1-3 s after a kill depending on where the master's 2 s poll cycle was.
    */
-  async function lookAgainAtReplicas(): Promise<void> {
-    const failed = instances.filter((m) => m.master === null && !m.lastCheckValid && m.failedChecks === 1);
-    const replicas = failed.flatMap((m) => replicasOf(instances, m.key).filter((r) => r.lastCheckValid));
-    if (replicas.length === 0) return;
-    await Promise.all(replicas.map((r) => poll(r.key)));
-    for (const m of failed) m.failedChecks = 2;
-    await checkAndRecover();
+  async function tick(): Promise<void> {
+    const now = Date.now();
+    await Promise.all(instances.filter((i) => due(i, now)).map((i) => poll(i.key)));
+    const unreachable = await checkAndRecover();
+    const emergent = unreachable.flatMap((m) => [m, ...replicasOf(instances, m.key)]);
+    await Promise.all(emergent.map((i) => poll(i.key)));
   }
 
   async function pollLoop(): Promise<void> {
+    const start = Date.now();
     while (!stopped) {
-      await exclusive(async () => {
-        await Promise.all(instances.map((i) => poll(i.key)));
-        await checkAndRecover();
-        await lookAgainAtReplicas();
-      }).catch((e: Error) => process.stderr.write(`orchestrator stand-in: poll round failed: ${e.message}\n`));
+      await exclusive(tick).catch((e: Error) => process.stderr.write(`orchestrator stand-in: tick failed: ${e.message}\n`));
       rounds += 1;
-      if (!stopped) await sleep(cfg.instancePollSeconds * 1000);
+      // On the second's grid, as Go's time.Tick: a slow tick skips to the next one, never drifts.
+      const next = start + (Math.floor((Date.now() - start) / TICK_MS) + 1) * TICK_MS;
+      if (!stopped) await sleep(next - Date.now(), undefined, { signal: halt.signal }).catch(() => undefined);
     }
   }
 
@@ -636,15 +654,9 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       case 'discover': {
         const k = parseKey(b, c);
         return exclusive(async () => {
-          try {
-            const next = await read(k, find(k));
-            const prev = find(k);
-            if (prev) Object.assign(prev, next);
-            else admit(next);
-            return ok(`Instance discovered: ${keyText(k)}`, inst(find(k) ?? next));
-          } catch (e) {
-            throw dialError(k, e);
-          }
+          const failure = await poll(k);
+          if (failure !== undefined) throw dialError(k, failure);
+          return ok(`Instance discovered: ${keyText(k)}`, inst(find(k)!));
         });
       }
       case 'forget': {

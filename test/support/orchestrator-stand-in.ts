@@ -21,6 +21,8 @@ export interface HookCall {
   hook: string;
   args: Map<string, string>;
   orc: Map<string, string>;
+  /** When hook-log.sh ran it (its `ts=`, ms since the epoch). */
+  at?: number;
 }
 
 export function parseLog(text: string): HookCall[] {
@@ -33,7 +35,7 @@ export function parseLog(text: string): HookCall[] {
         const eq = f.indexOf('=');
         const [k, v] = [f.slice(0, eq), f.slice(eq + 1)];
         if (k === 'hook') call.hook = v;
-        else if (k === 'ts') continue;
+        else if (k === 'ts') call.at = Date.parse(v);
         else if (k.startsWith('ORC_')) call.orc.set(k, v);
         else call.args.set(k, v);
       }

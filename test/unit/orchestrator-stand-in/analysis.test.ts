@@ -2,7 +2,14 @@
 // reported in the recordings, and whom it promotes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { analyze, chooseSuccessor, clusterAliasOf, sqlThreadBehind, type InstanceState } from '../../../sandbox/orchestrator/analysis.ts';
+import {
+  analyze,
+  chooseSuccessor,
+  dueForCheck,
+  clusterAliasOf,
+  sqlThreadBehind,
+  type InstanceState,
+} from '../../../sandbox/orchestrator/analysis.ts';
 import { gtidCovers } from '../../../src/mysql/gtid-set.ts';
 
 const NOW = new Date('2026-11-24T00:00:00Z');
@@ -94,4 +101,14 @@ test('a demoted old master back alone in its own cluster does not take the alias
   // Promoted again later (a graceful takeover and back), still downtimed but with replicas: the alias followed it.
   const back = [old, instance(S.host, { master: M, downtime: lost })];
   assert.equal(clusterAliasOf(back, `${M.host}:3306`, NOW), 'my-db.default');
+});
+
+test('with InstancePollSeconds 1 an instance is checked every 2 s, as 3.2.6 compares whole seconds (ReadOutdatedInstanceKeys)', () => {
+  const at = (s: number): number => Date.UTC(2026, 10, 28, 12, 0, 0) + s * 1000;
+  assert.equal(dueForCheck(undefined, at(0), 1), true, 'never checked');
+  assert.equal(dueForCheck(at(10.2), at(11.9), 1), false, 'the next whole second is not yet past the interval');
+  assert.equal(dueForCheck(at(10.9), at(11.1), 1), false);
+  assert.equal(dueForCheck(at(10.9), at(12.0), 1), true, 'two whole seconds later');
+  assert.equal(dueForCheck(at(10.2), at(12.9), 2), false);
+  assert.equal(dueForCheck(at(10.2), at(13.0), 2), true);
 });
