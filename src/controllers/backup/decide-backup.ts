@@ -12,7 +12,7 @@ import type { MysqlBackup, MysqlBackupStatus, MysqlCluster } from '../../api/ind
 import { deepEqual } from '../../api/json-value.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { redactString } from '../../runtime/redact.ts';
-import { kubeTime, transitionTime } from '../condition-time.ts';
+import { kubeTime, transitionTime } from '../shared/condition-time.ts';
 import { resolveVersion } from '../cluster/resolve-version.ts';
 import { sidecarFor } from '../cluster/select-images.ts';
 import { backupSecretName, resolveBackupUrl } from './backup-url.ts';

@@ -38,7 +38,7 @@ import {
   type ResolvePod,
 } from '../../topology/index.ts';
 import { rootPasswordKey } from '../cluster/decide-root-password.ts';
-import { transitionTime } from '../condition-time.ts';
+import { transitionTime } from './condition-time.ts';
 import { claimHolder, claimRefusal, type Claimant } from './decide-ownership.ts';
 import { KINDS } from './kinds.ts';
 

@@ -37,7 +37,7 @@ import {
   type ResolvePod,
   type RoleView,
 } from '../../topology/index.ts';
-import { POD_TARGET } from '../node/reconcile-node.ts';
+import { POD_TARGET } from '../mysql-node/reconcile.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';

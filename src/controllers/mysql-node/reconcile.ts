@@ -29,7 +29,7 @@ import {
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { decideNodeStep, needsCheck, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
-import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './node-condition.ts';
+import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './decide-condition.ts';
 
 export const POD_TARGET = {
   ...KINDS.pod,
