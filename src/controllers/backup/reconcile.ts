@@ -28,7 +28,7 @@ import {
   type OwnedStatus,
 } from './decide-backup.ts';
 import { jobOutcome } from './job-outcome.ts';
-import { POD_TARGET } from '../mysql-node/reconcile.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { JOB_POD_LABELS } from './render-job.ts';
 import type { BackupControllerOptions } from './options.ts';
 

@@ -95,7 +95,7 @@ export function makeBackupCronController(deps: BackupCronDeps = {}): ControllerS
     }
   }
 
-  async function reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | void> {
+  async function reconcile(req: Request, ctx: ControllerContext): Promise<ReconcileResult | undefined> {
     const [clusters, backups, secrets] = await Promise.all([
       ctx.informer<Cluster>(KINDS.cluster),
       ctx.informer<Backup>(KINDS.backup),

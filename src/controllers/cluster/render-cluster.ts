@@ -16,7 +16,7 @@ import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.t
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
 import { dataVolumeSpec, mysqlResources, renderStatefulSet, type ProbeStyle } from './render-statefulset.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
-import type { ServerVersion } from './resolve-version.ts';
+import type { ServerVersion } from '../shared/resolve-version.ts';
 
 export interface RenderInput {
   cluster: MysqlCluster;

@@ -85,7 +85,11 @@ interface Pass {
   wroteCondition: boolean;
 }
 
-export async function reconcileNode(req: Request, ctx: ControllerContext, opts: NodeControllerOptions): Promise<ReconcileResult | void> {
+export async function reconcileNode(
+  req: Request,
+  ctx: ControllerContext,
+  opts: NodeControllerOptions,
+): Promise<ReconcileResult | undefined> {
   const pods = await ctx.informer<PodObject>(POD_TARGET);
   const pod = pods.get(req.namespace, req.name);
   const clusterName = pod?.metadata?.labels?.[LABEL_CLUSTER];
@@ -126,7 +130,7 @@ async function readCredentials(pass: Pass): Promise<OperatedCredentials> {
 }
 
 /** The observe → decide → act loop. */
-async function configure(pass: Pass, creds: OperatedCredentials, servers: PassServers): Promise<ReconcileResult | void> {
+async function configure(pass: Pass, creds: OperatedCredentials, servers: PassServers): Promise<ReconcileResult | undefined> {
   const { view, cluster } = pass;
   const attempted: StepKind[] = [];
   let others: NodeView[] | undefined;

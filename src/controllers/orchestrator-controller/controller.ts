@@ -8,7 +8,7 @@ import { keyFromLabel, type ControllerDefinition, type ControllerSpec, type Http
 import { objectKey } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { operatedSecretCluster, type PassServersOptions, type ResolvePod } from '../../topology/index.ts';
-import { POD_TARGET } from '../mysql-node/reconcile.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { failoverHookRoute, logFailoverHookState } from './hook.ts';
 import { FailoverSignals } from './hook-signals.ts';

@@ -37,7 +37,7 @@ import {
   type ResolvePod,
   type RoleView,
 } from '../../topology/index.ts';
-import { POD_TARGET } from '../mysql-node/reconcile.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { countFailovers } from './count-failovers.ts';
 import { decideAck } from './decide-ack.ts';
@@ -125,7 +125,7 @@ export class ControllerMemory {
   }
 }
 
-export async function reconcileOrchestrator(req: Request, ctx: ControllerContext, deps: PassDeps): Promise<ReconcileResult | void> {
+export async function reconcileOrchestrator(req: Request, ctx: ControllerContext, deps: PassDeps): Promise<ReconcileResult | undefined> {
   const metrics = orchestratorMetrics(ctx.registry);
   const clusters = await ctx.informer<Cluster>(KINDS.cluster);
   const cluster = clusters.get(req.namespace, req.name);
@@ -163,7 +163,7 @@ async function onePass(
   deps: PassDeps,
   metrics: ReturnType<typeof orchestratorMetrics>,
   steps: StepClock,
-): Promise<ReconcileResult | void> {
+): Promise<ReconcileResult | undefined> {
   const { pods } = caches;
   const probed = await labelHookSuccessor(req, ctx, cluster, pods, servers, deps, metrics, steps);
   if (probed && probeOnly(probed.hook, probed.candidate, deps.memory.fullPassSaw.has(probed.hook), new Date())) {
@@ -334,7 +334,7 @@ async function act(
   metrics: ReturnType<typeof orchestratorMetrics>,
   steps: StepClock,
   stale: () => boolean,
-): Promise<ReconcileResult | void> {
+): Promise<ReconcileResult | undefined> {
   const req = pass.req;
   const registration = decideRegistration(g, deps.opts.forgetGraceMs);
   const finalizer = decideFinalizer(g, registration, deps.opts.finalizerTimeoutMs);
@@ -823,7 +823,7 @@ class Pass {
   }
 
   /** A cluster being deleted: forget its instances, then let it go (decide-finalizer.ts). */
-  async finish(d: FinalizerDecision): Promise<ReconcileResult | void> {
+  async finish(d: FinalizerDecision): Promise<ReconcileResult | undefined> {
     switch (d.kind) {
       case 'forget':
         for (const key of d.keys) await this.forget(key);
