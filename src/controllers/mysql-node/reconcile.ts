@@ -11,7 +11,7 @@ import { cacheMoved } from '../../runtime/cache-caught-up.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
-import { names, namespaceSelectorLabels } from '../../api/names.ts';
+import { names } from '../../api/names.ts';
 import {
   clusterView,
   credentialsFrom,
@@ -28,13 +28,11 @@ import {
   type ResolvePod,
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { decideNodeStep, needsCheck, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
 import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './decide-condition.ts';
 
-export const POD_TARGET = {
-  ...KINDS.pod,
-  labelSelector: namespaceSelectorLabels(),
-};
+export { POD_TARGET };
 /** The cluster controller's targets, so both controllers share one cache of each. */
 export const CLUSTER_TARGET = KINDS.cluster;
 export const SECRET_TARGET = KINDS.secret;
