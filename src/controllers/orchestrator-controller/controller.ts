@@ -13,7 +13,8 @@ import { KINDS } from '../shared/kinds.ts';
 import { failoverHookRoute, logFailoverHookState } from './hook.ts';
 import { FailoverSignals } from './hook-signals.ts';
 import { ORCHESTRATOR_SETTINGS, type OrchestratorControllerOptions } from './options.ts';
-import { ControllerMemory, reconcileOrchestrator } from './reconcile.ts';
+import { ControllerMemory } from './memory.ts';
+import { reconcileOrchestrator } from './reconcile.ts';
 
 /** What tests and the failover hook plug in; the operator's own wiring leaves the defaults. */
 export interface OrchestratorWiring {

@@ -32,9 +32,6 @@ import { applyLabelRounds } from './pod-labels.ts';
 import { syncSemiSync } from './semi-sync-step.ts';
 import { StepClock } from './step-clock.ts';
 
-export { ControllerMemory } from './memory.ts';
-export type { PassDeps } from './pass-input.ts';
-
 /** How soon a pass whose label patch met a newer pod looks again: the pod cache catches up within a few ms. */
 const CONFLICT_RETRY_MS = 50;
 
