@@ -3,7 +3,7 @@
 // variable, the RBAC rules the chart gives the operator, and the command lines the chart gives
 // Orchestrator's failover hooks.
 import { controllers } from './controllers/index.ts';
-import { hookProcessesConfig } from './controllers/orchestrator/hook-request.ts';
+import { hookProcessesConfig } from './controllers/orchestrator-controller/hook-request.ts';
 import type { ControllerDefinition } from './runtime/controller.ts';
 import { permissionSections, settingSections } from './runtime/config.ts';
 import { policyRulesYaml } from './runtime/permissions.ts';

@@ -77,7 +77,7 @@ exec:
 
 {{/*
 The failover hooks: the command lines of files/failover-hooks.json, generated from
-src/controllers/orchestrator/hook-request.ts (hookProcessesConfig) by `npm run gen`, with the
+src/controllers/orchestrator-controller/hook-request.ts (hookProcessesConfig) by `npm run gen`, with the
 operator's URL and the mounted secret file of this release put in. They come after the lines
 the values' config gives the same keys.
 */}}

@@ -11,7 +11,7 @@ import { apiServerEnv, type ApiServerAddress } from './env.ts';
 import { hostNetwork, type PodNetwork } from './host-network.ts';
 import type { ImageTableOptions } from './images.ts';
 import { startLogServer } from './log-server.ts';
-import { machineCapacity, NodeRegistration } from './node.ts';
+import { machineCapacity, NodeRegistration } from './kube-node.ts';
 import { PodWorker } from './pod-worker.ts';
 import { requestedTokens, staticToken, type TokenSource } from './tokens.ts';
 import { podStatusPatch, type PodRuntime, type PodStatusPatch } from './status.ts';

@@ -439,7 +439,7 @@ export const ORCHESTRATOR_DOWNTIME_OWNER = 'mysql-operator';
 
 /**
  * Reasons of the Events the failover hook records on a MysqlCluster, one per Orchestrator hook
- * process it accepts (src/controllers/orchestrator/hook.ts).
+ * process it accepts (src/controllers/orchestrator-controller/hook.ts).
  */
 export const FAILOVER_HOOK_REASONS = {
   PreGracefulTakeover: 'OrchestratorTakeoverStarted',

@@ -17,7 +17,16 @@ import {
   OPERATED_SECRET_SUFFIX,
   ORCHESTRATOR_API_SECRET_SUFFIX,
 } from './constants.ts';
-import type { OwnerReference } from '../runtime/kube/types.ts';
+
+/** A Kubernetes owner reference, as plain data (the runtime's OwnerReference has the same shape). */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
 
 export interface ClusterRef {
   name: string;

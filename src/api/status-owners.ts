@@ -2,8 +2,17 @@
 // (docs/architecture.md §2); each applies its part with its own field manager (src/runtime/kube/apply-status.ts)
 // and names the whole of it on every write. A unit test checks the owners of a kind share nothing
 // and cover its status schema.
-import type { StatusOwner } from '../runtime/kube/apply-status.ts';
 import { BACKUP_CONDITION, CLUSTER_CONDITION, FIELD_MANAGER, PROVISION_CONDITION } from './constants.ts';
+
+/**
+ * One writer's part of a status: its field manager, the top-level fields and the conditions (by
+ * type) it owns alone. Plain data; the runtime's StatusOwner (apply-status.ts) has the same shape.
+ */
+export interface StatusOwner {
+  fieldManager: string;
+  fields: readonly string[];
+  conditions: readonly string[];
+}
 
 export const CLUSTER_STATUS_OWNERS = {
   /** The Kubernetes objects of the cluster: how many pods are ready, which spec was acted on. */

@@ -6,8 +6,8 @@ import { backupControllerDefinition } from './backup/controller.ts';
 import { backupCronControllerDefinition } from './backupcron/controller.ts';
 import { clusterControllerDefinition } from './cluster/controller.ts';
 import { databaseControllerDefinition } from './database/controller.ts';
-import { nodeControllerDefinition } from './node/node-controller.ts';
-import { orchestratorControllerDefinition } from './orchestrator/controller.ts';
+import { nodeControllerDefinition } from './mysql-node/controller.ts';
+import { orchestratorControllerDefinition } from './orchestrator-controller/controller.ts';
 import { restoreControllerDefinition } from './restore/controller.ts';
 import { userControllerDefinition } from './user/controller.ts';
 

@@ -46,7 +46,7 @@ export function renderedForPreStop(target: PreStopTarget) {
     failoverBeforeShutdown: true,
   });
   if (!target.orchestratorCredentials) return render(c, opts);
-  return render(c, opts, { [ANNOTATION_CONFIG_HASH]: 'ours' }, {}, ROOT_SECRET, () => 'fast', {
+  return render(c, opts, { [ANNOTATION_CONFIG_HASH]: 'ours' }, {}, ROOT_SECRET, 'fast', {
     orchestratorCredentials: target.orchestratorCredentials,
   });
 }

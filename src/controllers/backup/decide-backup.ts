@@ -12,9 +12,9 @@ import type { MysqlBackup, MysqlBackupStatus, MysqlCluster } from '../../api/ind
 import { deepEqual } from '../../api/json-value.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { redactString } from '../../runtime/redact.ts';
-import { kubeTime, transitionTime } from '../condition-time.ts';
-import { resolveVersion } from '../cluster/resolve-version.ts';
-import { sidecarFor } from '../cluster/select-images.ts';
+import { kubeTime, transitionTime } from '../shared/condition-time.ts';
+import { resolveVersion } from '../shared/resolve-version.ts';
+import { sidecarFor } from '../shared/sidecar-images.ts';
 import { backupSecretName, resolveBackupUrl } from './backup-url.ts';
 import { chooseBackupSource, type BackupSource } from './choose-source.ts';
 import type { JobOutcome } from './job-outcome.ts';

@@ -6,7 +6,7 @@ import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { parseBackupReport, type BackupReport } from '../../api/backup-report.ts';
 import { CONDITION_STATUS, JOB_CONDITION } from '../../api/constants.ts';
 import { BACKUP_CONTAINER } from './render-job.ts';
-import { kubeTime } from '../condition-time.ts';
+import { kubeTime } from '../shared/condition-time.ts';
 import { redactString, redactedTail } from '../../runtime/redact.ts';
 
 export type JobOutcome =

@@ -1,12 +1,18 @@
 // What the backup controller takes from the command line and environment. The sidecar images,
-// the pull policy and Orchestrator's URL are the cluster controller's setting objects, so each
-// stays one flag: the Job runs the same sidecar image as the cluster's pods.
+// the pull policy and Orchestrator's URL are setting objects shared with the cluster controller
+// (shared/settings.ts), so each stays one flag: the Job runs the same sidecar image as the cluster's pods.
 import { durationSetting, defaultsOf, type SettingTable } from '../../runtime/settings.ts';
-import { CLUSTER_SETTINGS, ORCHESTRATOR_CREDENTIALS_SETTING, ORCHESTRATOR_URI_SETTING } from '../cluster/options.ts';
-import type { SidecarImages } from '../cluster/select-images.ts';
+import {
+  IMAGE_PULL_POLICY_SETTING,
+  ORCHESTRATOR_CREDENTIALS_SETTING,
+  ORCHESTRATOR_URI_SETTING,
+  SIDECAR_IMAGE_SETTINGS,
+  type ImagePullPolicy,
+} from '../shared/settings.ts';
+import type { SidecarImages } from '../shared/sidecar-images.ts';
 
 export interface BackupControllerOptions extends SidecarImages {
-  imagePullPolicy: 'Always' | 'IfNotPresent' | 'Never';
+  imagePullPolicy: ImagePullPolicy;
   orchestratorUri: string;
   /** Orchestrator's API credentials directory ('' = none). */
   orchestratorCredentialsDir: string;
@@ -15,11 +21,8 @@ export interface BackupControllerOptions extends SidecarImages {
 }
 
 export const BACKUP_SETTINGS: SettingTable<BackupControllerOptions> = {
-  sidecarImage57: CLUSTER_SETTINGS.sidecarImage57,
-  sidecarImage80: CLUSTER_SETTINGS.sidecarImage80,
-  sidecarImage84: CLUSTER_SETTINGS.sidecarImage84,
-  sidecarImageMariaDB: CLUSTER_SETTINGS.sidecarImageMariaDB,
-  imagePullPolicy: CLUSTER_SETTINGS.imagePullPolicy,
+  ...SIDECAR_IMAGE_SETTINGS,
+  imagePullPolicy: IMAGE_PULL_POLICY_SETTING,
   orchestratorUri: ORCHESTRATOR_URI_SETTING,
   orchestratorCredentialsDir: ORCHESTRATOR_CREDENTIALS_SETTING,
   backupTimeoutMs: durationSetting({

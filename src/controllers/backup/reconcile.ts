@@ -26,9 +26,10 @@ import {
   type Cluster,
   type DowntimeResult,
   type OwnedStatus,
+  type StartDecision,
 } from './decide-backup.ts';
-import { jobOutcome } from './job-outcome.ts';
-import { POD_TARGET } from '../node/reconcile-node.ts';
+import { jobOutcome, type JobOutcome } from './job-outcome.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { JOB_POD_LABELS } from './render-job.ts';
 import type { BackupControllerOptions } from './options.ts';
 
@@ -48,6 +49,26 @@ export interface BackupDeps {
  */
 export type DowntimeMemory = Map<string, string>;
 
+/** One pass over one backup: who asks, the backup as cached, and the replica it keeps downtimed. */
+interface Pass {
+  req: Request;
+  ctx: ControllerContext;
+  opts: BackupControllerOptions;
+  deps: BackupDeps;
+  backup: Backup;
+  /** The replica the status says is downtimed for this backup. */
+  host: string | undefined;
+  log: Logger;
+  now: Date;
+}
+
+interface Gathered {
+  outcome: JobOutcome;
+  cluster: Cluster | undefined;
+  /** The cluster's pods, by name. */
+  clusterPods: ReadonlyMap<string, V1Pod & KubeObject>;
+}
+
 export async function reconcileBackup(
   req: Request,
   ctx: ControllerContext,
@@ -55,8 +76,7 @@ export async function reconcileBackup(
   deps: BackupDeps,
   memory: DowntimeMemory,
 ): Promise<void> {
-  const backups = await ctx.informer<Backup>(KINDS.backup);
-  const backup = backups.get(req.namespace, req.name);
+  const backup = (await ctx.informer<Backup>(KINDS.backup)).get(req.namespace, req.name);
   const log = ctx.log.child({ backup: req.name, namespace: req.namespace });
   if (!backup) {
     const host = memory.get(req.key);
@@ -73,7 +93,16 @@ export async function reconcileBackup(
   if (host) memory.set(req.key, host);
   else memory.delete(req.key);
 
-  // gather
+  const g = await gather(req, ctx, backup);
+  const pass: Pass = { req, ctx, opts, deps, backup, host, log, now: deps.now() };
+  if (isFinished(backup)) return releaseFinished(pass);
+  if (g.outcome.state === 'running') return;
+  if (g.outcome.state === 'succeeded' || g.outcome.state === 'failed') return recordOutcome(pass, g.outcome);
+  return start(pass, decideStart({ backup, cluster: g.cluster, pods: g.clusterPods, opts, now: pass.now }));
+}
+
+/** The backup's Job and its pods' report, its cluster and the cluster's pods, from the caches. */
+async function gather(req: Request, ctx: ControllerContext, backup: Backup): Promise<Gathered> {
   const [clusters, jobs, jobPodCache, pods] = await Promise.all([
     ctx.informer<Cluster>(KINDS.cluster),
     ctx.informer<V1Job & KubeObject>(KINDS.job),
@@ -84,27 +113,6 @@ export async function reconcileBackup(
   const jobPods = jobPodCache
     .list({ namespace: req.namespace })
     .filter((p) => p.metadata?.ownerReferences?.some((o) => o.kind === 'Job' && o.name === jobName));
-  const outcome = jobOutcome(jobs.get(req.namespace, jobName), jobPods);
-  const now = deps.now();
-
-  // decide and act
-  if (isFinished(backup)) {
-    if (host && (await endDowntime(deps, host, ctx, log))) await writeStatus(ctx, backup, releasedStatus(backup, now));
-    return;
-  }
-  if (outcome.state === 'running') return;
-  if (outcome.state === 'succeeded' || outcome.state === 'failed') {
-    const released = host ? await endDowntime(deps, host, ctx, log) : true;
-    const status = finishedStatus(backup, outcome, released, now);
-    const ok = outcome.state === 'succeeded';
-    const what = ok ? `backup stored at ${status.backupURL}` : `backup failed: ${outcome.message || outcome.reason}`;
-    if (ok) ctx.events.normal(backup, BACKUP_REASONS.jobSucceeded, what);
-    else ctx.events.warning(backup, BACKUP_REASONS.jobFailed, what);
-    log.info('backup finished', { outcome: outcome.state, reason: outcome.reason });
-    await writeStatus(ctx, backup, status);
-    return;
-  }
-
   const cluster = clusters.get(req.namespace, backup.spec.clusterName);
   const clusterPods = new Map(
     cluster
@@ -113,7 +121,35 @@ export async function reconcileBackup(
           .map((p) => [p.metadata!.name!, p] as const)
       : [],
   );
-  const d = decideStart({ backup, cluster, pods: clusterPods, opts, now });
+  return { outcome: jobOutcome(jobs.get(req.namespace, jobName), jobPods), cluster, clusterPods };
+}
+
+/** A finished backup whose replica is still downtimed: the downtime ends, and the status says so. */
+async function releaseFinished(pass: Pass): Promise<void> {
+  const { deps, host, ctx, log } = pass;
+  if (host && (await endDowntime(deps, host, ctx, log))) await writeStatus(ctx, pass.backup, releasedStatus(pass.backup, pass.now));
+}
+
+/** The Job ended: the downtime ends, the status records the outcome, with an Event. */
+async function recordOutcome(pass: Pass, outcome: JobOutcome & { state: 'succeeded' | 'failed' }): Promise<void> {
+  const { deps, host, ctx, log, backup } = pass;
+  const released = host ? await endDowntime(deps, host, ctx, log) : true;
+  const status = finishedStatus(backup, outcome, released, pass.now);
+  const ok = outcome.state === 'succeeded';
+  const what = ok ? `backup stored at ${status.backupURL}` : `backup failed: ${outcome.message || outcome.reason}`;
+  if (ok) ctx.events.normal(backup, BACKUP_REASONS.jobSucceeded, what);
+  else ctx.events.warning(backup, BACKUP_REASONS.jobFailed, what);
+  log.info('backup finished', { outcome: outcome.state, reason: outcome.reason });
+  await writeStatus(ctx, backup, status);
+}
+
+/**
+ * No Job yet: a refusal is the status and a Warning; else the resolved URL and Secret are
+ * persisted first (the next pass goes on), then the source replica is downtimed, the status
+ * names it, and the Job is created.
+ */
+async function start(pass: Pass, d: StartDecision): Promise<void> {
+  const { req, ctx, backup, log, host } = pass;
   if (d.action === 'refuse') {
     if (await writeStatus(ctx, backup, d.status)) {
       ctx.events.warning(backup, d.reason, d.message);
@@ -133,10 +169,11 @@ export async function reconcileBackup(
     );
     return;
   }
-  if (host && host !== d.source.host) await endDowntime(deps, host, ctx, log);
-  const downtime = d.source.replica ? await beginDowntime(deps, d.source.host, req, opts, ctx, log) : ({ ok: 'not-needed' } as const);
+  if (host && host !== d.source.host) await endDowntime(pass.deps, host, ctx, log);
+  const downtime = d.source.replica ? await beginDowntime(pass, d.source.host) : ({ ok: 'not-needed' } as const);
   // The status before the Job: a retry after a failed create knows which replica it downtimed.
-  await writeStatus(ctx, backup, startedStatus(backup, d.url, d.source.host, downtime, now));
+  await writeStatus(ctx, backup, startedStatus(backup, d.url, d.source.host, downtime, pass.now));
+  const jobName = names.backupJob(req.name);
   try {
     await ctx.client.create(d.job as KubeObject);
     ctx.events.normal(backup, BACKUP_REASONS.jobCreated, `Job ${jobName} backs up ${d.source.host} to ${d.url}`);
@@ -160,14 +197,8 @@ async function writeStatus(ctx: ControllerContext, backup: Backup, next: OwnedSt
  * over a replica; a downtime only keeps it from being chosen or recovered). The status and a
  * Warning say the replica was not downtimed.
  */
-async function beginDowntime(
-  deps: BackupDeps,
-  host: string,
-  req: Request,
-  opts: BackupControllerOptions,
-  ctx: ControllerContext,
-  log: Logger,
-): Promise<DowntimeResult> {
+async function beginDowntime(pass: Pass, host: string): Promise<DowntimeResult> {
+  const { deps, req, opts, ctx, log } = pass;
   try {
     await deps.orchestrator.beginDowntime(
       { host, port: PORT.mysql },

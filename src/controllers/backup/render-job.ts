@@ -23,7 +23,7 @@ import {
 import type { MysqlCluster } from '../../api/index.ts';
 import { names } from '../../api/names.ts';
 import { ENV, SIDECAR_COMMAND } from '../../api/pod-contract.ts';
-import { secretEnv } from '../cluster/render-statefulset.ts';
+import { secretEnv } from '../shared/render-env.ts';
 
 /** The container of the Job (anchor). */
 export const BACKUP_CONTAINER = 'backup';

@@ -3,7 +3,7 @@
 import { CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS } from '../../api/constants.ts';
 import type { MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
 import { backupObjectUrl, parseBackupUrl, StorageError } from '../../storage/location.ts';
-import { transitionTime } from '../condition-time.ts';
+import { transitionTime } from '../shared/condition-time.ts';
 import { parseRetentionPeriod, type RetentionPolicy } from './retention.ts';
 import { latestTickBetween, parseSchedule, type Schedule } from './schedule.ts';
 

@@ -46,12 +46,9 @@ function sameData(a: Readonly<Record<string, string>> | undefined, b: Readonly<R
  * same rollout. Compared as decide-writes.ts compares templates: a field only the stored template
  * has does not count, so a field removed from the spec rolls once more with the anchor's probes.
  */
-export function decideProbes(
-  existing: V1PodTemplateSpec | undefined,
-  renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec,
-): ProbeStyle {
+export function decideProbes(existing: V1PodTemplateSpec | undefined, anchorTemplate: V1PodTemplateSpec): ProbeStyle {
   if (!existing) return 'fast';
-  return ownedSubset(renderTemplate('anchor'), existing) ? 'anchor' : 'fast';
+  return ownedSubset(anchorTemplate, existing) ? 'anchor' : 'fast';
 }
 
 /**

@@ -1,25 +1,13 @@
-// Which key of the user Secret holds the root password, and when to tell the user about it.
-// The anchor's Secret has ROOT_PASSWORD. A Secret made the generic way, with `username` and
+// When to tell the user which key of the user Secret holds the root password (the key itself:
+// shared/root-password-key.ts). The anchor's Secret has ROOT_PASSWORD. A Secret made the generic way, with `username` and
 // `password` (our first user guide did that), has none: rather than refuse it, its `password`
 // becomes the root password. The pods read the key through MYSQL_ROOT_PASSWORD's secretKeyRef,
 // so a Secret with ROOT_PASSWORD renders exactly the anchor's template. Pure.
 import type { V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { USER_SECRET_KEY } from '../../api/constants.ts';
 import { ENV } from '../../api/pod-contract.ts';
+import { hasKey } from '../shared/root-password-key.ts';
 import type { Plan } from './decide-writes.ts';
-
-function hasKey(secret: V1Secret, key: string): boolean {
-  const d = secret.data?.[key];
-  const s = secret.stringData?.[key];
-  return (d !== undefined && d !== '') || (s !== undefined && s !== '');
-}
-
-/** ROOT_PASSWORD when it is set, else `password` when that is set, else undefined (refused). */
-export function rootPasswordKey(secret: V1Secret): string | undefined {
-  if (hasKey(secret, USER_SECRET_KEY.rootPassword)) return USER_SECRET_KEY.rootPassword;
-  if (hasKey(secret, USER_SECRET_KEY.seedPassword)) return USER_SECRET_KEY.seedPassword;
-  return undefined;
-}
 
 /** The key MYSQL_ROOT_PASSWORD reads in a rendered StatefulSet, undefined when there is none. */
 export function renderedRootPasswordKey(sts: V1StatefulSet | undefined): string | undefined {

@@ -4,7 +4,7 @@
 // apply leaves them as they are (docs/cluster-controller.md, "Status").
 import type { MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
 import { CLUSTER_CONDITION, CONDITION_STATUS } from '../../api/constants.ts';
-import { transitionTime } from '../condition-time.ts';
+import { transitionTime } from '../shared/condition-time.ts';
 
 export interface SyncOutcome {
   ok: boolean;

@@ -4,25 +4,17 @@
 // variables keep this project's names. The defaults are the values the anchor's v0.6.3 chart
 // passes, so a cluster the anchor created renders to the same pod template under a default
 // install (docs/adoption-from-anchor.md).
+import { booleanSetting, defaultsOf, pairsSetting, stringSetting, type SettingTable } from '../../runtime/settings.ts';
 import {
-  booleanSetting,
-  choiceSetting,
-  defaultsOf,
-  httpUrlSetting,
-  pairsSetting,
-  stringSetting,
-  type SettingTable,
-} from '../../runtime/settings.ts';
+  IMAGE_PULL_POLICY_SETTING,
+  ORCHESTRATOR_CREDENTIALS_SETTING,
+  ORCHESTRATOR_URI_SETTING,
+  SIDECAR_IMAGE_SETTINGS,
+  type ImagePullPolicy,
+} from '../shared/settings.ts';
+import type { SidecarImages } from '../shared/sidecar-images.ts';
 
-export interface ClusterControllerOptions {
-  /** Sidecar image of MySQL 5.7 clusters (`--sidecar-image`). */
-  sidecarImage57: string;
-  /** Sidecar image of MySQL 8.0 clusters (`--sidecar-mysql8-image`). */
-  sidecarImage80: string;
-  /** Sidecar image of MySQL 8.4 clusters (`--sidecar-mysql84-image`). */
-  sidecarImage84: string;
-  /** Sidecar image of MariaDB clusters, with mariabackup (`--sidecar-mariadb-image`). */
-  sidecarImageMariaDB: string;
+export interface ClusterControllerOptions extends SidecarImages {
   metricsExporterImage: string;
   /** Orchestrator HTTP API, given to the pods for the pre-stop graceful takeover. */
   orchestratorUri: string;
@@ -30,7 +22,7 @@ export interface ClusterControllerOptions {
   orchestratorCredentialsDir: string;
   /** Adds the pre-stop graceful master takeover hook (`--failover-before-shutdown`). */
   failoverBeforeShutdown: boolean;
-  imagePullPolicy: 'Always' | 'IfNotPresent' | 'Never';
+  imagePullPolicy: ImagePullPolicy;
   /** Pull secret added when the cluster names none. */
   imagePullSecretName: string;
   /** `--mysql-versions-to-image`: exact version ("8.0.36", "mariadb-10.11.9") or alias → image. */
@@ -40,62 +32,8 @@ export interface ClusterControllerOptions {
   orcTopologyPassword: string;
 }
 
-/** This project's own sidecar: the default only for lines the anchor never had (8.4, MariaDB). */
-const OWN_SIDECAR_IMAGE = 'mysql-operator-sidecar:latest';
-
-/**
- * Orchestrator's HTTP API. One setting object, so a controller that also talks to Orchestrator
- * declares this same object and both get the one flag.
- */
-export const ORCHESTRATOR_URI_SETTING = httpUrlSetting({
-  flag: 'orchestrator-uri',
-  env: 'ORCHESTRATOR_URL',
-  help: "Orchestrator's HTTP API (the pods' pre-stop hook asks it for a graceful master takeover)",
-  default: 'http://mysql-operator.mysql-operator/api',
-});
-
-/**
- * Orchestrator's API credentials (AuthenticationMethod basic or multi): a directory with the files
- * `user` and `password`, the chart's Secret mounted. Shared like the URL: the orchestrator and
- * backup controllers call the API with them, the cluster controller gives them to the pods'
- * pre-stop hook. Empty: the API is called without credentials.
- */
-export const ORCHESTRATOR_CREDENTIALS_SETTING = stringSetting({
-  flag: 'orchestrator-credentials-dir',
-  env: 'ORCHESTRATOR_CREDENTIALS_DIR',
-  help: "directory with the files `user` and `password` of Orchestrator's API (a mounted Secret); empty: no credentials sent",
-  default: '',
-});
-
 export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
-  sidecarImage57: stringSetting({
-    flag: 'sidecar-image',
-    env: 'SIDECAR_IMAGE',
-    help: 'sidecar image of MySQL 5.7 clusters',
-    default: 'docker.io/bitpoke/mysql-operator-sidecar-5.7:v0.6.3',
-    required: true,
-  }),
-  sidecarImage80: stringSetting({
-    flag: 'sidecar-mysql8-image',
-    env: 'SIDECAR_MYSQL8_IMAGE',
-    help: 'sidecar image of MySQL 8.0 clusters',
-    default: 'docker.io/bitpoke/mysql-operator-sidecar-8.0:v0.6.3',
-    required: true,
-  }),
-  sidecarImage84: stringSetting({
-    flag: 'sidecar-mysql84-image',
-    env: 'SIDECAR_MYSQL84_IMAGE',
-    help: "sidecar image of MySQL 8.4 clusters (the anchor had none: this project's)",
-    default: OWN_SIDECAR_IMAGE,
-    required: true,
-  }),
-  sidecarImageMariaDB: stringSetting({
-    flag: 'sidecar-mariadb-image',
-    env: 'SIDECAR_MARIADB_IMAGE',
-    help: "sidecar image of MariaDB clusters (the anchor had none: this project's)",
-    default: OWN_SIDECAR_IMAGE,
-    required: true,
-  }),
+  ...SIDECAR_IMAGE_SETTINGS,
   metricsExporterImage: stringSetting({
     flag: 'metrics-exporter-image',
     env: 'METRICS_EXPORTER_IMAGE',
@@ -111,15 +49,7 @@ export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
     help: 'a pre-stop hook asks Orchestrator to move the master off a pod before it stops',
     default: 'true',
   }),
-  imagePullPolicy: choiceSetting(
-    {
-      flag: 'image-pull-policy',
-      env: 'IMAGE_PULL_POLICY',
-      help: 'pull policy of the pods when the cluster sets none',
-      default: 'IfNotPresent',
-    },
-    ['Always', 'IfNotPresent', 'Never'],
-  ),
+  imagePullPolicy: IMAGE_PULL_POLICY_SETTING,
   imagePullSecretName: stringSetting({
     flag: 'image-pull-secret',
     env: 'IMAGE_PULL_SECRET',

@@ -1,5 +1,7 @@
-// One reconcile of a MysqlCluster, as a list of named steps: gather (caches), decide (pure
-// functions of this folder), act (writes through the client). See docs/cluster-controller.md.
+// One reconcile of a MysqlCluster, as a list of named steps: gather (caches), validate, decide
+// what the cluster should have (decide-desired.ts) and how to write each object (planWrites,
+// decide-writes.ts), act (applyWrites), report (the Synced condition). See
+// docs/cluster-controller.md.
 import type {
   V1ConfigMap,
   V1PersistentVolumeClaim,
@@ -16,10 +18,11 @@ import { KINDS } from '../shared/kinds.ts';
 import type { ControllerContext, Request } from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { AlreadyExistsError, ConflictError, KubeApiError } from '../../runtime/kube/errors.ts';
+import type { Informer } from '../../runtime/informer.ts';
 import type { KindRef, KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
-import { decideMinReadySeconds, decideProbes, decideRolloutAnnotations } from './decide-rollout.ts';
+import { decideDesired } from './decide-desired.ts';
 import { announceRootPasswordKey, rootPasswordKeyMessage } from './decide-root-password.ts';
 import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
@@ -34,15 +37,40 @@ import {
 } from './decide-writes.ts';
 import { controllerRef, names, selectorLabels } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
-import { clusterRef, renderCluster } from './render-cluster.ts';
+import { clusterRef, type DesiredState, type RenderInput } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { readCredentialsDir } from '../../orchestrator/index.ts';
 import { renderOperatedSecret } from './render-operated-secret.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
+type Cluster = MysqlCluster & KubeObject;
+
+/** What a pass reads from the caches. */
+interface Gathered {
+  secrets: Informer<V1Secret & KubeObject>;
+  configMaps: Informer<V1ConfigMap & KubeObject>;
+  services: Informer<V1Service & KubeObject>;
+  statefulSets: Informer<V1StatefulSet & KubeObject>;
+  pdbs: Informer<V1PodDisruptionBudget & KubeObject>;
+  userSecret: (V1Secret & KubeObject) | undefined;
+  existingSts: (V1StatefulSet & KubeObject) | undefined;
+  existingCm: (V1ConfigMap & KubeObject) | undefined;
+  existingSecret: (V1Secret & KubeObject) | undefined;
+  readyNodes: number;
+}
+
+interface Pass {
+  req: Request;
+  ctx: ControllerContext;
+  opts: ClusterControllerOptions;
+  cluster: Cluster;
+  g: Gathered;
+  log: Logger;
+}
+
 export async function reconcileCluster(req: Request, ctx: ControllerContext, opts: ClusterControllerOptions): Promise<void> {
-  const clusters = await ctx.informer<MysqlCluster & KubeObject>(KINDS.cluster);
+  const clusters = await ctx.informer<Cluster>(KINDS.cluster);
   const cluster = clusters.get(req.namespace, req.name);
   const log = ctx.log.child({ cluster: req.name, namespace: req.namespace });
   // Deleted or being deleted: owner references let the garbage collector remove what we made,
@@ -52,9 +80,37 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     return;
   }
   if (cluster.metadata?.deletionTimestamp) return;
-  const ns = req.namespace;
+  const pass: Pass = { req, ctx, opts, cluster, g: await gather(req, ctx, cluster), log };
 
-  // gather
+  // Validation first; an invalid cluster keeps what it has.
+  const valid = validate(pass);
+  if (!valid.ok) return refuseSpec(pass, valid.problems);
+  // A new cluster is marked before anything of it exists; the patch brings the next pass.
+  if (mustMarkLossless(losslessInputs(pass))) return markLossless(pass);
+  const desired = decideDesired(renderInput(pass, valid), {
+    statefulSet: pass.g.existingSts,
+    configMapData: pass.g.existingCm?.data,
+    secretData: pass.g.existingSecret ? decodeSecretData(pass.g.existingSecret.data) : undefined,
+  });
+  const announceRootKey = announceRootPasswordKey(
+    valid.rootPasswordKey,
+    pass.g.existingSts,
+    planStatefulSet(desired.statefulSet, pass.g.existingSts),
+  );
+  const refusals = await applyWrites(pass, planWrites(pass, desired));
+  // After the StatefulSet is written: a failed write is retried and says it then.
+  if (announceRootKey && pass.g.userSecret) {
+    ctx.events.normal(
+      cluster,
+      CLUSTER_REASONS.rootPasswordFromPasswordKey,
+      rootPasswordKeyMessage(req.namespace, pass.g.userSecret, valid.rootPasswordKey),
+    );
+  }
+  await reportSynced(pass, refusals);
+}
+
+async function gather(req: Request, ctx: ControllerContext, cluster: Cluster): Promise<Gathered> {
+  const ns = req.namespace;
   const [secrets, configMaps, services, statefulSets, pdbs] = await Promise.all([
     ctx.informer<V1Secret & KubeObject>(KINDS.secret),
     ctx.informer<V1ConfigMap & KubeObject>(KINDS.configMap),
@@ -62,100 +118,121 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     ctx.informer<V1StatefulSet & KubeObject>(KINDS.statefulSet),
     ctx.informer<V1PodDisruptionBudget & KubeObject>(KINDS.pdb),
   ]);
-  const userSecret = cluster.spec.secretName ? secrets.get(ns, cluster.spec.secretName) : undefined;
   const existingSts = statefulSets.get(ns, names.statefulSet(req.name));
-  const readyNodes = existingSts?.status?.readyReplicas ?? 0;
+  return {
+    secrets,
+    configMaps,
+    services,
+    statefulSets,
+    pdbs,
+    userSecret: cluster.spec.secretName ? secrets.get(ns, cluster.spec.secretName) : undefined,
+    existingSts,
+    existingCm: configMaps.get(ns, names.configMap(req.name)),
+    existingSecret: secrets.get(ns, names.operatedSecret(req.name)),
+    readyNodes: existingSts?.status?.readyReplicas ?? 0,
+  };
+}
 
-  // decide: validation first; an invalid cluster keeps what it has.
+function validate(pass: Pass): ReturnType<typeof validateCluster> {
+  const { cluster, g, req } = pass;
   const initBucketSecret = cluster.spec.initBucketSecretName;
-  const valid = validateCluster(cluster, userSecret, opts, !initBucketSecret || secrets.get(ns, initBucketSecret) !== undefined);
-  if (!valid.ok) {
-    const first = valid.problems[0]!;
-    const outcome: SyncOutcome = { ok: false, reason: first.reason, message: valid.problems.map((p) => p.message).join('; ') };
-    if (syncConditionChanges(cluster, outcome)) {
-      for (const p of valid.problems) ctx.events.warning(cluster, p.reason, p.message);
-      log.warn('cluster spec refused', { step: 'validate', reason: first.reason, message: outcome.message });
-    }
-    await writeStatus(ctx, cluster, readyNodes, outcome);
-    return;
-  }
+  return validateCluster(
+    cluster,
+    g.userSecret,
+    pass.opts,
+    !initBucketSecret || g.secrets.get(req.namespace, initBucketSecret) !== undefined,
+  );
+}
 
-  const existingCm = configMaps.get(ns, names.configMap(req.name));
-  // A new cluster is marked before anything of it exists; the patch brings the next pass.
-  if (
-    mustMarkLossless({
-      annotations: cluster.metadata?.annotations,
-      statefulSetExists: !!existingSts,
-      configMapExists: !!existingCm,
-      hasStatus: hasStatus(cluster),
-    })
-  ) {
-    await ctx.client.patch(
-      { apiVersion: KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: ns, name: req.name },
-      { metadata: { resourceVersion: cluster.metadata?.resourceVersion, annotations: { [ANNOTATION_DEFAULTS]: DEFAULTS_LOSSLESS } } },
-      { type: 'merge' },
-    );
-    log.info('new cluster: lossless defaults', { step: 'defaults' });
-    return;
+/** A spec the operator will not act on: the Synced condition says why, with an Event per problem when it changes. */
+async function refuseSpec(pass: Pass, problems: readonly { reason: string; message: string }[]): Promise<void> {
+  const { ctx, cluster, log } = pass;
+  const first = problems[0]!;
+  const outcome: SyncOutcome = { ok: false, reason: first.reason, message: problems.map((p) => p.message).join('; ') };
+  if (syncConditionChanges(cluster, outcome)) {
+    for (const p of problems) ctx.events.warning(cluster, p.reason, p.message);
+    log.warn('cluster spec refused', { step: 'validate', reason: first.reason, message: outcome.message });
   }
-  const existingSecret = secrets.get(ns, names.operatedSecret(req.name));
-  const existingSecretData = decodeSecretData(existingSecret?.data);
+  await writeStatus(ctx, cluster, pass.g.readyNodes, outcome);
+}
+
+function losslessInputs(pass: Pass): Parameters<typeof mustMarkLossless>[0] {
+  return {
+    annotations: pass.cluster.metadata?.annotations,
+    statefulSetExists: !!pass.g.existingSts,
+    configMapExists: !!pass.g.existingCm,
+    hasStatus: hasStatus(pass.cluster),
+  };
+}
+
+async function markLossless(pass: Pass): Promise<void> {
+  const { ctx, cluster, req } = pass;
+  await ctx.client.patch(
+    { apiVersion: KINDS.cluster.apiVersion, kind: KINDS.cluster.kind, namespace: req.namespace, name: req.name },
+    { metadata: { resourceVersion: cluster.metadata?.resourceVersion, annotations: { [ANNOTATION_DEFAULTS]: DEFAULTS_LOSSLESS } } },
+    { type: 'merge' },
+  );
+  pass.log.info('new cluster: lossless defaults', { step: 'defaults' });
+}
+
+function renderInput(pass: Pass, valid: Extract<ReturnType<typeof validateCluster>, { ok: true }>): RenderInput {
+  const { opts } = pass;
   // The mounted Secret of the operator, read now: a rotated password reaches the pods' Secret.
   const orchestratorCredentials = opts.orchestratorCredentialsDir === '' ? undefined : readCredentialsDir(opts.orchestratorCredentialsDir);
-  const desired = renderCluster({
+  return {
     ...(orchestratorCredentials ? { orchestratorCredentials } : {}),
-    cluster,
+    cluster: pass.cluster,
     version: valid.version,
     images: valid.images,
     rootPasswordKey: valid.rootPasswordKey,
     opts,
-    existingSecretData,
-    rolloutAnnotations: (rendered) =>
-      decideRolloutAnnotations(
-        {
-          templateAnnotations: existingSts?.spec?.template?.metadata?.annotations,
-          configMapData: existingCm?.data,
-          secretData: existingSecret ? existingSecretData : undefined,
-        },
-        rendered,
-      ),
-    probes: (renderTemplate) => decideProbes(existingSts?.spec?.template, renderTemplate),
-    minReadySeconds: decideMinReadySeconds(existingSts, cluster.spec.replicas ?? 1),
-  });
-  const ref = desired.ref;
-  const owner = controllerRef(ref);
-  const announceRootKey = announceRootPasswordKey(valid.rootPasswordKey, existingSts, planStatefulSet(desired.statefulSet, existingSts));
+    existingSecretData: decodeSecretData(pass.g.existingSecret?.data),
+  };
+}
 
+/** Each object the cluster has, in the order they are written, with how to plan its write. */
+function planWrites(pass: Pass, desired: DesiredState): Write[] {
+  const { req, g } = pass;
+  const ns = req.namespace;
+  const owner = controllerRef(desired.ref);
   const write = <T extends KubeObject>(
     kind: KindRef,
     name: string,
     cached: T | undefined,
     plan: (existing: T | undefined) => Plan<T>,
   ): Write => ({ kind, namespace: ns, name, cached, plan: plan as Write['plan'] });
-  const operatedSecret = renderOperatedSecret(ref, desired.secretData);
+  const operatedSecret = renderOperatedSecret(desired.ref, desired.secretData);
   const orcApiSecret = desired.orchestratorApiSecret;
-  const writes: Write[] = [
-    write(KINDS.configMap, names.configMap(req.name), existingCm, (e) => planConfigMap(desired.configMap, e)),
-    write(KINDS.secret, names.operatedSecret(req.name), existingSecret, (e) => planSecret(operatedSecret, e)),
+  return [
+    write(KINDS.configMap, names.configMap(req.name), g.existingCm, (e) => planConfigMap(desired.configMap, e)),
+    write(KINDS.secret, names.operatedSecret(req.name), g.existingSecret, (e) => planSecret(operatedSecret, e)),
     // Before the StatefulSet, whose pods mount it.
     ...(orcApiSecret
       ? [
-          write(KINDS.secret, orcApiSecret.metadata!.name!, secrets.get(ns, orcApiSecret.metadata!.name!), (e) =>
+          write(KINDS.secret, orcApiSecret.metadata!.name!, g.secrets.get(ns, orcApiSecret.metadata!.name!), (e) =>
             planSecret(orcApiSecret, e),
           ),
         ]
       : []),
-    write(KINDS.service, names.headlessService(), services.get(ns, names.headlessService()), (e) =>
+    write(KINDS.service, names.headlessService(), g.services.get(ns, names.headlessService()), (e) =>
       planService(desired.headlessService, e),
     ),
-    ...desired.services.map((s) => write(KINDS.service, s.metadata!.name!, services.get(ns, s.metadata!.name!), (e) => planService(s, e))),
-    write(KINDS.statefulSet, names.statefulSet(req.name), existingSts, (e) => planStatefulSet(desired.statefulSet, e)),
-    write(KINDS.pdb, names.podDisruptionBudget(req.name), pdbs.get(ns, names.podDisruptionBudget(req.name)), (e) =>
+    ...desired.services.map((s) =>
+      write(KINDS.service, s.metadata!.name!, g.services.get(ns, s.metadata!.name!), (e) => planService(s, e)),
+    ),
+    write(KINDS.statefulSet, names.statefulSet(req.name), g.existingSts, (e) => planStatefulSet(desired.statefulSet, e)),
+    write(KINDS.pdb, names.podDisruptionBudget(req.name), g.pdbs.get(ns, names.podDisruptionBudget(req.name)), (e) =>
       planPodDisruptionBudget(desired.podDisruptionBudget, e, owner),
     ),
   ];
+}
 
-  // act
+/**
+ * The writes in order, then the claims' release or cleanup; the refusals of writes not made. A
+ * write the API server refuses sets Synced=False naming the user's fields, and ends the pass.
+ */
+async function applyWrites(pass: Pass, writes: readonly Write[]): Promise<string[]> {
+  const { ctx, cluster, log } = pass;
   const refusals: string[] = [];
   // The object being written, to name the user's fields when the API server refuses it.
   let writing: Write | undefined;
@@ -166,7 +243,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
       if (refused) refusals.push(refused);
     }
     writing = undefined;
-    await releaseOrCleanPvcs(ctx, cluster, existingSts?.status?.replicas ?? 0, log);
+    await releaseOrCleanPvcs(ctx, cluster, pass.g.existingSts?.status?.replicas ?? 0, log);
   } catch (err) {
     if (!(err instanceof ConflictError || err instanceof AlreadyExistsError)) {
       const causes = err instanceof KubeApiError ? (err.status?.details?.causes ?? []) : [];
@@ -177,16 +254,16 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
           : errorMessage(err);
       const outcome: SyncOutcome = { ok: false, reason: CLUSTER_REASONS.syncFailed, message };
       if (syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
-      await writeStatus(ctx, cluster, readyNodes, outcome).catch(() => undefined);
+      await writeStatus(ctx, cluster, pass.g.readyNodes, outcome).catch(() => undefined);
     }
     throw err;
   }
+  return refusals;
+}
 
-  // After the StatefulSet is written: a failed write is retried and says it then.
-  if (announceRootKey && userSecret) {
-    ctx.events.normal(cluster, CLUSTER_REASONS.rootPasswordFromPasswordKey, rootPasswordKeyMessage(ns, userSecret, valid.rootPasswordKey));
-  }
-
+/** Synced: True when every object matches the spec, else what was not written and why. */
+async function reportSynced(pass: Pass, refusals: readonly string[]): Promise<void> {
+  const { ctx, cluster } = pass;
   const outcome: SyncOutcome = refusals.length
     ? { ok: false, reason: CLUSTER_REASONS.syncFailed, message: `not written: ${refusals.join('; ')}` }
     : {
@@ -195,7 +272,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
         message: 'StatefulSet, Services, ConfigMap, Secret and PodDisruptionBudget match the spec',
       };
   if (!outcome.ok && syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
-  await writeStatus(ctx, cluster, readyNodes, outcome);
+  await writeStatus(ctx, cluster, pass.g.readyNodes, outcome);
 }
 
 /** One object a reconcile may write, and how to decide what to send given the existing one. */

@@ -1,6 +1,7 @@
 // Everything the cluster should have, from the cluster, its validated version and images, and the
-// operated Secret as it exists (its generated values are kept). Pure: no I/O, no clock; the
-// password generator is passed in.
+// operated Secret as it exists (its generated values are kept), in two stages with the decisions
+// about the running pods between them (decide-desired.ts): the configuration (renderConfig), then
+// the objects (renderCluster). Pure: no I/O, no clock; the password generator is passed in.
 import type { V1ConfigMap, V1PodDisruptionBudget, V1PodTemplateSpec, V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import type { MysqlCluster, PodSpec } from '../../api/index.ts';
 import { stableHash } from './hash.ts';
@@ -16,7 +17,7 @@ import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.t
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
 import { dataVolumeSpec, mysqlResources, renderStatefulSet, type ProbeStyle } from './render-statefulset.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
-import type { ServerVersion } from './resolve-version.ts';
+import type { ServerVersion } from '../shared/resolve-version.ts';
 
 export interface RenderInput {
   cluster: MysqlCluster;
@@ -27,12 +28,6 @@ export interface RenderInput {
   opts: ClusterControllerOptions;
   /** Decoded data of the existing operated Secret ({} when there is none). */
   existingSecretData: Readonly<Record<string, string>>;
-  /** The pod template annotations that roll pods, given what was rendered (decide-rollout.ts). */
-  rolloutAnnotations: (rendered: RolloutInputs) => Record<string, string>;
-  /** The probes, given the pod template each style renders (decide-rollout.ts). */
-  probes: (renderTemplate: (probes: ProbeStyle) => V1PodTemplateSpec) => ProbeStyle;
-  /** The StatefulSet's minReadySeconds (decide-rollout.ts); default none. */
-  minReadySeconds?: number;
   generatePassword?: () => string;
   /** Orchestrator's API credentials the operator holds, for the pods' pre-stop hook; none: no Secret, no mount. */
   orchestratorCredentials?: OrchestratorCredentials;
@@ -42,6 +37,23 @@ export interface RolloutInputs {
   configHash: string;
   configData: Readonly<Record<string, string>>;
   secretData: Readonly<Record<string, string>>;
+}
+
+/** What the pods' configuration renders to: what the rollout annotations are decided on. */
+export interface RenderedConfig extends RolloutInputs {
+  ref: ClusterRef;
+  labels: Record<string, string>;
+  configMap: V1ConfigMap;
+  secretData: Record<string, string>;
+}
+
+/** What decide-rollout.ts chose for the running pods. */
+export interface PodChoices {
+  /** The pod template annotations that roll pods. */
+  rolloutAnnotations: Record<string, string>;
+  probes: ProbeStyle;
+  /** The StatefulSet's minReadySeconds; default none. */
+  minReadySeconds?: number;
 }
 
 export interface DesiredState {
@@ -69,15 +81,15 @@ function podInputs(p: PodSpec | undefined): Partial<PodSpec> {
   return rest;
 }
 
-export function renderCluster(input: RenderInput): DesiredState {
-  const { cluster, version, images, opts } = input;
+/** The ConfigMap and the operated Secret's data, and the hash of what the pods run. */
+export function renderConfig(input: RenderInput): RenderedConfig {
+  const { cluster, images, opts } = input;
   const spec = cluster.spec;
   const ref = clusterRef(cluster);
-  const labels = clusterLabels(ref, version.text);
+  const labels = clusterLabels(ref, input.version.text);
   const resources = mysqlResources(spec);
-
   const myCnf = renderMyCnf({
-    version,
+    version: input.version,
     perconaImage: isPerconaImage(images.mysql),
     memoryRequest: resources.requests?.memory,
     cpuLimit: resources.limits?.cpu,
@@ -92,21 +104,34 @@ export function renderCluster(input: RenderInput): DesiredState {
     input.generatePassword,
   );
   const configHash = stableHash({ config: configMap.data, secret: secretData, images, pod: podInputs(spec.podSpec) });
-  const stsInput = {
-    cluster,
-    ref,
-    version,
-    images,
+  return { ref, labels, configMap, secretData, configHash, configData: configMap.data ?? {} };
+}
+
+function renderClusterStatefulSet(input: RenderInput, config: RenderedConfig, choices: PodChoices): V1StatefulSet {
+  return renderStatefulSet({
+    cluster: input.cluster,
+    ref: config.ref,
+    version: input.version,
+    images: input.images,
     rootPasswordKey: input.rootPasswordKey,
-    opts,
-    labels,
-    rolloutAnnotations: input.rolloutAnnotations({ configHash, configData: configMap.data ?? {}, secretData }),
-    ...(input.minReadySeconds !== undefined ? { minReadySeconds: input.minReadySeconds } : {}),
-    ...(input.orchestratorCredentials ? { orchestratorApiSecret: names.orchestratorApiSecret(ref.name) } : {}),
-  };
-  const probes = input.probes((style) => renderStatefulSet({ ...stsInput, probes: style }).spec!.template);
-  const statefulSet = renderStatefulSet({ ...stsInput, probes });
-  const minAvailable = effectiveMinAvailable(spec);
+    opts: input.opts,
+    labels: config.labels,
+    rolloutAnnotations: choices.rolloutAnnotations,
+    ...(choices.minReadySeconds !== undefined ? { minReadySeconds: choices.minReadySeconds } : {}),
+    ...(input.orchestratorCredentials ? { orchestratorApiSecret: names.orchestratorApiSecret(config.ref.name) } : {}),
+    probes: choices.probes,
+  });
+}
+
+/** The pod template with the given rollout annotations and probes: what decideProbes compares with the running one. */
+export function renderPodTemplate(input: RenderInput, config: RenderedConfig, choices: PodChoices): V1PodTemplateSpec {
+  return renderClusterStatefulSet(input, config, choices).spec!.template;
+}
+
+/** Everything the cluster should have, once the choices about its running pods are made. */
+export function renderCluster(input: RenderInput, config: RenderedConfig, choices: PodChoices): DesiredState {
+  const { ref, labels, configMap, secretData, configHash } = config;
+  const minAvailable = effectiveMinAvailable(input.cluster.spec);
   return {
     ref,
     labels,
@@ -114,7 +139,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     secretData,
     headlessService: renderHeadlessService(ref.namespace),
     services: renderClusterServices(ref, labels),
-    statefulSet,
+    statefulSet: renderClusterStatefulSet(input, config, choices),
     podDisruptionBudget: minAvailable === undefined ? undefined : renderPodDisruptionBudget(ref, minAvailable),
     configHash,
     orchestratorApiSecret: input.orchestratorCredentials ? renderOrchestratorApiSecret(ref, input.orchestratorCredentials) : undefined,

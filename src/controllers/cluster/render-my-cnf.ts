@@ -6,7 +6,7 @@
 // position and takes the user's value.
 import { quantityMilli, quantityNumber } from '../../api/quantity.ts';
 import { atLeast } from '../../api/versions.ts';
-import type { ServerVersion } from './resolve-version.ts';
+import type { ServerVersion } from '../shared/resolve-version.ts';
 import { CONF_FILE, confPath, MOUNT_PATH } from '../../api/pod-contract.ts';
 import { REPLICA_NET_TIMEOUT_SECONDS } from '../../api/constants.ts';
 

@@ -45,8 +45,9 @@ import {
 } from '../../api/pod-contract.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { isPerconaImage, type Images } from './select-images.ts';
+import { secretEnv } from '../shared/render-env.ts';
 import { atLeast } from '../../api/versions.ts';
-import type { ServerVersion } from './resolve-version.ts';
+import type { ServerVersion } from '../shared/resolve-version.ts';
 import { CONFIGURED_PROBE_QUERY } from '../../mysql/operator-schema.ts';
 
 const CLIENT_CONF_PATH = confPath(CONF_FILE.client);
@@ -251,10 +252,6 @@ function container(ctx: ContainerContext, name: string, image: string, args: str
 
 function fieldEnv(name: string, fieldPath: string): V1EnvVar {
   return { name, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } } };
-}
-
-export function secretEnv(name: string, secret: string, key: string, optional: boolean): V1EnvVar {
-  return { name, valueFrom: { secretKeyRef: { name: secret, key, optional } } };
 }
 
 function userCredentialEnv(ctx: ContainerContext): V1EnvVar[] {

@@ -2,7 +2,8 @@
 // version→image flag, then the built-in table. Sidecar: `spec.sidecarImage`, then the operator's
 // per-line sidecar image.
 import type { ClusterControllerOptions } from './options.ts';
-import { versionKey, type ServerVersion } from './resolve-version.ts';
+import { versionKey, type ServerVersion } from '../shared/resolve-version.ts';
+import { sidecarFor } from '../shared/sidecar-images.ts';
 
 export interface Images {
   mysql: string;
@@ -45,16 +46,6 @@ export function selectImages(
       metricsExporter: opts.metricsExporterImage,
     },
   };
-}
-
-/** The sidecar images by server line: the cluster's pods and, through the backup controller, its backup Jobs. */
-export type SidecarImages = Pick<ClusterControllerOptions, 'sidecarImage57' | 'sidecarImage80' | 'sidecarImage84' | 'sidecarImageMariaDB'>;
-
-export function sidecarFor(v: ServerVersion, opts: SidecarImages): string {
-  if (v.family === 'mariadb') return opts.sidecarImageMariaDB;
-  if (v.major === 5) return opts.sidecarImage57;
-  if (v.major === 8 && v.minor >= 4) return opts.sidecarImage84;
-  return opts.sidecarImage80;
 }
 
 /** The anchor keys several behaviours (binlog-space-limit, the init-only container) off this. */

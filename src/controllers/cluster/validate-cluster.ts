@@ -6,8 +6,8 @@ import type { MysqlCluster } from '../../api/index.ts';
 import { MYSQL_CONF_VALUE_PATTERN } from '../../api/schemas/mysqlcluster.ts';
 import { CLUSTER_REASONS, USER_SECRET_KEY } from '../../api/constants.ts';
 import type { ClusterControllerOptions } from './options.ts';
-import { rootPasswordKey } from './decide-root-password.ts';
-import { resolveVersion, type ServerVersion } from './resolve-version.ts';
+import { rootPasswordKey } from '../shared/root-password-key.ts';
+import { resolveVersion, type ServerVersion } from '../shared/resolve-version.ts';
 import { selectImages, type Images } from './select-images.ts';
 import { renderedValueProblems } from './validate-values.ts';
 

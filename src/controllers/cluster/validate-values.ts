@@ -34,9 +34,9 @@ function quantities(spec: MysqlClusterSpec): Array<[string, unknown]> {
   const podSpec = asValues(spec.podSpec);
   for (const f of RESOURCE_FIELDS) requirements(`spec.podSpec.${f}`, podSpec[f]);
   for (const list of ['initContainers', 'containers']) {
-    asList(podSpec[list]).forEach((c, i) => requirements(`spec.podSpec.${list}[${i}].resources`, asValues(c).resources));
+    for (const [i, c] of asList(podSpec[list]).entries()) requirements(`spec.podSpec.${list}[${i}].resources`, asValues(c).resources);
   }
-  asList(podSpec.volumes).forEach((v, i) => sizeLimit(`spec.podSpec.volumes[${i}].emptyDir`, asValues(v).emptyDir));
+  for (const [i, v] of asList(podSpec.volumes).entries()) sizeLimit(`spec.podSpec.volumes[${i}].emptyDir`, asValues(v).emptyDir);
   const volumeSpec = asValues(spec.volumeSpec);
   requirements('spec.volumeSpec.persistentVolumeClaim.resources', asValues(volumeSpec.persistentVolumeClaim).resources);
   sizeLimit('spec.volumeSpec.emptyDir', volumeSpec.emptyDir);

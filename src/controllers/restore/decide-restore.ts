@@ -10,7 +10,7 @@ import { parseRestoreReport } from '../../api/backup-report.ts';
 import { CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS, CONTAINER } from '../../api/constants.ts';
 import type { MysqlCluster, MysqlClusterStatus, RestoredFrom } from '../../api/index.ts';
 import { redactString } from '../../runtime/redact.ts';
-import { kubeTime, transitionTime } from '../condition-time.ts';
+import { kubeTime, transitionTime } from '../shared/condition-time.ts';
 
 type Condition = NonNullable<MysqlClusterStatus['conditions']>[number];
 

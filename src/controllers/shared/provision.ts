@@ -18,7 +18,7 @@ import {
   type ProvisionReason,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
-import { names, namespaceSelectorLabels } from '../../api/names.ts';
+import { names } from '../../api/names.ts';
 import { DEFAULT_MYSQL_VERSION } from '../../api/versions.ts';
 import { connectNode, flavourFromVersionSpec, isMysqlError, type AdminChange, type Flavour, type MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
@@ -37,13 +37,11 @@ import {
   type PodObject,
   type ResolvePod,
 } from '../../topology/index.ts';
-import { rootPasswordKey } from '../cluster/decide-root-password.ts';
-import { transitionTime } from '../condition-time.ts';
+import { transitionTime } from './condition-time.ts';
 import { claimHolder, claimRefusal, type Claimant } from './decide-ownership.ts';
 import { KINDS } from './kinds.ts';
-
-/** The pods of every cluster: the node controller's target, so both share one cache. */
-const POD_TARGET = { ...KINDS.pod, labelSelector: namespaceSelectorLabels() };
+import { rootPasswordKey } from './root-password-key.ts';
+import { POD_TARGET } from './targets.ts';
 
 export interface ProvisionCondition {
   type: string;
@@ -190,7 +188,7 @@ export async function reconcileProvisioned<T extends ProvisionedObject, D>(
   ctx: ControllerContext,
   kind: ProvisionKind<T, D>,
   opts: ProvisionOptions,
-): Promise<ReconcileResult | void> {
+): Promise<ReconcileResult | undefined> {
   const obj = (await ctx.informer<T>(kind.target)).get(req.namespace, req.name);
   if (!obj) return;
   const ref = clusterRefOf(obj);
@@ -305,7 +303,7 @@ export function rivals<T extends ProvisionedObject, D>(kind: ProvisionKind<T, D>
 async function deleting<T extends ProvisionedObject, D>(
   pass: Pass<T, D>,
   cluster: MysqlCluster | undefined,
-): Promise<ReconcileResult | void> {
+): Promise<ReconcileResult | undefined> {
   const { obj, kind, ctx } = pass;
   const finalizers = obj.metadata?.finalizers ?? [];
   if (!finalizers.includes(kind.finalizer)) return;
@@ -396,7 +394,7 @@ async function report<T extends ProvisionedObject, D>(
   r: Refusal,
   retry = true,
   fields: Record<string, unknown> = pass.kind.statusFields(pass.obj),
-): Promise<void> {
+): Promise<undefined> {
   const { obj, ctx } = pass;
   const message = redactString(r.message);
   // One Event per new condition: the retries of a wait, and the pass a status write itself
@@ -407,6 +405,7 @@ async function report<T extends ProvisionedObject, D>(
     pass.log.info('not applied', { reason: r.refused, message });
   }
   if (retry) throw new ProvisionWaitError(r.refused, message);
+  return undefined;
 }
 
 /** Applies the status when it differs from the cached one; whether it did. */
@@ -425,7 +424,7 @@ async function writeStatus<T extends ProvisionedObject, D>(
 }
 
 /** Guarded by the cached resourceVersion: a stale cache gets a conflict and the key is retried. */
-async function setFinalizers<T extends ProvisionedObject, D>(pass: Pass<T, D>, finalizers: string[]): Promise<void> {
+async function setFinalizers<T extends ProvisionedObject, D>(pass: Pass<T, D>, finalizers: string[]): Promise<undefined> {
   const { obj, kind, ctx, req } = pass;
   await ctx.client.patch(
     { ...kind.target, namespace: req.namespace, name: req.name },
@@ -433,6 +432,7 @@ async function setFinalizers<T extends ProvisionedObject, D>(pass: Pass<T, D>, f
       metadata: { finalizers, resourceVersion: obj.metadata?.resourceVersion },
     },
   );
+  return undefined;
 }
 
 /** Keys of the objects of `primary` that `refers` to `source`, each time a source object changes. */

@@ -14,7 +14,7 @@ import type { V1ConfigMap, V1Container, V1Deployment, V1EnvVar, V1Role, V1Servic
 import { parse, parseAllDocuments } from 'yaml';
 import { controllers } from '../../../src/controllers/index.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
-import { hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-request.ts';
+import { hookProcessesConfig } from '../../../src/controllers/orchestrator-controller/hook-request.ts';
 import { REPLICATION_CREDENTIALS_QUERY } from '../../../src/mysql/operator-schema.ts';
 import { DETECT_SEMI_SYNC_ENFORCED_QUERY } from '../../../src/mysql/semi-sync.ts';
 import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';

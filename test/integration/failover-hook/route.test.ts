@@ -11,9 +11,13 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { FAILOVER_HOOK_REASONS } from '../../../src/api/constants.ts';
 import { names } from '../../../src/api/names.ts';
-import { failoverHookRoute, logFailoverHookState, type FailoverHookOptions } from '../../../src/controllers/orchestrator/hook.ts';
-import { FAILOVER_HOOK_PATH, hookProcessesConfig } from '../../../src/controllers/orchestrator/hook-request.ts';
-import { FailoverSignals, type HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
+import {
+  failoverHookRoute,
+  logFailoverHookState,
+  type FailoverHookOptions,
+} from '../../../src/controllers/orchestrator-controller/hook.ts';
+import { FAILOVER_HOOK_PATH, hookProcessesConfig } from '../../../src/controllers/orchestrator-controller/hook-request.ts';
+import { FailoverSignals, type HookSignal } from '../../../src/controllers/orchestrator-controller/hook-signals.ts';
 import { KINDS } from '../../../src/controllers/shared/kinds.ts';
 import type { Manager } from '../../../src/runtime/manager.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';

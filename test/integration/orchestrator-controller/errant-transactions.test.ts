@@ -9,13 +9,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LABEL_HEALTHY, LABEL_ROLE } from '../../../src/api/constants.ts';
-import { verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
+import { verifiedSinceStart } from '../../../src/controllers/mysql-node/decide-condition.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
 import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER, podName, waitSameData } from '../node/node-cluster.ts';
+import { CLUSTER, podName, waitSameData } from '../mysql-node/node-cluster.ts';
 import { fqdn, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 function labelsOf(pods: readonly PodObject[]): Record<string, string> {

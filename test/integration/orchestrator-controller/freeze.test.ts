@@ -10,7 +10,7 @@ import { orchestratorClient } from '../../../src/orchestrator/index.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER } from '../node/node-cluster.ts';
+import { CLUSTER } from '../mysql-node/node-cluster.ts';
 import { fqdn, orcLab, type OrcLab } from './orc-lab.ts';
 
 type ClusterEvent = KubeObject & { reason?: string; message?: string; involvedObject?: { name?: string } };

@@ -12,7 +12,7 @@ import mysql from 'mysql2/promise';
 import { LABEL_HEALTHY, LABEL_ROLE } from '../../../src/api/constants.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER, podName } from '../node/node-cluster.ts';
+import { CLUSTER, podName } from '../mysql-node/node-cluster.ts';
 import { masters, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 async function labels(lab: OrcLab): Promise<Record<string, string>> {

@@ -5,8 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LABEL_CLUSTER, LABEL_ROLE } from '../../../src/api/constants.ts';
-import type { LabelPatch } from '../../../src/controllers/orchestrator/decide-labels.ts';
-import { applyLabelRounds, patchPodLabels } from '../../../src/controllers/orchestrator/reconcile.ts';
+import type { LabelPatch } from '../../../src/controllers/orchestrator-controller/decide-labels.ts';
+import { applyLabelRounds, patchPodLabels } from '../../../src/controllers/orchestrator-controller/pod-labels.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { isConflict } from '../../../src/runtime/kube/errors.ts';
 import type { PodObject } from '../../../src/topology/index.ts';

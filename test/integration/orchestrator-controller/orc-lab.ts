@@ -16,10 +16,13 @@ import type { TestContext } from 'node:test';
 import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../../src/api/constants.ts';
 import type { MysqlCluster } from '../../../src/api/index.ts';
 import { names, podFqdn } from '../../../src/api/names.ts';
-import { nodeController } from '../../../src/controllers/node/node-controller.ts';
-import { orchestratorController } from '../../../src/controllers/orchestrator/controller.ts';
-import { HOOK_PROCESSES, type FailoverSignals, type HookProcess } from '../../../src/controllers/orchestrator/hook-signals.ts';
-import { DEFAULT_ORCHESTRATOR_OPTIONS, type OrchestratorControllerOptions } from '../../../src/controllers/orchestrator/options.ts';
+import { nodeController } from '../../../src/controllers/mysql-node/controller.ts';
+import { orchestratorController } from '../../../src/controllers/orchestrator-controller/controller.ts';
+import { HOOK_PROCESSES, type FailoverSignals, type HookProcess } from '../../../src/controllers/orchestrator-controller/hook-signals.ts';
+import {
+  DEFAULT_ORCHESTRATOR_OPTIONS,
+  type OrchestratorControllerOptions,
+} from '../../../src/controllers/orchestrator-controller/options.ts';
 import type { HttpRoute } from '../../../src/runtime/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
@@ -32,7 +35,7 @@ import { standInConfig } from '../../support/orchestrator-stand-in.ts';
 import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { watchMasters as watchMastersOf, type MasterWatch } from '../../support/master-watch.ts';
 import { ReconcileLog } from '../../support/reconciles.ts';
-import { CLUSTER, nodeCluster, podName, type NodeCluster } from '../node/node-cluster.ts';
+import { CLUSTER, nodeCluster, podName, type NodeCluster } from '../mysql-node/node-cluster.ts';
 import type { Json } from '../../support/json.ts';
 
 export const OPERATOR_AGENT = 'mysql-operator/orchestrator-test';

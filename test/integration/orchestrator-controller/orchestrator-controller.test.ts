@@ -11,14 +11,14 @@ import { FINALIZER_ORCHESTRATOR, LABEL_HEALTHY, LABEL_ROLE } from '../../../src/
 import type { ClusterCondition, NodeStatus } from '../../../src/api/index.ts';
 import { renderClusterServices } from '../../../src/controllers/cluster/render-services.ts';
 import { orchestratorClient } from '../../../src/orchestrator/index.ts';
-import { verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
+import { verifiedSinceStart } from '../../../src/controllers/mysql-node/decide-condition.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
 import { NO_MOUNT_NS, runPreStop } from '../../support/pre-stop.ts';
 import { eventually } from '../../support/wait.ts';
 import { NEEDS_REQUEST_LOG } from '../cluster/operator.ts';
-import { CLUSTER, podName, waitSameData } from '../node/node-cluster.ts';
+import { CLUSTER, podName, waitSameData } from '../mysql-node/node-cluster.ts';
 import { fqdn, masters, OPERATOR_AGENT, orcLab, watchMasters, type OrcLab } from './orc-lab.ts';
 
 const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { CLUSTER_CONDITION, CLUSTER_REASONS } from '../../../src/api/constants.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER } from '../node/node-cluster.ts';
+import { CLUSTER } from '../mysql-node/node-cluster.ts';
 import { orcLab, type OrcLab } from './orc-lab.ts';
 
 const CLUSTER_REF = { apiVersion: 'mysql.presslabs.org/v1alpha1', kind: 'MysqlCluster' };

@@ -1,5 +1,5 @@
 // A cluster for the user and database controllers' integration tests: the node harness's
-// MysqlCluster, operated Secret and Pod over one real MariaDB server (test/integration/node/
+// MysqlCluster, operated Secret and Pod over one real MariaDB server (test/integration/mysql-node/
 // node-cluster.ts), made writable as the orchestrator controller would, with root's password in
 // the cluster's Secret; and the operator's user and database controllers running in this process
 // (built from their settings as main builds them), resolving the pod to that server.
@@ -17,7 +17,7 @@ import type { ApiServer } from '../../../sandbox/apiserver/index.ts';
 import type { MariaDBServer } from '../../support/mariadb.ts';
 import { secretData } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER, nodeCluster, podName } from '../node/node-cluster.ts';
+import { CLUSTER, nodeCluster, podName } from '../mysql-node/node-cluster.ts';
 
 /** A quote and a backslash: the password must arrive whole. */
 export const ROOT = { user: 'root', password: "root'pw\\1" };

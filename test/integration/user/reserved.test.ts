@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { secretData } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER } from '../node/node-cluster.ts';
+import { CLUSTER } from '../mysql-node/node-cluster.ts';
 import { provisionEnv, ROOT, tryAs, type ProvisionEnv } from './provision-env.ts';
 
 const HOST_A = '127.0.0.2';

@@ -9,7 +9,7 @@ import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { binlogText } from '../../support/mariadb.ts';
 import { secretData } from '../../support/secrets.ts';
 import { eventually } from '../../support/wait.ts';
-import { CLUSTER } from '../node/node-cluster.ts';
+import { CLUSTER } from '../mysql-node/node-cluster.ts';
 import type { MysqlUserSpec } from '../../../src/api/index.ts';
 import { decideAccount } from '../../../src/controllers/user/decide-account.ts';
 import { desiredUser } from '../../../src/controllers/user/desired-user.ts';

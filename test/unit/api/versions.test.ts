@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MYSQL_VERSION_ALIASES } from '../../../src/api/versions.ts';
-import { resolveVersion } from '../../../src/controllers/cluster/resolve-version.ts';
+import { resolveVersion } from '../../../src/controllers/shared/resolve-version.ts';
 import { flavourFromVersionSpec } from '../../../src/mysql/flavour.ts';
 
 test('every alias, and the version the cluster writes to MY_MYSQL_VERSION for it, reads as the flavour the cluster resolved', () => {

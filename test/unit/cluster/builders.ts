@@ -6,7 +6,8 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { ANNOTATION_CONFIG_HASH } from '../../../src/api/constants.ts';
 import type { MysqlCluster, MysqlClusterSpec } from '../../../src/api/index.ts';
 import { clusterOptions, type ClusterControllerOptions } from '../../../src/controllers/cluster/options.ts';
-import { renderCluster, type DesiredState, type RenderInput } from '../../../src/controllers/cluster/render-cluster.ts';
+import { renderCluster, renderConfig, type DesiredState, type RenderInput } from '../../../src/controllers/cluster/render-cluster.ts';
+import type { ProbeStyle } from '../../../src/controllers/cluster/render-statefulset.ts';
 import { validateCluster } from '../../../src/controllers/cluster/validate-cluster.ts';
 
 export const ANCHOR_DIR = fileURLToPath(new URL('../../fixtures/anchor-v0.6.3/', import.meta.url));
@@ -60,24 +61,24 @@ export function render(
   existingSecretData: Record<string, string> = {},
   userSecret: V1Secret = ROOT_SECRET,
   // The anchor's revisions mark an adopted template, which keeps the anchor's probes.
-  probes: RenderInput['probes'] = () => (ANNOTATION_CONFIG_HASH in rollout ? 'fast' : 'anchor'),
+  probes?: ProbeStyle,
   extra: Partial<RenderInput> = {},
 ): DesiredState {
   const v = validateCluster(c, userSecret, opts);
   if (!v.ok) throw new Error(v.problems.map((p) => p.message).join('; '));
   let n = 0;
-  return renderCluster({
+  const input: RenderInput = {
     cluster: c,
     version: v.version,
     images: v.images,
     rootPasswordKey: v.rootPasswordKey,
     opts,
     existingSecretData,
-    rolloutAnnotations: () => rollout,
-    probes,
     generatePassword: () => `Generated${String(++n).padStart(9, '0')}`,
     ...extra,
-  });
+  };
+  const style = probes ?? (ANNOTATION_CONFIG_HASH in rollout ? 'fast' : 'anchor');
+  return renderCluster(input, renderConfig(input), { rolloutAnnotations: rollout, probes: style });
 }
 
 /** JSON round trip: drops undefined fields, as the wire does. */

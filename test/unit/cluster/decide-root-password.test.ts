@@ -10,9 +10,9 @@ import { validateCluster } from '../../../src/controllers/cluster/validate-clust
 import {
   announceRootPasswordKey,
   renderedRootPasswordKey,
-  rootPasswordKey,
   rootPasswordKeyMessage,
 } from '../../../src/controllers/cluster/decide-root-password.ts';
+import { rootPasswordKey } from '../../../src/controllers/shared/root-password-key.ts';
 import { redactString } from '../../../src/runtime/redact.ts';
 import { cluster, render, ROOT_SECRET } from './builders.ts';
 

@@ -22,7 +22,7 @@ function rendered(
     OURS,
     {},
     undefined,
-    () => opts.probes ?? 'fast',
+    opts.probes ?? 'fast',
     opts.creds === false ? {} : { orchestratorCredentials: CREDS },
   );
 }

@@ -14,10 +14,10 @@ const HASH = { [ANNOTATION_CONFIG_HASH]: '<HASH>' };
 const ANCHOR_REVS = { config_rev: '<CONFIGMAP_RESOURCE_VERSION>', secret_rev: '<OPERATED_SECRET_RESOURCE_VERSION>' };
 
 const template = (c: MysqlCluster, rollout: Record<string, string>, probes: ProbeStyle): V1PodTemplateSpec =>
-  wire(render(c, undefined, rollout, {}, undefined, () => probes).statefulSet.spec!.template);
+  wire(render(c, undefined, rollout, {}, undefined, probes).statefulSet.spec!.template);
 /** The probes the reconcile chooses for `c` given the template the pods run. */
 const decided = (c: MysqlCluster, rollout: Record<string, string>, existing: V1PodTemplateSpec | undefined): ProbeStyle =>
-  decideProbes(existing, (style) => template(c, rollout, style));
+  decideProbes(existing, template(c, rollout, 'anchor'));
 const container = (t: V1PodTemplateSpec, name: string): V1Container => t.spec!.containers.find((c) => c.name === name)!;
 
 test('a new cluster: a startup probe on mysqld gates liveness and readiness, which have no initial delay', () => {

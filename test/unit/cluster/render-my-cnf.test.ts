@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { effectiveMysqlConf, humanizeSize, renderMyCnf } from '../../../src/controllers/cluster/render-my-cnf.ts';
-import { resolveVersion } from '../../../src/controllers/cluster/resolve-version.ts';
+import { resolveVersion } from '../../../src/controllers/shared/resolve-version.ts';
 
 function v(text: string) {
   const r = resolveVersion(text);

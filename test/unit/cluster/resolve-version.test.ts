@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clusterOptions } from '../../../src/controllers/cluster/options.ts';
-import { resolveVersion } from '../../../src/controllers/cluster/resolve-version.ts';
+import { resolveVersion } from '../../../src/controllers/shared/resolve-version.ts';
 import { selectImages } from '../../../src/controllers/cluster/select-images.ts';
 
 function version(v: string | undefined) {

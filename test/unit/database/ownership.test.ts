@@ -3,7 +3,7 @@
 // on a cluster, a schema that existed before adopted and kept on deletion unless asked.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DATABASE_KIND } from '../../../src/controllers/database/controller.ts';
+import { DATABASE_KIND } from '../../../src/controllers/database/reconcile.ts';
 import { planDatabase } from '../../../src/controllers/database/desired-database.ts';
 import { claimHolder, reservedSchemaProblem } from '../../../src/controllers/shared/decide-ownership.ts';
 import { claimant } from '../../../src/controllers/shared/provision.ts';

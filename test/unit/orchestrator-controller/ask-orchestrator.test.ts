@@ -2,7 +2,7 @@
 // interface, not a module mock): the whole view or none, and a stable message.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { askOrchestrator } from '../../../src/controllers/orchestrator/reconcile.ts';
+import { askOrchestrator } from '../../../src/controllers/orchestrator-controller/gather.ts';
 import { OrchestratorError, type OrchestratorClient } from '../../../src/orchestrator/index.ts';
 import { ALIAS, instance, key } from './builders.ts';
 

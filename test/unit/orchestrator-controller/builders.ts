@@ -3,7 +3,7 @@
 // (test/fixtures/orchestrator/instance_replica_127.0.0.12_3306.json), in the client's words.
 import { CONTAINER, LABEL_HEALTHY, LABEL_ROLE, PORT } from '../../../src/api/constants.ts';
 import type { MysqlCluster, MysqlClusterSpec, MysqlClusterStatus } from '../../../src/api/index.ts';
-import type { Gathered, OrchestratorState } from '../../../src/controllers/orchestrator/gathered.ts';
+import type { Gathered, OrchestratorState } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import type { AnalysisEntry, Instance, Recovery } from '../../../src/orchestrator/index.ts';
 import type { NodeView, PodObject } from '../../../src/topology/index.ts';
 import { CLUSTER, NS, fqdn, master, node, podName, replicating, server } from '../topology/builders.ts';

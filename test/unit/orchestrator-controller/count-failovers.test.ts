@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { countFailovers } from '../../../src/controllers/orchestrator/count-failovers.ts';
+import { countFailovers } from '../../../src/controllers/orchestrator-controller/count-failovers.ts';
 import { recovery } from './builders.ts';
 
 describe('countFailovers', () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideAck } from '../../../src/controllers/orchestrator/decide-ack.ts';
+import { decideAck } from '../../../src/controllers/orchestrator-controller/decide-ack.ts';
 import { NOW, healthy, instance, reachable, recovery } from './builders.ts';
 
 const GRACE = 10 * 60_000;

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideDowntime } from '../../../src/controllers/orchestrator/decide-downtime.ts';
-import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideDowntime } from '../../../src/controllers/orchestrator-controller/decide-downtime.ts';
+import { decideStatus } from '../../../src/controllers/orchestrator-controller/decide-status.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import type { Instance } from '../../../src/orchestrator/index.ts';
 import type { ServerView } from '../../../src/topology/index.ts';
 import {

@@ -2,10 +2,10 @@
 // condition and the healthy label it decides.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideErrant, decideRebuild } from '../../../src/controllers/orchestrator/decide-errant.ts';
-import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
-import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideErrant, decideRebuild } from '../../../src/controllers/orchestrator-controller/decide-errant.ts';
+import { decideLabels } from '../../../src/controllers/orchestrator-controller/decide-labels.ts';
+import { decideStatus } from '../../../src/controllers/orchestrator-controller/decide-status.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import {
   analysis,
   fqdn,

@@ -2,9 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FINALIZER_ORCHESTRATOR } from '../../../src/api/constants.ts';
 import type { MysqlCluster } from '../../../src/api/index.ts';
-import { decideFinalizer } from '../../../src/controllers/orchestrator/decide-finalizer.ts';
-import { decideRegistration } from '../../../src/controllers/orchestrator/decide-registration.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideFinalizer } from '../../../src/controllers/orchestrator-controller/decide-finalizer.ts';
+import { decideRegistration } from '../../../src/controllers/orchestrator-controller/decide-registration.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import { NOW, healthy, instance, mysqlCluster, reachable } from './builders.ts';
 
 const TIMEOUT = 5 * 60_000;

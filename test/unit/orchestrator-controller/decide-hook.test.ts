@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideFailover } from '../../../src/controllers/orchestrator/decide-failover.ts';
+import { decideFailover } from '../../../src/controllers/orchestrator-controller/decide-failover.ts';
 import {
   decideHook,
   FAST_POLL_MS,
@@ -9,8 +9,8 @@ import {
   PRE_TAKEOVER_FRESH_MS,
   SUCCESSOR_WAIT_MS,
   superseded,
-} from '../../../src/controllers/orchestrator/decide-hook.ts';
-import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
+} from '../../../src/controllers/orchestrator-controller/decide-hook.ts';
+import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator-controller/hook-signals.ts';
 import { NOW, fqdn, healthy } from './builders.ts';
 
 const msAgo = (ms: number) => new Date(NOW.getTime() - ms);

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideLabels, labelRounds, type LabelPatch } from '../../../src/controllers/orchestrator/decide-labels.ts';
-import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideLabels, labelRounds, type LabelPatch } from '../../../src/controllers/orchestrator-controller/decide-labels.ts';
+import { decideStatus } from '../../../src/controllers/orchestrator-controller/decide-status.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import {
   healthy,
   instance,

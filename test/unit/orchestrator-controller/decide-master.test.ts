@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
-import { decideMaster, MASTER_SEEN_WITHIN_MS } from '../../../src/controllers/orchestrator/decide-master.ts';
-import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideLabels } from '../../../src/controllers/orchestrator-controller/decide-labels.ts';
+import { decideMaster, MASTER_SEEN_WITHIN_MS } from '../../../src/controllers/orchestrator-controller/decide-master.ts';
+import { decideStatus } from '../../../src/controllers/orchestrator-controller/decide-status.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import type { Instance } from '../../../src/orchestrator/index.ts';
 import type { ServerView } from '../../../src/topology/index.ts';
 import {

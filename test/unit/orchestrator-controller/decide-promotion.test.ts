@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { demotionsBeforePromotion, labelPatchBody, type LivePod } from '../../../src/controllers/orchestrator/decide-promotion.ts';
+import {
+  demotionsBeforePromotion,
+  labelPatchBody,
+  type LivePod,
+} from '../../../src/controllers/orchestrator-controller/decide-promotion.ts';
 import { podName } from './builders.ts';
 
 function live(ordinal: number, role: string | undefined, resourceVersion: string): LivePod {

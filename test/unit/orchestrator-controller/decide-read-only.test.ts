@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideReadOnly, type ReadOnlyDecision } from '../../../src/controllers/orchestrator/decide-read-only.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideReadOnly, type ReadOnlyDecision } from '../../../src/controllers/orchestrator-controller/decide-read-only.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import {
   analysis,
   CLUSTER,

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideRegistration, type Registration } from '../../../src/controllers/orchestrator/decide-registration.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideRegistration, type Registration } from '../../../src/controllers/orchestrator-controller/decide-registration.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import { NOW, analysis, fqdn, healthy, instance, pod, reachable } from './builders.ts';
 
 const GRACE = 5 * 60_000;

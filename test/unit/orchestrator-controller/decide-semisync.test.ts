@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ANNOTATION_DEFAULTS, CLUSTER_REASONS } from '../../../src/api/index.ts';
-import { decideMaster } from '../../../src/controllers/orchestrator/decide-master.ts';
-import { decideSemiSync, semiSyncCondition, type SemiSyncDecision } from '../../../src/controllers/orchestrator/decide-semisync.ts';
-import { podNodes, type Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideMaster } from '../../../src/controllers/orchestrator-controller/decide-master.ts';
+import {
+  decideSemiSync,
+  semiSyncCondition,
+  type SemiSyncDecision,
+} from '../../../src/controllers/orchestrator-controller/decide-semisync.ts';
+import { podNodes, type Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import { replicationSettings } from '../../../src/controllers/shared/replication-mode.ts';
 import type { SemiSyncState } from '../../../src/mysql/index.ts';
 import { healthy, instance, master, mysqlCluster, node, reachable, replicaServer, unreachable } from './builders.ts';

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLUSTER_STATUS_OWNERS } from '../../../src/api/status-owners.ts';
-import { decideStatus, type OrchestratorOwnedStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
+import { decideStatus, type OrchestratorOwnedStatus } from '../../../src/controllers/orchestrator-controller/decide-status.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
 import {
   analysis,
   fqdn,

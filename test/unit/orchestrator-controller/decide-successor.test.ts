@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideLabels } from '../../../src/controllers/orchestrator/decide-labels.ts';
-import { decideReadOnly } from '../../../src/controllers/orchestrator/decide-read-only.ts';
-import { decideStatus } from '../../../src/controllers/orchestrator/decide-status.ts';
+import { decideLabels } from '../../../src/controllers/orchestrator-controller/decide-labels.ts';
+import { decideReadOnly } from '../../../src/controllers/orchestrator-controller/decide-read-only.ts';
+import { decideStatus } from '../../../src/controllers/orchestrator-controller/decide-status.ts';
 import {
   decideSuccessor,
   hookCandidate,
@@ -11,10 +11,10 @@ import {
   probeOnly,
   successorPending,
   type SuccessorNode,
-} from '../../../src/controllers/orchestrator/decide-successor.ts';
-import type { Gathered } from '../../../src/controllers/orchestrator/gathered.ts';
-import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator/hook-signals.ts';
-import { SUCCESSOR_WAIT_MS } from '../../../src/controllers/orchestrator/decide-hook.ts';
+} from '../../../src/controllers/orchestrator-controller/decide-successor.ts';
+import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
+import type { HookProcess, HookSignal } from '../../../src/controllers/orchestrator-controller/hook-signals.ts';
+import { SUCCESSOR_WAIT_MS } from '../../../src/controllers/orchestrator-controller/decide-hook.ts';
 import { podView, resolveByFqdn, type RoleView } from '../../../src/topology/index.ts';
 import {
   NOW,

@@ -13,7 +13,7 @@ import {
   secretFromFileText,
   secretProblem,
   type HookSecret,
-} from '../../../src/controllers/orchestrator/hook-request.ts';
+} from '../../../src/controllers/orchestrator-controller/hook-request.ts';
 
 const SECRET: HookSecret = { secret: 's3cr3t-Token' };
 const AUTH = 'Bearer s3cr3t-Token';

@@ -14,7 +14,7 @@ import { allows, policyRules } from '../../../src/runtime/permissions.ts';
 import { distinctSettings } from '../../../src/runtime/settings.ts';
 import type { WatchTarget } from '../../../src/runtime/controller.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
-import { DEFAULT_ORCHESTRATOR_OPTIONS } from '../../../src/controllers/orchestrator/options.ts';
+import { DEFAULT_ORCHESTRATOR_OPTIONS } from '../../../src/controllers/orchestrator-controller/options.ts';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { flavourFromVersionSpec, type Flavour } from '../../../src/mysql/index.ts';
-import { USER_KIND } from '../../../src/controllers/user/controller.ts';
+import { USER_KIND } from '../../../src/controllers/user/reconcile.ts';
 import { planAccount } from '../../../src/controllers/user/decide-account.ts';
 import { desiredUser, type DesiredUser } from '../../../src/controllers/user/desired-user.ts';
 import { claimHolder, reservedUserProblem } from '../../../src/controllers/shared/decide-ownership.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideNodeStep, type NodeDecision } from '../../../src/controllers/node/decide-node-step.ts';
+import { decideNodeStep, type NodeDecision } from '../../../src/controllers/mysql-node/decide-node-step.ts';
 import { cluster, fqdn, gathered, master, node, orchestrator, podName, replicating, server, unreachable } from './builders.ts';
 
 function stepKind(d: NodeDecision): string {

@@ -8,7 +8,7 @@ import { objectKey, type KubeObject } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { names } from '../../api/names.ts';
 import { operatedSecretCluster, type PodObject } from '../../topology/index.ts';
-import { CLUSTER_TARGET, POD_TARGET, reconcileNode, SECRET_TARGET, type NodeControllerOptions } from './reconcile-node.ts';
+import { CLUSTER_TARGET, POD_TARGET, reconcileNode, SECRET_TARGET, type NodeControllerOptions } from './reconcile.ts';
 
 function podKeysOf(obj: KubeObject): string[] {
   const c = obj as MysqlCluster;

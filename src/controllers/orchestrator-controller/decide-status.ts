@@ -11,7 +11,7 @@ import { clusterWithDefaults } from '../../api/defaults.ts';
 import type { ClusterCondition, NodeCondition, NodeStatus } from '../../api/index.ts';
 import { names, podFqdn } from '../../api/names.ts';
 import type { Recovery } from '../../orchestrator/index.ts';
-import { transitionTime } from '../condition-time.ts';
+import { transitionTime } from '../shared/condition-time.ts';
 import { decideErrant } from './decide-errant.ts';
 import { decideFailover } from './decide-failover.ts';
 import { decideMaster } from './decide-master.ts';

@@ -8,12 +8,13 @@ import { keyFromLabel, type ControllerDefinition, type ControllerSpec, type Http
 import { objectKey } from '../../runtime/kube/types.ts';
 import type { Permission } from '../../runtime/permissions.ts';
 import { operatedSecretCluster, type PassServersOptions, type ResolvePod } from '../../topology/index.ts';
-import { POD_TARGET } from '../node/reconcile-node.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { failoverHookRoute, logFailoverHookState } from './hook.ts';
 import { FailoverSignals } from './hook-signals.ts';
 import { ORCHESTRATOR_SETTINGS, type OrchestratorControllerOptions } from './options.ts';
-import { ControllerMemory, reconcileOrchestrator } from './reconcile.ts';
+import { ControllerMemory } from './memory.ts';
+import { reconcileOrchestrator } from './reconcile.ts';
 
 /** What tests and the failover hook plug in; the operator's own wiring leaves the defaults. */
 export interface OrchestratorWiring {

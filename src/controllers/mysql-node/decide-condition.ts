@@ -4,7 +4,7 @@
 import { CONDITION_STATUS, POD_CONDITION_NODE_INITIALIZED, POD_INIT_REASONS } from '../../api/constants.ts';
 import { redactString } from '../../runtime/redact.ts';
 import { mysqlContainer, type PodCondition, type PodObject } from '../../topology/index.ts';
-import { kubeTime, transitionTime } from '../condition-time.ts';
+import { kubeTime, transitionTime } from '../shared/condition-time.ts';
 
 /** `verified`: the operator just checked the node; stamped into lastProbeTime (see NodePod). */
 export type NodeOutcome = { configured: true; verified: boolean } | { configured: false; reason: string; message: string };

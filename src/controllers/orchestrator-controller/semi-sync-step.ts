@@ -9,7 +9,7 @@ import type { ControllerContext } from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { PassServers } from '../../topology/index.ts';
-import { transitionTime } from '../condition-time.ts';
+import { transitionTime } from '../shared/condition-time.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { replicationSettings } from '../shared/replication-mode.ts';
 import { decideSemiSync, semiSyncCondition } from './decide-semisync.ts';

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { POD_CONDITION_NODE_INITIALIZED } from '../../../src/api/constants.ts';
-import { nodeInitializedCondition, verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
+import { nodeInitializedCondition, verifiedSinceStart } from '../../../src/controllers/mysql-node/decide-condition.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
 
 const now = new Date('2026-01-01T10:00:00.123Z');

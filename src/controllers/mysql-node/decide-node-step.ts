@@ -8,6 +8,7 @@ import {
   chooseMaster,
   masterUnreachableMessage,
   sameEndpoint,
+  type ChosenMaster,
   type ClusterView,
   type NodeView,
   type PodView,
@@ -193,66 +194,57 @@ function restartOnSameSource(g: NodeGathered, rep: ReplicationView): NodeDecisio
   );
 }
 
-export function decideNodeStep(g: NodeGathered): NodeDecision {
-  const { pod, self, cluster } = g;
-  if (pod.deleting || !pod.mysqlRunning) {
-    return wait(NODE_REASONS.podNotRunning, `pod ${pod.name}: the mysql container is not running`);
+/** The server does not answer the operator: why, and whether that is a fault. */
+function unreachable(g: NodeGathered, self: Exclude<ServerView, ReachableServer>): NodeDecision {
+  const { pod, cluster } = g;
+  if (self.problem === 'accessDenied') {
+    return wait(
+      NODE_REASONS.operatorAccessDenied,
+      `the operator user cannot log in to ${pod.name} (access denied); check key ` +
+        `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${names.operatedSecret(cluster.name)}`,
+    );
   }
-  if (!self.reachable) {
-    if (self.problem === 'accessDenied') {
-      return wait(
-        NODE_REASONS.operatorAccessDenied,
-        `the operator user cannot log in to ${pod.name} (access denied); check key ` +
-          `${OPERATED_SECRET_KEY.operatorPassword} of Secret ${names.operatedSecret(cluster.name)}`,
-      );
-    }
-    // Still starting (the first start's initialisation, crash recovery, up to the startup probe's
-    // hour): expected, not a fault. Looked at again every half second, so the node is configured
-    // as soon as mysqld answers, before the startup probe's next run reports it started (then
-    // the readiness probe's first run finds it configured); not polled within the pass, which
-    // would hold one of the workers for as long as a recovery lasts.
-    if (!pod.mysqlStarted) {
-      return {
-        kind: 'wait',
-        reason: NODE_REASONS.serverStarting,
-        message: `the server of ${pod.name} is starting (its startup probe has not passed): ${self.message}`,
-        soon: false,
-        recheckMs: STARTING_RECHECK_MS,
-      };
-    }
-    return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
+  // Still starting (the first start's initialisation, crash recovery, up to the startup probe's
+  // hour): expected, not a fault. Looked at again every half second, so the node is configured
+  // as soon as mysqld answers, before the startup probe's next run reports it started (then
+  // the readiness probe's first run finds it configured); not polled within the pass, which
+  // would hold one of the workers for as long as a recovery lasts.
+  if (!pod.mysqlStarted) {
+    return {
+      kind: 'wait',
+      reason: NODE_REASONS.serverStarting,
+      message: `the server of ${pod.name} is starting (its startup probe has not passed): ${self.message}`,
+      soon: false,
+      recheckMs: STARTING_RECHECK_MS,
+    };
   }
-  const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
-  const stopped = stoppedOnError(self);
-  if (self.configured && verified && stopped === null && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
-  if (cluster.failoverInProgress) {
-    const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
-    return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
-  }
-  if (self.configured && verified && stopped !== null) return restartOnSameSource(g, stopped);
+  return wait(NODE_REASONS.serverUnreachable, `cannot reach the server of ${pod.name}: ${self.message}`);
+}
 
-  const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestrator);
-  if (choice.kind === 'unknown') return wait(choice.reason, choice.message);
+/** This pod is the master: seed its GTID state, wait for it to be made writable, mark it configured. */
+function masterStep(g: NodeGathered, self: ReachableServer, master: NodeView): NodeDecision {
+  const { pod, cluster } = g;
+  // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
+  // chooseMaster never picks a server that replicates, so there is no source to undo here.
+  if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
+  // `configured` stays 0 until then: it tells the orchestrator controller that this server is
+  // read-only since its start (the init-file's), not frozen by a takeover (decide-read-only.ts).
+  if (self.readOnly && cluster.readOnly !== true) {
+    return {
+      kind: 'wait',
+      reason: NODE_REASONS.masterReadOnly,
+      message: `${pod.name} is the master and still read-only since its start: the orchestrator controller makes it writable through Orchestrator`,
+      soon: false,
+      recheckMs: MASTER_WRITABLE_RECHECK_MS,
+    };
+  }
+  return step({ kind: 'markConfigured', role: 'master', master: master.pod });
+}
+
+/** This pod is a replica of `choice`: read-only, seeded, pointed at the master, replicating, then configured. */
+function replicaStep(g: NodeGathered, self: ReachableServer, choice: ChosenMaster): NodeDecision {
+  const { pod, cluster } = g;
   const master = choice.node;
-
-  if (master.pod === pod.name) {
-    // Whether the master becomes writable is the orchestrator controller's call: leave read_only.
-    // chooseMaster never picks a server that replicates, so there is no source to undo here.
-    if (seedPending(self)) return step({ kind: 'seedGtid', gtid: self.backupGtidPurged });
-    // `configured` stays 0 until then: it tells the orchestrator controller that this server is
-    // read-only since its start (the init-file's), not frozen by a takeover (decide-read-only.ts).
-    if (self.readOnly && cluster.readOnly !== true) {
-      return {
-        kind: 'wait',
-        reason: NODE_REASONS.masterReadOnly,
-        message: `${pod.name} is the master and still read-only since its start: the orchestrator controller makes it writable through Orchestrator`,
-        soon: false,
-        recheckMs: MASTER_WRITABLE_RECHECK_MS,
-      };
-    }
-    return step({ kind: 'markConfigured', role: 'master', master: master.pod });
-  }
-
   if (isDemotedMaster(pod, self, cluster) && !provenMaster(master)) {
     // Orchestrator's view may be a step behind a takeover: touch an old master only once its
     // successor says itself that it is the master.
@@ -290,4 +282,28 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.replicationConnecting, `replication is connecting to the master ${master.pod}`, true);
   }
   return step({ kind: 'markConfigured', role: 'replica', master: master.pod });
+}
+
+export function decideNodeStep(g: NodeGathered): NodeDecision {
+  const { pod, self, cluster } = g;
+  if (pod.deleting || !pod.mysqlRunning) {
+    return wait(NODE_REASONS.podNotRunning, `pod ${pod.name}: the mysql container is not running`);
+  }
+  if (!self.reachable) return unreachable(g, self);
+  const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
+  const stopped = stoppedOnError(self);
+  if (self.configured && verified && stopped === null && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
+  if (cluster.failoverInProgress) {
+    const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
+    return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
+  }
+  if (self.configured && verified && stopped !== null) return restartOnSameSource(g, stopped);
+
+  const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestrator);
+  if (choice.kind === 'unknown') return wait(choice.reason, choice.message);
+  const master = choice.node;
+
+  if (master.pod === pod.name) return masterStep(g, self, master);
+
+  return replicaStep(g, self, choice);
 }

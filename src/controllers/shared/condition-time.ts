@@ -1,6 +1,6 @@
 // Condition timestamps, shared by the cluster and node controllers: Kubernetes times have whole
 // seconds, and lastTransitionTime moves only when the condition's status does.
-import { kubeTime } from '../runtime/kube/time.ts';
+import { kubeTime } from '../../runtime/kube/time.ts';
 
 export { kubeTime };
 

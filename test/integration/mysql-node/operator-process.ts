@@ -7,7 +7,7 @@
 //   NODE_TEST_KILL_AFTER  optional: SIGKILL this process right after its N-th performed step
 //   NODE_TEST_KILL_POD    optional: count only the steps performed on this pod
 import { KubeConfig } from '@kubernetes/client-node';
-import { nodeController } from '../../../src/controllers/node/node-controller.ts';
+import { nodeController } from '../../../src/controllers/mysql-node/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import { KubeClient } from '../../../src/runtime/kube/client.ts';
 import { createLogger } from '../../../src/runtime/logger.ts';

@@ -1,6 +1,6 @@
-// One pass over one pod: read the pod, its cluster and the operated Secret; then observe →
-// decide → act, one step at a time, until the pod is configured, a wait is decided, or the step
-// budget is spent. Every step is idempotent and the decision is re-made from freshly read server
+// One pass over one pod: gather the pod, its cluster and the operated Secret (gather,
+// readCredentials); then observe → decide (decide-node-step.ts) → act (act, report), one step at
+// a time (configure), until the pod is configured, a wait is decided, or the step budget is spent. Every step is idempotent and the decision is re-made from freshly read server
 // state after each one, so a pass killed between two steps resumes correctly.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
@@ -11,7 +11,7 @@ import { cacheMoved } from '../../runtime/cache-caught-up.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
-import { names, namespaceSelectorLabels } from '../../api/names.ts';
+import { names } from '../../api/names.ts';
 import {
   clusterView,
   credentialsFrom,
@@ -28,13 +28,11 @@ import {
   type ResolvePod,
 } from '../../topology/index.ts';
 import { KINDS } from '../shared/kinds.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import { decideNodeStep, needsCheck, type NodePod, type NodeStep, type StepKind } from './decide-node-step.ts';
-import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './node-condition.ts';
+import { nodeInitializedCondition, verifiedSinceStart, type NodeOutcome } from './decide-condition.ts';
 
-export const POD_TARGET = {
-  ...KINDS.pod,
-  labelSelector: namespaceSelectorLabels(),
-};
+export { POD_TARGET };
 /** The cluster controller's targets, so both controllers share one cache of each. */
 export const CLUSTER_TARGET = KINDS.cluster;
 export const SECRET_TARGET = KINDS.secret;
@@ -85,19 +83,14 @@ interface Pass {
   wroteCondition: boolean;
 }
 
-export async function reconcileNode(req: Request, ctx: ControllerContext, opts: NodeControllerOptions): Promise<ReconcileResult | void> {
-  const pods = await ctx.informer<PodObject>(POD_TARGET);
-  const pod = pods.get(req.namespace, req.name);
-  const clusterName = pod?.metadata?.labels?.[LABEL_CLUSTER];
-  if (!pod || !clusterName) return;
-  const cluster = (await ctx.informer<MysqlCluster>(CLUSTER_TARGET)).get(req.namespace, clusterName);
-  if (!cluster) return;
-  const resolve = opts.resolve ?? resolveByFqdn;
-  const view = { ...podView(pod, resolve), verifiedSinceStart: verifiedSinceStart(pod) };
-  // Not running yet: the pod's next status change (the container started) enqueues it again.
-  if (view.ordinal < 0 || view.deleting || !view.mysqlRunning) return;
-  const log = ctx.log.child({ cluster: clusterName, namespace: req.namespace, pod: req.name });
-  const pass: Pass = { req, ctx, opts, pod, view, cluster: clusterView(cluster), pods, resolve, log, wroteCondition: false };
+export async function reconcileNode(
+  req: Request,
+  ctx: ControllerContext,
+  opts: NodeControllerOptions,
+): Promise<ReconcileResult | undefined> {
+  const pass = await gather(req, ctx, opts);
+  if (!pass) return;
+  const { pods, pod } = pass;
   try {
     const creds = await readCredentials(pass);
     const servers = new PassServers(creds.operator, opts);
@@ -116,6 +109,24 @@ export async function reconcileNode(req: Request, ctx: ControllerContext, opts: 
   }
 }
 
+/**
+ * The pod, its cluster and the pod cache, as one pass; none when there is nothing to configure
+ * yet (the pod's next status change, its container started, enqueues it again).
+ */
+async function gather(req: Request, ctx: ControllerContext, opts: NodeControllerOptions): Promise<Pass | undefined> {
+  const pods = await ctx.informer<PodObject>(POD_TARGET);
+  const pod = pods.get(req.namespace, req.name);
+  const clusterName = pod?.metadata?.labels?.[LABEL_CLUSTER];
+  if (!pod || !clusterName) return undefined;
+  const cluster = (await ctx.informer<MysqlCluster>(CLUSTER_TARGET)).get(req.namespace, clusterName);
+  if (!cluster) return undefined;
+  const resolve = opts.resolve ?? resolveByFqdn;
+  const view = { ...podView(pod, resolve), verifiedSinceStart: verifiedSinceStart(pod) };
+  if (view.ordinal < 0 || view.deleting || !view.mysqlRunning) return undefined;
+  const log = ctx.log.child({ cluster: clusterName, namespace: req.namespace, pod: req.name });
+  return { req, ctx, opts, pod, view, cluster: clusterView(cluster), pods, resolve, log, wroteCondition: false };
+}
+
 async function readCredentials(pass: Pass): Promise<OperatedCredentials> {
   const name = names.operatedSecret(pass.cluster.name);
   const secret = (await pass.ctx.informer<KubeObject & { data?: Record<string, string> }>(SECRET_TARGET)).get(pass.req.namespace, name);
@@ -126,7 +137,7 @@ async function readCredentials(pass: Pass): Promise<OperatedCredentials> {
 }
 
 /** The observe → decide → act loop. */
-async function configure(pass: Pass, creds: OperatedCredentials, servers: PassServers): Promise<ReconcileResult | void> {
+async function configure(pass: Pass, creds: OperatedCredentials, servers: PassServers): Promise<ReconcileResult | undefined> {
   const { view, cluster } = pass;
   const attempted: StepKind[] = [];
   let others: NodeView[] | undefined;

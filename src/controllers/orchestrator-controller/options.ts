@@ -1,8 +1,8 @@
 // What the orchestrator controller takes from the operator's command line and environment. The
-// Orchestrator URL is the cluster controller's setting object (one flag for both); the anchor had
+// Orchestrator URL is a setting object shared with the cluster controller (one flag for both); the anchor had
 // no flags for the rest, so they carry this project's names.
 import { defaultsOf, durationSetting, type SettingTable } from '../../runtime/settings.ts';
-import { ORCHESTRATOR_CREDENTIALS_SETTING, ORCHESTRATOR_URI_SETTING } from '../cluster/options.ts';
+import { ORCHESTRATOR_CREDENTIALS_SETTING, ORCHESTRATOR_URI_SETTING } from '../shared/settings.ts';
 import { FAILOVER_HOOK_SETTINGS, type FailoverHookOptions } from './hook.ts';
 
 /** The failover hook's secret settings are the controller's: the hook is one of its routes. */

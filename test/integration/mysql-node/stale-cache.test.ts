@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nodeCluster, podName, CLUSTER } from './node-cluster.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
-import { verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
+import { verifiedSinceStart } from '../../../src/controllers/mysql-node/decide-condition.ts';
 import { eventually } from '../../support/wait.ts';
 
 const SKIP = process.env.TEST_KUBECONFIG ? "needs the test API server's fault injection (late watch events) and request log" : false;

@@ -1,5 +1,5 @@
 // Small builders for the node controller's gathered state, over the topology's.
-import type { NodeGathered } from '../../../src/controllers/node/decide-node-step.ts';
+import type { NodeGathered } from '../../../src/controllers/mysql-node/decide-node-step.ts';
 import type { NodeView, ServerView } from '../../../src/topology/index.ts';
 import { cluster, endpoint, fqdn, podName } from '../topology/builders.ts';
 

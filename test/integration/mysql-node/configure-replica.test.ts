@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLUSTER, nodeCluster, podName, waitSameData } from './node-cluster.ts';
 import type { PodObject } from '../../../src/topology/index.ts';
-import { verifiedSinceStart } from '../../../src/controllers/node/node-condition.ts';
+import { verifiedSinceStart } from '../../../src/controllers/mysql-node/decide-condition.ts';
 import { eventually } from '../../support/wait.ts';
 
 test('a new replica pod becomes configured, replicates from pod 0, and its condition says so', async (t) => {
