@@ -7,10 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../runtime/logger.ts';
-import type { Credentials, SidecarConfig } from './config.ts';
+import { readFile } from 'node:fs/promises';
+import { podFilePaths, type Credentials, type SidecarConfig } from './config.ts';
 import { outcomeOf, terminate } from './child.ts';
 import { loopbackConnection } from './loopback-stdio.ts';
-import { backupArgs, backupDefaults, toolNames } from './tools.ts';
+import { backupAccount, backupArgs, backupDefaults, toolNames } from './tools.ts';
 import { writeSecretFile, type SecretFile } from './secret-file.ts';
 import {
   BACKUP_FAILED,
@@ -121,14 +122,24 @@ export interface SidecarServer {
 export interface ServeDeps {
   cfg: SidecarConfig;
   log: Logger;
-  /** Starts the backup tool writing to `stdout`, its password in `defaultsFile`; tests substitute a stand-in. */
-  spawnBackup?: (cfg: SidecarConfig, stdout: Socket, defaultsFile: string) => ChildProcess;
+  /** Starts the backup tool as `account` writing to `stdout`, its password in `defaultsFile`; tests substitute a stand-in. */
+  spawnBackup?: (cfg: SidecarConfig, stdout: Socket, defaultsFile: string, account: Credentials) => ChildProcess;
   /** DEFAULT_STREAM_LIMITS unless given (tests shorten them). */
   limits?: Partial<StreamLimits>;
 }
 
-function spawnBackupTool(cfg: SidecarConfig, stdout: Socket, defaultsFile: string): ChildProcess {
-  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg, defaultsFile), { stdio: ['ignore', stdout, 'pipe'] });
+function spawnBackupTool(cfg: SidecarConfig, stdout: Socket, defaultsFile: string, account: Credentials): ChildProcess {
+  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg, defaultsFile, account), { stdio: ['ignore', stdout, 'pipe'] });
+}
+
+/** The pod's xtrabackup.cnf (written by clone-and-init), or undefined when this pod's files have none. */
+async function readBackupToolConf(cfg: SidecarConfig): Promise<string | undefined> {
+  try {
+    return await readFile(podFilePaths(cfg.paths.configDir).backupTool, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
 
 /** Resolves once `socket` has closed, whether by end of data or by error. */
@@ -195,7 +206,8 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
       if (clientGone) return;
       const started = Date.now();
       // The tool's password, for this stream only: removed (finally) once the tool has exited.
-      defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
+      const account = backupAccount(cfg, await readBackupToolConf(cfg));
+      defaults = await writeSecretFile('backup.cnf', backupDefaults(account));
       // The tool writes into a loopback connection rather than a pipe (loopback-stdio.ts), which
       // we read 1 MiB at a time into one buffer: no allocation per piece, and a sixteenth of the
       // reads and HTTP chunks of Node's 64 KiB stream reads. The buffer is read into again only
@@ -218,7 +230,7 @@ export async function startServer(deps: ServeDeps): Promise<SidecarServer> {
         return;
       }
       log.info('backup stream started', { remote });
-      const child = spawnBackup(cfg, childEnd, defaults.path);
+      const child = spawnBackup(cfg, childEnd, defaults.path, account);
       childEnd.destroy();
       running.add(child);
       const outcome = outcomeOf(child);

@@ -37,7 +37,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { readCredentialsDir } from '../../orchestrator/index.ts';
-import { renderOperatedSecret } from './render-operated-secret.ts';
+import { REMOVABLE_OPERATED_KEYS, renderOperatedSecret } from './render-operated-secret.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
@@ -136,7 +136,7 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   const orcApiSecret = desired.orchestratorApiSecret;
   const writes: Write[] = [
     write(KINDS.configMap, names.configMap(req.name), existingCm, (e) => planConfigMap(desired.configMap, e)),
-    write(KINDS.secret, names.operatedSecret(req.name), existingSecret, (e) => planSecret(operatedSecret, e)),
+    write(KINDS.secret, names.operatedSecret(req.name), existingSecret, (e) => planSecret(operatedSecret, e, REMOVABLE_OPERATED_KEYS)),
     // Before the StatefulSet, whose pods mount it.
     ...(orcApiSecret
       ? [

@@ -11,7 +11,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';
 import { hasLosslessDefaults } from '../shared/replication-mode.ts';
-import { operatedSecretData } from './render-operated-secret.ts';
+import { operatedSecretData, rolloutSecretView, topologyPasswordForm } from './render-operated-secret.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
 import { dataVolumeSpec, mysqlResources, renderStatefulSet, type ProbeStyle } from './render-statefulset.ts';
@@ -86,12 +86,11 @@ export function renderCluster(input: RenderInput): DesiredState {
     durableCommits: hasLosslessDefaults(cluster),
   });
   const configMap = renderConfigMap(ref, labels, myCnf, !spec.podSpec?.mysqlLifecycle);
-  const secretData = operatedSecretData(
-    input.existingSecretData,
-    { user: opts.orcTopologyUser, password: opts.orcTopologyPassword },
-    input.generatePassword,
-  );
-  const configHash = stableHash({ config: configMap.data, secret: secretData, images, pod: podInputs(spec.podSpec) });
+  const orc = { user: opts.orcTopologyUser, password: opts.orcTopologyPassword };
+  const topologyForm = topologyPasswordForm(images.sidecar, version, ref);
+  const secretData = operatedSecretData(input.existingSecretData, orc, input.generatePassword, topologyForm);
+  const secretView = rolloutSecretView(secretData, orc, topologyForm);
+  const configHash = stableHash({ config: configMap.data, secret: secretView, images, pod: podInputs(spec.podSpec) });
   const stsInput = {
     cluster,
     ref,

@@ -5,13 +5,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { operatedSecretData } from '../../../src/controllers/cluster/render-operated-secret.ts';
+import { operatedSecretData, topologyPasswordForm } from '../../../src/controllers/cluster/render-operated-secret.ts';
+import { flavourFromVersionSpec } from '../../../src/mysql/index.ts';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { renderPodFiles } from '../../../src/sidecar/write-pod-files.ts';
 import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 import { eventually } from '../../support/wait.ts';
 
 const U = TEST_SYSTEM_USERS;
+const MARIADB = flavourFromVersionSpec('mariadb-10.11')!;
 const TOPOLOGY = { user: 'orchestrator', password: 'Install-Wide-Topology-Password-8c1f2e' };
 
 async function refused(p: Promise<unknown>, re: RegExp): Promise<void> {
@@ -37,8 +39,9 @@ function initFileFor(secret: Record<string, string>): string {
   return initFile[1];
 }
 
-test("the tenant Secret holds no usable topology password, and the init-file written from it lets Orchestrator in", async (t) => {
-  const secret = operatedSecretData({}, TOPOLOGY, () => 'generated-password-1', 'hash', { namespace: 'tenant-a', name: 'db' });
+test('the tenant Secret holds no usable topology password, and the init-file written from it lets Orchestrator in', async (t) => {
+  const form = topologyPasswordForm('mysql-operator-sidecar:latest', MARIADB, { namespace: 'tenant-a', name: 'db' });
+  const secret = operatedSecretData({}, TOPOLOGY, () => 'generated-password-1', form);
   for (const [key, value] of Object.entries(secret)) {
     assert.ok(!value.includes(TOPOLOGY.password), `key ${key} holds the topology password`);
   }
@@ -59,7 +62,11 @@ test('the replication account cannot SELECT application tables, and replicas sti
   await eventually('the row reached the replica', async () => (await replica.sql('SELECT COUNT(*) AS n FROM app.t'))[0]?.n === 1);
 });
 
-async function mariabackup(s: MariaDBServer, user: { user: string; password: string }, host: string): Promise<{ code: number | null; stderr: string }> {
+async function mariabackup(
+  s: MariaDBServer,
+  user: { user: string; password: string },
+  host: string,
+): Promise<{ code: number | null; stderr: string }> {
   // A test's own command line (no pod): the password may be on it here.
   const child = spawn(
     'mariabackup',
