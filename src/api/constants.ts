@@ -193,6 +193,8 @@ export const CLUSTER_REASONS = {
   clusterNotRunning: 'ClusterNotRunning',
   // Synced (ours, cluster controller)
   resourcesSynced: 'ResourcesSynced',
+  /** The operated Secret was written with Orchestrator's topology password itself: the pods run the anchor's sidecar (docs/credentials.md). */
+  topologyPasswordInSecret: 'TopologyPasswordInSecret',
   userSecretNotFound: 'UserSecretNotFound',
   userSecretKeyMissing: 'UserSecretKeyMissing',
   /** spec.initBucketSecretName names a Secret that does not exist: no pod could start (its init container reads it). */

@@ -37,7 +37,12 @@ import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, renderCluster } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { readCredentialsDir } from '../../orchestrator/index.ts';
-import { REMOVABLE_OPERATED_KEYS, renderOperatedSecret } from './render-operated-secret.ts';
+import {
+  announcePlainTopologyPassword,
+  REMOVABLE_OPERATED_KEYS,
+  renderOperatedSecret,
+  topologyPasswordMessage,
+} from './render-operated-secret.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
@@ -133,6 +138,11 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     plan: (existing: T | undefined) => Plan<T>,
   ): Write => ({ kind, namespace: ns, name, cached, plan: plan as Write['plan'] });
   const operatedSecret = renderOperatedSecret(ref, desired.secretData);
+  const announcePlainTopology = announcePlainTopologyPassword(
+    desired.topologyPasswordPlain,
+    { user: opts.orcTopologyUser, password: opts.orcTopologyPassword },
+    planSecret(operatedSecret, existingSecret, REMOVABLE_OPERATED_KEYS).op,
+  );
   const orcApiSecret = desired.orchestratorApiSecret;
   const writes: Write[] = [
     write(KINDS.configMap, names.configMap(req.name), existingCm, (e) => planConfigMap(desired.configMap, e)),
@@ -182,6 +192,10 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     throw err;
   }
 
+  // After the Secret is written (docs/credentials.md).
+  if (announcePlainTopology) {
+    ctx.events.warning(cluster, CLUSTER_REASONS.topologyPasswordInSecret, topologyPasswordMessage(valid.images.sidecar));
+  }
   // After the StatefulSet is written: a failed write is retried and says it then.
   if (announceRootKey && userSecret) {
     ctx.events.normal(cluster, CLUSTER_REASONS.rootPasswordFromPasswordKey, rootPasswordKeyMessage(ns, userSecret, valid.rootPasswordKey));

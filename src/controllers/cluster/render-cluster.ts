@@ -49,6 +49,8 @@ export interface DesiredState {
   labels: Record<string, string>;
   configMap: V1ConfigMap;
   secretData: Record<string, string>;
+  /** The Secret holds the topology password itself (the anchor's sidecar reads it) rather than its hash. */
+  topologyPasswordPlain: boolean;
   headlessService: V1Service;
   services: V1Service[];
   statefulSet: V1StatefulSet;
@@ -111,6 +113,7 @@ export function renderCluster(input: RenderInput): DesiredState {
     labels,
     configMap,
     secretData,
+    topologyPasswordPlain: topologyForm.kind === 'plain',
     headlessService: renderHeadlessService(ref.namespace),
     services: renderClusterServices(ref, labels),
     statefulSet,

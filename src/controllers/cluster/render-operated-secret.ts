@@ -95,6 +95,23 @@ export function rolloutSecretView(
   return { ...rest, [K.orcTopologyPassword]: orc.password };
 }
 
+/**
+ * Whether writing the Secret (`op`) puts the install's topology password into the tenant namespace,
+ * which the cluster controller then says in a Warning Event (topologyPasswordMessage).
+ */
+export function announcePlainTopologyPassword(plain: boolean, orc: OrcCredentials, op: string): boolean {
+  return plain && orc.password !== '' && (op === 'create' || op === 'update');
+}
+
+/** Names the image and the way out; never a value. */
+export function topologyPasswordMessage(sidecarImage: string): string {
+  return (
+    `the operated Secret holds Orchestrator's topology password, which every cluster's servers accept: the pods run the anchor's sidecar ` +
+    `${sidecarImage}, which reads it; this project's sidecar image for that line (--sidecar-image, --sidecar-mysql8-image or ` +
+    'spec.sidecarImage) is given only its hash (docs/credentials.md)'
+  );
+}
+
 export function renderOperatedSecret(ref: ClusterRef, data: Readonly<Record<string, string>>): V1Secret {
   return {
     apiVersion: 'v1',

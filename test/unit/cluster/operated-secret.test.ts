@@ -6,12 +6,15 @@ import assert from 'node:assert/strict';
 import type { V1Secret } from '@kubernetes/client-node';
 import { planSecret } from '../../../src/controllers/cluster/decide-writes.ts';
 import {
+  announcePlainTopologyPassword,
   operatedSecretData,
   REMOVABLE_OPERATED_KEYS,
   renderOperatedSecret,
   rolloutSecretView,
   topologyPasswordForm,
+  topologyPasswordMessage,
 } from '../../../src/controllers/cluster/render-operated-secret.ts';
+import { redactString } from '../../../src/runtime/logger.ts';
 import { flavourFromVersionSpec, nativePasswordHash, storedHashMatches, type Flavour } from '../../../src/mysql/index.ts';
 
 function flavour(spec: string): Flavour {
@@ -96,4 +99,16 @@ test('the Secret write takes out the other form’s key, and leaves keys others 
   const data = plan.op === 'update' ? (plan.object.data ?? {}) : {};
   assert.deepEqual(Object.keys(data).sort(), ['ORC_TOPOLOGY_PASSWORD_HASH', 'OTHER']);
   assert.equal(planSecret(desired, secret({ ORC_TOPOLOGY_PASSWORD_HASH: '*AB', OTHER: 'kept' }), REMOVABLE_OPERATED_KEYS).op, 'none');
+});
+
+test('writing the plain password into a tenant Secret is announced, naming the image and the way out, never a value', () => {
+  assert.equal(announcePlainTopologyPassword(true, ORC, 'create'), true);
+  assert.equal(announcePlainTopologyPassword(true, ORC, 'update'), true);
+  assert.equal(announcePlainTopologyPassword(true, ORC, 'none'), false, 'an adopted Secret left as it is: nothing written');
+  assert.equal(announcePlainTopologyPassword(false, ORC, 'create'), false);
+  assert.equal(announcePlainTopologyPassword(true, { user: 'orc', password: '' }, 'create'), false, 'no install-wide password copied');
+  const m = topologyPasswordMessage('docker.io/bitpoke/mysql-operator-sidecar-5.7:v0.6.3');
+  assert.match(m, /bitpoke\/mysql-operator-sidecar-5\.7:v0\.6\.3/);
+  assert.match(m, /--sidecar-image/);
+  assert.equal(redactString(m), m, 'nothing in it reads as a secret');
 });
