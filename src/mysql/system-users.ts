@@ -16,8 +16,8 @@
 //   exist there: Orchestrator reads mysql.* instead.
 //
 // Who reads the replication password rows of sys_operator.status: Orchestrator (schema grant),
-// and the users with global SELECT: the operator (who holds it anyway) and the exporter, whose global SELECT (mysqld_exporter's documented grant, the anchor's) already
-// reads every row of every schema, local to the pod; narrowing it would break the collectors users
+// and the users with global SELECT: the operator (who holds it anyway) and the exporter, whose
+// global SELECT (mysqld_exporter's documented grant, the anchor's) already reads every row of every schema, local to the pod; narrowing it would break the collectors users
 // enable with metricsExporterExtraArgs. The heartbeat user and MysqlUser accounts granted on their
 // own schemas cannot.
 import { randomInt } from 'node:crypto';
@@ -215,8 +215,9 @@ function mariadbUsers(f: Flavour): UserSpec[] {
  * The init-file runs with the binlog off (init-file.ts) and mariadbd logs a failing init-file
  * statement by its error alone, so no password reaches a log from here. MariaDB's users are still
  * created from hashes (`identifiedBy`), so the file, on a volume the pod's containers share, holds
- * only the replication password that Orchestrator reads back. MySQL keeps the anchor's text: 5.7's
- * file is the anchor's byte for byte, and MySQL rewrites the statement in any log it reaches.
+ * only the replication password that Orchestrator reads back. MySQL keeps the anchor's text (5.7's
+ * file is the anchor's but for the accounts of docs/credentials.md), and MySQL rewrites the
+ * statement in any log it reaches. Orchestrator's account is made from its hash on every flavour.
  */
 function identified(f: Flavour, password: string): { sql: string; value: Secret } {
   return f.family === 'mariadb' ? identifiedBy(f, password) : { sql: 'IDENTIFIED BY ?', value: secret(password) };
