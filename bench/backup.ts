@@ -23,7 +23,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { startMariaDB, type MariaDBServer } from '../test/support/mariadb.ts';
+import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../test/support/mariadb.ts';
 import { startS3 } from '../test/support/s3.ts';
 import { podEnv, SIDECAR_MAIN, startServeSidecar, startSidecar, type After } from '../test/integration/sidecar/support.ts';
 import { loadConfig } from '../src/sidecar/config.ts';
@@ -102,12 +102,13 @@ try {
   const work = await mkdtemp(join(tmpdir(), 'bench-backup-'));
   t.after(() => rm(work, { recursive: true, force: true }));
   const cfg = loadConfig(podEnv({ MY_POD_NAME: 'c-mysql-1' }), [], ['version', 'backup-http']);
-  const defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
+  const defaults = await writeSecretFile('backup.cnf', backupDefaults(TEST_SYSTEM_USERS.backupTool));
   t.after(() => defaults.remove());
   const toolArgs = (dir: string) =>
     backupArgs(
       { ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: dir } },
       defaults.path,
+      TEST_SYSTEM_USERS.backupTool,
     );
 
   interface Run {

@@ -22,7 +22,7 @@ import { closeSync, openSync, readdirSync, readFileSync, statSync } from 'node:f
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMariaDB, type MariaDBServer } from '../test/support/mariadb.ts';
+import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../test/support/mariadb.ts';
 import { getBackup, podEnv, startServeSidecar, BACKUP, type After } from '../test/integration/sidecar/support.ts';
 import { loadConfig, type SidecarConfig } from '../src/sidecar/config.ts';
 import { cloneFromPeer, prepareBackup } from '../src/sidecar/clone.ts';
@@ -69,6 +69,7 @@ function mariabackupArgs({ cfg, defaultsFile }: Tool, server: MariaDBServer, tar
   return backupArgs(
     { ...cfg, mysql: { host: server.host, port: server.port }, paths: { ...cfg.paths, xtrabackupTargetDir: targetDir } },
     defaultsFile,
+    TEST_SYSTEM_USERS.backupTool,
   );
 }
 
@@ -162,7 +163,7 @@ try {
   t.after(() => rm(work, { recursive: true, force: true }));
   const cfg = loadConfig(podEnv({ MY_POD_NAME: 'c-mysql-1' }), [], ['version', 'backup-http']);
   if (cfg.backup.password !== BACKUP.password) throw new Error('bench: backup credentials differ');
-  const defaults = await writeSecretFile('backup.cnf', backupDefaults(cfg));
+  const defaults = await writeSecretFile('backup.cnf', backupDefaults(TEST_SYSTEM_USERS.backupTool));
   t.after(() => defaults.remove());
   const tool: Tool = { cfg, defaultsFile: defaults.path };
 

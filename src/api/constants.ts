@@ -193,6 +193,8 @@ export const CLUSTER_REASONS = {
   clusterNotRunning: 'ClusterNotRunning',
   // Synced (ours, cluster controller)
   resourcesSynced: 'ResourcesSynced',
+  /** The operated Secret was written with Orchestrator's topology password itself: the pods run the anchor's sidecar (docs/credentials.md). */
+  topologyPasswordInSecret: 'TopologyPasswordInSecret',
   userSecretNotFound: 'UserSecretNotFound',
   userSecretKeyMissing: 'UserSecretKeyMissing',
   /** spec.initBucketSecretName names a Secret that does not exist: no pod could start (its init container reads it). */
@@ -501,6 +503,8 @@ export const MYSQL_USER = {
   metricsExporter: 'sys_exporter',
   heartbeat: 'sys_heartbeat',
   backup: 'sys_backups',
+  /** Ours: the backup tools' account, local to the pod (docs/credentials.md). */
+  backupTool: 'sys_xtrabackup',
 } as const;
 export const OPERATOR_SCHEMA = 'sys_operator';
 /** Orchestrator's topology user in a new operated Secret when the operator is given none. */
@@ -556,6 +560,8 @@ export const OPERATED_SECRET_KEY = {
   metricsExporterPassword: 'METRICS_EXPORTER_PASSWORD',
   orcTopologyUser: 'ORC_TOPOLOGY_USER',
   orcTopologyPassword: 'ORC_TOPOLOGY_PASSWORD',
+  /** Ours: the hash of the topology password, all a tenant namespace gets of it (docs/credentials.md). */
+  orcTopologyPasswordHash: 'ORC_TOPOLOGY_PASSWORD_HASH',
   backupUser: 'BACKUP_USER',
   backupPassword: 'BACKUP_PASSWORD',
 } as const;

@@ -97,6 +97,8 @@ export const CONF_FILE = {
   client: 'client.conf',
   /** [client] of the heartbeat user: the pt-heartbeat container. */
   heartbeat: 'heartbeat.conf',
+  /** Ours: [xtrabackup] user and password of the backup tools' local account, for /xbackup (docs/credentials.md). */
+  backupTool: 'xtrabackup.cnf',
 } as const;
 
 /** The path of a CONF_FILE in the conf directory `confDir` (the mount path in a pod). */

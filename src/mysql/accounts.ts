@@ -303,6 +303,58 @@ export function identifiedBy(f: Flavour, password: string): { sql: string; value
   return { sql: 'IDENTIFIED BY ?', value: secret(password) };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Accounts created from a stored hash (docs/credentials.md)
+// ---------------------------------------------------------------------------------------------
+
+const NATIVE_HASH = /^\*[0-9A-F]{40}$/;
+/** caching_sha2_password's stored form with a printable salt, 5000 rounds (what MySQL 8 draws). */
+const CACHING_SHA2_PRINTABLE = /^\$A\$005\$[./0-9A-Za-z]{20}[./0-9A-Za-z]{43}$/;
+const CACHING_SHA2_ROUNDS = 5000;
+
+/**
+ * The hash of a system account's password as the server stores it, for an init-file that creates
+ * the account without knowing the password: mysql_native_password's for MariaDB and MySQL before
+ * 8.4, caching_sha2_password's for MySQL 8.4 (which no longer loads mysql_native_password), with
+ * `saltSeed` (a cluster's namespace and name) drawn into a stable salt of 20 characters.
+ */
+export function storedPasswordHash(f: Flavour, password: string, saltSeed: string): string {
+  if (f.family === 'mysql' && atLeast(f, 8, 4)) {
+    const digest = createHash('sha256').update(`mysql-operator salt\0${saltSeed}`, 'utf8').digest();
+    const salt = Array.from(digest.subarray(0, 20), (b) => CRYPT_ALPHABET[b % 64]).join('');
+    return `$A$005$${salt}${sha256Crypt(password, salt, CACHING_SHA2_ROUNDS)}`;
+  }
+  return nativePasswordHash(password);
+}
+
+/** Why `hash` is not a stored form `identifiedByHash` can write for this flavour, or null. Never echoes it. */
+export function storedHashProblem(f: Flavour, hash: string): string | null {
+  if (NATIVE_HASH.test(hash))
+    return f.family === 'mysql' && atLeast(f, 8, 4) ? 'is a mysql_native_password hash, which MySQL 8.4 does not load' : null;
+  if (CACHING_SHA2_PRINTABLE.test(hash))
+    return f.family === 'mysql' && f.major >= 8 ? null : 'is a caching_sha2_password hash, which only MySQL 8 takes';
+  return "is neither a mysql_native_password hash ('*' and 40 hex digits) nor a caching_sha2_password one ('$A$005$...')";
+}
+
+/** Whether `hash` (either stored form) is the hash of `password`. */
+export function storedHashMatches(hash: string, password: string): boolean {
+  if (CACHING_SHA2_PRINTABLE.test(hash)) {
+    const salt = hash.slice(7, 27);
+    return hash.slice(27) === sha256Crypt(password, salt, CACHING_SHA2_ROUNDS);
+  }
+  return NATIVE_HASH.test(hash) && hash === nativePasswordHash(password);
+}
+
+/**
+ * `IDENTIFIED` from a stored hash, with one `?` for it: MariaDB `BY PASSWORD`, MySQL `WITH <plugin>
+ * AS` (the plugin from the hash's form). Check the hash with storedHashProblem first.
+ */
+export function identifiedByHash(f: Flavour, hash: string): { sql: string; value: Secret } {
+  if (f.family === 'mariadb') return { sql: 'IDENTIFIED BY PASSWORD ?', value: secret(hash) };
+  const plugin = hash.startsWith('$A$') ? 'caching_sha2_password' : 'mysql_native_password';
+  return { sql: `IDENTIFIED WITH ${plugin} AS ?`, value: secret(hash) };
+}
+
 const CRYPT_ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // The byte triples of the digest, in the order SHA-256-crypt writes them (the last is 2 bytes).
 const CRYPT_ORDER = [

@@ -1,7 +1,8 @@
 // The init-file mysqld runs at every start (`init-file = /etc/mysql/conf.d/operator-init.sql`),
 // written by `clone-and-init`. Pure: the facts the sidecar found about the data directory in,
-// the SQL text out. For MySQL 5.7 the text is the anchor's byte for byte (golden-tested against
-// fixtures/anchor-v0.6.3/pod-files), so a pod moved between operators runs the same file.
+// the SQL text out. For MySQL 5.7 the text is the anchor's byte for byte but for the lines this
+// project adds or changes (golden-tested against fixtures/anchor-v0.6.3/pod-files with those
+// lines listed in test/support/anchor-init-file.ts; the accounts: docs/credentials.md).
 //
 // Order and why:
 // 1. binlog off for this session: users, grants and per-node status must not replicate or

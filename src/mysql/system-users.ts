@@ -2,8 +2,12 @@
 // at every mysqld start (init-file), so a rotated password or a changed grant set applies on the
 // next restart and no stale privilege survives.
 //
-// MySQL 5.7: the anchor's grants, byte for byte (existing clusters keep working unchanged), plus
-//   Orchestrator's SELECT on sys_operator.* for the chart's ReplicationCredentialsQuery.
+// No credential crosses a namespace (docs/credentials.md): Orchestrator's account is created from
+// the hash the tenant Secret holds; the replication account has replication privileges only; the
+// backup tools log in as an account of their own, local to the pod, whose password never leaves it.
+//
+// MySQL 5.7: the anchor's grants, but for those three accounts, plus Orchestrator's SELECT on
+//   sys_operator.* for the chart's ReplicationCredentialsQuery.
 // MySQL 8.0: the same plus the dynamic privileges SUPER is deprecated in favour of.
 // MySQL 8.4: dynamic privileges instead of SUPER.
 // MariaDB 10.6+: SUPER no longer implies BINLOG MONITOR, SLAVE MONITOR, REPLICATION SLAVE ADMIN,
@@ -12,9 +16,8 @@
 //   exist there: Orchestrator reads mysql.* instead.
 //
 // Who reads the replication password rows of sys_operator.status: Orchestrator (schema grant),
-// and the users with global SELECT: the operator and the replication user (who hold it anyway)
-// and the exporter, whose global SELECT (mysqld_exporter's documented grant, the anchor's) already
-// reads every row of every schema, local to the pod; narrowing it would break the collectors users
+// and the users with global SELECT: the operator (who holds it anyway) and the exporter, whose
+// global SELECT (mysqld_exporter's documented grant, the anchor's) already reads every row of every schema, local to the pod; narrowing it would break the collectors users
 // enable with metricsExporterExtraArgs. The heartbeat user and MysqlUser accounts granted on their
 // own schemas cannot.
 import { randomInt } from 'node:crypto';
@@ -23,7 +26,7 @@ import { atLeast } from '../api/versions.ts';
 import { hasDynamicPrivileges, hasReadOnlyAdmin } from './flavour.ts';
 import { OPERATOR_SCHEMA } from '../api/constants.ts';
 import { HEARTBEAT_TABLE } from './operator-schema.ts';
-import { identifiedBy } from './accounts.ts';
+import { identifiedBy, identifiedByHash } from './accounts.ts';
 import { account, secret, stmt, type Secret, type Statement } from './sql-text.ts';
 
 const PASSWORD_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -40,13 +43,23 @@ export interface Credentials {
   password: string;
 }
 
-/** Users come from the operated Secret, except the heartbeat user whose name is fixed. */
+/** An account created from the hash the server stores (accounts.ts `storedPasswordHash`). */
+export interface HashedCredentials {
+  user: string;
+  passwordHash: string;
+}
+
+/**
+ * Users come from the operated Secret, except the heartbeat and backup tool users, whose names
+ * are fixed and whose passwords are drawn in the pod at each start of its init container.
+ */
 export interface SystemCredentials {
   operator: Credentials;
-  orchestrator: Credentials;
+  orchestrator: HashedCredentials;
   replication: Credentials;
   exporter: Credentials;
   heartbeat: Credentials;
+  backupTool: Credentials;
 }
 
 export type SystemUserRole = keyof SystemCredentials;
@@ -72,6 +85,7 @@ const SYSTEM_USER_HOST: Readonly<Record<SystemUserRole, string>> = {
   replication: '%',
   exporter: '127.0.0.1',
   heartbeat: '127.0.0.1',
+  backupTool: '127.0.0.1',
 };
 
 function mysqlUsers(f: Flavour): UserSpec[] {
@@ -102,16 +116,21 @@ function mysqlUsers(f: Flavour): UserSpec[] {
     { privileges: ['SELECT'], on: `${OPERATOR_SCHEMA}.*` },
   );
 
-  const replicationGrants: Grant[] = [
-    { privileges: ['SELECT', 'PROCESS', 'RELOAD', 'LOCK TABLES', 'REPLICATION CLIENT', 'REPLICATION SLAVE'], on: ALL },
-  ];
-  // xtrabackup 8 takes LOCK INSTANCE FOR BACKUP.
-  if (dynamic) replicationGrants.push({ privileges: ['BACKUP_ADMIN'], on: ALL });
+  // xtrabackup's documented privileges, local server only; version 8 takes LOCK INSTANCE FOR
+  // BACKUP and reads performance_schema.log_status.
+  const backupToolGrants: Grant[] = [{ privileges: ['RELOAD', 'PROCESS', 'LOCK TABLES', 'REPLICATION CLIENT'], on: ALL }];
+  if (dynamic) {
+    backupToolGrants.push({ privileges: ['BACKUP_ADMIN'], on: ALL }, { privileges: ['SELECT'], on: 'performance_schema.log_status' });
+  }
 
   return [
     { role: 'operator', host: SYSTEM_USER_HOST.operator, grants: operatorGrants },
     { role: 'orchestrator', host: SYSTEM_USER_HOST.orchestrator, grants: orchestratorGrants },
-    { role: 'replication', host: SYSTEM_USER_HOST.replication, grants: replicationGrants },
+    {
+      role: 'replication',
+      host: SYSTEM_USER_HOST.replication,
+      grants: [{ privileges: ['REPLICATION SLAVE', 'REPLICATION CLIENT'], on: ALL }],
+    },
     {
       role: 'exporter',
       host: SYSTEM_USER_HOST.exporter,
@@ -129,6 +148,7 @@ function mysqlUsers(f: Flavour): UserSpec[] {
         { privileges: ['REPLICATION CLIENT'], on: ALL },
       ],
     },
+    { role: 'backupTool', host: SYSTEM_USER_HOST.backupTool, grants: backupToolGrants },
   ];
 }
 
@@ -166,13 +186,8 @@ function mariadbUsers(f: Flavour): UserSpec[] {
         { privileges: ['SELECT'], on: `${OPERATOR_SCHEMA}.*` },
       ],
     },
-    {
-      role: 'replication',
-      host: SYSTEM_USER_HOST.replication,
-      grants: [
-        { privileges: ['SELECT', 'PROCESS', 'RELOAD', 'LOCK TABLES', 'BINLOG MONITOR', 'SLAVE MONITOR', 'REPLICATION SLAVE'], on: ALL },
-      ],
-    },
+    // A replica's IO thread needs REPLICATION SLAVE only.
+    { role: 'replication', host: SYSTEM_USER_HOST.replication, grants: [{ privileges: ['REPLICATION SLAVE'], on: ALL }] },
     {
       role: 'exporter',
       host: SYSTEM_USER_HOST.exporter,
@@ -187,6 +202,12 @@ function mariadbUsers(f: Flavour): UserSpec[] {
         { privileges: ['BINLOG MONITOR', 'SLAVE MONITOR'], on: ALL },
       ],
     },
+    // mariabackup --backup --slave-info: backup locks (RELOAD), SHOW MASTER/SLAVE STATUS.
+    {
+      role: 'backupTool',
+      host: SYSTEM_USER_HOST.backupTool,
+      grants: [{ privileges: ['RELOAD', 'PROCESS', 'LOCK TABLES', 'BINLOG MONITOR', 'SLAVE MONITOR'], on: ALL }],
+    },
   ];
 }
 
@@ -194,16 +215,17 @@ function mariadbUsers(f: Flavour): UserSpec[] {
  * The init-file runs with the binlog off (init-file.ts) and mariadbd logs a failing init-file
  * statement by its error alone, so no password reaches a log from here. MariaDB's users are still
  * created from hashes (`identifiedBy`), so the file, on a volume the pod's containers share, holds
- * only the replication password that Orchestrator reads back. MySQL keeps the anchor's text: 5.7's
- * file is the anchor's byte for byte, and MySQL rewrites the statement in any log it reaches.
+ * only the replication password that Orchestrator reads back. MySQL keeps the anchor's text (5.7's
+ * file is the anchor's but for the accounts of docs/credentials.md), and MySQL rewrites the
+ * statement in any log it reaches. Orchestrator's account is made from its hash on every flavour.
  */
 function identified(f: Flavour, password: string): { sql: string; value: Secret } {
   return f.family === 'mariadb' ? identifiedBy(f, password) : { sql: 'IDENTIFIED BY ?', value: secret(password) };
 }
 
-function userStatements(f: Flavour, spec: UserSpec, creds: Credentials): Statement[] {
+function userStatements(f: Flavour, spec: UserSpec, creds: Credentials | HashedCredentials): Statement[] {
   const who = account(creds.user, spec.host);
-  const id = identified(f, creds.password);
+  const id = 'passwordHash' in creds ? identifiedByHash(f, creds.passwordHash) : identified(f, creds.password);
   const out: Statement[] = [
     stmt(`DROP USER IF EXISTS ${who}`),
     stmt(`CREATE USER ${who} ${id.sql}`, id.value),
@@ -215,7 +237,7 @@ function userStatements(f: Flavour, spec: UserSpec, creds: Credentials): Stateme
   return out;
 }
 
-/** In the anchor's order: operator, orchestrator, replication, exporter, heartbeat. */
+/** In the anchor's order: operator, orchestrator, replication, exporter, heartbeat; then ours, the backup tool. */
 export function systemUserStatements(f: Flavour, creds: SystemCredentials): Statement[] {
   const specs = f.family === 'mariadb' ? mariadbUsers(f) : mysqlUsers(f);
   return specs.flatMap((spec) => userStatements(f, spec, creds[spec.role]));

@@ -2,7 +2,8 @@
 // src/api/pod-contract.ts, and `--flag=value` overrides), validated, with an error naming every
 // missing or bad variable. Pure: callers pass the environment and argv in.
 import { flavourFromVersionSpec, type Flavour } from '../mysql/flavour.ts';
-import type { Credentials } from '../mysql/system-users.ts';
+import type { Credentials, HashedCredentials } from '../mysql/system-users.ts';
+import { storedHashProblem, storedPasswordHash } from '../mysql/accounts.ts';
 import type { Endpoint } from '../mysql/node.ts';
 import { HEADLESS_SERVICE_NAME, OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
 import { names, podOrdinal } from '../api/names.ts';
@@ -50,7 +51,8 @@ export interface SidecarConfig {
   operator: Credentials;
   replication: Credentials;
   exporter: Credentials;
-  orchestrator: Credentials;
+  /** The topology account, created from the hash (docs/credentials.md); '' when not needed. */
+  orchestrator: HashedCredentials;
   backup: Credentials;
   /**
    * Each from its own variable, undefined when unset. The spec's commands are "used only when
@@ -158,6 +160,27 @@ class Reader {
 }
 
 /**
+ * The topology account's stored hash: ORC_TOPOLOGY_PASSWORD_HASH (what this operator puts in the
+ * Secret), else the hash of ORC_TOPOLOGY_PASSWORD (a Secret from before, or the anchor's). The
+ * value is never echoed in a problem. '' when the credentials are not needed (`flavour` null).
+ */
+function topologyPasswordHash(r: Reader, flavour: Flavour | null, saltSeed: string): string {
+  if (flavour === null) return '';
+  const hash = r.optional(KEY.orcTopologyPasswordHash);
+  if (hash !== undefined) {
+    const problem = storedHashProblem(flavour, hash);
+    if (problem !== null) r.problems.push(`${KEY.orcTopologyPasswordHash} ${problem}`);
+    return problem === null ? hash : '';
+  }
+  const password = r.optional(KEY.orcTopologyPassword);
+  if (password === undefined) {
+    r.problems.push(`${KEY.orcTopologyPasswordHash} (or ${KEY.orcTopologyPassword}) is not set (needed for the init-file)`);
+    return '';
+  }
+  return storedPasswordHash(flavour, password, saltSeed);
+}
+
+/**
  * Reads the configuration. `needs` says which groups must be present for the subcommand:
  * identity (pod and cluster names), version (MY_MYSQL_VERSION), credentials (the operated Secret's system users),
  * backup-http (BACKUP_USER/BACKUP_PASSWORD). Missing groups read as empty strings.
@@ -192,7 +215,10 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const operator = cred('credentials', KEY.operatorUser, KEY.operatorPassword, 'for the init-file and client.conf');
   const replication = cred('credentials', KEY.replicationUser, KEY.replicationPassword, 'for the init-file and backups');
   const exporter = cred('credentials', KEY.metricsExporterUser, KEY.metricsExporterPassword, 'for the init-file');
-  const orchestrator = cred('credentials', KEY.orcTopologyUser, KEY.orcTopologyPassword, 'for the init-file');
+  const orchestrator: HashedCredentials = {
+    user: need('credentials', KEY.orcTopologyUser, 'for the init-file'),
+    passwordHash: topologyPasswordHash(r, needs.includes('credentials') ? flavour : null, `${namespace}/${clusterName}`),
+  };
   const backup = cred('backup-http', KEY.backupUser, KEY.backupPassword, 'for /xbackup basic auth');
 
   const command = (name: string): string[] | undefined => {
@@ -255,5 +281,6 @@ export function podFilePaths(configDir: string) {
     initFileCnf: confPath(CONF_FILE.initFileCnf, configDir),
     client: confPath(CONF_FILE.client, configDir),
     heartbeat: confPath(CONF_FILE.heartbeat, configDir),
+    backupTool: confPath(CONF_FILE.backupTool, configDir),
   };
 }

@@ -21,6 +21,23 @@ export function renderInitFileCnf(initFilePath: string): string {
   return renderIni([{ name: 'mysqld', entries: [['init-file', initFilePath]] }]);
 }
 
+/**
+ * xtrabackup.cnf (ours): the backup tools' local account in the [xtrabackup] group, which
+ * xtrabackup and mariabackup both read for their connection options; `/xbackup` names it as
+ * --defaults-extra-file, so the password is on no command line.
+ */
+export function renderBackupToolConf(cred: Credentials): string {
+  return renderIni([
+    {
+      name: 'xtrabackup',
+      entries: [
+        ['user', cred.user],
+        ['password', cred.password],
+      ],
+    },
+  ]);
+}
+
 /** client.conf (operator user: probes, preStop, pt-kill) and heartbeat.conf (sys_heartbeat). */
 export function renderClientConf(cred: Credentials, mysql: Endpoint): string {
   return renderIni([

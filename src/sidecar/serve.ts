@@ -7,10 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from '../runtime/logger.ts';
-import type { Credentials, SidecarConfig } from './config.ts';
+import { readFile } from 'node:fs/promises';
+import { podFilePaths, type Credentials, type SidecarConfig } from './config.ts';
 import { outcomeOf, terminate } from './child.ts';
 import { loopbackConnection } from './loopback-stdio.ts';
-import { backupArgs, backupDefaults, toolNames } from './tools.ts';
+import { backupAccount, backupArgs, backupDefaults, toolNames } from './tools.ts';
 import { writeSecretFile, type SecretFile } from './secret-file.ts';
 import {
   BACKUP_FAILED,
@@ -121,14 +122,24 @@ export interface SidecarServer {
 export interface ServeDeps {
   cfg: SidecarConfig;
   log: Logger;
-  /** Starts the backup tool writing to `stdout`, its password in `defaultsFile`; tests substitute a stand-in. */
-  spawnBackup?: (cfg: SidecarConfig, stdout: Socket, defaultsFile: string) => ChildProcess;
+  /** Starts the backup tool as `account` writing to `stdout`, its password in `defaultsFile`; tests substitute a stand-in. */
+  spawnBackup?: (cfg: SidecarConfig, stdout: Socket, defaultsFile: string, account: Credentials) => ChildProcess;
   /** DEFAULT_STREAM_LIMITS unless given (tests shorten them). */
   limits?: Partial<StreamLimits>;
 }
 
-function spawnBackupTool(cfg: SidecarConfig, stdout: Socket, defaultsFile: string): ChildProcess {
-  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg, defaultsFile), { stdio: ['ignore', stdout, 'pipe'] });
+function spawnBackupTool(cfg: SidecarConfig, stdout: Socket, defaultsFile: string, account: Credentials): ChildProcess {
+  return spawn(toolNames(cfg.flavour).backup, backupArgs(cfg, defaultsFile, account), { stdio: ['ignore', stdout, 'pipe'] });
+}
+
+/** The pod's xtrabackup.cnf (written by clone-and-init), or undefined when this pod's files have none. */
+async function readBackupToolConf(cfg: SidecarConfig): Promise<string | undefined> {
+  try {
+    return await readFile(podFilePaths(cfg.paths.configDir).backupTool, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
 
 /** Resolves once `socket` has closed, whether by end of data or by error. */
@@ -207,8 +218,9 @@ async function streamBackup(s: ServerState, req: IncomingMessage, res: ServerRes
     if (clientGone) return;
     const started = Date.now();
     // The tool's password, for this stream only: removed (finally) once the tool has exited.
-    defaults = await writeSecretFile('backup.cnf', backupDefaults(s.cfg));
-    await relayBackup(s, res, { remote, started, defaultsFile: defaults.path, clientGone: () => clientGone });
+    const account = backupAccount(s.cfg, await readBackupToolConf(s.cfg));
+    defaults = await writeSecretFile('backup.cnf', backupDefaults(account));
+    await relayBackup(s, res, { remote, started, defaultsFile: defaults.path, account, clientGone: () => clientGone });
   } finally {
     await defaults?.remove();
     release();
@@ -219,7 +231,7 @@ async function streamBackup(s: ServerState, req: IncomingMessage, res: ServerRes
 async function relayBackup(
   s: ServerState,
   res: ServerResponse,
-  r: { remote: string | undefined; started: number; defaultsFile: string; clientGone: () => boolean },
+  r: { remote: string | undefined; started: number; defaultsFile: string; account: Credentials; clientGone: () => boolean },
 ): Promise<void> {
   const { cfg, log, limits, running } = s;
   const { remote } = r;
@@ -247,7 +259,7 @@ async function relayBackup(
       return;
     }
     log.info('backup stream started', { remote });
-    const child = s.spawnBackup(cfg, childEnd, r.defaultsFile);
+    const child = s.spawnBackup(cfg, childEnd, r.defaultsFile, r.account);
     childEnd.destroy();
     running.add(child);
     const outcome = outcomeOf(child);

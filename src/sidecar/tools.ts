@@ -1,8 +1,8 @@
 // The backup tools per flavour (xtrabackup/xbstream for MySQL, mariabackup/mbstream for MariaDB)
 // and their argument lists, as the anchor ran them. Pure.
 import { OPERATOR_SCHEMA } from '../api/constants.ts';
-import type { SidecarConfig } from './config.ts';
-import { renderIni } from './ini.ts';
+import type { Credentials, SidecarConfig } from './config.ts';
+import { parseIni, renderIni } from './ini.ts';
 
 /** The table the clone must not carry over: each pod's own `configured` flag lives there. */
 const EXCLUDED_TABLE = `${OPERATOR_SCHEMA}.status`;
@@ -12,11 +12,27 @@ export function toolNames(flavour: SidecarConfig['flavour']): { backup: string; 
 }
 
 /**
- * `--backup --stream=xbstream` of the local server, as the replication user (anchor). The
- * password is not among them: it is in `defaultsFile` (backupDefaults, written by the caller),
- * which both tools read as an option file when it is named first.
+ * The account the backup tool logs in as, from the text of the pod's xtrabackup.cnf
+ * (docs/credentials.md: local to the pod, drawn at each start of its init container), or the
+ * replication account (the anchor's choice) when there is no such file: a pod whose files an
+ * earlier sidecar wrote, whose init-file then still granted the replication account the tool's
+ * privileges. Pure.
  */
-export function backupArgs(cfg: SidecarConfig, defaultsFile: string): string[] {
+export function backupAccount(cfg: SidecarConfig, toolConf: string | undefined): Credentials {
+  if (toolConf === undefined) return cfg.replication;
+  const group = parseIni(toolConf).get('xtrabackup');
+  const user = group?.get('user');
+  const password = group?.get('password');
+  if (!user || !password) throw new Error('the backup tool option file has no [xtrabackup] user and password');
+  return { user, password };
+}
+
+/**
+ * `--backup --stream=xbstream` of the local server, as `account` (backupAccount). The password
+ * is not among them: it is in `defaultsFile` (backupDefaults, written by the caller), which both
+ * tools read as an option file when it is named first.
+ */
+export function backupArgs(cfg: SidecarConfig, defaultsFile: string, account: Credentials = cfg.replication): string[] {
   return [
     `--defaults-extra-file=${defaultsFile}`,
     '--backup',
@@ -25,20 +41,20 @@ export function backupArgs(cfg: SidecarConfig, defaultsFile: string): string[] {
     `--tables-exclude=${EXCLUDED_TABLE}`,
     `--host=${cfg.mysql.host}`,
     `--port=${cfg.mysql.port}`,
-    `--user=${cfg.replication.user}`,
+    `--user=${account.user}`,
     `--target-dir=${cfg.paths.xtrabackupTargetDir}`,
     ...cfg.xtrabackupExtraArgs,
   ];
 }
 
 /**
- * The option file of backupArgs: the replication password in the [xtrabackup] group, which
+ * The option file of backupArgs: the account's password in the [xtrabackup] group, which
  * xtrabackup and mariabackup both read for their connection options. The anchor put it on the
  * command line, where any process of the machine could read it (the tools overwrite it in their
  * own argv only after they have parsed it).
  */
-export function backupDefaults(cfg: SidecarConfig): string {
-  return renderIni([{ name: 'xtrabackup', entries: [['password', cfg.replication.password]] }]);
+export function backupDefaults(account: Credentials): string {
+  return renderIni([{ name: 'xtrabackup', entries: [['password', account.password]] }]);
 }
 
 /**

@@ -2,7 +2,8 @@
 // table's data there, which GTID was the clone taken at, may replication resume: see
 // decide-resume.ts), then writes the files the anchor's
 // sidecar wrote, in its order: my.cnf and scripts copied from the ConfigMap, conf.d/,
-// 10-identity.cnf, operator-init.sql, 10-init-file.cnf, client.conf, heartbeat.conf.
+// 10-identity.cnf, operator-init.sql, 10-init-file.cnf, client.conf, heartbeat.conf; then ours,
+// xtrabackup.cnf (the backup tools' local account, docs/credentials.md).
 import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MYSQL_USER, OPERATOR_SCHEMA } from '../api/constants.ts';
@@ -11,10 +12,12 @@ import { randomPassword } from '../mysql/system-users.ts';
 import { podFilePaths, type SidecarConfig } from './config.ts';
 import { BINLOG_INFO_FILE, gtidFromBinlogInfo } from './binlog-info.ts';
 import { gatherResumeDecision, type SettledResume } from './resume-replication.ts';
-import { renderClientConf, renderIdentityCnf, renderInitFileCnf } from './render-pod-files.ts';
+import { renderBackupToolConf, renderClientConf, renderIdentityCnf, renderInitFileCnf } from './render-pod-files.ts';
 
 /** The heartbeat user's password is new at every start of the init container, never stored (anchor). */
 const HEARTBEAT_PASSWORD_LENGTH = 10;
+/** So is the backup tools' (ours): it never leaves the pod's conf volume. */
+const BACKUP_TOOL_PASSWORD_LENGTH = 24;
 
 async function isFile(path: string): Promise<boolean> {
   try {
@@ -47,12 +50,14 @@ export interface PodFileOptions {
   /** Keep `configured` and end with START SLAVE (decide-resume.ts). */
   resumeReplication: boolean;
   heartbeatPassword: string;
+  backupToolPassword: string;
 }
 
 /** Every file the config step writes, path → content, in writing order. Pure. */
 export function renderPodFiles(cfg: SidecarConfig, o: PodFileOptions): Array<[string, string]> {
   const p = podFilePaths(cfg.paths.configDir);
   const heartbeat = { user: MYSQL_USER.heartbeat, password: o.heartbeatPassword };
+  const backupTool = { user: MYSQL_USER.backupTool, password: o.backupToolPassword };
   const initFile = renderInitFile({
     flavour: cfg.flavour,
     users: {
@@ -61,6 +66,7 @@ export function renderPodFiles(cfg: SidecarConfig, o: PodFileOptions): Array<[st
       replication: cfg.replication,
       exporter: cfg.exporter,
       heartbeat,
+      backupTool,
     },
     statusTableMissing: o.facts.statusTableMissing,
     backupGtid: o.facts.backupGtid,
@@ -75,6 +81,7 @@ export function renderPodFiles(cfg: SidecarConfig, o: PodFileOptions): Array<[st
     [p.initFileCnf, renderInitFileCnf(p.initFile)],
     [p.client, renderClientConf(cfg.operator, cfg.mysql)],
     [p.heartbeat, renderClientConf(heartbeat, cfg.mysql)],
+    [p.backupTool, renderBackupToolConf(backupTool)],
   ];
 }
 
@@ -106,6 +113,7 @@ export async function writePodFiles(cfg: SidecarConfig, run: ThisRun): Promise<S
     restoredFromBucket: run.restoredFromBucket,
     resumeReplication: resume.action === 'resume',
     heartbeatPassword: randomPassword(HEARTBEAT_PASSWORD_LENGTH),
+    backupToolPassword: randomPassword(BACKUP_TOOL_PASSWORD_LENGTH),
   });
   // The files hold passwords: readable by the pod's user only (mysqld, probes and the sidecar share it).
   for (const [path, content] of files) await writeFile(path, content, { mode: 0o600 });

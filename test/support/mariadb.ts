@@ -18,7 +18,9 @@ import {
   connectNode,
   flavourFromVersionSpec,
   renderInitFile,
+  nativePasswordHash,
   type ConnectParams,
+  type Credentials,
   type MysqlNode,
   type SystemCredentials,
 } from '../../src/mysql/index.ts';
@@ -28,12 +30,14 @@ import { eventually } from './wait.ts';
 export const MARIADBD = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
 
 /** Passwords of the system users when a server is started with `systemUsers: true`. */
-export const TEST_SYSTEM_USERS: SystemCredentials = {
+/** Orchestrator's account is created from its hash; tests log in with the password it was made from. */
+export const TEST_SYSTEM_USERS: SystemCredentials & { orchestrator: Credentials } = {
   operator: { user: 'sys_operator', password: 'op-secret-1' },
-  orchestrator: { user: 'orchestrator', password: 'orc-secret-1' },
+  orchestrator: { user: 'orchestrator', password: 'orc-secret-1', passwordHash: nativePasswordHash('orc-secret-1') },
   replication: { user: 'sys_replication', password: 'repl-secret-1' },
   exporter: { user: 'sys_exporter', password: 'exp-secret-1' },
   heartbeat: { user: 'sys_heartbeat', password: 'hb-secret-1' },
+  backupTool: { user: 'sys_xtrabackup', password: 'xb-secret-1' },
 };
 
 export interface StartMariaDBOptions {

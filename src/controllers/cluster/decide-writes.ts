@@ -114,16 +114,19 @@ export function planConfigMap(desired: V1ConfigMap, existing: V1ConfigMap | unde
   return { op: 'update', object: { ...existing, metadata: withMeta(existing, desired, owners.refs), data: desired.data } };
 }
 
-/** The Secret's values are decided by operatedSecretData (never overwritten); this only compares. */
-export function planSecret(desired: V1Secret, existing: V1Secret | undefined): Plan<V1Secret> {
+/**
+ * The Secret's values are decided by operatedSecretData (never overwritten); this only compares.
+ * Keys others added stay; of `removable`, those the desired data leaves out are taken out.
+ */
+export function planSecret(desired: V1Secret, existing: V1Secret | undefined, removable: readonly string[] = []): Plan<V1Secret> {
   if (!existing) return { op: 'create', object: desired };
   const owners = mergeOwners(desired, existing, ourRef(desired));
   if ('op' in owners) return owners;
-  if (ownedSubset(desired.data, existing.data) && !owners.changed) return { op: 'none' };
-  return {
-    op: 'update',
-    object: { ...existing, metadata: withMeta(existing, desired, owners.refs), data: { ...(existing.data ?? {}), ...desired.data } },
-  };
+  const removed = removable.filter((k) => existing.data?.[k] !== undefined && desired.data?.[k] === undefined);
+  if (ownedSubset(desired.data, existing.data) && removed.length === 0 && !owners.changed) return { op: 'none' };
+  const data: Record<string, string> = { ...(existing.data ?? {}), ...desired.data };
+  for (const k of removed) delete data[k];
+  return { op: 'update', object: { ...existing, metadata: withMeta(existing, desired, owners.refs), data } };
 }
 
 /**

@@ -71,7 +71,7 @@ export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
   orcTopologyPassword: stringSetting({
     flag: 'orchestrator-topology-password',
     env: 'ORC_TOPOLOGY_PASSWORD',
-    help: 'its password; prefer the variable, a flag shows in the process list',
+    help: "its password; prefer the variable, a flag shows in the process list. Tenant Secrets get only its hash, unless the cluster's pods run the anchor's sidecar (docs/credentials.md)",
     defaultText: 'none: a Secret keeps its own, a new one gets a generated one',
     secret: true,
   }),

@@ -40,7 +40,12 @@ import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, type DesiredState, type RenderInput } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { readCredentialsDir } from '../../orchestrator/index.ts';
-import { renderOperatedSecret } from './render-operated-secret.ts';
+import {
+  announcePlainTopologyPassword,
+  REMOVABLE_OPERATED_KEYS,
+  renderOperatedSecret,
+  topologyPasswordMessage,
+} from './render-operated-secret.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
@@ -97,7 +102,16 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     pass.g.existingSts,
     planStatefulSet(desired.statefulSet, pass.g.existingSts),
   );
+  const announcePlainTopology = announcePlainTopologyPassword(
+    desired.topologyPasswordPlain,
+    { user: pass.opts.orcTopologyUser, password: pass.opts.orcTopologyPassword },
+    planSecret(renderOperatedSecret(desired.ref, desired.secretData), pass.g.existingSecret, REMOVABLE_OPERATED_KEYS).op,
+  );
   const refusals = await applyWrites(pass, planWrites(pass, desired));
+  // After the Secret is written (docs/credentials.md).
+  if (announcePlainTopology) {
+    ctx.events.warning(cluster, CLUSTER_REASONS.topologyPasswordInSecret, topologyPasswordMessage(valid.images.sidecar));
+  }
   // After the StatefulSet is written: a failed write is retried and says it then.
   if (announceRootKey && pass.g.userSecret) {
     ctx.events.normal(
@@ -205,7 +219,7 @@ function planWrites(pass: Pass, desired: DesiredState): Write[] {
   const orcApiSecret = desired.orchestratorApiSecret;
   return [
     write(KINDS.configMap, names.configMap(req.name), g.existingCm, (e) => planConfigMap(desired.configMap, e)),
-    write(KINDS.secret, names.operatedSecret(req.name), g.existingSecret, (e) => planSecret(operatedSecret, e)),
+    write(KINDS.secret, names.operatedSecret(req.name), g.existingSecret, (e) => planSecret(operatedSecret, e, REMOVABLE_OPERATED_KEYS)),
     // Before the StatefulSet, whose pods mount it.
     ...(orcApiSecret
       ? [

@@ -12,7 +12,7 @@ import type { ClusterControllerOptions } from './options.ts';
 import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';
 import { hasLosslessDefaults } from '../shared/replication-mode.ts';
-import { operatedSecretData } from './render-operated-secret.ts';
+import { operatedSecretData, rolloutSecretView, topologyPasswordForm } from './render-operated-secret.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
 import { dataVolumeSpec, mysqlResources, renderStatefulSet, type ProbeStyle } from './render-statefulset.ts';
@@ -45,6 +45,8 @@ export interface RenderedConfig extends RolloutInputs {
   labels: Record<string, string>;
   configMap: V1ConfigMap;
   secretData: Record<string, string>;
+  /** The Secret holds the topology password itself (the anchor's sidecar reads it) rather than its hash. */
+  topologyPasswordPlain: boolean;
 }
 
 /** What decide-rollout.ts chose for the running pods. */
@@ -61,6 +63,8 @@ export interface DesiredState {
   labels: Record<string, string>;
   configMap: V1ConfigMap;
   secretData: Record<string, string>;
+  /** The Secret holds the topology password itself (the anchor's sidecar reads it) rather than its hash. */
+  topologyPasswordPlain: boolean;
   headlessService: V1Service;
   services: V1Service[];
   statefulSet: V1StatefulSet;
@@ -98,13 +102,22 @@ export function renderConfig(input: RenderInput): RenderedConfig {
     durableCommits: hasLosslessDefaults(cluster),
   });
   const configMap = renderConfigMap(ref, labels, myCnf, !spec.podSpec?.mysqlLifecycle);
-  const secretData = operatedSecretData(
-    input.existingSecretData,
-    { user: opts.orcTopologyUser, password: opts.orcTopologyPassword },
-    input.generatePassword,
-  );
-  const configHash = stableHash({ config: configMap.data, secret: secretData, images, pod: podInputs(spec.podSpec) });
-  return { ref, labels, configMap, secretData, configHash, configData: configMap.data ?? {} };
+  const orc = { user: opts.orcTopologyUser, password: opts.orcTopologyPassword };
+  const topologyForm = topologyPasswordForm(images.sidecar, input.version, ref);
+  const secretData = operatedSecretData(input.existingSecretData, orc, input.generatePassword, topologyForm);
+  // The hash of the topology password counts as the password it came from: a Secret switched to
+  // the hash rolls no pod, a rotated password still does (docs/credentials.md).
+  const secretView = rolloutSecretView(secretData, orc, topologyForm);
+  const configHash = stableHash({ config: configMap.data, secret: secretView, images, pod: podInputs(spec.podSpec) });
+  return {
+    ref,
+    labels,
+    configMap,
+    secretData,
+    configHash,
+    configData: configMap.data ?? {},
+    topologyPasswordPlain: topologyForm.kind === 'plain',
+  };
 }
 
 function renderClusterStatefulSet(input: RenderInput, config: RenderedConfig, choices: PodChoices): V1StatefulSet {
@@ -130,13 +143,14 @@ export function renderPodTemplate(input: RenderInput, config: RenderedConfig, ch
 
 /** Everything the cluster should have, once the choices about its running pods are made. */
 export function renderCluster(input: RenderInput, config: RenderedConfig, choices: PodChoices): DesiredState {
-  const { ref, labels, configMap, secretData, configHash } = config;
+  const { ref, labels, configMap, secretData, configHash, topologyPasswordPlain } = config;
   const minAvailable = effectiveMinAvailable(input.cluster.spec);
   return {
     ref,
     labels,
     configMap,
     secretData,
+    topologyPasswordPlain,
     headlessService: renderHeadlessService(ref.namespace),
     services: renderClusterServices(ref, labels),
     statefulSet: renderClusterStatefulSet(input, config, choices),

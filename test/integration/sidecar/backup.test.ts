@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parseBackupReport, type BackupReport, type RestoreReport } from '../../../src/api/backup-report.ts';
 import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
-import { startMariaDB, startReplicationPair, type MariaDBServer } from '../../support/mariadb.ts';
+import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
 import { startS3, type S3Server } from '../../support/s3.ts';
 import { eventually } from '../../support/wait.ts';
 import {
@@ -141,8 +141,8 @@ test("the anchor's restore path reads our parallel gzip: gunzip | mbstream -x un
 });
 
 test('a backup whose stream ends with X-Backup-Status: Failed stores nothing and says so', async (t) => {
-  // The server refuses this replication password: mariabackup fails and the trailer says Failed.
-  const broken = await startServeSidecar(t, source, { REPLICATION_PASSWORD: 'not-the-password' });
+  // The server refuses this backup tool password: mariabackup fails and the trailer says Failed.
+  const broken = await startServeSidecar(t, source, {}, { ...TEST_SYSTEM_USERS.backupTool, password: 'not-the-password' });
   const url = `s3://${s3.bucket}/failed/c-auto-2.xbackup.gz`;
   const { env, terminationLog } = await jobEnv(t);
   const run = await takeBackup(broken.url, url, env);

@@ -71,8 +71,8 @@ function backupChildren(of: RunningSidecar = sidecar): number[] {
   }
 }
 
-test('the replication password is on no command line while a stream runs, and the stream succeeds', async (t) => {
-  const password = TEST_SYSTEM_USERS.replication.password;
+test("the backup tool account's password is on no command line while a stream runs, and the stream succeeds", async (t) => {
+  const password = TEST_SYSTEM_USERS.backupTool.password;
   // mariabackup overwrites the value of --password in its own argv once it has parsed it, so in
   // /proc/<pid>/cmdline a password given there shows only for a moment after exec. A stand-in
   // first on PATH records the arguments the sidecar executed, then execs the real tool (same pid).
@@ -153,8 +153,8 @@ test('a client that goes away mid-stream gets its mariabackup killed, and the ne
 });
 
 test('a backup tool failure is reported in the trailer as Failed', async (t) => {
-  // The server's replication user cannot log in with this password: mariabackup exits non-zero.
-  const broken = await startServeSidecar(t, replica, { REPLICATION_PASSWORD: 'not-the-password' });
+  // The server's backup tool account cannot log in with this password: mariabackup exits non-zero.
+  const broken = await startServeSidecar(t, replica, {}, { ...TEST_SYSTEM_USERS.backupTool, password: 'not-the-password' });
   const r = await getBackup(broken.url, BACKUP);
   assert.equal(r.status, 200);
   assert.equal(r.trailer, 'Failed');

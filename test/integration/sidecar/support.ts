@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { CONF_FILE } from '../../../src/api/pod-contract.ts';
+import type { Credentials } from '../../../src/mysql/index.ts';
+import { renderBackupToolConf } from '../../../src/sidecar/render-pod-files.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 export const SIDECAR_MAIN = join(ROOT, 'src/sidecar/main.ts');
@@ -92,17 +95,32 @@ export interface RunningSidecar {
 }
 
 /** `config-and-serve` for `server`, on a free port of 127.0.0.1; resolves once it listens. */
+/**
+ * Starts `config-and-serve` for `server`. Its conf directory holds the xtrabackup.cnf that
+ * clone-and-init would have written, for `backupTool` (default: the test users'); null: none, as
+ * in a pod whose files an earlier sidecar wrote.
+ */
 export async function startServeSidecar(
   t: After,
   server: MariaDBServer,
   over: Record<string, string | undefined> = {},
+  backupTool: Credentials | null = TEST_SYSTEM_USERS.backupTool,
 ): Promise<RunningSidecar> {
   const target = await tempDir(t, 'sidecar-xtrabackup-');
+  const conf = await tempDir(t, 'sidecar-conf-');
+  if (backupTool !== null) await writeFile(join(conf, CONF_FILE.backupTool), renderBackupToolConf(backupTool), { mode: 0o600 });
   // Its temporary files (the backup tool's option file) go with the test, even when it is killed mid-stream.
   const tmp = await tempDir(t, 'sidecar-tmp-');
   const env = podEnv({ XTRABACKUP_TARGET_DIR: target, TMPDIR: tmp, MY_POD_NAME: 'c-mysql-0', ...over });
   const { proc, output, done } = startSidecar(
-    ['config-and-serve', '--http-host=127.0.0.1', '--http-port=0', `--mysql-host=${server.host}`, `--mysql-port=${server.port}`],
+    [
+      'config-and-serve',
+      '--http-host=127.0.0.1',
+      '--http-port=0',
+      `--mysql-host=${server.host}`,
+      `--mysql-port=${server.port}`,
+      `--config-dir=${conf}`,
+    ],
     env,
   );
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {

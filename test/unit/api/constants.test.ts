@@ -151,6 +151,8 @@ describe('constants of docs/compatibility.md', () => {
       'METRICS_EXPORTER_PASSWORD',
       'ORC_TOPOLOGY_USER',
       'ORC_TOPOLOGY_PASSWORD',
+      // Ours (docs/credentials.md): what this project's sidecar reads instead of the password.
+      'ORC_TOPOLOGY_PASSWORD_HASH',
       'BACKUP_USER',
       'BACKUP_PASSWORD',
     ]);
@@ -160,6 +162,8 @@ describe('constants of docs/compatibility.md', () => {
       metricsExporter: 'sys_exporter',
       heartbeat: 'sys_heartbeat',
       backup: 'sys_backups',
+      // Ours: the backup tools' local account.
+      backupTool: 'sys_xtrabackup',
     });
   });
 });

@@ -12,6 +12,7 @@ import { names, podFqdn } from '../../../src/api/names.ts';
 import { ENV, PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { COMMAND_NEEDS, parseCommandLine, type ParsedCommandLine } from '../../../src/sidecar/command-line.ts';
 import { loadConfig, podFilePaths, type SidecarConfig } from '../../../src/sidecar/config.ts';
+import { storedHashMatches, storedPasswordHash } from '../../../src/mysql/accounts.ts';
 import { containerEnv, mountsOf, type SecretsByName } from '../../../sandbox/kubelet/env.ts';
 import { cluster, render } from '../cluster/builders.ts';
 
@@ -41,9 +42,11 @@ const SPEC: Partial<MysqlClusterSpec> = {
 // rclone's arguments (the storage layer speaks to the object store itself).
 const RENDERED_FOR_OTHERS: readonly string[] = [ENV.podIp, ENV.rcloneExtraArgs];
 // Read by the sidecar but not rendered into the pod: the container runtime sets HOSTNAME, the
-// backup Job will set the compressor, and SIDECAR_* are the overrides of tests and the sandbox.
+// backup Job will set the compressor, SIDECAR_* are the overrides of tests and the sandbox, and
+// the topology password's hash is looked for first when the Secret holds the plain password (the
+// anchor's sidecar images read that, docs/credentials.md).
 const READ_NOT_RENDERED = (name: string): boolean =>
-  name === ENV.hostname || name === ENV.backupCompressCommand || name.startsWith('SIDECAR_');
+  name === ENV.hostname || name === ENV.backupCompressCommand || name.startsWith('SIDECAR_') || name === KEY.orcTopologyPasswordHash;
 
 function podOf(template: NonNullable<ReturnType<typeof render>['statefulSet']['spec']>['template']): V1Pod {
   return {
@@ -128,7 +131,11 @@ for (const version of ['5.7', '8.0', 'mariadb-10.11']) {
     assert.deepEqual(cfg.operator, cred(KEY.operatorUser, KEY.operatorPassword));
     assert.deepEqual(cfg.replication, cred(KEY.replicationUser, KEY.replicationPassword));
     assert.deepEqual(cfg.exporter, cred(KEY.metricsExporterUser, KEY.metricsExporterPassword));
-    assert.deepEqual(cfg.orchestrator, cred(KEY.orcTopologyUser, KEY.orcTopologyPassword));
+    // The hash the Secret holds, or the hash of the plain password the anchor's sidecar images need.
+    const hash = secret[KEY.orcTopologyPasswordHash] ?? storedPasswordHash(cfg.flavour, secret[KEY.orcTopologyPassword]!, 'prod/my-db');
+    assert.deepEqual(cfg.orchestrator, { user: secret[KEY.orcTopologyUser], passwordHash: hash });
+    assert.ok(storedHashMatches(cfg.orchestrator.passwordHash, 'PlaceOrc10'));
+    assert.equal(secret[KEY.orcTopologyPassword] === undefined, !String(sidecarImage).includes('bitpoke/'), sidecarImage);
     assert.deepEqual(cfg.backup, cred(KEY.backupUser, KEY.backupPassword));
     // Its paths are where the volumes are mounted.
     assert.equal(cfg.paths.configDir, mounts.get(VOLUME.conf));

@@ -6,24 +6,26 @@ import {
   flavourFromVersionSpec,
   initFileStatements,
   nativePasswordHash,
+  storedPasswordHash,
   REPLICATION_CREDENTIALS_QUERY,
   renderInitFile,
   type Flavour,
   type InitFileInput,
   type SystemCredentials,
 } from '../../../src/mysql/index.ts';
-import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
+import { anchorInitFileWithCredentials, BACKUP_TOOL_PLACEHOLDER } from '../../support/anchor-init-file.ts';
 
 const POD_FILES = fileURLToPath(new URL('../../fixtures/anchor-v0.6.3/pod-files/etc/mysql/conf.d', import.meta.url));
 const ANCHOR_GTID = '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5';
 
-// The placeholders the anchor fixture was rendered with.
+// The placeholders the anchor fixture was rendered with (Orchestrator's: its hash).
 const ANCHOR_USERS: SystemCredentials = {
   operator: { user: 'sys_operator', password: 'PlaceholderOper018' },
-  orchestrator: { user: 'orchestrator', password: 'PlaceOrc10' },
+  orchestrator: { user: 'orchestrator', passwordHash: nativePasswordHash('PlaceOrc10') },
   replication: { user: 'sys_replication', password: 'PlaceholderRepl018' },
   exporter: { user: 'sys_exporter', password: 'PlaceholderExpo018' },
   heartbeat: { user: 'sys_heartbeat', password: 'PlaceHbt10' },
+  backupTool: { user: 'sys_xtrabackup', password: BACKUP_TOOL_PLACEHOLDER },
 };
 
 function flavour(spec: string): Flavour {
@@ -94,7 +96,7 @@ test('MySQL 8.0 adds dynamic privileges next to SUPER; 8.4 drops SUPER', () => {
   const t80 = renderInitFile(input({ flavour: flavour('8.0') }));
   assert.match(t80, /GRANT SUPER, SHOW DATABASES, PROCESS, RELOAD, CREATE, SELECT ON \*\.\* TO sys_operator@'%'/);
   assert.match(t80, /GRANT SYSTEM_VARIABLES_ADMIN, REPLICATION_SLAVE_ADMIN, BACKUP_ADMIN, CONNECTION_ADMIN ON \*\.\* TO sys_operator@'%'/);
-  assert.match(t80, /GRANT BACKUP_ADMIN ON \*\.\* TO sys_replication@'%'/);
+  assert.match(t80, /GRANT BACKUP_ADMIN ON \*\.\* TO sys_xtrabackup@'127.0.0.1'/);
   const t84 = renderInitFile(input({ flavour: flavour('8.4') }));
   assert.doesNotMatch(t84, /SUPER[ ,]/);
   assert.match(t84, /GRANT SHOW DATABASES, PROCESS, RELOAD, CREATE, SELECT ON \*\.\* TO sys_operator@'%'/);
@@ -162,7 +164,7 @@ test("Orchestrator's user may read the operator's schema on every flavour (the c
 });
 
 test('no password is in what may be logged: statement texts, and statements serialised as JSON', () => {
-  const passwords = Object.values(ANCHOR_USERS).map((c) => c.password);
+  const passwords = [...Object.values(ANCHOR_USERS).flatMap((c) => ('password' in c ? [c.password] : [c.passwordHash])), 'PlaceOrc10'];
   for (const { spec, f } of FLAVOURS) {
     const statements = initFileStatements(input({ flavour: f }));
     const loggable = JSON.stringify(statements);
@@ -186,9 +188,11 @@ test("MariaDB's system users are created from their hashes: the file holds no pa
   );
   assert.equal(
     text.split('\n').filter((l) => /^CREATE USER \S+ IDENTIFIED BY PASSWORD '\*[0-9A-F]{40}'$/.test(l.replace(/;$/, ''))).length,
-    5,
+    6,
   );
-  for (const c of Object.values(ANCHOR_USERS)) assert.equal(text.includes(c.password), c === ANCHOR_USERS.replication, c.user);
+  for (const c of Object.values(ANCHOR_USERS)) {
+    if ('password' in c) assert.equal(text.includes(c.password), c === ANCHOR_USERS.replication, c.user);
+  }
   // MySQL keeps the anchor's text (5.7 byte for byte above); the binlog is off for the file anyway.
   assert.match(renderInitFile(input({ flavour: flavour('8.0') })), /CREATE USER sys_operator@'%' IDENTIFIED BY 'PlaceholderOper018';\n/);
 });
@@ -224,4 +228,43 @@ test("the fence: MariaDB 10.11 takes READ_ONLY ADMIN from every account but the 
     assert.equal(l.indexOf('SET GLOBAL SUPER_READ_ONLY = 1'), l.indexOf('SELECT 1') + 1, `${spec}: after the extra SQL`);
     assert.ok(!l.some((x) => x.startsWith('FOR a IN')), spec);
   }
+});
+
+test('docs/credentials.md: the replication account holds replication privileges only, the backup tools an account of their own on 127.0.0.1, on every flavour', () => {
+  for (const { spec, f } of FLAVOURS) {
+    const grants = renderInitFile(input({ flavour: f }))
+      .split(';\n')
+      .filter((l) => l.startsWith('GRANT'));
+    const replication = grants.filter((l) => l.endsWith("TO sys_replication@'%'"));
+    const wanted = f.family === 'mariadb' ? 'REPLICATION SLAVE' : 'REPLICATION SLAVE, REPLICATION CLIENT';
+    assert.deepEqual(replication, [`GRANT ${wanted} ON *.* TO sys_replication@'%'`], spec);
+    const tool = grants.filter((l) => l.includes('sys_xtrabackup@'));
+    assert.ok(tool.length > 0, spec);
+    for (const g of tool) {
+      assert.match(g, /TO sys_xtrabackup@'127\.0\.0\.1'$/, spec);
+      assert.doesNotMatch(g, /\bSELECT\b.*ON \*\.\*|SUPER|REPLICATION SLAVE|\bALL\b/, `${spec}: ${g}`);
+    }
+    assert.ok(
+      tool.some((g) => /\bRELOAD\b.*\bLOCK TABLES\b/.test(g)),
+      spec,
+    );
+  }
+});
+
+test("Orchestrator's account is created from its hash: MariaDB BY PASSWORD, MySQL WITH <the hash's plugin> AS", () => {
+  const native = nativePasswordHash('PlaceOrc10');
+  assert.match(
+    renderInitFile(input({ flavour: MARIA })),
+    new RegExp(`CREATE USER orchestrator@'%' IDENTIFIED BY PASSWORD '\\${native}';\n`),
+  );
+  assert.match(
+    renderInitFile(input()),
+    new RegExp(`CREATE USER orchestrator@'%' IDENTIFIED WITH mysql_native_password AS '\\${native}';\n`),
+  );
+  const f84 = flavour('8.4');
+  const sha2 = storedPasswordHash(f84, 'PlaceOrc10', 'ns/db');
+  const users = { ...ANCHOR_USERS, orchestrator: { user: 'orchestrator', passwordHash: sha2 } };
+  const t84 = renderInitFile(input({ flavour: f84, users }));
+  assert.ok(t84.includes(`CREATE USER orchestrator@'%' IDENTIFIED WITH caching_sha2_password AS '${sha2}';\n`), t84);
+  assert.ok(!t84.includes('PlaceOrc10'));
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig, splitArgs, splitSql } from '../../../src/sidecar/config.ts';
+import { nativePasswordHash, storedHashMatches } from '../../../src/mysql/accounts.ts';
 import { podOrdinal } from '../../../src/api/names.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
@@ -109,4 +110,29 @@ test('helpers: ordinal from the pod name, argument and SQL splitting', () => {
   assert.deepEqual(splitArgs(' a  b '), ['a', 'b']);
   assert.deepEqual(splitArgs(undefined), []);
   assert.deepEqual(splitSql(';;a;'), ['a']);
+});
+
+test("the topology account: the Secret's hash first, else the hash of the plain password; a bad hash or none is refused without its value", () => {
+  const hash = nativePasswordHash('Install-Wide-1');
+  const fromHash = loadConfig(anchorPodEnv({ ORC_TOPOLOGY_PASSWORD: undefined, ORC_TOPOLOGY_PASSWORD_HASH: hash }), [], ALL_NEEDS);
+  assert.deepEqual(fromHash.orchestrator, { user: 'orchestrator', passwordHash: hash });
+  const fromPlain = loadConfig(anchorPodEnv(), [], ALL_NEEDS);
+  assert.deepEqual(fromPlain.orchestrator, { user: 'orchestrator', passwordHash: nativePasswordHash('PlaceOrc10') });
+  const maria84 = loadConfig(anchorPodEnv({ MY_MYSQL_VERSION: '8.4' }), [], ALL_NEEDS);
+  assert.ok(storedHashMatches(maria84.orchestrator.passwordHash, 'PlaceOrc10'), 'MySQL 8.4: caching_sha2_password');
+  assert.match(maria84.orchestrator.passwordHash, /^\$A\$005\$/);
+  const bad = () =>
+    loadConfig(anchorPodEnv({ ORC_TOPOLOGY_PASSWORD: undefined, ORC_TOPOLOGY_PASSWORD_HASH: 'not-a-hash-value' }), [], ALL_NEEDS);
+  assert.throws(
+    bad,
+    (e: Error) =>
+      e instanceof ConfigError && /ORC_TOPOLOGY_PASSWORD_HASH is neither/.test(e.message) && !e.message.includes('not-a-hash-value'),
+  );
+  const none = () => loadConfig(anchorPodEnv({ ORC_TOPOLOGY_PASSWORD: undefined }), [], ALL_NEEDS);
+  assert.throws(none, /ORC_TOPOLOGY_PASSWORD_HASH \(or ORC_TOPOLOGY_PASSWORD\) is not set/);
+  // Subcommands that create no account do not need it.
+  assert.equal(
+    loadConfig(anchorPodEnv({ ORC_TOPOLOGY_PASSWORD: undefined }), [], ['version', 'backup-http']).orchestrator.passwordHash,
+    '',
+  );
 });

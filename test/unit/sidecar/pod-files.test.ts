@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { gatherDataDirFacts, renderPodFiles, writePodFiles } from '../../../src/sidecar/write-pod-files.ts';
-import { anchorInitFileWithCredentials } from '../../support/anchor-init-file.ts';
+import { anchorInitFileWithCredentials, BACKUP_TOOL_PLACEHOLDER } from '../../support/anchor-init-file.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
 
 const FIXTURES = new URL('../../fixtures/anchor-v0.6.3/', import.meta.url).pathname;
@@ -34,6 +34,7 @@ function anchorPodFiles(statusTableMissing: boolean): Array<[string, string]> {
     restoredFromBucket: false,
     resumeReplication: false,
     heartbeatPassword: HEARTBEAT_PLACEHOLDER,
+    backupToolPassword: BACKUP_TOOL_PLACEHOLDER,
   });
 }
 
@@ -47,8 +48,10 @@ test('first start after a clone: every rendered file equals the anchor file byte
       '/etc/mysql/conf.d/10-init-file.cnf',
       '/etc/mysql/client.conf',
       '/etc/mysql/heartbeat.conf',
+      '/etc/mysql/xtrabackup.cnf',
     ],
   );
+  assert.equal(rendered(files, 'xtrabackup.cnf'), `[xtrabackup]\nuser     = sys_xtrabackup\npassword = ${BACKUP_TOOL_PLACEHOLDER}\n\n`);
   for (const name of ['conf.d/10-identity.cnf', 'conf.d/10-init-file.cnf', 'client.conf', 'heartbeat.conf']) {
     assert.equal(rendered(files, name), await fixture(name), name);
   }
@@ -71,6 +74,7 @@ test('a replica that resumes keeps configured and starts replication as the last
         restoredFromBucket: false,
         resumeReplication,
         heartbeatPassword: 'x',
+        backupToolPassword: 'y',
       }),
       'operator-init.sql',
     );
@@ -113,15 +117,22 @@ test('writePodFiles produces the anchor /etc/mysql tree from the ConfigMap mount
   await writePodFiles(cfg, { cloned: false, restoredFromBucket: false });
 
   const expected = (await listFiles(POD_FILES)).filter((f) => !f.endsWith('.variant-restart'));
-  assert.deepEqual(await listFiles(conf), expected);
+  // Ours besides the anchor's: the backup tools' option file (docs/credentials.md).
+  assert.deepEqual(await listFiles(conf), [...expected, 'xtrabackup.cnf'].sort());
   const heartbeat = await readFile(join(conf, 'heartbeat.conf'), 'utf8');
   const password = /password = ([A-Za-z0-9]{10})\n/.exec(heartbeat)?.[1];
   assert.ok(password, 'heartbeat password is 10 alphanumerics');
+  const toolConf = await readFile(join(conf, 'xtrabackup.cnf'), 'utf8');
+  const toolPassword = /password = ([A-Za-z0-9]{24})\n/.exec(toolConf)?.[1];
+  assert.ok(toolPassword, 'the backup tools password is 24 alphanumerics');
+  assert.equal((await stat(join(conf, 'xtrabackup.cnf'))).mode & 0o777, 0o600);
   for (const f of expected) {
     let want = await fixture(f);
     if (f === 'conf.d/10-init-file.cnf') want = want.replace('/etc/mysql/', `${conf}/`);
     if (f === 'conf.d/operator-init.sql') want = anchorInitFileWithCredentials(want);
-    const got: string = (await readFile(join(conf, f), 'utf8')).replaceAll(password, HEARTBEAT_PLACEHOLDER);
+    const got: string = (await readFile(join(conf, f), 'utf8'))
+      .replaceAll(password, HEARTBEAT_PLACEHOLDER)
+      .replaceAll(toolPassword, BACKUP_TOOL_PLACEHOLDER);
     assert.equal(got, want, f);
   }
   assert.equal((await stat(join(conf, 'conf.d'))).mode & 0o777, 0o755);

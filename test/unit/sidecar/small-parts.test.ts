@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { gtidFromBinlogInfo } from '../../../src/sidecar/binlog-info.ts';
 import { parseIni, renderIni } from '../../../src/sidecar/ini.ts';
 import { authorized } from '../../../src/sidecar/serve.ts';
-import { backupArgs, backupDefaults, extractArgs, toolNames } from '../../../src/sidecar/tools.ts';
+import { backupAccount, backupArgs, backupDefaults, extractArgs, toolNames } from '../../../src/sidecar/tools.ts';
 import { writeSecretFile } from '../../../src/sidecar/secret-file.ts';
 import { loadConfig } from '../../../src/sidecar/config.ts';
 import { ALL_NEEDS, anchorPodEnv } from './env.ts';
@@ -62,13 +62,16 @@ test('the backup runs the anchor arguments with the flavour tool, the status tab
   assert.deepEqual(toolNames(loadConfig(anchorPodEnv(), [], ALL_NEEDS).flavour), { backup: 'xtrabackup', stream: 'xbstream' });
 });
 
-test('the replication password goes into the option file, never into the arguments', () => {
-  const cfg = loadConfig(anchorPodEnv({ REPLICATION_PASSWORD: 'Repl #1 "x"' }), [], ALL_NEEDS);
-  const args = backupArgs(cfg, '/d/backup.cnf');
+test("the backup tool account's password goes into the option file, never into the arguments", () => {
+  const cfg = loadConfig(anchorPodEnv(), [], ALL_NEEDS);
+  const account = backupAccount(cfg, '[xtrabackup]\nuser     = sys_xtrabackup\npassword = "Repl #1 \\"x\\""\n\n');
+  assert.deepEqual(account, { user: 'sys_xtrabackup', password: 'Repl #1 "x"' });
+  const args = backupArgs(cfg, '/d/backup.cnf', account);
+  assert.ok(args.includes('--user=sys_xtrabackup'), args.join(' '));
   // The tools take an option file only as their first argument.
   assert.equal(args[0], '--defaults-extra-file=/d/backup.cnf');
   assert.ok(!args.some((a) => a.includes('Repl #1') || a.startsWith('--password')), args.join(' '));
-  const file = backupDefaults(cfg);
+  const file = backupDefaults(account);
   assert.equal(file, '[xtrabackup]\npassword = "Repl #1 \\"x\\""\n\n');
   assert.equal(parseIni(file).get('xtrabackup')?.get('password'), 'Repl #1 "x"');
 });
@@ -112,4 +115,10 @@ test('the sidecar logger writes one redacted JSON line per entry, below its leve
   assert.equal(entry.component, 'sidecar');
   assert.equal(entry.step, 'clone');
   assert.match(String(entry.timestamp), /^\d{4}-\d\d-\d\dT/);
+});
+
+test('without xtrabackup.cnf (files of an earlier sidecar) the tool logs in as the replication account; a file without a password is an error', () => {
+  const cfg = loadConfig(anchorPodEnv(), [], ALL_NEEDS);
+  assert.deepEqual(backupAccount(cfg, undefined), cfg.replication);
+  assert.throws(() => backupAccount(cfg, '[xtrabackup]\nuser = sys_xtrabackup\n'), /no \[xtrabackup\] user and password/);
 });
