@@ -18,6 +18,7 @@ import { decideHook, superseded, type HookDecision } from './decide-hook.ts';
 import { decideLabels } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
+import { decideRequeue } from './decide-requeue.ts';
 import { decideRegistration } from './decide-registration.ts';
 import { decideStatus, isReady } from './decide-status.ts';
 import { PROBE_POLL_MS, probeOnly } from './decide-successor.ts';
@@ -101,7 +102,7 @@ interface Step {
 async function decideAndAct(s: Step): Promise<ReconcileResult | undefined> {
   if (isDeleting(s.g))
     return s.writes.finish(decideFinalizer(s.g, decideRegistration(s.g, s.p.deps.opts.forgetGraceMs), s.p.deps.opts.finalizerTimeoutMs));
-  await registration(s);
+  const discovered = await registration(s);
   // The labels before the status: they route the writes, and after a failover hook every
   // millisecond before the master label moves is one the master Service points at the old master.
   if (s.stale()) return;
@@ -110,20 +111,24 @@ async function decideAndAct(s: Step): Promise<ReconcileResult | undefined> {
   if (s.stale()) return;
   const errant = await status(s, decided);
   if (s.stale()) return;
-  await readOnly(s);
+  const madeWritable = await readOnly(s);
   if (s.stale()) return;
   await repairs(s, errant, decided.status);
-  if (hook.kind === 'poll') return { requeueAfterMs: hook.afterMs };
+  const anyServerAnswered = s.g.servers.some((v) => v.server?.reachable === true);
+  const soon = decideRequeue({ discovered, madeWritable, anyServerAnswered }, decideMaster(s.g));
+  const after = [hook.kind === 'poll' ? hook.afterMs : undefined, soon].filter((ms): ms is number => ms !== undefined);
+  if (after.length > 0) return { requeueAfterMs: Math.min(...after) };
 }
 
-/** The finalizer, then Orchestrator's registrations: pods discovered, gone pods forgotten. */
-async function registration(s: Step): Promise<void> {
+/** The finalizer, then Orchestrator's registrations: pods discovered, gone pods forgotten. Returns how many were discovered. */
+async function registration(s: Step): Promise<number> {
   const { g, writes } = s;
   const d = decideRegistration(g, s.p.deps.opts.forgetGraceMs);
   if (decideFinalizer(g, d, s.p.deps.opts.finalizerTimeoutMs).kind === 'add') await writes.setFinalizer(true);
   for (const key of d.discover) await writes.discover(key);
   for (const key of d.forget) await writes.forget(key);
   writes.hold('forget', d.held[0]);
+  return d.discover.length;
 }
 
 /** The pod labels `role` and `healthy`; then the hook call they answer, and the failovers Orchestrator recorded. */
@@ -166,15 +171,18 @@ async function status(s: Step, decided: ReturnType<typeof decideStatus>): Promis
 }
 
 /** read_only of the master and the replicas, then the fence on the servers this pass demoted. */
-async function readOnly(s: Step): Promise<void> {
+/** Returns how many servers it made writable. */
+async function readOnly(s: Step): Promise<number> {
   const { p, g, writes } = s;
   const memory = p.deps.memory;
   const d = decideReadOnly(g);
+  let madeWritable = 0;
   if (d.kind === 'hold') writes.hold('readOnly', d);
   else {
     writes.hold('readOnly', d.held);
     for (const change of d.changes) {
       await writes.setReadOnly(change.key, change.readOnly);
+      if (!change.readOnly) madeWritable += 1;
       // The operator's own freeze of the master (spec.readOnly) is the one it may lift later.
       if (change.master !== undefined) {
         if (change.readOnly) memory.frozenBySpec.set(p.req.key, change.master);
@@ -183,6 +191,7 @@ async function readOnly(s: Step): Promise<void> {
     }
   }
   await writes.fenceDemoted();
+  return madeWritable;
 }
 
 /** An errant replica rebuilt, downtimes ended, recoveries acknowledged. */
