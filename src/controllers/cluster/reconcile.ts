@@ -25,6 +25,7 @@ import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
 import {
   planConfigMap,
+  planNetworkPolicy,
   planPodDisruptionBudget,
   planPvcRelease,
   planSecret,
@@ -38,6 +39,7 @@ import { clusterRef, renderCluster } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
 import { readCredentialsDir } from '../../orchestrator/index.ts';
 import { renderOperatedSecret } from './render-operated-secret.ts';
+import type { NetworkPolicyObject } from './render-network-policy.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
@@ -55,12 +57,13 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
   const ns = req.namespace;
 
   // gather
-  const [secrets, configMaps, services, statefulSets, pdbs] = await Promise.all([
+  const [secrets, configMaps, services, statefulSets, pdbs, networkPolicies] = await Promise.all([
     ctx.informer<V1Secret & KubeObject>(KINDS.secret),
     ctx.informer<V1ConfigMap & KubeObject>(KINDS.configMap),
     ctx.informer<V1Service & KubeObject>(KINDS.service),
     ctx.informer<V1StatefulSet & KubeObject>(KINDS.statefulSet),
     ctx.informer<V1PodDisruptionBudget & KubeObject>(KINDS.pdb),
+    ctx.informer<NetworkPolicyObject & KubeObject>(KINDS.networkPolicy),
   ]);
   const userSecret = cluster.spec.secretName ? secrets.get(ns, cluster.spec.secretName) : undefined;
   const existingSts = statefulSets.get(ns, names.statefulSet(req.name));
@@ -152,6 +155,9 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     write(KINDS.statefulSet, names.statefulSet(req.name), existingSts, (e) => planStatefulSet(desired.statefulSet, e)),
     write(KINDS.pdb, names.podDisruptionBudget(req.name), pdbs.get(ns, names.podDisruptionBudget(req.name)), (e) =>
       planPodDisruptionBudget(desired.podDisruptionBudget, e, owner),
+    ),
+    write(KINDS.networkPolicy, names.networkPolicy(req.name), networkPolicies.get(ns, names.networkPolicy(req.name)), (e) =>
+      planNetworkPolicy(desired.networkPolicy, e, owner),
     ),
   ];
 
