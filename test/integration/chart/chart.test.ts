@@ -408,18 +408,18 @@ describe('the chart, further', () => {
       only<Obj>(policies, 'NetworkPolicy', (p) =>
         Object.entries((p as Obj).spec.podSelector.matchLabels as Record<string, string>).every(([k, v]) => pods[k] === v),
       );
-    const labelsOf = (peer: { podSelector?: { matchLabels?: Record<string, string> } }) => peer.podSelector?.matchLabels ?? {};
-    const matches = (peer: { podSelector?: { matchLabels?: Record<string, string> } }, pods: Record<string, string>) =>
-      Object.entries(labelsOf(peer)).every(([k, v]) => pods[k] === v);
+    type Peer = { podSelector?: { matchLabels?: Record<string, string> } };
+    const labelsOf = (peer: Peer): Record<string, string> => peer.podSelector?.matchLabels ?? {};
+    const matches = (peer: Peer, pods: Record<string, string>) => Object.entries(labelsOf(peer)).every(([k, v]) => pods[k] === v);
     const orc = selecting(orchestratorPods);
     const [api, raft] = orc.spec.ingress;
     assert.deepEqual(api.ports, [{ protocol: 'TCP', port: 'http' }]);
     assert.ok(
-      api.from.some((p: Obj) => !p.namespaceSelector && matches(p, operatorPods)),
+      api.from.some((p: Peer & { namespaceSelector?: object }) => !p.namespaceSelector && matches(p, operatorPods)),
       'the operator',
     );
     assert.ok(
-      api.from.some((p: Obj) => !p.namespaceSelector && matches(p, orchestratorPods)),
+      api.from.some((p: Peer & { namespaceSelector?: object }) => !p.namespaceSelector && matches(p, orchestratorPods)),
       'the raft members',
     );
     // Every cluster's MySQL pods, in any namespace, carry the headless Service's selector labels.
