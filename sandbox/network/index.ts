@@ -170,11 +170,17 @@ export async function startSandboxNetwork(opts: SandboxNetworkOptions): Promise<
     pods.list().some((p) => p.metadata?.uid === uid)
       ? Promise.resolve()
       : new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, POD_SEEN_TIMEOUT_MS);
           const seen = (): void => {
             clearTimeout(timer);
             resolve();
           };
+          // Not seen in time: go on (the pod gets its rules when its object arrives), and forget the waiter.
+          const timer = setTimeout(() => {
+            const left = (seenWaiters.get(uid) ?? []).filter((w) => w !== seen);
+            if (left.length) seenWaiters.set(uid, left);
+            else seenWaiters.delete(uid);
+            resolve();
+          }, POD_SEEN_TIMEOUT_MS);
           seenWaiters.set(uid, [...(seenWaiters.get(uid) ?? []), seen]);
         });
   const network: PodNetwork = {

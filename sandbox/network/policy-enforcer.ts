@@ -77,7 +77,12 @@ export class PolicyEnforcer {
       try {
         while (this.#dirty) {
           this.#dirty = false;
-          await this.#syncOnce();
+          try {
+            await this.#syncOnce();
+          } catch (e) {
+            // Never a rejection: callers fire and forget on every watch event.
+            this.#log.warn('sandbox network: network policy sync failed', { error: errorMessage(e) });
+          }
         }
       } finally {
         this.#running = undefined;
