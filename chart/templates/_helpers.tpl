@@ -44,6 +44,21 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: orchestrator
 {{- end }}
 
+{{/* Labels every MySQL pod of every cluster carries (the operator's and the anchor's): Orchestrator's policy lets them in. */}}
+{{- define "mysql-operator.mysqlPodLabels" -}}
+app.kubernetes.io/name: mysql
+app.kubernetes.io/managed-by: mysql.presslabs.org
+{{- end }}
+
+{{/* A label template (its name in .template) as the operator's flags take it: name=value,... in key order. */}}
+{{- define "mysql-operator.labelPairs" -}}
+{{- $pairs := list }}
+{{- range $k, $v := (include .template .context | fromYaml) }}
+{{- $pairs = append $pairs (printf "%s=%s" $k $v) }}
+{{- end }}
+{{- join "," $pairs }}
+{{- end }}
+
 {{- define "mysql-operator.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "mysql-operator.fullname" .) .Values.serviceAccount.name }}

@@ -19,6 +19,7 @@ import { validate as event } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Even
 import { validate as job } from 'kubernetes-models/_schemas/IoK8sApiBatchV1Job';
 import { validate as lease } from 'kubernetes-models/_schemas/IoK8sApiCoordinationV1Lease';
 import { validate as namespace } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Namespace';
+import { validate as networkPolicy } from 'kubernetes-models/_schemas/IoK8sApiNetworkingV1NetworkPolicy';
 import { validate as node } from 'kubernetes-models/_schemas/IoK8sApiCoreV1Node';
 import { validate as pdb } from 'kubernetes-models/_schemas/IoK8sApiPolicyV1PodDisruptionBudget';
 import { validate as persistentVolume } from 'kubernetes-models/_schemas/IoK8sApiCoreV1PersistentVolume';
@@ -61,6 +62,7 @@ const VALIDATORS: Record<string, (data: unknown) => boolean> = {
   'statefulsets.apps': statefulSet,
   'cronjobs.batch': cronJob,
   'jobs.batch': job,
+  'networkpolicies.networking.k8s.io': networkPolicy,
   'poddisruptionbudgets.policy': pdb,
   'leases.coordination.k8s.io': lease,
   'endpointslices.discovery.k8s.io': endpointSlice,

@@ -205,6 +205,13 @@ const ROWS: Row[] = [
     initialStatus: () => ({}),
   },
   {
+    gv: 'networking.k8s.io/v1',
+    resource: 'networkpolicies',
+    kind: 'NetworkPolicy',
+    shortNames: ['netpol'],
+    hash: 'YpfwF18m1G8=',
+  },
+  {
     gv: 'policy/v1',
     resource: 'poddisruptionbudgets',
     kind: 'PodDisruptionBudget',
@@ -311,6 +318,7 @@ export const BUILTIN_GROUP_ORDER = [
   'apps',
   'events.k8s.io',
   'batch',
+  'networking.k8s.io',
   'policy',
   'rbac.authorization.k8s.io',
   'storage.k8s.io',

@@ -1,11 +1,16 @@
 // Which addresses and names one sandbox network uses. Each sandbox instance holds a slot; the slot
-// picks its bridge name and its two /24 ranges (pods, Service ClusterIPs), so sandboxes running
+// picks its bridge name and its three /24 ranges (pods, Service ClusterIPs, the proxy's source
+// aliases of the pods), so sandboxes running
 // side by side on one machine never share an address or a link name. Pure: the kernel's view is
 // passed in.
 
-/** Pods of slot s live in 10.213.s.0/24, ClusterIPs in 10.214.s.0/24: ranges no stock setup uses. */
+/**
+ * Pods of slot s live in 10.213.s.0/24, ClusterIPs in 10.214.s.0/24, and the Service proxy speaks
+ * for pod 10.213.s.x from 10.215.s.x (proxyAlias): ranges no stock setup uses.
+ */
 const POD_BASE = [10, 213] as const;
 const SERVICE_BASE = [10, 214] as const;
+const ALIAS_BASE = [10, 215] as const;
 export const SLOTS = 256;
 
 export interface SlotPlan {
@@ -15,6 +20,8 @@ export interface SlotPlan {
   gateway: string;
   podCIDR: string;
   serviceCIDR: string;
+  /** Local to the machine (a `local` route on the bridge): the proxy's source addresses, one per pod address. */
+  aliasCIDR: string;
 }
 
 export function slotPlan(slot: number): SlotPlan {
@@ -26,7 +33,23 @@ export function slotPlan(slot: number): SlotPlan {
     gateway: `${pod}.1`,
     podCIDR: `${pod}.0/24`,
     serviceCIDR: `${SERVICE_BASE[0]}.${SERVICE_BASE[1]}.${slot}.0/24`,
+    aliasCIDR: `${ALIAS_BASE[0]}.${ALIAS_BASE[1]}.${slot}.0/24`,
   };
+}
+
+/**
+ * The address the Service proxy connects to a pod from when `ip` (a pod of this slot) is the
+ * client: the same last octet in the alias range. The destination's policy rules accept the
+ * alias wherever they accept the pod, so a connection through a ClusterIP is judged by who asked,
+ * not by the proxy. Undefined for an address outside the pods' range (another machine) and for the
+ * gateway (the node: policies let it in).
+ */
+export function proxyAlias(plan: Pick<SlotPlan, 'podCIDR' | 'aliasCIDR'>, ip: string): string | undefined {
+  const podPrefix = plan.podCIDR.slice(0, plan.podCIDR.lastIndexOf('.') + 1);
+  const octet = ip.slice(podPrefix.length);
+  // .1 is the gateway: the node itself, which stays the node.
+  if (!ip.startsWith(podPrefix) || !/^\d+$/.test(octet) || octet === '1') return undefined;
+  return `${plan.aliasCIDR.slice(0, plan.aliasCIDR.lastIndexOf('.') + 1)}${octet}`;
 }
 
 /** The host-side end of a pod's veth pair: `<bridge>v<last octet>`, at most 13 characters. */
@@ -76,7 +99,7 @@ export function freeSlot(from: number, taken: { links: ReadonlySet<string>; cidr
   for (let i = 0; i < SLOTS; i++) {
     const plan = slotPlan((from + i) % SLOTS);
     if (taken.links.has(plan.bridge)) continue;
-    if (taken.cidrs.some((c) => cidrsOverlap(c, plan.podCIDR) || cidrsOverlap(c, plan.serviceCIDR))) continue;
+    if (taken.cidrs.some((c) => [plan.podCIDR, plan.serviceCIDR, plan.aliasCIDR].some((r) => cidrsOverlap(c, r)))) continue;
     return plan;
   }
   return undefined;

@@ -87,7 +87,7 @@ export async function claimAddresses(workDir: string): Promise<AddressClaim> {
     const plan = freeSlot(from, { links: await linkNames(), cidrs: await usedCidrs() });
     if (!plan) break;
     try {
-      await createBridge(plan.bridge, `${plan.gateway}/24`);
+      await createBridge(plan.bridge, `${plan.gateway}/24`, plan.aliasCIDR);
     } catch (e) {
       if (e instanceof IpCommandError && /File exists/.test(e.stderr)) {
         from = plan.slot + 1;

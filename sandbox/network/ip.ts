@@ -52,11 +52,15 @@ export async function usedCidrs(): Promise<string[]> {
  * makes creating it the claim of its slot. Forwarding off on it: nothing a pod sends leaves this
  * machine, whatever the rest of the machine's routing says.
  */
-export async function createBridge(name: string, gatewayCidr: string): Promise<void> {
+export async function createBridge(name: string, gatewayCidr: string, aliasCidr?: string): Promise<void> {
   await ip('link', 'add', name, 'type', 'bridge');
   await writeFile(`/proc/sys/net/ipv4/conf/${name}/forwarding`, '0');
   await ip('addr', 'add', gatewayCidr, 'dev', name);
   await ip('link', 'set', name, 'up');
+  // Every address of the range is this machine's (a `local` route, no address per pod): the
+  // Service proxy binds its upstream connections to them, and pods' replies come back here. It
+  // goes with the bridge.
+  if (aliasCidr) await ip('route', 'add', 'local', aliasCidr, 'dev', name);
 }
 
 export async function deleteLink(name: string): Promise<void> {
@@ -111,4 +115,22 @@ export async function addAddress(link: string, cidr: string): Promise<void> {
 
 export async function removeAddress(link: string, cidr: string): Promise<void> {
   await ipRemove('addr', 'del', cidr, 'dev', link);
+}
+
+export class NftCommandError extends Error {
+  readonly stderr: string;
+  constructor(netns: string, stderr: string) {
+    super(`nft in ${netns}: ${stderr.trim()}`);
+    this.stderr = stderr;
+  }
+}
+
+/** Runs an nftables script inside a network namespace (one transaction: all of it applies or none). */
+export async function applyNftScript(netns: string, script: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = execFile('ip', ['netns', 'exec', netns, 'nft', '-f', '-'], (e, _out, stderr) =>
+      e ? reject(new NftCommandError(netns, stderr || String(e))) : resolve(),
+    );
+    child.stdin?.end(script);
+  });
 }

@@ -80,6 +80,8 @@ export class PodNetworks implements PodNetwork {
   readonly #hostsDir: string;
   readonly #hostsText: (pod: PodIdentity) => string;
   readonly #attached = new Map<string, AttachedPod>();
+  /** Attached pods whose network namespace is made (and not being removed). */
+  readonly #made = new Set<string>();
   /** The operation under way per uid: attach and detach of one pod never interleave. */
   readonly #busy = new Map<string, Promise<unknown>>();
   #closed = false;
@@ -106,6 +108,18 @@ export class PodNetworks implements PodNetwork {
     );
     const failed = (await Promise.allSettled(writes)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /** The pods whose network namespace exists now: their uid, namespace, address and namespace name. */
+  attachedPods(): Array<{ uid: string; namespace: string; ip: string; netns: string }> {
+    return [...this.#attached]
+      .filter(([uid]) => this.#made.has(uid))
+      .map(([uid, a]) => ({ uid, namespace: a.identity.namespace, ip: a.attachment.ip, netns: a.attachment.netns }));
+  }
+
+  /** The pods being attached or attached: their addresses are taken. */
+  addresses(): Map<string, string> {
+    return new Map([...this.#attached].map(([uid, a]) => [uid, a.attachment.ip]));
   }
 
   attach(pod: PodRef): Promise<PodNetworkAttachment> {
@@ -164,6 +178,7 @@ export class PodNetworks implements PodNetwork {
         ipCidr: `${ip}/24`,
         gateway: this.#claim.gateway,
       });
+      this.#made.add(pod.uid);
       await mkdir(this.#hostsDir, { recursive: true });
       await writeInPlace(attachment.resolvFile!, RESOLV_CONF);
       await writeInPlace(attachment.hostsFile, this.#hostsText(identity));
@@ -177,6 +192,7 @@ export class PodNetworks implements PodNetwork {
   async #detach(uid: string): Promise<void> {
     const known = this.#attached.get(uid);
     if (!known) return;
+    this.#made.delete(uid);
     // The veth first: a process still inside keeps the namespace alive, but not its link to the bridge.
     await deleteLink(vethName(this.#claim, known.attachment.ip));
     await deleteNetns(known.attachment.netns);

@@ -7,10 +7,22 @@
 // in the API server either: here only the table's updates wait for the parent, as kube-proxy's
 // rule syncs wait for its watch.
 //
+// A connection from a pod goes to its endpoint from that pod's alias address (proxy-table.ts
+// upstreamSource), so the endpoint's NetworkPolicy rules judge the client pod, not the proxy.
+//
 // Messages from the parent: { kind: 'sync', id, listeners, endpoints } (the whole table) and
 // { kind: 'close' }; to it: { kind: 'synced', id, failed } once the listeners are open.
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { listenerKey, passReset, type Endpoint, type Listener, type ProxyChildMessage, type ProxyParentMessage } from './proxy-table.ts';
+import {
+  listenerKey,
+  passReset,
+  upstreamSource,
+  type Endpoint,
+  type Listener,
+  type ProxyChildMessage,
+  type ProxyParentMessage,
+  type SourceAliases,
+} from './proxy-table.ts';
 
 interface Running {
   server: Server;
@@ -18,6 +30,8 @@ interface Running {
   next: number;
 }
 
+/** The pods' source aliases (argv[2], JSON), when the network gives them. */
+const aliases: SourceAliases | undefined = process.argv[2] ? (JSON.parse(process.argv[2]) as SourceAliases) : undefined;
 const running = new Map<string, Running>();
 const sockets = new Set<Socket>();
 let endpoints = new Map<string, Endpoint[]>();
@@ -36,7 +50,8 @@ function forward(key: string, client: Socket): void {
     return;
   }
   const target = eps[r.next++ % eps.length]!;
-  const upstream = createConnection({ host: target.ip, port: target.port });
+  const localAddress = upstreamSource(aliases, client.remoteAddress, target.ip);
+  const upstream = createConnection({ host: target.ip, port: target.port, ...(localAddress ? { localAddress } : {}) });
   track(client);
   track(upstream);
   client.pipe(upstream);

@@ -1,6 +1,7 @@
 // What the Service proxy's two halves share (proxy.ts in the sandbox process, proxy-process.ts
 // forwarding): a listener, its endpoints, the messages between them, and how a reset passes on.
 import type { Socket } from 'node:net';
+import { proxyAlias } from './addresses.ts';
 
 /** One TCP listener: a Service port at the Service's ClusterIP. */
 export interface Listener {
@@ -15,6 +16,23 @@ export interface Listener {
 export interface Endpoint {
   ip: string;
   port: number;
+}
+
+/** The pods' range and the range the proxy speaks for them from (addresses.ts). */
+export interface SourceAliases {
+  podCIDR: string;
+  aliasCIDR: string;
+}
+
+/**
+ * The local address to connect to `target` from, for a client at `client`: its alias when both
+ * are pods of this network (the target's policies then see which pod asked), else the kernel's
+ * choice (the bridge's address: the node, which policies always let in).
+ */
+export function upstreamSource(aliases: SourceAliases | undefined, client: string | undefined, target: string): string | undefined {
+  if (!aliases || !client) return undefined;
+  const plain = client.startsWith('::ffff:') ? client.slice(7) : client;
+  return proxyAlias(aliases, target) ? proxyAlias(aliases, plain) : undefined;
 }
 
 export function listenerKey(l: { ip: string; port: number }): string {

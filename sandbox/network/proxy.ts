@@ -13,7 +13,14 @@ import type { Logger } from '../../src/runtime/logger.ts';
 import { isHeadless, podIp, servicePods, targetPort } from './endpoints.ts';
 import { addAddress, linkAddresses, removeAddress } from './ip.ts';
 
-import { listenerKey, type Endpoint, type Listener, type ProxyChildMessage, type ProxyParentMessage } from './proxy-table.ts';
+import {
+  listenerKey,
+  type Endpoint,
+  type Listener,
+  type ProxyChildMessage,
+  type ProxyParentMessage,
+  type SourceAliases,
+} from './proxy-table.ts';
 
 export { listenerKey, passReset, type Listener } from './proxy-table.ts';
 
@@ -56,15 +63,18 @@ export class ServiceProxy {
   readonly #bridge: string;
   readonly #view: ProxyView;
   readonly #log: Logger;
+  readonly #aliases: SourceAliases | undefined;
   #listeners: Listener[] = [];
   #started: Promise<ChildProcess> | undefined;
   #nextId = 1;
   readonly #waiting = new Map<number, (failed: Array<{ key: string; error: string }>) => void>();
 
-  constructor(bridge: string, view: ProxyView, log: Logger) {
+  /** `aliases`: connect to a pod from the client pod's alias (addresses.ts proxyAlias), so its policies see the client. */
+  constructor(bridge: string, view: ProxyView, log: Logger, aliases?: SourceAliases) {
     this.#bridge = bridge;
     this.#view = view;
     this.#log = log;
+    this.#aliases = aliases;
   }
 
   /** Listeners now open, for tests and the progress display. */
@@ -75,7 +85,10 @@ export class ServiceProxy {
   /** The forwarding process, started on first use; it exits when this process does (its IPC channel closes). */
   #start(): Promise<ChildProcess> {
     this.#started ??= (async () => {
-      const child = fork(CHILD, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced' });
+      const child = fork(CHILD, this.#aliases ? [JSON.stringify(this.#aliases)] : [], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      });
       child.on('message', (m: ProxyChildMessage) => {
         if (m.kind !== 'synced') return;
         this.#waiting.get(m.id)?.(m.failed);

@@ -3,6 +3,7 @@
 import {
   API_GROUP_VERSION,
   APP_NAME_VALUE,
+  COMPONENT_BACKUP,
   COMPONENT_DATABASE,
   HEADLESS_SERVICE_NAME,
   KIND_MYSQL_CLUSTER,
@@ -12,6 +13,7 @@ import {
   LABEL_APP_NAME,
   LABEL_APP_PART_OF,
   LABEL_APP_VERSION,
+  LABEL_BACKUP_CLUSTER,
   LABEL_CLUSTER,
   MANAGED_BY_VALUE,
   OPERATED_SECRET_SUFFIX,
@@ -39,6 +41,8 @@ export const names = {
   statefulSet: (c: string) => `${c}-mysql`,
   configMap: (c: string) => `${c}-mysql`,
   podDisruptionBudget: (c: string) => `${c}-mysql`,
+  /** Ours: the cluster's NetworkPolicy (docs/network-policies.md). */
+  networkPolicy: (c: string) => `${c}-mysql`,
   healthyService: (c: string) => `${c}-mysql`,
   masterService: (c: string) => `${c}-mysql-master`,
   replicasService: (c: string) => `${c}-mysql-replicas`,
@@ -110,6 +114,14 @@ export function selectorLabels(cluster: string): Record<string, string> {
     [LABEL_APP_NAME]: APP_NAME_VALUE,
     [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE,
   };
+}
+
+/**
+ * Labels of a backup Job's pods: the backup controller's pod informer selects the first two, the
+ * cluster's NetworkPolicy lets pods with all three reach the sidecar's port.
+ */
+export function backupJobPodLabels(cluster: string): Record<string, string> {
+  return { [LABEL_APP_MANAGED_BY]: MANAGED_BY_VALUE, [LABEL_APP_COMPONENT]: COMPONENT_BACKUP, [LABEL_BACKUP_CLUSTER]: cluster };
 }
 
 /** Labels of the headless Service's selector: every cluster of the namespace. */

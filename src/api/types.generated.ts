@@ -6,6 +6,7 @@ import type {
   V1HostPathVolumeSource,
   V1Lifecycle,
   V1ListMeta,
+  V1NetworkPolicyPeer,
   V1ObjectMeta,
   V1PersistentVolumeClaimSpec,
   V1ResourceRequirements,
@@ -169,6 +170,8 @@ export interface MysqlClusterSpec {
   xtrabackupTargetDir?: string;
   /** Extra SQL statements appended to the init-file run at every mysqld start. */
   initFileExtraSQL?: string[];
+  /** Ours: the cluster's NetworkPolicy, when the operator renders one (docs/network-policies.md). */
+  networkPolicy?: NetworkPolicySpec;
 }
 
 /** Extra settings for the pods of the cluster and of its backup Jobs. */
@@ -265,6 +268,12 @@ export interface ReplicationSpec {
   semiSyncAcks?: number;
   /** After this many seconds without an acknowledgement the master falls back to async (and may lose those commits on a failover). Unset: never falls back; commits wait. */
   semiSyncFallbackSeconds?: number;
+}
+
+/** Ours: the cluster's NetworkPolicy, when the operator renders one (docs/network-policies.md). */
+export interface NetworkPolicySpec {
+  /** Sources (NetworkPolicyPeer: podSelector, namespaceSelector, ipBlock) that may connect to MySQL's port besides the cluster's own pods, the operator and Orchestrator. Unset: every source may; an empty list: none but those. */
+  mysqlFrom?: V1NetworkPolicyPeer[];
 }
 
 /** Observed state of the cluster. */

@@ -111,6 +111,20 @@ const replication = obj('ReplicationSpec', 'Ours: how a commit on the master wai
   ),
 });
 
+// Ours (issue 23, docs/network-policies.md): who else may reach MySQL's port once the operator
+// renders the cluster's NetworkPolicy (--network-policies). Absent: every source, as before, so
+// the anchor's manifests and the applications of adopted clusters keep working.
+const networkPolicy = obj(
+  'NetworkPolicySpec',
+  "Ours: the cluster's NetworkPolicy, when the operator renders one (docs/network-policies.md).",
+  {
+    mysqlFrom: k8sList(
+      'V1NetworkPolicyPeer',
+      "Sources (NetworkPolicyPeer: podSelector, namespaceSelector, ipBlock) that may connect to MySQL's port besides the cluster's own pods, the operator and Orchestrator. Unset: every source may; an empty list: none but those.",
+    ),
+  },
+);
+
 const spec = obj(
   'MysqlClusterSpec',
   'Desired state of the cluster.',
@@ -176,6 +190,7 @@ const spec = obj(
     xtrabackupPrepareExtraArgs: strList('Extra arguments of xtrabackup / mariabackup --prepare.'),
     xtrabackupTargetDir: str('Scratch directory of xtrabackup.', { default: DEFAULT_XTRABACKUP_TARGET_DIR }),
     initFileExtraSQL: strList('Extra SQL statements appended to the init-file run at every mysqld start.'),
+    networkPolicy,
   },
   {
     required: ['secretName'],

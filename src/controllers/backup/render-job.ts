@@ -8,7 +8,8 @@
 //   /dev/termination-log; when it fails without one, the tail of its log becomes the message,
 //   which the Failed condition quotes;
 // - BACKUP_COMPRESS_COMMAND when the cluster sets both compress and decompress commands;
-// - pod labels (JOB_POD_LABELS) by which the controller watches the Job's pods, and nothing else.
+// - pod labels (JOB_POD_LABELS) by which the controller watches the Job's pods, and the cluster's
+//   name (`cluster`), by which the cluster's NetworkPolicy lets them reach the sidecar's port.
 import type { V1Job } from '@kubernetes/client-node';
 import {
   API_GROUP_VERSION,
@@ -21,7 +22,7 @@ import {
   OPERATED_SECRET_KEY,
 } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
-import { names } from '../../api/names.ts';
+import { backupJobPodLabels, names } from '../../api/names.ts';
 import { ENV, SIDECAR_COMMAND } from '../../api/pod-contract.ts';
 import { secretEnv } from '../shared/render-env.ts';
 
@@ -78,7 +79,7 @@ export function renderBackupJob(i: JobInput): V1Job {
     spec: {
       activeDeadlineSeconds: i.timeoutSeconds,
       template: {
-        metadata: { labels: { ...JOB_POD_LABELS } },
+        metadata: { labels: backupJobPodLabels(i.cluster.name) },
         spec: {
           restartPolicy: 'Never',
           containers: [

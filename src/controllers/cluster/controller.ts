@@ -34,6 +34,8 @@ export const CLUSTER_PERMISSIONS: readonly Permission[] = [
   { group: '', resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'update', 'delete'] },
   // Deleted when no longer wanted (one replica, minAvailable removed).
   { group: 'policy', resources: ['poddisruptionbudgets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
+  // The cluster's NetworkPolicy (--network-policies); deleted when the flag is turned off.
+  { group: 'networking.k8s.io', resources: ['networkpolicies'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
 ];
 
 export function makeClusterController(opts: ClusterControllerOptions): ControllerSpec {
@@ -41,7 +43,7 @@ export function makeClusterController(opts: ClusterControllerOptions): Controlle
   return {
     name: 'cluster',
     for: KINDS.cluster,
-    owns: [KINDS.statefulSet, KINDS.configMap, KINDS.secret, KINDS.pdb],
+    owns: [KINDS.statefulSet, KINDS.configMap, KINDS.secret, KINDS.pdb, KINDS.networkPolicy],
     watches: [
       {
         target: KINDS.service,

@@ -13,6 +13,7 @@ import { ANNOTATION_SPEC_HASH } from '../../api/constants.ts';
 import type { OwnerReference } from '../../runtime/kube/types.ts';
 import { stableHash } from './hash.ts';
 import { quantityNumber } from '../../api/quantity.ts';
+import type { NetworkPolicyObject } from './render-network-policy.ts';
 
 export type Plan<T> =
   | { op: 'none' }
@@ -237,5 +238,31 @@ export function planPvcRelease(pvc: V1PersistentVolumeClaim, clusterUid: string)
   return {
     op: 'update',
     object: { ...pvc, metadata: { ...pvc.metadata, ownerReferences: refs.filter((r) => r.uid !== clusterUid) } },
+  };
+}
+
+/**
+ * The cluster's NetworkPolicy: created when wanted, deleted when not (--network-policies off) if
+ * it is ours, updated when its spec differs either way: a rule losing its `from` (mysqlFrom
+ * unset) must be written, which a one-way comparison would miss. The API server keeps a policy
+ * as sent (we set the port protocols it would default), so both-way equality is stable.
+ */
+export function planNetworkPolicy(
+  desired: NetworkPolicyObject | undefined,
+  existing: NetworkPolicyObject | undefined,
+  ours: OwnerReference,
+): Plan<NetworkPolicyObject> {
+  if (!desired) {
+    const controlledByUs = existing?.metadata?.ownerReferences?.some((r) => r.uid === ours.uid && r.controller);
+    return existing && controlledByUs ? { op: 'delete', object: existing } : { op: 'none' };
+  }
+  if (!existing) return { op: 'create', object: desired };
+  const owners = mergeOwners(desired, existing, ours);
+  if ('op' in owners) return owners;
+  const same = ownedSubset(desired.spec, existing.spec) && ownedSubset(existing.spec, desired.spec);
+  if (same && !owners.changed && !labelsChanged(desired.metadata?.labels, existing.metadata?.labels)) return { op: 'none' };
+  return {
+    op: 'update',
+    object: { ...existing, metadata: withMeta(existing, desired, owners.refs), spec: desired.spec! },
   };
 }

@@ -30,6 +30,14 @@ export interface ClusterControllerOptions extends SidecarImages {
   /** Orchestrator's topology credentials, copied into every operated Secret (as the anchor did). */
   orcTopologyUser: string;
   orcTopologyPassword: string;
+  /** Render each cluster's NetworkPolicy (`--network-policies`; docs/network-policies.md). */
+  networkPolicies: boolean;
+  /** The namespace of the operator's and Orchestrator's pods, which the policies let in ('' = any namespace). */
+  operatorNamespace: string;
+  /** Labels of the operator's pods ({} = every pod of operatorNamespace). */
+  operatorPodLabels: Readonly<Record<string, string>>;
+  /** Labels of Orchestrator's pods ({} = every pod of operatorNamespace). */
+  orchestratorPodLabels: Readonly<Record<string, string>>;
 }
 
 export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
@@ -74,6 +82,30 @@ export const CLUSTER_SETTINGS: SettingTable<ClusterControllerOptions> = {
     help: "its password; prefer the variable, a flag shows in the process list. Tenant Secrets get only its hash, unless the cluster's pods run the anchor's sidecar (docs/credentials.md)",
     defaultText: 'none: a Secret keeps its own, a new one gets a generated one',
     secret: true,
+  }),
+  networkPolicies: booleanSetting({
+    flag: 'network-policies',
+    env: 'NETWORK_POLICIES',
+    help: "each cluster gets a NetworkPolicy: MySQL's port from its pods, the operator, Orchestrator and spec.networkPolicy.mysqlFrom; the sidecar's from its pods, the operator and its backup Jobs",
+    default: 'false',
+  }),
+  operatorNamespace: stringSetting({
+    flag: 'operator-namespace',
+    env: 'POD_NAMESPACE',
+    help: "namespace of the operator's and Orchestrator's pods, for the clusters' NetworkPolicies ('' = any namespace)",
+    default: '',
+  }),
+  operatorPodLabels: pairsSetting({
+    flag: 'operator-pod-labels',
+    env: 'OPERATOR_POD_LABELS',
+    help: "labels of the operator's pods, for the clusters' NetworkPolicies: name=value,... ('' = every pod of --operator-namespace)",
+    default: '',
+  }),
+  orchestratorPodLabels: pairsSetting({
+    flag: 'orchestrator-pod-labels',
+    env: 'ORCHESTRATOR_POD_LABELS',
+    help: "labels of Orchestrator's pods, for the clusters' NetworkPolicies: name=value,... ('' = every pod of --operator-namespace)",
+    default: '',
   }),
 };
 

@@ -28,6 +28,7 @@ import { sharedServiceUnused } from './decide-shared-service.ts';
 import { decideStatus, syncConditionChanges, type SyncOutcome } from './decide-status.ts';
 import {
   planConfigMap,
+  planNetworkPolicy,
   planPodDisruptionBudget,
   planPvcRelease,
   planSecret,
@@ -46,6 +47,7 @@ import {
   renderOperatedSecret,
   topologyPasswordMessage,
 } from './render-operated-secret.ts';
+import type { NetworkPolicyObject } from './render-network-policy.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
@@ -58,6 +60,7 @@ interface Gathered {
   services: Informer<V1Service & KubeObject>;
   statefulSets: Informer<V1StatefulSet & KubeObject>;
   pdbs: Informer<V1PodDisruptionBudget & KubeObject>;
+  networkPolicies: Informer<NetworkPolicyObject & KubeObject>;
   userSecret: (V1Secret & KubeObject) | undefined;
   existingSts: (V1StatefulSet & KubeObject) | undefined;
   existingCm: (V1ConfigMap & KubeObject) | undefined;
@@ -125,12 +128,13 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
 
 async function gather(req: Request, ctx: ControllerContext, cluster: Cluster): Promise<Gathered> {
   const ns = req.namespace;
-  const [secrets, configMaps, services, statefulSets, pdbs] = await Promise.all([
+  const [secrets, configMaps, services, statefulSets, pdbs, networkPolicies] = await Promise.all([
     ctx.informer<V1Secret & KubeObject>(KINDS.secret),
     ctx.informer<V1ConfigMap & KubeObject>(KINDS.configMap),
     ctx.informer<V1Service & KubeObject>(KINDS.service),
     ctx.informer<V1StatefulSet & KubeObject>(KINDS.statefulSet),
     ctx.informer<V1PodDisruptionBudget & KubeObject>(KINDS.pdb),
+    ctx.informer<NetworkPolicyObject & KubeObject>(KINDS.networkPolicy),
   ]);
   const existingSts = statefulSets.get(ns, names.statefulSet(req.name));
   return {
@@ -139,6 +143,7 @@ async function gather(req: Request, ctx: ControllerContext, cluster: Cluster): P
     services,
     statefulSets,
     pdbs,
+    networkPolicies,
     userSecret: cluster.spec.secretName ? secrets.get(ns, cluster.spec.secretName) : undefined,
     existingSts,
     existingCm: configMaps.get(ns, names.configMap(req.name)),
@@ -237,6 +242,9 @@ function planWrites(pass: Pass, desired: DesiredState): Write[] {
     write(KINDS.statefulSet, names.statefulSet(req.name), g.existingSts, (e) => planStatefulSet(desired.statefulSet, e)),
     write(KINDS.pdb, names.podDisruptionBudget(req.name), g.pdbs.get(ns, names.podDisruptionBudget(req.name)), (e) =>
       planPodDisruptionBudget(desired.podDisruptionBudget, e, owner),
+    ),
+    write(KINDS.networkPolicy, names.networkPolicy(req.name), g.networkPolicies.get(ns, names.networkPolicy(req.name)), (e) =>
+      planNetworkPolicy(desired.networkPolicy, e, owner),
     ),
   ];
 }

@@ -13,6 +13,7 @@ import { renderConfigMap } from './render-configmap.ts';
 import { renderMyCnf } from './render-my-cnf.ts';
 import { hasLosslessDefaults } from '../shared/replication-mode.ts';
 import { operatedSecretData, rolloutSecretView, topologyPasswordForm } from './render-operated-secret.ts';
+import { renderNetworkPolicy, type NetworkPolicyObject } from './render-network-policy.ts';
 import { effectiveMinAvailable, renderPodDisruptionBudget } from './render-pdb.ts';
 import { renderClusterServices, renderHeadlessService } from './render-services.ts';
 import { dataVolumeSpec, mysqlResources, renderStatefulSet, type ProbeStyle } from './render-statefulset.ts';
@@ -69,6 +70,8 @@ export interface DesiredState {
   services: V1Service[];
   statefulSet: V1StatefulSet;
   podDisruptionBudget: V1PodDisruptionBudget | undefined;
+  /** `<c>-mysql`, when the operator renders NetworkPolicies (--network-policies). */
+  networkPolicy: NetworkPolicyObject | undefined;
   configHash: string;
   /** `<c>-mysql-orc-api`, when the operator holds Orchestrator's API credentials. */
   orchestratorApiSecret: V1Secret | undefined;
@@ -155,6 +158,13 @@ export function renderCluster(input: RenderInput, config: RenderedConfig, choice
     services: renderClusterServices(ref, labels),
     statefulSet: renderClusterStatefulSet(input, config, choices),
     podDisruptionBudget: minAvailable === undefined ? undefined : renderPodDisruptionBudget(ref, minAvailable),
+    networkPolicy: input.opts.networkPolicies
+      ? renderNetworkPolicy(ref, input.cluster.spec, {
+          namespace: input.opts.operatorNamespace,
+          operatorPodLabels: input.opts.operatorPodLabels,
+          orchestratorPodLabels: input.opts.orchestratorPodLabels,
+        })
+      : undefined,
     configHash,
     orchestratorApiSecret: input.orchestratorCredentials ? renderOrchestratorApiSecret(ref, input.orchestratorCredentials) : undefined,
   };

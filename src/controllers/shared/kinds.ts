@@ -15,6 +15,7 @@ export const KINDS = {
   configMap: { apiVersion: 'v1', kind: 'ConfigMap', projection: PROJECTIONS.configMap },
   secret: { apiVersion: 'v1', kind: 'Secret', projection: PROJECTIONS.secret },
   pdb: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', projection: PROJECTIONS.pdb },
+  networkPolicy: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', projection: PROJECTIONS.networkPolicy },
   pvc: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' },
   pod: { apiVersion: 'v1', kind: 'Pod', projection: PROJECTIONS.pod },
 } as const;

@@ -84,6 +84,13 @@ export const PROJECTIONS = {
       return { ...head(p), spec: p.spec } as KubeObject;
     },
   },
+  /** Cluster controller: the labels and spec it sets (the cache keeps the whole head); not the status. */
+  networkPolicy: {
+    name: 'networkpolicy-spec',
+    keep(o) {
+      return { ...head(o), spec: (o as { spec?: unknown }).spec } as KubeObject;
+    },
+  },
   /**
    * Backup controller: a Job's outcome (conditions, start and completion times). Not kept: the
    * pod template, which it writes once on create and never compares.

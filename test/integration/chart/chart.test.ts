@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap, V1Container, V1Deployment, V1EnvVar, V1Role, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
+import { namespaceSelectorLabels } from '../../../src/api/names.ts';
 import { controllers } from '../../../src/controllers/index.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
 import { hookProcessesConfig } from '../../../src/controllers/orchestrator-controller/hook-request.ts';
@@ -396,6 +397,60 @@ describe('the chart, further', () => {
       .join(' ');
     const nodeOptions = (operatorContainer(render()).env as V1EnvVar[]).find((e) => e.name === 'NODE_OPTIONS')!.value;
     assert.equal(nodeOptions, nodeFlags);
+  });
+
+  it("NetworkPolicies: Orchestrator's API from the operator, every MySQL pod, its members and orchestratorFrom, raft from its members; the operator's port from Orchestrator and metricsFrom; the operator renders the clusters' with its pods' labels", () => {
+    const docs = render({ values: [ALL_ON] });
+    const operatorPods = operatorDeployment(docs).spec!.template.metadata!.labels!;
+    const orchestratorPods = orchestratorSet(docs).spec!.template.metadata!.labels!;
+    const policies = docs.filter((d) => d.kind === 'NetworkPolicy') as Obj[];
+    assert.equal(policies.length, 2);
+    const selecting = (pods: Record<string, string>) =>
+      only<Obj>(policies, 'NetworkPolicy', (p) =>
+        Object.entries((p as Obj).spec.podSelector.matchLabels as Record<string, string>).every(([k, v]) => pods[k] === v),
+      );
+    type Peer = { podSelector?: { matchLabels?: Record<string, string> } };
+    const labelsOf = (peer: Peer): Record<string, string> => peer.podSelector?.matchLabels ?? {};
+    const matches = (peer: Peer, pods: Record<string, string>) => Object.entries(labelsOf(peer)).every(([k, v]) => pods[k] === v);
+    const orc = selecting(orchestratorPods);
+    const [api, raft] = orc.spec.ingress;
+    assert.deepEqual(api.ports, [{ protocol: 'TCP', port: 'http' }]);
+    assert.ok(
+      api.from.some((p: Peer & { namespaceSelector?: object }) => !p.namespaceSelector && matches(p, operatorPods)),
+      'the operator',
+    );
+    assert.ok(
+      api.from.some((p: Peer & { namespaceSelector?: object }) => !p.namespaceSelector && matches(p, orchestratorPods)),
+      'the raft members',
+    );
+    // Every cluster's MySQL pods, in any namespace, carry the headless Service's selector labels.
+    const mysql = api.from.find((p: Obj) => p.namespaceSelector && Object.keys(p.namespaceSelector).length === 0);
+    assert.deepEqual(labelsOf(mysql), namespaceSelectorLabels());
+    assert.deepEqual(api.from.at(-1), { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } });
+    assert.deepEqual(raft.ports, [{ protocol: 'TCP', port: 'raft' }]);
+    assert.equal(raft.from.length, 1);
+    assert.ok(matches(raft.from[0], orchestratorPods) && !matches(raft.from[0], operatorPods));
+    const [http] = selecting(operatorPods).spec.ingress;
+    assert.equal(http.from.length, 2);
+    assert.ok(matches(http.from[0], orchestratorPods) && !matches(http.from[0], operatorPods), 'Orchestrator (its hooks)');
+    assert.deepEqual(labelsOf(http.from[1]), { 'app.kubernetes.io/name': 'prometheus' });
+    // Container ports the policies name.
+    assert.ok(operatorContainer(docs).ports!.some((p) => p.name === 'http'));
+    for (const name of ['http', 'raft'])
+      assert.ok(orchestratorSet(docs).spec!.template.spec!.containers[0]!.ports!.some((p) => p.name === name));
+    const args = operatorContainer(docs).args!;
+    assert.equal(flag(args, 'network-policies'), 'true');
+    const pairs = (text: string | undefined) => Object.fromEntries((text ?? '').split(',').map((p) => p.split('=') as [string, string]));
+    assert.deepEqual(pairs(flag(args, 'operator-pod-labels')), operatorPods);
+    assert.deepEqual(pairs(flag(args, 'orchestrator-pod-labels')), orchestratorPods);
+    assert.ok(
+      (operatorContainer(docs).env as V1EnvVar[]).some((e) => e.name === 'POD_NAMESPACE'),
+      'the operator knows its namespace',
+    );
+
+    const off = render({ set: ['networkPolicy.enabled=false'] });
+    assert.equal(off.filter((d) => d.kind === 'NetworkPolicy').length, 0);
+    assert.equal(flag(operatorContainer(off).args!, 'network-policies'), 'false');
   });
 
   it("the operator's ServiceMonitor selects the operator's Service and scrapes its port", () => {

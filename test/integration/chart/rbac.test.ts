@@ -30,6 +30,8 @@ test("the runtime's and the cluster controller's every API request is allowed by
       RETRY_PERIOD: '200ms',
       RENEW_DEADLINE: '1s',
       LEASE_DURATION: '2s',
+      // As the chart runs it: each cluster gets its NetworkPolicy.
+      NETWORK_POLICIES: 'true',
       ...env,
     });
 
@@ -84,13 +86,21 @@ test("the runtime's and the cluster controller's every API request is allowed by
   await op.reconciles.settled([`${ns}/nosecret`], op.reconciles.mark(), 2);
   await client.delete(ref('Secret', 'v1', 'missing'));
   await eventually('the Warning repeated', () => used().has('patch events'));
-  // Spec changes: config, PDB, volumes released and deleted on scale-down.
+  // Spec changes: config, PDB, NetworkPolicy, volumes released and deleted on scale-down.
   await client.patch(
     cluster,
-    { spec: { mysqlConf: { max_connections: 50 }, minAvailable: 1, volumeSpec: { keepAfterDelete: true } } },
+    {
+      spec: {
+        mysqlConf: { max_connections: 50 },
+        minAvailable: 1,
+        volumeSpec: { keepAfterDelete: true },
+        networkPolicy: { mysqlFrom: [] },
+      },
+    },
     { type: 'merge' },
   );
   await passed();
+  assert.ok(used().has('update networking.k8s.io/networkpolicies'), 'the NetworkPolicy follows spec.networkPolicy');
   await client.patch(
     cluster,
     { spec: { replicas: 1, minAvailable: null, volumeSpec: { keepAfterDelete: true, deletePVCsOnScaleDown: true } } },
@@ -104,10 +114,12 @@ test("the runtime's and the cluster controller's every API request is allowed by
   // A Service changed by hand is put back.
   await client.patch(ref('Service', 'v1', 'rbac-mysql-master'), { spec: { selector: { role: 'none' } } }, { type: 'merge' });
   await passed();
-  // Orchestrator's account given to the operator: copied into the operated Secret.
+  // Orchestrator's account given to the operator: copied into the operated Secret; network
+  // policies turned off: the cluster's is deleted.
   await op.stop();
-  op = await start({ ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: 'rotated-password' });
+  op = await start({ ORC_TOPOLOGY_USER: 'orc', ORC_TOPOLOGY_PASSWORD: 'rotated-password', NETWORK_POLICIES: 'false' });
   await passed();
+  await eventually('the NetworkPolicy deleted (policies off)', () => used().has('delete networking.k8s.io/networkpolicies'));
   // The namespace's last clusters deleted: the shared headless Service goes with them.
   await client.delete(cluster);
   await client.delete(ref('MysqlCluster', CLUSTER.apiVersion, 'nosecret'));

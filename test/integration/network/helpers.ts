@@ -57,12 +57,18 @@ export interface TestPod {
 export async function runningPod(
   env: NetworkEnv,
   name: string,
-  o: { labels?: Record<string, string>; subdomain?: string; ports?: Array<{ name: string; containerPort: number }> } = {},
+  o: {
+    labels?: Record<string, string>;
+    subdomain?: string;
+    ports?: Array<{ name: string; containerPort: number }>;
+    namespace?: string;
+  } = {},
 ): Promise<TestPod> {
+  const namespace = o.namespace ?? env.namespace;
   const created = await env.client.create<V1Pod & { metadata: object }>({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: env.namespace, labels: o.labels ?? {} },
+    metadata: { name, namespace, labels: o.labels ?? {} },
     spec: {
       hostname: name,
       ...(o.subdomain ? { subdomain: o.subdomain } : {}),
@@ -72,13 +78,13 @@ export async function runningPod(
   const uid = created.metadata!.uid!;
   const attachment = await env.net.network.attach({
     uid,
-    namespace: env.namespace,
+    namespace,
     name,
     hostname: name,
     ...(o.subdomain ? { subdomain: o.subdomain } : {}),
   });
   const pod = await env.client.patchStatus<V1Pod & { metadata: object }>(
-    { apiVersion: 'v1', kind: 'Pod', namespace: env.namespace, name },
+    { apiVersion: 'v1', kind: 'Pod', namespace, name },
     {
       status: { phase: 'Running', podIP: attachment.ip, podIPs: [{ ip: attachment.ip }], conditions: [{ type: 'Ready', status: 'True' }] },
     },

@@ -45,10 +45,10 @@ describe('the backup Job', () => {
       }),
     );
     const rendered = wire(d.job) as V1Job & { spec: { template: { metadata?: unknown } } };
-    // Ours: a deadline, the pods' labels, the termination message falling back to the log.
+    // Ours: a deadline, the pods' labels (the cluster's name for its NetworkPolicy), the termination message falling back to the log.
     assert.equal(rendered.spec.activeDeadlineSeconds, 12 * 3600);
     assert.deepEqual(rendered.spec.template.metadata, {
-      labels: { 'app.kubernetes.io/managed-by': 'mysql.presslabs.org', 'app.kubernetes.io/component': 'backup' },
+      labels: { 'app.kubernetes.io/managed-by': 'mysql.presslabs.org', 'app.kubernetes.io/component': 'backup', cluster: 'my-db' },
     });
     assert.equal(rendered.spec.template.spec!.containers[0]!.terminationMessagePolicy, 'FallbackToLogsOnError');
     delete rendered.spec.activeDeadlineSeconds;

@@ -7,6 +7,7 @@ import type { V1ConfigMap, V1PodDisruptionBudget, V1Secret, V1Service, V1Statefu
 import { controllerRef } from '../../../src/api/names.ts';
 import {
   planConfigMap,
+  planNetworkPolicy,
   planPodDisruptionBudget,
   planSecret,
   planService,
@@ -14,6 +15,7 @@ import {
   type Plan,
 } from '../../../src/controllers/cluster/decide-writes.ts';
 import { renderOperatedSecret } from '../../../src/controllers/cluster/render-operated-secret.ts';
+import { renderNetworkPolicy, type NetworkPolicyObject } from '../../../src/controllers/cluster/render-network-policy.ts';
 import { KINDS } from '../../../src/controllers/shared/kinds.ts';
 import type { KubeObject } from '../../../src/runtime/kube/types.ts';
 import { cachedCopy, LAST_APPLIED_ANNOTATION, StringTable } from '../../../src/runtime/projection.ts';
@@ -86,6 +88,11 @@ function objectsOf(c = cluster({ replicas: 3 })) {
   const owner = controllerRef(desired.ref);
   const create = <T>(p: Plan<T>): T => (p as { object: T }).object;
   const secret = renderOperatedSecret(desired.ref, desired.secretData);
+  const networkPolicy = renderNetworkPolicy(desired.ref, c.spec, {
+    namespace: 'mysql-operator',
+    operatorPodLabels: { app: 'operator' },
+    orchestratorPodLabels: { app: 'orchestrator' },
+  });
   return [
     {
       kind: KINDS.statefulSet,
@@ -119,6 +126,11 @@ function objectsOf(c = cluster({ replicas: 3 })) {
           },
         ]
       : []),
+    {
+      kind: KINDS.networkPolicy,
+      full: stored(networkPolicy) as KubeObject,
+      plan: (e: KubeObject | undefined) => planNetworkPolicy(networkPolicy, e as NetworkPolicyObject, owner),
+    },
   ];
 }
 

@@ -27,3 +27,22 @@ test('CIDR overlap', () => {
   assert.ok(!cidrsOverlap('10.213.1.0/24', '10.213.2.0/24'));
   assert.ok(cidrsOverlap('10.213.1.7/32', '10.213.1.0/24'));
 });
+
+test('the proxy speaks for a pod from its alias, the same last octet in the alias range; for anything else, from the node', async () => {
+  const { proxyAlias } = await import('../../../sandbox/network/addresses.ts');
+  const { upstreamSource } = await import('../../../sandbox/network/proxy-table.ts');
+  const plan = slotPlan(7);
+  assert.equal(plan.aliasCIDR, '10.215.7.0/24');
+  assert.equal(proxyAlias(plan, '10.213.7.23'), '10.215.7.23');
+  assert.equal(proxyAlias(plan, '10.213.8.23'), undefined);
+  assert.equal(proxyAlias(plan, '10.213.70.2'), undefined);
+  assert.equal(upstreamSource(plan, '::ffff:10.213.7.23', '10.213.7.9'), '10.215.7.23');
+  assert.equal(upstreamSource(plan, '10.213.7.1', '10.213.7.9'), undefined, 'the gateway (the node) stays the node');
+  assert.equal(upstreamSource(plan, '10.214.7.5', '10.213.7.9'), undefined, 'a client on the host (a ClusterIP as its source)');
+  assert.equal(upstreamSource(plan, '10.213.7.23', '192.0.2.10'), undefined, 'an endpoint outside the pods (the API server relay)');
+  assert.equal(upstreamSource(undefined, '10.213.7.23', '10.213.7.9'), undefined);
+});
+
+test('a slot whose alias range the machine uses is skipped', () => {
+  assert.equal(freeSlot(3, { links: new Set(), cidrs: ['10.215.3.0/24'] })?.slot, 4);
+});

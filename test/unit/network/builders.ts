@@ -1,5 +1,6 @@
 // Pods and Services as the sandbox network sees them, for its pure parts' tests.
-import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
+import type { V1LabelSelector, V1NetworkPolicyPeer, V1NetworkPolicyPort, V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
+import type { NetworkPolicy } from '../../../sandbox/network/policy.ts';
 
 export const NS = 'ns1';
 
@@ -47,4 +48,31 @@ export function service(
       ...(o.type ? { type: o.type } : {}),
     },
   };
+}
+
+/** A NetworkPolicy as the API sends it (`from`, not the client library's `_from`). */
+export function networkPolicy(
+  name: string,
+  o: {
+    ns?: string;
+    podSelector?: V1LabelSelector;
+    policyTypes?: string[];
+    ingress?: Array<{ from?: V1NetworkPolicyPeer[]; ports?: V1NetworkPolicyPort[] }>;
+    egress?: unknown[];
+  } = {},
+): NetworkPolicy {
+  return {
+    metadata: { name, namespace: o.ns ?? NS },
+    spec: {
+      podSelector: o.podSelector ?? {},
+      ...(o.policyTypes ? { policyTypes: o.policyTypes } : {}),
+      ...(o.ingress ? { ingress: o.ingress } : {}),
+      ...(o.egress ? { egress: o.egress } : {}),
+    },
+  };
+}
+
+/** Namespaces by name with their labels, as the API server defaults them (kubernetes.io/metadata.name). */
+export function namespaceLabels(...list: Array<[string, Record<string, string>?]>): Map<string, Record<string, string>> {
+  return new Map(list.map(([name, labels]) => [name, { 'kubernetes.io/metadata.name': name, ...(labels ?? {}) }]));
 }

@@ -51,10 +51,11 @@ describe('generated operator files', () => {
 });
 
 describe('declared permissions', () => {
-  // Resource names of the kinds the controllers watch: the plural is the lower-cased kind + s.
+  // Resource names of the kinds the controllers watch: the plural is the lower-cased kind + s (a
+  // final y becomes ies: NetworkPolicy → networkpolicies).
   const resourceOf = (t: WatchTarget) => ({
     group: t.apiVersion.includes('/') ? t.apiVersion.split('/')[0]! : '',
-    resource: `${t.kind.toLowerCase()}s`,
+    resource: `${t.kind.toLowerCase().replace(/y$/, 'ie')}s`,
   });
   const optionsOf: Record<string, object> = { cluster: DEFAULT_CLUSTER_OPTIONS, orchestrator: DEFAULT_ORCHESTRATOR_OPTIONS };
 
