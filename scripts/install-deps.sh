@@ -16,6 +16,7 @@ command -v pt-kill >/dev/null 2>&1 || need_apt+=(percona-toolkit) # pt-kill, the
 command -v curl >/dev/null 2>&1 || need_apt+=(curl) # the sandbox Orchestrator's failover hooks call the operator with it (chart/)
 command -v iptables-legacy >/dev/null 2>&1 || need_apt+=(iptables) # the sandbox's link faults (sandbox/faults/): rules in a pod's namespace
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3-minimal) # the sandbox's link delay (sandbox/faults/nfqueue-delay.py)
+command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || need_apt+=(nftables) # the sandbox network enforces NetworkPolicies with it (sandbox/network/policy-enforcer.ts)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "install-deps: apt-get install ${need_apt[*]}"
   apt-get update -qq
