@@ -54,8 +54,9 @@ const groups = [
   { files: files.filter((f) => !f.startsWith('test/e2e/')), concurrency: 3 },
 ].filter((g) => g.files.length > 0);
 // One installed MariaDB data directory for the whole run, copied by every test server
-// (test/support/mariadb-template.ts); removed when the run ends, however it ends.
-const templateDir = canInstall() ? mkdtempSync(join(tmpdir(), 'mdb-run-template-')) : null;
+// (test/support/mariadb-template.ts); removed when the run ends, however it ends. One file alone
+// gains nothing from it: its process installs its own at its first server, if it starts one.
+const templateDir = files.length > 1 && canInstall() ? mkdtempSync(join(tmpdir(), 'mdb-run-template-')) : null;
 if (templateDir) {
   process.on('exit', () => rmSync(templateDir, { recursive: true, force: true }));
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));

@@ -103,7 +103,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const aliasMovedTo = new Map<string, string>();
   let detectionCount = 0;
   let rounds = 0;
-  // When each instance was last checked, as 3.2.6's database_instance.last_checked (see due()).
+  // When each instance was last checked, as 3.2.6's database_instance.last_checked (dueForCheck).
   const lastChecked = new Map<string, number>();
   let stopped = false;
   // Recoveries, takeovers and polling take turns: one changes the topology at a time.
@@ -664,6 +664,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         const i = find(k);
         if (!i) throw new ApiError(`ForgetInstance(): instance ${keyText(k)} not found`, true);
         instances.splice(instances.indexOf(i), 1);
+        lastChecked.delete(keyText(k));
         dropNode(k);
         return ok(`Instance forgotten: ${keyText(k)}`, keyJson(k));
       }
