@@ -9,9 +9,22 @@ export interface Downtime {
   endsAt: Date;
 }
 
+/**
+ * 3.2.6's `is_last_check_valid` after a failed check: `last_checked <= last_seen`, both stored as
+ * its SQLite backend's NOW(), in whole seconds. So a check that fails within the same second as the
+ * last good one still reads valid (recorded: an API discover 0.5 s after a kill left the instance
+ * `IsLastCheckValid: true`; 2.5 s after, false at once; test/fixtures/orchestrator/README.md).
+ */
+export function lastCheckStillValid(lastSeen: Date | null, failedAt: Date): boolean {
+  return lastSeen !== null && Math.floor(failedAt.getTime() / 1000) <= Math.floor(lastSeen.getTime() / 1000);
+}
+
 export interface InstanceState {
   key: Key;
-  /** False from the first failed check until a check succeeds again. */
+  /**
+   * False from the first failed check until a check succeeds again, except within the second of the
+   * last good one (`lastCheckStillValid`).
+   */
   lastCheckValid: boolean;
   /** Failed checks in a row. */
   failedChecks: number;

@@ -1,12 +1,14 @@
 // What the stand-in concludes from the instances it polled: the analysis Orchestrator 3.2.6
 // reported in the recordings, and whom it promotes.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import {
   analyze,
   chooseSuccessor,
   dueForCheck,
   clusterAliasOf,
+  lastCheckStillValid,
   sqlThreadBehind,
   type InstanceState,
 } from '../../../sandbox/orchestrator/analysis.ts';
@@ -111,4 +113,16 @@ test('with InstancePollSeconds 1 an instance is checked every 2 s, as 3.2.6 comp
   assert.equal(dueForCheck(at(10.9), at(12.0), 1), true, 'two whole seconds later');
   assert.equal(dueForCheck(at(10.2), at(12.9), 2), false);
   assert.equal(dueForCheck(at(10.2), at(13.0), 2), true);
+});
+
+test('a check that fails within the second of the last good one still reads valid, as 3.2.6 compares whole seconds (recorded)', () => {
+  const fixtures = new URL('../../fixtures/orchestrator/', import.meta.url);
+  const recorded = (f: string) => JSON.parse(readFileSync(new URL(f, fixtures), 'utf8')) as { IsLastCheckValid: boolean };
+  const good = new Date('2026-11-28T16:21:06.040Z');
+  assert.equal(lastCheckStillValid(good, new Date('2026-11-28T16:21:06.400Z')), true);
+  assert.equal(recorded('instance_failed-discover_same-second_127.0.0.1_23306.json').IsLastCheckValid, true);
+  assert.equal(lastCheckStillValid(good, new Date('2026-11-28T16:21:07.001Z')), false);
+  assert.equal(lastCheckStillValid(new Date('2026-11-28T16:19:40.030Z'), new Date('2026-11-28T16:19:42.600Z')), false);
+  assert.equal(recorded('instance_failed-discover_later-second_127.0.0.1_23306.json').IsLastCheckValid, false);
+  assert.equal(lastCheckStillValid(null, good), false, 'never seen: never valid');
 });
