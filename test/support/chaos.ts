@@ -29,6 +29,18 @@ export const CHAOS_FAULTS = ['mysqld-kill', 'master-pod-loss', 'master-partition
 export type ChaosFault = (typeof CHAOS_FAULTS)[number];
 
 /**
+ * The faults a run injects: CHAOS_ONLY (comma-separated names) narrows them, to look at one fault
+ * closely; an unknown name is an error, not an empty run.
+ */
+export function chosenFaults(only = process.env.CHAOS_ONLY): readonly ChaosFault[] {
+  if (!only) return CHAOS_FAULTS;
+  const names = only.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !(CHAOS_FAULTS as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`CHAOS_ONLY names unknown faults: ${unknown.join(', ')} (known: ${CHAOS_FAULTS.join(', ')})`);
+  return CHAOS_FAULTS.filter((f) => names.includes(f));
+}
+
+/**
  * Each pod's link to the other pods, each way (ms): binlog events reach a replica 2 × this after
  * they leave the master's server, while the client's acknowledgement (through the Service proxy on
  * the host, undelayed) is back at once; a master lost meanwhile takes them with it (its held
