@@ -26,7 +26,7 @@ import {
   type FaultOutcome,
 } from '../support/chaos.ts';
 import { watchMasters, type MasterWatch } from '../support/master-watch.ts';
-import { printSandboxOnFailure, sandboxSkip } from '../support/sandbox.ts';
+import { e2eChartValues, printSandboxOnFailure, sandboxSkip } from '../support/sandbox.ts';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 1);
 const ASYNC_MAX = Number(process.env.CHAOS_ASYNC_MAX ?? 8);
@@ -44,7 +44,7 @@ describe('chaos: faults under replication lag on the sandbox', { skip: chaosSkip
   let sb: Sandbox;
   const cleanups: (() => void)[] = [];
   before(async () => {
-    sb = await startSandbox({ workDir });
+    sb = await startSandbox({ workDir, chartValues: e2eChartValues() });
     await sb.ready;
   });
   after(async () => {

@@ -92,7 +92,7 @@ describe('failover of the example MariaDB cluster on the sandbox', { skip: sandb
       .slice(changes)
       .map((m, i) => `${m || '(none)'} +${((watch.changedAt[changes + i]! - killedAt) / 1000).toFixed(2)} s`);
     console.log(
-      `${what}: ${killed} killed; role=master ${labels.join(', ') || 'unchanged'}; first write accepted through the master Service at +${(ms / 1000).toFixed(2)} s`,
+      `${what}: ${killed} killed at ${new Date(killedAt).toISOString()}; role=master ${labels.join(', ') || 'unchanged'}; first write accepted through the master Service at +${(ms / 1000).toFixed(2)} s`,
     );
     console.log(`${what}: why writes failed meanwhile: ${failureSummary(writer, killedAt, first.ackedAt!)}`);
     return { killed, killedAt, ms, master };

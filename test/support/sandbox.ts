@@ -34,6 +34,14 @@ export function sandboxSkip(): string | false {
   return false;
 }
 
+/**
+ * Extra `--set` values for the chart of an e2e sandbox, from E2E_CHART_VALUES (comma-separated),
+ * to look closer at one run: `E2E_CHART_VALUES=extraArgs[0]=--log-level=debug`.
+ */
+export function e2eChartValues(env = process.env.E2E_CHART_VALUES): string[] {
+  return env ? env.split(',').filter((v) => v.trim() !== '') : [];
+}
+
 export interface ExampleCluster {
   name: string;
   namespace: string;
@@ -254,7 +262,7 @@ export interface WritingLab {
  * switchover scenarios. Prints how long the cluster took, and what ran.
  */
 export async function startWritingLab(workDir: string, replicas: number, readyTimeoutMs: number): Promise<WritingLab> {
-  const sb = await startSandbox({ workDir });
+  const sb = await startSandbox({ workDir, chartValues: e2eChartValues() });
   try {
     await sb.ready;
     const c = await applyMariaDBExample(sb, replicas);

@@ -8,7 +8,23 @@ import type { LabelPatch } from './decide-labels.ts';
 
 /** A pod as the API server listed it: its name, labels and resourceVersion. */
 export interface LivePod {
-  metadata?: { name?: string; resourceVersion?: string; labels?: Record<string, string> };
+  metadata?: { name?: string; uid?: string; resourceVersion?: string; labels?: Record<string, string>; deletionTimestamp?: string };
+}
+
+/**
+ * Whether a pod that changed since a label decision (its patch got 409) still shows what the
+ * decision read of it: the same pod (uid), the same `role` and `healthy` labels, not deleting since.
+ * The kubelet rewrites a pod's status whenever a probe or a container changes, which is exactly
+ * when a failover labels it; such a change must not cost the promotion a whole pass (seen with
+ * Orchestrator 3.2.6: a 409 on the successor put the label 2 s after the PostMasterFailover hook).
+ * A change of those labels or a deletion is a real conflict.
+ */
+export function stillAsDecided(decided: LivePod, live: LivePod): boolean {
+  const a = decided.metadata;
+  const b = live.metadata;
+  if (a === undefined || b === undefined || a.uid !== b.uid) return false;
+  if ((a.deletionTimestamp === undefined) !== (b.deletionTimestamp === undefined)) return false;
+  return [LABEL_ROLE, LABEL_HEALTHY].every((k) => a.labels?.[k] === b.labels?.[k]);
 }
 
 /**

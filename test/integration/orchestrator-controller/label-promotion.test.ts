@@ -59,10 +59,10 @@ test('a promotion decided on a stale view demotes the master the API server show
 test('a label patch on a pod changed since the decision is refused (409), not applied over it', async (t) => {
   const { client, ns, snapshot, masters } = await setup(t);
   const decidedOn = await snapshot();
-  // pod 2 changes after the decision (here another label; a lost label move would do the same).
+  // pod 2's labels change after the decision (another pass, or a lost label move).
   await client.patch(
     { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod(2) },
-    { metadata: { labels: { other: 'x' } } },
+    { metadata: { labels: { healthy: 'unknown' } } },
     { type: 'merge' },
   );
 
@@ -72,6 +72,46 @@ test('a label patch on a pod changed since the decision is refused (409), not ap
     isConflict,
   );
   const live = (await snapshot()).find((p) => p.metadata?.name === pod(2));
-  assert.equal(live?.metadata?.labels?.healthy, 'yes');
+  assert.equal(live?.metadata?.labels?.healthy, 'unknown');
+  assert.deepEqual(await masters(), []);
+});
+
+test('a pod whose status alone changed since the decision (the kubelet) is labelled all the same, on its live version', async (t) => {
+  const { client, ns, snapshot, masters } = await setup(t);
+  const decidedOn = await snapshot();
+  // The kubelet's write between the decision and the patch: the status moves, the labels do not.
+  await client.patchStatus(
+    { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod(1) },
+    { status: { conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date().toISOString() }] } },
+  );
+  const conflicts: number[] = [];
+  const promotion: LabelPatch[] = [{ pod: pod(1), labels: { role: 'master', healthy: 'yes' } }];
+  await applyLabelRounds(client, ns, CLUSTER, promotion, decidedOn, async (p) => {
+    try {
+      await patchPodLabels({ client }, ns, p);
+    } catch (e) {
+      if (isConflict(e)) conflicts.push(1);
+      throw e;
+    }
+  });
+  assert.equal(conflicts.length, 1, 'the first patch, on the version decided on, was refused');
+  assert.deepEqual(await masters(), [pod(1)]);
+});
+
+test('a pod deleted and made again since the decision is not labelled (its uid changed)', async (t) => {
+  const { client, ns, snapshot, masters } = await setup(t);
+  const decidedOn = await snapshot();
+  await client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod(1) });
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: pod(1), namespace: ns, labels: { [LABEL_CLUSTER]: CLUSTER, [LABEL_ROLE]: 'replica', healthy: 'yes' } },
+    spec: { schedulerName: 'no-scheduler-runs-this', containers: [{ name: 'mysql', image: 'mariadb:10.11' }] },
+  } as never);
+  const promotion: LabelPatch[] = [{ pod: pod(1), labels: { role: 'master', healthy: 'yes' } }];
+  await assert.rejects(
+    applyLabelRounds(client, ns, CLUSTER, promotion, decidedOn, (p) => patchPodLabels({ client }, ns, p).then(() => undefined)),
+    isConflict,
+  );
   assert.deepEqual(await masters(), []);
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   demotionsBeforePromotion,
   labelPatchBody,
+  stillAsDecided,
   type LivePod,
 } from '../../../src/controllers/orchestrator-controller/decide-promotion.ts';
 import { podName } from './builders.ts';
@@ -40,5 +41,22 @@ describe('labelPatchBody', () => {
     assert.deepEqual(labelPatchBody({ pod: podName(0), labels: { role: 'replica', healthy: 'no' } }), {
       metadata: { labels: { role: 'replica', healthy: 'no' } },
     });
+  });
+});
+
+describe('stillAsDecided', () => {
+  const pod = (over: { uid?: string; labels?: Record<string, string>; deletionTimestamp?: string; resourceVersion?: string } = {}) => ({
+    metadata: { name: podName(1), uid: 'u1', resourceVersion: '7', labels: { role: 'replica', healthy: 'yes', app: 'x' }, ...over },
+  });
+  it('holds when only the version moved (the kubelet rewrote the status) or a label the decision does not read', () => {
+    assert.equal(stillAsDecided(pod(), pod({ resourceVersion: '9' })), true);
+    assert.equal(stillAsDecided(pod(), pod({ resourceVersion: '9', labels: { role: 'replica', healthy: 'yes', app: 'y' } })), true);
+  });
+  it('fails when role or healthy changed, the pod was made again, or it began deleting', () => {
+    assert.equal(stillAsDecided(pod(), pod({ labels: { role: 'master', healthy: 'yes' } })), false);
+    assert.equal(stillAsDecided(pod(), pod({ labels: { role: 'replica', healthy: 'no' } })), false);
+    assert.equal(stillAsDecided(pod(), pod({ uid: 'u2' })), false);
+    assert.equal(stillAsDecided(pod(), pod({ deletionTimestamp: '2026-11-28T00:00:00Z' })), false);
+    assert.equal(stillAsDecided({}, pod()), false);
   });
 });
