@@ -103,6 +103,7 @@ async function decideAndAct(s: Step): Promise<ReconcileResult | undefined> {
   if (isDeleting(s.g))
     return s.writes.finish(decideFinalizer(s.g, decideRegistration(s.g, s.p.deps.opts.forgetGraceMs), s.p.deps.opts.finalizerTimeoutMs));
   const discovered = await registration(s);
+  s.p.steps.lap('registration');
   // The labels before the status: they route the writes, and after a failover hook every
   // millisecond before the master label moves is one the master Service points at the old master.
   if (s.stale()) return;
