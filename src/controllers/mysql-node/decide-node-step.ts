@@ -24,6 +24,11 @@ export interface NodePod extends PodView {
    * a restart by the init-file is trusted for readiness, but re-checked by the operator.
    */
   verifiedSinceStart: boolean;
+  /**
+   * The pod carries `role=master`: the orchestrator controller's latest call, which it writes
+   * before the status (the labels route the writes), so for a moment it is newer than status.nodes.
+   */
+  labelledMaster: boolean;
 }
 
 /** The gathered state of one pass: the pod, its cluster, its server and the other servers. */
@@ -251,6 +256,15 @@ function replicaStep(g: NodeGathered, self: ReachableServer, choice: ChosenMaste
     return wait(
       NODE_REASONS.masterViewStale,
       `${pod.name} was a master; waiting for ${master.pod} to be writable and replicate from no one before it rejoins`,
+    );
+  }
+  if (!self.readOnly && pod.labelledMaster) {
+    // A failover labelled this pod master and the status still names the old one (seen in the
+    // chaos suite: a partitioned master back writable, the stale status naming it, and the
+    // successor made read-only): never fence the pod the routing points at; the status catches up.
+    return wait(
+      NODE_REASONS.masterViewStale,
+      `${pod.name} carries role=master while the cluster's status names ${master.pod}: not made read-only until they agree`,
     );
   }
   if (!self.readOnly) return step({ kind: 'setReadOnly' });

@@ -3,7 +3,7 @@
 // a time (configure), until the pod is configured, a wait is decided, or the step budget is spent. Every step is idempotent and the decision is re-made from freshly read server
 // state after each one, so a pass killed between two steps resumes correctly.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LABEL_CLUSTER, NODE_REASONS, type NodeReason } from '../../api/constants.ts';
+import { LABEL_CLUSTER, LABEL_ROLE, NODE_REASONS, ROLE, type NodeReason } from '../../api/constants.ts';
 import type { MysqlCluster } from '../../api/index.ts';
 import type { MysqlNode } from '../../mysql/index.ts';
 import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
@@ -121,7 +121,11 @@ async function gather(req: Request, ctx: ControllerContext, opts: NodeController
   const cluster = (await ctx.informer<MysqlCluster>(CLUSTER_TARGET)).get(req.namespace, clusterName);
   if (!cluster) return undefined;
   const resolve = opts.resolve ?? resolveByFqdn;
-  const view = { ...podView(pod, resolve), verifiedSinceStart: verifiedSinceStart(pod) };
+  const view = {
+    ...podView(pod, resolve),
+    verifiedSinceStart: verifiedSinceStart(pod),
+    labelledMaster: pod.metadata?.labels?.[LABEL_ROLE] === ROLE.master,
+  };
   if (view.ordinal < 0 || view.deleting || !view.mysqlRunning) return undefined;
   const log = ctx.log.child({ cluster: clusterName, namespace: req.namespace, pod: req.name });
   return { req, ctx, opts, pod, view, cluster: clusterView(cluster), pods, resolve, log, wroteCondition: false };

@@ -18,6 +18,7 @@ export function gathered(ordinal: number, self: ServerView, others: NodeView[] =
       mysqlStarted: true,
       deleting: false,
       verifiedSinceStart: false,
+      labelledMaster: false,
     },
     self,
     others,

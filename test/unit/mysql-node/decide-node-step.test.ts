@@ -385,3 +385,17 @@ test('an old master waits while its successor is not yet a writable master (Orch
   const g = verified(gathered(0, server({ configured: true, readOnly: false }), [node(1, server({ readOnly: true }))], { cluster: c }));
   assert.equal(stepKind(decideNodeStep(g)), 'wait:MasterViewStale');
 });
+
+// The chaos suite's partition (docs/failure-modes.md): pod 0 was partitioned, pod 1 promoted and
+// labelled role=master; the partition healed with pod 0 still writable (nobody could fence it)
+// while status.nodes still named pod 0. Pod 1 looked like a demoted master with a proven successor.
+test('a pod labelled role=master is never made read-only while the status still names another master', () => {
+  const successor = { ...master({ gtidExecuted: '0-101-12', gtidHistory: '0-100-10,0-101-12' }), configured: true };
+  const staleOld = node(0, { ...master({ gtidExecuted: '0-100-11', gtidHistory: '0-100-11' }), configured: true });
+  const g = gathered(1, successor, [staleOld], { cluster: cluster({ orchestrator: orchestrator(fqdn(0)) }) });
+  assert.equal(stepKind(decideNodeStep(g)), 'setReadOnly', 'without the label: the stale view would fence it');
+  const labelled = { ...g, pod: { ...g.pod, labelledMaster: true } };
+  const d = decideNodeStep(labelled);
+  assert.equal(stepKind(d), 'wait:MasterViewStale');
+  assert.match(d.kind === 'wait' ? d.message : '', /my-db-mysql-1 carries role=master while the cluster's status names my-db-mysql-0/);
+});
