@@ -1,5 +1,7 @@
-// Backup storage against real backends: a real S3-speaking server (s3rver, started here) and
-// the file system. What the backup Job, the restore and retention rely on: big objects stream
+// Backup storage against real backends: a real S3-speaking server (s3rver, started here),
+// Azurite (Microsoft's Azure Storage emulator), a server answering as Google Cloud Storage's JSON
+// API documents (test/support/gcs-server.ts; Google publishes no emulator), each its own
+// process, and the file system. What the backup Job, the restore and retention rely on: big objects stream
 // through multipart uploads and come back byte for byte; a body that breaks midway leaves
 // nothing behind; list and delete; clear errors without secrets.
 import { test } from 'node:test';
@@ -13,6 +15,7 @@ import { Readable } from 'node:stream';
 import { storageFor, StorageError, type BackupStorage } from '../../../src/storage/index.ts';
 import { FIRST_PART_SIZE } from '../../../src/storage/s3-upload.ts';
 import { startS3, type S3Server } from '../../support/s3.ts';
+import { startAzurite, startGcsServer } from '../../support/cloud-storage.ts';
 
 /** `n` MiB of random bytes, each MiB fresh, and their sha256 once fully read. */
 function randomBody(mib: number, failAfterMib?: number): { body: Readable; digest: () => string } {
@@ -52,16 +55,21 @@ async function backends(t: { after(fn: () => unknown): void }): Promise<{ s3: S3
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const fileBase = `${pathToFileURL(dir).href}/`;
   const s3Base = `s3://${s3.bucket}/cluster-a/`;
+  const [gcs, azure] = await Promise.all([startGcsServer({ t }), startAzurite({ t })]);
+  const gsBase = `gs://${gcs.bucket}/cluster-a/`;
+  const azureBase = `azure://${azure.bucket}/cluster-a/`;
   return {
     s3,
     all: [
       { name: 's3', base: s3Base, storage: storageFor(s3Base, s3.env) },
+      { name: 'gs', base: gsBase, storage: storageFor(gsBase, gcs.env) },
+      { name: 'azure', base: azureBase, storage: storageFor(azureBase, azure.env) },
       { name: 'file', base: fileBase, storage: storageFor(fileBase, {}) },
     ],
   };
 }
 
-test('storage round trips on s3 and file', async (t) => {
+test('storage round trips on s3, gs, azure and file', async (t) => {
   const { s3, all } = await backends(t);
   const mib = Math.ceil((2.5 * FIRST_PART_SIZE) / (1 << 20)); // three parts on S3
 
