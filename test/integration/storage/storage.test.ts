@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +16,7 @@ import { storageFor, StorageError, type BackupStorage } from '../../../src/stora
 import { FIRST_PART_SIZE } from '../../../src/storage/s3-upload.ts';
 import { startS3, type S3Server } from '../../support/s3.ts';
 import { startAzurite, startGcsServer } from '../../support/cloud-storage.ts';
+import { eventually } from '../../support/wait.ts';
 
 /** `n` MiB of random bytes, each MiB fresh, and their sha256 once fully read. */
 function randomBody(mib: number, failAfterMib?: number): { body: Readable; digest: () => string } {
@@ -184,9 +185,73 @@ test('s3 errors say what is wrong and never include the secret', async (t) => {
         .some((f) => f.includes('x.xbackup.gz')),
     );
   });
+});
 
-  await t.test('gs:// and azure:// → not supported yet', () => {
-    assert.throws(() => storageFor('gs://b/x.xbackup.gz', {}), /gs:\/\/ backups are not supported yet/);
-    assert.throws(() => storageFor('azure://b/x.xbackup.gz', {}), /azure:\/\/ backups are not supported yet/);
+test('gs and azure errors say what is wrong and never include the secret', async (t) => {
+  const [gcs, azure] = await Promise.all([startGcsServer({ t }), startAzurite({ t })]);
+  const az = `azure://${azure.bucket}/x.xbackup.gz`;
+  const gs = `gs://${gcs.bucket}/x.xbackup.gz`;
+
+  await t.test('azure: a wrong account key → access denied, the key not in the message', async () => {
+    const wrongKey = Buffer.from('not the account key, but base64 of the right length....').toString('base64');
+    const storage = storageFor(az, { ...azure.env, AZUREBLOB_KEY: wrongKey });
+    await assert.rejects(storage.upload(az, Readable.from([Buffer.from('x')])), (err: unknown) => {
+      assert.ok(err instanceof StorageError, String(err));
+      assert.equal(err.code, 'access-denied');
+      assert.match(err.message, /AZUREBLOB_KEY/);
+      assert.ok(!err.message.includes(wrongKey) && !err.message.includes(azure.env.AZUREBLOB_KEY!), err.message);
+      return true;
+    });
+  });
+
+  await t.test('azure: a container that does not exist → no-bucket naming it', async () => {
+    const other = 'azure://no-such-container/x.xbackup.gz';
+    await assert.rejects(
+      storageFor(other, azure.env).upload(other, Readable.from([Buffer.from('x')])),
+      (err: unknown) => err instanceof StorageError && err.code === 'no-bucket' && err.message.includes('no-such-container'),
+    );
+  });
+
+  await t.test('gs and azure: a missing object → not-found naming it', async () => {
+    for (const [url, env] of [
+      [az, azure.env],
+      [gs, gcs.env],
+      ['gs://no-such-bucket/x.xbackup.gz', gcs.env],
+    ] as const) {
+      await assert.rejects(
+        storageFor(url, env).openRead(url),
+        (err: unknown) => err instanceof StorageError && err.code === 'not-found' && err.message.includes(url),
+        url,
+      );
+    }
+  });
+
+  await t.test('gs: a broken upload leaves its session unfinished on the server and no object', async () => {
+    const url = `gs://${gcs.bucket}/broken/one.xbackup.gz`;
+    const { body } = randomBody(20, 17);
+    await assert.rejects(storageFor(url, gcs.env).upload(url, body), /source broke off/);
+    const stored = readdirSync(join(gcs.dir, 'buckets', gcs.bucket));
+    assert.ok(!stored.some((f) => f.includes('one.xbackup.gz')), stored.join(', '));
+    // The session holds the chunks sent before the break: the upload did stream, and stopped.
+    const sessions = readdirSync(join(gcs.dir, 'uploads')).filter((f) => !f.endsWith('.json'));
+    assert.equal(sessions.length, 1);
+  });
+
+  await t.test('azure: a broken upload leaves only uncommitted blocks, which no listing shows', async () => {
+    const url = `azure://${azure.bucket}/broken/one.xbackup.gz`;
+    const { body } = randomBody(20, 17);
+    await assert.rejects(storageFor(url, azure.env).upload(url, body), /source broke off/);
+    // Azurite keeps block data in extent files: the blocks staged before the break are there
+    // (the upload did stream, 8 MiB a block), and no listing shows them.
+    const extents = join(azure.dir, '__blobstorage__');
+    const staged = () => readdirSync(extents).reduce((n, f) => n + statSync(join(extents, f)).size, 0);
+    await eventually('the blocks staged before the break in Azurite', () => staged() >= 16 << 20);
+    assert.deepEqual(await storageFor(url, azure.env).list(`azure://${azure.bucket}/broken/`), []);
+  });
+
+  await t.test('gs: the storage unreachable → unreachable', async () => {
+    const url = 'gs://backups/x.xbackup.gz';
+    const env = { GCS_ENDPOINT: 'http://127.0.0.1:1' };
+    await assert.rejects(storageFor(url, env).delete(url), (err: unknown) => err instanceof StorageError && err.code === 'unreachable');
   });
 });
