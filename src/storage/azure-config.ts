@@ -24,7 +24,8 @@ export function azureOptions(env: StorageEnv): AzureOptions {
     const missing = [!account && 'AZUREBLOB_ACCOUNT', !key && 'AZUREBLOB_KEY'].filter(Boolean).join(' and ');
     throw new StorageError(
       'bad-config',
-      `azure:// storage credentials: ${missing} ${missing.includes(' and ') ? 'are' : 'is'} missing from the storage Secret`,
+      // Worded without `credentials:`, which the log redaction reads as a secret's label (src/runtime/redact.ts).
+      `azure:// needs AZUREBLOB_ACCOUNT and AZUREBLOB_KEY in the storage Secret; ${missing} ${missing.includes(' and ') ? 'are' : 'is'} missing`,
     );
   }
   if (!/^[a-z0-9]{3,24}$/.test(account)) {
