@@ -65,7 +65,8 @@ export function gcsError(url: string, err: unknown): StorageError {
   return new StorageError('failed', `${url}: ${what}`, { cause: err });
 }
 
-function clientOptions(opts: GcsOptions): StorageOptions {
+/** The client's options: exported for the unit test of which credentials go where. */
+export function gcsClientOptions(opts: GcsOptions): StorageOptions {
   const base: StorageOptions = { ...(opts.projectId ? { projectId: opts.projectId } : {}) };
   // A local server gets no credentials (the library's emulator mode): Google's token endpoint,
   // where a key is exchanged for a token, is fixed in the auth library.
@@ -82,7 +83,7 @@ function clientOptions(opts: GcsOptions): StorageOptions {
 }
 
 export function gcsStorage(opts: GcsOptions): BackupStorage {
-  const client = new Storage(clientOptions(opts));
+  const client = new Storage(gcsClientOptions(opts));
   return {
     async openRead(url) {
       const { bucket, key } = locate(url);

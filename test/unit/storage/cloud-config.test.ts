@@ -112,3 +112,19 @@ test('storageFor checks the keys at once, before any I/O', () => {
   badConfig(() => storageFor('azure://backups/x.xbackup.gz', {}), /AZUREBLOB_ACCOUNT and AZUREBLOB_KEY are missing/);
   badConfig(() => storageFor('gs://backups/x.xbackup.gz', { GCS_SERVICE_ACCOUNT_JSON_KEY: '{' }), /not valid JSON/);
 });
+
+test("gs: a key signs as its service account with read-write scope only; a local endpoint gets no credentials; neither is the environment's", async () => {
+  const { gcsClientOptions } = await import('../../../src/storage/gcs.ts');
+  const { JWT } = await import('google-auth-library');
+  const withKey = gcsClientOptions(gcsOptions({ GCS_SERVICE_ACCOUNT_JSON_KEY: JSON.stringify(KEY) }));
+  assert.ok(withKey.authClient instanceof JWT);
+  assert.equal(withKey.authClient.email, KEY.client_email);
+  assert.equal(withKey.authClient.keyId, 'kid');
+  assert.deepEqual(withKey.authClient.scopes, ['https://www.googleapis.com/auth/devstorage.read_write']);
+  assert.equal(withKey.projectId, 'from-key');
+  assert.equal(withKey.apiEndpoint, undefined);
+  const local = gcsClientOptions(gcsOptions({ GCS_SERVICE_ACCOUNT_JSON_KEY: JSON.stringify(KEY), GCS_ENDPOINT: 'http://127.0.0.1:1' }));
+  assert.equal(local.authClient, undefined);
+  assert.equal(local.apiEndpoint, 'http://127.0.0.1:1');
+  assert.deepEqual(gcsClientOptions(gcsOptions({})), {});
+});
