@@ -5,6 +5,7 @@
 // through multipart uploads and come back byte for byte; a body that breaks midway leaves
 // nothing behind; list and delete; clear errors without secrets.
 import { test } from 'node:test';
+import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -254,4 +255,48 @@ test('gs and azure errors say what is wrong and never include the secret', async
     const env = { GCS_ENDPOINT: 'http://127.0.0.1:1' };
     await assert.rejects(storageFor(url, env).delete(url), (err: unknown) => err instanceof StorageError && err.code === 'unreachable');
   });
+});
+
+/** The bytes in the files under `dir`. */
+function bytesUnder(dir: string): number {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => statSync(join(dir, String(f))))
+    .reduce((n, s) => n + (s.isFile() ? s.size : 0), 0);
+}
+
+test('gs and azure: an uploading process killed midway leaves nothing at the name', async (t) => {
+  const [gcs, azure] = await Promise.all([startGcsServer({ t }), startAzurite({ t })]);
+  const storageModule = pathToFileURL(join(import.meta.dirname, '../../../src/storage/index.ts')).href;
+  for (const [cloud, server, staged] of [
+    ['gs', gcs, () => bytesUnder(join(gcs.dir, 'uploads'))],
+    ['azure', azure, () => bytesUnder(join(azure.dir, '__blobstorage__'))],
+  ] as const) {
+    await t.test(cloud, async () => {
+      const url = `${cloud}://${server.bucket}/killed/one.xbackup.gz`;
+      // A body that never ends, uploaded by a process of its own, as the backup Job's container.
+      const script = `
+        import { Readable } from 'node:stream';
+        import { randomBytes } from 'node:crypto';
+        const { storageFor } = await import(${JSON.stringify(storageModule)});
+        const body = new Readable({ read() { this.push(randomBytes(1 << 20)); } });
+        await storageFor(${JSON.stringify(url)}, JSON.parse(process.env.KEYS)).upload(${JSON.stringify(url)}, body);
+        console.log('the upload ended');`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        env: { ...process.env, KEYS: JSON.stringify(server.env) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d));
+      child.stderr.on('data', (d: Buffer) => (output += d));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      t.after(() => child.kill('SIGKILL'));
+      await eventually(`two chunks of the ${cloud} upload on the server (${output})`, () => staged() >= 16 << 20);
+      child.kill('SIGKILL');
+      await exited;
+      assert.ok(!output.includes('the upload ended'), output);
+      const storage = storageFor(url, server.env);
+      await assert.rejects(storage.openRead(url), (err: unknown) => err instanceof StorageError && err.code === 'not-found');
+      assert.deepEqual(await storage.list(`${cloud}://${server.bucket}/killed/`), []);
+    });
+  }
 });
