@@ -4,6 +4,7 @@
 // cleanly. A body that breaks, an abort or a failed chunk leaves the session unfinished: nothing
 // at the name (an old object there stays as it was), and Google discards the session after a
 // week. Like s3.ts, the upload session is the temporary name; no copy under a second name.
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Storage, type StorageOptions } from '@google-cloud/storage';
 import { JWT } from 'google-auth-library';
@@ -12,6 +13,12 @@ import { counted, ownError, parseBackupUrl, StorageError, type BackupStorage, ty
 
 /** Bytes per upload request: a multiple of 256 KiB as the API asks, held in memory once. */
 export const GCS_CHUNK_SIZE = 8 << 20;
+
+/**
+ * Bytes given to the library and not yet handed to an upload request: at least a chunk, so the
+ * library can always fill the next one (below that it would wait for bytes the gate holds back).
+ */
+const UNSENT_LIMIT = 2 * GCS_CHUNK_SIZE;
 
 /** Read, write and delete objects; nothing of the project or the bucket's settings. */
 const SCOPE = 'https://www.googleapis.com/auth/devstorage.read_write';
@@ -104,6 +111,7 @@ export function gcsStorage(opts: GcsOptions): BackupStorage {
     async upload(url, body, uploadOpts = {}) {
       const { bucket, key } = locate(url);
       const { stream, bytes } = counted(body);
+      const gate = new Transform({ transform: (chunk: Buffer, _enc, cb) => admit(chunk.length, () => cb(null, chunk)) });
       const sink = client
         .bucket(bucket)
         .file(key)
@@ -114,8 +122,30 @@ export function gcsStorage(opts: GcsOptions): BackupStorage {
           metadata: opts.storageClass ? { storageClass: opts.storageClass } : {},
           ...(opts.objectAcl ? { predefinedAcl: opts.objectAcl as 'private' } : {}),
         });
+      // The library's own backpressure lets its queue run ahead of the upload: a write is
+      // released when a buffer is read from the queue, and each buffer is read twice (once to
+      // size the chunk, once to send it). A source faster than the network then grows memory
+      // with the object: measured, 1.5 GiB from memory ended holding ~190 MB more than it began
+      // (@google-cloud/storage 8.4.0). The gate admits bytes only while fewer than UNSENT_LIMIT
+      // of them wait to be handed to an upload request ('progress').
+      let admitted = 0;
+      let sent = 0;
+      let waiting: { n: number; go: () => void } | undefined;
+      const admit = (n: number, go: () => void) => {
+        admitted += n;
+        if (admitted - n - sent < UNSENT_LIMIT) go();
+        else waiting = { n, go };
+      };
+      sink.on('progress', (p: { bytesWritten: number }) => {
+        sent = p.bytesWritten;
+        if (waiting && admitted - waiting.n - sent < UNSENT_LIMIT) {
+          const { go } = waiting;
+          waiting = undefined;
+          go();
+        }
+      });
       try {
-        await pipeline(stream, sink, uploadOpts.signal ? { signal: uploadOpts.signal } : {});
+        await pipeline(stream, gate, sink, uploadOpts.signal ? { signal: uploadOpts.signal } : {});
       } catch (err) {
         body.destroy();
         throw ownError(body) ?? gcsError(url, err);

@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { Readable } from 'node:stream';
 import { storageFor, StorageError, type BackupStorage } from '../../../src/storage/index.ts';
 import { FIRST_PART_SIZE } from '../../../src/storage/s3-upload.ts';
+import { GCS_CHUNK_SIZE } from '../../../src/storage/gcs.ts';
 import { startS3, type S3Server } from '../../support/s3.ts';
 import { startAzurite, startGcsServer } from '../../support/cloud-storage.ts';
 import { eventually } from '../../support/wait.ts';
@@ -299,4 +300,40 @@ test('gs and azure: an uploading process killed midway leaves nothing at the nam
       assert.deepEqual(await storage.list(`${cloud}://${server.bucket}/killed/`), []);
     });
   }
+});
+
+test('gs: a source faster than the upload holds a bounded amount of memory, however long the upload', async (t) => {
+  const gcs = await startGcsServer({ t });
+  const storageModule = pathToFileURL(join(import.meta.dirname, '../../../src/storage/index.ts')).href;
+  const url = `gs://${gcs.bucket}/memory/one.xbackup.gz`;
+  // 384 MiB from memory, in a process of its own: the buffers reachable after a full GC, every 64 MiB.
+  const script = `
+    import { Readable } from 'node:stream';
+    const { storageFor } = await import(${JSON.stringify(storageModule)});
+    const block = Buffer.alloc(1 << 20, 7);
+    let n = 0;
+    const marks = [];
+    const body = new Readable({ read() {
+      if (n % 64 === 0 && n > 0) { globalThis.gc(); marks.push(process.memoryUsage().arrayBuffers); }
+      if (n++ === 384) this.push(null); else this.push(Buffer.from(block));
+    } });
+    await storageFor(${JSON.stringify(url)}, JSON.parse(process.env.KEYS)).upload(${JSON.stringify(url)}, body);
+    console.log(JSON.stringify(marks));`;
+  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    env: { ...process.env, KEYS: JSON.stringify(gcs.env) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  assert.equal(code, 0, output);
+  const marks = (JSON.parse(output.trim().split('\n').at(-1)!) as number[]).map((b) => Math.round(b / (1 << 20)));
+  // Not growing: what stays held (the least of each half's marks; a mark may catch chunks in
+  // flight) is the same late in the upload as early, within a chunk; and never many chunks.
+  const chunkMiB = GCS_CHUNK_SIZE >> 20;
+  const least = (xs: number[]) => Math.min(...xs);
+  const says = `MiB held every 64 MiB: ${marks.join(' ')}`;
+  assert.ok(least(marks.slice(3)) - least(marks.slice(0, 3)) <= chunkMiB, says);
+  assert.ok(Math.max(...marks) <= 8 * chunkMiB, says);
 });
