@@ -6,7 +6,13 @@ import { fileURLToPath } from 'node:url';
 /** Credentials and options: the keys of the storage Secret (docs/compatibility.md "Storage"). */
 export type StorageEnv = Readonly<Record<string, string | undefined>>;
 
-export type BackupLocation = { scheme: 's3'; bucket: string; key: string } | { scheme: 'file'; path: string };
+export type BackupLocation =
+  | { scheme: 's3'; bucket: string; key: string }
+  /** Google Cloud Storage: `gs://bucket/name`. */
+  | { scheme: 'gs'; bucket: string; key: string }
+  /** Azure Blob Storage: `azure://container/name`; the account is the Secret's AZUREBLOB_ACCOUNT (as for the anchor's rclone). */
+  | { scheme: 'azure'; container: string; key: string }
+  | { scheme: 'file'; path: string };
 
 export interface StoredObject {
   url: string;
@@ -20,7 +26,8 @@ export interface BackupStorage {
   /**
    * Streams `body` to `url` so that nothing appears there unless the stream ended cleanly; on
    * failure nothing is left behind (file: a temporary name beside `url`, renamed; S3: a multipart
-   * upload, invisible until completed). Rejects with the body's own error when the body broke.
+   * upload, invisible until completed; gs: a resumable upload, invisible until its last chunk
+   * names the total size; azure: staged blocks, invisible until the block list is committed). Rejects with the body's own error when the body broke.
    */
   upload(url: string, body: Readable, opts?: { signal?: AbortSignal }): Promise<{ bytes: number }>;
   /** The objects directly under `prefixUrl` (a folder when it ends in `/`, else a name prefix); uploads in flight are never listed. */
@@ -52,25 +59,64 @@ export class StorageError extends Error {
 }
 
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  gs: 'gs:// backups are not supported yet; use s3:// (Google Cloud Storage speaks S3 at https://storage.googleapis.com with HMAC keys)',
-  azure: 'azure:// backups are not supported yet; use s3:// (an S3-compatible gateway) instead',
-  http: 'http:// backups are not supported yet; use s3:// or file://',
-  https: 'https:// backups are not supported yet; use s3:// or file://',
+  http: 'http:// backups are not supported yet; use s3://, gs://, azure:// or file://',
+  https: 'https:// backups are not supported yet; use s3://, gs://, azure:// or file://',
 };
+
+/** `rest` (what follows `scheme://`) as the first path segment and the rest. */
+function splitFirst(rest: string): [string, string] {
+  const slash = rest.indexOf('/');
+  return slash < 0 ? [rest, ''] : [rest.slice(0, slash), rest.slice(slash + 1)];
+}
+
+// Google's rule: 3-63 characters (up to 222 with dots, 63 between dots) of lower-case letters,
+// digits, '-', '_' and '.', beginning and ending with a letter or digit.
+function isGcsBucket(name: string): boolean {
+  if (!/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/.test(name)) return false;
+  return name.includes('.') ? name.split('.').every((part) => part.length <= 63) : name.length <= 63;
+}
+
+// Azure's rule: 3-63 characters of lower-case letters, digits and single hyphens, beginning and
+// ending with a letter or digit.
+function isAzureContainer(name: string): boolean {
+  return /^[a-z0-9](?:[a-z0-9]|-(?!-)){1,61}[a-z0-9]$/.test(name);
+}
 
 export function parseBackupUrl(url: string): BackupLocation {
   const m = /^([a-z][a-z0-9+.-]*):\/\/(.*)$/i.exec(url);
-  if (!m) throw new StorageError('bad-url', `not a backup URL (expected s3://bucket/key or file:///path): ${url}`);
+  if (!m)
+    throw new StorageError(
+      'bad-url',
+      `not a backup URL (expected s3://bucket/key, gs://bucket/key, azure://container/key or file:///path): ${url}`,
+    );
   const scheme = m[1]!.toLowerCase();
   const rest = m[2]!;
   if (scheme === 's3') {
-    const slash = rest.indexOf('/');
-    const bucket = slash < 0 ? rest : rest.slice(0, slash);
-    const key = slash < 0 ? '' : rest.slice(slash + 1);
+    const [bucket, key] = splitFirst(rest);
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
       throw new StorageError('bad-url', `${url}: '${bucket}' is not an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)`);
     }
     return { scheme, bucket, key };
+  }
+  if (scheme === 'gs') {
+    const [bucket, key] = splitFirst(rest);
+    if (!isGcsBucket(bucket)) {
+      throw new StorageError(
+        'bad-url',
+        `${url}: '${bucket}' is not a Google Cloud Storage bucket name (3-63 lower-case letters, digits, '-', '_', '.')`,
+      );
+    }
+    return { scheme, bucket, key };
+  }
+  if (scheme === 'azure') {
+    const [container, key] = splitFirst(rest);
+    if (!isAzureContainer(container)) {
+      throw new StorageError(
+        'bad-url',
+        `${url}: '${container}' is not an Azure container name (3-63 lower-case letters, digits, single hyphens)`,
+      );
+    }
+    return { scheme, container, key };
   }
   if (scheme === 'file') {
     try {
@@ -79,7 +125,10 @@ export function parseBackupUrl(url: string): BackupLocation {
       throw new StorageError('bad-url', `${url}: ${(err as Error).message}`);
     }
   }
-  throw new StorageError('unsupported-scheme', UNSUPPORTED[scheme] ?? `${scheme}:// backups are not supported; use s3:// or file://`);
+  throw new StorageError(
+    'unsupported-scheme',
+    UNSUPPORTED[scheme] ?? `${scheme}:// backups are not supported; use s3://, gs://, azure:// or file://`,
+  );
 }
 
 export const BACKUP_SUFFIX = '.xbackup.gz';

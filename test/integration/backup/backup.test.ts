@@ -20,6 +20,7 @@ import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
 import { containerEnv } from '../../../sandbox/kubelet/env.ts';
 import { kubeEnv } from '../../support/kube-env.ts';
 import { startMariaDB, type MariaDBServer } from '../../support/mariadb.ts';
+import { startAzurite, startGcsServer } from '../../support/cloud-storage.ts';
 import { s3DownMidUpload, startS3 } from '../../support/s3.ts';
 import { startS3Server } from '../../../sandbox/s3.ts';
 import { formCluster, watchWithStandIn, type StandInWatch } from '../../support/orchestrator-stand-in.ts';
@@ -447,6 +448,46 @@ test('remoteDeletePolicy delete: deleting the MysqlBackup deletes its stored obj
   await l.client.delete(backupRef(l, 'b3'));
   await eventually('b3 gone', async () => !(await l.client.getIfExists(backupRef(l, 'b3'))));
   assert.deepEqual(await storage.list(object), []);
+});
+
+for (const cloud of ['gs', 'azure'] as const) {
+  test(`${cloud}:// with the anchor's Secret keys: the backup completes into the bucket, and remoteDeletePolicy delete removes it there (retention's delete)`, async (t) => {
+    if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_JOB_STATUS_BY_HAND);
+    const server = cloud === 'gs' ? await startGcsServer({ t }) : await startAzurite({ t });
+    const keys = server.env as Record<string, string>;
+    const l = await lab(t, { secrets: { 'cloud-backup': keys } });
+    const folder = `${cloud}://${server.bucket}/my-db/`;
+    const job = await createBackup(l, 'c1', { backupURL: folder, backupSecretName: 'cloud-backup', remoteDeletePolicy: 'delete' });
+    assert.equal(await runJobPod(l, job), 0);
+    const done = await eventually('c1 completed', async () => {
+      const b = await getBackup(l, 'c1');
+      return b.status?.completed === true && b;
+    });
+    const object = `${folder}c1.xbackup.gz`;
+    assert.equal(done.status!.backupURL, object);
+    const cloudStorage = storageFor(folder, keys);
+    assert.deepEqual(
+      (await cloudStorage.list(folder)).map((o) => [o.url, o.bytes]),
+      [[object, done.status!.sizeBytes]],
+    );
+    await l.client.delete(backupRef(l, 'c1'));
+    await eventually('c1 gone', async () => !(await l.client.getIfExists(backupRef(l, 'c1'))));
+    assert.deepEqual(await cloudStorage.list(folder), []);
+  });
+}
+
+test('a malformed GCS_SERVICE_ACCOUNT_JSON_KEY fails the backup with a condition naming the key, not quoting it', async (t) => {
+  if (process.env.TEST_KUBECONFIG) return t.skip(NEEDS_JOB_STATUS_BY_HAND);
+  const keyText = '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0';
+  const l = await lab(t, { secrets: { 'bad-gcs': { GCS_SERVICE_ACCOUNT_JSON_KEY: keyText } } });
+  const job = await createBackup(l, 'c2', { backupURL: 'gs://backups/my-db/', backupSecretName: 'bad-gcs' });
+  assert.notEqual(await runJobPod(l, job), 0);
+  const failed = await eventually('c2 Failed', async () => {
+    const b = await getBackup(l, 'c2');
+    return b.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+  });
+  assert.match(failed.message!, /GCS_SERVICE_ACCOUNT_JSON_KEY is not valid JSON/);
+  assert.ok(!failed.message!.includes('MIIEvQIBADANBgkqhkiG9w0'), failed.message);
 });
 
 test('a MysqlBackup of a cluster that does not exist makes no Job; Failed names spec.clusterName', async (t) => {

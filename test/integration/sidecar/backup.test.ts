@@ -1,6 +1,7 @@
 // Issue 14 (storage, take-backup-to, restore on bootstrap) on real parts: MariaDB 10.11 with
 // mariabackup (the only flavour installable here), the real sidecar binary serving /xbackup, a
-// real S3-speaking server (s3rver). A backup lands in S3 only when it is complete; a pod 0 with
+// real S3-speaking server (s3rver); for gs:// and azure:// (issue 25 item 4), Azurite and a
+// server answering as the GCS JSON API documents (test/support/cloud-storage.ts). A backup lands in S3 only when it is complete; a pod 0 with
 // initBucketURL restores it with the same rows, checksum and GTID position; broken streams and
 // broken objects leave nothing behind: no object, or an empty data directory.
 import { before, test } from 'node:test';
@@ -14,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseBackupReport, type BackupReport, type RestoreReport } from '../../../src/api/backup-report.ts';
 import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
 import { startMariaDB, startReplicationPair, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { startAzurite, startGcsServer } from '../../support/cloud-storage.ts';
 import { startS3, type S3Server } from '../../support/s3.ts';
 import { eventually } from '../../support/wait.ts';
 import {
@@ -81,9 +83,14 @@ async function emptyPod0(t: After): Promise<{ target: MariaDBServer; confDir: st
 
 const NOBODY = 'http://127.0.0.1:9';
 
-async function restore(t: After, url: string): Promise<{ run: SidecarExit; target: MariaDBServer; terminationLog: string }> {
+async function restore(
+  t: After,
+  url: string,
+  storageEnv: Record<string, string> = {},
+): Promise<{ run: SidecarExit; target: MariaDBServer; terminationLog: string }> {
   const { target, args } = await emptyPod0(t);
   const { env, terminationLog } = await jobEnv(t, {
+    ...storageEnv,
     MY_POD_NAME: 'c-mysql-0',
     INIT_BUCKET_URI: url,
     SIDECAR_CLONE_REPLICAS_URL: NOBODY,
@@ -121,6 +128,31 @@ for (const suffix of ['.xbackup.gz', '.xbackup.zst']) {
     assert.equal(await checksum(target), await checksum(source));
     const seeded = await target.sql("SELECT value FROM sys_operator.status WHERE name = 'backup_gtid_purged'");
     assert.equal(seeded[0]?.value, sourceGtid);
+  });
+}
+
+for (const cloud of ['gs', 'azure'] as const) {
+  test(`take-backup-to puts a backup in ${cloud}:// with the anchor's Secret keys, and pod 0 restores it; no key in any output`, async (t) => {
+    const server = cloud === 'gs' ? await startGcsServer({ t }) : await startAzurite({ t });
+    const keys = server.env as Record<string, string>;
+    const url = `${cloud}://${server.bucket}/c/c-auto-1.xbackup.gz`;
+    const { env } = await jobEnv(t, keys);
+    const backup = await takeBackup(sourceSidecar.url, url, env);
+    assert.equal(backup.code, 0, backup.output);
+    const report = parseBackupReport(backup.output) as BackupReport;
+    assert.equal(report.url, url);
+    assert.equal(report.position?.gtid, sourceGtid);
+    const [stored] = await storageFor(url, keys).list(`${cloud}://${server.bucket}/c/`);
+    assert.equal(stored?.url, url);
+    assert.equal(stored?.bytes, report.bytes);
+
+    const { run, target } = await restore(t, url, keys);
+    assert.equal(run.code, 0, run.output);
+    await target.start();
+    assert.equal(await checksum(target), await checksum(source));
+    if (keys.AZUREBLOB_KEY) {
+      for (const out of [backup.output, run.output]) assert.ok(!out.includes(keys.AZUREBLOB_KEY), 'the account key in the output');
+    }
   });
 }
 

@@ -21,9 +21,20 @@ test('take-backup-to refuses a missing URL (exit 2, usage) and a storage it cann
   const usage = sidecar(['take-backup-to', '127.0.0.1'], podEnv());
   assert.equal(usage.code, 2);
   assert.match(usage.out, /take-backup-to takes 2 arguments, got 1/);
-  const gs = sidecar(['take-backup-to', '127.0.0.1:1', 'gs://b/x.xbackup.gz'], podEnv());
+  const http = sidecar(['take-backup-to', '127.0.0.1:1', 'http://b/x.xbackup.gz'], podEnv());
+  assert.equal(http.code, 1);
+  assert.match(http.out, /http:\/\/ backups are not supported yet/);
+});
+
+test("take-backup-to with gs:// or azure:// and the Secret's keys missing or malformed: exit 1 naming the key, never its value", () => {
+  const key = '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkq';
+  const gs = sidecar(['take-backup-to', '127.0.0.1:1', 'gs://backups/x.xbackup.gz'], podEnv({ GCS_SERVICE_ACCOUNT_JSON_KEY: key }));
   assert.equal(gs.code, 1);
-  assert.match(gs.out, /gs:\/\/ backups are not supported yet/);
+  assert.match(gs.out, /GCS_SERVICE_ACCOUNT_JSON_KEY is not valid JSON/);
+  assert.ok(!gs.out.includes('MIIEvQIBADANBgkq'), gs.out);
+  const azure = sidecar(['take-backup-to', '127.0.0.1:1', 'azure://backups/x.xbackup.gz'], podEnv({ AZUREBLOB_ACCOUNT: 'mystore' }));
+  assert.equal(azure.code, 1);
+  assert.match(azure.out, /AZUREBLOB_KEY is missing/);
 });
 
 test('a missing variable fails the command with exit 1 and names the variable, not the secrets', () => {

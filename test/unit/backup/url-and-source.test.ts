@@ -40,9 +40,15 @@ describe('the backup URL rule', () => {
     assert.match((r as { message: string }).message, /spec\.backupURL of the MysqlBackup or spec\.backupURL of MysqlCluster my-db/);
   });
   it('an unsupported scheme is refused, naming the field it came from', () => {
-    const r = resolveBackupUrl('b1', spec, { secretName: 's', backupURL: 'gs://bk/x/' });
+    const r = resolveBackupUrl('b1', spec, { secretName: 's', backupURL: 'http://bk/x/' });
     assert.equal((r as { reason: string }).reason, 'InvalidBackupURL');
-    assert.match((r as { message: string }).message, /^spec\.backupURL of MysqlCluster my-db: gs:\/\/ backups are not supported yet/);
+    assert.match((r as { message: string }).message, /^spec\.backupURL of MysqlCluster my-db: http:\/\/ backups are not supported yet/);
+  });
+  it('gs:// and azure:// folders are taken, as the anchor took them', () => {
+    for (const folder of ['gs://bkt/x/', 'azure://bk1/x']) {
+      const r = resolveBackupUrl('b1', spec, { secretName: 's', backupURL: folder });
+      assert.equal((r as { url: string }).url, `${folder.replace(/\/$/, '')}/b1.xbackup.gz`);
+    }
   });
   it("the credentials Secret: the backup's own, else the cluster's, else none", () => {
     assert.equal(backupSecretName({ ...spec, backupSecretName: 'own' }, { secretName: 's', backupSecretName: 'c' }), 'own');

@@ -79,7 +79,7 @@ describe('decideSchedule', () => {
     assert.deepEqual(decideSchedule({ ...daily, backupURL: 'ftp://host/dir/' }, { namespace: 'ns', backupSecretFound: true }), {
       state: 'invalid',
       reason: CLUSTER_REASONS.invalidBackupURL,
-      message: 'spec.backupURL "ftp://host/dir/": ftp:// backups are not supported; use s3:// or file://',
+      message: 'spec.backupURL "ftp://host/dir/": ftp:// backups are not supported; use s3://, gs://, azure:// or file://',
     });
     assert.equal(
       (decideSchedule({ ...daily, backupURL: 's3://Bad_Bucket/x/' }) as { reason: string }).reason,
