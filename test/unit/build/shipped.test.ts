@@ -26,7 +26,19 @@ const rel = (file: string) => relative(ROOT, file);
  * made here too. @marcbachmann/cel-js (CEL, for the test API server) and yaml (for `npm run gen`'s
  * CRD files, the sandbox and tests) are devDependencies.
  */
-const PRODUCTION_DEPENDENCIES = ['@aws-sdk/client-s3', '@kubernetes/client-node', 'axios', 'mysql2', 'node-cron', 'prom-client', 'winston'];
+// gs:// and azure:// backups (issue 25): the two cloud SDKs and Google's auth library, loaded only when a URL names them (src/storage/index.ts).
+const PRODUCTION_DEPENDENCIES = [
+  '@aws-sdk/client-s3',
+  '@azure/storage-blob',
+  '@google-cloud/storage',
+  '@kubernetes/client-node',
+  'axios',
+  'google-auth-library',
+  'mysql2',
+  'node-cron',
+  'prom-client',
+  'winston',
+];
 
 const BUILTINS = new Set(builtinModules);
 
