@@ -8,6 +8,8 @@ import type { Endpoint } from '../mysql/node.ts';
 import { HEADLESS_SERVICE_NAME, OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
 import { names, podOrdinal } from '../api/names.ts';
 import { ConfigError } from '../runtime/config-error.ts';
+import { parseBackupUrl } from '../storage/location.ts';
+import { DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS } from '../api/binlog-archive.ts';
 import {
   CONF_FILE,
   confPath,
@@ -65,6 +67,8 @@ export interface SidecarConfig {
   xtrabackupExtraArgs: string[];
   xtrabackupPrepareExtraArgs: string[];
   initFileExtraSql: string[];
+  /** Ours (docs/pitr.md): where `config-and-serve` archives the binlogs while its server is the master; undefined: it does not. */
+  binlogArchive: { url: string; intervalSeconds: number } | undefined;
   paths: SidecarPaths;
   /** The local mysqld as the sidecar and the generated client configs reach it. */
   mysql: Endpoint;
@@ -229,6 +233,23 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const httpPort = r.int(OVERRIDES.httpPort[0], r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
   const mysqlPort = r.int(OVERRIDES.mysqlPort[0], r.override('mysqlPort'), PORT.mysql, 1, 65535);
 
+  const archiveUrl = r.optional(ENV.binlogArchiveUrl);
+  const archiveInterval = r.int(
+    ENV.binlogArchiveInterval,
+    r.optional(ENV.binlogArchiveInterval),
+    DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS,
+    1,
+    86400,
+  );
+  if (archiveUrl !== undefined) {
+    try {
+      parseBackupUrl(archiveUrl);
+      if (!archiveUrl.endsWith('/')) r.problems.push(`${ENV.binlogArchiveUrl}='${archiveUrl}' is not a folder (ends in /)`);
+    } catch (err) {
+      r.problems.push(`${ENV.binlogArchiveUrl}: ${(err as Error).message}`);
+    }
+  }
+
   if (r.problems.length > 0) throw new ConfigError(r.problems);
 
   const dataDir = r.override('dataDir') ?? MOUNT_PATH.data;
@@ -255,6 +276,7 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
     xtrabackupExtraArgs: splitArgs(r.optional(ENV.xtrabackupExtraArgs)),
     xtrabackupPrepareExtraArgs: splitArgs(r.optional(ENV.xtrabackupPrepareExtraArgs)),
     initFileExtraSql: splitSql(r.optional(ENV.initFileExtraSql)),
+    binlogArchive: archiveUrl === undefined ? undefined : { url: archiveUrl, intervalSeconds: archiveInterval },
     paths: {
       configDir: r.override('configDir') ?? MOUNT_PATH.conf,
       dataDir,
