@@ -1,7 +1,8 @@
 // Builders for the binlog archive's pure parts: binlog bytes as MariaDB writes them (magic, format
 // description, GTID list, transactions of a GTID event and a query event), server binlog lists,
 // file scans and archived segments.
-import type { BinlogSegment } from '../../../src/api/binlog-archive.ts';
+import type { BinlogArchiveIndex, BinlogSegment } from '../../../src/api/binlog-archive.ts';
+import type { MysqlCluster, MysqlClusterStatus } from '../../../src/api/index.ts';
 import { BINLOG_MAGIC, EVENT, HEADER_BYTES } from '../../../src/sidecar/binlog-events.ts';
 import type { FileScan, ServerBinlogs } from '../../../src/sidecar/decide-binlog-archive.ts';
 
@@ -74,6 +75,35 @@ export function segment(over: Partial<BinlogSegment> & Pick<BinlogSegment, 'seq'
     firstTime: 1700000000,
     lastTime: 1700000060,
     firstGtid: null,
+    ...over,
+  };
+}
+
+/** A cluster archiving its binlogs (or not, with `enabled: false`), with the status given. */
+export function archivingCluster(over: { enabled?: boolean; intervalSeconds?: number; status?: MysqlClusterStatus } = {}): MysqlCluster {
+  return {
+    apiVersion: 'mysql.presslabs.org/v1alpha1',
+    kind: 'MysqlCluster',
+    metadata: { name: 'my-db', namespace: 'default' },
+    spec: {
+      secretName: 'my-db-secret',
+      backupURL: 's3://backups/my-db/',
+      backupSecretName: 'backup-creds',
+      binlogArchive: { enabled: over.enabled ?? true, ...(over.intervalSeconds ? { intervalSeconds: over.intervalSeconds } : {}) },
+    },
+    ...(over.status ? { status: over.status } : {}),
+  };
+}
+
+export function archiveIndex(over: Partial<BinlogArchiveIndex> = {}): BinlogArchiveIndex {
+  return {
+    version: 1,
+    firstEventTime: Date.parse('2026-01-01T00:00:00Z') / 1000,
+    completeUpTo: Date.parse('2026-01-02T03:00:00Z') / 1000,
+    endState: '0-101-420',
+    lastSeq: 77,
+    lastServerId: 101,
+    updatedAt: '2026-01-02T03:00:00.000Z',
     ...over,
   };
 }
