@@ -23,6 +23,7 @@ import { planReplay } from '../../../src/sidecar/decide-binlog-replay.ts';
 import { type MariaDBServer, startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { startS3 } from '../../support/s3.ts';
 import { eventually } from '../../support/wait.ts';
+import { startServeSidecar } from './support.ts';
 
 const ARCHIVE = 's3://backups/c1/binlogs/';
 
@@ -230,4 +231,25 @@ test('a replica promoted to master continues the archive from where it stopped, 
 
   await replay(files, base, copy);
   assert.equal(await checksums(copy), await checksums(replica));
+});
+
+test('config-and-serve with BINLOG_ARCHIVE_URL archives its writable server through the storage keys of its environment, and stops on SIGTERM', async (t) => {
+  const s3 = await startS3({ t });
+  const storage = storageFor(ARCHIVE, s3.env);
+  const master = await startMariaDB({ name: 'sidecar-arch', systemUsers: true, t });
+  await (await master.node()).setReadOnly(false);
+  const sidecar = await startServeSidecar(t, master, {
+    ...s3.env,
+    BINLOG_ARCHIVE_URL: ARCHIVE,
+    BINLOG_ARCHIVE_INTERVAL_SECONDS: '1',
+    SIDECAR_DATA_DIR: master.datadir,
+  });
+  await master.sql(SCHEMA);
+  await writeSome(master, 1, 10);
+  await archived(storage, await gtidPos(master));
+  assert.match(sidecar.output(), /binlog archive: uploaded/);
+  assert.ok(!sidecar.output().includes(String(s3.env.AWS_SECRET_ACCESS_KEY)), 'no storage key in the log');
+  sidecar.proc.kill('SIGTERM');
+  await eventually('the sidecar to exit', () => sidecar.proc.exitCode !== null);
+  assert.equal(sidecar.proc.exitCode, 0, sidecar.output());
 });
