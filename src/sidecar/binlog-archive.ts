@@ -94,7 +94,9 @@ export async function runBinlogArchiver(opts: BinlogArchiverOptions): Promise<vo
           const checkedAt = now();
           const binlogs = await serverBinlogs(node);
           if (!progress) progress = await begin(opts, binlogs, checkedAt);
-          if (progress && (await step(opts, progress, binlogs, serverId, checkedAt))) wait = 0;
+          // Diverged: nothing to upload; looked at again after a longer pause (it re-reads the archive and the binlogs).
+          if (!progress) wait = Math.max(opts.intervalMs, maxBackoff);
+          else if (await step(opts, progress, binlogs, serverId, checkedAt)) wait = 0;
         }
         backoff = poll;
       } catch (e) {
