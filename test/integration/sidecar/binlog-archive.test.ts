@@ -20,6 +20,7 @@ import { storageFor, type BackupStorage } from '../../../src/storage/index.ts';
 import { type ArchiverEvent, listSegments, runBinlogArchiver } from '../../../src/sidecar/binlog-archive.ts';
 import { scanEvents } from '../../../src/sidecar/binlog-events.ts';
 import { planReplay } from '../../../src/sidecar/decide-binlog-replay.ts';
+import { planPointInTimeRestore, type RestoreRun } from '../../../src/sidecar/decide-pitr-restore.ts';
 import { type MariaDBServer, startMariaDB, startReplicationPair, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { startS3 } from '../../support/s3.ts';
 import { eventually } from '../../support/wait.ts';
@@ -119,10 +120,19 @@ async function replay(files: { segment: BinlogSegment; path: string }[], from: s
     from,
   );
   assert.equal(plan.gapAfter, null, 'the archive has no gap');
-  for (const step of plan.steps) {
+  await apply(
+    files,
+    plan.steps.map((s) => ({ segment: s.segment, args: s.startPosition ? [`--start-position=${s.startPosition}`] : [] })),
+    target,
+  );
+}
+
+/** `mariadb-binlog <args> <segment> | mariadb` for each run, in order. */
+async function apply(files: { segment: BinlogSegment; path: string }[], runs: readonly RestoreRun[], target: MariaDBServer): Promise<void> {
+  for (const step of runs) {
     const path = files.find((f) => f.segment === step.segment)!.path;
-    const args = [...(step.startPosition ? [`--start-position=${step.startPosition}`] : []), path];
-    const dump = spawn('mariadb-binlog', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = [...step.args, path];
+    const dump = spawn('mariadb-binlog', args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC' } });
     let dumpErr = '';
     dump.stderr.on('data', (c: Buffer) => (dumpErr += c.toString()));
     const dumpDone = new Promise<number>((resolve) => dump.on('close', (code) => resolve(code ?? -1)));
@@ -252,4 +262,52 @@ test('config-and-serve with BINLOG_ARCHIVE_URL archives its writable server thro
   sidecar.proc.kill('SIGTERM');
   await eventually('the sidecar to exit', () => sidecar.proc.exitCode !== null);
   assert.equal(sidecar.proc.exitCode, 0, sidecar.output());
+});
+
+test('the archive brings a copy at the backup position to a time, and to a GTID, exactly as the source was then (a table dropped later)', async (t) => {
+  const s3 = await startS3({ t });
+  const storage = storageFor(ARCHIVE, s3.env);
+  const master = await startMariaDB({ name: 'pitr', systemUsers: true, t });
+  await (await master.node()).setReadOnly(false);
+  // The "backup": a server at this position (the copies start from it), taken at this second.
+  const backupGtid = await gtidPos(master);
+  const backupTime = Math.floor(Date.now() / 1000);
+  await master.sql(SCHEMA);
+  await writeSome(master, 1, 15);
+  // T: the first second after the last write before it; the source as it was at T.
+  const lastWrite = Math.floor(Date.now() / 1000);
+  const target = await eventually('the next second', () => {
+    const now = Math.floor(Date.now() / 1000);
+    return now > lastWrite ? now : false;
+  });
+  const atT = await checksums(master);
+  const gtidAtT = await gtidPos(master);
+  await writeSome(master, 16, 15);
+  await master.sql('DROP TABLE shop.items');
+  // Archived only now, so one segment holds the writes on both sides of T and of its GTID: the
+  // restore has to stop inside it.
+  archiver(t, master, storage, 300);
+  const index = await archived(storage, await gtidPos(master));
+
+  const dir = await mkdtemp(join(tmpdir(), 'binlog-archive-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const files = await download(storage, dir);
+  const facts = { segments: files.map((f) => f.segment), backupGtid, backupTime, completeUpTo: index.completeUpTo };
+  const [byTime, byGtid] = await Promise.all([
+    startMariaDB({ name: 'pitr-time', systemUsers: true, t }),
+    startMariaDB({ name: 'pitr-gtid', systemUsers: true, t }),
+  ]);
+  const toTime = planPointInTimeRestore(facts, { time: target });
+  assert.equal(toTime.kind, 'plan', toTime.reason);
+  assert.ok(
+    toTime.kind === 'plan' && toTime.runs.some((r) => r.args.some((x) => x.startsWith('--stop-datetime='))),
+    'stops inside a segment',
+  );
+  await apply(files, toTime.kind === 'plan' ? toTime.runs : [], byTime);
+  assert.equal(await checksums(byTime), atT, 'restored to the time');
+  const toGtid = planPointInTimeRestore(facts, { gtid: gtidAtT });
+  assert.equal(toGtid.kind, 'plan', toGtid.reason);
+  await apply(files, toGtid.kind === 'plan' ? toGtid.runs : [], byGtid);
+  assert.equal(await checksums(byGtid), atT, 'restored to the GTID');
+  assert.equal(planPointInTimeRestore(facts, { time: index.completeUpTo + 3600 }).kind, 'refused');
 });
