@@ -4,8 +4,8 @@
 //           (src/sidecar/binlog-archive.ts, in process, interval 1 s) uploads; for each commit,
 //           the time from its COMMIT returning to the end of the upload whose end position holds
 //           its GTID: p50, p99, max.
-//   cost:   the same writer for the same time without the archiver, before: commits per second
-//           with / without (`commit_rate_ratio`, 1 = the archive does not slow commits).
+//   cost:   the same writer for the same time without the archiver just before, in each round:
+//           commits per second with / without (`commit_rate_ratio_*`, 1 = no slower).
 //   replay: the archive replayed onto an empty copy by the replay plan (`mariadb-binlog
 //           --start-position=<applied> <segment> | mariadb` per segment), against one
 //           `mariadb-binlog <the server's binlog files> | mariadb` onto another copy, same data;
@@ -26,7 +26,8 @@ import { type MariaDBServer, startMariaDB, TEST_SYSTEM_USERS } from '../test/sup
 import { startS3 } from '../test/support/s3.ts';
 
 const quick = process.argv.includes('--quick');
-const seconds = quick ? 8 : 30;
+const seconds = quick ? 6 : 15;
+const rounds = quick ? 1 : 3;
 const ARCHIVE = 's3://backups/bench/binlogs/';
 const cleanups: Array<() => unknown> = [];
 const t = { after: (fn: () => unknown) => cleanups.push(fn) };
@@ -82,33 +83,45 @@ try {
   const base = await gtidPos(master);
   await master.sql('CREATE DATABASE bench; CREATE TABLE bench.t (id INT PRIMARY KEY, v VARCHAR(255))');
 
-  // cost: without, then with the archiver.
-  const without = await write(master, seconds * 1000, 1);
-  const stop = new AbortController();
+  // cost: rounds of the writer without, then with the archiver (each pair under about the same
+  // load of a shared machine); the archiver is stopped between rounds and continues from the archive.
+  const without: { seq: number; at: number }[][] = [];
+  const withArchive: { seq: number; at: number }[][] = [];
   const uploads: { state: string; at: number }[] = [];
-  const archiving = runBinlogArchiver({
-    connection: master.paramsFor(TEST_SYSTEM_USERS.operator.user, TEST_SYSTEM_USERS.operator.password),
-    binlogDir: master.datadir,
-    archiveUrl: ARCHIVE,
-    storage,
-    intervalMs: 1000,
-    signal: stop.signal,
-    onEvent: (e: ArchiverEvent) => {
-      if (e.kind === 'uploaded') uploads.push({ state: e.segment.endState, at: performance.now() });
-      if (e.kind === 'error') console.error('archiver:', e.message);
-    },
-  });
-  const withArchive = await write(master, seconds * 1000, 1_000_000);
-  const last = Math.max(...withArchive.map((w) => w.seq));
-  const deadline = Date.now() + 60_000;
-  while (!uploads.some((u) => (gtidState(u.state).get(0)?.seq ?? 0) >= last) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 50));
-  stop.abort();
-  await archiving;
+  let nextId = 1;
+  for (let round = 0; round < rounds; round++) {
+    const w = await write(master, seconds * 1000, nextId);
+    nextId += w.length;
+    without.push(w);
+    const stop = new AbortController();
+    const archiving = runBinlogArchiver({
+      connection: master.paramsFor(TEST_SYSTEM_USERS.operator.user, TEST_SYSTEM_USERS.operator.password),
+      binlogDir: master.datadir,
+      archiveUrl: ARCHIVE,
+      storage,
+      intervalMs: 1000,
+      signal: stop.signal,
+      onEvent: (e: ArchiverEvent) => {
+        if (e.kind === 'uploaded') uploads.push({ state: e.segment.endState, at: performance.now() });
+        if (e.kind === 'error') console.error('archiver:', e.message);
+      },
+    });
+    const a = await write(master, seconds * 1000, nextId);
+    nextId += a.length;
+    withArchive.push(a);
+    const last = Math.max(...a.map((x) => x.seq));
+    const deadline = Date.now() + 60_000;
+    while (!uploads.some((u) => (gtidState(u.state).get(0)?.seq ?? 0) >= last) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    stop.abort();
+    await archiving;
+  }
 
+  // Each commit of a round with the archiver, to the first upload after it that holds it.
   const lags = withArchive
+    .flat()
     .map((w) => {
-      const u = uploads.find((x) => (gtidState(x.state).get(0)?.seq ?? 0) >= w.seq);
+      const u = uploads.find((x) => x.at >= w.at && (gtidState(x.state).get(0)?.seq ?? 0) >= w.seq);
       return u ? u.at - w.at : Number.NaN;
     })
     .filter((x) => !Number.isNaN(x))
@@ -150,15 +163,18 @@ try {
   const [sm, sa, sb] = await Promise.all([sum(master), sum(copyA), sum(copyB)]);
   if (sa !== sm || sb !== sm) throw new Error(`checksums differ: source ${sm}, archive replay ${sa}, plain replay ${sb}`);
 
-  const rate = (w: { at: number }[]) => w.length / seconds;
+  const rate = (w: readonly { at: number }[]) => w.length / seconds;
+  const ratios = withArchive.map((w, i) => rate(w) / rate(without[i]!));
   console.log(
     JSON.stringify({
       bench: 'pitr',
-      seconds,
+      seconds_per_phase: seconds,
+      rounds,
       interval_s: 1,
-      commits_without_archive_per_s: round2(rate(without)),
-      commits_with_archive_per_s: round2(rate(withArchive)),
-      commit_rate_ratio: round2(rate(withArchive) / rate(without)),
+      commits_without_archive_per_s: without.map((w) => round2(rate(w))),
+      commits_with_archive_per_s: withArchive.map((w) => round2(rate(w))),
+      commit_rate_ratio_per_round: ratios.map(round2),
+      commit_rate_ratio_median: round2([...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!),
       archive_lag_ms_p50: Math.round(pct(lags, 50)),
       archive_lag_ms_p99: Math.round(pct(lags, 99)),
       archive_lag_ms_max: Math.round(lags[lags.length - 1] ?? Number.NaN),
@@ -166,7 +182,7 @@ try {
       segments: files.length,
       archive_replay_s: round2(archiveReplayS),
       plain_replay_s: round2(plainReplayS),
-      transactions_replayed: without.length + withArchive.length,
+      transactions_replayed: without.flat().length + withArchive.flat().length,
       ratio: round2(plainReplayS / archiveReplayS),
     }),
   );

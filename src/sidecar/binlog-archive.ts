@@ -15,6 +15,7 @@ import {
   BINLOG_SEGMENT_MAX_BYTES,
   type BinlogArchiveIndex,
   type BinlogSegment,
+  gtidState,
   gtidStateCovers,
   parseSegmentName,
   segmentName,
@@ -100,6 +101,8 @@ export async function runBinlogArchiver(opts: BinlogArchiverOptions): Promise<vo
         }
         backoff = poll;
       } catch (e) {
+        // Stopping aborts an upload in flight: that is no failure to report.
+        if (opts.signal.aborted) break;
         await node?.close().catch(() => undefined);
         node = null;
         progress = null;
@@ -234,35 +237,46 @@ async function readHeader(path: string): Promise<Buffer> {
 }
 
 /**
- * The events of `[start, end)` that shapeSegment needs: every GTID event, and the last event
- * for its time. Reads in 4 MiB pieces; stops past `start + maxBytes` once a transaction starts.
+ * Visits the events of `[start, end)` in order, reading 4 MiB at a time (more for a larger
+ * event); stops early when `visit` returns true. Nothing is kept but the piece being read.
  */
-async function scanRange(path: string, start: number, end: number, maxBytes: number): Promise<BinlogEvent[]> {
+async function visitEvents(path: string, start: number, end: number, visit: (e: BinlogEvent) => boolean): Promise<void> {
   const fh = await open(path, 'r');
-  const kept: BinlogEvent[] = [];
-  let last: BinlogEvent | undefined;
   try {
     let pos = start;
     let carry = Buffer.alloc(0);
     while (pos < end) {
-      const want = Math.min(4 << 20, end - pos - carry.length);
-      const buf = Buffer.alloc(carry.length + Math.max(want, 0));
+      const want = Math.max(0, Math.min(4 << 20, end - pos - carry.length));
+      const buf = Buffer.alloc(carry.length + want);
       carry.copy(buf);
-      const { bytesRead } = await fh.read(buf, carry.length, Math.max(want, 0), pos + carry.length);
+      const { bytesRead } = await fh.read(buf, carry.length, want, pos + carry.length);
       const data = buf.subarray(0, carry.length + bytesRead);
       const { events, next } = scanEvents(data, pos);
-      for (const e of events) {
-        if (e.type === EVENT.gtid) kept.push(e);
-        else if (e.type !== EVENT.formatDescription && e.type !== EVENT.gtidList) last = e;
-      }
-      if (bytesRead === 0 && next === pos) break;
+      for (const e of events) if (visit(e)) return;
+      if (bytesRead === 0 && next === pos) return;
       carry = Buffer.from(data.subarray(next - pos));
       pos = next;
-      if (pos - start > maxBytes && kept.some((e) => e.pos > start + maxBytes)) break;
     }
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The events of `[start, end)` that shapeSegment needs: every GTID event, and the last event
+ * for its time; stops past `start + maxBytes` once a transaction starts there.
+ */
+async function scanRange(path: string, start: number, end: number, maxBytes: number): Promise<BinlogEvent[]> {
+  const kept: BinlogEvent[] = [];
+  let last: BinlogEvent | undefined;
+  await visitEvents(path, start, end, (e) => {
+    if (e.type === EVENT.gtid) {
+      kept.push(e);
+      return e.pos > start + maxBytes;
+    }
+    if (e.type !== EVENT.formatDescription && e.type !== EVENT.gtidList) last = e;
+    return false;
+  });
   if (last) kept.push(last);
   return kept.sort((a, b) => a.pos - b.pos);
 }
@@ -303,8 +317,24 @@ async function scanFromCovering(dir: string, binlogs: ServerBinlogs, endState: s
     if (i < from) continue;
     const f = binlogs.files[i]!;
     const end = f.file === binlogs.current.file ? binlogs.current.position : f.size;
-    const events = await scanRange(join(dir, f.file), 0, end, Number.MAX_SAFE_INTEGER);
-    out.push({ ...heads[i]!, transactions: events.filter((e) => e.gtid).map((e) => ({ pos: e.pos, gtid: e.gtid! })) });
+    // What decideStart needs, in constant memory: the highest transaction of each domain the
+    // archive holds, and the first one it does not (where the scan stops).
+    const archived = gtidState(endState);
+    const highest = new Map<number, { pos: number; gtid: string; seq: number }>();
+    let beyond: { pos: number; gtid: string } | undefined;
+    await visitEvents(join(dir, f.file), 0, end, (e) => {
+      if (!e.gtid) return false;
+      const [domain, , seq] = e.gtid.split('-').map(Number) as [number, number, number];
+      if (seq > (archived.get(domain)?.seq ?? -1)) {
+        beyond = { pos: e.pos, gtid: e.gtid };
+        return true;
+      }
+      if ((highest.get(domain)?.seq ?? -1) < seq) highest.set(domain, { pos: e.pos, gtid: e.gtid, seq });
+      return false;
+    });
+    const transactions = [...highest.values()].sort((a, b) => a.pos - b.pos).map(({ pos, gtid }) => ({ pos, gtid }));
+    out.push({ ...heads[i]!, transactions: beyond ? [...transactions, beyond] : transactions });
+    if (beyond) break;
   }
   // decideStart reads the gap from the first scan's start state: keep the oldest file's in front.
   if (from > 0) out.unshift({ ...heads[0]!, transactions: [] });
