@@ -311,3 +311,46 @@ test('the archive brings a copy at the backup position to a time, and to a GTID,
   assert.equal(await checksums(byGtid), atT, 'restored to the GTID');
   assert.equal(planPointInTimeRestore(facts, { time: index.completeUpTo + 3600 }).kind, 'refused');
 });
+
+test('after the master dies with its open binlog not yet uploaded, the promoted replica archives those transactions from its own binlog: no gap', async (t) => {
+  const s3 = await startS3({ t });
+  const storage = storageFor(ARCHIVE, s3.env);
+  const { master, replica } = await startReplicationPair({ t });
+  const base = await gtidPos(master);
+  const copy = await startMariaDB({ name: 'copy3', systemUsers: true, t });
+  // The master's open binlog is due only every 60 s: what it writes now stays unarchived when it dies.
+  const onMaster = archiver(t, master, storage, 60_000);
+  archiver(t, replica, storage, 300);
+  await eventually('the master archiver to start', () => onMaster.events.some((e) => e.kind === 'started'));
+  await master.sql(SCHEMA);
+  await writeSome(master, 1, 12);
+  const last = await gtidPos(master);
+  await eventually('the replica to catch up', async () => gtidStateCovers(await gtidPos(replica), last));
+  const index = await readIndex(storage);
+  assert.ok(!index || !gtidStateCovers(index.endState, last), 'the dead master had not archived its last writes');
+  await master.kill();
+
+  const rNode = await replica.node();
+  await rNode.stopReplication();
+  await rNode.setReadOnly(false);
+  await writeSome(replica, 13, 8);
+  await archived(storage, await gtidPos(replica));
+
+  const dir = await mkdtemp(join(tmpdir(), 'binlog-archive-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const files = await download(storage, dir);
+  const gtids = await gtidsOf(files.filter((f) => f.segment.serverId === replica.serverId).map((f) => f.path));
+  assert.ok(
+    gtids.some((g) => g.split('-')[1] === String(master.serverId)),
+    "the new master uploaded the old master's transactions from its own binlog",
+  );
+  const baseSeq = gtidState(base).get(0)?.seq ?? 0;
+  const seqs = (await gtidsOf(files.map((f) => f.path))).map((g) => Number(g.split('-')[2])).filter((s) => s > baseSeq);
+  assert.deepEqual(
+    seqs,
+    Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i),
+    'contiguous, no duplicate',
+  );
+  await replay(files, base, copy);
+  assert.equal(await checksums(copy), await checksums(replica));
+});
