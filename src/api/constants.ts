@@ -252,6 +252,8 @@ export const CLUSTER_REASONS = {
   binlogArchiveBehind: 'BinlogArchiveBehind',
   /** The archive's index could not be read (storage error, bad Secret, bad object). */
   binlogArchiveUnreadable: 'BinlogArchiveUnreadable',
+  /** spec.binlogArchive on a MySQL cluster: the archive reads MariaDB binlogs only. */
+  binlogArchiveUnsupported: 'BinlogArchiveUnsupported',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 

@@ -11,27 +11,38 @@ import type { SidecarConfig } from './config.ts';
 export async function runBinlogArchiveCommand(cfg: SidecarConfig, env: StorageEnv, log: Logger, signal: AbortSignal): Promise<void> {
   const archive = cfg.binlogArchive;
   if (!archive) return;
+  // The archive reads MariaDB's GTID events; MySQL's differ (docs/pitr.md, non-goals). The cluster's
+  // BinlogArchive condition says the same (the pitr controller).
+  if (cfg.flavour.family !== 'mariadb') {
+    log.error('binlog archive: not started, it supports MariaDB only', { mysqlVersion: cfg.mysqlVersion });
+    return;
+  }
   const storage = storageFor(archive.url, env);
   let lastError = '';
   const onEvent = (e: ArchiverEvent): void => {
     if (e.kind !== 'error') lastError = '';
     switch (e.kind) {
       case 'started':
-        return log.info('binlog archive: continuing as master', { file: e.cursor.file, offset: e.cursor.offset, reason: e.reason });
+        log.info('binlog archive: continuing as master', { file: e.cursor.file, offset: e.cursor.offset, reason: e.reason });
+        return;
       case 'idle-replica':
-        return log.info('binlog archive: idle, the server is read-only (not the master)');
+        log.info('binlog archive: idle, the server is read-only (not the master)');
+        return;
       case 'uploaded':
-        return log.info('binlog archive: uploaded', {
+        log.info('binlog archive: uploaded', {
           file: e.segment.file,
           start: e.segment.start,
           end: e.segment.end,
           gtid: e.segment.endState,
           bytes: e.bytes,
         });
+        return;
       case 'gap':
-        return log.warn('binlog archive: gap', { reason: e.reason });
+        log.warn('binlog archive: gap', { reason: e.reason });
+        return;
       case 'diverged':
-        return log.error('binlog archive: not archiving, the archive holds transactions this server lacks', { reason: e.reason });
+        log.error('binlog archive: not archiving, the archive holds transactions this server lacks', { reason: e.reason });
+        return;
       case 'error':
         if (e.message !== lastError) log.warn('binlog archive failed', { error: e.message, retryInMs: e.retryInMs });
         lastError = e.message;

@@ -184,6 +184,26 @@ function topologyPasswordHash(r: Reader, flavour: Flavour | null, saltSeed: stri
   return storedPasswordHash(flavour, password, saltSeed);
 }
 
+/** BINLOG_ARCHIVE_URL (a folder of a supported scheme) and its interval; undefined when unset. */
+function binlogArchiveOf(r: Reader): SidecarConfig['binlogArchive'] {
+  const url = r.optional(ENV.binlogArchiveUrl);
+  const intervalSeconds = r.int(
+    ENV.binlogArchiveInterval,
+    r.optional(ENV.binlogArchiveInterval),
+    DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS,
+    1,
+    86400,
+  );
+  if (url === undefined) return undefined;
+  try {
+    parseBackupUrl(url);
+    if (!url.endsWith('/')) r.problems.push(`${ENV.binlogArchiveUrl}='${url}' is not a folder (ends in /)`);
+  } catch (err) {
+    r.problems.push(`${ENV.binlogArchiveUrl}: ${(err as Error).message}`);
+  }
+  return { url, intervalSeconds };
+}
+
 /**
  * Reads the configuration. `needs` says which groups must be present for the subcommand:
  * identity (pod and cluster names), version (MY_MYSQL_VERSION), credentials (the operated Secret's system users),
@@ -233,22 +253,7 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const httpPort = r.int(OVERRIDES.httpPort[0], r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
   const mysqlPort = r.int(OVERRIDES.mysqlPort[0], r.override('mysqlPort'), PORT.mysql, 1, 65535);
 
-  const archiveUrl = r.optional(ENV.binlogArchiveUrl);
-  const archiveInterval = r.int(
-    ENV.binlogArchiveInterval,
-    r.optional(ENV.binlogArchiveInterval),
-    DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS,
-    1,
-    86400,
-  );
-  if (archiveUrl !== undefined) {
-    try {
-      parseBackupUrl(archiveUrl);
-      if (!archiveUrl.endsWith('/')) r.problems.push(`${ENV.binlogArchiveUrl}='${archiveUrl}' is not a folder (ends in /)`);
-    } catch (err) {
-      r.problems.push(`${ENV.binlogArchiveUrl}: ${(err as Error).message}`);
-    }
-  }
+  const binlogArchive = binlogArchiveOf(r);
 
   if (r.problems.length > 0) throw new ConfigError(r.problems);
 
@@ -276,7 +281,7 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
     xtrabackupExtraArgs: splitArgs(r.optional(ENV.xtrabackupExtraArgs)),
     xtrabackupPrepareExtraArgs: splitArgs(r.optional(ENV.xtrabackupPrepareExtraArgs)),
     initFileExtraSql: splitSql(r.optional(ENV.initFileExtraSql)),
-    binlogArchive: archiveUrl === undefined ? undefined : { url: archiveUrl, intervalSeconds: archiveInterval },
+    binlogArchive,
     paths: {
       configDir: r.override('configDir') ?? MOUNT_PATH.conf,
       dataDir,

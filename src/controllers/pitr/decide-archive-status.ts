@@ -7,6 +7,8 @@
 import { type BinlogArchiveIndex, binlogArchiveUrl, DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS } from '../../api/binlog-archive.ts';
 import { CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS } from '../../api/constants.ts';
 import type { BinlogArchiveStatus, MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
+import { DEFAULT_MYSQL_VERSION } from '../../api/versions.ts';
+import { flavourFromVersionSpec } from '../../mysql/flavour.ts';
 import { redactString } from '../../runtime/redact.ts';
 import { kubeTime, transitionTime } from '../shared/condition-time.ts';
 
@@ -65,9 +67,16 @@ export function decideArchiveStatus(cluster: MysqlCluster, read: IndexRead | nul
       message: string;
     };
   let condition: Condition & { reason: string; message: string };
+  const family = flavourFromVersionSpec(cluster.spec.mysqlVersion ?? DEFAULT_MYSQL_VERSION)?.family;
   let archive: BinlogArchiveStatus | undefined = cluster.status?.binlogArchive;
   let lagSeconds: number | null = null;
-  if (read.kind === 'error') {
+  if (family !== 'mariadb') {
+    condition = cond(
+      CONDITION_STATUS.false,
+      CLUSTER_REASONS.binlogArchiveUnsupported,
+      `spec.binlogArchive is set, but mysqlVersion ${cluster.spec.mysqlVersion ?? DEFAULT_MYSQL_VERSION} is not MariaDB: the archive reads MariaDB binlogs only; nothing is archived`,
+    );
+  } else if (read.kind === 'error') {
     condition = cond(CONDITION_STATUS.false, CLUSTER_REASONS.binlogArchiveUnreadable, `cannot read ${url}: ${redactString(read.message)}`);
   } else if (read.kind === 'missing') {
     condition = cond(

@@ -41,6 +41,7 @@ test('the archive index gives the recoverable times and BinlogsArchived; an arch
     spec: {
       replicas: 1,
       secretName: 'my-db-secret',
+      mysqlVersion: 'mariadb-10.11',
       backupURL: 's3://backups/my-db/',
       backupSecretName: 'backup-creds',
       binlogArchive: { enabled: true, intervalSeconds: 5 },

@@ -57,3 +57,10 @@ test('a cluster that does not archive owns nothing: its old archive status is re
   const was = archivingCluster({ enabled: false, status: { binlogArchive: { gtidPosition: '0-1-2' } } });
   assert.equal(decideArchiveStatus(was, null, NOW).changed, true);
 });
+
+test('a MySQL cluster asking for the archive is told it is MariaDB only, with a Warning', () => {
+  const d = decideArchiveStatus(archivingCluster({ mysqlVersion: '8.0' }), { kind: 'missing' }, NOW);
+  assert.equal(d.status.conditions[0]?.reason, 'BinlogArchiveUnsupported');
+  assert.match(d.status.conditions[0]?.message ?? '', /mysqlVersion 8\.0 is not MariaDB/);
+  assert.equal(d.event?.type, 'Warning');
+});

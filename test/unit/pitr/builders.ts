@@ -80,13 +80,16 @@ export function segment(over: Partial<BinlogSegment> & Pick<BinlogSegment, 'seq'
 }
 
 /** A cluster archiving its binlogs (or not, with `enabled: false`), with the status given. */
-export function archivingCluster(over: { enabled?: boolean; intervalSeconds?: number; status?: MysqlClusterStatus } = {}): MysqlCluster {
+export function archivingCluster(
+  over: { enabled?: boolean; intervalSeconds?: number; status?: MysqlClusterStatus; mysqlVersion?: string } = {},
+): MysqlCluster {
   return {
     apiVersion: 'mysql.presslabs.org/v1alpha1',
     kind: 'MysqlCluster',
     metadata: { name: 'my-db', namespace: 'default' },
     spec: {
       secretName: 'my-db-secret',
+      mysqlVersion: over.mysqlVersion ?? 'mariadb-10.11',
       backupURL: 's3://backups/my-db/',
       backupSecretName: 'backup-creds',
       binlogArchive: { enabled: over.enabled ?? true, ...(over.intervalSeconds ? { intervalSeconds: over.intervalSeconds } : {}) },
