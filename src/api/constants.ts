@@ -139,6 +139,8 @@ export const FIELD_MANAGER = {
   backup: 'mysql-operator-backup',
   backupCron: 'mysql-operator-backupcron',
   restore: 'mysql-operator-restore',
+  /** Ours (docs/pitr.md): the binlog archive's status. */
+  pitr: 'mysql-operator-pitr',
   database: 'mysql-operator-database',
   user: 'mysql-operator-user',
 } as const;
@@ -171,6 +173,8 @@ export const CLUSTER_CONDITION = {
   restored: 'Restored',
   /** Ours (orchestrator controller): True while the semi-sync master waits for acknowledgements. */
   semiSyncWaiting: 'SemiSyncWaiting',
+  /** Ours (pitr controller): the binlog archive is current, or why not (docs/pitr.md). */
+  binlogArchive: 'BinlogArchive',
 } as const;
 export type ClusterConditionType = (typeof CLUSTER_CONDITION)[keyof typeof CLUSTER_CONDITION];
 
@@ -240,6 +244,16 @@ export const CLUSTER_REASONS = {
   semiSyncOff: 'SemiSyncOff',
   // Events only (orchestrator controller): semi-sync settings set on a server for its role
   semiSyncConfigured: 'SemiSyncConfigured',
+  // BinlogArchive (ours, pitr controller); Events too
+  binlogsArchived: 'BinlogsArchived',
+  /** Nothing archived yet: no index object at the archive's URL. */
+  binlogArchiveEmpty: 'BinlogArchiveEmpty',
+  /** The archive holds nothing newer than twice the interval plus a minute: the master's sidecar is not uploading. */
+  binlogArchiveBehind: 'BinlogArchiveBehind',
+  /** The archive's index could not be read (storage error, bad Secret, bad object). */
+  binlogArchiveUnreadable: 'BinlogArchiveUnreadable',
+  /** spec.binlogArchive on a MySQL cluster: the archive reads MariaDB binlogs only. */
+  binlogArchiveUnsupported: 'BinlogArchiveUnsupported',
 } as const;
 export type ClusterReason = (typeof CLUSTER_REASONS)[keyof typeof CLUSTER_REASONS];
 

@@ -38,6 +38,10 @@ export const ENV = {
   xtrabackupPrepareExtraArgs: 'XTRABACKUP_PREPARE_EXTRA_ARGS',
   xtrabackupTargetDir: 'XTRABACKUP_TARGET_DIR',
   initFileExtraSql: 'INITFILE_EXTRA_SQL',
+  /** Ours (sidecar, docs/pitr.md): the binlog archive's folder; unset, no archiving. */
+  binlogArchiveUrl: 'BINLOG_ARCHIVE_URL',
+  /** Ours (sidecar): seconds between uploads of the open binlog. */
+  binlogArchiveInterval: 'BINLOG_ARCHIVE_INTERVAL_SECONDS',
 
   // Orchestrator, for the mysql container's pre-stop script.
   orchClusterAlias: 'ORCH_CLUSTER_ALIAS',

@@ -50,6 +50,12 @@ export const CLUSTER_STATUS_OWNERS = {
     fields: ['restoredFrom'],
     conditions: [CLUSTER_CONDITION.restored],
   },
+  /** The binlog archive (docs/pitr.md): what a restore to a point in time can reach, and whether it is current. */
+  pitr: {
+    fieldManager: FIELD_MANAGER.pitr,
+    fields: ['binlogArchive'],
+    conditions: [CLUSTER_CONDITION.binlogArchive],
+  },
 } as const satisfies Record<string, StatusOwner>;
 
 /** A MysqlBackup's status has one writer, the backup controller. */

@@ -172,6 +172,8 @@ export interface MysqlClusterSpec {
   initFileExtraSQL?: string[];
   /** Ours: the cluster's NetworkPolicy, when the operator renders one (docs/network-policies.md). */
   networkPolicy?: NetworkPolicySpec;
+  /** Ours: archive the master's binary logs to <backupURL folder>/binlogs/ (point-in-time recovery). */
+  binlogArchive?: BinlogArchive;
 }
 
 /** Extra settings for the pods of the cluster and of its backup Jobs. */
@@ -276,6 +278,17 @@ export interface NetworkPolicySpec {
   mysqlFrom?: V1NetworkPolicyPeer[];
 }
 
+/** Ours: archive the master's binary logs to <backupURL folder>/binlogs/ (point-in-time recovery). */
+export interface BinlogArchive {
+  /** Archive the binary logs; needs backupURL (and backupSecretName for its credentials). */
+  enabled?: boolean;
+  /**
+   * Seconds between uploads of the open binary log (a closed one is uploaded at once).
+   * Default: `60`.
+   */
+  intervalSeconds?: number;
+}
+
 /** Observed state of the cluster. */
 export interface MysqlClusterStatus {
   /** Ours: the metadata.generation the operator last acted on. */
@@ -288,6 +301,8 @@ export interface MysqlClusterStatus {
   nodes?: NodeStatus[];
   /** Ours: the backup pod 0 was restored from (initBucketURL), and its position. */
   restoredFrom?: RestoredFrom;
+  /** Ours: the binlog archive (spec.binlogArchive) as last read from storage. */
+  binlogArchive?: BinlogArchiveStatus;
 }
 
 export interface ClusterCondition {
@@ -332,6 +347,16 @@ export interface RestoredFrom {
   gtidExecuted?: string;
   /** When the restore finished (the init container ended). */
   completionTime?: string;
+}
+
+/** Ours: the binlog archive (spec.binlogArchive) as last read from storage. */
+export interface BinlogArchiveStatus {
+  /** The first archived transaction: a restore to a point in time can reach back this far (with a backup taken at or before it). */
+  earliestRecoverableTime?: string;
+  /** Up to when the archive holds every transaction of the master. */
+  latestRecoverableTime?: string;
+  /** The GTID position the archive reaches. */
+  gtidPosition?: string;
 }
 
 /** Desired backup. */

@@ -8,6 +8,7 @@ import { clusterControllerDefinition } from './cluster/controller.ts';
 import { databaseControllerDefinition } from './database/controller.ts';
 import { nodeControllerDefinition } from './mysql-node/controller.ts';
 import { orchestratorControllerDefinition } from './orchestrator-controller/controller.ts';
+import { pitrControllerDefinition } from './pitr/controller.ts';
 import { restoreControllerDefinition } from './restore/controller.ts';
 import { userControllerDefinition } from './user/controller.ts';
 
@@ -17,6 +18,7 @@ export const controllers: readonly ControllerDefinition[] = [
   backupControllerDefinition,
   backupCronControllerDefinition,
   restoreControllerDefinition,
+  pitrControllerDefinition,
   orchestratorControllerDefinition,
   databaseControllerDefinition,
   userControllerDefinition,

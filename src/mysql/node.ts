@@ -39,6 +39,7 @@ import {
   seedGtidStatements,
   sessionBinlogStatement,
   setReadOnlyStatements,
+  showBinaryLogsStatement,
   showBinlogStatusStatement,
   showReplicationStatusStatement,
   startReplicationStatement,
@@ -144,6 +145,8 @@ export interface MysqlNode {
   /** What `extraGtids` compares: MySQL gtid_executed, MariaDB gtid_binlog_state. */
   gtidHistory(): Promise<string>;
   binlogPosition(): Promise<BinlogPosition | null>;
+  /** SHOW BINARY LOGS: every binlog file and its size, oldest first; [] with the binlog off. */
+  binaryLogs(): Promise<{ file: string; size: number }[]>;
   /**
    * Runs a query that configuration supplies as text (Orchestrator's DetectClusterAliasQuery,
    * ReplicationCredentialsQuery) and returns the first row's columns as text; [] without a row.
@@ -489,6 +492,18 @@ class Node implements MysqlNode {
     return this.exclusive(async () => {
       const row = (await this.q(showBinlogStatusStatement(this.flavour)))[0];
       return row ? { file: String(row.File), position: Number(row.Position) } : null;
+    });
+  }
+
+  binaryLogs(): Promise<{ file: string; size: number }[]> {
+    return this.exclusive(async () => {
+      try {
+        return (await this.q(showBinaryLogsStatement())).map((r) => ({ file: String(r.Log_name), size: Number(r.File_size) }));
+      } catch (e) {
+        // 1381: "You are not using binary logging"
+        if (e instanceof MysqlError && e.errno === 1381) return [];
+        throw e;
+      }
     });
   }
 

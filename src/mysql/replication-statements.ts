@@ -83,6 +83,11 @@ export function showBinlogStatusStatement(f: Flavour): Statement {
   return stmt(usesResetBinaryLogs(f) ? 'SHOW BINARY LOG STATUS' : 'SHOW MASTER STATUS');
 }
 
+/** The server's binlog files and their sizes, oldest first (the same statement on every flavour). */
+export function showBinaryLogsStatement(): Statement {
+  return stmt('SHOW BINARY LOGS');
+}
+
 /**
  * Read-only on: MySQL also sets super_read_only so that no SUPER user (operator, Orchestrator)
  * writes by accident; replication threads are exempt from both.

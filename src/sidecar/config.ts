@@ -8,6 +8,8 @@ import type { Endpoint } from '../mysql/node.ts';
 import { HEADLESS_SERVICE_NAME, OPERATED_SECRET_KEY as KEY, PORT } from '../api/constants.ts';
 import { names, podOrdinal } from '../api/names.ts';
 import { ConfigError } from '../runtime/config-error.ts';
+import { parseBackupUrl } from '../storage/location.ts';
+import { DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS } from '../api/binlog-archive.ts';
 import {
   CONF_FILE,
   confPath,
@@ -65,6 +67,8 @@ export interface SidecarConfig {
   xtrabackupExtraArgs: string[];
   xtrabackupPrepareExtraArgs: string[];
   initFileExtraSql: string[];
+  /** Ours (docs/pitr.md): where `config-and-serve` archives the binlogs while its server is the master; undefined: it does not. */
+  binlogArchive: { url: string; intervalSeconds: number } | undefined;
   paths: SidecarPaths;
   /** The local mysqld as the sidecar and the generated client configs reach it. */
   mysql: Endpoint;
@@ -180,6 +184,26 @@ function topologyPasswordHash(r: Reader, flavour: Flavour | null, saltSeed: stri
   return storedPasswordHash(flavour, password, saltSeed);
 }
 
+/** BINLOG_ARCHIVE_URL (a folder of a supported scheme) and its interval; undefined when unset. */
+function binlogArchiveOf(r: Reader): SidecarConfig['binlogArchive'] {
+  const url = r.optional(ENV.binlogArchiveUrl);
+  const intervalSeconds = r.int(
+    ENV.binlogArchiveInterval,
+    r.optional(ENV.binlogArchiveInterval),
+    DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS,
+    1,
+    86400,
+  );
+  if (url === undefined) return undefined;
+  try {
+    parseBackupUrl(url);
+    if (!url.endsWith('/')) r.problems.push(`${ENV.binlogArchiveUrl}='${url}' is not a folder (ends in /)`);
+  } catch (err) {
+    r.problems.push(`${ENV.binlogArchiveUrl}: ${(err as Error).message}`);
+  }
+  return { url, intervalSeconds };
+}
+
 /**
  * Reads the configuration. `needs` says which groups must be present for the subcommand:
  * identity (pod and cluster names), version (MY_MYSQL_VERSION), credentials (the operated Secret's system users),
@@ -229,6 +253,8 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
   const httpPort = r.int(OVERRIDES.httpPort[0], r.override('httpPort'), PORT.sidecarHttp, 0, 65535);
   const mysqlPort = r.int(OVERRIDES.mysqlPort[0], r.override('mysqlPort'), PORT.mysql, 1, 65535);
 
+  const binlogArchive = binlogArchiveOf(r);
+
   if (r.problems.length > 0) throw new ConfigError(r.problems);
 
   const dataDir = r.override('dataDir') ?? MOUNT_PATH.data;
@@ -255,6 +281,7 @@ export function loadConfig(env: Env, argv: readonly string[], needs: readonly Ne
     xtrabackupExtraArgs: splitArgs(r.optional(ENV.xtrabackupExtraArgs)),
     xtrabackupPrepareExtraArgs: splitArgs(r.optional(ENV.xtrabackupPrepareExtraArgs)),
     initFileExtraSql: splitSql(r.optional(ENV.initFileExtraSql)),
+    binlogArchive,
     paths: {
       configDir: r.override('configDir') ?? MOUNT_PATH.conf,
       dataDir,

@@ -53,9 +53,15 @@ async function run(line: ParsedCommandLine, env: Env, log: Logger): Promise<numb
       const cfg = load();
       const { startServer } = await import('./serve.ts');
       const server = await startServer({ cfg, log });
+      const stop = new AbortController();
+      // Ours (docs/pitr.md): only with BINLOG_ARCHIVE_URL; loaded only then.
+      const archiving = cfg.binlogArchive
+        ? import('./binlog-archive-command.ts').then((m) => m.runBinlogArchiveCommand(cfg, env, log, stop.signal))
+        : Promise.resolve();
       const signal = await untilSignal();
       log.info('shutting down', { signal });
-      await server.close();
+      stop.abort();
+      await Promise.all([server.close(), archiving]);
       return 0;
     }
     case 'heartbeat': {

@@ -28,6 +28,7 @@ import {
 } from './build.ts';
 import { AGE_COLUMN, READY_COLUMN, type KindDefinition } from './kind.ts';
 import { DEFAULT_SERVER_ID_OFFSET, DEFAULT_XTRABACKUP_TARGET_DIR } from '../pod-contract.ts';
+import { DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS } from '../binlog-archive.ts';
 
 /**
  * A mysqlConf value holds no line break nor other control character but tab: my.cnf is read line
@@ -37,6 +38,20 @@ import { DEFAULT_SERVER_ID_OFFSET, DEFAULT_XTRABACKUP_TARGET_DIR } from '../pod-
  * unbounded map exceeds the API server's cost budget): the cluster controller checks both.
  */
 export const MYSQL_CONF_VALUE_PATTERN = '^[^\\x00-\\x08\\x0A-\\x1F\\x7F]*$';
+
+// Ours (docs/pitr.md): the master's binlogs uploaded beside the backups, for restores to a point in time.
+const binlogArchive = obj(
+  'BinlogArchive',
+  "Ours: archive the master's binary logs to <backupURL folder>/binlogs/ (point-in-time recovery).",
+  {
+    enabled: bool('Archive the binary logs; needs backupURL (and backupSecretName for its credentials).'),
+    intervalSeconds: int32('Seconds between uploads of the open binary log (a closed one is uploaded at once).', {
+      default: DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS,
+      minimum: 1,
+      maximum: 3600,
+    }),
+  },
+);
 
 const podSpec = obj('PodSpec', 'Extra settings for the pods of the cluster and of its backup Jobs.', {
   imagePullPolicy: enumOf('Pull policy of the MySQL and sidecar images.', ['Always', 'IfNotPresent', 'Never']),
@@ -191,6 +206,7 @@ const spec = obj(
     xtrabackupTargetDir: str('Scratch directory of xtrabackup.', { default: DEFAULT_XTRABACKUP_TARGET_DIR }),
     initFileExtraSQL: strList('Extra SQL statements appended to the init-file run at every mysqld start.'),
     networkPolicy,
+    binlogArchive,
   },
   {
     required: ['secretName'],
@@ -198,6 +214,10 @@ const spec = obj(
       {
         rule: "!has(self.backupSchedule) || self.backupSchedule == '' || (has(self.backupURL) && self.backupURL != '')",
         message: 'backupURL is required when backupSchedule is set',
+      },
+      {
+        rule: "!has(self.binlogArchive) || !has(self.binlogArchive.enabled) || !self.binlogArchive.enabled || (has(self.backupURL) && self.backupURL != '')",
+        message: 'backupURL is required when binlogArchive.enabled is set',
       },
     ],
   },
@@ -228,12 +248,22 @@ const restoredFrom = obj(
   { required: ['backupURL'] },
 );
 
+// Ours: what the binlog archive lets a restore reach (docs/pitr.md), read from the archive's index.
+const binlogArchiveStatus = obj('BinlogArchiveStatus', 'Ours: the binlog archive (spec.binlogArchive) as last read from storage.', {
+  earliestRecoverableTime: dateTime(
+    'The first archived transaction: a restore to a point in time can reach back this far (with a backup taken at or before it).',
+  ),
+  latestRecoverableTime: dateTime('Up to when the archive holds every transaction of the master.'),
+  gtidPosition: str('The GTID position the archive reaches.'),
+});
+
 const status = obj('MysqlClusterStatus', 'Observed state of the cluster.', {
   observedGeneration: int64('Ours: the metadata.generation the operator last acted on.'),
   readyNodes: int32('Number of ready MySQL pods.'),
   conditions: conditionList('ClusterCondition', 'Ready, PendingFailoverAck, ReadOnly, FailoverInProgress.', true),
   nodes: mapList('One entry per node known to Orchestrator.', nodeStatus, ['name']),
   restoredFrom,
+  binlogArchive: binlogArchiveStatus,
 });
 
 export const mysqlCluster: KindDefinition = {

@@ -29,6 +29,7 @@ import {
   VOLUME,
 } from '../../api/constants.ts';
 import { controllerRef, names, selectorLabels, type ClusterRef } from '../../api/names.ts';
+import { binlogArchiveUrl, DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS } from '../../api/binlog-archive.ts';
 import {
   CONF_FILE,
   confPath,
@@ -295,6 +296,14 @@ function envFor(ctx: ContainerContext, name: string): V1EnvVar[] {
   }
   if (isSidecar) env.push({ name: ENV.xtrabackupTargetDir, value: s.xtrabackupTargetDir || DEFAULT_XTRABACKUP_TARGET_DIR });
   if (isInit && s.initFileExtraSQL?.length) env.push({ name: ENV.initFileExtraSql, value: s.initFileExtraSQL.join(';') });
+  // Ours (docs/pitr.md): only when asked for, so the templates of other clusters do not change.
+  if (isSidecar && archivesBinlogs(s)) {
+    env.push({ name: ENV.binlogArchiveUrl, value: binlogArchiveUrl(s.backupURL!) });
+    env.push({
+      name: ENV.binlogArchiveInterval,
+      value: String(s.binlogArchive?.intervalSeconds ?? DEFAULT_BINLOG_ARCHIVE_INTERVAL_SECONDS),
+    });
+  }
 
   switch (name) {
     case CONTAINER.init:
@@ -327,8 +336,16 @@ function exporterPort(s: MysqlClusterSpec): number {
 function envSourcesFor(ctx: ContainerContext, name: string): V1EnvFromSource[] {
   const out: V1EnvFromSource[] = [];
   if (name === CONTAINER.init && ctx.spec.initBucketSecretName) out.push({ secretRef: { name: ctx.spec.initBucketSecretName } });
+  if (name === CONTAINER.sidecar && archivesBinlogs(ctx.spec) && ctx.spec.backupSecretName) {
+    out.push({ secretRef: { name: ctx.spec.backupSecretName } });
+  }
   if (name === CONTAINER.init || name === CONTAINER.sidecar) out.push({ secretRef: { name: ctx.operatedSecret } });
   return out;
+}
+
+/** spec.binlogArchive.enabled with a backupURL to archive beside (the CRD refuses one without). */
+function archivesBinlogs(s: MysqlClusterSpec): boolean {
+  return s.binlogArchive?.enabled === true && !!s.backupURL;
 }
 
 function volumeMountsFor(ctx: ContainerContext, name: string): V1VolumeMount[] {

@@ -185,9 +185,16 @@ describe('API surface of docs/compatibility.md', () => {
     assert.deepEqual(cluster({ max_connections: 100, 'sql-mode': '\tSTRICT_TRANS_TABLES', 'log-error': '/var/log/x#1' }).messages, []);
   });
 
-  it('MysqlCluster status: readyNodes, conditions, nodes, observedGeneration and (ours) restoredFrom', () => {
+  it('MysqlCluster status: readyNodes, conditions, nodes, observedGeneration and (ours) restoredFrom, binlogArchive', () => {
     const status = crds.get('MysqlCluster')?.crd.spec.versions[0].schema.openAPIV3Schema.properties.status;
-    assert.deepEqual(Object.keys(status.properties).sort(), ['conditions', 'nodes', 'observedGeneration', 'readyNodes', 'restoredFrom']);
+    assert.deepEqual(Object.keys(status.properties).sort(), [
+      'binlogArchive',
+      'conditions',
+      'nodes',
+      'observedGeneration',
+      'readyNodes',
+      'restoredFrom',
+    ]);
     assert.deepEqual(Object.keys(status.properties.conditions.items.properties), [
       'type',
       'status',

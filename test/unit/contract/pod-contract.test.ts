@@ -36,6 +36,9 @@ const SPEC: Partial<MysqlClusterSpec> = {
   xtrabackupPrepareExtraArgs: ['--use-memory=1G'],
   initFileExtraSQL: ['SET GLOBAL max_connections = 1000', 'CREATE DATABASE IF NOT EXISTS app'],
   queryLimits: { maxQueryTime: 30 },
+  backupURL: 's3://backups/my-db/',
+  backupSecretName: BUCKET_SECRET,
+  binlogArchive: { enabled: true, intervalSeconds: 17 },
 };
 
 // Rendered for another reader than the sidecar: the pod IP (the anchor's, unused so far) and
@@ -149,6 +152,8 @@ for (const version of ['5.7', '8.0', 'mariadb-10.11']) {
     assert.deepEqual(cfg.backup, cred(KEY.backupUser, KEY.backupPassword));
     assert.deepEqual(cfg.replication, cred(KEY.replicationUser, KEY.replicationPassword));
     assert.deepEqual(cfg.xtrabackupExtraArgs, SPEC.xtrabackupExtraArgs);
+    assert.deepEqual(cfg.binlogArchive, { url: 's3://backups/my-db/binlogs/', intervalSeconds: 17 });
+    assert.equal(command('clone-and-init').cfg.binlogArchive, undefined, 'only the sidecar container archives');
     assert.deepEqual(cfg.xbstreamExtraArgs, SPEC.xbstreamExtraArgs);
     assert.equal(cfg.paths.xtrabackupTargetDir, SPEC.xtrabackupTargetDir);
     assert.equal(cfg.flavour.family, version.startsWith('mariadb') ? 'mariadb' : 'mysql');

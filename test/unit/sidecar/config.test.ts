@@ -136,3 +136,24 @@ test("the topology account: the Secret's hash first, else the hash of the plain 
     '',
   );
 });
+
+test('the binlog archive: off without BINLOG_ARCHIVE_URL; a folder of a supported scheme and an interval when set; bad values named', () => {
+  assert.equal(loadConfig(anchorPodEnv(), [], ALL_NEEDS).binlogArchive, undefined);
+  assert.deepEqual(loadConfig(anchorPodEnv({ BINLOG_ARCHIVE_URL: 's3://bkp/c/binlogs/' }), [], ALL_NEEDS).binlogArchive, {
+    url: 's3://bkp/c/binlogs/',
+    intervalSeconds: 60,
+  });
+  const env = (over: Record<string, string>) => anchorPodEnv({ BINLOG_ARCHIVE_URL: 's3://bkp/c/binlogs/', ...over });
+  assert.throws(
+    () => loadConfig(env({ BINLOG_ARCHIVE_URL: 's3://bkp/c/binlogs' }), [], ALL_NEEDS),
+    /BINLOG_ARCHIVE_URL='s3:\/\/bkp\/c\/binlogs' is not a folder/,
+  );
+  assert.throws(
+    () => loadConfig(env({ BINLOG_ARCHIVE_URL: 'ftp://h/x/' }), [], ALL_NEEDS),
+    /BINLOG_ARCHIVE_URL: ftp:\/\/ backups are not supported/,
+  );
+  assert.throws(
+    () => loadConfig(env({ BINLOG_ARCHIVE_INTERVAL_SECONDS: '0' }), [], ALL_NEEDS),
+    /BINLOG_ARCHIVE_INTERVAL_SECONDS='0' is not an integer in 1\.\.86400/,
+  );
+});
