@@ -321,13 +321,19 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       rec.errors.push(`Failed running PreFailoverProcesses: ${(e as Error).message}`);
       return end();
     }
-    const candidate = f.designated ?? chooseSuccessor(f.replicas);
+    // A takeover's designated replica has its siblings below it already; an automatic recovery
+    // regroups as 3.2.6 does (regroupForPromotion): the siblings move while the candidate is promoted.
+    const { candidate, siblingsMoved } = f.designated
+      ? { candidate: f.designated, siblingsMoved: Promise.resolve() }
+      : await regroupForPromotion(f.replicas, rec);
     const refused = candidate ? await promotionRefused(candidate, f.designated !== null) : 'no candidate replica';
     if (refused !== null || !candidate) {
-      // As recorded: the refused recovery still downtimes the dead master, so it is not retried.
+      // As recorded: the refused recovery still downtimes the dead master, so it is not retried,
+      // and the siblings already moved below the refused candidate stay there (recovery-mariadb b5).
       f.failed.downtime = lostInRecovery();
       rec.errors.push(refused ?? 'no candidate replica');
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((e: Error) => rec.errors.push(e.message));
+      await siblingsMoved;
       return end();
     }
     try {
@@ -337,7 +343,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       await n.setReadOnly(false);
       candidate.master = null;
       candidate.readOnly = false;
-      for (const r of f.replicas) if (r !== candidate) await repoint(r, candidate.key, 'slave_pos', true);
+      if (f.designated) for (const r of f.replicas) if (r !== candidate) await repoint(r, candidate.key, 'slave_pos', true);
       const binlog = await n.binlogPosition();
       f.failed.downtime = lostInRecovery();
       rec.successor = candidate.key;
@@ -359,7 +365,50 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       rec.errors.push((e as Error).message);
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((err: Error) => rec.errors.push(err.message));
     }
+    // 3.2.6 waits for its postponed sibling moves after the Post* hooks.
+    await siblingsMoved;
     return end();
+  }
+
+  /**
+   * How 3.2.6 regroups a dead master's replicas on MariaDB before it promotes one
+   * (test/fixtures/orchestrator/recovery-mariadb, `RegroupReplicasGTID`): with two or more it reads
+   * each, runs a plain STOP SLAVE on all of them at once (a STOP SLAVE waits for the event group the
+   * SQL thread is in, and leaves the rest of the relay log unapplied) and reads each again; then the
+   * replica that executed the most is the candidate. The siblings are moved below it (stop, CHANGE
+   * MASTER, start) side by side with its promotion, as 3.2.6 runs the move as a postponed function
+   * for an "ideal" candidate (no data centers, neutral promotion rules); the recovery awaits
+   * `siblingsMoved` after its Post* hooks. Nothing starts the candidate's SQL thread again. With one
+   * replica nothing is stopped. A replica that cannot be read again is left where it is.
+   */
+  async function regroupForPromotion(
+    replicas: InstanceState[],
+    rec: RecoveryRecord,
+  ): Promise<{ candidate: InstanceState | null; siblingsMoved: Promise<void> }> {
+    let regrouped = replicas;
+    if (replicas.length >= 2) {
+      const again = await Promise.all(
+        replicas.map(async (r) => {
+          await poll(r.key);
+          // As 3.2.6, a failed STOP is not an error of the recovery: the next read tells.
+          await nodeFor(r.key)
+            .then((n) => n.stopReplication())
+            .catch((e: Error) => rec.errors.push(`stop slave on ${keyText(r.key)}: ${e.message}`));
+          return (await poll(r.key)) === undefined ? r : null;
+        }),
+      );
+      regrouped = again.filter((r): r is InstanceState => r !== null);
+    }
+    const candidate = chooseSuccessor(regrouped);
+    if (!candidate) return { candidate, siblingsMoved: Promise.resolve() };
+    const moves = regrouped
+      .filter((r) => r !== candidate)
+      .map((r) =>
+        repoint(r, candidate.key, 'slave_pos', true).catch((e: Error) => {
+          rec.errors.push(`moving ${keyText(r.key)} below ${keyText(candidate.key)}: ${e.message}`);
+        }),
+      );
+    return { candidate, siblingsMoved: Promise.all(moves).then(() => undefined) };
   }
 
   /**
