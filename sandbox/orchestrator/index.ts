@@ -277,8 +277,9 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   }
 
   /**
-   * PreFailover, promotion, repointing, Post* hooks: the part automatic recoveries and graceful
-   * takeovers share. Returns the record; a failed recovery leaves the topology as it was.
+   * PreFailover, regrouping, promotion, Post* hooks: the part automatic recoveries and graceful
+   * takeovers share. Returns the record. A recovery refused after the regrouping leaves the
+   * replicas as the regrouping left them (stopped, the siblings below the candidate), as 3.2.6 does.
    */
   async function recover(f: Failure): Promise<RecoveryRecord> {
     const rec: RecoveryRecord = {
@@ -416,8 +417,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
    * (relay log fetched but not applied): FailMasterPromotionIfSQLThreadNotUpToDate refuses it;
    * DelayMasterPromotionIfSQLThreadNotUpToDate waits until it applied what it fetched, polling
    * every 500 ms, and gives up once it made no progress for ReasonableReplicationLagSeconds
-   * (WaitForSQLThreadUpToDate); neither: promoted as it is. A graceful takeover's designated
-   * replica has caught up already. Null when it may; the error otherwise.
+   * (WaitForSQLThreadUpToDate); neither: promoted as it is. After a regrouping of two or more
+   * replicas the SQL thread is stopped, so the wait gives up unless something starts it: as 3.2.6
+   * (recovery-mariadb b2, b5). A graceful takeover's designated replica has caught up already.
+   * Null when it may; the error otherwise.
    */
   async function promotionRefused(candidate: InstanceState, designated: boolean): Promise<string | null> {
     if (designated || !sqlThreadBehind(candidate)) return null;
