@@ -276,12 +276,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     designated: InstanceState | null;
   }
 
-  /**
-   * PreFailover, regrouping, promotion, Post* hooks: the part automatic recoveries and graceful
-   * takeovers share. Returns the record. A recovery refused after the regrouping leaves the
-   * replicas as the regrouping left them (stopped, the siblings below the candidate), as 3.2.6 does.
-   */
-  async function recover(f: Failure): Promise<RecoveryRecord> {
+  /** A new /api/audit-recovery entry for a recovery of `f` that starts now. */
+  function recoveryRecord(f: Failure): RecoveryRecord {
     const rec: RecoveryRecord = {
       id: recoveries.length + 1,
       uid: uid(),
@@ -301,6 +297,16 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       detectionId: detectionCount,
     };
     recoveries.push(rec);
+    return rec;
+  }
+
+  /**
+   * PreFailover, regrouping, promotion, Post* hooks: the part automatic recoveries and graceful
+   * takeovers share. Returns the record. A recovery refused after the regrouping leaves the
+   * replicas as the regrouping left them (stopped, the siblings below the candidate), as 3.2.6 does.
+   */
+  async function recover(f: Failure): Promise<RecoveryRecord> {
+    const rec = recoveryRecord(f);
     const base = { failed: f.failed, replicas: rec.replicas, clusterName: f.clusterName, clusterAlias: f.clusterAlias };
     const ctx = (over: Partial<HookContext>): HookContext =>
       hookContext(base, {
