@@ -215,6 +215,8 @@ export const CLUSTER_REASONS = {
   pvcKept: 'PVCKept',
   pvcDeleted: 'PVCDeleted',
   rootPasswordFromPasswordKey: 'RootPasswordFromPasswordKey',
+  /** MySQL's port narrowed to the cluster's namespace on a cluster that ran with it open (docs/network-policies.md). */
+  mysqlPortNarrowed: 'MysqlPortNarrowed',
   // BackupSchedule (ours, backupcron controller); Events too
   backupScheduled: 'BackupScheduled',
   invalidBackupSchedule: 'InvalidBackupSchedule',
