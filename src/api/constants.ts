@@ -219,6 +219,8 @@ export const CLUSTER_REASONS = {
   pvcKept: 'PVCKept',
   pvcDeleted: 'PVCDeleted',
   rootPasswordFromPasswordKey: 'RootPasswordFromPasswordKey',
+  /** MySQL's port narrowed to the cluster's namespace on a cluster that ran with it open (docs/network-policies.md). */
+  mysqlPortNarrowed: 'MysqlPortNarrowed',
   // BackupSchedule (ours, backupcron controller); Events too
   backupScheduled: 'BackupScheduled',
   invalidBackupSchedule: 'InvalidBackupSchedule',
@@ -397,6 +399,8 @@ export const NODE_REASONS = {
   stepFailed: 'StepFailed',
   // Events only
   nodeConfigured: 'NodeConfigured',
+  /** A replica pointed without a replication user (a demoted master after a graceful takeover), or refused, got the operated Secret's. */
+  replicationCredentialsGiven: 'ReplicationCredentialsGiven',
 } as const;
 export type NodeReason = (typeof NODE_REASONS)[keyof typeof NODE_REASONS];
 

@@ -274,7 +274,7 @@ export interface ReplicationSpec {
 
 /** Ours: the cluster's NetworkPolicy, when the operator renders one (docs/network-policies.md). */
 export interface NetworkPolicySpec {
-  /** Sources (NetworkPolicyPeer: podSelector, namespaceSelector, ipBlock) that may connect to MySQL's port besides the cluster's own pods, the operator and Orchestrator. Unset: every source may; an empty list: none but those. */
+  /** Sources (NetworkPolicyPeer: podSelector, namespaceSelector, ipBlock) that may connect to MySQL's port besides the cluster's own pods, the operator and Orchestrator. Unset: every pod of the cluster's namespace may (no other namespace); an empty list: none but those. */
   mysqlFrom?: V1NetworkPolicyPeer[];
 }
 

@@ -12,9 +12,9 @@
 // 3. the sys_operator schema, then each system user dropped, re-created and granted.
 // 4. status table: dropped first only when its data file is missing (a clone excludes it and
 //    --prepare deletes its .frm, but InnoDB's dictionary still names it: CREATE alone fails, and
-//    the DROP logs the missing file once, docs/sidecar.md), then created; the replication credentials Orchestrator's
-//    ReplicationCredentialsQuery reads, rewritten at every start so a rotated password follows
-//    (in status because it is per node and backups and clones leave its data file out);
+//    the DROP logs the missing file once, docs/sidecar.md), then created; the replication password
+//    rows an earlier version wrote for Orchestrator removed (no password is stored readable in
+//    sys_operator: the node controller gives replicas the Secret's credentials, docs/credentials.md);
 //    `configured` reset to 0 so the node controller looks at the node again; the backup's GTID
 //    recorded for seeding.
 // 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
@@ -31,11 +31,12 @@ import {
   createSchemaStatement,
   createStatusTableStatement,
   dropStatusTableStatement,
+  forgetReplicationCredentialRowsStatement,
   setStatusStatement,
   STATUS,
 } from './operator-schema.ts';
 import { resetReplicationStatement, sessionBinlogStatement, startReplicationStatement } from './replication-statements.ts';
-import { render, secret, stmt, verbatim, type Statement } from './sql-text.ts';
+import { render, stmt, verbatim, type Statement } from './sql-text.ts';
 import { systemUserStatements, type SystemCredentials } from './system-users.ts';
 import { fenceAccountsStatements, fenceSuperStatements } from './fence.ts';
 
@@ -72,11 +73,8 @@ export function initFileStatements(input: InitFileInput): Statement[] {
     ...systemUserStatements(input.flavour, input.users),
   ];
   if (input.statusTableMissing) out.push(dropStatusTableStatement());
-  out.push(
-    createStatusTableStatement(),
-    setStatusStatement(STATUS.replicationUser, input.users.replication.user),
-    setStatusStatement(STATUS.replicationPassword, secret(input.users.replication.password)),
-  );
+  // The replication password rows an earlier version wrote are removed (docs/credentials.md).
+  out.push(createStatusTableStatement(), forgetReplicationCredentialRowsStatement());
   if (!input.keepConfigured) out.push(setStatusStatement(STATUS.configured, '0'));
   if (input.backupGtid !== null && input.backupGtid !== '') {
     out.push(setStatusStatement(STATUS.backupGtidPurged, input.backupGtid));

@@ -7,6 +7,7 @@ function replicationView(s: ReplicationStatus | null): ReplicationView | null {
   return {
     sourceHost: s.masterHost,
     sourcePort: s.masterPort,
+    user: s.masterUser,
     ioState: s.ioState,
     sqlRunning: s.sqlRunning,
     lastIoErrno: s.lastIoErrno,
@@ -27,6 +28,7 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
   const gtidHistory = await node.gtidHistory();
   const backup = await node.getStatusValue(STATUS.backupGtidPurged);
   const seeded = await node.getStatusValue(STATUS.setGtidPurged);
+  const storedReplicationCredentials = await node.hasStoredReplicationCredentials();
   return {
     reachable: true,
     family: node.flavour.family,
@@ -37,6 +39,7 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
     gtidHistory,
     backupGtidPurged: backup === null || backup === '' ? null : backup,
     gtidSeeded: seeded !== null,
+    storedReplicationCredentials,
   };
 }
 

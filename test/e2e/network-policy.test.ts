@@ -1,8 +1,9 @@
 // End to end on the sandbox, whose network enforces NetworkPolicies as a CNI does
 // (docs/network-policies.md): the chart's default install gives the cluster its NetworkPolicy, so
-// a pod of another namespace is refused on the sidecar's port (the backup stream), and, once the
-// cluster names its clients (spec.networkPolicy.mysqlFrom), on MySQL's port too, directly and
-// through the master Service; an application pod it names gets in. The cluster stays Ready,
+// a pod of another namespace is refused on the sidecar's port (the backup stream) and on MySQL's,
+// directly and through the master Service, while a pod of the cluster's own namespace reaches
+// MySQL; once the cluster names its clients (spec.networkPolicy.mysqlFrom), the application of
+// another namespace it names gets in and the unnamed pods of its own are refused. The cluster stays Ready,
 // replicates, and a replica deleted meanwhile comes back (cloned from a peer's sidecar, configured
 // by the operator, discovered by Orchestrator: every path the policy must leave open).
 import assert from 'node:assert/strict';
@@ -103,7 +104,7 @@ describe('a MariaDB cluster of 2 nodes behind the NetworkPolicies of a default i
   after(() => sb?.stop());
   printSandboxOnFailure(() => sb);
 
-  it("refuses a pod of another namespace on the sidecar's port; MySQL's stays open to it while the cluster names no clients", async () => {
+  it("refuses a pod of another namespace on the sidecar's and MySQL's ports; a pod of the cluster's namespace reaches MySQL", async () => {
     const policy = await sb.client.get<{ metadata: object }>({
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
@@ -114,25 +115,39 @@ describe('a MariaDB cluster of 2 nodes behind the NetworkPolicies of a default i
     const masterIp = await podIP(sb, c.namespace, master);
     assert.equal(await probe(sb, OTHER_NAMESPACE, 'intruder', masterIp, PORT.sidecarHttp), 'EHOSTUNREACH', "the sidecar's port");
     assert.equal(await probe(sb, c.namespace, 'shop', masterIp, PORT.sidecarHttp), 'EHOSTUNREACH', 'not for applications either');
-    assert.equal(await probe(sb, OTHER_NAMESPACE, 'intruder', masterIp, PORT.mysql), 'open', 'mysqlFrom unset: as before');
+    // mysqlFrom unset: the cluster's own namespace, the operator and Orchestrator only.
+    const masterService = await serviceIP(sb, c.namespace, names.masterService(c.name));
+    assert.equal(await probe(sb, OTHER_NAMESPACE, 'intruder', masterIp, PORT.mysql), 'EHOSTUNREACH', "MySQL's port");
+    assert.notEqual(await probe(sb, OTHER_NAMESPACE, 'intruder', masterService, PORT.mysql), 'open', 'nor through the ClusterIP');
+    assert.equal(await probe(sb, OTHER_NAMESPACE, 'intruder', await podIP(sb, c.namespace, replica), PORT.mysql), 'EHOSTUNREACH');
+    assert.equal(await probe(sb, c.namespace, 'shop', masterIp, PORT.mysql), 'open', "a pod of the cluster's namespace");
+    assert.equal(await probe(sb, c.namespace, 'shop', masterService, PORT.mysql), 'open', 'through the ClusterIP too');
   });
 
-  it("with spec.networkPolicy.mysqlFrom, refuses it on MySQL's port too, directly and through the master Service, and lets the named pods in", async () => {
+  it("with spec.networkPolicy.mysqlFrom naming another namespace's application, lets it in and refuses the unnamed pods of the cluster's namespace", async () => {
+    const otherApp = {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': OTHER_NAMESPACE } },
+      podSelector: { matchLabels: APP_LABELS },
+    };
     await sb.client.patch(
       { apiVersion: API_GROUP_VERSION, kind: KIND_MYSQL_CLUSTER, namespace: c.namespace, name: c.name },
-      { spec: { networkPolicy: { mysqlFrom: [{ podSelector: { matchLabels: APP_LABELS } }] } } },
+      { spec: { networkPolicy: { mysqlFrom: [otherApp] } } },
       { type: 'merge' },
     );
     const masterIp = await podIP(sb, c.namespace, master);
     const masterService = await serviceIP(sb, c.namespace, names.masterService(c.name));
     await eventually(
-      'the intruder refused on MySQL',
-      async () => (await probe(sb, OTHER_NAMESPACE, 'intruder', masterIp, PORT.mysql)) === 'EHOSTUNREACH',
+      'the named application let in',
+      async () => (await probe(sb, OTHER_NAMESPACE, 'intruder', masterIp, PORT.mysql)) === 'open',
     );
-    assert.notEqual(await probe(sb, OTHER_NAMESPACE, 'intruder', masterService, PORT.mysql), 'open', 'nor through the ClusterIP');
-    assert.equal(await probe(sb, OTHER_NAMESPACE, 'intruder', await podIP(sb, c.namespace, replica), PORT.mysql), 'EHOSTUNREACH');
-    assert.equal(await probe(sb, c.namespace, 'shop', masterIp, PORT.mysql), 'open', 'the pod mysqlFrom names');
-    assert.equal(await probe(sb, c.namespace, 'shop', masterService, PORT.mysql), 'open', 'through the ClusterIP too');
+    assert.equal(await probe(sb, OTHER_NAMESPACE, 'intruder', masterService, PORT.mysql), 'open', 'through the ClusterIP too');
+    assert.equal(await probe(sb, c.namespace, 'shop', masterIp, PORT.mysql), 'EHOSTUNREACH', "an unnamed pod of the cluster's namespace");
+    assert.notEqual(await probe(sb, c.namespace, 'shop', masterService, PORT.mysql), 'open', 'nor through the ClusterIP');
+    assert.equal(
+      await probe(sb, OTHER_NAMESPACE, 'intruder', masterIp, PORT.sidecarHttp),
+      'EHOSTUNREACH',
+      "the sidecar's port stays closed",
+    );
   });
 
   it('stays Ready and replicating, and a deleted replica comes back through the policy', async () => {

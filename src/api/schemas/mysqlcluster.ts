@@ -127,15 +127,15 @@ const replication = obj('ReplicationSpec', 'Ours: how a commit on the master wai
 });
 
 // Ours (issue 23, docs/network-policies.md): who else may reach MySQL's port once the operator
-// renders the cluster's NetworkPolicy (--network-policies). Absent: every source, as before, so
-// the anchor's manifests and the applications of adopted clusters keep working.
+// renders the cluster's NetworkPolicy (--network-policies). Absent: every pod of the cluster's own
+// namespace, where applications usually run; another namespace must be named here.
 const networkPolicy = obj(
   'NetworkPolicySpec',
   "Ours: the cluster's NetworkPolicy, when the operator renders one (docs/network-policies.md).",
   {
     mysqlFrom: k8sList(
       'V1NetworkPolicyPeer',
-      "Sources (NetworkPolicyPeer: podSelector, namespaceSelector, ipBlock) that may connect to MySQL's port besides the cluster's own pods, the operator and Orchestrator. Unset: every source may; an empty list: none but those.",
+      "Sources (NetworkPolicyPeer: podSelector, namespaceSelector, ipBlock) that may connect to MySQL's port besides the cluster's own pods, the operator and Orchestrator. Unset: every pod of the cluster's namespace may (no other namespace); an empty list: none but those.",
     ),
   },
 );

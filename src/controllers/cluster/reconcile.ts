@@ -48,6 +48,7 @@ import {
   topologyPasswordMessage,
 } from './render-operated-secret.ts';
 import type { NetworkPolicyObject } from './render-network-policy.ts';
+import { announceNarrowedMysqlPort, narrowedMysqlPortMessage } from './decide-mysql-port-notice.ts';
 import { refusalMessage } from './user-field.ts';
 import { validateCluster } from './validate-cluster.ts';
 
@@ -110,7 +111,17 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
     { user: pass.opts.orcTopologyUser, password: pass.opts.orcTopologyPassword },
     planSecret(renderOperatedSecret(desired.ref, desired.secretData), pass.g.existingSecret, REMOVABLE_OPERATED_KEYS).op,
   );
+  const existingPolicy = pass.g.networkPolicies.get(req.namespace, names.networkPolicy(req.name));
+  const announceNarrowedPort = announceNarrowedMysqlPort(
+    desired.networkPolicy,
+    cluster.spec,
+    existingPolicy,
+    pass.g.existingSts !== undefined,
+    planNetworkPolicy(desired.networkPolicy, existingPolicy, controllerRef(desired.ref)).op,
+  );
   const refusals = await applyWrites(pass, planWrites(pass, desired));
+  // After the policy is written: a failed write is retried and says it then.
+  if (announceNarrowedPort) ctx.events.normal(cluster, CLUSTER_REASONS.mysqlPortNarrowed, narrowedMysqlPortMessage(desired.ref));
   // After the Secret is written (docs/credentials.md).
   if (announcePlainTopology) {
     ctx.events.warning(cluster, CLUSTER_REASONS.topologyPasswordInSecret, topologyPasswordMessage(valid.images.sidecar));

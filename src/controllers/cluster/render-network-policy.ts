@@ -3,8 +3,8 @@
 // without a rollout). Once a policy selects a pod, only what it lists reaches the pod, so every
 // port of the pod has a rule:
 // - MySQL's port: the cluster's pods (replication, clones), the operator, Orchestrator, and
-//   spec.networkPolicy.mysqlFrom; when that field is unset, every source, as before the policy
-//   (the applications of an adopted cluster keep their access);
+//   spec.networkPolicy.mysqlFrom; when that field is unset, every pod of the cluster's own
+//   namespace (where its applications usually run), and no other namespace;
 // - the sidecar's port (the backup stream, /health): the cluster's pods, the operator and the
 //   cluster's backup Jobs;
 // - the metrics exporter's port, and the ports of the user's extra containers: every source, as before.
@@ -54,6 +54,11 @@ export function operatorPeer(namespace: string, labels: Readonly<Record<string, 
   };
 }
 
+/** Every pod of the policy's own namespace: a `podSelector` alone, as the API reads it. */
+export function sameNamespacePeer(): V1NetworkPolicyPeer {
+  return { podSelector: {} };
+}
+
 function tcp(port: number): V1NetworkPolicyPort {
   return { protocol: 'TCP', port };
 }
@@ -82,9 +87,7 @@ export function renderNetworkPolicy(ref: ClusterRef, spec: MysqlClusterSpec, pee
   const mysqlFrom = spec.networkPolicy?.mysqlFrom;
   const extra = extraContainerPorts(spec);
   const ingress: NetworkPolicyIngressRule[] = [
-    mysqlFrom === undefined
-      ? { ports: [tcp(PORT.mysql)] }
-      : { ports: [tcp(PORT.mysql)], from: [clusterPods, operator, orchestrator, ...mysqlFrom] },
+    { ports: [tcp(PORT.mysql)], from: [clusterPods, operator, orchestrator, ...(mysqlFrom ?? [sameNamespacePeer()])] },
     { ports: [tcp(PORT.sidecarHttp)], from: [clusterPods, operator, backupJobs] },
     { ports: [tcp(PORT.metricsExporter)] },
     ...(extra.length ? [{ ports: extra }] : []),

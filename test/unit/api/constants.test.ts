@@ -73,6 +73,7 @@ describe('constants of docs/compatibility.md', () => {
       'OperatedSecretIncomplete',
       'StepFailed',
       'NodeConfigured',
+      'ReplicationCredentialsGiven',
     ]);
   });
 

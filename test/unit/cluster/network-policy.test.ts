@@ -9,6 +9,7 @@ import { clusterOptions } from '../../../src/controllers/cluster/options.ts';
 import { clusterRef } from '../../../src/controllers/cluster/render-cluster.ts';
 import { renderNetworkPolicy, type NetworkPolicyObject } from '../../../src/controllers/cluster/render-network-policy.ts';
 import { renderBackupJob } from '../../../src/controllers/backup/render-job.ts';
+import { announceNarrowedMysqlPort, narrowedMysqlPortMessage } from '../../../src/controllers/cluster/decide-mysql-port-notice.ts';
 import { ANCHOR_OPTIONS, anchorCluster, cluster, render, wire } from './builders.ts';
 
 const PEERS = {
@@ -30,6 +31,8 @@ const ORCHESTRATOR = {
   namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'mysql-operator' } },
   podSelector: { matchLabels: PEERS.orchestratorPodLabels },
 };
+/** A podSelector alone: every pod of the policy's namespace, no other namespace. */
+const SAME_NAMESPACE = { podSelector: {} };
 const BACKUP_JOBS = {
   podSelector: {
     matchLabels: { 'app.kubernetes.io/managed-by': 'mysql.presslabs.org', 'app.kubernetes.io/component': 'backup', cluster: 'my-db' },
@@ -58,9 +61,9 @@ test('the policy selects the pods by the selector labels, the anchor pods carry 
   }
 });
 
-test("without mysqlFrom, MySQL's port stays open to every source; the sidecar's only to the cluster's pods, the operator and its backup Jobs", () => {
+test("without mysqlFrom, MySQL's port answers the cluster's namespace, the operator and Orchestrator only; the sidecar's the cluster's pods, the operator and its backup Jobs", () => {
   assert.deepEqual(policy().spec?.ingress, [
-    { ports: [{ protocol: 'TCP', port: 3306 }] },
+    { ports: [{ protocol: 'TCP', port: 3306 }], from: [CLUSTER_PODS, OPERATOR, ORCHESTRATOR, SAME_NAMESPACE] },
     { ports: [{ protocol: 'TCP', port: 8080 }], from: [CLUSTER_PODS, OPERATOR, BACKUP_JOBS] },
     { ports: [{ protocol: 'TCP', port: 9125 }] },
   ]);
@@ -125,7 +128,8 @@ test('rendered only with --network-policies, from the operator flags', () => {
 test('plan: create, keep when equal as the server stores it, update a rule that lost its from, delete ours only when not wanted', () => {
   const c = cluster();
   const owner = controllerRef(clusterRef(c));
-  const open = policy();
+  const open = policy({ networkPolicy: { mysqlFrom: [{ ipBlock: { cidr: '0.0.0.0/0' } }] } });
+  open.spec!.ingress![0] = { ports: [{ protocol: 'TCP', port: 3306 }] };
   const closed = policy({ networkPolicy: { mysqlFrom: [] } });
   assert.equal(planNetworkPolicy(open, undefined, owner).op, 'create');
   const stored = { ...wire(open), metadata: { ...wire(open).metadata, resourceVersion: '5', uid: 'np' } };
@@ -139,4 +143,35 @@ test('plan: create, keep when equal as the server stores it, update a rule that 
   const someoneElses = { ...stored, metadata: { ...stored.metadata, ownerReferences: [] } };
   assert.equal(planNetworkPolicy(undefined, someoneElses, owner).op, 'none');
   assert.equal(planNetworkPolicy(undefined, undefined, owner).op, 'none');
+});
+
+/** The policy an operator before the narrowing wrote: MySQL's rule without `from`. */
+function openPolicyOfOlderOperator(): NetworkPolicyObject {
+  const p = wire(policy());
+  p.spec!.ingress![0] = { ports: [{ protocol: 'TCP', port: 3306 }] };
+  return { ...p, metadata: { ...p.metadata, resourceVersion: '5' } };
+}
+
+test("the narrowing is announced once on a cluster whose MySQL port was open: an older operator's policy, or none on a running cluster", () => {
+  const c = cluster();
+  const owner = controllerRef(clusterRef(c));
+  const desired = policy();
+  const older = openPolicyOfOlderOperator();
+  const announce = (existing: NetworkPolicyObject | undefined, stsExists: boolean, spec = c.spec, want = desired): boolean =>
+    announceNarrowedMysqlPort(want, spec, existing, stsExists, planNetworkPolicy(want, existing, owner).op);
+  // Upgraded: the older policy is updated to the narrowed one.
+  assert.equal(planNetworkPolicy(desired, older, owner).op, 'update');
+  assert.equal(announce(older, true), true);
+  // Adopted or --network-policies turned on: a running cluster gets its first policy.
+  assert.equal(announce(undefined, true), true);
+  // A new cluster: its policy comes with its StatefulSet; nothing ran open.
+  assert.equal(announce(undefined, false), false);
+  // Once written, the next pass finds it narrowed: said once.
+  const stored = { ...wire(desired), metadata: { ...wire(desired).metadata, resourceVersion: '6' } };
+  assert.equal(announce(stored, true), false);
+  // mysqlFrom set: the user named the sources, nothing to announce; no policy wanted: neither.
+  const named = cluster({ networkPolicy: { mysqlFrom: [] } });
+  assert.equal(announce(older, true, named.spec, policy({ networkPolicy: { mysqlFrom: [] } })), false);
+  assert.equal(announceNarrowedMysqlPort(undefined, c.spec, older, true, 'delete'), false);
+  assert.match(narrowedMysqlPortMessage(clusterRef(c)), /namespace default.*spec\.networkPolicy\.mysqlFrom/);
 });

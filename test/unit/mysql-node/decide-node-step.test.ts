@@ -399,3 +399,65 @@ test('a pod labelled role=master is never made read-only while the status still 
   assert.equal(stepKind(d), 'wait:MasterViewStale');
   assert.match(d.kind === 'wait' ? d.message : '', /my-db-mysql-1 carries role=master while the cluster's status names my-db-mysql-0/);
 });
+
+// docs/credentials.md: no replication password in sys_operator; a replica Orchestrator pointed
+// without credentials gets the Secret's from the node controller. As recorded from 3.2.6 with no
+// ReplicationCredentialsQuery on MariaDB (test/fixtures/orchestrator/no-replication-credentials/).
+const demotedAuto = replicating(1, {
+  user: '',
+  ioState: 'stopped',
+  sqlRunning: true,
+  lastIoErrno: 1593,
+  lastIoError: 'Fatal error: Invalid (empty) username when attempting to connect to the master server. Connection attempt terminated.',
+});
+const demotedPlain = replicating(1, { user: '', ioState: 'stopped', sqlRunning: false });
+const pod1Master = node(1, master());
+
+test('a server still holding the replication password rows of an earlier version has them removed first, once per pass', () => {
+  const g = verified(
+    gathered(1, server({ configured: true, replication: replicating(0), storedReplicationCredentials: true }), [pod0Master]),
+  );
+  assert.equal(stepKind(decideNodeStep(g)), 'forgetStoredCredentials');
+  assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['forgetStoredCredentials'] })), 'done');
+  // Unreachable servers are left alone; a master too has them removed.
+  assert.equal(stepKind(decideNodeStep(verified(gathered(0, master({ storedReplicationCredentials: true }))))), 'forgetStoredCredentials');
+});
+
+test('a demoted master an -auto takeover started with no user gets the Secret credentials on its own source, started again', () => {
+  const g = verified(gathered(0, server({ configured: true, replication: demotedAuto }), [pod1Master]));
+  const d = decideNodeStep(g);
+  assert.deepEqual(d, {
+    kind: 'step',
+    step: { kind: 'giveReplicationCredentials', start: true, why: 'it replicates from 127.0.0.12:3306 with no user' },
+  });
+  // Not restarted on the same source first (stopped on an error): that would fail again at once.
+  assert.notEqual(stepKind(d), 'startReplication');
+});
+
+test('a demoted master a plain takeover left stopped with no user gets the credentials and stays stopped', () => {
+  const d = decideNodeStep(verified(gathered(0, server({ configured: true, replication: demotedPlain }), [pod1Master])));
+  assert.equal(d.kind === 'step' && d.step.kind === 'giveReplicationCredentials' && d.step.start, false);
+});
+
+test('a replica refused by its source is given the Secret credentials once per pass, then the refusal names the key', () => {
+  const refused = replicating(0, { ioState: 'connecting', lastIoErrno: 1045, lastIoError: "Access denied for user 'sys_replication'" });
+  const g = verified(gathered(1, server({ configured: true, replication: refused }), [pod0Master]));
+  const d = decideNodeStep(g);
+  assert.equal(d.kind === 'step' && d.step.kind === 'giveReplicationCredentials' && d.step.start, true);
+  const again = decideNodeStep({ ...g, attempted: ['giveReplicationCredentials'] });
+  assert.equal(stepKind(again), 'wait:ReplicationAccessDenied');
+  assert.match(again.kind === 'wait' ? again.message : '', /Secret my-db-mysql-operated .*REPLICATION_PASSWORD/);
+});
+
+test('credentials are not given while a failover or takeover is signalled', () => {
+  const g = verified(
+    gathered(0, server({ configured: true, replication: demotedAuto }), [pod1Master], { cluster: cluster({ failoverInProgress: true }) }),
+  );
+  assert.equal(stepKind(decideNodeStep(g)), 'wait:FailoverInProgress');
+});
+
+test('an unconfigured replica pointed at the master with no user gets the credentials before its start', () => {
+  const g = gathered(1, server({ replication: replicating(0, { user: '', ioState: 'stopped', sqlRunning: false }) }), [pod0Master]);
+  assert.equal(stepKind(decideNodeStep(g)), 'giveReplicationCredentials');
+  assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['giveReplicationCredentials'] })), 'startReplication');
+});
