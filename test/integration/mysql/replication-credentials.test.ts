@@ -22,16 +22,15 @@ async function everythingReadableBy(s: MariaDBServer, as: { user: string; passwo
   for (const { s: schema, t: table } of tables) {
     const name = `${quoteIdentifier(String(schema))}.${quoteIdentifier(String(table))}`;
     const rows = await s.sql(`SELECT * FROM ${name} LIMIT 20000`, [], as).catch(() => []);
-    seen.set(
-      name,
-      JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('utf8') : v)),
-    );
+    seen.set(name, JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('utf8') : v)));
   }
   return seen;
 }
 
 test("MariaDB 10.11 live: Orchestrator's topology account reads the replication password nowhere, on a replica replicating with it, even where an earlier version left it stored", async (t) => {
-  const [master, replica] = await Promise.all(['pw-nowhere-0', 'pw-nowhere-1'].map((name) => startMariaDB({ name, systemUsers: true, t })));
+  const [master, replica] = await Promise.all(
+    ['pw-nowhere-0', 'pw-nowhere-1'].map((name) => startMariaDB({ name, systemUsers: true, t })),
+  );
   assert.ok(master && replica);
   await (await master.node()).setReadOnly(false);
   const n = await replica.node();
