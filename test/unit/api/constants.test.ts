@@ -73,7 +73,6 @@ describe('constants of docs/compatibility.md', () => {
       'OperatedSecretIncomplete',
       'StepFailed',
       'NodeConfigured',
-      'ReplicationCredentialsGiven',
     ]);
   });
 
