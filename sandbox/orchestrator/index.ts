@@ -528,15 +528,11 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     }
   }
 
-  /**
-   * Everything the designated replica holds (MariaDB gtid_current_pos), not only what it applied
-   * from its source (gtid_slave_pos): a demoted master taken over back holds its own former writes
-   * in its binlog only, as 3.2.6's wait on executed coordinates lets pass (recorded, README "sixth set").
-   */
   async function waitCaughtUp(n: MysqlNode, target: string): Promise<void> {
     const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
     for (;;) {
-      if ((await n.replicationStatus()) !== null && gtidCovers(await n.gtidExecuted(), target)) return;
+      const st = await n.replicationStatus();
+      if (st && gtidCovers(st.gtidExecuted, target)) return;
       if (Date.now() > deadline)
         throw new ApiError(`designated instance did not catch up with ${target} within ${CATCH_UP_TIMEOUT_MS / 1000}s`);
       await sleep(50);
