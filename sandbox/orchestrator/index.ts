@@ -544,7 +544,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const started = Date.now();
     const runs = async (): Promise<boolean> => {
       const st = await n.replicationStatus().catch(() => null);
-      return st?.ioRunning === true && st.sqlRunning;
+      return st !== null && st.ioRunning && st.sqlRunning;
     };
     for (let interval = 10; ; interval *= 2) {
       if (await runs()) return true;

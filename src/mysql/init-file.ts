@@ -36,7 +36,7 @@ import {
   STATUS,
 } from './operator-schema.ts';
 import { resetReplicationStatement, sessionBinlogStatement, startReplicationStatement } from './replication-statements.ts';
-import { render, stmt, verbatim, type Statement } from './sql-text.ts';
+import { render, secret, stmt, verbatim, type Statement } from './sql-text.ts';
 import { systemUserStatements, type SystemCredentials } from './system-users.ts';
 import { fenceAccountsStatements, fenceSuperStatements } from './fence.ts';
 

@@ -1,88 +1,56 @@
-// Issue 23 item 3 (docs/credentials.md): the replication password is stored nowhere Orchestrator's
-// topology account can read. Before, the init-file wrote it into sys_operator.status for the
-// chart's ReplicationCredentialsQuery, and that account could SELECT it. Live on MariaDB 10.11
-// (no mysql.slave_master_info there; the MySQL statements are unit-tested in
-// test/unit/mysql/init-file.test.ts), on a replica whose replication runs with that password.
+// The replication credentials Orchestrator's ReplicationCredentialsQuery (the chart's query) reads
+// from each server: written by the init-file at every start from the operated Secret, readable by
+// Orchestrator's user, not by the heartbeat user or an application account, never binlogged.
+// Flavour live: MariaDB 10.11 (the MySQL statements are unit-tested in test/unit/mysql/init-file.test.ts).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { flavourFromVersionSpec, quoteIdentifier, renderInitFile } from '../../../src/mysql/index.ts';
-import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer } from '../../support/mariadb.ts';
+import { flavourFromVersionSpec, renderInitFile, REPLICATION_CREDENTIALS_QUERY } from '../../../src/mysql/index.ts';
+import { startMariaDB, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 
 const U = TEST_SYSTEM_USERS;
 
-/** Every row of every table `as` may read, as text, with where it came from. */
-async function everythingReadableBy(s: MariaDBServer, as: { user: string; password: string }): Promise<Map<string, string>> {
-  const tables = await s.sql(
-    'SELECT TABLE_SCHEMA AS s, TABLE_NAME AS t FROM information_schema.TABLES ORDER BY TABLE_SCHEMA, TABLE_NAME',
-    [],
-    as,
-  );
-  const seen = new Map<string, string>();
-  for (const { s: schema, t: table } of tables) {
-    const name = `${quoteIdentifier(String(schema))}.${quoteIdentifier(String(table))}`;
-    const rows = await s.sql(`SELECT * FROM ${name} LIMIT 20000`, [], as).catch(() => []);
-    seen.set(name, JSON.stringify(rows, (_k, v) => (typeof v === 'bigint' ? String(v) : Buffer.isBuffer(v) ? v.toString('utf8') : v)));
-  }
-  return seen;
+/** Orchestrator's view: the first row's columns, in order. */
+async function credentialsAs(
+  s: { sql: (q: string, v: unknown[], as: { user: string; password: string }) => Promise<Record<string, unknown>[]> },
+  as: { user: string; password: string },
+): Promise<unknown[]> {
+  const [row] = await s.sql(REPLICATION_CREDENTIALS_QUERY, [], as);
+  return Object.values(row ?? {});
 }
 
-test("MariaDB 10.11 live: Orchestrator's topology account reads the replication password nowhere, on a replica replicating with it, even where an earlier version left it stored", async (t) => {
-  const [master, replica] = await Promise.all(
-    ['pw-nowhere-0', 'pw-nowhere-1'].map((name) => startMariaDB({ name, systemUsers: true, t })),
-  );
-  assert.ok(master && replica);
-  await (await master.node()).setReadOnly(false);
-  const n = await replica.node();
-  await n.pointAt({ host: master.host, port: master.port }, U.replication);
-  await n.startReplication();
-  await (await master.node()).ensureHeartbeatTable();
-  await master.sql('CREATE DATABASE app; CREATE TABLE app.t (id INT PRIMARY KEY); INSERT INTO app.t VALUES (1)');
-  // The replica replicates as sys_replication with the password this test looks for.
-  for (;;) {
-    const rows = await replica.sql('SELECT COUNT(*) AS n FROM app.t').catch(() => []);
-    if (Number(rows[0]?.n) === 1) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.equal((await n.replicationStatus())?.masterUser, U.replication.user);
+test("MariaDB 10.11 live: Orchestrator's user gets the Secret's replication credentials with the chart's query; a rotated password follows at the next start; nothing is binlogged", async (t) => {
+  const s = await startMariaDB({ name: 'repl-creds', systemUsers: true, t });
+  assert.deepEqual(await credentialsAs(s, U.orchestrator), [U.replication.user, U.replication.password]);
+  // The init-file ran with the binlog off: a replica gets no transaction of its own (errant GTID).
+  assert.deepEqual(await s.sql('SELECT @@gtid_binlog_pos AS pos'), [{ pos: '' }]);
 
-  for (const s of [master, replica]) {
-    const readable = await everythingReadableBy(s, U.orchestrator);
-    assert.ok(readable.size > 10, `${s.name}: Orchestrator reads ${readable.size} tables (mysql.*, the heartbeat table, ...)`);
-    assert.ok(readable.has('`sys_operator`.`heartbeat`'), 'the lag query still reads the heartbeat table');
-    for (const [table, text] of readable) {
-      assert.ok(!text.includes(U.replication.password), `${s.name}: the replication password is readable in ${table}`);
-    }
-    assert.deepEqual(await s.sql("SELECT COUNT(*) AS n FROM sys_operator.status WHERE name LIKE 'replication%'"), [{ n: 0 }]);
-  }
-
-  // A pod an older sidecar started writes the rows again: its init-file's grants are this
-  // version's once the server restarts with it; until then the node controller removes them.
-  await replica.sql(
-    `SET sql_log_bin = 0; REPLACE INTO sys_operator.status VALUES ('replication_password', '${U.replication.password}'); SET sql_log_bin = 1`,
-  );
-  await assert.rejects(
-    replica.sql("SELECT value FROM sys_operator.status WHERE name = 'replication_password'", [], U.orchestrator),
-    /SELECT command denied .*`status`/,
-    'Orchestrator cannot read the status table',
-  );
-  assert.equal(await n.hasStoredReplicationCredentials(), true);
-  const before = await replica.sql('SELECT @@gtid_binlog_pos AS pos');
-  await n.forgetStoredReplicationCredentials();
-  assert.equal(await n.hasStoredReplicationCredentials(), false);
-  assert.deepEqual(await replica.sql('SELECT @@gtid_binlog_pos AS pos'), before, 'removed with the binlog off');
-
-  // An earlier version's init-file left the rows; this version's removes them at the next start.
-  await replica.sql(
-    `SET sql_log_bin = 0; REPLACE INTO sys_operator.status VALUES ('replication_user', 'sys_replication'), ('replication_password', '${U.replication.password}'); SET sql_log_bin = 1`,
-  );
   const flavour = flavourFromVersionSpec('mariadb-10.11');
-  assert.ok(flavour && replica.initFilePath);
+  assert.ok(flavour && s.initFilePath);
+  const rotated = { ...U.replication, password: "rotated'Pw-2" };
   writeFileSync(
-    replica.initFilePath,
-    renderInitFile({ flavour, users: U, statusTableMissing: false, backupGtid: null, restoredFromBucket: false, extraSql: [] }),
+    s.initFilePath,
+    renderInitFile({
+      flavour,
+      users: { ...U, replication: rotated },
+      statusTableMissing: false,
+      backupGtid: null,
+      restoredFromBucket: false,
+      extraSql: [],
+    }),
   );
-  await replica.stop();
-  await replica.start();
-  assert.deepEqual(await replica.sql("SELECT COUNT(*) AS n FROM sys_operator.status WHERE name LIKE 'replication%'"), [{ n: 0 }]);
+  await s.stop();
+  await s.start();
+  assert.deepEqual(await credentialsAs(s, U.orchestrator), [rotated.user, rotated.password]);
+  await s.sql('SELECT 1', [], rotated);
+  assert.deepEqual(await s.sql('SELECT @@gtid_binlog_pos AS pos'), [{ pos: '' }]);
+});
+
+test('MariaDB 10.11 live: the heartbeat user and an account granted on its own schema cannot read the replication password', async (t) => {
+  const s = await startMariaDB({ name: 'repl-creds-deny', systemUsers: true, t });
+  const app = { user: 'app', password: 'app-pw' };
+  await s.sql("CREATE DATABASE app; CREATE USER app@'%' IDENTIFIED BY 'app-pw'; GRANT ALL ON app.* TO app@'%'");
+  for (const who of [U.heartbeat, app]) {
+    await assert.rejects(credentialsAs(s, who), /SELECT command denied .*`status`/, who.user);
+  }
 });

@@ -414,9 +414,7 @@ const demotedPlain = replicating(1, { user: '', ioState: 'stopped', sqlRunning: 
 const pod1Master = node(1, master());
 
 test('a server still holding the replication password rows of an earlier version has them removed first, once per pass', () => {
-  const g = verified(
-    gathered(1, server({ configured: true, replication: replicating(0), storedReplicationCredentials: true }), [pod0Master]),
-  );
+  const g = verified(gathered(1, server({ configured: true, replication: replicating(0), storedReplicationCredentials: true }), [pod0Master]));
   assert.equal(stepKind(decideNodeStep(g)), 'forgetStoredCredentials');
   assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['forgetStoredCredentials'] })), 'done');
   // Unreachable servers are left alone; a master too has them removed.

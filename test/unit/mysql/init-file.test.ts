@@ -127,7 +127,7 @@ test('without a backup and with keepConfigured the optional rows are left out', 
 
 const FLAVOURS = ['5.7.35', '8.0.20', '8.0.32', '8.4', 'mariadb-10.6', 'mariadb-10.11'].map((spec) => ({ spec, f: flavour(spec) }));
 
-test('no flavour stores the replication password in sys_operator: the rows an earlier version wrote are removed, with the binlog off, before anything that may fail', () => {
+test("no flavour stores the replication password in sys_operator: the rows an earlier version wrote are removed, with the binlog off, before anything that may fail", () => {
   const users = { ...ANCHOR_USERS, replication: { user: 'repl_rotated', password: "new'Pass" } };
   for (const { spec, f } of FLAVOURS) {
     const text = renderInitFile(input({ flavour: f, users, statusTableMissing: true, resumeReplication: true }));
