@@ -20,10 +20,7 @@ export interface StandInConfig {
   failureDetectionPeriodBlockMinutes: number;
   detectClusterAliasQuery: string;
   detectInstanceAliasQuery: string;
-  /**
-   * Gives the user and password a demoted master replicates with after a graceful takeover, when
-   * it names a user; '' (or no user): mysql.slave_master_info is read instead, as by 3.2.6.
-   */
+  /** Gives the user and password a demoted master or a repointed replica replicates with. */
   replicationCredentialsQuery: string;
   /** DetectSemiSyncEnforcedQuery: semi-sync as 3.2.6 does it around promotions and replication starts (semi-sync.ts). */
   detectSemiSyncEnforcedQuery: string;
@@ -133,6 +130,11 @@ export function parseConfig(text: string, readFile?: (path: string) => string): 
   if (cfg.topologyUser === '')
     throw new Error('orchestrator config: MySQLTopologyUser is required (or a MySQLTopologyCredentialsConfigFile with a [client] user)');
   if (!(cfg.instancePollSeconds > 0)) throw new Error('orchestrator config: InstancePollSeconds must be positive');
+  if (cfg.replicationCredentialsQuery === '') {
+    throw new Error(
+      'orchestrator config: ReplicationCredentialsQuery is required (MariaDB has no mysql.slave_master_info to read them from)',
+    );
+  }
   return cfg;
 }
 

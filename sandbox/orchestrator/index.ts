@@ -5,15 +5,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  connectNode,
-  MysqlError,
-  ORCHESTRATOR_MAX_UINT64,
-  SLAVE_MASTER_INFO_CREDENTIALS_QUERY,
-  type Credentials,
-  type MysqlNode,
-  type SemiSyncState,
-} from '../../src/mysql/index.ts';
+import { connectNode, MysqlError, ORCHESTRATOR_MAX_UINT64, type MysqlNode, type SemiSyncState } from '../../src/mysql/index.ts';
 import { gtidCovers } from '../../src/mysql/gtid-set.ts';
 import {
   analyze,
@@ -79,12 +71,9 @@ export interface StandIn {
 class ApiError extends Error {
   /** Orchestrator prefixes some messages with its log timestamp. */
   readonly logged: boolean;
-  /** The answer's Details (null for most errors; a takeover that failed late gives its recovery). */
-  readonly details: unknown;
-  constructor(message: string, logged = false, details: unknown = null) {
+  constructor(message: string, logged = false) {
     super(message);
     this.logged = logged;
-    this.details = details;
   }
 }
 
@@ -259,33 +248,16 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
   const lostInRecovery = (): Downtime => ({ owner: orcHost, reason: LOST_IN_RECOVERY, endsAt: new Date(Date.now() + LOST_IN_RECOVERY_MS) });
   const hooks = (list: HookList, c: HookContext): Promise<void> => runHooks(cfg.hooks[list], c);
 
-  /**
-   * 3.2.6's ReadReplicationCredentials, asked of the designated replica before a graceful takeover:
-   * the first row of ReplicationCredentialsQuery when it names a user, else the credentials of
-   * mysql.slave_master_info, which MariaDB has not (error 1146). An Error when neither gives a
-   * user: the takeover then leaves the demoted master's user as it is (recorded:
-   * test/fixtures/orchestrator/README.md, "no replication credentials").
-   */
-  async function readReplicationCredentials(n: MysqlNode): Promise<{ user: string; password: string } | Error> {
-    if (cfg.replicationCredentialsQuery !== '') {
-      const [user, password] = await n.firstRowOf(cfg.replicationCredentialsQuery).catch(() => []);
-      if (user) return { user, password: password ?? '' };
-    }
-    try {
-      const [user, password] = await n.firstRowOf(SLAVE_MASTER_INFO_CREDENTIALS_QUERY);
-      return user ? { user, password: password ?? '' } : new Error('Empty username found in mysql.slave_master_info');
-    } catch (e) {
-      return e instanceof Error ? e : new Error(String(e));
-    }
+  async function replicationCredentials(n: MysqlNode): Promise<{ user: string; password: string }> {
+    const [user, password] = await n.firstRowOf(cfg.replicationCredentialsQuery);
+    if (!user) throw new Error('ReplicationCredentialsQuery returned no user');
+    return { user, password: password ?? '' };
   }
 
-  /**
-   * Points `replica` at `master` and starts it. As 3.2.6's ChangeMasterTo: host, port and GTID
-   * mode only; the user and password the server has stay.
-   */
+  /** Points `replica` at `master` and starts it. */
   async function repoint(replica: InstanceState, master: Key, pos: 'slave_pos' | 'current_pos', start: boolean): Promise<void> {
     const n = await nodeFor(replica.key);
-    await n.pointAt(address(master), null, { start: { kind: 'gtid', mariadbPos: pos } });
+    await n.pointAt(address(master), await replicationCredentials(n), { start: { kind: 'gtid', mariadbPos: pos } });
     if (start) {
       await semiSyncBeforeReplication(n, cfg.detectSemiSyncEnforcedQuery);
       await n.startReplication();
@@ -539,50 +511,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     }
   }
 
-  /** The threads of a replica just started both run within `ms`: 3.2.6's waitForReplicationState (10 ms, doubling). */
-  async function replicationRunsWithin(n: MysqlNode, ms: number): Promise<boolean> {
-    const started = Date.now();
-    const runs = async (): Promise<boolean> => {
-      const st = await n.replicationStatus().catch(() => null);
-      return st !== null && st.ioRunning && st.sqlRunning;
-    };
-    for (let interval = 10; ; interval *= 2) {
-      if (await runs()) return true;
-      if (Date.now() - started + interval > ms) return runs();
-      await sleep(interval);
-    }
-  }
-
-  /**
-   * The demoted master below its successor, as 3.2.6's GracefulMasterTakeover leaves it:
-   * ChangeMasterTo (current_pos; no user or password, so a former master keeps none), then
-   * ChangeMasterCredentials when the designated replica's credentials were read and the demoted
-   * master has no user, then, for -auto, StartReplication, which answers "Replication not running"
-   * when both threads do not run within a second (with no user MariaDB's IO thread stops at once,
-   * error 1593). The error, or null.
-   */
-  async function demote(master: InstanceState, successor: Key, credentials: Credentials | Error, auto: boolean): Promise<string | null> {
-    await repoint(master, successor, 'current_pos', false);
-    const n = await nodeFor(master.key);
-    if (!(credentials instanceof Error) && (await n.replicationStatus())?.masterUser === '') {
-      await n.setReplicationCredentials(credentials, false);
-    }
-    if (!auto) return null;
-    await semiSyncBeforeReplication(n, cfg.detectSemiSyncEnforcedQuery);
-    await n.startReplication();
-    return (await replicationRunsWithin(n, 1000)) ? null : 'Replication not running';
-  }
-
-  /**
-   * graceful-master-takeover(-auto): demote, let the successor catch up, promote, repoint the old
-   * master. `failure`: the takeover happened, but 3.2.6 answers it as an error with the recovery
-   * as Details (recorded: an -auto takeover whose demoted master got no credentials).
-   */
-  async function gracefulTakeover(
-    hint: string,
-    designatedKey: Key | null,
-    auto: boolean,
-  ): Promise<{ rec: RecoveryRecord; failure: string | null }> {
+  /** graceful-master-takeover(-auto): demote, let the successor catch up, promote, repoint the old master. */
+  async function gracefulTakeover(hint: string, designatedKey: Key | null, auto: boolean): Promise<RecoveryRecord> {
     const clusterName = resolveCluster(hint);
     const master = instances.find((i) => i.master === null && clusterNameOf(instances, i) === clusterName);
     if (!master?.lastCheckValid) throw new ApiError(`Cannot deduce cluster master for ${clusterName}`);
@@ -599,7 +529,6 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const base = { failed: master, replicas: [designated.key], clusterName, clusterAlias };
     // The siblings move below the designated replica first, so it is the master's only replica.
     for (const r of replicas) if (r !== designated) await repoint(r, designated.key, 'slave_pos', true);
-    const credentials = await readReplicationCredentials(await nodeFor(designated.key));
     const command = 'graceful-master-takeover';
     try {
       await hooks(
@@ -637,7 +566,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     });
     if (!rec.successful) throw new ApiError(`GracefulMasterTakeover: ${rec.errors.join('; ')}`);
     // As recorded: current_pos for the demoted master; only the -auto variant starts it.
-    const failure = await demote(master, designated.key, credentials, auto);
+    await repoint(master, designated.key, 'current_pos', auto);
     const after = hookContext(base, {
       command,
       clusterDomain: '',
@@ -648,7 +577,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     const binlog = await (await nodeFor(designated.key)).binlogPosition();
     if (after.successor && binlog) after.successor.binlogCoordinates = `${binlog.file}:${binlog.position}`;
     await hooks('PostGracefulTakeoverProcesses', after).catch((e: Error) => rec.errors.push(e.message));
-    return { rec, failure };
+    return rec;
   }
 
   /** A forced recovery (a takeover) acknowledges the completed recoveries of the same failed instance. */
@@ -824,8 +753,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
         const designated = c !== undefined ? parseKey(c, d) : null;
         if (designated === null && a === 'graceful-master-takeover')
           throw new ApiError('GracefulMasterTakeover: designated instance required');
-        const { rec, failure } = await exclusive(() => gracefulTakeover(b ?? '', designated, a === 'graceful-master-takeover-auto'));
-        if (failure !== null) throw new ApiError(failure, false, recJson(rec));
+        const rec = await exclusive(() => gracefulTakeover(b ?? '', designated, a === 'graceful-master-takeover-auto'));
         return ok('graceful-master-takeover: successor promoted', recJson(rec));
       }
       default:
@@ -858,7 +786,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       const message = e instanceof ApiError && e.logged ? `${plainTime(new Date())} ERROR ${e.message}` : (e as Error).message;
       res
         .writeHead(500, { 'content-type': 'application/json; charset=UTF-8' })
-        .end(JSON.stringify({ Code: 'ERROR', Message: message, Details: e instanceof ApiError ? e.details : null }));
+        .end(JSON.stringify({ Code: 'ERROR', Message: message, Details: null }));
     }
   }
 

@@ -399,8 +399,6 @@ export const NODE_REASONS = {
   stepFailed: 'StepFailed',
   // Events only
   nodeConfigured: 'NodeConfigured',
-  /** A replica pointed without a replication user (a demoted master after a graceful takeover), or refused, got the operated Secret's. */
-  replicationCredentialsGiven: 'ReplicationCredentialsGiven',
 } as const;
 export type NodeReason = (typeof NODE_REASONS)[keyof typeof NODE_REASONS];
 

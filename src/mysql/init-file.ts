@@ -12,9 +12,9 @@
 // 3. the sys_operator schema, then each system user dropped, re-created and granted.
 // 4. status table: dropped first only when its data file is missing (a clone excludes it and
 //    --prepare deletes its .frm, but InnoDB's dictionary still names it: CREATE alone fails, and
-//    the DROP logs the missing file once, docs/sidecar.md), then created; the replication password
-//    rows an earlier version wrote for Orchestrator removed (no password is stored readable in
-//    sys_operator: the node controller gives replicas the Secret's credentials, docs/credentials.md);
+//    the DROP logs the missing file once, docs/sidecar.md), then created; the replication credentials Orchestrator's
+//    ReplicationCredentialsQuery reads, rewritten at every start so a rotated password follows
+//    (in status because it is per node and backups and clones leave its data file out);
 //    `configured` reset to 0 so the node controller looks at the node again; the backup's GTID
 //    recorded for seeding.
 // 5. pod 0 restored from a bucket forgets the replication settings of the backup's source.
@@ -31,7 +31,6 @@ import {
   createSchemaStatement,
   createStatusTableStatement,
   dropStatusTableStatement,
-  forgetReplicationCredentialRowsStatement,
   setStatusStatement,
   STATUS,
 } from './operator-schema.ts';
@@ -73,8 +72,11 @@ export function initFileStatements(input: InitFileInput): Statement[] {
     ...systemUserStatements(input.flavour, input.users),
   ];
   if (input.statusTableMissing) out.push(dropStatusTableStatement());
-  // The replication password rows an earlier version wrote are removed (docs/credentials.md).
-  out.push(createStatusTableStatement(), forgetReplicationCredentialRowsStatement());
+  out.push(
+    createStatusTableStatement(),
+    setStatusStatement(STATUS.replicationUser, input.users.replication.user),
+    setStatusStatement(STATUS.replicationPassword, secret(input.users.replication.password)),
+  );
   if (!input.keepConfigured) out.push(setStatusStatement(STATUS.configured, '0'));
   if (input.backupGtid !== null && input.backupGtid !== '') {
     out.push(setStatusStatement(STATUS.backupGtidPurged, input.backupGtid));

@@ -22,17 +22,14 @@ import { flavourFromServer, hasSuperReadOnly, type Flavour } from './flavour.ts'
 import { compactGtidSet } from './gtid-set.ts';
 import {
   createHeartbeatTableStatement,
-  forgetReplicationCredentialRowsStatement,
   getStatusStatement,
   heartbeatLagQuery,
   setStatusStatement,
   STATUS,
-  storedReplicationCredentialsQuery,
   writeHeartbeatStatement,
   type HeartbeatPosition,
 } from './operator-schema.ts';
 import {
-  changeMasterCredentialsStatement,
   changeMasterStatement,
   gtidExecutedQuery,
   gtidHistoryQuery,
@@ -134,20 +131,8 @@ export interface MysqlNode {
   killClientSessions(spare: readonly string[]): Promise<KilledSessions>;
   /** Null when no replication is configured. */
   replicationStatus(): Promise<ReplicationStatus | null>;
-  /**
-   * Stops replication and points it at `source` (GTID auto-position / slave_pos by default); does
-   * not start it. `creds` null keeps the user and password the server has (Orchestrator's way).
-   */
-  pointAt(source: Endpoint, creds: Credentials | null, opts?: PointAtOptions): Promise<void>;
-  /**
-   * Stops replication and gives it these credentials, on the source and position it has; starts
-   * it again when `start`. For a replica pointed without them (docs/credentials.md).
-   */
-  setReplicationCredentials(creds: Credentials, start: boolean): Promise<void>;
-  /** Whether sys_operator.status still holds the replication password rows an earlier version wrote. */
-  hasStoredReplicationCredentials(): Promise<boolean>;
-  /** Removes those rows (binlog off: per node). Works on a read-only server. */
-  forgetStoredReplicationCredentials(): Promise<void>;
+  /** Stops replication and points it at `source` (GTID auto-position / slave_pos by default); does not start it. */
+  pointAt(source: Endpoint, creds: Credentials, opts?: PointAtOptions): Promise<void>;
   startReplication(): Promise<void>;
   stopReplication(): Promise<void>;
   /** Stops replication and forgets the master. */
@@ -434,7 +419,7 @@ class Node implements MysqlNode {
     });
   }
 
-  pointAt(source: Endpoint, creds: Credentials | null, opts?: PointAtOptions): Promise<void> {
+  pointAt(source: Endpoint, creds: Credentials, opts?: PointAtOptions): Promise<void> {
     const change = changeMasterStatement(this.flavour, source, creds, opts);
     return this.exclusive(async () => {
       await this.stopThreads();
@@ -444,34 +429,6 @@ class Node implements MysqlNode {
         throw asReplicationError(e);
       }
     });
-  }
-
-  setReplicationCredentials(creds: Credentials, start: boolean): Promise<void> {
-    const change = changeMasterCredentialsStatement(this.flavour, creds);
-    return this.exclusive(async () => {
-      await this.stopThreads();
-      try {
-        await this.q(change);
-        if (start) await this.q(startReplicationStatement(this.flavour));
-      } catch (e) {
-        throw asReplicationError(e);
-      }
-    });
-  }
-
-  hasStoredReplicationCredentials(): Promise<boolean> {
-    return this.exclusive(async () => {
-      try {
-        return Number((await this.q(storedReplicationCredentialsQuery()))[0]?.n ?? 0) > 0;
-      } catch (e) {
-        if (isMissingTable(e)) return false;
-        throw e;
-      }
-    });
-  }
-
-  forgetStoredReplicationCredentials(): Promise<void> {
-    return this.exclusive(() => this.unlogged(() => this.q(forgetReplicationCredentialRowsStatement())).then(() => undefined));
   }
 
   startReplication(): Promise<void> {

@@ -15,26 +15,23 @@ export const STATUS = {
   backupGtidPurged: 'backup_gtid_purged',
   /** The GTID set seeded into the server after a restore; present means "seeded, do not redo". */
   setGtidPurged: 'set_gtid_purged',
+  /**
+   * The replication user and password of the operated Secret (written by the init-file), for
+   * Orchestrator's ReplicationCredentialsQuery: MariaDB has no mysql.slave_master_info, and a
+   * demoted master has nothing there on MySQL either.
+   */
+  replicationUser: 'replication_user',
+  replicationPassword: 'replication_password',
 } as const;
 
 /**
- * Rows an earlier version of this project wrote at every start (the replication user and its
- * password, in plain text, for the chart's Orchestrator `ReplicationCredentialsQuery`), readable by
- * Orchestrator's account. No longer written: the init-file and the node controller remove them
- * (docs/credentials.md, "The replication password out of sys_operator"); the node controller gives
- * a replica without credentials the Secret's itself.
+ * Orchestrator's `ReplicationCredentialsQuery`, the chart's default (chart/values.yaml): run as the
+ * topology user on the server Orchestrator is about to repoint. Missing rows give NULLs, which
+ * Orchestrator takes as "no user" rather than as a blank password.
  */
-export const STORED_REPLICATION_CREDENTIAL_ROWS = ['replication_user', 'replication_password'] as const;
-
-/** Whether this server still holds a row of STORED_REPLICATION_CREDENTIAL_ROWS (one row, the count). */
-export function storedReplicationCredentialsQuery(): Statement {
-  return stmt(`SELECT COUNT(*) AS n FROM ${STATUS_TABLE} WHERE name IN (?, ?)`, ...STORED_REPLICATION_CREDENTIAL_ROWS);
-}
-
-/** Removes them; run with the binlog off (the rows are per node, like every status row). */
-export function forgetReplicationCredentialRowsStatement(): Statement {
-  return stmt(`DELETE FROM ${STATUS_TABLE} WHERE name IN (?, ?)`, ...STORED_REPLICATION_CREDENTIAL_ROWS);
-}
+export const REPLICATION_CREDENTIALS_QUERY =
+  `SELECT (SELECT value FROM ${STATUS_TABLE} WHERE name='${STATUS.replicationUser}'), ` +
+  `(SELECT value FROM ${STATUS_TABLE} WHERE name='${STATUS.replicationPassword}')`;
 
 /**
  * The mysql container's readiness probe, run by the `mysql` client in a shell: 1 once the node

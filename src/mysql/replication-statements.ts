@@ -35,11 +35,7 @@ export interface PointAtOptions {
  */
 export const CONNECT_RETRY_SECONDS = 1;
 
-/**
- * `creds` null: the user and password the server has are kept (CHANGE MASTER leaves an option it
- * does not name as it was), as Orchestrator's own CHANGE MASTER does.
- */
-export function changeMasterStatement(f: Flavour, source: Endpoint, creds: Credentials | null, opts: PointAtOptions = {}): Statement {
+export function changeMasterStatement(f: Flavour, source: Endpoint, creds: Credentials, opts: PointAtOptions = {}): Statement {
   const start = opts.start ?? { kind: 'gtid' };
   const retry = opts.connectRetrySeconds ?? CONNECT_RETRY_SECONDS;
   if (!Number.isInteger(source.port) || source.port <= 0 || source.port > 65535) {
@@ -48,14 +44,8 @@ export function changeMasterStatement(f: Flavour, source: Endpoint, creds: Crede
   const modern = usesSourceReplicaSyntax(f);
   const key = (name: string): string => (modern ? `SOURCE_${name}` : `MASTER_${name}`);
   const head = modern ? 'CHANGE REPLICATION SOURCE TO' : 'CHANGE MASTER TO';
-  const parts = [`${key('HOST')} = ?`, `${key('PORT')} = ?`];
-  const params: Statement['params'][number][] = [source.host, source.port];
-  if (creds !== null) {
-    parts.push(`${key('USER')} = ?`, `${key('PASSWORD')} = ?`);
-    params.push(creds.user, secret(creds.password));
-  }
-  parts.push(`${key('CONNECT_RETRY')} = ?`);
-  params.push(retry);
+  const parts = [`${key('HOST')} = ?`, `${key('PORT')} = ?`, `${key('USER')} = ?`, `${key('PASSWORD')} = ?`, `${key('CONNECT_RETRY')} = ?`];
+  const params: Statement['params'][number][] = [source.host, source.port, creds.user, secret(creds.password), retry];
   if (start.kind === 'gtid') {
     if (f.family === 'mariadb') parts.push(`MASTER_USE_GTID = ${start.mariadbPos ?? 'slave_pos'}`);
     else parts.push(`${key('AUTO_POSITION')} = 1`);
@@ -70,28 +60,6 @@ export function changeMasterStatement(f: Flavour, source: Endpoint, creds: Crede
   if (f.family === 'mysql' && f.major >= 8) parts.push(`${modern ? 'GET_SOURCE_PUBLIC_KEY' : 'GET_MASTER_PUBLIC_KEY'} = 1`);
   return { sql: `${head} ${parts.join(', ')}`, params };
 }
-
-/**
- * The replication user and password only: the source, the position and every other option stay
- * as they are (a replica Orchestrator pointed without credentials, docs/credentials.md). The
- * replica's threads must be stopped (MariaDB refuses it otherwise).
- */
-export function changeMasterCredentialsStatement(f: Flavour, creds: Credentials): Statement {
-  const modern = usesSourceReplicaSyntax(f);
-  const key = (name: string): string => (modern ? `SOURCE_${name}` : `MASTER_${name}`);
-  return {
-    sql: `${modern ? 'CHANGE REPLICATION SOURCE TO' : 'CHANGE MASTER TO'} ${key('USER')} = ?, ${key('PASSWORD')} = ?`,
-    params: [creds.user, secret(creds.password)],
-  };
-}
-
-/**
- * Where Orchestrator 3.2.6 reads a replica's replication credentials when its
- * ReplicationCredentialsQuery gives no user (ReadReplicationCredentials): the MySQL table the
- * anchor grants it. MariaDB has no such table (error 1146). The stand-in asks it as 3.2.6 does.
- */
-export const SLAVE_MASTER_INFO_CREDENTIALS_QUERY =
-  "SELECT IFNULL(MAX(User_name), '') AS user, IFNULL(MAX(User_password), '') AS password FROM mysql.slave_master_info";
 
 export function startReplicationStatement(f: Flavour): Statement {
   return stmt(usesSourceReplicaSyntax(f) ? 'START REPLICA' : 'START SLAVE');

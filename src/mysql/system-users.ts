@@ -6,7 +6,8 @@
 // the hash the tenant Secret holds; the replication account has replication privileges only; the
 // backup tools log in as an account of their own, local to the pod, whose password never leaves it.
 //
-// MySQL 5.7: the anchor's grants, but for those three accounts.
+// MySQL 5.7: the anchor's grants, but for those three accounts, plus Orchestrator's SELECT on
+//   sys_operator.* for the chart's ReplicationCredentialsQuery.
 // MySQL 8.0: the same plus the dynamic privileges SUPER is deprecated in favour of.
 // MySQL 8.4: dynamic privileges instead of SUPER.
 // MariaDB 10.6+: SUPER no longer implies BINLOG MONITOR, SLAVE MONITOR, REPLICATION SLAVE ADMIN,
@@ -14,10 +15,11 @@
 //   for Orchestrator and the exporter on 10.11 (docs/field-notes.md). mysql.slave_master_info does not
 //   exist there: Orchestrator reads mysql.* instead.
 //
-// Orchestrator reads nothing of sys_operator but the heartbeat table (the chart's SlaveLagQuery):
-// no replication password is stored there any more, and an older sidecar that still writes the
-// rows at a start writes them where Orchestrator's account cannot read (docs/credentials.md). On
-// MySQL it reads the replication credentials of mysql.slave_master_info, as with the anchor.
+// Who reads the replication password rows of sys_operator.status: Orchestrator (schema grant),
+// and the users with global SELECT: the operator (who holds it anyway) and the exporter, whose
+// global SELECT (mysqld_exporter's documented grant, the anchor's) already reads every row of every schema, local to the pod; narrowing it would break the collectors users
+// enable with metricsExporterExtraArgs. The heartbeat user and MysqlUser accounts granted on their
+// own schemas cannot.
 import { randomInt } from 'node:crypto';
 import type { Flavour } from './flavour.ts';
 import { atLeast } from '../api/versions.ts';
@@ -105,11 +107,13 @@ function mysqlUsers(f: Flavour): UserSpec[] {
   if (dynamic) {
     orchestratorGrants.push({ privileges: ['SYSTEM_VARIABLES_ADMIN', 'REPLICATION_SLAVE_ADMIN', 'CONNECTION_ADMIN'], on: ALL });
   }
-  // The anchor's two grants: the credentials a repointed replica gets, the lag query's table (CREATE
-  // too: a table-level grant on a table that does not exist yet needs it).
+  // The anchor's two grants, then the operator's schema for ReplicationCredentialsQuery
+  // (operator-schema.ts): schema level, because the status table does not exist yet when a new
+  // datadir's init-file grants, and a table-level grant needs the table (or CREATE on it).
   orchestratorGrants.push(
     { privileges: ['SELECT'], on: 'mysql.slave_master_info' },
     { privileges: ['SELECT', 'CREATE'], on: HEARTBEAT_TABLE },
+    { privileges: ['SELECT'], on: `${OPERATOR_SCHEMA}.*` },
   );
 
   // xtrabackup's documented privileges, local server only; version 8 takes LOCK INSTANCE FOR
@@ -179,8 +183,7 @@ function mariadbUsers(f: Flavour): UserSpec[] {
       grants: [
         { privileges: ['SUPER', 'PROCESS', 'RELOAD', ...replicationAdmin, ...readOnlyAdmin], on: ALL },
         { privileges: ['SELECT'], on: 'mysql.*' },
-        // The lag query's table only, as on MySQL: nothing else of sys_operator.
-        { privileges: ['SELECT', 'CREATE'], on: HEARTBEAT_TABLE },
+        { privileges: ['SELECT'], on: `${OPERATOR_SCHEMA}.*` },
       ],
     },
     // A replica's IO thread needs REPLICATION SLAVE only.

@@ -7,7 +7,6 @@ function replicationView(s: ReplicationStatus | null): ReplicationView | null {
   return {
     sourceHost: s.masterHost,
     sourcePort: s.masterPort,
-    user: s.masterUser,
     ioState: s.ioState,
     sqlRunning: s.sqlRunning,
     lastIoErrno: s.lastIoErrno,
@@ -28,7 +27,6 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
   const gtidHistory = await node.gtidHistory();
   const backup = await node.getStatusValue(STATUS.backupGtidPurged);
   const seeded = await node.getStatusValue(STATUS.setGtidPurged);
-  const storedReplicationCredentials = await node.hasStoredReplicationCredentials();
   return {
     reachable: true,
     family: node.flavour.family,
@@ -39,7 +37,6 @@ export async function observeServer(node: MysqlNode): Promise<ServerView> {
     gtidHistory,
     backupGtidPurged: backup === null || backup === '' ? null : backup,
     gtidSeeded: seeded !== null,
-    storedReplicationCredentials,
   };
 }
 

@@ -9,8 +9,6 @@ export type { Endpoint };
 export interface ReplicationView {
   sourceHost: string;
   sourcePort: number;
-  /** The replication user it logs in with; '' when it was pointed without one (Orchestrator's CHANGE MASTER on a server that had none). */
-  user: string;
   ioState: 'running' | 'connecting' | 'stopped';
   sqlRunning: boolean;
   lastIoErrno: number;
@@ -44,8 +42,6 @@ export type ServerView =
       backupGtidPurged: string | null;
       /** `set_gtid_purged` row present: the seed has been applied. */
       gtidSeeded: boolean;
-      /** The replication password rows an earlier version wrote are still in `sys_operator.status` (docs/credentials.md). */
-      storedReplicationCredentials: boolean;
     };
 
 export type ReachableServer = Extract<ServerView, { reachable: true }>;

@@ -1,13 +1,14 @@
 // The anchor's MySQL 5.7 init-file (fixtures/anchor-v0.6.3/pod-files, rendered with placeholder
-// passwords) plus exactly what this project changes in it: the removal of the replication
-// credential rows an earlier version of this project stored for Orchestrator
-// (docs/credentials.md), super_read_only at the end (the fence, docs/fencing.md), and the
+// passwords) plus exactly what this project changes in it: Orchestrator's SELECT on the operator's
+// schema and the replication credential rows its ReplicationCredentialsQuery reads
+// (docs/mysql-access.md), super_read_only at the end (the fence, docs/fencing.md), and the
 // accounts of docs/credentials.md (Orchestrator's created from its hash, the replication account
 // with replication privileges only, the backup tools' own local account). Every other byte stays
 // the anchor's.
 import assert from 'node:assert/strict';
 import { nativePasswordHash } from '../../src/mysql/index.ts';
 
+const AFTER_ORCHESTRATOR_GRANTS = "GRANT SELECT, CREATE ON sys_operator.heartbeat TO orchestrator@'%';\n";
 const AFTER_HEARTBEAT_USER = "GRANT REPLICATION CLIENT ON *.* TO sys_heartbeat@'127.0.0.1';\n";
 const AFTER_STATUS_TABLE = '  value varchar(8192) NOT NULL\n);\n';
 
@@ -44,9 +45,11 @@ export function anchorInitFileWithCredentials(text: string): string {
       `CREATE USER sys_xtrabackup@'127.0.0.1' IDENTIFIED BY '${BACKUP_TOOL_PLACEHOLDER}';\n` +
       "GRANT RELOAD, PROCESS, LOCK TABLES, REPLICATION CLIENT ON *.* TO sys_xtrabackup@'127.0.0.1';\n",
   );
+  out = insertAfter(out, AFTER_ORCHESTRATOR_GRANTS, "GRANT SELECT ON sys_operator.* TO orchestrator@'%';\n");
   return `${insertAfter(
     out,
     AFTER_STATUS_TABLE,
-    "DELETE FROM sys_operator.status WHERE name IN ('replication_user', 'replication_password');\n",
+    "REPLACE INTO sys_operator.status VALUES ('replication_user', 'sys_replication');\n" +
+      "REPLACE INTO sys_operator.status VALUES ('replication_password', 'PlaceholderRepl018');\n",
   )}SET GLOBAL SUPER_READ_ONLY = 1;\n`;
 }

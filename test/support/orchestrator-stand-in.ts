@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOOK_LISTS, parseConfig, type HookList, type StandInConfig } from '../../sandbox/orchestrator/config.ts';
 import { startOrchestratorStandIn, type StandIn } from '../../sandbox/orchestrator/index.ts';
+import { REPLICATION_CREDENTIALS_QUERY } from '../../src/mysql/index.ts';
 import { startMariaDB, TEST_SYSTEM_USERS, type MariaDBServer, type StartMariaDBOptions } from './mariadb.ts';
 import { eventually } from './wait.ts';
 import type { Json } from './json.ts';
@@ -95,11 +96,9 @@ export const RECORDED_CONF = JSON.parse(readFileSync(join(HOOKS, 'orchestrator.c
 
 /**
  * The recorded configuration for servers started with the test system users: their topology
- * user, a ReplicationCredentialsQuery naming the test replication account as literals (as the
- * recorded lab's did: a demoted master gets them from Orchestrator itself; the chart sets none,
- * and a test of the chart's way gives `{ ReplicationCredentialsQuery: '' }` in `over`), every
- * server in the cluster `alias`, a recovery blocked for 1 s only, and `hooks` (lists not given
- * run nothing).
+ * user, the chart's ReplicationCredentialsQuery (so repointed servers get the credentials their
+ * init-file wrote), every server in the cluster `alias`, a recovery blocked for 1 s only, and
+ * `hooks` (lists not given run nothing).
  */
 /** `over`: keys of Orchestrator's config over the recorded ones (e.g. the promotion variants). */
 export function standInConfig(
@@ -116,7 +115,7 @@ export function standInConfig(
       MySQLTopologyUser: orc.user,
       MySQLTopologyPassword: orc.password,
       DetectClusterAliasQuery: `SELECT '${alias}'`,
-      ReplicationCredentialsQuery: `SELECT '${TEST_SYSTEM_USERS.replication.user}', '${TEST_SYSTEM_USERS.replication.password}'`,
+      ReplicationCredentialsQuery: REPLICATION_CREDENTIALS_QUERY,
       // The chart's (docs/semi-sync.md): 0 on servers without semi-sync, so the recorded runs are unchanged.
       DetectSemiSyncEnforcedQuery: DETECT_SEMI_SYNC_ENFORCED_QUERY,
       RecoveryPeriodBlockSeconds: recoveryPeriodBlockSeconds,

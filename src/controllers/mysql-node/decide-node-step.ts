@@ -51,14 +51,7 @@ export type NodeStep =
    */
   | { kind: 'pointAt'; master: NodeView; fromOwnPosition: boolean }
   | { kind: 'startReplication' }
-  | { kind: 'markConfigured'; role: 'master' | 'replica'; master: string }
-  /** Removes the replication password rows an earlier version stored in sys_operator.status. */
-  | { kind: 'forgetStoredCredentials' }
-  /**
-   * The operated Secret's replication user and password, on the source and position the replica
-   * has (Orchestrator chose them); `start`: start it again (it was trying to replicate).
-   */
-  | { kind: 'giveReplicationCredentials'; start: boolean; why: string };
+  | { kind: 'markConfigured'; role: 'master' | 'replica'; master: string };
 
 export type StepKind = NodeStep['kind'];
 
@@ -206,47 +199,6 @@ function restartOnSameSource(g: NodeGathered, rep: ReplicationView): NodeDecisio
   );
 }
 
-/**
- * Why a replica's replication credentials are not the operator's to trust: it has no user (a
- * server Orchestrator pointed without credentials: 3.2.6's CHANGE MASTER names none, and with no
- * ReplicationCredentialsQuery a demoted master gets none, docs/credentials.md), or its master
- * refused its login. Null when neither.
- */
-function credentialsProblem(self: ReachableServer): { rep: ReplicationView; why: string } | null {
-  const rep = self.replication;
-  if (rep === null) return null;
-  if (rep.user === '') return { rep, why: `it replicates from ${rep.sourceHost}:${rep.sourcePort} with no user` };
-  if (rep.lastIoErrno === MYSQL_ACCESS_DENIED) return { rep, why: `${rep.sourceHost}:${rep.sourcePort} refused its login` };
-  return null;
-}
-
-/**
- * Stopped with no error on either thread: a person's or Orchestrator's choice (a plain graceful
- * takeover leaves the demoted master so), which giving it credentials does not undo.
- */
-function stoppedByChoice(rep: ReplicationView): boolean {
-  return rep.ioState === 'stopped' && !rep.sqlRunning && rep.lastIoErrno === 0 && rep.lastSqlErrno === 0;
-}
-
-/**
- * A configured replica without usable credentials gets the Secret's, once per pass, on the source
- * it has (never moved: Orchestrator owns the running topology), started again unless it was
- * stopped by choice. Still refused after that: the Secret's password is what the master refuses.
- */
-function giveCredentials(g: NodeGathered, problem: { rep: ReplicationView; why: string }): NodeDecision {
-  const { rep, why } = problem;
-  if (!g.attempted.includes('giveReplicationCredentials')) {
-    // An empty user stops the IO thread at once (MariaDB: error 1593, "Invalid (empty) username"):
-    // a thread stopped on an error was trying to replicate, and is started again.
-    return step({ kind: 'giveReplicationCredentials', start: !stoppedByChoice(rep), why });
-  }
-  return wait(
-    NODE_REASONS.replicationAccessDenied,
-    `the replication user cannot log in to ${rep.sourceHost}:${rep.sourcePort} with the credentials of Secret ` +
-      `${names.operatedSecret(g.cluster.name)} (access denied); check key ${OPERATED_SECRET_KEY.replicationPassword}`,
-  );
-}
-
 /** The server does not answer the operator: why, and whether that is a fault. */
 function unreachable(g: NodeGathered, self: Exclude<ServerView, ReachableServer>): NodeDecision {
   const { pod, cluster } = g;
@@ -328,10 +280,6 @@ function replicaStep(g: NodeGathered, self: ReachableServer, choice: ChosenMaste
   if (rep === null || !sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, master.endpoint)) {
     return step({ kind: 'pointAt', master, fromOwnPosition: fromOwnPosition(self) });
   }
-  // Pointed there without a user (by Orchestrator): the Secret's credentials first, or START fails.
-  if (rep.user === '' && !g.attempted.includes('giveReplicationCredentials')) {
-    return step({ kind: 'giveReplicationCredentials', start: false, why: `it replicates from ${master.pod} with no user` });
-  }
   // Stopped threads (skip-slave-start after a restart, a re-point, an error) get one START per
   // pass; START also clears errors left from before, so they are judged only after it.
   if (rep.ioState === 'stopped' || !rep.sqlRunning) {
@@ -356,21 +304,13 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
     return wait(NODE_REASONS.podNotRunning, `pod ${pod.name}: the mysql container is not running`);
   }
   if (!self.reachable) return unreachable(g, self);
-  // Whatever else the node needs: no replication password stays readable in sys_operator.
-  if (self.storedReplicationCredentials && !g.attempted.includes('forgetStoredCredentials')) {
-    return step({ kind: 'forgetStoredCredentials' });
-  }
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
   const stopped = stoppedOnError(self);
-  const noCredentials = credentialsProblem(self);
-  const settled = stopped === null && noCredentials === null && !isDemotedMaster(pod, self, cluster);
-  if (self.configured && verified && settled) return { kind: 'done' };
+  if (self.configured && verified && stopped === null && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;
     return wait(NODE_REASONS.failoverInProgress, `not configuring ${pod.name} while a failover is in progress${why}`);
   }
-  // Before a restart on the same source: without credentials it would stop again at once.
-  if (self.configured && verified && noCredentials !== null) return giveCredentials(g, noCredentials);
   if (self.configured && verified && stopped !== null) return restartOnSameSource(g, stopped);
 
   const choice = chooseMaster([asNode(pod, self), ...g.others], cluster.orchestrator);

@@ -212,18 +212,6 @@ async function act(step: NodeStep, node: MysqlNode, creds: OperatedCredentials, 
     case 'markConfigured':
       await node.markConfigured();
       break;
-    case 'forgetStoredCredentials':
-      await node.forgetStoredReplicationCredentials();
-      break;
-    case 'giveReplicationCredentials':
-      await node.setReplicationCredentials(creds.replication, step.start);
-      pass.ctx.events.normal(
-        pass.pod,
-        NODE_REASONS.replicationCredentialsGiven,
-        `${pass.req.name}: ${step.why}; gave it the replication credentials of Secret ${names.operatedSecret(pass.cluster.name)}` +
-          (step.start ? ' and started it' : ' (left stopped, as it was)'),
-      );
-      break;
   }
   const master = step.kind === 'pointAt' ? step.master.pod : step.kind === 'markConfigured' ? step.master : undefined;
   pass.log.info('node step done', { step: step.kind, ...(master ? { master } : {}) });

@@ -16,6 +16,7 @@ import { namespaceSelectorLabels } from '../../../src/api/names.ts';
 import { controllers } from '../../../src/controllers/index.ts';
 import { DEFAULT_CLUSTER_OPTIONS } from '../../../src/controllers/cluster/options.ts';
 import { hookProcessesConfig } from '../../../src/controllers/orchestrator-controller/hook-request.ts';
+import { REPLICATION_CREDENTIALS_QUERY } from '../../../src/mysql/operator-schema.ts';
 import { DETECT_SEMI_SYNC_ENFORCED_QUERY } from '../../../src/mysql/semi-sync.ts';
 import { loadConfig, permissionSections } from '../../../src/runtime/config.ts';
 import { policyRules } from '../../../src/runtime/permissions.ts';
@@ -136,8 +137,8 @@ for (const [name, opts] of Object.entries(VARIANTS)) {
       assert.equal(conf.UseSuperReadOnly, true);
       assert.equal(
         conf.ReplicationCredentialsQuery,
-        undefined,
-        'no replication password is stored for Orchestrator to read; the node controller gives a demoted master its credentials (docs/credentials.md)',
+        REPLICATION_CREDENTIALS_QUERY,
+        'MariaDB needs it (docs/field-notes.md); it reads the rows the init-file writes',
       );
       assert.equal(conf.ProcessesShellCommand, 'sh');
       assert.equal(

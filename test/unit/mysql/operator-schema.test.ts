@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   createHeartbeatTableStatement,
-  forgetReplicationCredentialRowsStatement,
   getStatusStatement,
   heartbeatLagQuery,
   render,
   setStatusStatement,
   STATUS,
-  STORED_REPLICATION_CREDENTIAL_ROWS,
   writeHeartbeatStatement,
 } from '../../../src/mysql/index.ts';
 
@@ -47,13 +45,9 @@ test('status rows use the anchor names and REPLACE form', () => {
     configured: 'configured',
     backupGtidPurged: 'backup_gtid_purged',
     setGtidPurged: 'set_gtid_purged',
+    replicationUser: 'replication_user',
+    replicationPassword: 'replication_password',
   });
-  // The rows an earlier version stored for Orchestrator: only ever removed now (docs/credentials.md).
-  assert.deepEqual(STORED_REPLICATION_CREDENTIAL_ROWS, ['replication_user', 'replication_password']);
-  assert.equal(
-    render(forgetReplicationCredentialRowsStatement()),
-    "DELETE FROM sys_operator.status WHERE name IN ('replication_user', 'replication_password')",
-  );
   assert.equal(render(setStatusStatement('configured', '1')), "REPLACE INTO sys_operator.status VALUES ('configured', '1')");
   assert.equal(render(getStatusStatement('configured')), "SELECT value FROM sys_operator.status WHERE name = 'configured'");
 });

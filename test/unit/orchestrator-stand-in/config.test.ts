@@ -14,10 +14,6 @@ test('defaults, hook lists and unknown keys', () => {
   assert.deepEqual(cfg.hooks.PreFailoverProcesses, []);
 });
 
-test('ReplicationCredentialsQuery is optional, as in 3.2.6 (the chart sets none)', () => {
-  assert.equal(parse({ ReplicationCredentialsQuery: undefined }).replicationCredentialsQuery, '');
-});
-
 test('a config it cannot use is an error naming the key', () => {
   const cases: Array<[string | Record<string, unknown>, RegExp]> = [
     ['{', /orchestrator config: not JSON/],
@@ -26,6 +22,7 @@ test('a config it cannot use is an error naming the key', () => {
     [{ MySQLTopologyUser: 7 }, /MySQLTopologyUser must be a string/],
     [{ InstancePollSeconds: '1' }, /InstancePollSeconds must be a number/],
     [{ InstancePollSeconds: 0 }, /InstancePollSeconds must be positive/],
+    [{ ReplicationCredentialsQuery: undefined }, /ReplicationCredentialsQuery is required/],
     [{ DelayMasterPromotionIfSQLThreadNotUpToDate: 'yes' }, /DelayMasterPromotionIfSQLThreadNotUpToDate must be a boolean/],
     [
       { FailMasterPromotionIfSQLThreadNotUpToDate: true, DelayMasterPromotionIfSQLThreadNotUpToDate: true },

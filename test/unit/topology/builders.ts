@@ -21,7 +21,6 @@ export function replicating(fromOrdinal: number, over: Partial<ReplicationView> 
   return {
     sourceHost: e.host,
     sourcePort: e.port,
-    user: 'sys_replication',
     ioState: 'running',
     sqlRunning: true,
     lastIoErrno: 0,
@@ -45,7 +44,6 @@ export function server(over: Partial<ReachableServer> = {}): ReachableServer {
     gtidHistory: '',
     backupGtidPurged: null,
     gtidSeeded: false,
-    storedReplicationCredentials: false,
     ...over,
   };
 }
