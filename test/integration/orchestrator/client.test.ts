@@ -137,6 +137,7 @@ const ERROR_KINDS: Record<string, OrchestratorErrorKind> = {
   'error_forget_unknown_127.0.0.99_3306.json': 'unknown-instance',
   'error_instance_bad-port.json': 'failed',
   'error_discover_unreachable_127.0.0.99_3306.json': 'mysql-unreachable',
+  'error_discover_known-dead_127.0.0.1_23306.json': 'mysql-unreachable',
   'error_set-read-only_unknown.json': 'mysql-unreachable',
   'error_cluster_unknown.json': 'unknown-cluster',
   'error_master_unknown.json': 'unknown-cluster',
