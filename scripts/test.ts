@@ -40,9 +40,8 @@ if (only.length === 0) {
 const files = only.length > 0 ? only : testFiles('test');
 // The end-to-end files (each a whole sandbox: a dozen processes per pod) run side by side with each
 // other, two at a time and the longest first, so the slowest does not start last (three at a time
-// saturated the 2 cores: the group took 734 and 830 s against 654 s); then the rest, four at a time
-// (most wait on MariaDB and on timers; three at a time took 612 s once the cloud storage and binlog
-// archive tests came). Mixed with the sandboxes, they starved the timing-sensitive
+// saturated the 2 cores: the group took 734 and 830 s against 654 s); then the rest, three at a time
+// (most wait on MariaDB and on timers). Mixed with the sandboxes, they starved the timing-sensitive
 // integration tests of the 2 cores.
 const E2E_LONGEST_FIRST = ['chaos', 'no-loss', 'self-healing', 'failover', 'switchover', 'scale'];
 const e2eRank = (f: string): number => {
@@ -52,7 +51,7 @@ const e2eRank = (f: string): number => {
 const e2e = files.filter((f) => f.startsWith('test/e2e/')).sort((a, b) => e2eRank(a) - e2eRank(b));
 const groups = [
   { files: e2e, concurrency: 2 },
-  { files: files.filter((f) => !f.startsWith('test/e2e/')), concurrency: 4 },
+  { files: files.filter((f) => !f.startsWith('test/e2e/')), concurrency: 3 },
 ].filter((g) => g.files.length > 0);
 // One installed MariaDB data directory for the whole run, copied by every test server
 // (test/support/mariadb-template.ts); removed when the run ends, however it ends. One file alone
