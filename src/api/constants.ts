@@ -70,6 +70,12 @@ export const ROLE = { master: 'master', replica: 'replica' } as const;
  */
 export const ROLL_SETTLE_SECONDS = 10;
 /**
+ * How long a scale-down that would remove the master's pod waits for the orchestrator controller
+ * to hand the master to a pod that stays (docs/switchover.md, "Scale-down"); after that the
+ * StatefulSet shrinks anyway, and the preStop or a failover moves the master, as in the anchor.
+ */
+export const SCALE_DOWN_HOLD_SECONDS = 120;
+/**
  * slave_net_timeout of clusters with lossless defaults: a replica gives up on a silent master
  * after this long (heartbeats every half of it), so Orchestrator sees a cut-off master dead.
  */
@@ -211,6 +217,13 @@ export const CLUSTER_REASONS = {
   invalidQuantity: 'InvalidQuantity',
   invalidMinAvailable: 'InvalidMinAvailable',
   syncFailed: 'SyncFailed',
+  /**
+   * A scale-down would remove the master's pod: the StatefulSet keeps its size until the master is
+   * on a pod that stays (docs/switchover.md, "Scale-down"), for SCALE_DOWN_HOLD_SECONDS at most.
+   */
+  scaleDownHeld: 'ScaleDownHeld',
+  /** That wait ran out: the StatefulSet shrinks, and the master's preStop or a failover moves it. */
+  scaleDownHoldExpired: 'ScaleDownHoldExpired',
   // Ready, PendingFailoverAck, FailoverInProgress (ours, orchestrator controller)
   orchestratorUnreachable: 'OrchestratorUnreachable',
   masterDisagreement: 'MasterDisagreement',
@@ -420,6 +433,8 @@ export const ORCHESTRATOR_REASONS = {
   failoverInProgress: TOPOLOGY_REASONS.failoverInProgress,
   /** A removed pod's instance was seen by Orchestrator too recently to forget it. */
   forgetGracePeriod: 'ForgetGracePeriod',
+  /** A removed pod's instance is kept in Orchestrator while pods of the cluster still replicate from it: it is a master to recover. */
+  instanceHasReplicas: 'InstanceHasReplicas',
   /** A recovery is younger than the acknowledgement grace period. */
   recoveryTooRecent: 'RecoveryTooRecent',
   clusterNotReady: 'ClusterNotReady',
@@ -432,9 +447,15 @@ export const ORCHESTRATOR_REASONS = {
   errantTransactions: NODE_REASONS.errantTransactions,
   /** spec.rebuildErrantReplicas: an errant replica's data claim and pod deleted, for a fresh clone. */
   errantReplicaRebuilt: 'ErrantReplicaRebuilt',
+  /** A scale-down removes the master's pod, and no replica that stays can take the master over (yet). */
+  noHandoverCandidate: 'NoHandoverCandidate',
   // Events only: what a pass did
   /** role=master moved to a pod (or was taken from one). */
   masterLabelled: 'MasterLabelled',
+  /** A scale-down removes the master's pod: the operator asked Orchestrator to hand it to a pod that stays. */
+  scaleDownHandover: 'ScaleDownHandover',
+  /** That takeover failed (Warning, with Orchestrator's answer); the next pass asks again. */
+  scaleDownHandoverFailed: 'ScaleDownHandoverFailed',
   /** The master's server did not answer one pass; its label stayed on Orchestrator's fresh word. */
   masterUnanswered: 'MasterUnanswered',
   /** A server made read-only or writable through Orchestrator. */

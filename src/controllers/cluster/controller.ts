@@ -30,6 +30,8 @@ export const CLUSTER_PERMISSIONS: readonly Permission[] = [
   { group: '', resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch', 'create', 'update'] },
   // The shared headless Service is deleted with the namespace's last cluster.
   { group: '', resources: ['services'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
+  // The master's pod (role=master) read from the cache: a scale-down that removes it waits (decide-scale-down.ts).
+  { group: '', resources: ['pods'], verbs: ['list', 'watch'] },
   // Released on keepAfterDelete, deleted after a scale-down with deletePVCsOnScaleDown.
   { group: '', resources: ['persistentvolumeclaims'], verbs: ['get', 'list', 'watch', 'update', 'delete'] },
   // Deleted when no longer wanted (one replica, minAvailable removed).

@@ -3,7 +3,7 @@
 // belong to the orchestrator controller; this controller never names them, so its server-side
 // apply leaves them as they are (docs/cluster-controller.md, "Status").
 import type { MysqlCluster, MysqlClusterStatus } from '../../api/index.ts';
-import { CLUSTER_CONDITION, CONDITION_STATUS } from '../../api/constants.ts';
+import { CLUSTER_CONDITION, CLUSTER_REASONS, CONDITION_STATUS } from '../../api/constants.ts';
 import { transitionTime } from '../shared/condition-time.ts';
 
 export interface SyncOutcome {
@@ -40,7 +40,13 @@ export function decideStatus(cluster: MysqlCluster, readyNodes: number, outcome:
     status: wanted,
     reason: outcome.reason,
     message: outcome.message,
-    lastTransitionTime: transitionTime(current, wanted, now),
+    // A held scale-down is timed from its own start (decide-scale-down.ts), even when Synced was
+    // False for another reason just before.
+    lastTransitionTime: transitionTime(
+      outcome.reason === CLUSTER_REASONS.scaleDownHeld && current?.reason !== outcome.reason ? undefined : current,
+      wanted,
+      now,
+    ),
   } as Condition;
   return generation === undefined
     ? { readyNodes, conditions: [synced] }

@@ -11,17 +11,20 @@ import type {
   V1StatefulSet,
 } from '@kubernetes/client-node';
 import type { MysqlCluster } from '../../api/index.ts';
-import { ANNOTATION_DEFAULTS, CLUSTER_REASONS, DEFAULTS_LOSSLESS } from '../../api/constants.ts';
+import { ANNOTATION_DEFAULTS, CLUSTER_CONDITION, CLUSTER_REASONS, DEFAULTS_LOSSLESS, LABEL_ROLE, ROLE } from '../../api/constants.ts';
 import { hasStatus, mustMarkLossless } from './decide-defaults.ts';
 import { CLUSTER_STATUS_OWNERS } from '../../api/status-owners.ts';
 import { KINDS } from '../shared/kinds.ts';
-import type { ControllerContext, Request } from '../../runtime/controller.ts';
+import { POD_TARGET } from '../shared/targets.ts';
+import type { PodObject } from '../../topology/index.ts';
+import type { ControllerContext, ReconcileResult, Request } from '../../runtime/controller.ts';
 import { applyStatus } from '../../runtime/kube/apply-status.ts';
 import { AlreadyExistsError, ConflictError, KubeApiError } from '../../runtime/kube/errors.ts';
 import type { Informer } from '../../runtime/informer.ts';
 import type { KindRef, KubeObject } from '../../runtime/kube/types.ts';
 import { errorMessage, type Logger } from '../../runtime/logger.ts';
 import { decidePvcCleanup } from './decide-pvcs.ts';
+import { decideScaleDown, type ScaleDownDecision, type ScaleDownInput } from './decide-scale-down.ts';
 import { decideDesired } from './decide-desired.ts';
 import { announceRootPasswordKey, rootPasswordKeyMessage } from './decide-root-password.ts';
 import { sharedServiceUnused } from './decide-shared-service.ts';
@@ -36,7 +39,7 @@ import {
   planStatefulSet,
   type Plan,
 } from './decide-writes.ts';
-import { controllerRef, names, selectorLabels } from '../../api/names.ts';
+import { controllerRef, names, podOrdinal, selectorLabels } from '../../api/names.ts';
 import type { ClusterControllerOptions } from './options.ts';
 import { clusterRef, type DesiredState, type RenderInput } from './render-cluster.ts';
 import { decodeSecretData } from '../../runtime/kube/secret-data.ts';
@@ -67,6 +70,8 @@ interface Gathered {
   existingCm: (V1ConfigMap & KubeObject) | undefined;
   existingSecret: (V1Secret & KubeObject) | undefined;
   readyNodes: number;
+  /** The pod labelled role=master and not being deleted, if any (decide-scale-down.ts). */
+  master: { name: string; ordinal: number } | undefined;
 }
 
 interface Pass {
@@ -78,7 +83,14 @@ interface Pass {
   log: Logger;
 }
 
-export async function reconcileCluster(req: Request, ctx: ControllerContext, opts: ClusterControllerOptions): Promise<void> {
+/** How soon a scale-down held for the master looks again (the master's label moves within a second of the takeover). */
+const SCALE_DOWN_POLL_MS = 2000;
+
+export async function reconcileCluster(
+  req: Request,
+  ctx: ControllerContext,
+  opts: ClusterControllerOptions,
+): Promise<ReconcileResult | undefined> {
   const clusters = await ctx.informer<Cluster>(KINDS.cluster);
   const cluster = clusters.get(req.namespace, req.name);
   const log = ctx.log.child({ cluster: req.name, namespace: req.namespace });
@@ -93,14 +105,24 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
 
   // Validation first; an invalid cluster keeps what it has.
   const valid = validate(pass);
-  if (!valid.ok) return refuseSpec(pass, valid.problems);
+  if (!valid.ok) {
+    await refuseSpec(pass, valid.problems);
+    return;
+  }
   // A new cluster is marked before anything of it exists; the patch brings the next pass.
-  if (mustMarkLossless(losslessInputs(pass))) return markLossless(pass);
-  const desired = decideDesired(renderInput(pass, valid), {
-    statefulSet: pass.g.existingSts,
-    configMapData: pass.g.existingCm?.data,
-    secretData: pass.g.existingSecret ? decodeSecretData(pass.g.existingSecret.data) : undefined,
-  });
+  if (mustMarkLossless(losslessInputs(pass))) {
+    await markLossless(pass);
+    return;
+  }
+  const scaleDown = decideScaleDown(scaleDownInput(pass));
+  const desired = withStatefulSetReplicas(
+    decideDesired(renderInput(pass, valid), {
+      statefulSet: pass.g.existingSts,
+      configMapData: pass.g.existingCm?.data,
+      secretData: pass.g.existingSecret ? decodeSecretData(pass.g.existingSecret.data) : undefined,
+    }),
+    scaleDown.replicas,
+  );
   const announceRootKey = announceRootPasswordKey(
     valid.rootPasswordKey,
     pass.g.existingSts,
@@ -134,7 +156,39 @@ export async function reconcileCluster(req: Request, ctx: ControllerContext, opt
       rootPasswordKeyMessage(req.namespace, pass.g.userSecret, valid.rootPasswordKey),
     );
   }
-  await reportSynced(pass, refusals);
+  // After the StatefulSet is written: the Event says what the write did.
+  if (scaleDown.kind === 'expired') ctx.events.warning(cluster, scaleDown.reason, scaleDown.message);
+  await reportSynced(pass, refusals, scaleDown);
+  return scaleDown.kind === 'hold' ? { requeueAfterMs: SCALE_DOWN_POLL_MS } : undefined;
+}
+
+function scaleDownInput(pass: Pass): ScaleDownInput {
+  const synced = pass.cluster.status?.conditions?.find((c) => c.type === CLUSTER_CONDITION.synced);
+  const heldSince =
+    synced?.reason === CLUSTER_REASONS.scaleDownHeld && synced.lastTransitionTime ? new Date(synced.lastTransitionTime) : undefined;
+  return {
+    wanted: pass.cluster.spec.replicas ?? 1,
+    current: pass.g.existingSts?.spec?.replicas,
+    master: pass.g.master,
+    heldSince,
+    now: new Date(),
+  };
+}
+
+/** The desired objects with the StatefulSet's size as decideScaleDown chose it (spec.replicas, or held). */
+function withStatefulSetReplicas(desired: DesiredState, replicas: number): DesiredState {
+  if (desired.statefulSet.spec?.replicas === replicas) return desired;
+  return { ...desired, statefulSet: { ...desired.statefulSet, spec: { ...desired.statefulSet.spec!, replicas } } };
+}
+
+/** The pod labelled role=master and not being deleted, from the pod cache. */
+async function labelledMaster(ctx: ControllerContext, namespace: string, clusterName: string): Promise<Gathered['master']> {
+  const pods = await ctx.informer<PodObject>(POD_TARGET);
+  const master = pods
+    .list({ namespace, labels: { ...selectorLabels(clusterName), [LABEL_ROLE]: ROLE.master } })
+    .find((p) => p.metadata?.deletionTimestamp === undefined);
+  const name = master?.metadata?.name;
+  return name === undefined ? undefined : { name, ordinal: podOrdinal(name) };
 }
 
 async function gather(req: Request, ctx: ControllerContext, cluster: Cluster): Promise<Gathered> {
@@ -160,6 +214,7 @@ async function gather(req: Request, ctx: ControllerContext, cluster: Cluster): P
     existingCm: configMaps.get(ns, names.configMap(req.name)),
     existingSecret: secrets.get(ns, names.operatedSecret(req.name)),
     readyNodes: existingSts?.status?.readyReplicas ?? 0,
+    master: await labelledMaster(ctx, ns, req.name),
   };
 }
 
@@ -294,17 +349,25 @@ async function applyWrites(pass: Pass, writes: readonly Write[]): Promise<string
   return refusals;
 }
 
-/** Synced: True when every object matches the spec, else what was not written and why. */
-async function reportSynced(pass: Pass, refusals: readonly string[]): Promise<void> {
+/**
+ * Synced: True when every object matches the spec, else what was not written and why, or why the
+ * StatefulSet keeps its size (a held scale-down: a Normal Event, the wait is the design).
+ */
+async function reportSynced(pass: Pass, refusals: readonly string[], scaleDown: ScaleDownDecision): Promise<void> {
   const { ctx, cluster } = pass;
   const outcome: SyncOutcome = refusals.length
     ? { ok: false, reason: CLUSTER_REASONS.syncFailed, message: `not written: ${refusals.join('; ')}` }
-    : {
-        ok: true,
-        reason: CLUSTER_REASONS.resourcesSynced,
-        message: 'StatefulSet, Services, ConfigMap, Secret and PodDisruptionBudget match the spec',
-      };
-  if (!outcome.ok && syncConditionChanges(cluster, outcome)) ctx.events.warning(cluster, outcome.reason, outcome.message);
+    : scaleDown.kind === 'hold'
+      ? { ok: false, reason: scaleDown.reason, message: scaleDown.message }
+      : {
+          ok: true,
+          reason: CLUSTER_REASONS.resourcesSynced,
+          message: 'StatefulSet, Services, ConfigMap, Secret and PodDisruptionBudget match the spec',
+        };
+  if (!outcome.ok && syncConditionChanges(cluster, outcome)) {
+    if (outcome.reason === CLUSTER_REASONS.scaleDownHeld) ctx.events.normal(cluster, outcome.reason, outcome.message);
+    else ctx.events.warning(cluster, outcome.reason, outcome.message);
+  }
   await writeStatus(ctx, cluster, pass.g.readyNodes, outcome);
 }
 

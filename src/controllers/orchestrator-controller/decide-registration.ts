@@ -3,7 +3,9 @@
 // and Orchestrator has not seen it for a grace period: a pod the StatefulSet is recreating comes
 // back under the same name, and forgetting it meanwhile would drop its history (downtime, recovery
 // bookkeeping). Nothing is forgotten during a failover: the failed master is an instance Orchestrator
-// is recovering from.
+// is recovering from; nor while pods of the cluster still replicate from it: a master whose pod
+// went before it was handed over (a scale-down) is one Orchestrator has yet to recover, once its
+// recovery block (RecoveryPeriodBlockSeconds) allows, and forgotten it could never.
 import { ORCHESTRATOR_REASONS } from '../../api/constants.ts';
 import type { InstanceKey } from '../../orchestrator/index.ts';
 import { decideFailover } from './decide-failover.ts';
@@ -29,8 +31,15 @@ export function decideRegistration(g: Gathered, forgetGraceMs: number): Registra
   for (const i of orc.instances) {
     if (nodes.some((n) => sameInstance(n.key, i.key))) continue;
     const unseenMs = i.lastSeen === null ? Infinity : g.now.getTime() - i.lastSeen.getTime();
+    const followers = nodes.filter((n) => n.instance?.master != null && sameInstance(n.instance.master, i.key)).map((n) => n.pod.name);
     if (failover?.inProgress) held.push({ key: i.key, reason: ORCHESTRATOR_REASONS.failoverInProgress, message: failover.message });
-    else if (unseenMs < forgetGraceMs) {
+    else if (followers.length > 0) {
+      held.push({
+        key: i.key,
+        reason: ORCHESTRATOR_REASONS.instanceHasReplicas,
+        message: `${keyName(i.key)} has no pod, but ${followers.join(', ')} still ${followers.length === 1 ? 'replicates' : 'replicate'} from it in Orchestrator's view: it stays for Orchestrator to recover`,
+      });
+    } else if (unseenMs < forgetGraceMs) {
       held.push({
         key: i.key,
         reason: ORCHESTRATOR_REASONS.forgetGracePeriod,

@@ -13,6 +13,7 @@ import { KINDS } from '../shared/kinds.ts';
 import type { DowntimeEnd } from './decide-downtime.ts';
 import type { ErrantDecision, RebuildDecision } from './decide-errant.ts';
 import type { FinalizerDecision } from './decide-finalizer.ts';
+import type { HandoverDecision } from './decide-handover.ts';
 import type { LabelPatch } from './decide-labels.ts';
 import type { MasterVerdict } from './decide-master.ts';
 import { decideStatus } from './decide-status.ts';
@@ -152,6 +153,22 @@ export class PassWrites {
       if (!(isOrchestratorError(e) && e.kind === 'unknown-instance')) throw e;
     }
     this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.instanceForgotten, `${keyName(key)} forgotten in Orchestrator`);
+  }
+
+  /**
+   * A graceful takeover to a pod that stays (decide-handover.ts). Orchestrator answers once it is
+   * done (or failed); the labels follow its hooks. A failure is a Warning and ends the pass.
+   */
+  async takeover(d: Extract<HandoverDecision, { kind: 'takeover' }>): Promise<void> {
+    this.#ctx.events.normal(this.#cluster, ORCHESTRATOR_REASONS.scaleDownHandover, d.message);
+    try {
+      await this.#deps.orchestrator.gracefulMasterTakeoverAuto(alias(this.#g), d.designated, { signal: this.#ctx.signal });
+    } catch (e) {
+      const message = `Orchestrator did not hand the master ${d.from} over to ${d.to}: ${e instanceof Error ? e.message : String(e)}`;
+      this.#ctx.events.warning(this.#cluster, ORCHESTRATOR_REASONS.scaleDownHandoverFailed, message);
+      throw e;
+    }
+    this.#ctx.log.info('master handed over before a scale-down', { cluster: this.req.key, from: d.from, to: d.to });
   }
 
   async writeStatus(status: ReturnType<typeof decideStatus>['status']): Promise<void> {

@@ -14,6 +14,7 @@ import { decideAck } from './decide-ack.ts';
 import { decideDowntime } from './decide-downtime.ts';
 import { decideErrant, decideRebuild, type ErrantDecision } from './decide-errant.ts';
 import { decideFinalizer, isDeleting } from './decide-finalizer.ts';
+import { decideHandover } from './decide-handover.ts';
 import { decideHook, superseded, type HookDecision } from './decide-hook.ts';
 import { decideLabels } from './decide-labels.ts';
 import { decideMaster } from './decide-master.ts';
@@ -115,6 +116,8 @@ async function decideAndAct(s: Step): Promise<ReconcileResult | undefined> {
   const madeWritable = await readOnly(s);
   if (s.stale()) return;
   await repairs(s, errant, decided.status);
+  if (s.stale()) return;
+  await handover(s);
   const anyServerAnswered = s.g.servers.some((v) => v.server?.reachable === true);
   const soon = decideRequeue({ discovered, madeWritable, anyServerAnswered }, decideMaster(s.g));
   const after = [hook.kind === 'poll' ? hook.afterMs : undefined, soon].filter((ms): ms is number => ms !== undefined);
@@ -193,6 +196,14 @@ async function readOnly(s: Step): Promise<number> {
   }
   await writes.fenceDemoted();
   return madeWritable;
+}
+
+/** A master whose pod a scale-down removes handed over to a pod that stays (decide-handover.ts). */
+async function handover(s: Step): Promise<void> {
+  const d = decideHandover(s.g, decideMaster(s.g));
+  s.writes.hold('handover', d.kind === 'hold' ? d : undefined);
+  if (d.kind === 'takeover') await s.writes.takeover(d);
+  s.p.steps.lap('handover');
 }
 
 /** An errant replica rebuilt, downtimes ended, recoveries acknowledged. */

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decideRegistration, type Registration } from '../../../src/controllers/orchestrator-controller/decide-registration.ts';
 import type { Gathered } from '../../../src/controllers/orchestrator-controller/gathered.ts';
-import { NOW, analysis, fqdn, healthy, instance, pod, reachable } from './builders.ts';
+import { NOW, analysis, fqdn, healthy, instance, pod, podName, reachable } from './builders.ts';
 
 const GRACE = 5 * 60_000;
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
@@ -63,6 +63,18 @@ describe('decideRegistration', () => {
       pods: [pod(0), pod(1, { deleting: true }), pod(2, { deleting: true })],
     });
     assert.deepEqual(brief(decideRegistration(g, GRACE)), { discover: [], forget: [], held: [] });
+  });
+
+  it('keeps an instance without a pod while pods of the cluster still replicate from it: a master for Orchestrator to recover', () => {
+    // Pod 2 was the master and went before it was handed over; pods 0 and 1 still point at it.
+    const instances = [instance(2, null, { lastSeen: minutesAgo(60), lastCheckValid: false }), instance(0, 2), instance(1, 0)];
+    const g = knowing(instances, { pods: [pod(0), pod(1)] });
+    assert.deepEqual(brief(decideRegistration(g, GRACE)), { discover: [], forget: [], held: [`${fqdn(2)} InstanceHasReplicas`] });
+    const message = decideRegistration(g, GRACE).held[0]?.message ?? '';
+    assert.ok(message.includes(`but ${podName(0)} still replicates from it`), message);
+    // Once they replicate from a pod that stays, it goes.
+    const moved = knowing([instance(0, null), instance(1, 0), instance(2, null, { lastSeen: minutesAgo(60) })], { pods: [pod(0), pod(1)] });
+    assert.deepEqual(brief(decideRegistration(moved, GRACE)).forget, [fqdn(2)]);
   });
 
   it('does nothing while Orchestrator is unreachable', () => {
