@@ -79,38 +79,84 @@ export function submountsUnder(dir: string, mountPoints: readonly string[]): str
   return below.filter((p, i) => !below.slice(0, i).some((o) => p.startsWith(`${o}/`)));
 }
 
-/** The shell script run inside the new namespaces before the program. */
-export function setupScript(spec: LaunchSpec, overlays: readonly string[], mountPoints: readonly string[]): string {
+/** An entry of the host's root directory, as the container's root repeats it. */
+export interface HostEntry {
+  name: string;
+  kind: 'dir' | 'file' | 'link';
+}
+
+/** A field of an fstab line: space, tab, newline and backslash as octal escapes (fstab(5)). */
+export function fstabField(s: string): string {
+  return s.replace(/[\\ \t\n]/g, (c) => `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+}
+
+function fstabLine(source: string, target: string, type: string, options: string): string {
+  return [source, target, type, options, '0', '0'].map(fstabField).join(' ');
+}
+
+/**
+ * The shell script run inside the new namespaces before the program. The mounts go through fstab
+ * files written with the shell's printf and one `mount -a -T` each, not one `mount` and one
+ * `mkdir` process per entry: a process start is the costly part here (a container's root binds
+ * each of the host's two dozen top-level entries), and an e2e sandbox starts hundreds of them.
+ * `X-mount.mkdir` makes a missing directory mount point when its line is mounted, after the lines
+ * before it (a volume inside another one), so the volume lines are one file until a file mount
+ * point must be made first.
+ */
+export function setupScript(
+  spec: LaunchSpec,
+  overlays: readonly string[],
+  mountPoints: readonly string[],
+  hostTop: readonly HostEntry[],
+): string {
   const root = `${spec.scratch}/root`;
-  const at = (p: string) => q(`${root}${p}`);
+  const inRoot = (p: string) => `${root}${p}`;
+  const at = (p: string) => q(inRoot(p));
   // The host's top-level entry holding the scratch directory is bound without its submounts, so
   // the new root does not contain itself.
   const scratchTop = `/${spec.scratch.split('/').filter(Boolean)[0] ?? ''}`;
+  const entries = (kind: HostEntry['kind']) => hostTop.filter((e) => e.kind === kind).map((e) => `/${e.name}`);
+  const [dirs, files, links] = [entries('dir'), entries('file'), entries('link')];
+  const upper = (i: number) => `${spec.scratch}/overlay/${i}`;
+  let tables = 0;
+  const mountAll = (fstab: readonly string[]): string[] => {
+    if (fstab.length === 0) return [];
+    const file = q(`${spec.scratch}/fstab.${tables++}`);
+    return [`printf '%s\\n' ${fstab.map(q).join(' ')} > ${file}`, `mount -a -T ${file}`];
+  };
   const lines = [
     'set -e',
     `mount -t tmpfs kubelet-scratch ${q(spec.scratch)}`,
-    `mkdir ${q(root)}`,
-    'for e in /* /.[!.]*; do',
-    '  [ -e "$e" ] || [ -L "$e" ] || continue',
-    `  n=${q(root)}"$e"`,
-    '  if [ -L "$e" ]; then ln -s "$(readlink "$e")" "$n"',
-    `  elif [ -d "$e" ]; then mkdir "$n"; if [ "$e" = ${q(scratchTop)} ]; then mount --bind "$e" "$n"; else mount --rbind "$e" "$n"; fi`,
-    '  else : > "$n"; mount --bind "$e" "$n"; fi',
-    'done',
+    `mkdir -p ${[root, ...dirs.map(inRoot), ...overlays.flatMap((_, i) => [`${upper(i)}/upper`, `${upper(i)}/work`])].map(q).join(' ')}`,
+    ...(links.length > 0 ? [`cp -P -t ${q(root)} ${links.map(q).join(' ')}`] : []),
+    ...files.map((f) => `: > ${at(f)}`),
+    ...mountAll([
+      ...dirs.map((d) => fstabLine(d, inRoot(d), 'none', d === scratchTop ? 'bind' : 'rbind')),
+      ...files.map((f) => fstabLine(f, inRoot(f), 'none', 'bind')),
+      ...overlays.flatMap((dir, i) => [
+        fstabLine('overlay', inRoot(dir), 'overlay', `lowerdir=${inRoot(dir)},upperdir=${upper(i)}/upper,workdir=${upper(i)}/work`),
+        ...submountsUnder(dir, mountPoints).map((sub) => fstabLine(sub, inRoot(sub), 'none', 'rbind')),
+      ]),
+    ]),
   ];
   if (spec.hostname !== undefined) lines.push(`hostname ${q(spec.hostname)}`);
-  overlays.forEach((dir, i) => {
-    const up = `${spec.scratch}/overlay/${i}`;
-    lines.push(`mkdir -p ${q(`${up}/upper`)} ${q(`${up}/work`)}`);
-    lines.push(`mount -t overlay overlay -o ${q(`lowerdir=${root}${dir},upperdir=${up}/upper,workdir=${up}/work`)} ${at(dir)}`);
-    for (const sub of submountsUnder(dir, mountPoints)) lines.push(`mount --rbind ${q(sub)} ${at(sub)}`);
-  });
+  let batch: string[] = [];
   for (const m of spec.mounts) {
-    if (m.file) lines.push(`[ -e ${at(m.target)} ] || { mkdir -p ${at(dirname(m.target))}; : > ${at(m.target)}; }`);
-    else lines.push(`[ -d ${at(m.target)} ] || mkdir -p ${at(m.target)}`);
-    lines.push(`mount --bind ${q(m.source)} ${at(m.target)}`);
-    if (m.readOnly) lines.push(`mount -o remount,bind,ro ${at(m.target)}`);
+    if (m.file) {
+      lines.push(...mountAll(batch));
+      batch = [];
+      lines.push(`[ -e ${at(m.target)} ] || { mkdir -p ${at(dirname(m.target))}; : > ${at(m.target)}; }`);
+    }
+    batch.push(
+      fstabLine(
+        m.source,
+        inRoot(m.target),
+        'none',
+        ['bind', ...(m.readOnly ? ['ro'] : []), ...(m.file ? [] : ['X-mount.mkdir'])].join(','),
+      ),
+    );
   }
+  lines.push(...mountAll(batch));
   lines.push(`exec chroot ${q(root)} /bin/sh -c 'cd "$0" && exec "$@"' ${q(spec.workingDir || '/')} "$@"`);
   return lines.join('\n');
 }
@@ -130,15 +176,16 @@ export function inRoot(target: string, realpath: (path: string) => string | unde
   return posix.join(realpath(existing) ?? existing, ...rest);
 }
 
-/** argv of the whole launch; `mountPoints`: the host's (/proc/self/mountinfo). */
+/** argv of the whole launch; `mountPoints`: the host's (/proc/self/mountinfo); `hostTop`: the entries of the host's `/`. */
 export function launchArgv(
   spec: LaunchSpec,
   exists: (path: string) => boolean,
   realpath: (path: string) => string | undefined,
   mountPoints: readonly string[],
+  hostTop: readonly HostEntry[],
 ): string[] {
   spec = { ...spec, mounts: spec.mounts.map((m) => ({ ...m, target: inRoot(m.target, realpath) })) };
-  const script = setupScript(spec, overlaysFor(spec.mounts, exists), mountPoints);
+  const script = setupScript(spec, overlaysFor(spec.mounts, exists), mountPoints, hostTop);
   const uts = spec.hostname !== undefined ? ['--uts'] : [];
   const inNetns = spec.netns ? ['ip', 'netns', 'exec', spec.netns] : [];
   return [...inNetns, 'unshare', '--mount', ...uts, '--propagation', 'private', '--', '/bin/sh', '-c', script, 'container', ...spec.argv];

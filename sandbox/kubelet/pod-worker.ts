@@ -10,6 +10,7 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   realpathSync,
@@ -28,7 +29,7 @@ import type { Logger } from '../../src/runtime/logger.ts';
 import { ContainerConfigError, containerEnv, expandArgs } from './env.ts';
 import { HOST_HOSTS_FILE, RESOLV_CONF_PATH, type PodNetwork, type PodNetworkAttachment } from './host-network.ts';
 import { resolveImage, type ImageTableOptions } from './images.ts';
-import { launchArgv, mountOrder, type Mount } from './launch.ts';
+import { launchArgv, mountOrder, type HostEntry, type Mount } from './launch.ts';
 import { ProbeLoop, runAction, type ProbeTarget } from './probes.ts';
 import { now, restarts, type ContainerRecord, type ContainerState, type PodRuntime } from './status.ts';
 import { MAX_LOG_BYTES, MAX_MESSAGE_BYTES, terminationMessage } from './termination-message.ts';
@@ -102,6 +103,16 @@ function hostRealpath(path: string): string | undefined {
 
 /** The container path that gets a directory of the container's own instead of the host's. */
 const CONTAINER_TMP = '/tmp';
+
+/**
+ * The entries of the host's `/` a container's root repeats (the shell's `/*` and `/.[!.]*`):
+ * directories, symlinks, and other files (bound as files).
+ */
+function hostTopLevel(): HostEntry[] {
+  return readdirSync('/', { withFileTypes: true })
+    .filter((d) => d.name !== '.' && d.name !== '..')
+    .map((d) => ({ name: d.name, kind: d.isSymbolicLink() ? 'link' : d.isDirectory() ? 'dir' : 'file' }));
+}
 
 /** The host's mount points (an overlay over a directory must bring back the mounts below it). */
 function hostMountPoints(): string[] {
@@ -482,6 +493,7 @@ export class PodWorker {
         existsSync,
         hostRealpath,
         hostMountPoints(),
+        hostTopLevel(),
       );
     } catch (e) {
       return this.#cannotStart(rec, 'CreateContainerError', (e as Error).message);

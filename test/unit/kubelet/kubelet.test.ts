@@ -11,7 +11,15 @@ import { PT_KILL_PROGRAM } from '../../../src/api/pod-contract.ts';
 import { parseImage, resolveImage, REASON_NO_LOCAL_PROGRAM } from '../../../sandbox/kubelet/images.ts';
 import { DIST } from '../../../scripts/build.ts';
 import { apiServerEnv } from '../../../sandbox/kubelet/env.ts';
-import { inRoot, overlaysFor, submountsUnder, type Mount } from '../../../sandbox/kubelet/launch.ts';
+import {
+  fstabField,
+  inRoot,
+  overlaysFor,
+  setupScript,
+  submountsUnder,
+  type HostEntry,
+  type Mount,
+} from '../../../sandbox/kubelet/launch.ts';
 import { podPhase, podStatusPatch, type ContainerRecord, type PodRuntime } from '../../../sandbox/kubelet/status.ts';
 import { volumeSource, type VolumeContext } from '../../../sandbox/kubelet/volumes.ts';
 import { lastLines, MAX_LOG_BYTES, terminationMessage } from '../../../sandbox/kubelet/termination-message.ts';
@@ -89,6 +97,53 @@ test('a missing mount point below the top level gets one overlay over its deepes
     '/var/lib',
   ]);
   assert.deepEqual(overlaysFor([m('/etc/new/deep'), m('/etc/mysql/x')], exists), ['/etc'], 'an overlay inside another is dropped');
+});
+
+test('a container launch starts the same few processes however many entries the host root and the pod have', () => {
+  // What costs here is a process start: the script must not start one per entry or per volume.
+  const host = (n: number): HostEntry[] => [
+    ...Array.from({ length: n }, (_, i) => ({ name: `d${i}`, kind: 'dir' as const })),
+    { name: 'bin', kind: 'link' },
+    { name: 'lib', kind: 'link' },
+    { name: '.dockerenv', kind: 'file' },
+  ];
+  const vol = (i: number): Mount => ({ source: `/v/${i}`, target: `/data/${i}`, readOnly: i % 2 === 0, file: false });
+  const spec = (volumes: number) => ({
+    netns: 'ns',
+    hostname: 'pod-0',
+    mounts: Array.from({ length: volumes }, (_, i) => vol(i)),
+    workingDir: undefined,
+    scratch: '/tmp/k/scratch',
+    argv: ['true'],
+  });
+  const processes = (script: string) =>
+    script.split('\n').filter((l) => /^(mount|mkdir|cp|ln|readlink|hostname)\b/.test(l.replace(/^\[ .*\] \|\| \{ /, ''))).length;
+  const small = setupScript(spec(1), ['/etc'], [], host(3));
+  const large = setupScript(spec(12), ['/etc'], [], host(30));
+  assert.equal(processes(large), processes(small), large);
+  assert.ok(processes(large) <= 6, large);
+  // Each entry is a line of an fstab file: binds recursive but for the scratch's own top level.
+  assert.match(large, /'\/d0 \/tmp\/k\/scratch\/root\/d0 none rbind 0 0'/);
+  assert.match(large, /'\/v\/0 \/tmp\/k\/scratch\/root\/data\/0 none bind,ro,X-mount.mkdir 0 0'/);
+  assert.match(large, /'\/v\/1 \/tmp\/k\/scratch\/root\/data\/1 none bind,X-mount.mkdir 0 0'/);
+  assert.match(large, /cp -P -t '\/tmp\/k\/scratch\/root' '\/bin' '\/lib'/);
+});
+
+test('a file mount point is made after the mounts before it, and fstab fields escape what would split them', () => {
+  const mounts: Mount[] = [
+    { source: '/v/conf', target: '/etc/mysql', readOnly: false, file: false },
+    { source: '/v/my file', target: '/etc/mysql/my.cnf', readOnly: true, file: true },
+  ];
+  const script = setupScript({ netns: '', hostname: undefined, mounts, workingDir: '/', scratch: '/s', argv: ['x'] }, [], [], []);
+  const lines = script.split('\n');
+  const made = lines.findIndex((l) => l.includes(": > '/s/root/etc/mysql/my.cnf'"));
+  const firstMountAll = lines.findIndex((l) => l.startsWith('mount -a'));
+  assert.ok(firstMountAll >= 0 && firstMountAll < made, 'the volume holding the file is mounted before the file is made');
+  assert.ok(
+    lines.slice(made).some((l) => l.includes('/v/my\\040file /s/root/etc/mysql/my.cnf none bind,ro 0 0')),
+    script,
+  );
+  assert.equal(fstabField('a b\tc\\d\ne'), 'a\\040b\\011c\\134d\\012e');
 });
 
 test("an overlay brings back the host's outermost mounts below it (/dev/pts, /dev/shm under /dev)", () => {
