@@ -49,6 +49,15 @@ test('a configured, verified replica stopped on an SQL error is started again, t
   assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['startReplication'] })), 'wait:ReplicationError');
 });
 
+test("a replica stopped after its source went away (a connection error) is left alone: Orchestrator's regrouping stopped it", () => {
+  // What a dead master's replica shows after 3.2.6's STOP SLAVE, before the promotion resets it.
+  const lost = replicating(0, { ioState: 'stopped', lastIoErrno: 2013, lastIoError: 'Lost connection to server during query' });
+  const g = verified(gathered(1, server({ configured: true, replication: lost }), [node(0, unreachable())]));
+  assert.equal(stepKind(decideNodeStep(g)), 'done');
+  const refused = replicating(0, { ioState: 'stopped', sqlRunning: false, lastIoErrno: 2003, lastIoError: "Can't connect" });
+  assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true, replication: refused }), [pod0Master])))), 'done');
+});
+
 test('nothing is started while a failover or a takeover is signalled (FailoverInProgress)', () => {
   const g = verified(
     gathered(1, server({ configured: true, replication: ahead }), [pod0Master], {
