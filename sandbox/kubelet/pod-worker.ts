@@ -506,7 +506,12 @@ export class PodWorker {
     writeSync(fd, `[sandbox kubelet] ${note}\n`);
     // The fallback message is the container's own output, not the kubelet's line above.
     const outputStart = fstatSync(fd).size;
-    const proc = spawn('setpriv', ['--pdeathsig', 'KILL', '--', ...argv], { env, stdio: ['ignore', fd, fd], detached: true });
+    // The image's environment under the container's, as a runtime merges them.
+    const proc = spawn('setpriv', ['--pdeathsig', 'KILL', '--', ...argv], {
+      env: { ...image.env, ...env },
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    });
     closeSync(fd);
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       proc.on('exit', (code, signal) => resolve({ code, signal }));

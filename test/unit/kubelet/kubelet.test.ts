@@ -69,6 +69,12 @@ test('the sidecar and operator images run this checkout; orchestrator falls back
   const operator = resolveImage('mysql-operator:latest', [], ['--help'], { built: true });
   assert.ok(operator.ok);
   assert.deepEqual(operator.argv.slice(1), [DIST.operator, '--help']);
+  // The checkout's node programs share one compile cache (a process start is what costs here);
+  // the image's environment only, under the container's own variables.
+  for (const r of [sidecar, built, operator])
+    assert.match(r.ok ? (r.env.NODE_COMPILE_CACHE ?? '') : '', /node_modules\/\.cache\/node-compile-cache$/);
+  const server = resolveImage('docker.io/library/mariadb:10.11.10', [], []);
+  assert.deepEqual(server.ok && server.env, {}, 'an image played by a Debian program keeps its environment as it is');
   const ptKill = resolveImage('mysql-operator-sidecar:latest', [], [PT_KILL_PROGRAM, '--print']);
   assert.ok(ptKill.ok);
   assert.deepEqual(ptKill.argv, [PT_KILL_PROGRAM, '--print'], "pt-kill is the image's own program, Debian's percona-toolkit here");
