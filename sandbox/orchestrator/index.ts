@@ -276,11 +276,8 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     designated: InstanceState | null;
   }
 
-  /**
-   * PreFailover, promotion, repointing, Post* hooks: the part automatic recoveries and graceful
-   * takeovers share. Returns the record; a failed recovery leaves the topology as it was.
-   */
-  async function recover(f: Failure): Promise<RecoveryRecord> {
+  /** A new /api/audit-recovery entry for a recovery of `f` that starts now. */
+  function recoveryRecord(f: Failure): RecoveryRecord {
     const rec: RecoveryRecord = {
       id: recoveries.length + 1,
       uid: uid(),
@@ -300,6 +297,16 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       detectionId: detectionCount,
     };
     recoveries.push(rec);
+    return rec;
+  }
+
+  /**
+   * PreFailover, regrouping, promotion, Post* hooks: the part automatic recoveries and graceful
+   * takeovers share. Returns the record. A recovery refused after the regrouping leaves the
+   * replicas as the regrouping left them (stopped, the siblings below the candidate), as 3.2.6 does.
+   */
+  async function recover(f: Failure): Promise<RecoveryRecord> {
+    const rec = recoveryRecord(f);
     const base = { failed: f.failed, replicas: rec.replicas, clusterName: f.clusterName, clusterAlias: f.clusterAlias };
     const ctx = (over: Partial<HookContext>): HookContext =>
       hookContext(base, {
@@ -321,13 +328,19 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       rec.errors.push(`Failed running PreFailoverProcesses: ${(e as Error).message}`);
       return end();
     }
-    const candidate = f.designated ?? chooseSuccessor(f.replicas);
+    // A takeover's designated replica has its siblings below it already; an automatic recovery
+    // regroups as 3.2.6 does (regroupForPromotion): the siblings move while the candidate is promoted.
+    const { candidate, siblingsMoved } = f.designated
+      ? { candidate: f.designated, siblingsMoved: Promise.resolve() }
+      : await regroupForPromotion(f.replicas, rec);
     const refused = candidate ? await promotionRefused(candidate, f.designated !== null) : 'no candidate replica';
     if (refused !== null || !candidate) {
-      // As recorded: the refused recovery still downtimes the dead master, so it is not retried.
+      // As recorded: the refused recovery still downtimes the dead master, so it is not retried,
+      // and the siblings already moved below the refused candidate stay there (recovery-mariadb b5).
       f.failed.downtime = lostInRecovery();
       rec.errors.push(refused ?? 'no candidate replica');
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((e: Error) => rec.errors.push(e.message));
+      await siblingsMoved;
       return end();
     }
     try {
@@ -337,7 +350,7 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       await n.setReadOnly(false);
       candidate.master = null;
       candidate.readOnly = false;
-      for (const r of f.replicas) if (r !== candidate) await repoint(r, candidate.key, 'slave_pos', true);
+      if (f.designated) for (const r of f.replicas) if (r !== candidate) await repoint(r, candidate.key, 'slave_pos', true);
       const binlog = await n.binlogPosition();
       f.failed.downtime = lostInRecovery();
       rec.successor = candidate.key;
@@ -359,7 +372,50 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       rec.errors.push((e as Error).message);
       await hooks('PostUnsuccessfulFailoverProcesses', ctx({})).catch((err: Error) => rec.errors.push(err.message));
     }
+    // 3.2.6 waits for its postponed sibling moves after the Post* hooks.
+    await siblingsMoved;
     return end();
+  }
+
+  /**
+   * How 3.2.6 regroups a dead master's replicas on MariaDB before it promotes one
+   * (test/fixtures/orchestrator/recovery-mariadb, `RegroupReplicasGTID`): with two or more it reads
+   * each, runs a plain STOP SLAVE on all of them at once (a STOP SLAVE waits for the event group the
+   * SQL thread is in, and leaves the rest of the relay log unapplied) and reads each again; then the
+   * replica that executed the most is the candidate. The siblings are moved below it (stop, CHANGE
+   * MASTER, start) side by side with its promotion, as 3.2.6 runs the move as a postponed function
+   * for an "ideal" candidate (no data centers, neutral promotion rules); the recovery awaits
+   * `siblingsMoved` after its Post* hooks. Nothing starts the candidate's SQL thread again. With one
+   * replica nothing is stopped. A replica that cannot be read again is left where it is.
+   */
+  async function regroupForPromotion(
+    replicas: InstanceState[],
+    rec: RecoveryRecord,
+  ): Promise<{ candidate: InstanceState | null; siblingsMoved: Promise<void> }> {
+    let regrouped = replicas;
+    if (replicas.length >= 2) {
+      const again = await Promise.all(
+        replicas.map(async (r) => {
+          await poll(r.key);
+          // As 3.2.6, a failed STOP is not an error of the recovery: the next read tells.
+          await nodeFor(r.key)
+            .then((n) => n.stopReplication())
+            .catch((e: Error) => rec.errors.push(`stop slave on ${keyText(r.key)}: ${e.message}`));
+          return (await poll(r.key)) === undefined ? r : null;
+        }),
+      );
+      regrouped = again.filter((r): r is InstanceState => r !== null);
+    }
+    const candidate = chooseSuccessor(regrouped);
+    if (!candidate) return { candidate, siblingsMoved: Promise.resolve() };
+    const moves = regrouped
+      .filter((r) => r !== candidate)
+      .map((r) =>
+        repoint(r, candidate.key, 'slave_pos', true).catch((e: Error) => {
+          rec.errors.push(`moving ${keyText(r.key)} below ${keyText(candidate.key)}: ${e.message}`);
+        }),
+      );
+    return { candidate, siblingsMoved: Promise.all(moves).then(() => undefined) };
   }
 
   /**
@@ -367,8 +423,10 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
    * (relay log fetched but not applied): FailMasterPromotionIfSQLThreadNotUpToDate refuses it;
    * DelayMasterPromotionIfSQLThreadNotUpToDate waits until it applied what it fetched, polling
    * every 500 ms, and gives up once it made no progress for ReasonableReplicationLagSeconds
-   * (WaitForSQLThreadUpToDate); neither: promoted as it is. A graceful takeover's designated
-   * replica has caught up already. Null when it may; the error otherwise.
+   * (WaitForSQLThreadUpToDate); neither: promoted as it is. After a regrouping of two or more
+   * replicas the SQL thread is stopped, so the wait gives up unless something starts it: as 3.2.6
+   * (recovery-mariadb b2, b5). A graceful takeover's designated replica has caught up already.
+   * Null when it may; the error otherwise.
    */
   async function promotionRefused(candidate: InstanceState, designated: boolean): Promise<string | null> {
     if (designated || !sqlThreadBehind(candidate)) return null;

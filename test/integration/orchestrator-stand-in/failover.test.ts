@@ -5,8 +5,10 @@
 // scenarios use their own servers and run side by side.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
+import mysql from 'mysql2/promise';
+import { type MariaDBServer, TEST_SYSTEM_USERS } from '../../support/mariadb.ts';
 import { ALIAS, normalize, recorded, startStandInLab, type HookCall, type StandInLab } from '../../support/orchestrator-stand-in.ts';
+import { recordedCandidate, recordedStatements, recoverySteps, type LoggedStatement } from '../../support/recovery-statements.ts';
 import { eventually } from '../../support/wait.ts';
 
 const readOnly = async (s: { sql(q: string): Promise<Record<string, unknown>[]> }): Promise<unknown> =>
@@ -24,6 +26,20 @@ async function fetchedNotApplied({ servers: [s0, s1, s2], get }: StandInLab): Pr
       async () => (await get(`/api/instance/${r.host}/${r.port}`)).body.Slave_SQL_Running === false,
     );
   }
+}
+
+/** What the stand-in's topology user sent to the servers while their general log was on. */
+async function standInStatements(servers: readonly MariaDBServer[]): Promise<LoggedStatement[]> {
+  const out: LoggedStatement[] = [];
+  for (const s of servers) {
+    const rows = await s.sql(
+      "SET time_zone = '+00:00'; SELECT DATE_FORMAT(event_time, '%Y-%m-%dT%H:%i:%s.%fZ') AS at, CONVERT(argument USING utf8mb4) AS text " +
+        "FROM mysql.general_log WHERE user_host LIKE ? AND command_type IN ('Query', 'Execute')",
+      [`${TEST_SYSTEM_USERS.orchestrator.user}[%`],
+    );
+    for (const r of rows) out.push({ at: String(r.at), server: s.host, text: String(r.text) });
+  }
+  return out;
 }
 
 describe('automatic failover of the stand-in', { concurrency: true }, () => {
@@ -80,32 +96,76 @@ describe('automatic failover of the stand-in', { concurrency: true }, () => {
     );
   });
 
-  it("with DelayMasterPromotionIfSQLThreadNotUpToDate (the chart's), waits for the candidate's SQL thread and promotes it with every write it fetched", async (t) => {
+  it('stops both replicas before it chooses, then moves the sibling beside the promotion, in the order 3.2.6 does (recovery-mariadb a1-a3)', async (t) => {
+    const { servers, hookLines } = await startStandInLab(t, 'order');
+    const [s0, s1, s2] = servers;
+    for (const r of [s1, s2]) await r.sql("SET GLOBAL log_output = 'TABLE'; SET GLOBAL general_log = 1");
+    await s0.kill();
+    await eventually('PostFailover hook', () => hookLines().some((c) => c.hook === 'PostFailoverProcesses'));
+    const candidate = String(hookLines().at(-1)?.args.get('successorHost'));
+    const sibling = [s1, s2].find((s) => s.host !== candidate);
+    assert.ok(sibling, `successor ${candidate} is a replica`);
+    await eventually(
+      'the sibling replicates from the candidate',
+      async () => (await sibling.sql('SHOW SLAVE STATUS'))[0]?.Master_Host === candidate,
+    );
+    const steps = recoverySteps(await standInStatements([s1, s2]), candidate);
+    for (const run of ['a1', 'a2', 'a3']) assert.deepEqual(steps, recoverySteps(recordedStatements(run), recordedCandidate(run)), run);
+  });
+
+  it("with DelayMasterPromotionIfSQLThreadNotUpToDate (the chart's), a candidate left with relay log by the stop fails the recovery, as 3.2.6 does (recovery-mariadb b2, b5)", async (t) => {
     const lab = await startStandInLab(t, 'delayed', {
       config: {
         FailMasterPromotionIfSQLThreadNotUpToDate: false,
         DelayMasterPromotionIfSQLThreadNotUpToDate: true,
-        ReasonableReplicationLagSeconds: 120,
+        ReasonableReplicationLagSeconds: 2,
       },
     });
-    const { servers, hookLines } = lab;
+    const { servers, get, hookLines } = lab;
     const [s0, s1, s2] = servers;
-    await fetchedNotApplied(lab);
+    // Each replica's SQL thread waits for a table lock a session of the test holds: three
+    // transactions fetched (semi-sync would have acknowledged them), none applied.
+    const locks = await Promise.all([s1, s2].map((r) => mysql.createConnection({ host: r.host, port: r.port, user: 'root' })));
+    t.after(() => Promise.all(locks.map((c) => c.end().catch(() => undefined))));
+    for (const c of locks) await c.query('LOCK TABLES app.t WRITE');
+    for (const id of [2, 3, 4]) await s0.sql(`INSERT INTO app.t VALUES (${id})`);
+    const masterPos = String((await s0.sql('SELECT @@gtid_binlog_pos AS p'))[0]?.p);
+    for (const r of [s1, s2])
+      await eventually(`${r.name} fetched ${masterPos}`, async () => (await r.sql('SHOW SLAVE STATUS'))[0]?.Gtid_IO_Pos === masterPos);
     await s0.kill();
-    // The recovery began and waits: no promotion, no refusal, while the SQL threads stand still.
-    await eventually('PreFailover hook', () => hookLines().some((c) => c.hook === 'PreFailoverProcesses'));
-    assert.ok(!hookLines().some((c) => /Post/.test(c.hook)), JSON.stringify(hookLines().map((c) => c.hook)));
-    for (const r of [s1, s2]) await r.sql('START SLAVE SQL_THREAD');
-    await eventually('PostFailover hook', () => hookLines().some((c) => c.hook === 'PostFailoverProcesses'));
-    assert.ok(!hookLines().some((c) => c.hook === 'PostUnsuccessfulFailoverProcesses'));
-    const successorHost = hookLines().at(-1)?.args.get('successorHost');
-    const promoted = [s1, s2].find((s) => s.host === successorHost);
-    assert.ok(promoted, `successor ${successorHost} is a replica`);
-    assert.equal(await readOnly(promoted), 0);
+    // The recovery's STOP SLAVE waits for the SQL thread, which waits for the lock.
+    for (const r of [s1, s2])
+      await eventually(`a STOP SLAVE waiting on ${r.name}`, async () =>
+        (await r.sql('SHOW PROCESSLIST')).some((p) => /^stop slave$/i.test(String(p.Info ?? ''))),
+      );
+    for (const c of locks) await c.query('UNLOCK TABLES');
+    await eventually('PostUnsuccessfulFailover hook', () => hookLines().some((c) => c.hook === 'PostUnsuccessfulFailoverProcesses'));
+    assert.ok(!hookLines().some((c) => c.hook === 'PostMasterFailoverProcesses'), JSON.stringify(hookLines().map((c) => c.hook)));
+    // The sibling was moved below the refused candidate all the same; the candidate stays stopped,
+    // read-only, with what it fetched in its relay log only.
+    let candidate: (typeof servers)[number] | undefined;
+    await eventually('the sibling replicates from the candidate', async () => {
+      for (const [r, other] of [
+        [s1, s2],
+        [s2, s1],
+      ] as const)
+        if ((await r.sql('SHOW SLAVE STATUS'))[0]?.Master_Host === other.host) candidate = other;
+      return candidate;
+    });
+    assert.ok(candidate);
+    const st = (await candidate.sql('SHOW SLAVE STATUS'))[0];
+    assert.deepEqual([st?.Slave_SQL_Running, st?.Slave_IO_Running, st?.Gtid_IO_Pos], ['No', 'No', masterPos]);
+    assert.equal(await readOnly(candidate), 1);
     assert.deepEqual(
-      (await promoted.sql('SELECT id FROM app.t ORDER BY id')).map((r) => r.id),
-      [1, 2, 3, 4],
-      'nothing the dead master acknowledged is lost',
+      (await candidate.sql('SELECT id FROM app.t ORDER BY id')).map((r) => r.id),
+      [1],
     );
+    const audit = (await get('/api/audit-recovery')).body as Array<{ IsSuccessful: boolean }>;
+    assert.deepEqual(
+      audit.map((r) => r.IsSuccessful),
+      [false],
+    );
+    const old = (await get(`/api/instance/${s0.host}/${s0.port}`)).body;
+    assert.deepEqual([old.IsDowntimed, old.DowntimeReason], [true, 'lost-in-recovery']);
   });
 });
