@@ -164,7 +164,9 @@ function provenMaster(n: NodeView): boolean {
 
 /** Whether a pass must look at this server beyond its own flag (and so read the other servers). */
 export function needsCheck(pod: NodePod, self: ServerView, cluster: ClusterView): boolean {
-  return self.reachable && (!(self.configured && pod.verifiedSinceStart) || isDemotedMaster(pod, self, cluster));
+  return (
+    self.reachable && (!(self.configured && pod.verifiedSinceStart) || isDemotedMaster(pod, self, cluster) || stoppedAfterSourceLoss(self))
+  );
 }
 
 /**
@@ -176,11 +178,12 @@ export function needsCheck(pod: NodePod, self: ServerView, cluster: ClusterView)
  * stays stopped. Stopped without an error (STOP SLAVE by a person, a demoted master a plain
  * takeover left stopped) is a choice, and is left alone. Returns the stopped source, or null.
  */
-function stoppedOnError(self: ReachableServer): ReplicationView | null {
+function stoppedOnError(self: ReachableServer, others: readonly NodeView[]): ReplicationView | null {
   const rep = self.replication;
   if (rep === null) return null;
-  const ioStoppedOnError = rep.ioState === 'stopped' && rep.lastIoErrno !== 0 && !retriedByServer(rep.lastIoErrno);
-  return ioStoppedOnError || (!rep.sqlRunning && rep.lastSqlErrno !== 0) ? rep : null;
+  if (!rep.sqlRunning && rep.lastSqlErrno !== 0) return rep;
+  if (rep.ioState !== 'stopped' || rep.lastIoErrno === 0) return null;
+  return !retriedByServer(rep.lastIoErrno) || sourceAnswers(rep, others) ? rep : null;
 }
 
 /**
@@ -189,11 +192,24 @@ function stoppedOnError(self: ReachableServer): ReplicationView | null {
  * (`Connecting`). A thread stopped with one was stopped by someone after its source went away:
  * 3.2.6's regrouping runs STOP SLAVE on every replica of a dead master before it promotes one and
  * resets it, and a START SLAVE from here in between (the cluster's FailoverInProgress condition
- * lags the recovery by a pass) made RESET SLAVE ALL fail and the recovery with it (`ci-13`). So
- * that stop is a choice like any other, and is left alone.
+ * lags the recovery by a pass) made RESET SLAVE ALL fail and the recovery with it (`ci-13`), or
+ * left a sibling on the dead master. So such a stop is left alone while its source does not answer;
+ * once it answers again (a recovery that failed, and the old master back in place), nothing else
+ * would start the replica, and a semi-sync master would wait for its acknowledgement for ever.
  */
 function retriedByServer(ioErrno: number): boolean {
   return ioErrno >= 2000 && ioErrno < 3000;
+}
+
+/** The replica's source is a pod of the cluster whose server answered this pass. */
+function sourceAnswers(rep: ReplicationView, others: readonly NodeView[]): boolean {
+  return others.some((n) => n.server?.reachable === true && sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, n.endpoint));
+}
+
+/** Stopped with a connection error: the other servers tell whether its source answers again. */
+function stoppedAfterSourceLoss(self: ServerView): boolean {
+  const rep = self.reachable ? self.replication : null;
+  return rep !== null && rep.ioState === 'stopped' && retriedByServer(rep.lastIoErrno);
 }
 
 /**
@@ -319,7 +335,7 @@ export function decideNodeStep(g: NodeGathered): NodeDecision {
   }
   if (!self.reachable) return unreachable(g, self);
   const verified = pod.verifiedSinceStart || g.attempted.includes('markConfigured');
-  const stopped = stoppedOnError(self);
+  const stopped = stoppedOnError(self, g.others);
   if (self.configured && verified && stopped === null && !isDemotedMaster(pod, self, cluster)) return { kind: 'done' };
   if (cluster.failoverInProgress) {
     const why = cluster.failoverMessage === '' ? '' : `: ${cluster.failoverMessage}`;

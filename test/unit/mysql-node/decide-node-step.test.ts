@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideNodeStep, type NodeDecision } from '../../../src/controllers/mysql-node/decide-node-step.ts';
+import { decideNodeStep, needsCheck, type NodeDecision } from '../../../src/controllers/mysql-node/decide-node-step.ts';
 import { cluster, fqdn, gathered, master, node, orchestrator, podName, replicating, server, unreachable } from './builders.ts';
 
 function stepKind(d: NodeDecision): string {
@@ -49,13 +49,18 @@ test('a configured, verified replica stopped on an SQL error is started again, t
   assert.equal(stepKind(decideNodeStep({ ...g, attempted: ['startReplication'] })), 'wait:ReplicationError');
 });
 
-test("a replica stopped after its source went away (a connection error) is left alone: Orchestrator's regrouping stopped it", () => {
+test("a replica stopped after its source went away (a connection error) is left alone while the source is down: Orchestrator's regrouping stopped it", () => {
   // What a dead master's replica shows after 3.2.6's STOP SLAVE, before the promotion resets it.
   const lost = replicating(0, { ioState: 'stopped', lastIoErrno: 2013, lastIoError: 'Lost connection to server during query' });
-  const g = verified(gathered(1, server({ configured: true, replication: lost }), [node(0, unreachable())]));
+  const self = server({ configured: true, replication: lost });
+  const g = verified(gathered(1, self, [node(0, unreachable())]));
   assert.equal(stepKind(decideNodeStep(g)), 'done');
-  const refused = replicating(0, { ioState: 'stopped', sqlRunning: false, lastIoErrno: 2003, lastIoError: "Can't connect" });
-  assert.equal(stepKind(decideNodeStep(verified(gathered(1, server({ configured: true, replication: refused }), [pod0Master])))), 'done');
+  // The other servers are read for it: whether its source answers again decides.
+  assert.equal(needsCheck(g.pod, self, g.cluster), true);
+  // The source back (a recovery that failed, the old master restarted in place): nothing else
+  // would start the replica, so it is started on the same source.
+  const back = verified(gathered(1, self, [pod0Master]));
+  assert.equal(stepKind(decideNodeStep(back)), 'startReplication');
 });
 
 test('nothing is started while a failover or a takeover is signalled (FailoverInProgress)', () => {
