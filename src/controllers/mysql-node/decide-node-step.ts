@@ -193,7 +193,7 @@ function stoppedOnError(self: ReachableServer, others: readonly NodeView[]): Rep
  * 3.2.6's regrouping runs STOP SLAVE on every replica of a dead master before it promotes one and
  * resets it, and a START SLAVE from here in between (the cluster's FailoverInProgress condition
  * lags the recovery by a pass) made RESET SLAVE ALL fail and the recovery with it (`ci-13`), or
- * left a sibling on the dead master. So such a stop is left alone while its source does not answer;
+ * left a sibling on the dead master. So such a stop is left alone while its source does not answer as a writable server;
  * once it answers again (a recovery that failed, and the old master back in place), nothing else
  * would start the replica, and a semi-sync master would wait for its acknowledgement for ever.
  */
@@ -201,9 +201,15 @@ function retriedByServer(ioErrno: number): boolean {
   return ioErrno >= 2000 && ioErrno < 3000;
 }
 
-/** The replica's source is a pod of the cluster whose server answered this pass. */
+/**
+ * The replica's source is a pod of the cluster whose server answered this pass, writable: a master
+ * restarted in place starts read-only (its init-file) and is made writable only once Orchestrator
+ * names it master with no recovery under way, so a source that is back mid-recovery does not count.
+ */
 function sourceAnswers(rep: ReplicationView, others: readonly NodeView[]): boolean {
-  return others.some((n) => n.server?.reachable === true && sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, n.endpoint));
+  return others.some(
+    (n) => n.server?.reachable === true && !n.server.readOnly && sameEndpoint({ host: rep.sourceHost, port: rep.sourcePort }, n.endpoint),
+  );
 }
 
 /** Stopped with a connection error: the other servers tell whether its source answers again. */

@@ -61,6 +61,9 @@ test("a replica stopped after its source went away (a connection error) is left 
   // would start the replica, so it is started on the same source.
   const back = verified(gathered(1, self, [pod0Master]));
   assert.equal(stepKind(decideNodeStep(back)), 'startReplication');
+  // Back but still read-only (restarted, mid-recovery): not yet.
+  const restarting = verified(gathered(1, self, [node(0, server({ configured: true, readOnly: true }))]));
+  assert.equal(stepKind(decideNodeStep(restarting)), 'done');
 });
 
 test('nothing is started while a failover or a takeover is signalled (FailoverInProgress)', () => {
