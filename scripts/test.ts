@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHECKOUT_NODE_ENV } from '../sandbox/kubelet/images.ts';
+import { fileURLToPath } from 'node:url';
 import { canInstall, installDataDir, TEMPLATE_ENV } from '../test/support/mariadb-template.ts';
 
 /** Runs a command; its failure is reported and returned, and ends this run when `fatal`. */
@@ -65,9 +65,10 @@ if (templateDir) {
   process.env[TEMPLATE_ENV] = join(templateDir, 'data');
 }
 // One compile cache for every test process and what they start with their environment (Node's
-// NODE_COMPILE_CACHE; the sandbox's containers get the same one, sandbox/kubelet/images.ts): each
-// of the ~250 test files is a process that loads the sources again.
-process.env.NODE_COMPILE_CACHE ??= CHECKOUT_NODE_ENV.NODE_COMPILE_CACHE;
+// NODE_COMPILE_CACHE; the sandbox's containers use the same directory, CHECKOUT_NODE_ENV in
+// sandbox/kubelet/images.ts): each of the ~250 test files is a process that loads the sources again.
+// Named from this file, not imported: the test command runs in projects without the sandbox.
+process.env.NODE_COMPILE_CACHE ??= fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url));
 let passed = linted;
 for (const group of groups)
   passed =
