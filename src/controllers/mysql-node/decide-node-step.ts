@@ -182,8 +182,8 @@ function stoppedOnError(self: ReachableServer, others: readonly NodeView[]): Rep
   const rep = self.replication;
   if (rep === null) return null;
   if (!rep.sqlRunning && rep.lastSqlErrno !== 0) return rep;
-  if (rep.ioState !== 'stopped' || rep.lastIoErrno === 0) return null;
-  return !retriedByServer(rep.lastIoErrno) || sourceAnswers(rep, others) ? rep : null;
+  if (stoppedAfterSourceLoss(self)) return sourceAnswers(rep, others) ? rep : null;
+  return rep.ioState === 'stopped' && rep.lastIoErrno !== 0 ? rep : null;
 }
 
 /**
@@ -193,9 +193,9 @@ function stoppedOnError(self: ReachableServer, others: readonly NodeView[]): Rep
  * 3.2.6's regrouping runs STOP SLAVE on every replica of a dead master before it promotes one and
  * resets it, and a START SLAVE from here in between (the cluster's FailoverInProgress condition
  * lags the recovery by a pass) made RESET SLAVE ALL fail and the recovery with it (`ci-13`), or
- * left a sibling on the dead master. So such a stop is left alone while its source does not answer as a writable server;
- * once it answers again (a recovery that failed, and the old master back in place), nothing else
- * would start the replica, and a semi-sync master would wait for its acknowledgement for ever.
+ * left a sibling on the dead master. So such a stop is left alone while its source does not
+ * answer as a writable server; once it does (a recovery that failed, and the old master back in
+ * place), nothing else would start the replica, and a semi-sync master would wait for ever.
  */
 function retriedByServer(ioErrno: number): boolean {
   return ioErrno >= 2000 && ioErrno < 3000;

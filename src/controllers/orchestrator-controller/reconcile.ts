@@ -17,7 +17,7 @@ import { decideFinalizer, isDeleting } from './decide-finalizer.ts';
 import { decideHandover } from './decide-handover.ts';
 import { decideHook, superseded, type HookDecision } from './decide-hook.ts';
 import { decideLabels } from './decide-labels.ts';
-import { decideMaster } from './decide-master.ts';
+import { decideMaster, type MasterVerdict } from './decide-master.ts';
 import { decideReadOnly } from './decide-read-only.ts';
 import { decideRequeue } from './decide-requeue.ts';
 import { decideRegistration } from './decide-registration.ts';
@@ -117,9 +117,10 @@ async function decideAndAct(s: Step): Promise<ReconcileResult | undefined> {
   if (s.stale()) return;
   await repairs(s, errant, decided.status);
   if (s.stale()) return;
-  await handover(s);
+  const verdict = decideMaster(s.g);
+  await handover(s, verdict);
   const anyServerAnswered = s.g.servers.some((v) => v.server?.reachable === true);
-  const soon = decideRequeue({ discovered, madeWritable, anyServerAnswered }, decideMaster(s.g));
+  const soon = decideRequeue({ discovered, madeWritable, anyServerAnswered }, verdict);
   const after = [hook.kind === 'poll' ? hook.afterMs : undefined, soon].filter((ms): ms is number => ms !== undefined);
   if (after.length > 0) return { requeueAfterMs: Math.min(...after) };
 }
@@ -199,8 +200,8 @@ async function readOnly(s: Step): Promise<number> {
 }
 
 /** A master whose pod a scale-down removes handed over to a pod that stays (decide-handover.ts). */
-async function handover(s: Step): Promise<void> {
-  const d = decideHandover(s.g, decideMaster(s.g));
+async function handover(s: Step, verdict: MasterVerdict): Promise<void> {
+  const d = decideHandover(s.g, verdict);
   s.writes.hold('handover', d.kind === 'hold' ? d : undefined);
   if (d.kind === 'takeover') await s.writes.takeover(d);
   s.p.steps.lap('handover');
