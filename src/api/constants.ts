@@ -488,6 +488,15 @@ export const FAILOVER_HOOK_REASONS = {
   PostUnsuccessfulFailover: 'OrchestratorFailoverFailed',
 } as const;
 
+/**
+ * Events of the PreFailover barrier (orchestrator-controller/hook.ts): the failover held until the
+ * dead master's replicas applied what they had fetched, or let go at its deadline without it.
+ */
+export const PRE_FAILOVER_REASONS = {
+  relayLogsApplied: 'RelayLogsApplied',
+  relayLogsNotApplied: 'RelayLogsNotApplied',
+} as const;
+
 // ---------------------------------------------------------------------------------------------
 // Spec enums
 // ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ function replicationView(s: ReplicationStatus | null): ReplicationView | null {
     lastSqlError: s.lastSqlError,
     gtidReceived: s.gtidReceived,
     gtidApplied: s.gtidExecuted,
+    relayLogApplied: s.relayMasterLogFile === s.masterLogFile && s.execMasterLogPos >= s.readMasterLogPos,
   };
 }
 

@@ -19,6 +19,12 @@ export interface ReplicationView {
   gtidReceived: string;
   /** Applied from the source: MySQL Executed_Gtid_Set, MariaDB gtid_slave_pos. */
   gtidApplied: string;
+  /**
+   * The SQL thread has applied everything the IO thread fetched: its source coordinates
+   * (Relay_Master_Log_File, Exec_Master_Log_Pos) reached the fetched ones (Master_Log_File,
+   * Read_Master_Log_Pos). Orchestrator's "SQL thread up to date" is the same comparison.
+   */
+  relayLogApplied: boolean;
 }
 
 /** Why a server could not be read: `accessDenied` means our credentials were refused. */

@@ -92,7 +92,7 @@ async function confirmErrant(g: Gathered, servers: Servers, deps: PassDeps): Pro
 }
 
 /** Connections to the cluster's servers as the operator user, or why there are none. */
-export async function passServers(ctx: ControllerContext, cluster: Cluster, deps: PassDeps): Promise<Servers> {
+export async function passServers(ctx: ControllerContext, cluster: Cluster, deps: Pick<PassDeps, 'servers'>): Promise<Servers> {
   const name = names.operatedSecret(cluster.metadata?.name ?? '');
   const secret = (await ctx.informer<KubeObject & { data?: Record<string, string> }>(KINDS.secret)).get(
     cluster.metadata?.namespace ?? '',

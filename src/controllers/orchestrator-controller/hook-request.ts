@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { FAILOVER_HOOK_REASONS } from '../../api/constants.ts';
 import { clusterOfOrchestratorAlias } from '../../api/names.ts';
+import { PRE_FAILOVER_HOLD_MS } from './decide-pre-failover.ts';
 import { HOOK_PROCESSES, type HookProcess } from './hook-signals.ts';
 
 export const FAILOVER_HOOK_PATH = '/hooks/orchestrator/failover';
@@ -175,8 +176,19 @@ export interface HookCommandOptions {
   process: HookProcess;
   /** A file in Orchestrator's pod holding the shared secret (a mounted Secret key). */
   secretFile: string;
-  /** curl's whole-call limit: hooks are synchronous, a slow PreFailover delays the promotion. Default 2. */
+  /**
+   * curl's whole-call limit: hooks are synchronous, a slow call delays the recovery. Default
+   * `hookTimeoutSeconds(process)`.
+   */
   timeoutSeconds?: number;
+}
+
+/**
+ * A PreFailover call is held until the replicas applied their relay logs (decide-pre-failover.ts),
+ * so its curl waits past that hold; the other calls answer at once.
+ */
+export function hookTimeoutSeconds(process: HookProcess): number {
+  return process === 'PreFailover' ? Math.ceil(PRE_FAILOVER_HOLD_MS / 1000) + 5 : 2;
 }
 
 /**
@@ -191,7 +203,7 @@ export function hookCommand(o: HookCommandOptions): string {
   return [
     `printf 'header = "Authorization: Bearer %s"\\n' "$(cat ${shellQuote(o.secretFile)})"`,
     '|',
-    `curl -fsS --max-time ${o.timeoutSeconds ?? 2} -K -`,
+    `curl -fsS --max-time ${o.timeoutSeconds ?? hookTimeoutSeconds(o.process)} -K -`,
     field(HOOK_FIELD.process, o.process),
     field(HOOK_FIELD.alias, '{failureClusterAlias}'),
     field(HOOK_FIELD.failed, '{failedHost}:{failedPort}'),

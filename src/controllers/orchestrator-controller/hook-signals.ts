@@ -38,6 +38,16 @@ export class FailoverSignals {
     this.#latest.set(signal.clusterKey, signal);
   }
 
+  /**
+   * The same call, received again now: a held PreFailover call (hook.ts) whose failover goes on only
+   * from its answer. Only while no newer call came since; true when renewed.
+   */
+  renew(signal: HookSignal): boolean {
+    if (this.#latest.get(signal.clusterKey) !== signal) return false;
+    this.#latest.set(signal.clusterKey, { ...signal, at: new Date() });
+    return true;
+  }
+
   latest(clusterKey: string): HookSignal | undefined {
     return this.#latest.get(clusterKey);
   }

@@ -4,11 +4,24 @@
 // push to look, never a source of truth: the signal it records only says "look now" and "a
 // failover runs"; the labels follow Orchestrator's view as polled. docs/failover-hook.md.
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LABEL_CLUSTER, PRE_FAILOVER_REASONS } from '../../api/constants.ts';
 import { KINDS } from '../shared/kinds.ts';
+import { POD_TARGET } from '../shared/targets.ts';
 import type { ControllerContext, HttpRoute } from '../../runtime/controller.ts';
 import type { Logger } from '../../runtime/logger.ts';
 import { stringSetting, type SettingTable } from '../../runtime/settings.ts';
-import type { FailoverSignals } from './hook-signals.ts';
+import { nodePods, PassServers, resolveByFqdn, type PassServersOptions, type PodObject, type ResolvePod } from '../../topology/index.ts';
+import {
+  decidePreFailover,
+  PRE_FAILOVER_HOLD_MS,
+  PRE_FAILOVER_POLL_MS,
+  preFailoverEvent,
+  type PreFailoverHold,
+} from './decide-pre-failover.ts';
+import { passServers } from './gather.ts';
+import type { FailoverSignals, HookSignal } from './hook-signals.ts';
+import type { Cluster } from './pass-input.ts';
 import {
   FAILOVER_HOOK_PATH,
   HOOK_RESULT,
@@ -81,42 +94,112 @@ export interface FailoverHookDeps {
   options: FailoverHookOptions;
   /** Shared with the orchestrator controller, which reads and settles them. */
   signals: FailoverSignals;
+  /** The PreFailover hold's reads of the servers: as the controller's (OrchestratorWiring). */
+  hold?: PreFailoverHoldDeps;
 }
 
-interface Answer {
+export interface PreFailoverHoldDeps {
+  /** Pod → address of its server; default `<pod>.mysql.<ns>:3306`. */
+  resolve?: ResolvePod;
+  servers?: PassServersOptions;
+  /** Default PRE_FAILOVER_HOLD_MS. */
+  holdMs?: number;
+}
+
+/**
+ * Holds a PreFailover call until the cluster's replicas applied what they fetched, or the deadline
+ * (decide-pre-failover.ts), reading them as the operator user every PRE_FAILOVER_POLL_MS; posts
+ * the hold's Event. Never throws: a hook must not stop a failover.
+ */
+export async function holdPreFailover(cluster: Cluster, ctx: ControllerContext, deps: PreFailoverHoldDeps = {}): Promise<PreFailoverHold> {
+  const started = Date.now();
+  const deadline = started + (deps.holdMs ?? PRE_FAILOVER_HOLD_MS);
+  const servers = await passServers(ctx, cluster, deps);
+  let hold: PreFailoverHold;
+  if (!(servers instanceof PassServers)) hold = { kind: 'unread', message: servers.message };
+  else {
+    try {
+      hold = await pollRelayLogs(cluster, ctx, servers, deps, started, deadline);
+    } catch (err) {
+      hold = { kind: 'unread', message: (err as Error).message };
+    } finally {
+      await servers.closeAll();
+    }
+  }
+  const event = preFailoverEvent(hold);
+  if (event) {
+    const reason = PRE_FAILOVER_REASONS[event.reason === 'applied' ? 'relayLogsApplied' : 'relayLogsNotApplied'];
+    if (event.type === 'Warning') ctx.events.warning(cluster, reason, event.message);
+    else ctx.events.normal(cluster, reason, event.message);
+  }
+  return hold;
+}
+
+async function pollRelayLogs(
+  cluster: Cluster,
+  ctx: ControllerContext,
+  servers: PassServers,
+  deps: PreFailoverHoldDeps,
+  started: number,
+  deadline: number,
+): Promise<PreFailoverHold> {
+  const pods = await ctx.informer<PodObject>(POD_TARGET);
+  const selector = { namespace: cluster.metadata?.namespace ?? '', labels: { [LABEL_CLUSTER]: cluster.metadata?.name ?? '' } };
+  const waited = new Set<string>();
+  for (;;) {
+    const nodes = await servers.observeRoles(nodePods(pods.list(selector), deps.resolve ?? resolveByFqdn));
+    const d = decidePreFailover(nodes);
+    if (d.kind === 'go') return { kind: 'applied', waitedMs: Date.now() - started, waited: [...waited] };
+    for (const p of d.pending) waited.add(p);
+    if (Date.now() >= deadline) return { kind: 'deadline', waitedMs: Date.now() - started, pending: d.pending };
+    await sleep(PRE_FAILOVER_POLL_MS);
+  }
+}
+
+export interface Answer {
   status: number;
   result: HookResult;
   body: unknown;
 }
 
-async function accept(r: HookRequest, ctx: ControllerContext, deps: FailoverHookDeps): Promise<Answer> {
+/**
+ * An authenticated call: recorded as the cluster's signal, its Event posted, the cluster enqueued;
+ * a PreFailover call held (holdPreFailover). Exported for the controller's component tests, whose
+ * Orchestrator hooks skip the authentication.
+ */
+export async function acceptHookCall(
+  r: HookRequest,
+  ctx: ControllerContext,
+  deps: Pick<FailoverHookDeps, 'signals' | 'hold'>,
+): Promise<Answer> {
   const key = `${r.namespace}/${r.name}`;
-  const cluster = (await ctx.informer(KINDS.cluster)).get(r.namespace, r.name);
+  const cluster = (await ctx.informer<Cluster>(KINDS.cluster)).get(r.namespace, r.name);
   if (!cluster)
     return {
       status: 404,
       result: HOOK_RESULT.unknownCluster,
       body: `unknown cluster: no MysqlCluster ${key} for the alias '${r.alias}'\n`,
     };
-  deps.signals.record({
+  const signal: HookSignal = {
     process: r.process,
     clusterKey: key,
     ...(r.failed && { failed: r.failed }),
     ...(r.successor && { successor: r.successor }),
     at: new Date(),
-  });
+  };
+  deps.signals.record(signal);
   const event = hookEvent(r);
   if (event.type === 'Warning') ctx.events.warning(cluster, event.reason, event.message);
   else ctx.events.normal(cluster, event.reason, event.message);
   ctx.enqueue(key);
-  ctx.log.info('failover hook call', {
-    cluster: r.name,
-    namespace: r.namespace,
-    process: r.process,
-    failed: r.failed,
-    successor: r.successor,
-  });
-  return { status: 202, result: HOOK_RESULT.accepted, body: { cluster: key, process: r.process } };
+  const fields = { cluster: r.name, namespace: r.namespace, process: r.process, failed: r.failed, successor: r.successor };
+  ctx.log.info('failover hook call', fields);
+  if (r.process !== 'PreFailover') return { status: 202, result: HOOK_RESULT.accepted, body: { cluster: key, process: r.process } };
+  const hold = await holdPreFailover(cluster, ctx, deps.hold);
+  // The failover goes on from now: the controller's fast look for its successor starts again.
+  if (deps.signals.renew(signal)) ctx.enqueue(key);
+  ctx.log.info('failover hook call answered', { ...fields, hold });
+  return { status: 202, result: HOOK_RESULT.accepted, body: { cluster: key, process: r.process, hold } };
 }
 
 /** `POST /hooks/orchestrator/failover`, for the orchestrator controller's `routes`. */
@@ -133,7 +216,7 @@ export function failoverHookRoute(deps: FailoverHookDeps): HttpRoute {
       const process = verdict.kind === 'accept' ? verdict.request.process : verdict.process;
       const answer: Answer =
         verdict.kind === 'accept'
-          ? await accept(verdict.request, ctx, deps)
+          ? await acceptHookCall(verdict.request, ctx, deps)
           : { status: verdict.status, result: verdict.result, body: `${verdict.message}\n` };
       orchestratorMetrics(ctx.registry).hookCalls.inc({ process, result: answer.result });
       if (answer.result !== HOOK_RESULT.accepted)

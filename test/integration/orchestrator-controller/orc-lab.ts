@@ -23,6 +23,7 @@ import {
   DEFAULT_ORCHESTRATOR_OPTIONS,
   type OrchestratorControllerOptions,
 } from '../../../src/controllers/orchestrator-controller/options.ts';
+import { acceptHookCall, type PreFailoverHoldDeps } from '../../../src/controllers/orchestrator-controller/hook.ts';
 import type { HttpRoute } from '../../../src/runtime/controller.ts';
 import { loadConfig } from '../../../src/runtime/config.ts';
 import type { KubeClient } from '../../../src/runtime/kube/client.ts';
@@ -96,8 +97,11 @@ function gateCommand(gate: string): string {
   return `while [ -e '${gate}' ]; do sleep 0.05; done`;
 }
 
-/** What the operator's hook endpoint does with a call, without its authentication (hook.ts owns that). */
-function testHookRoute(signals: FailoverSignals): HttpRoute {
+/**
+ * The operator's hook endpoint without its authentication (hook.ts owns that): the call goes to
+ * the same `acceptHookCall`, PreFailover hold included, reading the servers as the controller does.
+ */
+function testHookRoute(signals: FailoverSignals, hold: PreFailoverHoldDeps, calls: HookProcess[]): HttpRoute {
   return {
     method: 'GET',
     path: HOOK_PATH,
@@ -105,18 +109,24 @@ function testHookRoute(signals: FailoverSignals): HttpRoute {
       const process = req.query.get('process') as HookProcess;
       const alias = req.query.get('alias') ?? '';
       if (!HOOK_PROCESSES.includes(process) || !alias.includes('.')) return { status: 400 };
+      calls.push(process);
       const i = alias.lastIndexOf('.');
-      const clusterKey = `${alias.slice(i + 1)}/${alias.slice(0, i)}`;
       const known = (v: string | null): string | undefined => (v && !v.includes('{') ? v : undefined);
-      signals.record({
-        process,
-        clusterKey,
-        failed: known(req.query.get('failed')),
-        successor: known(req.query.get('successor')),
-        at: new Date(),
-      });
-      ctx.enqueue(clusterKey);
-      return { status: 200 };
+      const failed = known(req.query.get('failed'));
+      const successor = known(req.query.get('successor'));
+      const answer = await acceptHookCall(
+        {
+          process,
+          alias,
+          namespace: alias.slice(i + 1),
+          name: alias.slice(0, i),
+          ...(failed && { failed }),
+          ...(successor && { successor }),
+        },
+        ctx,
+        { signals, hold },
+      );
+      return { status: answer.status === 202 ? 200 : answer.status, body: answer.body };
     },
   };
 }
@@ -142,6 +152,8 @@ export interface OrcLab {
   nodePasses(n?: number): Promise<void>;
   /** While held, a failover Orchestrator begins waits in its PreFailover hook (before the hook call to the operator). */
   failoverGate: { hold(): void; release(): void };
+  /** The processes of the hook calls the route received, in order. */
+  hookCalls: HookProcess[];
   /** Calls the hook route as Orchestrator's hook command does, naming pods by ordinal: a failover the stand-in did not run. */
   callHook(process: HookProcess, failed: number, successor?: number): Promise<void>;
 }
@@ -158,6 +170,10 @@ export interface OrcLabOptions {
    * test's half-made topology (a detached writable replica made read-only and repointed).
    */
   nodeController?: boolean;
+  /** Orchestrator's config keys over the recorded ones (standInConfig's `over`). */
+  standIn?: Record<string, unknown>;
+  /** The PreFailover hold's deadline, for a test that lets it run out. */
+  hold?: Pick<PreFailoverHoldDeps, 'holdMs'>;
 }
 
 export async function orcLab(t: TestContext, over: Partial<OrchestratorControllerOptions> = {}, opts: OrcLabOptions = {}): Promise<OrcLab> {
@@ -175,6 +191,7 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
   }
 
   const urlFile = join(dir, 'hook-url');
+  const hookCalls: HookProcess[] = [];
   const gate = join(dir, 'hold-failover');
   const hooks = {
     PreFailoverProcesses: [gateCommand(gate), hookCommand('PreFailover', urlFile)],
@@ -183,7 +200,10 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
     PostGracefulTakeoverProcesses: [hookCommand('PostGracefulTakeover', urlFile)],
   };
   const hosts = Object.fromEntries(nc.servers.map((s, i) => [fqdn(ns, i), s.host]));
-  const standIn = await startOrchestratorStandIn({ config: standInConfig(names.orchestratorAlias(CLUSTER, ns), hooks), hosts });
+  const standIn = await startOrchestratorStandIn({
+    config: standInConfig(names.orchestratorAlias(CLUSTER, ns), hooks, 1, opts.standIn),
+    hosts,
+  });
   const failoverGate = { hold: () => writeFileSync(gate, ''), release: () => rmSync(gate, { force: true }) };
   // Released before the stand-in stops: its poll loop waits for the hook of a recovery to end.
   t.after(async () => {
@@ -222,7 +242,7 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
     },
     {
       resolve,
-      routes: (signals) => [testHookRoute(signals)],
+      routes: (signals) => [testHookRoute(signals, { resolve, servers: { connectTimeoutMs: 1000 }, ...opts.hold }, hookCalls)],
       servers: { connectTimeoutMs: 1000 },
     },
   );
@@ -273,6 +293,7 @@ export async function orcLab(t: TestContext, over: Partial<OrchestratorControlle
       await nodeReconciles.settled(keys, nodeReconciles.mark(), n);
     },
     failoverGate,
+    hookCalls,
     async callHook(process, failed, successor) {
       const q = new URLSearchParams({ process, alias: names.orchestratorAlias(CLUSTER, ns), failed: `${fqdn(ns, failed)}:3306` });
       if (successor !== undefined) q.set('successor', `${fqdn(ns, successor)}:3306`);

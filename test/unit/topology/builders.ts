@@ -29,6 +29,7 @@ export function replicating(fromOrdinal: number, over: Partial<ReplicationView> 
     lastSqlError: '',
     gtidReceived: '',
     gtidApplied: '',
+    relayLogApplied: true,
     ...over,
   };
 }
