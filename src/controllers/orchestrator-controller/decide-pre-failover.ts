@@ -5,13 +5,25 @@
 // stopped (docs/failure-modes.md "A failed promotion"), and DelayMasterPromotionIfSQLThreadNotUpToDate
 // refuses that candidate. Commits the dead master acknowledged can be there and nowhere else. So the
 // operator's hook endpoint answers a PreFailover call only once every replica whose SQL thread runs
-// has applied all it fetched, or at a deadline: a hook must never stop a failover for good.
+// has applied all it fetched; or once they stop making progress, or at a deadline: a hook must
+// never stop a failover for good.
 import type { NodeView, RoleView } from '../../topology/index.ts';
 
-/** How long a PreFailover call may hold the failover; the chart's hook curl waits a little longer. */
-export const PRE_FAILOVER_HOLD_MS = 20_000;
+/**
+ * A held call lets go once no replica it waits for has applied anything for this long: a SQL thread
+ * that makes no progress (a lock, a stuck statement) will not catch up by waiting.
+ */
+export const PRE_FAILOVER_STALL_MS = 10_000;
+/** And in any case after this long; the chart's hook curl waits a little longer. */
+export const PRE_FAILOVER_HOLD_MS = 60_000;
 /** How often the held call reads the replicas again. */
 export const PRE_FAILOVER_POLL_MS = 100;
+
+export interface HoldLimits {
+  stallMs: number;
+  holdMs: number;
+}
+export const HOLD_LIMITS: HoldLimits = { stallMs: PRE_FAILOVER_STALL_MS, holdMs: PRE_FAILOVER_HOLD_MS };
 
 export type PreFailoverDecision =
   /** Nothing fetched is left unapplied on a replica that can still apply it. */
@@ -36,11 +48,38 @@ export function decidePreFailover(nodes: readonly NodeView<RoleView>[]): PreFail
   return pending.length === 0 ? { kind: 'go' } : { kind: 'hold', pending };
 }
 
+/** Each waited-for pod's applied position (its SQL thread's progress), to compare poll to poll. */
+export function appliedPositions(nodes: readonly NodeView<RoleView>[], pods: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const n of nodes) {
+    const s = n.server;
+    if (pods.includes(n.pod) && s?.reachable && s.replication !== null) out.set(n.pod, s.replication.gtidApplied);
+  }
+  return out;
+}
+
+/** Whether any pod applied something since the previous poll. */
+export function progressed(previous: ReadonlyMap<string, string>, now: ReadonlyMap<string, string>): boolean {
+  for (const [pod, applied] of now) if (previous.has(pod) && previous.get(pod) !== applied) return true;
+  return false;
+}
+
+/** Why a held call lets go now, or null to go on holding. Times in ms since the epoch. */
+export function letGo(
+  clock: { startedMs: number; lastProgressMs: number; nowMs: number },
+  limits: HoldLimits,
+): 'stalled' | 'deadline' | null {
+  if (clock.nowMs - clock.startedMs >= limits.holdMs) return 'deadline';
+  if (clock.nowMs - clock.lastProgressMs >= limits.stallMs) return 'stalled';
+  return null;
+}
+
 /** What the hold did, for the call's answer, its Event and its log line. */
 export type PreFailoverHold =
   /** `waited`: the pods it waited for (empty: none had relay log left). */
   | { kind: 'applied'; waitedMs: number; waited: string[] }
-  | { kind: 'deadline'; waitedMs: number; pending: string[] }
+  /** Let go without it: `why` is a stall (nothing applied for stallMs) or the overall deadline. */
+  | { kind: 'deadline'; waitedMs: number; pending: string[]; why: 'stalled' | 'deadline' }
   /** The servers could not be read at all (no operated Secret yet): the failover goes on at once. */
   | { kind: 'unread'; message: string };
 
@@ -62,7 +101,7 @@ export function preFailoverEvent(
       return {
         type: 'Warning',
         reason: 'notApplied',
-        message: `Orchestrator's failover let go after ${seconds(h.waitedMs)} s with ${h.pending.join(', ')} still applying their relay logs: commits only there may be lost, or the promotion refused`,
+        message: `Orchestrator's failover let go after ${seconds(h.waitedMs)} s (${h.why === 'stalled' ? 'they applied nothing for a while' : 'the longest hold'}) with ${h.pending.join(', ')} still applying their relay logs: commits only there may be lost, or the promotion refused`,
       };
     case 'unread':
       return {

@@ -13,10 +13,14 @@ import type { Logger } from '../../runtime/logger.ts';
 import { stringSetting, type SettingTable } from '../../runtime/settings.ts';
 import { nodePods, PassServers, resolveByFqdn, type PassServersOptions, type PodObject, type ResolvePod } from '../../topology/index.ts';
 import {
+  appliedPositions,
   decidePreFailover,
-  PRE_FAILOVER_HOLD_MS,
+  HOLD_LIMITS,
+  letGo,
   PRE_FAILOVER_POLL_MS,
   preFailoverEvent,
+  progressed,
+  type HoldLimits,
   type PreFailoverHold,
 } from './decide-pre-failover.ts';
 import { passServers } from './gather.ts';
@@ -102,8 +106,8 @@ export interface PreFailoverHoldDeps {
   /** Pod → address of its server; default `<pod>.mysql.<ns>:3306`. */
   resolve?: ResolvePod;
   servers?: PassServersOptions;
-  /** Default PRE_FAILOVER_HOLD_MS. */
-  holdMs?: number;
+  /** Default HOLD_LIMITS. */
+  limits?: HoldLimits;
 }
 
 /**
@@ -113,13 +117,12 @@ export interface PreFailoverHoldDeps {
  */
 export async function holdPreFailover(cluster: Cluster, ctx: ControllerContext, deps: PreFailoverHoldDeps = {}): Promise<PreFailoverHold> {
   const started = Date.now();
-  const deadline = started + (deps.holdMs ?? PRE_FAILOVER_HOLD_MS);
   const servers = await passServers(ctx, cluster, deps);
   let hold: PreFailoverHold;
   if (!(servers instanceof PassServers)) hold = { kind: 'unread', message: servers.message };
   else {
     try {
-      hold = await pollRelayLogs(cluster, ctx, servers, deps, started, deadline);
+      hold = await pollRelayLogs(cluster, ctx, servers, deps, started);
     } catch (err) {
       hold = { kind: 'unread', message: (err as Error).message };
     } finally {
@@ -141,17 +144,23 @@ async function pollRelayLogs(
   servers: PassServers,
   deps: PreFailoverHoldDeps,
   started: number,
-  deadline: number,
 ): Promise<PreFailoverHold> {
   const pods = await ctx.informer<PodObject>(POD_TARGET);
   const selector = { namespace: cluster.metadata?.namespace ?? '', labels: { [LABEL_CLUSTER]: cluster.metadata?.name ?? '' } };
   const waited = new Set<string>();
+  let previous = new Map<string, string>();
+  let lastProgressMs = started;
   for (;;) {
     const nodes = await servers.observeRoles(nodePods(pods.list(selector), deps.resolve ?? resolveByFqdn));
     const d = decidePreFailover(nodes);
-    if (d.kind === 'go') return { kind: 'applied', waitedMs: Date.now() - started, waited: [...waited] };
+    const nowMs = Date.now();
+    if (d.kind === 'go') return { kind: 'applied', waitedMs: nowMs - started, waited: [...waited] };
     for (const p of d.pending) waited.add(p);
-    if (Date.now() >= deadline) return { kind: 'deadline', waitedMs: Date.now() - started, pending: d.pending };
+    const applied = appliedPositions(nodes, d.pending);
+    if (progressed(previous, applied)) lastProgressMs = nowMs;
+    previous = applied;
+    const why = letGo({ startedMs: started, lastProgressMs, nowMs }, deps.limits ?? HOLD_LIMITS);
+    if (why !== null) return { kind: 'deadline', waitedMs: nowMs - started, pending: d.pending, why };
     await sleep(PRE_FAILOVER_POLL_MS);
   }
 }

@@ -172,8 +172,8 @@ export interface OrcLabOptions {
   nodeController?: boolean;
   /** Orchestrator's config keys over the recorded ones (standInConfig's `over`). */
   standIn?: Record<string, unknown>;
-  /** The PreFailover hold's deadline, for a test that lets it run out. */
-  hold?: Pick<PreFailoverHoldDeps, 'holdMs'>;
+  /** The PreFailover hold's limits, for a test that lets them run out. */
+  hold?: Pick<PreFailoverHoldDeps, 'limits'>;
 }
 
 export async function orcLab(t: TestContext, over: Partial<OrchestratorControllerOptions> = {}, opts: OrcLabOptions = {}): Promise<OrcLab> {

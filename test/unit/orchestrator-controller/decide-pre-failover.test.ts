@@ -1,9 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  appliedPositions,
   decidePreFailover,
+  letGo,
   PRE_FAILOVER_HOLD_MS,
   preFailoverEvent,
+  progressed,
 } from '../../../src/controllers/orchestrator-controller/decide-pre-failover.ts';
 import { hookCommand, hookTimeoutSeconds } from '../../../src/controllers/orchestrator-controller/hook-request.ts';
 import { FailoverSignals, type HookSignal } from '../../../src/controllers/orchestrator-controller/hook-signals.ts';
@@ -31,6 +34,28 @@ describe('decidePreFailover', () => {
   });
 });
 
+describe('how long a call is held', () => {
+  const limits = { stallMs: 10_000, holdMs: 60_000 };
+  it('goes on holding while the replicas make progress, up to the longest hold', () => {
+    assert.equal(letGo({ startedMs: 0, lastProgressMs: 25_000, nowMs: 30_000 }, limits), null);
+    assert.equal(letGo({ startedMs: 0, lastProgressMs: 59_000, nowMs: 60_000 }, limits), 'deadline');
+  });
+
+  it('lets go once nothing was applied for stallMs', () => {
+    assert.equal(letGo({ startedMs: 0, lastProgressMs: 5_000, nowMs: 15_000 }, limits), 'stalled');
+    assert.equal(letGo({ startedMs: 0, lastProgressMs: 5_000, nowMs: 14_999 }, limits), null);
+  });
+
+  it("progress is a waited-for pod's applied position changing between two polls", () => {
+    const at = (gtid: string) => [dead, node(1, server({ replication: replicating(0, { relayLogApplied: false, gtidApplied: gtid }) }))];
+    const first = appliedPositions(at('0-100-10'), [podName(1)]);
+    assert.deepEqual([...first], [[podName(1), '0-100-10']]);
+    assert.equal(progressed(new Map(), first), false, 'the first poll has nothing to compare with');
+    assert.equal(progressed(first, appliedPositions(at('0-100-10'), [podName(1)])), false);
+    assert.equal(progressed(first, appliedPositions(at('0-100-12'), [podName(1)])), true);
+  });
+});
+
 describe('preFailoverEvent', () => {
   it('no Event when nothing had to be waited for', () => {
     assert.equal(preFailoverEvent({ kind: 'applied', waitedMs: 12, waited: [] }), null);
@@ -44,9 +69,11 @@ describe('preFailoverEvent', () => {
   });
 
   it('a Warning at the deadline and when the servers cannot be read', () => {
-    const late = preFailoverEvent({ kind: 'deadline', waitedMs: 20_000, pending: [podName(2)] });
+    const late = preFailoverEvent({ kind: 'deadline', waitedMs: 60_000, pending: [podName(2)], why: 'deadline' });
     assert.equal(late?.type, 'Warning');
-    assert.match(late?.message ?? '', /let go after 20\.0 s with my-db-mysql-2 still applying/);
+    assert.match(late?.message ?? '', /let go after 60\.0 s \(the longest hold\) with my-db-mysql-2 still applying/);
+    const stalled = preFailoverEvent({ kind: 'deadline', waitedMs: 10_500, pending: [podName(1)], why: 'stalled' });
+    assert.match(stalled?.message ?? '', /after 10\.5 s \(they applied nothing for a while\)/);
     const unread = preFailoverEvent({ kind: 'unread', message: 'Secret my-db-mysql-operated does not exist yet' });
     assert.equal(unread?.type, 'Warning');
     assert.match(unread?.message ?? '', /not held: .*does not exist yet/);
