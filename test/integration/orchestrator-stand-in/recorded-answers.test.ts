@@ -87,7 +87,16 @@ async function designated(lab: StandInLab): Promise<{ host: string; port: number
       const master = (await ask(lab, `/api/master/${ALIAS}`)).body as { Key: { Hostname: string; Port: number } };
       const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<JsonObject>;
       const r = members.find((i) => i.MasterKey.Hostname === master.Key.Hostname && i.Slave_IO_Running && i.Slave_SQL_Running);
-      return r ? { host: r.Key.Hostname as string, port: r.Key.Port as number } : undefined;
+      if (r) return { host: r.Key.Hostname as string, port: r.Key.Port as number };
+      // Thrown, not returned: a timeout then says what the stand-in showed last.
+      const seen = members.map(
+        (i) =>
+          `${i.Key.Hostname} under ${i.MasterKey.Hostname || '-'} io=${i.Slave_IO_Running} sql=${i.Slave_SQL_Running} valid=${i.IsLastCheckValid} ${i.LastIOError || ''}${i.LastSQLError || ''}`,
+      );
+      const recoveries = ((await ask(lab, '/api/audit-recovery')).body as Array<JsonObject>).map(
+        (r) => `${r.AnalysisEntry?.Analysis} on ${r.AnalysisEntry?.AnalyzedInstanceKey?.Hostname}: successful=${r.IsSuccessful}`,
+      );
+      throw new Error(`master ${master.Key.Hostname}; ${seen.join('; ')}; recoveries: ${recoveries.join('; ') || 'none'}`);
     },
     120_000,
   );
