@@ -569,18 +569,40 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
     }
   }
 
+  /**
+   * The replica a takeover promotes when none is named, as 3.2.6's
+   * getGracefulMasterTakeoverDesignatedInstance: the only direct replica; with more, an error unless
+   * `auto`, else the best candidate, whose replication it then starts (a demoted master left stopped
+   * by a plain takeover can be that candidate; without the start it never catches up).
+   */
+  async function deduceDesignated(master: InstanceState, replicas: InstanceState[], auto: boolean): Promise<InstanceState | null> {
+    if (replicas.length === 1) return replicas[0]!;
+    if (!auto)
+      throw new ApiError(
+        `GracefulMasterTakeover: target instance not indicated, auto=false, and master ${keyText(master.key)} has ${replicas.length} replicas. orchestrator cannot choose where to failover to. Aborting`,
+      );
+    const candidate = chooseSuccessor(replicas);
+    if (!candidate) return null;
+    try {
+      await (await nodeFor(candidate.key)).startReplication();
+    } catch {
+      throw new ApiError('GracefulMasterTakeover:cannot start replication on designated replica <nil>. Aborting');
+    }
+    return candidate;
+  }
+
   /** graceful-master-takeover(-auto): demote, let the successor catch up, promote, repoint the old master. */
   async function gracefulTakeover(hint: string, designatedKey: Key | null, auto: boolean): Promise<RecoveryRecord> {
     const clusterName = resolveCluster(hint);
     const master = instances.find((i) => i.master === null && clusterNameOf(instances, i) === clusterName);
     if (!master?.lastCheckValid) throw new ApiError(`Cannot deduce cluster master for ${clusterName}`);
     const replicas = replicasOf(instances, master.key);
-    const designated = designatedKey ? replicas.find((r) => sameKey(r.key, designatedKey)) : chooseSuccessor(replicas);
+    const designated = designatedKey ? replicas.find((r) => sameKey(r.key, designatedKey)) : await deduceDesignated(master, replicas, auto);
     if (!designated)
       throw new ApiError(
         designatedKey
           ? `GracefulMasterTakeover: indicated designated instance ${keyText(designatedKey)} must be directly replicating from the master ${keyText(master.key)}`
-          : `GracefulMasterTakeover: no candidate replica of ${keyText(master.key)}`,
+          : `GracefulMasterTakeover: no target instance indicated, failed to auto-detect candidate replica for master ${keyText(master.key)}. Aborting`,
       );
     acknowledgeCompletedOf(master.key);
     const clusterAlias = clusterAliasOf(instances, clusterName);
@@ -809,8 +831,6 @@ export async function startOrchestratorStandIn(opts: StandInOptions): Promise<St
       case 'graceful-master-takeover':
       case 'graceful-master-takeover-auto': {
         const designated = c !== undefined ? parseKey(c, d) : null;
-        if (designated === null && a === 'graceful-master-takeover')
-          throw new ApiError('GracefulMasterTakeover: designated instance required');
         const rec = await exclusive(() => gracefulTakeover(b ?? '', designated, a === 'graceful-master-takeover-auto'));
         return ok('graceful-master-takeover: successor promoted', recJson(rec));
       }

@@ -86,8 +86,14 @@ async function designated(lab: StandInLab): Promise<{ host: string; port: number
     async () => {
       const master = (await ask(lab, `/api/master/${ALIAS}`)).body as { Key: { Hostname: string; Port: number } };
       const members = (await ask(lab, `/api/cluster/alias/${ALIAS}`)).body as Array<JsonObject>;
-      const r = members.find((i) => i.MasterKey.Hostname === master.Key.Hostname && i.Slave_IO_Running && i.Slave_SQL_Running);
-      if (r) return { host: r.Key.Hostname as string, port: r.Key.Port as number };
+      // A plain takeover leaves the demoted master stopped below the new one; the operator starts it
+      // (docs/node-controller.md), and so does the test before the next takeover, whose -auto form
+      // may pick it: the topology is settled first, every replica of the master replicating.
+      const below = members.filter((i) => i.MasterKey.Hostname === master.Key.Hostname);
+      const stopped = below.filter((i) => !(i.Slave_IO_Running && i.Slave_SQL_Running));
+      for (const i of stopped) await (await lab.servers.find((s) => s.host === i.Key.Hostname)?.node())?.startReplication();
+      const r = below[0];
+      if (r && stopped.length === 0) return { host: r.Key.Hostname as string, port: r.Key.Port as number };
       // Thrown, not returned: a timeout then says what the stand-in showed last.
       const seen = members.map(
         (i) =>
