@@ -7,6 +7,7 @@
 // operator's hook endpoint answers a PreFailover call only once every replica whose SQL thread runs
 // has applied all it fetched; or once they stop making progress, or at a deadline: a hook must
 // never stop a failover for good.
+import { PRE_FAILOVER_REASONS } from '../../api/constants.ts';
 import type { NodeView, RoleView } from '../../topology/index.ts';
 
 /**
@@ -84,9 +85,7 @@ export type PreFailoverHold =
   | { kind: 'unread'; message: string };
 
 /** The Event of a hold, or none when nothing had to be waited for. */
-export function preFailoverEvent(
-  h: PreFailoverHold,
-): { type: 'Normal' | 'Warning'; reason: 'applied' | 'notApplied'; message: string } | null {
+export function preFailoverEvent(h: PreFailoverHold): { type: 'Normal' | 'Warning'; reason: string; message: string } | null {
   const seconds = (ms: number): string => (ms / 1000).toFixed(1);
   switch (h.kind) {
     case 'applied':
@@ -94,19 +93,19 @@ export function preFailoverEvent(
         ? null
         : {
             type: 'Normal',
-            reason: 'applied',
+            reason: PRE_FAILOVER_REASONS.relayLogsApplied,
             message: `Orchestrator's failover held ${seconds(h.waitedMs)} s until ${h.waited.join(', ')} applied what they had fetched from the failed master`,
           };
     case 'deadline':
       return {
         type: 'Warning',
-        reason: 'notApplied',
+        reason: PRE_FAILOVER_REASONS.relayLogsNotApplied,
         message: `Orchestrator's failover let go after ${seconds(h.waitedMs)} s (${h.why === 'stalled' ? 'they applied nothing for a while' : 'the longest hold'}) with ${h.pending.join(', ')} still applying their relay logs: commits only there may be lost, or the promotion refused`,
       };
     case 'unread':
       return {
         type: 'Warning',
-        reason: 'notApplied',
+        reason: PRE_FAILOVER_REASONS.relayLogsNotApplied,
         message: `Orchestrator's failover was not held: the replicas could not be read (${h.message})`,
       };
   }

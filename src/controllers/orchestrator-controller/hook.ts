@@ -5,7 +5,7 @@
 // failover runs"; the labels follow Orchestrator's view as polled. docs/failover-hook.md.
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LABEL_CLUSTER, PRE_FAILOVER_REASONS } from '../../api/constants.ts';
+import { LABEL_CLUSTER } from '../../api/constants.ts';
 import { KINDS } from '../shared/kinds.ts';
 import { POD_TARGET } from '../shared/targets.ts';
 import type { ControllerContext, HttpRoute } from '../../runtime/controller.ts';
@@ -130,12 +130,14 @@ export async function holdPreFailover(cluster: Cluster, ctx: ControllerContext, 
     }
   }
   const event = preFailoverEvent(hold);
-  if (event) {
-    const reason = PRE_FAILOVER_REASONS[event.reason === 'applied' ? 'relayLogsApplied' : 'relayLogsNotApplied'];
-    if (event.type === 'Warning') ctx.events.warning(cluster, reason, event.message);
-    else ctx.events.normal(cluster, reason, event.message);
-  }
+  if (event) postEvent(ctx, cluster, event);
   return hold;
+}
+
+/** An Event on the cluster, of the type the pure decision gave it. */
+function postEvent(ctx: ControllerContext, cluster: Cluster, e: { type: 'Normal' | 'Warning'; reason: string; message: string }): void {
+  if (e.type === 'Warning') ctx.events.warning(cluster, e.reason, e.message);
+  else ctx.events.normal(cluster, e.reason, e.message);
 }
 
 async function pollRelayLogs(
@@ -197,9 +199,7 @@ export async function acceptHookCall(
     at: new Date(),
   };
   deps.signals.record(signal);
-  const event = hookEvent(r);
-  if (event.type === 'Warning') ctx.events.warning(cluster, event.reason, event.message);
-  else ctx.events.normal(cluster, event.reason, event.message);
+  postEvent(ctx, cluster, hookEvent(r));
   ctx.enqueue(key);
   const fields = { cluster: r.name, namespace: r.namespace, process: r.process, failed: r.failed, successor: r.successor };
   ctx.log.info('failover hook call', fields);

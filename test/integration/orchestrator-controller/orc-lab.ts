@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { LABEL_CLUSTER, LABEL_ROLE, ROLE } from '../../../src/api/constants.ts';
 import type { MysqlCluster } from '../../../src/api/index.ts';
-import { names, podFqdn } from '../../../src/api/names.ts';
+import { clusterOfOrchestratorAlias, names, podFqdn } from '../../../src/api/names.ts';
 import { nodeController } from '../../../src/controllers/mysql-node/controller.ts';
 import { orchestratorController } from '../../../src/controllers/orchestrator-controller/controller.ts';
 import { HOOK_PROCESSES, type FailoverSignals, type HookProcess } from '../../../src/controllers/orchestrator-controller/hook-signals.ts';
@@ -108,9 +108,9 @@ function testHookRoute(signals: FailoverSignals, hold: PreFailoverHoldDeps, call
     async handle(req, ctx) {
       const process = req.query.get('process') as HookProcess;
       const alias = req.query.get('alias') ?? '';
-      if (!HOOK_PROCESSES.includes(process) || !alias.includes('.')) return { status: 400 };
+      const cluster = clusterOfOrchestratorAlias(alias);
+      if (!HOOK_PROCESSES.includes(process) || cluster === null) return { status: 400 };
       calls.push(process);
-      const i = alias.lastIndexOf('.');
       const known = (v: string | null): string | undefined => (v && !v.includes('{') ? v : undefined);
       const failed = known(req.query.get('failed'));
       const successor = known(req.query.get('successor'));
@@ -118,8 +118,7 @@ function testHookRoute(signals: FailoverSignals, hold: PreFailoverHoldDeps, call
         {
           process,
           alias,
-          namespace: alias.slice(i + 1),
-          name: alias.slice(0, i),
+          ...cluster,
           ...(failed && { failed }),
           ...(successor && { successor }),
         },

@@ -64,7 +64,7 @@ describe('preFailoverEvent', () => {
   it('a Normal Event names the pods waited for and how long', () => {
     const e = preFailoverEvent({ kind: 'applied', waitedMs: 1234, waited: [podName(1), podName(2)] });
     assert.equal(e?.type, 'Normal');
-    assert.equal(e?.reason, 'applied');
+    assert.equal(e?.reason, 'RelayLogsApplied');
     assert.match(e?.message ?? '', /held 1\.2 s until my-db-mysql-1, my-db-mysql-2 applied/);
   });
 
